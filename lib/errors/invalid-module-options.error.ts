@@ -1,0 +1,12 @@
+import { SqliteQueueError } from './sqlite-queue.error';
+
+/** `SqliteQueueModule.forRoot()` / `forRootAsync()` options that cannot work; `app.init()` rejects with it. */
+export class InvalidModuleOptionsError extends SqliteQueueError {
+  constructor(
+    /** The offending option name. */
+    readonly option: string,
+    reason: string,
+  ) {
+    super(`Invalid SqliteQueueModule option "${option}": ${reason}`);
+  }
+}

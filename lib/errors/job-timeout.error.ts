@@ -1,0 +1,13 @@
+import { SqliteQueueError } from './sqlite-queue.error';
+
+/** Recorded as the error of an attempt that outlived its `timeout`; the job's signal was aborted with it. */
+export class JobTimeoutError extends SqliteQueueError {
+  constructor(
+    /** The job that timed out. */
+    readonly jobId: string,
+    /** The timeout it had, in ms. */
+    readonly timeout: number,
+  ) {
+    super(`Job ${jobId} timed out after ${timeout} ms`);
+  }
+}

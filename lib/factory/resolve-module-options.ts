@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { InvalidModuleOptionsError } from '../errors/invalid-module-options.error';
+import { BackoffOptions } from '../interfaces/backoff-options.interface';
+import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
+import { DEFAULT_BACKOFF, MODULE_DEFAULTS } from '../sqlite-queue.constants';
+import { backoffProblem } from '../utils/backoff.util';
+import { isPositiveFinite, isPositiveInteger, isNonNegativeFinite, describeValue } from '../utils/validation.util';
+
+/** Module options after validation, with every default filled in. */
+export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOptions, 'dataSource'>> {
+  dataSource: SqliteQueueModuleOptions['dataSource'];
+  backoff: BackoffOptions;
+}
+
+const MS_OPTIONS = ['pollInterval', 'leaseDuration'] as const;
+
+/** Validates the user's options and fills the defaults; throws `InvalidModuleOptionsError`. */
+export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefined | null): ResolvedModuleOptions {
+  if (options !== undefined && options !== null && typeof options !== 'object') {
+    throw new InvalidModuleOptionsError('options', `must be an object, got ${describeValue(options)}`);
+  }
+  const given = options ?? {};
+  const resolved: ResolvedModuleOptions = {
+    database: given.database ?? MODULE_DEFAULTS.database,
+    dataSource: given.dataSource,
+    pollInterval: given.pollInterval ?? MODULE_DEFAULTS.pollInterval,
+    batchWindow: given.batchWindow ?? MODULE_DEFAULTS.batchWindow,
+    batchSize: given.batchSize ?? MODULE_DEFAULTS.batchSize,
+    leaseDuration: given.leaseDuration ?? MODULE_DEFAULTS.leaseDuration,
+    shutdownTimeout: given.shutdownTimeout ?? MODULE_DEFAULTS.shutdownTimeout,
+    processing: given.processing ?? MODULE_DEFAULTS.processing,
+    maxAttempts: given.maxAttempts ?? MODULE_DEFAULTS.maxAttempts,
+    backoff: given.backoff ?? DEFAULT_BACKOFF,
+    workerId: given.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+  };
+  if (typeof resolved.database !== 'string' || resolved.database.length === 0) {
+    throw new InvalidModuleOptionsError('database', `must be a file path or ':memory:', got ${describeValue(resolved.database)}`);
+  }
+  if (resolved.dataSource !== undefined && !isDataSourceLike(resolved.dataSource)) {
+    throw new InvalidModuleOptionsError('dataSource', 'must be a TypeORM DataSource');
+  }
+  for (const name of MS_OPTIONS) {
+    if (!isPositiveFinite(resolved[name])) {
+      throw new InvalidModuleOptionsError(name, `must be a positive number of ms, got ${describeValue(resolved[name])}`);
+    }
+  }
+  if (!isNonNegativeFinite(resolved.batchWindow)) {
+    throw new InvalidModuleOptionsError('batchWindow', `must be a number of ms >= 0, got ${describeValue(resolved.batchWindow)}`);
+  }
+  if (!isNonNegativeFinite(resolved.shutdownTimeout)) {
+    throw new InvalidModuleOptionsError('shutdownTimeout', `must be a number of ms >= 0, got ${describeValue(resolved.shutdownTimeout)}`);
+  }
+  if (!isPositiveInteger(resolved.batchSize)) {
+    throw new InvalidModuleOptionsError('batchSize', `must be a positive integer, got ${describeValue(resolved.batchSize)}`);
+  }
+  if (!isPositiveInteger(resolved.maxAttempts)) {
+    throw new InvalidModuleOptionsError('maxAttempts', `must be a positive integer, got ${describeValue(resolved.maxAttempts)}`);
+  }
+  if (typeof resolved.processing !== 'boolean') {
+    throw new InvalidModuleOptionsError('processing', `must be a boolean, got ${describeValue(resolved.processing)}`);
+  }
+  if (typeof resolved.workerId !== 'string' || resolved.workerId.length === 0) {
+    throw new InvalidModuleOptionsError('workerId', 'must be a non-empty string');
+  }
+  const problem = backoffProblem(resolved.backoff);
+  if (problem) throw new InvalidModuleOptionsError('backoff', problem);
+  return resolved;
+}
+
+function isDataSourceLike(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'driver' in value && typeof (value as { query?: unknown }).query === 'function';
+}

@@ -1,0 +1,58 @@
+/** Where a job is in its life. `pending` includes delayed jobs and jobs waiting for a retry. */
+export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+/** Every status, in life order. */
+export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
+
+/** The error of the last failed attempt, as stored on the job. */
+export interface JobError {
+  /** Class name of the thrown error (`Error`, `JobTimeoutError`, `LeaseExpiredError`...). */
+  name: string;
+  /** Its message. */
+  message: string;
+  /** Its stack, when it had one. */
+  stack?: string;
+  /** The attempt that failed (1-based). */
+  attempt: number;
+}
+
+/** A job as `QueueAdmin.getJob()` shows it: its whole stored state. */
+export interface JobInfo<TData = unknown, TResult = unknown> {
+  /** Database id, as a string. */
+  id: string;
+  /** The queue. */
+  queue: string;
+  /** Current status. */
+  status: JobStatus;
+  /** The payload. */
+  data: TData;
+  /** Higher runs first. */
+  priority: number;
+  /** Runs started so far (including one in progress). */
+  attempts: number;
+  /** Total runs allowed. */
+  maxAttempts: number;
+  /** What the handler resolved with, once `completed` (`null` before, or if it resolved `undefined`). */
+  result: TResult | null;
+  /** The last failed attempt's error; kept after a later success for the record. */
+  error: JobError | null;
+  /** Deduplication key, if any. */
+  key: string | null;
+  /** Worker id of the process running it, while `running`. */
+  lockedBy: string | null;
+  /** When the current lease ends, while `running`. */
+  leaseUntil: Date | null;
+  /** When the job was enqueued. */
+  createdAt: Date;
+  /** When it is (or was) due. */
+  runAt: Date;
+  /** When its latest attempt started. */
+  startedAt: Date | null;
+  /** When it reached `completed` or `failed`. */
+  finishedAt: Date | null;
+  /** Last change of any kind. */
+  updatedAt: Date;
+}
+
+/** Number of jobs per status. */
+export type JobCounts = Record<JobStatus, number>;

@@ -1,0 +1,50 @@
+import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { BackoffOptions } from './backoff-options.interface';
+
+/** Options of `SqliteQueueModule.forRoot()`. Every one has a default. */
+export interface SqliteQueueModuleOptions {
+  /** SQLite file path, or `':memory:'`. Default `'queue.sqlite'` in the working directory. Ignored with `dataSource`. */
+  database?: string;
+  /**
+   * Reuse a TypeORM DataSource of type `sqlite` instead of opening one. The module initialises it if
+   * needed, adds its own table, and never closes it (its owner does).
+   */
+  dataSource?: DataSource;
+  /** Fallback poll period in ms: bounds how late a job from another process or a due delayed job starts. Default 1000. */
+  pollInterval?: number;
+  /** Wake-ups within this many ms are merged into one claim. Default 5. */
+  batchWindow?: number;
+  /** Most jobs one claim may take, across all queues. Default 100. */
+  batchSize?: number;
+  /** How long a claimed job stays owned without a heartbeat, in ms. Default 30000. */
+  leaseDuration?: number;
+  /** How long `app.close()` waits for running jobs before aborting them and handing them back, in ms. Default 10000. */
+  shutdownTimeout?: number;
+  /** `false`: this process only produces and inspects; it claims nothing. Default `true`. */
+  processing?: boolean;
+  /** `maxAttempts` of jobs that set none and whose queue's processor sets none. Default 3. */
+  maxAttempts?: number;
+  /** Backoff of retries when neither the job nor its processor sets one. Default exponential, 1000 ms, jitter. */
+  backoff?: BackoffOptions;
+  /** Identifies this process in `locked_by`. Default `<hostname>:<pid>:<random>`. */
+  workerId?: string;
+}
+
+/** A class that builds the options, for `forRootAsync({ useClass | useExisting })`. */
+export interface SqliteQueueOptionsFactory {
+  /** Returns the module options. */
+  createSqliteQueueOptions(): Promise<SqliteQueueModuleOptions> | SqliteQueueModuleOptions;
+}
+
+/** Options of `SqliteQueueModule.forRootAsync()`. */
+export interface SqliteQueueModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  /** Build the options with a factory function. */
+  useFactory?: (...args: any[]) => Promise<SqliteQueueModuleOptions> | SqliteQueueModuleOptions;
+  /** Providers passed to `useFactory`. */
+  inject?: (InjectionToken | OptionalFactoryDependency)[];
+  /** Build the options with a new instance of this class. */
+  useClass?: Type<SqliteQueueOptionsFactory>;
+  /** Build the options with an existing provider. */
+  useExisting?: Type<SqliteQueueOptionsFactory>;
+}

@@ -1,0 +1,145 @@
+import { Logger } from '@nestjs/common';
+import {
+  Observable,
+  Subject,
+  Subscription,
+  asyncScheduler,
+  defer,
+  exhaustMap,
+  merge,
+  tap,
+  throttleTime,
+  timer,
+} from 'rxjs';
+import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { WorkerPool } from './worker-pool';
+
+/** Settings of the shared poller. */
+export interface SharedPollerSettings {
+  workerId: string;
+  pollInterval: number;
+  batchWindow: number;
+  batchSize: number;
+  leaseDuration: number;
+}
+
+/** The poller's life: it claims only while `running`, and `stop()` is its single way out. */
+const PollerMode = { Idle: 'idle', Running: 'running', Stopped: 'stopped' } as const;
+type PollerMode = (typeof PollerMode)[keyof typeof PollerMode];
+
+/**
+ * The one poller of the process. Wake-ups (insert hints from the database, slots freed by workers, a
+ * fallback timer) are merged over `batchWindow` into one claim; claims run one at a time, each a single
+ * statement for every queue with free slots; claimed jobs are routed through `jobs$`, which each worker
+ * filters for its own queue.
+ */
+export class SharedPoller {
+  private readonly wake$ = new Subject<void>();
+  private readonly jobsSubject = new Subject<JobRecord>();
+  private mode: PollerMode = PollerMode.Idle;
+  private subscription?: Subscription;
+  private wakePending = false;
+  private currentClaim: Promise<void> = Promise.resolve();
+  private consecutiveFailures = 0;
+  private lastClaimAt: number | null = null;
+
+  /** Every claimed job, once; workers subscribe with a filter on their queue. */
+  readonly jobs$: Observable<JobRecord> = this.jobsSubject.asObservable();
+
+  constructor(
+    private readonly storage: QueueStorage,
+    private readonly pool: WorkerPool,
+    private readonly settings: SharedPollerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Epoch ms of the last claim round that reached the database without error. */
+  get lastSuccessfulClaimAt(): number | null {
+    return this.lastClaimAt;
+  }
+
+  /** Starts the pipeline and claims once at once. */
+  start(): void {
+    if (this.mode !== PollerMode.Idle) throw new Error(`SharedPoller.start() in mode ${this.mode}`);
+    this.mode = PollerMode.Running;
+    const fallbackTick$ = timer(0, this.settings.pollInterval);
+    this.subscription = merge(this.wake$, this.storage.insertHints$, fallbackTick$)
+      .pipe(
+        // Remember every wake-up, including those that arrive while a claim runs and are dropped below.
+        tap(() => (this.wakePending = true)),
+        throttleTime(this.settings.batchWindow, asyncScheduler, { leading: false, trailing: true }),
+        exhaustMap(() => defer(() => (this.currentClaim = this.claimRound()))),
+      )
+      .subscribe();
+  }
+
+  /** Asks for a claim soon (a slot was freed, a job was added in this process). */
+  wake(): void {
+    if (this.mode === PollerMode.Running) this.wake$.next();
+  }
+
+  /** Stops claiming and waits for a claim in progress; its jobs are handed back, not routed. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.mode === PollerMode.Stopped) return;
+    this.mode = PollerMode.Stopped;
+    this.subscription?.unsubscribe();
+    await this.currentClaim;
+    this.wake$.complete();
+    this.jobsSubject.complete();
+  }
+
+  private async claimRound(): Promise<void> {
+    this.wakePending = false;
+    if (this.mode !== PollerMode.Running) return;
+    const requests = this.pool.claimRequests(this.settings.batchSize);
+    if (requests.length === 0) return;
+    try {
+      const now = Date.now();
+      const jobs = await this.storage.claim(requests, this.settings.workerId, now, now + this.settings.leaseDuration);
+      this.lastClaimAt = Date.now();
+      this.consecutiveFailures = 0;
+      if (this.mode !== PollerMode.Running) {
+        await this.handBack(jobs);
+        return;
+      }
+      // RETURNING gives rows in no particular order; restore the claim order before handing them out.
+      jobs.sort(claimOrder);
+      for (const job of jobs) this.jobsSubject.next(job);
+      const claimedPerQueue = countBy(jobs);
+      // A queue that got all it asked for may have more due jobs: go again instead of waiting for a tick.
+      if (requests.some((request) => claimedPerQueue.get(request.queue) === request.limit)) this.wakePending = true;
+    } catch (error) {
+      this.consecutiveFailures++;
+      // The fallback tick retries; the poller itself never stops on a failed claim.
+      this.logger.error(
+        `Claim for queues ${requests.map((r) => r.queue).join(', ')} failed (${this.consecutiveFailures} in a row); ` +
+          `retrying on the next poll: ${String(error)}`,
+      );
+      return;
+    } finally {
+      if (this.wakePending && this.mode === PollerMode.Running && this.consecutiveFailures === 0) this.wake$.next();
+    }
+  }
+
+  private async handBack(jobs: JobRecord[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const refs: AttemptRef[] = jobs.map((job) => ({ id: job.id, attempt: job.attempts }));
+    try {
+      await this.storage.release(refs, this.settings.workerId, Date.now());
+    } catch (error) {
+      this.logger.error(
+        `Handing back ${refs.length} jobs claimed during shutdown failed; their leases will expire and free them: ${String(error)}`,
+      );
+    }
+  }
+}
+
+function claimOrder(a: JobRecord, b: JobRecord): number {
+  return b.priority - a.priority || a.runAt - b.runAt || Number(a.id) - Number(b.id);
+}
+
+function countBy(jobs: JobRecord[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const job of jobs) counts.set(job.queue, (counts.get(job.queue) ?? 0) + 1);
+  return counts;
+}

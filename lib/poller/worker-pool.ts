@@ -1,0 +1,48 @@
+import { ClaimRequest } from '../storage/queue-storage.interface';
+import { QueueWorker } from '../worker/queue-worker';
+
+/** The workers of this process, by queue: what the shared poller claims for. */
+export class WorkerPool {
+  private readonly workers = new Map<string, QueueWorker>();
+  private rotation = 0;
+
+  /** Adds a worker (the factory has already refused duplicate queues). */
+  register(worker: QueueWorker): void {
+    this.workers.set(worker.queue, worker);
+  }
+
+  /** The worker of a queue, if this process has one. */
+  get(queue: string): QueueWorker | undefined {
+    return this.workers.get(queue);
+  }
+
+  /** Every worker. */
+  all(): QueueWorker[] {
+    return [...this.workers.values()];
+  }
+
+  /**
+   * Shares at most `budget` claims among the queues with free slots, one slot at a time round-robin, starting
+   * one queue further each round so a small budget does not always favour the same queues.
+   */
+  claimRequests(budget: number): ClaimRequest[] {
+    const open = this.all()
+      .map((worker) => ({ queue: worker.queue, free: worker.freeSlots, limit: 0 }))
+      .filter((entry) => entry.free > 0);
+    if (open.length === 0) return [];
+    const start = this.rotation++ % open.length;
+    let left = budget;
+    for (let progress = true; left > 0 && progress; ) {
+      progress = false;
+      for (let i = 0; i < open.length && left > 0; i++) {
+        const entry = open[(start + i) % open.length];
+        if (entry.limit < entry.free) {
+          entry.limit++;
+          left--;
+          progress = true;
+        }
+      }
+    }
+    return open.filter((entry) => entry.limit > 0).map(({ queue, limit }) => ({ queue, limit }));
+  }
+}

@@ -1,0 +1,63 @@
+import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
+import { JobOptions } from '../interfaces/job-options.interface';
+import { NewJobRecord } from '../storage/queue-storage.interface';
+import { backoffProblem } from '../utils/backoff.util';
+import { serializeJobData } from '../utils/serialize-job-data.util';
+import { describeValue, isNonNegativeFinite, isPositiveFinite, isPositiveInteger, isValidDate } from '../utils/validation.util';
+
+const KNOWN_OPTIONS = new Set<string>(['delay', 'runAt', 'priority', 'maxAttempts', 'backoff', 'timeout', 'key']);
+const MAX_KEY_LENGTH = 1024;
+
+/** Defaults a job falls back to when its options leave something out. */
+export interface JobDefaults {
+  maxAttempts: number;
+}
+
+/**
+ * Validates one job's data and options and turns them into a row to insert. Throws a typed error naming
+ * the offending field (prefixed with `label`, e.g. `items[2].`) before anything is written.
+ */
+export function prepareJob(
+  queue: string,
+  data: unknown,
+  options: JobOptions | undefined,
+  defaults: JobDefaults,
+  now: number,
+  label = '',
+): NewJobRecord {
+  const serialized = serializeJobData(queue, data, `${label}data`);
+  const invalid = (option: string, reason: string) => new InvalidJobOptionsError(queue, `${label}${option}`, reason);
+  if (options === undefined || options === null) {
+    return { data: serialized, priority: 0, runAt: now, maxAttempts: defaults.maxAttempts, backoff: null, timeout: null, key: null };
+  }
+  if (typeof options !== 'object') throw invalid('options', `must be an object, got ${describeValue(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw invalid(key, `is not an option (known: ${[...KNOWN_OPTIONS].join(', ')})`);
+  }
+  const { delay, runAt, priority, maxAttempts, backoff, timeout, key } = options;
+  if (delay !== undefined && !isNonNegativeFinite(delay)) throw invalid('delay', `must be a finite number of ms >= 0, got ${describeValue(delay)}`);
+  if (runAt !== undefined && !isValidDate(runAt)) throw invalid('runAt', `must be a valid Date, got ${describeValue(runAt)}`);
+  if (priority !== undefined && !(Number.isSafeInteger(priority) && priority >= 0)) {
+    throw invalid('priority', `must be an integer >= 0 (higher runs first), got ${describeValue(priority)}`);
+  }
+  if (maxAttempts !== undefined && !isPositiveInteger(maxAttempts)) {
+    throw invalid('maxAttempts', `must be an integer >= 1, got ${describeValue(maxAttempts)}`);
+  }
+  if (timeout !== undefined && !isPositiveFinite(timeout)) throw invalid('timeout', `must be a positive number of ms, got ${describeValue(timeout)}`);
+  if (backoff !== undefined) {
+    const problem = backoffProblem(backoff);
+    if (problem) throw invalid('backoff', problem);
+  }
+  if (key !== undefined && !(typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY_LENGTH)) {
+    throw invalid('key', `must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${describeValue(key)}`);
+  }
+  return {
+    data: serialized,
+    priority: priority ?? 0,
+    runAt: Math.max(now + Math.round(delay ?? 0), runAt?.getTime() ?? now),
+    maxAttempts: maxAttempts ?? defaults.maxAttempts,
+    backoff: backoff === undefined ? null : JSON.stringify(backoff),
+    timeout: timeout ?? null,
+    key: key ?? null,
+  };
+}

@@ -1,0 +1,34 @@
+import { BackoffOptions } from './interfaces/backoff-options.interface';
+
+/** Injection token of the resolved module options. */
+export const SQLITE_QUEUE_MODULE_OPTIONS = Symbol('SQLITE_QUEUE_MODULE_OPTIONS');
+
+/** Metadata key under which `@Processor` stores its queue and options. */
+export const PROCESSOR_METADATA = 'sqlite-queue:processor';
+
+/** Name of the one table this library owns. */
+export const JOBS_TABLE = 'nest_queue_jobs';
+
+/** Defaults of the module options that have a plain value. */
+export const MODULE_DEFAULTS = {
+  database: 'queue.sqlite',
+  pollInterval: 1000,
+  batchWindow: 5,
+  batchSize: 100,
+  leaseDuration: 30_000,
+  shutdownTimeout: 10_000,
+  processing: true,
+  maxAttempts: 3,
+} as const;
+
+/** Backoff used when neither the job, its processor nor the module sets one. */
+export const DEFAULT_BACKOFF: BackoffOptions = { type: 'exponential', delay: 1000, jitter: true };
+
+/** Cap of an exponential backoff without an explicit `maxDelay`. */
+export const DEFAULT_MAX_EXPONENTIAL_DELAY = 3_600_000;
+
+/** Processor defaults. */
+export const PROCESSOR_DEFAULTS = { concurrency: 1 } as const;
+
+/** SQLite waits this long for a lock held by another connection before reporting SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;

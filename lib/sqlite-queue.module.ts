@@ -1,0 +1,62 @@
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { QueueAdmin } from './admin/queue-admin.service';
+import { SqliteQueueFactory } from './factory/sqlite-queue.factory';
+import {
+  SqliteQueueModuleAsyncOptions,
+  SqliteQueueModuleOptions,
+  SqliteQueueOptionsFactory,
+} from './interfaces/sqlite-queue-module-options.interface';
+import { QueueProducer } from './producer/queue-producer.service';
+import { SQLITE_QUEUE_MODULE_OPTIONS } from './sqlite-queue.constants';
+import { InvalidModuleOptionsError } from './errors/invalid-module-options.error';
+import { ProcessorExplorer } from './worker/processor.explorer';
+import { ProcessorMetadataAccessor } from './worker/processor-metadata.accessor';
+
+const CORE_PROVIDERS: Provider[] = [SqliteQueueFactory, ProcessorMetadataAccessor, ProcessorExplorer, QueueProducer, QueueAdmin];
+const EXPORTS = [QueueProducer, QueueAdmin];
+
+/**
+ * The queue module. Import it once, in the root module; it is global, so `QueueProducer` and `QueueAdmin`
+ * can be injected anywhere and `@Processor` classes are found in every module.
+ */
+@Module({})
+export class SqliteQueueModule {
+  /** Configures the module with static options (all optional). */
+  static forRoot(options: SqliteQueueModuleOptions = {}): DynamicModule {
+    return {
+      module: SqliteQueueModule,
+      global: true,
+      imports: [DiscoveryModule],
+      providers: [{ provide: SQLITE_QUEUE_MODULE_OPTIONS, useValue: options }, ...CORE_PROVIDERS],
+      exports: EXPORTS,
+    };
+  }
+
+  /** Configures the module with options built by a factory, a class or an existing provider. */
+  static forRootAsync(options: SqliteQueueModuleAsyncOptions): DynamicModule {
+    return {
+      module: SqliteQueueModule,
+      global: true,
+      imports: [DiscoveryModule, ...(options.imports ?? [])],
+      providers: [...SqliteQueueModule.createAsyncProviders(options), ...CORE_PROVIDERS],
+      exports: EXPORTS,
+    };
+  }
+
+  private static createAsyncProviders(options: SqliteQueueModuleAsyncOptions): Provider[] {
+    if (options.useFactory) {
+      return [{ provide: SQLITE_QUEUE_MODULE_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] }];
+    }
+    const optionsClass = options.useClass ?? options.useExisting;
+    if (!optionsClass) {
+      throw new InvalidModuleOptionsError('forRootAsync', 'needs one of useFactory, useClass or useExisting');
+    }
+    const fromFactory: Provider = {
+      provide: SQLITE_QUEUE_MODULE_OPTIONS,
+      useFactory: (factory: SqliteQueueOptionsFactory) => factory.createSqliteQueueOptions(),
+      inject: [optionsClass],
+    };
+    return options.useClass ? [fromFactory, { provide: options.useClass, useClass: options.useClass }] : [fromFactory];
+  }
+}

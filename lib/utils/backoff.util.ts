@@ -1,0 +1,25 @@
+import { DEFAULT_MAX_EXPONENTIAL_DELAY } from '../sqlite-queue.constants';
+import { BackoffOptions } from '../interfaces/backoff-options.interface';
+import { isNonNegativeFinite } from './validation.util';
+
+/** Returns why `backoff` is invalid, or `null` when it is valid. */
+export function backoffProblem(backoff: unknown): string | null {
+  if (typeof backoff !== 'object' || backoff === null) return 'must be an object { type, delay, maxDelay?, jitter? }';
+  const { type, delay, maxDelay, jitter } = backoff as Partial<BackoffOptions>;
+  if (type !== 'fixed' && type !== 'exponential') return `type must be 'fixed' or 'exponential', got ${String(type)}`;
+  if (!isNonNegativeFinite(delay)) return `delay must be a finite number of ms >= 0, got ${String(delay)}`;
+  if (maxDelay !== undefined && !isNonNegativeFinite(maxDelay)) {
+    return `maxDelay must be a finite number of ms >= 0, got ${String(maxDelay)}`;
+  }
+  if (jitter !== undefined && typeof jitter !== 'boolean') return 'jitter must be a boolean';
+  return null;
+}
+
+/** Delay in ms before the attempt that follows failed attempt `attempt` (1-based). */
+export function backoffDelay(backoff: BackoffOptions, attempt: number, random: () => number = Math.random): number {
+  const base =
+    backoff.type === 'fixed' ? backoff.delay : backoff.delay * 2 ** Math.min(Math.max(attempt - 1, 0), 52);
+  const cap = backoff.maxDelay ?? (backoff.type === 'exponential' ? DEFAULT_MAX_EXPONENTIAL_DELAY : Infinity);
+  const capped = Math.min(base, cap);
+  return Math.round(backoff.jitter ? capped / 2 + random() * (capped / 2) : capped);
+}

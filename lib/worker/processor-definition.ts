@@ -1,0 +1,10 @@
+import { QueueProcessor } from '../interfaces/queue-processor.interface';
+import { WorkerSettings } from './queue-worker';
+
+/** A discovered and validated `@Processor`. */
+export interface ProcessorDefinition {
+  queue: string;
+  processorName: string;
+  instance: QueueProcessor;
+  settings: WorkerSettings;
+}

@@ -1,0 +1,69 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { InvalidProcessorError } from '../errors/invalid-processor.error';
+import { ProcessorOptions } from '../interfaces/processor-options.interface';
+import { QueueProcessor } from '../interfaces/queue-processor.interface';
+import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
+import { backoffProblem } from '../utils/backoff.util';
+import { assertQueueName } from '../utils/queue-name.util';
+import { describeValue, isPositiveFinite, isPositiveInteger } from '../utils/validation.util';
+import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
+import { WorkerSettings } from './queue-worker';
+
+const KNOWN_OPTIONS = new Set<string>(['concurrency', 'maxAttempts', 'backoff', 'timeout']);
+
+/** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
+@Injectable()
+export class ProcessorExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly accessor: ProcessorMetadataAccessor,
+    private readonly factory: SqliteQueueFactory,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      const metatype = wrapper.metatype;
+      if (typeof metatype !== 'function') continue;
+      const metadata = this.accessor.getProcessorMetadata(metatype);
+      if (!metadata) continue;
+      const name = metatype.name || 'anonymous class';
+      assertQueueName(metadata.queue);
+      if (!wrapper.isDependencyTreeStatic()) {
+        throw new InvalidProcessorError(name, metadata.queue, 'it is request-scoped (or depends on a request-scoped provider); processors must be singletons');
+      }
+      const instance = wrapper.instance as Partial<QueueProcessor> | undefined;
+      if (!instance || typeof instance.process !== 'function') {
+        throw new InvalidProcessorError(name, metadata.queue, 'it has no process(job) method; implement QueueProcessor or extend WorkerHost');
+      }
+      this.factory.registerProcessor({
+        queue: metadata.queue,
+        processorName: name,
+        instance: instance as QueueProcessor,
+        settings: validateSettings(name, metadata.queue, metadata.options),
+      });
+    }
+  }
+}
+
+function validateSettings(name: string, queue: string, options: ProcessorOptions): WorkerSettings {
+  const invalid = (reason: string) => new InvalidProcessorError(name, queue, reason);
+  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw invalid(`unknown option "${key}" (known: ${[...KNOWN_OPTIONS].join(', ')})`);
+  }
+  const concurrency = options.concurrency ?? PROCESSOR_DEFAULTS.concurrency;
+  if (!isPositiveInteger(concurrency)) throw invalid(`concurrency must be a positive integer, got ${describeValue(concurrency)}`);
+  if (options.maxAttempts !== undefined && !isPositiveInteger(options.maxAttempts)) {
+    throw invalid(`maxAttempts must be an integer >= 1, got ${describeValue(options.maxAttempts)}`);
+  }
+  if (options.timeout !== undefined && !isPositiveFinite(options.timeout)) {
+    throw invalid(`timeout must be a positive number of ms, got ${describeValue(options.timeout)}`);
+  }
+  if (options.backoff !== undefined) {
+    const problem = backoffProblem(options.backoff);
+    if (problem) throw invalid(`backoff ${problem}`);
+  }
+  return { ...options, concurrency };
+}

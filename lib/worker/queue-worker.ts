@@ -1,0 +1,249 @@
+import { Logger } from '@nestjs/common';
+import { Observable, Subscription, filter, mergeMap, tap } from 'rxjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JobTimeoutError } from '../errors/job-timeout.error';
+import { UnrecoverableError } from '../errors/unrecoverable.error';
+import { BackoffOptions } from '../interfaces/backoff-options.interface';
+import { JobError } from '../interfaces/job-info.interface';
+import { ProcessorOptions } from '../interfaces/processor-options.interface';
+import { QueueProcessor } from '../interfaces/queue-processor.interface';
+import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { backoffDelay } from '../utils/backoff.util';
+import { serializeJobError, toJobError } from '../utils/error.util';
+import { toJob } from './job-runtime';
+
+/** What a worker needs from the process around it. */
+export interface QueueWorkerContext {
+  storage: QueueStorage;
+  workerId: string;
+  defaultBackoff: BackoffOptions;
+  logger: Logger;
+  /** Called whenever a slot frees up, so the poller can claim again. */
+  onSlotFreed(): void;
+}
+
+/** The settings of one queue's processor, validated. */
+export interface WorkerSettings extends ProcessorOptions {
+  concurrency: number;
+}
+
+type Outcome =
+  | { kind: 'complete'; result: string | null }
+  | { kind: 'retry'; error: JobError; runAt: number }
+  | { kind: 'fail'; error: JobError };
+
+interface RunningAttempt {
+  record: JobRecord;
+  controller: AbortController;
+}
+
+const MAX_SAVE_RETRY_DELAY_MS = 1000;
+
+/**
+ * Runs one queue's jobs with its processor, at most `concurrency` at a time, and records each outcome.
+ * It never claims: the shared poller asks it for free slots and routes claimed jobs to it.
+ */
+export class QueueWorker {
+  private readonly claimed = new Map<string, JobRecord>();
+  private readonly running = new Map<string, RunningAttempt>();
+  private readonly handedBack = new Set<string>();
+  private readonly shutdown = new AbortController();
+  private inFlight = 0;
+  private accepting = true;
+  private subscription?: Subscription;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly queue: string,
+    readonly processorName: string,
+    private readonly processor: QueueProcessor,
+    readonly settings: WorkerSettings,
+    private readonly context: QueueWorkerContext,
+  ) {}
+
+  /** Slots the poller may fill now. */
+  get freeSlots(): number {
+    return this.accepting ? Math.max(0, this.settings.concurrency - this.inFlight) : 0;
+  }
+
+  /** Whether any job of this worker is claimed, running or being saved. */
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
+  /** Subscribes this worker to its own slice of the shared job stream. */
+  attach(jobs$: Observable<JobRecord>): void {
+    this.subscription = jobs$
+      .pipe(
+        filter((job) => job.queue === this.queue),
+        tap((job) => {
+          this.inFlight++;
+          this.claimed.set(job.id, job);
+        }),
+        mergeMap((job) => this.execute(job), this.settings.concurrency),
+      )
+      .subscribe();
+  }
+
+  /** Stops taking new jobs; running ones go on. */
+  stopAccepting(): void {
+    this.accepting = false;
+  }
+
+  /** Resolves once nothing is claimed, running or being saved. */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Takes back every job claimed but not started, for the caller to release in the database. */
+  takeUnstarted(): AttemptRef[] {
+    const refs = [...this.claimed.values()].map((job) => ({ id: job.id, attempt: job.attempts }));
+    this.claimed.clear();
+    this.settle(refs.length);
+    return refs;
+  }
+
+  /**
+   * Aborts every running job (`reason` becomes its signal's reason) and returns their attempts for the caller
+   * to hand back; whatever those handlers do afterwards is not saved.
+   */
+  abortRunning(reason: Error): AttemptRef[] {
+    this.shutdown.abort(reason);
+    const refs: AttemptRef[] = [];
+    for (const [id, attempt] of this.running) {
+      this.handedBack.add(id);
+      attempt.controller.abort(reason);
+      refs.push({ id, attempt: attempt.record.attempts });
+    }
+    return refs;
+  }
+
+  /** Unsubscribes from the job stream. */
+  detach(): void {
+    this.subscription?.unsubscribe();
+    this.idleWaiters.splice(0).forEach((resolve) => resolve());
+  }
+
+  private async execute(record: JobRecord): Promise<void> {
+    if (!this.claimed.delete(record.id)) return;
+    const controller = new AbortController();
+    this.running.set(record.id, { record, controller });
+    try {
+      const outcome = await this.run(record, controller);
+      if (!this.handedBack.has(record.id)) await this.save(record, outcome);
+    } finally {
+      this.running.delete(record.id);
+      this.handedBack.delete(record.id);
+      this.settle(1);
+    }
+  }
+
+  private async run(record: JobRecord, controller: AbortController): Promise<Outcome> {
+    let job;
+    try {
+      job = toJob(record, controller.signal);
+    } catch (error) {
+      this.context.logger.error(`Job ${record.id} (queue ${this.queue}): stored data is not valid JSON; failing it`);
+      const cause = error instanceof Error ? error.message : String(error);
+      return { kind: 'fail', error: { name: 'InvalidStoredDataError', message: `Stored job data is not valid JSON: ${cause}`, attempt: record.attempts } };
+    }
+    const timeout = record.timeout ?? this.settings.timeout;
+    try {
+      const result = await withTimeout(() => this.processor.process(job), timeout, controller, record.id);
+      return { kind: 'complete', result: this.serializeResult(record, result) };
+    } catch (thrown) {
+      return this.failureOutcome(record, thrown);
+    }
+  }
+
+  private failureOutcome(record: JobRecord, thrown: unknown): Outcome {
+    const error = toJobError(thrown, record.attempts);
+    const where = `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}/${record.maxAttempts}`;
+    if (thrown instanceof UnrecoverableError || record.attempts >= record.maxAttempts) {
+      this.context.logger.error(`${where} failed for good: ${error.name}: ${error.message}`, error.stack);
+      return { kind: 'fail', error };
+    }
+    const backoff = record.backoff ? (JSON.parse(record.backoff) as BackoffOptions) : (this.settings.backoff ?? this.context.defaultBackoff);
+    const delay = backoffDelay(backoff, record.attempts);
+    this.context.logger.warn(`${where} failed, retrying in ${delay} ms: ${error.name}: ${error.message}`);
+    return { kind: 'retry', error, runAt: Date.now() + delay };
+  }
+
+  private serializeResult(record: JobRecord, result: unknown): string | null {
+    if (result === undefined) return null;
+    try {
+      return JSON.stringify(result) ?? null;
+    } catch (error) {
+      // The work is done; redoing it to get a storable result could repeat its side effects.
+      this.context.logger.error(
+        `Job ${record.id} (queue ${this.queue}) completed but its result cannot be stored as JSON (${String(error)}); stored null`,
+      );
+      return null;
+    }
+  }
+
+  /** Writes the outcome, retrying while the database is locked or failing: a lost write would strand the job. */
+  private async save(record: JobRecord, outcome: Outcome): Promise<void> {
+    const { storage, workerId, logger } = this.context;
+    const ref = { id: record.id, attempt: record.attempts };
+    for (let failures = 0; ; failures++) {
+      try {
+        const now = Date.now();
+        const owned =
+          outcome.kind === 'complete'
+            ? await storage.complete(ref, workerId, outcome.result, now)
+            : outcome.kind === 'retry'
+              ? await storage.retry(ref, workerId, serializeJobError(outcome.error), outcome.runAt, now)
+              : await storage.fail(ref, workerId, serializeJobError(outcome.error), now);
+        if (!owned) {
+          logger.warn(
+            `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}: its lease was lost before the outcome ` +
+              `(${outcome.kind}) was saved; another worker owns the job now, so this outcome is discarded`,
+          );
+        }
+        return;
+      } catch (error) {
+        logger.error(
+          `Job ${record.id} (queue ${this.queue}): saving outcome ${outcome.kind} failed, retrying: ${String(error)}`,
+        );
+        if (this.shutdown.signal.aborted) return;
+        try {
+          await sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), undefined, { signal: this.shutdown.signal });
+        } catch {
+          return;
+        }
+      }
+    }
+  }
+
+  private settle(count: number): void {
+    if (count === 0) return;
+    this.inFlight -= count;
+    this.context.onSlotFreed();
+    if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+  }
+}
+
+/** Runs `work`, failing with `JobTimeoutError` (and aborting the job's signal) once `timeout` ms pass. */
+function withTimeout<T>(work: () => Promise<T>, timeout: number | undefined, controller: AbortController, jobId: string): Promise<T> {
+  const started = Promise.resolve().then(work);
+  if (timeout === undefined) return started;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const error = new JobTimeoutError(jobId, timeout);
+      controller.abort(error);
+      reject(error);
+    }, timeout);
+    started.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
+import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, WorkerHost } from '../lib';
+import { tempDatabase } from './support/temp-database';
+import { waitFor } from './support/wait-for';
+
+interface Email {
+  to: string;
+  subject: string;
+}
+
+@Processor('email')
+class EmailProcessor implements QueueProcessor<Email, string> {
+  readonly seen: Job<Email>[] = [];
+  async process(job: Job<Email>): Promise<string> {
+    this.seen.push(job);
+    return `sent to ${job.data.to}`;
+  }
+}
+
+@Processor('square')
+class SquareProcessor extends WorkerHost<number, number> {
+  readonly seen: number[] = [];
+  async process(job: Job<number>): Promise<number> {
+    this.seen.push(job.data);
+    return job.data * job.data;
+  }
+}
+
+@Injectable()
+class Holder {}
+
+describe('SqliteQueueModule (core)', () => {
+  let app: TestingModule;
+  let db: ReturnType<typeof tempDatabase>;
+
+  beforeEach(() => (db = tempDatabase()));
+  afterEach(async () => {
+    await app?.close();
+    db.cleanup();
+  });
+
+  it('runs two processors on two queues with different payload types, and both jobs complete', async () => {
+    app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
+      providers: [EmailProcessor, SquareProcessor, Holder],
+    }).compile();
+    await app.init();
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+
+    const email = await producer.add<Email>('email', { to: 'ada@example.com', subject: 'hi' });
+    const square = await producer.add<number>('square', 7);
+    expect(email.queue).toBe('email');
+    expect(square.data).toBe(7);
+
+    await waitFor(async () => (await admin.getJob(email.id))?.status === 'completed' && (await admin.getJob(square.id))?.status === 'completed', 'both jobs completed');
+    const emailInfo = await admin.getJob<Email, string>(email.id);
+    const squareInfo = await admin.getJob<number, number>(square.id);
+    expect(emailInfo).toMatchObject({ status: 'completed', attempts: 1, result: 'sent to ada@example.com', data: { to: 'ada@example.com', subject: 'hi' } });
+    expect(squareInfo).toMatchObject({ status: 'completed', attempts: 1, result: 49, data: 7 });
+    expect(app.get(EmailProcessor).seen.map((job) => job.data)).toEqual([{ to: 'ada@example.com', subject: 'hi' }]);
+    expect(app.get(SquareProcessor).seen).toEqual([7]);
+    expect(await admin.getCounts()).toEqual({ pending: 0, running: 0, completed: 2, failed: 0 });
+  });
+});
