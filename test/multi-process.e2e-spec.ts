@@ -1,0 +1,60 @@
+import { Test, TestingModule } from '@nestjs/testing';
+import { Job, Processor, QueueAdmin, QueueProcessor, SqliteQueueModule } from '../lib';
+import { readRunLog, startChildApp } from './support/child-app';
+import { tempDatabase } from './support/temp-database';
+import { waitFor } from './support/wait-for';
+
+@Processor('inbox')
+class InboxProcessor implements QueueProcessor<{ n: number }, number> {
+  readonly seen: number[] = [];
+  async process(job: Job<{ n: number }>): Promise<number> {
+    this.seen.push(job.data.n);
+    return job.data.n;
+  }
+}
+
+describe('several OS processes on one file', () => {
+  let db: ReturnType<typeof tempDatabase>;
+  let app: TestingModule | undefined;
+
+  beforeEach(() => (db = tempDatabase()));
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    db.cleanup();
+  });
+
+  it('picks up jobs that a second OS process enqueues while this app is idle', async () => {
+    app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
+      providers: [InboxProcessor],
+    }).compile();
+    await app.init();
+    const admin = app.get(QueueAdmin);
+    const producer = startChildApp({ database: db.path, produce: { queue: 'inbox', count: 25, bulk: 10 }, exitAfterProduce: true });
+    expect(await producer.exited).toBe(0);
+    await waitFor(async () => (await admin.getCounts('inbox')).completed === 25, '25 jobs from the other process completed');
+    expect([...app.get(InboxProcessor).seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+  });
+
+  it('two OS processes running the app on one file run each of 5,000 jobs exactly once', async () => {
+    const runLog = `${db.path}.runs`;
+    const worker = () =>
+      startChildApp({ database: db.path, runLog, module: { pollInterval: 100 }, queues: [{ name: 'shared', concurrency: 8 }] });
+    const workers = [worker(), worker()];
+    await Promise.all(workers.map((w) => w.printed('READY')));
+    const producer = startChildApp({ database: db.path, produce: { queue: 'shared', count: 5000, bulk: 250 }, exitAfterProduce: true });
+    expect(await producer.exited).toBe(0);
+    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] }).compile();
+    await app.init();
+    const admin = app.get(QueueAdmin);
+    await waitFor(async () => (await admin.getCounts('shared')).completed === 5000, 'all 5,000 completed', 120_000, 100);
+    await Promise.all(workers.map((w) => w.stop()));
+    const runs = readRunLog(runLog);
+    expect(runs).toHaveLength(5000);
+    expect(new Set(runs.map((run) => run.id)).size).toBe(5000);
+    const pids = new Set(runs.map((run) => run.pid));
+    expect(pids.size).toBe(2);
+    expect(await admin.getCounts('shared')).toEqual({ pending: 0, running: 0, completed: 5000, failed: 0 });
+  });
+});

@@ -1,0 +1,79 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { QueueAppConfig } from '../fixtures/queue-app';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** A running child application (test/fixtures/queue-app.ts). */
+export interface ChildApp {
+  readonly process: ChildProcess;
+  /** Resolves when the child printed `line` (READY, PRODUCED). */
+  printed(line: string): Promise<void>;
+  /** Resolves with the exit code (or signal name) when the child exits. */
+  readonly exited: Promise<number | string>;
+  /** Everything the child wrote to stderr so far. */
+  stderr(): string;
+  /** Graceful: SIGTERM (the app closes), then wait for exit. */
+  stop(): Promise<number | string>;
+  /** kill -9, then wait for exit. */
+  kill(): Promise<number | string>;
+}
+
+/** Starts a Nest application in a new OS process. */
+export function startChildApp(config: QueueAppConfig): ChildApp {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/queue-app.ts'), JSON.stringify(config)], {
+    cwd: ROOT,
+    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const listeners: (() => void)[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    listeners.forEach((check) => check());
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return {
+    process: child,
+    printed: (line) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => stdout.split('\n').includes(line) && resolve();
+        listeners.push(check);
+        check();
+        void exited.then((code) => reject(new Error(`child exited (${code}) before printing ${line}; stderr:\n${stderr}`)));
+      }),
+    exited,
+    stderr: () => stderr,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    kill: () => {
+      child.kill('SIGKILL');
+      return exited;
+    },
+  };
+}
+
+/** One handler start as logged by the child apps: queue, job id, attempt, pid. */
+export interface RunLogEntry {
+  queue: string;
+  id: string;
+  attempt: number;
+  pid: number;
+}
+
+/** Reads a run log written by child apps (or by in-process test processors using the same format). */
+export function readRunLog(path: string): RunLogEntry[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [queue, id, attempt, pid] = line.split(' ');
+      return { queue, id, attempt: Number(attempt), pid: Number(pid) };
+    });
+}
