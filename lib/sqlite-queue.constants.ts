@@ -12,6 +12,7 @@ export const JOBS_TABLE = 'nest_queue_jobs';
 /** Defaults of the module options that have a plain value. */
 export const MODULE_DEFAULTS = {
   database: 'queue.sqlite',
+  driver: 'sqlite3',
   pollInterval: 1000,
   batchWindow: 5,
   batchSize: 100,

@@ -23,6 +23,7 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
   const given = options ?? {};
   const resolved: ResolvedModuleOptions = {
     database: given.database ?? MODULE_DEFAULTS.database,
+    driver: given.driver ?? MODULE_DEFAULTS.driver,
     dataSource: given.dataSource,
     pollInterval: given.pollInterval ?? MODULE_DEFAULTS.pollInterval,
     batchWindow: given.batchWindow ?? MODULE_DEFAULTS.batchWindow,
@@ -36,6 +37,9 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
   };
   if (typeof resolved.database !== 'string' || resolved.database.length === 0) {
     throw new InvalidModuleOptionsError('database', `must be a file path or ':memory:', got ${describeValue(resolved.database)}`);
+  }
+  if (resolved.driver !== 'sqlite3' && resolved.driver !== 'better-sqlite3') {
+    throw new InvalidModuleOptionsError('driver', `must be 'sqlite3' or 'better-sqlite3', got ${describeValue(resolved.driver)}`);
   }
   if (resolved.dataSource !== undefined && !isDataSourceLike(resolved.dataSource)) {
     throw new InvalidModuleOptionsError('dataSource', 'must be a TypeORM DataSource');

@@ -57,8 +57,8 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
    */
   storage(): Promise<QueueStorage> {
     this.storagePromise ??= (async () => {
-      const { dataSource, database } = this.options;
-      const storage = new SqliteQueueStorage(dataSource ? { dataSource } : { database });
+      const { dataSource, database, driver } = this.options;
+      const storage = new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver });
       await storage.initialize();
       return storage;
     })();

@@ -1,6 +1,7 @@
-import { Observable } from 'rxjs';
+import { Observable, Subject } from 'rxjs';
 import { DataSource, QueryRunner } from 'typeorm';
 import { JobStatus } from '../../interfaces/job-info.interface';
+import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
 import {
   AttemptRef,
@@ -17,7 +18,7 @@ import { insertHintsOf } from './sqlite-update-hook';
 type Row = Record<string, unknown>;
 
 /** Where the SQLite storage gets its connection. */
-export type SqliteConnectionSource = { dataSource: DataSource } | { database: string };
+export type SqliteConnectionSource = { dataSource: DataSource } | { database: string; driver: SqliteDriverName };
 
 /**
  * The SQLite backend. It runs only single, self-contained statements: TypeORM's sqlite driver has one
@@ -28,21 +29,19 @@ export class SqliteQueueStorage implements QueueStorage {
   private readonly ownsDataSource: boolean;
   private runner?: QueryRunner;
   private hints$?: Observable<void>;
+  /** Set when the driver has no update hook: our own inserts then announce themselves. */
+  private localInserts?: Subject<void>;
 
   constructor(source: SqliteConnectionSource) {
     if ('dataSource' in source) {
       this.dataSource = source.dataSource;
       this.ownsDataSource = false;
     } else {
-      this.dataSource = new DataSource({
-        type: 'sqlite',
-        database: source.database,
-        enableWAL: source.database !== ':memory:',
-        busyTimeout: BUSY_TIMEOUT_MS,
-        entities: [],
-        synchronize: false,
-        logging: false,
-      });
+      const common = { database: source.database, enableWAL: source.database !== ':memory:', synchronize: false, logging: false };
+      this.dataSource =
+        source.driver === 'better-sqlite3'
+          ? new DataSource({ ...common, type: 'better-sqlite3', timeout: BUSY_TIMEOUT_MS })
+          : new DataSource({ ...common, type: 'sqlite', busyTimeout: BUSY_TIMEOUT_MS });
       this.ownsDataSource = true;
     }
   }
@@ -53,14 +52,20 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   async initialize(): Promise<void> {
-    if (this.dataSource.options.type !== 'sqlite') {
-      throw new Error(`SqliteQueueStorage needs a DataSource of type 'sqlite', got '${this.dataSource.options.type}'`);
+    const type = this.dataSource.options.type;
+    if (type !== 'sqlite' && type !== 'better-sqlite3') {
+      throw new Error(`SqliteQueueStorage needs a DataSource of type 'sqlite' or 'better-sqlite3', got '${type}'`);
     }
     if (!this.dataSource.isInitialized) await this.dataSource.initialize();
     this.runner = this.dataSource.createQueryRunner();
     await this.configureConnection();
     for (const statement of sql.SCHEMA_SQL) await this.execute(statement);
-    this.hints$ = insertHintsOf((this.dataSource.driver as unknown as { databaseConnection: unknown }).databaseConnection, JOBS_TABLE);
+    if (type === 'sqlite') {
+      this.hints$ = insertHintsOf((this.dataSource.driver as unknown as { databaseConnection: unknown }).databaseConnection, JOBS_TABLE);
+    } else {
+      this.localInserts = new Subject<void>();
+      this.hints$ = this.localInserts.asObservable();
+    }
   }
 
   async close(): Promise<void> {
@@ -74,6 +79,7 @@ export class SqliteQueueStorage implements QueueStorage {
     const inserted = (await this.select(sql.ENQUEUE_SQL, [queue, now, now, payload]))
       .map(toJobRecord)
       .sort((a, b) => Number(a.id) - Number(b.id));
+    if (inserted.length > 0) this.localInserts?.next();
     if (inserted.length === jobs.length) return inserted;
     return this.matchWithExisting(queue, jobs, inserted);
   }
