@@ -6,8 +6,14 @@ export const SQLITE_QUEUE_MODULE_OPTIONS = Symbol('SQLITE_QUEUE_MODULE_OPTIONS')
 /** Metadata key under which `@Processor` stores its queue and options. */
 export const PROCESSOR_METADATA = 'sqlite-queue:processor';
 
-/** Name of the one table this library owns. */
+/** The jobs table. */
 export const JOBS_TABLE = 'nest_queue_jobs';
+
+/** Per-queue state shared by all processes (paused). */
+export const QUEUES_TABLE = 'nest_queue_queues';
+
+/** Recurring job definitions. */
+export const SCHEDULES_TABLE = 'nest_queue_schedules';
 
 /** Defaults of the module options that have a plain value. */
 export const MODULE_DEFAULTS = {

@@ -15,6 +15,7 @@ export function toJobInfo<TData, TResult>(record: JobRecord): JobInfo<TData, TRe
     maxAttempts: record.maxAttempts,
     result: (record.result === null ? null : parseOrRaw(record.result)) as TResult | null,
     error: parseJobError(record.error),
+    progress: (record.progress === null ? null : parseOrRaw(record.progress)) as JobInfo['progress'],
     key: record.key,
     lockedBy: record.lockedBy,
     leaseUntil: date(record.leaseUntil),

@@ -1,8 +1,14 @@
-/** Where a job is in its life. `pending` includes delayed jobs and jobs waiting for a retry. */
-export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
+/**
+ * Where a job is in its life. `pending` includes delayed jobs and jobs waiting for a retry; `cancelled`
+ * is set by `QueueAdmin.cancel()`.
+ */
+export type JobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /** Every status, in life order. */
-export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
+export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed', 'cancelled'];
+
+/** Statuses a job never leaves on its own. */
+export type FinishedJobStatus = 'completed' | 'failed' | 'cancelled';
 
 /** The error of the last failed attempt, as stored on the job. */
 export interface JobError {
@@ -36,6 +42,8 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   result: TResult | null;
   /** The last failed attempt's error; kept after a later success for the record. */
   error: JobError | null;
+  /** The last value passed to `job.updateProgress()`, if any. */
+  progress: JobProgress | null;
   /** Deduplication key, if any. */
   key: string | null;
   /** Worker id of the process running it, while `running`. */
@@ -53,6 +61,9 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   /** Last change of any kind. */
   updatedAt: Date;
 }
+
+/** What `job.updateProgress()` accepts: a number or a small JSON object. */
+export type JobProgress = number | Record<string, unknown>;
 
 /** Number of jobs per status. */
 export type JobCounts = Record<JobStatus, number>;

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import { JobStatus } from '../interfaces/job-info.interface';
+import { FinishedJobStatus, JobStatus } from '../interfaces/job-info.interface';
 
 /** A job to insert, already validated and serialised. Times are epoch ms. */
 export interface NewJobRecord {
@@ -29,6 +29,7 @@ export interface JobRecord {
   leaseUntil: number | null;
   result: string | null;
   error: string | null;
+  progress: string | null;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -62,23 +63,85 @@ export interface CountRow {
   count: number;
 }
 
+/** Filter and page of `listJobs`. */
+export interface ListJobsQuery {
+  status?: JobStatus;
+  limit: number;
+  offset: number;
+}
+
+/** How many finished jobs of one status a queue keeps; both bounds apply when both are set. */
+export interface RetentionRule {
+  /** Keep at most this many, newest by finish time. */
+  maxCount?: number;
+  /** Delete those finished before this epoch ms. */
+  finishedBefore?: number;
+}
+
+/** A recurring job definition as stored. */
+export interface ScheduleRecord {
+  queue: string;
+  name: string;
+  cron: string | null;
+  every: number | null;
+  timezone: string | null;
+  data: string;
+  /** JSON of the JobOptions each occurrence is enqueued with, or null. */
+  options: string | null;
+  /** Epoch ms of the next occurrence to enqueue. */
+  nextRunAt: number;
+}
+
+/** One occurrence of a schedule to enqueue. */
+export interface ScheduleOccurrence {
+  schedule: ScheduleRecord;
+  /** The occurrence's own time: identifies it, so it is enqueued once whoever tries. */
+  occurrenceAt: number;
+  job: NewJobRecord;
+  /** The schedule's next occurrence after this one. */
+  nextRunAt: number;
+}
+
+/** A finished job's timings, for metrics. */
+export interface FinishedJobTiming {
+  queue: string;
+  status: FinishedJobStatus;
+  /** From due (run_at) to start of the last attempt, ms. */
+  waitMs: number | null;
+  /** From start of the last attempt to finish, ms. */
+  runMs: number | null;
+  finishedAt: number;
+}
+
+/** Oldest due pending job of a queue. */
+export interface OldestDueRow {
+  queue: string;
+  runAt: number;
+}
+
 /**
  * Everything the queue needs from a database. The poller, workers, producer and admin only talk to
- * this; a backend keeps all of its SQL behind it.
+ * this; a backend keeps all of its SQL behind it. Every method is one atomic statement unless it says
+ * otherwise, and none leaves a transaction open.
  */
 export interface QueueStorage {
-  /** Hints that jobs were inserted through this process's connection. Never authoritative. */
+  /** Hints that jobs were inserted (by this process, or by anyone where the database can tell). Never authoritative. */
   readonly insertHints$: Observable<void>;
-  /** Opens the database if owned, sets pragmas and creates the schema idempotently. */
+  /** Opens the database if owned, sets it up and creates the schema idempotently. */
   initialize(): Promise<void>;
   /** Releases what `initialize` opened. */
   close(): Promise<void>;
+
+  // --- producing and processing ---
   /**
    * Inserts jobs of one queue atomically and returns one record per input, in input order. An input
    * whose key is taken by a pending or running job returns that job instead.
    */
   enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
-  /** Atomically takes up to each request's limit of due pending jobs, marking them running for `workerId`. */
+  /**
+   * Atomically takes up to each request's limit of due pending jobs of queues that are not paused,
+   * marking them running for `workerId` until `leaseUntil`.
+   */
   claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]>;
   /** Marks an attempt completed; false when this worker no longer owns it. */
   complete(ref: AttemptRef, workerId: string, result: string | null, now: number): Promise<boolean>;
@@ -86,14 +149,64 @@ export interface QueueStorage {
   retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean>;
   /** Marks an attempt failed for good; false when no longer owned. */
   fail(ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean>;
+  /** Stores progress of a running attempt; false when no longer owned. */
+  updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean>;
   /** Hands attempts back to pending as if they never started; returns how many were still owned. */
   release(refs: AttemptRef[], workerId: string, now: number): Promise<number>;
   /** Extends the lease of every job `workerId` runs, in one statement. */
   extendLeases(workerId: string, leaseUntil: number, now: number): Promise<number>;
+  /** Of the given attempts of `workerId`, those that an operator cancelled meanwhile. */
+  findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]>;
   /** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */
   recoverExpiredLeases(now: number): Promise<RecoveredJob[]>;
+
+  // --- inspection ---
   /** One job, or null. */
   getJob(id: string): Promise<JobRecord | null>;
+  /** Jobs of a queue, newest first. */
+  listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]>;
   /** Job counts per queue and status, optionally of one queue. */
   getCounts(queue?: string): Promise<CountRow[]>;
+  /** Queues currently paused. */
+  getPausedQueues(): Promise<string[]>;
+  /** Timings of jobs finished at or after `since`, newest first, at most `limit`. */
+  finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]>;
+  /** Per queue, the run time of its oldest due pending job (queues without one are absent). */
+  oldestDuePending(now: number): Promise<OldestDueRow[]>;
+
+  // --- control ---
+  /** Pauses or resumes a queue for every process sharing the database. */
+  setPaused(queue: string, paused: boolean, now: number): Promise<void>;
+  /**
+   * Cancels a pending or running job. Returns the job's status before the call, or null when there is no
+   * such job; only `pending` and `running` jobs change.
+   */
+  cancel(id: string, now: number): Promise<JobStatus | null>;
+  /**
+   * Puts failed or cancelled jobs back to pending with a fresh set of attempts: the given ids, or all of a
+   * queue's. Returns the ids that changed.
+   */
+  retryFinished(target: { ids: string[] } | { queue: string }, now: number): Promise<string[]>;
+  /** Deletes a job that is not running. Returns its status before, or null when there is no such job. */
+  remove(id: string): Promise<JobStatus | null>;
+  /** Applies a retention rule to one queue's finished jobs of one status, deleting at most `limit`. */
+  applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number>;
+  /** Deletes a queue's jobs of the given statuses finished (or, for pending, created) before `before`. Returns how many. */
+  clean(queue: string, statuses: JobStatus[], before: number): Promise<number>;
+
+  // --- recurring jobs ---
+  /** Creates or replaces a schedule. */
+  upsertSchedule(schedule: ScheduleRecord, now: number): Promise<void>;
+  /** Deletes a schedule; false when there was none. */
+  removeSchedule(queue: string, name: string): Promise<boolean>;
+  /** Every schedule. */
+  listSchedules(): Promise<ScheduleRecord[]>;
+  /** Schedules whose next occurrence is due at `now`. */
+  dueSchedules(now: number): Promise<ScheduleRecord[]>;
+  /**
+   * Enqueues one occurrence exactly once across all processes (a unique index on the occurrence decides),
+   * then advances the schedule if nobody else did. May be two statements: a crash between them is repaired
+   * by the next attempt, which finds the occurrence already enqueued. True when this call inserted the job.
+   */
+  enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean>;
 }

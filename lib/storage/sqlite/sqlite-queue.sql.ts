@@ -3,21 +3,26 @@
  * node-sqlite3 and better-sqlite3 bind them). Statements that return rows through RETURNING start with a
  * comment: TypeORM's sqlite runner sends SQL that starts with "UPDATE "/"INSERT " to run(), which drops rows.
  */
-import { JOBS_TABLE } from '../../sqlite-queue.constants';
+import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
 
 const T = JOBS_TABLE;
+const Q = QUEUES_TABLE;
+const S = SCHEDULES_TABLE;
 
 /** Columns every job-returning statement selects, in the order `toJobRecord` reads them. */
 const JOB_COLUMNS =
   'id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, ' +
-  'locked_by, lease_until, result, error, created_at, started_at, finished_at, updated_at';
+  'locked_by, lease_until, result, error, progress, created_at, started_at, finished_at, updated_at';
+
+/** Columns of a schedule row. */
+const SCHEDULE_COLUMNS = 'queue, name, cron, every_ms, timezone, data, options, next_run_at';
 
 /** Idempotent schema: safe to run at every boot, from several processes at once. */
 export const SCHEMA_SQL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS ${T} (
     id           INTEGER PRIMARY KEY,
     queue        TEXT    NOT NULL,
-    status       TEXT    NOT NULL CHECK (status IN ('pending', 'running', 'completed', 'failed')),
+    status       TEXT    NOT NULL CHECK (status IN ('pending', 'running', 'completed', 'failed', 'cancelled')),
     data         TEXT    NOT NULL,
     priority     INTEGER NOT NULL DEFAULT 0,
     run_at       INTEGER NOT NULL,
@@ -30,6 +35,8 @@ export const SCHEMA_SQL: readonly string[] = [
     lease_until  INTEGER,
     result       TEXT,
     error        TEXT,
+    progress     TEXT,
+    schedule_key TEXT,
     created_at   INTEGER NOT NULL,
     started_at   INTEGER,
     finished_at  INTEGER,
@@ -39,7 +46,30 @@ export const SCHEMA_SQL: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS ${T}_claim ON ${T} (queue, priority DESC, run_at, id) WHERE status = 'pending'`,
   `CREATE INDEX IF NOT EXISTS ${T}_lease ON ${T} (lease_until) WHERE status = 'running'`,
   `CREATE INDEX IF NOT EXISTS ${T}_owner ON ${T} (locked_by) WHERE status = 'running'`,
-  `CREATE INDEX IF NOT EXISTS ${T}_status ON ${T} (queue, status)`,
+  // Counts, listings, retention and metrics by finish time.
+  `CREATE INDEX IF NOT EXISTS ${T}_status ON ${T} (queue, status, finished_at)`,
+  `CREATE INDEX IF NOT EXISTS ${T}_finished ON ${T} (finished_at) WHERE finished_at IS NOT NULL`,
+  // One job per schedule occurrence, ever: the database decides which process enqueues it.
+  `CREATE UNIQUE INDEX IF NOT EXISTS ${T}_schedule_key ON ${T} (queue, schedule_key) WHERE schedule_key IS NOT NULL`,
+  `CREATE TABLE IF NOT EXISTS ${Q} (
+    queue      TEXT    PRIMARY KEY,
+    paused     INTEGER NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS ${S} (
+    queue       TEXT    NOT NULL,
+    name        TEXT    NOT NULL,
+    cron        TEXT,
+    every_ms    INTEGER,
+    timezone    TEXT,
+    data        TEXT    NOT NULL,
+    options     TEXT,
+    next_run_at INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    PRIMARY KEY (queue, name)
+  )`,
+  `CREATE INDEX IF NOT EXISTS ${S}_due ON ${S} (next_run_at)`,
   // The database, not a read-then-write in JavaScript, keeps one live job per key and queue.
   `CREATE UNIQUE INDEX IF NOT EXISTS ${T}_unique_key ON ${T} (queue, unique_key)
      WHERE unique_key IS NOT NULL AND status IN ('pending', 'running')`,
@@ -72,6 +102,7 @@ export function claimSql(queueCount: number): string {
   let sql = claimSqlCache.get(queueCount);
   if (sql === undefined) {
     const branch = `SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ?
+      AND NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ${T}.queue AND paused = 1)
       ORDER BY priority DESC, run_at, id LIMIT ?)`;
     sql = `/* claim */ UPDATE ${T}
       SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ?, started_at = ?, updated_at = ?
@@ -128,6 +159,15 @@ export const RECOVER_EXPIRED_SQL = `/* recover */ UPDATE ${T}
   WHERE status = 'running' AND lease_until < ?
   RETURNING id, queue, status, attempts`;
 
+/** Params: progress, now, id, workerId, attempt. */
+export const UPDATE_PROGRESS_SQL = `UPDATE ${T} SET progress = ?, updated_at = ?
+  WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
+
+/** Attempts of a worker that were cancelled meanwhile. Params: workerId, JSON array of [id, attempt]. */
+export const FIND_CANCELLED_SQL = `SELECT id FROM ${T}
+  WHERE locked_by = ? AND status = 'cancelled'
+    AND (id, attempts) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j)`;
+
 /** Params: id. */
 export const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
 
@@ -136,3 +176,88 @@ export const COUNT_ALL_SQL = `SELECT queue, status, COUNT(*) AS count FROM ${T} 
 
 /** Counts of one queue. Params: queue. */
 export const COUNT_QUEUE_SQL = `SELECT queue, status, COUNT(*) AS count FROM ${T} WHERE queue = ? GROUP BY queue, status`;
+
+/** Params: queue, limit, offset. */
+export const LIST_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
+
+/** Params: queue, status, limit, offset. */
+export const LIST_JOBS_BY_STATUS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND status = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
+
+export const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
+
+/** Params: queue, paused, now. */
+export const SET_PAUSED_SQL = `INSERT INTO ${Q} (queue, paused, updated_at) VALUES (?, ?, ?)
+  ON CONFLICT (queue) DO UPDATE SET paused = excluded.paused, updated_at = excluded.updated_at`;
+
+/** Params: id. */
+export const JOB_STATUS_SQL = `SELECT status FROM ${T} WHERE id = ?`;
+
+/** Keeps locked_by so the owner can find out. Params: now, now, id. */
+export const CANCEL_SQL = `UPDATE ${T} SET status = 'cancelled', finished_at = ?, updated_at = ?, lease_until = NULL
+  WHERE id = ? AND status IN ('pending', 'running')`;
+
+/** Params: now, now, JSON array of ids. */
+export const RETRY_FINISHED_BY_IDS_SQL = `/* retry */ UPDATE ${T}
+  SET status = 'pending', attempts = 0, run_at = ?, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
+  WHERE status IN ('failed', 'cancelled') AND id IN (SELECT value FROM json_each(?))
+  RETURNING id`;
+
+/** Params: now, now, queue. */
+export const RETRY_FINISHED_OF_QUEUE_SQL = `/* retry */ UPDATE ${T}
+  SET status = 'pending', attempts = 0, run_at = ?, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
+  WHERE queue = ? AND status = 'failed'
+  RETURNING id`;
+
+/** Params: id. */
+export const REMOVE_SQL = `DELETE FROM ${T} WHERE id = ? AND status <> 'running'`;
+
+/**
+ * Deletes, in one bounded statement, the finished jobs of one queue and status that fall outside the
+ * newest `keep` or finished before a cutoff. Params: queue, status, cutoff, queue, status, keep, limit.
+ */
+export const APPLY_RETENTION_SQL = `DELETE FROM ${T} WHERE id IN (
+  SELECT id FROM ${T} WHERE queue = ? AND status = ? AND (
+    finished_at < ?
+    OR id NOT IN (SELECT id FROM ${T} WHERE queue = ? AND status = ? ORDER BY finished_at DESC, id DESC LIMIT ?)
+  ) LIMIT ?)`;
+
+/** Params: queue, cutoff, JSON array of statuses. */
+export const CLEAN_SQL = `DELETE FROM ${T}
+  WHERE queue = ? AND COALESCE(finished_at, created_at) < ? AND status IN (SELECT value FROM json_each(?))`;
+
+/** Params: since, limit. */
+export const FINISHED_SINCE_SQL = `SELECT queue, status, started_at - run_at AS wait_ms, finished_at - started_at AS run_ms, finished_at
+  FROM ${T} WHERE finished_at >= ? ORDER BY finished_at DESC LIMIT ?`;
+
+/** Params: now. */
+export const OLDEST_DUE_PENDING_SQL = `SELECT queue, MIN(run_at) AS run_at FROM ${T}
+  WHERE status = 'pending' AND run_at <= ? GROUP BY queue`;
+
+/** Params: queue, name, cron, every, timezone, data, options, nextRunAt, now, now. */
+export const UPSERT_SCHEDULE_SQL = `INSERT INTO ${S} (${SCHEDULE_COLUMNS}, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
+    timezone = excluded.timezone, data = excluded.data, options = excluded.options,
+    next_run_at = excluded.next_run_at, updated_at = excluded.updated_at`;
+
+/** Params: queue, name. */
+export const REMOVE_SCHEDULE_SQL = `DELETE FROM ${S} WHERE queue = ? AND name = ?`;
+
+export const LIST_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM ${S} ORDER BY queue, name`;
+
+/** Params: now. */
+export const DUE_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_at <= ?`;
+
+/**
+ * Inserts one occurrence's job; the unique schedule_key index makes a second insert of the same occurrence,
+ * from any process, a no-op. Params: queue, data, priority, runAt, maxAttempts, backoff, timeout, key,
+ * scheduleKey, now, now.
+ */
+export const ENQUEUE_OCCURRENCE_SQL = `INSERT INTO ${T}
+  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, schedule_key, created_at, updated_at)
+  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT DO NOTHING`;
+
+/** Advances a schedule only from the occurrence we saw (compare-and-set). Params: nextRunAt, now, queue, name, seenNextRunAt. */
+export const ADVANCE_SCHEDULE_SQL = `UPDATE ${S} SET next_run_at = ?, updated_at = ?
+  WHERE queue = ? AND name = ? AND next_run_at = ?`;

@@ -1,16 +1,22 @@
 import { Observable, Subject } from 'rxjs';
 import { DataSource, QueryRunner } from 'typeorm';
-import { JobStatus } from '../../interfaces/job-info.interface';
+import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
 import {
   AttemptRef,
   ClaimRequest,
   CountRow,
+  FinishedJobTiming,
   JobRecord,
+  ListJobsQuery,
   NewJobRecord,
+  OldestDueRow,
   QueueStorage,
   RecoveredJob,
+  RetentionRule,
+  ScheduleOccurrence,
+  ScheduleRecord,
 } from '../queue-storage.interface';
 import * as sql from './sqlite-queue.sql';
 import { insertHintsOf } from './sqlite-update-hook';
@@ -139,10 +145,19 @@ export class SqliteQueueStorage implements QueueStorage {
     return (await this.execute(sql.FAIL_SQL, [error, now, now, Number(ref.id), workerId, ref.attempt])) === 1;
   }
 
+  async updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean> {
+    return (await this.execute(sql.UPDATE_PROGRESS_SQL, [progress, now, Number(ref.id), workerId, ref.attempt])) === 1;
+  }
+
+  async findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]> {
+    if (refs.length === 0) return [];
+    const rows = await this.select(sql.FIND_CANCELLED_SQL, [workerId, attemptPairs(refs)]);
+    return rows.map((row) => String(row.id));
+  }
+
   async release(refs: AttemptRef[], workerId: string, now: number): Promise<number> {
     if (refs.length === 0) return 0;
-    const pairs = JSON.stringify(refs.map((ref) => [Number(ref.id), ref.attempt]));
-    return this.execute(sql.RELEASE_SQL, [now, workerId, pairs]);
+    return this.execute(sql.RELEASE_SQL, [now, workerId, attemptPairs(refs)]);
   }
 
   extendLeases(workerId: string, leaseUntil: number, now: number): Promise<number> {
@@ -160,9 +175,111 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   async getJob(id: string): Promise<JobRecord | null> {
-    if (!/^\d{1,15}$/.test(id)) return null;
-    const [row] = await this.select(sql.GET_JOB_SQL, [Number(id)]);
+    const rowId = toRowId(id);
+    if (rowId === null) return null;
+    const [row] = await this.select(sql.GET_JOB_SQL, [rowId]);
     return row ? toJobRecord(row) : null;
+  }
+
+  async listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
+    const rows =
+      query.status === undefined
+        ? await this.select(sql.LIST_JOBS_SQL, [queue, query.limit, query.offset])
+        : await this.select(sql.LIST_JOBS_BY_STATUS_SQL, [queue, query.status, query.limit, query.offset]);
+    return rows.map(toJobRecord);
+  }
+
+  async getPausedQueues(): Promise<string[]> {
+    return (await this.select(sql.PAUSED_QUEUES_SQL, [])).map((row) => String(row.queue));
+  }
+
+  async finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {
+    const rows = await this.select(sql.FINISHED_SINCE_SQL, [since, limit]);
+    return rows.map((row) => ({
+      queue: String(row.queue),
+      status: row.status as FinishedJobStatus,
+      waitMs: nullableNumber(row.wait_ms),
+      runMs: nullableNumber(row.run_ms),
+      finishedAt: Number(row.finished_at),
+    }));
+  }
+
+  async oldestDuePending(now: number): Promise<OldestDueRow[]> {
+    const rows = await this.select(sql.OLDEST_DUE_PENDING_SQL, [now]);
+    return rows.map((row) => ({ queue: String(row.queue), runAt: Number(row.run_at) }));
+  }
+
+  async setPaused(queue: string, paused: boolean, now: number): Promise<void> {
+    await this.execute(sql.SET_PAUSED_SQL, [queue, paused ? 1 : 0, now]);
+  }
+
+  async cancel(id: string, now: number): Promise<JobStatus | null> {
+    const rowId = toRowId(id);
+    if (rowId === null) return null;
+    // Read, then a guarded write: if the job moved on in between, the guard makes the write a no-op and
+    // we report the status it moved to.
+    for (;;) {
+      const [row] = await this.select(sql.JOB_STATUS_SQL, [rowId]);
+      if (!row) return null;
+      const status = row.status as JobStatus;
+      if (status !== 'pending' && status !== 'running') return status;
+      if ((await this.execute(sql.CANCEL_SQL, [now, now, rowId])) === 1) return status;
+    }
+  }
+
+  async retryFinished(target: { ids: string[] } | { queue: string }, now: number): Promise<string[]> {
+    const rows =
+      'ids' in target
+        ? await this.select(sql.RETRY_FINISHED_BY_IDS_SQL, [now, now, JSON.stringify(target.ids.map(toRowId).filter((id) => id !== null))])
+        : await this.select(sql.RETRY_FINISHED_OF_QUEUE_SQL, [now, now, target.queue]);
+    if (rows.length > 0) this.localInserts?.next();
+    return rows.map((row) => String(row.id));
+  }
+
+  async remove(id: string): Promise<JobStatus | null> {
+    const rowId = toRowId(id);
+    if (rowId === null) return null;
+    const [row] = await this.select(sql.JOB_STATUS_SQL, [rowId]);
+    if (!row) return null;
+    await this.execute(sql.REMOVE_SQL, [rowId]);
+    return row.status as JobStatus;
+  }
+
+  applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number> {
+    // -1 disables a bound: nothing finished before -1, and LIMIT -1 keeps everything.
+    return this.execute(sql.APPLY_RETENTION_SQL, [queue, status, rule.finishedBefore ?? -1, queue, status, rule.maxCount ?? -1, limit]);
+  }
+
+  clean(queue: string, statuses: JobStatus[], before: number): Promise<number> {
+    return this.execute(sql.CLEAN_SQL, [queue, before, JSON.stringify(statuses)]);
+  }
+
+  async upsertSchedule(schedule: ScheduleRecord, now: number): Promise<void> {
+    const { queue, name, cron, every, timezone, data, options, nextRunAt } = schedule;
+    await this.execute(sql.UPSERT_SCHEDULE_SQL, [queue, name, cron, every, timezone, data, options, nextRunAt, now, now]);
+  }
+
+  async removeSchedule(queue: string, name: string): Promise<boolean> {
+    return (await this.execute(sql.REMOVE_SCHEDULE_SQL, [queue, name])) === 1;
+  }
+
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    return (await this.select(sql.LIST_SCHEDULES_SQL, [])).map(toScheduleRecord);
+  }
+
+  async dueSchedules(now: number): Promise<ScheduleRecord[]> {
+    return (await this.select(sql.DUE_SCHEDULES_SQL, [now])).map(toScheduleRecord);
+  }
+
+  async enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
+    const { schedule, occurrenceAt, job, nextRunAt } = occurrence;
+    const inserted = await this.execute(sql.ENQUEUE_OCCURRENCE_SQL, [
+      schedule.queue, job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key,
+      `${schedule.name}@${occurrenceAt}`, now, now,
+    ]);
+    await this.execute(sql.ADVANCE_SCHEDULE_SQL, [nextRunAt, now, schedule.queue, schedule.name, schedule.nextRunAt]);
+    if (inserted === 1) this.localInserts?.next();
+    return inserted === 1;
   }
 
   async getCounts(queue?: string): Promise<CountRow[]> {
@@ -196,6 +313,32 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 }
 
+function attemptPairs(refs: AttemptRef[]): string {
+  return JSON.stringify(refs.map((ref) => [Number(ref.id), ref.attempt]));
+}
+
+/** Our ids are positive integers; anything else names no job. */
+function toRowId(id: string): number | null {
+  return /^[1-9]\d{0,15}$/.test(id) ? Number(id) : null;
+}
+
+function nullableNumber(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
+function toScheduleRecord(row: Row): ScheduleRecord {
+  return {
+    queue: String(row.queue),
+    name: String(row.name),
+    cron: (row.cron as string | null) ?? null,
+    every: nullableNumber(row.every_ms),
+    timezone: (row.timezone as string | null) ?? null,
+    data: String(row.data),
+    options: (row.options as string | null) ?? null,
+    nextRunAt: Number(row.next_run_at),
+  };
+}
+
 function toJobRecord(row: Row): JobRecord {
   return {
     id: String(row.id),
@@ -207,15 +350,16 @@ function toJobRecord(row: Row): JobRecord {
     attempts: Number(row.attempts),
     maxAttempts: Number(row.max_attempts),
     backoff: (row.backoff as string | null) ?? null,
-    timeout: row.timeout_ms === null || row.timeout_ms === undefined ? null : Number(row.timeout_ms),
+    timeout: nullableNumber(row.timeout_ms),
     key: (row.unique_key as string | null) ?? null,
     lockedBy: (row.locked_by as string | null) ?? null,
-    leaseUntil: row.lease_until === null || row.lease_until === undefined ? null : Number(row.lease_until),
+    leaseUntil: nullableNumber(row.lease_until),
     result: (row.result as string | null) ?? null,
     error: (row.error as string | null) ?? null,
+    progress: (row.progress as string | null) ?? null,
     createdAt: Number(row.created_at),
-    startedAt: row.started_at === null || row.started_at === undefined ? null : Number(row.started_at),
-    finishedAt: row.finished_at === null || row.finished_at === undefined ? null : Number(row.finished_at),
+    startedAt: nullableNumber(row.started_at),
+    finishedAt: nullableNumber(row.finished_at),
     updatedAt: Number(row.updated_at),
   };
 }
