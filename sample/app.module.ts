@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { SqliteQueueModule } from '../lib';
+import { BillingModule } from './billing/billing.module';
+import { EmailModule } from './email/email.module';
+import { ImagesModule } from './images/images.module';
+import { ProducerService } from './producer.service';
+import { ProgressReporterService } from './progress-reporter.service';
+import { SAMPLE_CONFIG } from './sample.config';
+
+/**
+ * The root module. `SqliteQueueModule.forRoot()` is imported once here; it is global, so the feature modules
+ * need not import it to have their `@Processor` classes found, nor to inject `QueueProducer` / `QueueAdmin`.
+ */
+@Module({
+  imports: [SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }), EmailModule, ImagesModule, BillingModule],
+  providers: [ProducerService, ProgressReporterService],
+})
+export class AppModule {}

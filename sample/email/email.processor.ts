@@ -1,0 +1,15 @@
+import { Job, Processor, WorkerHost } from '../../lib';
+import { simulateWork } from '../common/simulate-work';
+import { EMAIL_QUEUE, SendEmailJob, SendEmailResult } from './send-email.job';
+
+/**
+ * Sends e-mail. Sending is I/O-bound (the time goes into waiting on the mail server), so many run at once.
+ * This one uses the `WorkerHost` base class; the other processors implement `QueueProcessor` instead.
+ */
+@Processor(EMAIL_QUEUE, { concurrency: 32 })
+export class EmailProcessor extends WorkerHost<SendEmailJob, SendEmailResult> {
+  async process(job: Job<SendEmailJob>): Promise<SendEmailResult> {
+    await simulateWork(2, 6, job.signal);
+    return { messageId: `<${job.id}.${job.data.template}@mail.example.com>` };
+  }
+}

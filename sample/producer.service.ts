@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { BulkJobItem, QueueProducer } from '../lib';
+import { BILLING_QUEUE, BillCustomerJob } from './billing/bill-customer.job';
+import { EMAIL_QUEUE, SendEmailJob } from './email/send-email.job';
+import { IMAGES_QUEUE, ResizeImageJob } from './images/resize-image.job';
+import { SAMPLE_CONFIG } from './sample.config';
+
+/** Priority of jobs a user is waiting on; everything else keeps the default 0. Higher runs first. */
+const INTERACTIVE_PRIORITY = 10;
+
+/**
+ * Plays the part of the application code that creates work: batches go in with `addBulk` (one atomic
+ * statement per call), one-off jobs with `add`. Any provider can inject `QueueProducer` the same way.
+ */
+@Injectable()
+export class ProducerService {
+  constructor(private readonly producer: QueueProducer) {}
+
+  /** Enqueues the whole demo workload and returns how many jobs went to each queue. */
+  async enqueueAll(): Promise<Record<string, number>> {
+    const counts = await Promise.all([this.enqueueEmails(), this.enqueueImages(), this.enqueueBilling()]);
+    return Object.fromEntries(counts);
+  }
+
+  private async enqueueEmails(): Promise<[string, number]> {
+    const { newsletters, passwordResets, welcomeFollowUps } = SAMPLE_CONFIG.jobs;
+    const batch: BulkJobItem<SendEmailJob>[] = range(newsletters).map((i) => ({
+      data: { to: `subscriber${i}@example.com`, template: 'newsletter' },
+    }));
+    await this.producer.addBulk(EMAIL_QUEUE, batch);
+    // Added after the newsletter batch, yet they jump ahead of it: a user is waiting for these.
+    for (const i of range(passwordResets)) {
+      await this.producer.add<SendEmailJob>(EMAIL_QUEUE, { to: `user${i}@example.com`, template: 'password-reset' }, { priority: INTERACTIVE_PRIORITY });
+    }
+    // Delayed jobs sit in `pending` until they are due, then run like any other.
+    for (const i of range(welcomeFollowUps)) {
+      await this.producer.add<SendEmailJob>(EMAIL_QUEUE, { to: `new${i}@example.com`, template: 'welcome-follow-up' }, { delay: SAMPLE_CONFIG.delayMs });
+    }
+    return [EMAIL_QUEUE, newsletters + passwordResets + welcomeFollowUps];
+  }
+
+  private async enqueueImages(): Promise<[string, number]> {
+    const { imageResizes } = SAMPLE_CONFIG.jobs;
+    const batch: BulkJobItem<ResizeImageJob>[] = range(imageResizes).map((i) => {
+      // One in ten is an avatar the user just uploaded: it goes first. Options are per item in a bulk.
+      const avatar = i % 10 === 0;
+      return {
+        data: { imageKey: avatar ? `avatars/${i}.png` : `gallery/${i}.jpg`, width: avatar ? 256 : 1280, height: avatar ? 256 : 720 },
+        options: avatar ? { priority: INTERACTIVE_PRIORITY } : undefined,
+      };
+    });
+    await this.producer.addBulk(IMAGES_QUEUE, batch);
+    return [IMAGES_QUEUE, imageResizes];
+  }
+
+  private async enqueueBilling(): Promise<[string, number]> {
+    const { invoices, scheduledCharges } = SAMPLE_CONFIG.jobs;
+    const batch: BulkJobItem<BillCustomerJob>[] = range(invoices).map((i) => ({
+      data: { customerId: `cus_${1000 + i}`, invoiceNumber: i + 1, amountCents: 990 + (i % 7) * 500 },
+    }));
+    await this.producer.addBulk(BILLING_QUEUE, batch);
+    for (const i of range(scheduledCharges)) {
+      const data: BillCustomerJob = { customerId: `cus_sched_${i}`, invoiceNumber: 100_000 + i, amountCents: 4900 };
+      await this.producer.add(BILLING_QUEUE, data, { delay: SAMPLE_CONFIG.delayMs });
+    }
+    return [BILLING_QUEUE, invoices + scheduledCharges];
+  }
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}

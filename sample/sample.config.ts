@@ -1,0 +1,23 @@
+import { join } from 'node:path';
+
+/**
+ * Everything the sample can be tuned with, in one place. `npm start` runs from the repository root, so the
+ * database lands in sample/.data/ there (gitignored through *.sqlite).
+ */
+export const SAMPLE_CONFIG = {
+  /** The embedded SQLite file; deleted at every start so each run begins empty. */
+  database: join(process.cwd(), 'sample', '.data', 'sample.sqlite'),
+  /** How many jobs of each kind the producer enqueues. */
+  jobs: {
+    newsletters: 1500,
+    passwordResets: 40,
+    welcomeFollowUps: 5,
+    imageResizes: 900,
+    invoices: 600,
+    scheduledCharges: 3,
+  },
+  /** How long the delayed jobs wait, in ms: long enough to be visibly "pending", short enough to keep the run quick. */
+  delayMs: 1000,
+  /** Give up (and exit 1) if the queues have not drained by then. */
+  drainTimeoutMs: 50_000,
+} as const;
