@@ -6,6 +6,9 @@ export const SQLITE_QUEUE_MODULE_OPTIONS = Symbol('SQLITE_QUEUE_MODULE_OPTIONS')
 /** Metadata key under which `@Processor` stores its queue and options. */
 export const PROCESSOR_METADATA = 'sqlite-queue:processor';
 
+/** Metadata key under which `@OnJobEvent` stores its event type. */
+export const ON_JOB_EVENT_METADATA = 'sqlite-queue:on-job-event';
+
 /** The jobs table. */
 export const JOBS_TABLE = 'nest_queue_jobs';
 

@@ -1,6 +1,8 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { QueueAdmin } from './admin/queue-admin.service';
+import { QueueEvents } from './events/queue-events.service';
+import { QueueHealthIndicator } from './health/queue-health.indicator';
 import { SqliteQueueFactory } from './factory/sqlite-queue.factory';
 import {
   SqliteQueueModuleAsyncOptions,
@@ -13,12 +15,20 @@ import { InvalidModuleOptionsError } from './errors/invalid-module-options.error
 import { ProcessorExplorer } from './worker/processor.explorer';
 import { ProcessorMetadataAccessor } from './worker/processor-metadata.accessor';
 
-const CORE_PROVIDERS: Provider[] = [SqliteQueueFactory, ProcessorMetadataAccessor, ProcessorExplorer, QueueProducer, QueueAdmin];
-const EXPORTS = [QueueProducer, QueueAdmin];
+const CORE_PROVIDERS: Provider[] = [
+  SqliteQueueFactory,
+  ProcessorMetadataAccessor,
+  ProcessorExplorer,
+  QueueProducer,
+  QueueAdmin,
+  QueueEvents,
+  QueueHealthIndicator,
+];
+const EXPORTS = [QueueProducer, QueueAdmin, QueueEvents, QueueHealthIndicator];
 
 /**
- * The queue module. Import it once, in the root module; it is global, so `QueueProducer` and `QueueAdmin`
- * can be injected anywhere and `@Processor` classes are found in every module.
+ * The queue module. Import it once, in the root module; it is global, so `QueueProducer`, `QueueAdmin`,
+ * `QueueEvents` and `QueueHealthIndicator` can be injected anywhere and `@Processor` classes are found in every module.
  */
 @Module({})
 export class SqliteQueueModule {

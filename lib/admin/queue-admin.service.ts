@@ -1,10 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { JOB_STATUSES, JobCounts, JobInfo } from '../interfaces/job-info.interface';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { InvalidJobStateError } from '../errors/invalid-job-state.error';
+import { JobNotFoundError } from '../errors/job-not-found.error';
 import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
+import { MetricsSnapshot } from '../interfaces/metrics.interface';
+import { CleanOptions, GetJobsOptions, QueueInfo } from '../interfaces/queue-info.interface';
+import { computeMetrics } from '../metrics/compute-metrics';
+import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { describeValue, isNonNegativeFinite } from '../utils/validation.util';
 import { toJobInfo } from './to-job-info';
 
-/** Inspects jobs and queues. Inject it anywhere. */
+const MAX_PAGE = 1000;
+/** Most finished jobs a metrics snapshot reads; beyond that it uses the newest and says so. */
+const METRICS_SAMPLE = 100_000;
+
+/** Inspects and controls jobs and queues, across every process sharing the database. Inject it anywhere. */
 @Injectable()
 export class QueueAdmin {
   constructor(private readonly factory: SqliteQueueFactory) {}
@@ -12,7 +24,7 @@ export class QueueAdmin {
   /** One job with its whole state, or `null` when no job has that id. */
   async getJob<TData = unknown, TResult = unknown>(id: string): Promise<JobInfo<TData, TResult> | null> {
     if (typeof id !== 'string') return null;
-    const record = await (await this.factory.storage()).getJob(id);
+    const record = await (await this.storage()).getJob(id);
     return record ? toJobInfo<TData, TResult>(record) : null;
   }
 
@@ -22,9 +34,154 @@ export class QueueAdmin {
    */
   async getCounts(queue?: string): Promise<JobCounts> {
     if (queue !== undefined) assertQueueName(queue);
-    const rows = await (await this.factory.storage()).getCounts(queue);
-    const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
-    for (const row of rows) counts[row.status] += row.count;
+    const counts = emptyCounts();
+    for (const row of await (await this.storage()).getCounts(queue)) counts[row.status] += row.count;
     return counts;
   }
+
+  /**
+   * Jobs of a queue, newest first, optionally of one status, a page at a time.
+   * @throws InvalidQueueNameError, InvalidArgumentError.
+   */
+  async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
+    assertQueueName(queue);
+    const { status, limit = 50, offset = 0 } = options;
+    if (status !== undefined) assertStatus('getJobs', status);
+    if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
+      throw new InvalidArgumentError('getJobs', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
+    }
+    if (!(Number.isSafeInteger(offset) && offset >= 0)) throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
+    const records = await (await this.storage()).listJobs(queue, { status, limit, offset });
+    return records.map((record) => toJobInfo<TData, TResult>(record));
+  }
+
+  /** Every queue known to the database or to this application, with its counts, paused state and processor. */
+  async listQueues(): Promise<QueueInfo[]> {
+    const storage = await this.storage();
+    const [rows, paused] = await Promise.all([storage.getCounts(), storage.getPausedQueues()]);
+    const counts = new Map<string, JobCounts>();
+    const countsOf = (queue: string) => counts.get(queue) ?? counts.set(queue, emptyCounts()).get(queue)!;
+    for (const row of rows) countsOf(row.queue)[row.status] += row.count;
+    for (const queue of paused) countsOf(queue);
+    for (const processor of this.factory.processors()) countsOf(processor.queue);
+    const pausedSet = new Set(paused);
+    return [...counts.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, queueCounts]) => {
+        const processor = this.factory.getProcessor(name);
+        return { name, counts: queueCounts, paused: pausedSet.has(name), hasProcessor: !!processor, concurrency: processor?.settings.concurrency ?? null };
+      });
+  }
+
+  /** Stops claims of a queue in every process sharing the database; running jobs finish. */
+  async pause(queue: string): Promise<void> {
+    assertQueueName(queue);
+    await (await this.storage()).setPaused(queue, true, Date.now());
+  }
+
+  /** Lets a paused queue be claimed again. */
+  async resume(queue: string): Promise<void> {
+    assertQueueName(queue);
+    await (await this.storage()).setPaused(queue, false, Date.now());
+    this.factory.runtime?.wake();
+  }
+
+  /**
+   * Cancels a pending or running job: a pending one never runs; a running one has its `signal` aborted (at
+   * once in this process, at its next heartbeat elsewhere) and its outcome is discarded. Ends `cancelled`.
+   * @throws JobNotFoundError, InvalidJobStateError (the job already finished).
+   */
+  async cancel(id: string): Promise<void> {
+    const before = await (await this.storage()).cancel(assertJobId(id), Date.now());
+    if (before === null) throw new JobNotFoundError(id);
+    if (before !== 'pending' && before !== 'running') throw new InvalidJobStateError(id, before, 'cancel', ['pending', 'running']);
+    if (before === 'running') this.factory.runtime?.cancelLocally(id);
+  }
+
+  /**
+   * Runs a failed or cancelled job again, with a fresh set of attempts.
+   * @throws JobNotFoundError, InvalidJobStateError.
+   */
+  async retry(id: string): Promise<void> {
+    const storage = await this.storage();
+    const changed = await storage.retryFinished({ ids: [assertJobId(id)] }, Date.now());
+    if (changed.length === 1) {
+      this.factory.runtime?.wake();
+      return;
+    }
+    const record = await storage.getJob(id);
+    if (!record) throw new JobNotFoundError(id);
+    throw new InvalidJobStateError(id, record.status, 'retry', ['failed', 'cancelled']);
+  }
+
+  /** Runs every failed job of a queue again; returns how many. */
+  async retryAll(queue: string): Promise<number> {
+    assertQueueName(queue);
+    const changed = await (await this.storage()).retryFinished({ queue }, Date.now());
+    if (changed.length > 0) this.factory.runtime?.wake();
+    return changed.length;
+  }
+
+  /**
+   * Deletes a job that is not running.
+   * @throws JobNotFoundError, InvalidJobStateError (running: cancel it first).
+   */
+  async remove(id: string): Promise<void> {
+    const before = await (await this.storage()).remove(assertJobId(id));
+    if (before === null) throw new JobNotFoundError(id);
+    if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+  }
+
+  /**
+   * Deletes a queue's jobs of some statuses that finished (pending: were created) at least `olderThan` ms ago.
+   * Returns how many. @throws InvalidQueueNameError, InvalidArgumentError.
+   */
+  async clean(queue: string, options: CleanOptions): Promise<number> {
+    assertQueueName(queue);
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('clean', 'options', 'must be { status, olderThan? }');
+    const statuses = Array.isArray(options.status) ? options.status : [options.status];
+    if (statuses.length === 0) throw new InvalidArgumentError('clean', 'status', 'must name at least one status');
+    for (const status of statuses) {
+      assertStatus('clean', status);
+      if (status === 'running') throw new InvalidArgumentError('clean', 'status', 'cannot be running: cancel running jobs first');
+    }
+    const olderThan = options.olderThan ?? 0;
+    if (!isNonNegativeFinite(olderThan)) throw new InvalidArgumentError('clean', 'olderThan', `must be a number of ms >= 0, got ${describeValue(olderThan)}`);
+    // "Older than 0 ms" includes a job that finished this very millisecond.
+    return (await this.storage()).clean(queue, statuses, Date.now() - olderThan + 1);
+  }
+
+  /**
+   * Recent activity per queue from the jobs table: completions and failures per minute, and wait and run
+   * time percentiles of the jobs finished in the last `windowMinutes` (1 to 1440, default 15). Jobs removed
+   * by retention are not counted.
+   */
+  async getMetrics(options: { windowMinutes?: number } = {}): Promise<MetricsSnapshot> {
+    const windowMinutes = options.windowMinutes ?? 15;
+    if (!(Number.isSafeInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 1440)) {
+      throw new InvalidArgumentError('getMetrics', 'windowMinutes', `must be an integer from 1 to 1440, got ${describeValue(windowMinutes)}`);
+    }
+    const now = Date.now();
+    const timings = await (await this.storage()).finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE);
+    return computeMetrics(timings, now, windowMinutes, timings.length === METRICS_SAMPLE);
+  }
+
+  private storage(): Promise<QueueStorage> {
+    return this.factory.storage();
+  }
+}
+
+function emptyCounts(): JobCounts {
+  return Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
+}
+
+function assertStatus(method: string, status: unknown): asserts status is JobStatus {
+  if (!JOB_STATUSES.includes(status as JobStatus)) {
+    throw new InvalidArgumentError(method, 'status', `must be one of ${JOB_STATUSES.join(', ')}, got ${describeValue(status)}`);
+  }
+}
+
+function assertJobId(id: unknown): string {
+  if (typeof id !== 'string' || id.length === 0) throw new JobNotFoundError(id);
+  return id;
 }

@@ -5,6 +5,7 @@ import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
 import { DEFAULT_BACKOFF, MODULE_DEFAULTS } from '../sqlite-queue.constants';
 import { backoffProblem } from '../utils/backoff.util';
+import { retentionProblem } from '../utils/retention.util';
 import { isPositiveFinite, isPositiveInteger, isNonNegativeFinite, describeValue } from '../utils/validation.util';
 
 /** Module options after validation, with every default filled in. */
@@ -33,6 +34,8 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
     processing: given.processing ?? MODULE_DEFAULTS.processing,
     maxAttempts: given.maxAttempts ?? MODULE_DEFAULTS.maxAttempts,
     backoff: given.backoff ?? DEFAULT_BACKOFF,
+    removeOnComplete: given.removeOnComplete ?? false,
+    removeOnFail: given.removeOnFail ?? false,
     workerId: given.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
   };
   if (typeof resolved.database !== 'string' || resolved.database.length === 0) {
@@ -69,6 +72,10 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
   }
   const problem = backoffProblem(resolved.backoff);
   if (problem) throw new InvalidModuleOptionsError('backoff', problem);
+  for (const name of ['removeOnComplete', 'removeOnFail'] as const) {
+    const retention = retentionProblem(resolved[name]);
+    if (retention) throw new InvalidModuleOptionsError(name, retention);
+  }
   return resolved;
 }
 

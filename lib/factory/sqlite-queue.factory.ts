@@ -7,37 +7,35 @@ import {
   OnApplicationShutdown,
   OnModuleInit,
 } from '@nestjs/common';
+import { Subscription, filter } from 'rxjs';
 import { QueueAlreadyRegisteredError } from '../errors/queue-already-registered.error';
+import { JobEventBus } from '../events/job-event-bus';
+import { JobEventType, QueueEvent } from '../interfaces/queue-event.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
-import { LeaseKeeper } from '../poller/lease-keeper';
-import { SharedPoller } from '../poller/shared-poller';
-import { WorkerPool } from '../poller/worker-pool';
+import { toScheduleRecord } from '../scheduler/schedule-definition';
+import { Scheduler } from '../scheduler/scheduler';
 import { SQLITE_QUEUE_MODULE_OPTIONS } from '../sqlite-queue.constants';
-import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
+import { QueueStorage } from '../storage/queue-storage.interface';
 import { SqliteQueueStorage } from '../storage/sqlite/sqlite-queue.storage';
 import { ProcessorDefinition } from '../worker/processor-definition';
-import { QueueWorker } from '../worker/queue-worker';
+import { ProcessingRuntime } from './processing-runtime';
 import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-options';
 
-/** Raised in handlers' signals when shutdown outlasts `shutdownTimeout`. */
-class ShutdownAbortError extends Error {
-  override name = 'ShutdownAbortError';
-}
-
 /**
- * The process-wide owner of the queue: the storage (and its DataSource), the registered processors, the one
- * shared poller and the lease keeper. It is the single place where start and stop order is decided.
+ * The process-wide owner of the queue: the storage (and its DataSource), the registered processors, the
+ * event bus and, in processing processes, the runtime with the one shared poller. It is the single place
+ * where start and stop order is decided, on Nest's lifecycle hooks.
  */
 @Injectable()
 export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  /** Job events of this process. */
+  readonly events = new JobEventBus();
   private readonly logger = new Logger('SqliteQueue');
   private readonly definitions = new Map<string, ProcessorDefinition>();
-  private readonly pool = new WorkerPool();
+  private readonly listeners: Subscription[] = [];
   private resolved?: ResolvedModuleOptions;
   private storagePromise?: Promise<QueueStorage>;
-  private poller?: SharedPoller;
-  private leaseKeeper?: LeaseKeeper;
-  private stopping?: Promise<void>;
+  private runtimeInstance?: ProcessingRuntime;
 
   constructor(@Inject(SQLITE_QUEUE_MODULE_OPTIONS) private readonly rawOptions: SqliteQueueModuleOptions) {}
 
@@ -45,6 +43,11 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
   get options(): ResolvedModuleOptions {
     this.resolved ??= resolveModuleOptions(this.rawOptions);
     return this.resolved;
+  }
+
+  /** The processing runtime, when this process processes and has started. */
+  get runtime(): ProcessingRuntime | undefined {
+    return this.runtimeInstance;
   }
 
   async onModuleInit(): Promise<void> {
@@ -77,90 +80,55 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
     return this.definitions.get(queue);
   }
 
+  /** Every processor registered in this application. */
+  processors(): ProcessorDefinition[] {
+    return [...this.definitions.values()];
+  }
+
+  /**
+   * Calls `listener` with the events of one type of one queue. A listener that throws or rejects is logged
+   * with the job and never reaches the engine.
+   */
+  addEventListener(queue: string, type: JobEventType, listener: (event: QueueEvent) => unknown, label: string): void {
+    const report = (error: unknown, event: QueueEvent) =>
+      this.logger.error(`Event listener ${label} threw on '${type}' of job ${event.jobId} (queue ${queue}): ${String(error)}`, (error as Error)?.stack);
+    this.listeners.push(
+      this.events.events$.pipe(filter((event) => event.queue === queue && event.type === type)).subscribe((event) => {
+        try {
+          const returned = listener(event);
+          if (returned instanceof Promise) returned.catch((error: unknown) => report(error, event));
+        } catch (error) {
+          report(error, event);
+        }
+      }),
+    );
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const options = this.options;
     if (!options.processing || this.definitions.size === 0) return;
     const storage = await this.storage();
-    const poller = new SharedPoller(storage, this.pool, options, this.logger);
-    for (const definition of this.definitions.values()) {
-      const worker = new QueueWorker(definition.queue, definition.processorName, definition.instance, definition.settings, {
-        storage,
-        workerId: options.workerId,
-        defaultBackoff: options.backoff,
-        logger: new Logger(`SqliteQueue:${definition.queue}`),
-        onSlotFreed: () => poller.wake(),
-      });
-      this.pool.register(worker);
-      worker.attach(poller.jobs$);
-    }
-    this.leaseKeeper = new LeaseKeeper(
+    const now = Date.now();
+    await Scheduler.upsert(
       storage,
-      options,
-      this.logger,
-      () => this.pool.all().some((worker) => worker.busy),
-      () => poller.wake(),
+      this.processors().flatMap(({ queue, settings }) => (settings.schedules ?? []).map(({ name, ...schedule }) => toScheduleRecord(queue, name, schedule, now))),
+      now,
     );
-    this.poller = poller;
-    this.leaseKeeper.start();
-    poller.start();
+    this.runtimeInstance = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger);
+    this.runtimeInstance.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping ??= this.stopProcessing();
-    await this.stopping;
+    await this.runtimeInstance?.stop();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
+    this.listeners.splice(0).forEach((subscription) => subscription.unsubscribe());
+    this.events.complete();
     if (this.storagePromise) {
       const storage = await this.storagePromise.catch(() => undefined);
       await storage?.close();
     }
-  }
-
-  /**
-   * Graceful stop: claim nothing more, hand back what was claimed but not started, give running jobs
-   * `shutdownTimeout` to finish, then abort and hand back the rest. Keeps heartbeating until the end.
-   */
-  private async stopProcessing(): Promise<void> {
-    const poller = this.poller;
-    if (!poller) return;
-    const storage = await this.storage();
-    const workers = this.pool.all();
-    workers.forEach((worker) => worker.stopAccepting());
-    await poller.stop();
-    await this.handBack(storage, workers.flatMap((worker) => worker.takeUnstarted()), 'claimed but not started');
-    const finished = await settlesWithin(Promise.all(workers.map((worker) => worker.whenIdle())), this.options.shutdownTimeout);
-    if (!finished) {
-      const reason = new ShutdownAbortError(`Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`);
-      const refs = workers.flatMap((worker) => worker.abortRunning(reason));
-      this.logger.warn(`${refs.length} jobs still running after ${this.options.shutdownTimeout} ms: aborted and handed back`);
-      await this.handBack(storage, refs, 'still running at the shutdown deadline');
-    }
-    await this.leaseKeeper?.stop();
-    workers.forEach((worker) => worker.detach());
-  }
-
-  private async handBack(storage: QueueStorage, refs: AttemptRef[], what: string): Promise<void> {
-    if (refs.length === 0) return;
-    try {
-      await storage.release(refs, this.options.workerId, Date.now());
-    } catch (error) {
-      this.logger.error(
-        `Handing back ${refs.length} jobs ${what} failed (${refs.map((ref) => ref.id).join(', ')}); ` +
-          `their leases will expire and free them: ${String(error)}`,
-      );
-    }
-  }
-}
-
-/** True when `work` settles within `ms`; the timer never outlives the call. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([work.then(() => true as const), deadline]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -1,3 +1,5 @@
+import { JobProgress } from './job-info.interface';
+
 /**
  * A job as a processor sees it, and as `QueueProducer.add()` returns it.
  * `TData` is the payload type; it is whatever was enqueued, after a JSON round-trip.
@@ -26,4 +28,9 @@ export interface Job<TData = unknown> {
    * Pass it to `fetch`, streams and timers so the work stops with it.
    */
   readonly signal: AbortSignal;
+  /**
+   * Stores progress on the job (a number or a small JSON object, at most 16 KiB as JSON) and emits a
+   * `progress` event. Only the running attempt can report progress; elsewhere it rejects.
+   */
+  updateProgress(progress: JobProgress): Promise<void>;
 }

@@ -1,4 +1,6 @@
 import { BackoffOptions } from './backoff-options.interface';
+import { RetentionOption } from './retention-options.interface';
+import { DeclaredSchedule } from './schedule-options.interface';
 
 /** Options of `@Processor(queue, options)`. */
 export interface ProcessorOptions {
@@ -10,4 +12,10 @@ export interface ProcessorOptions {
   backoff?: BackoffOptions;
   /** Default timeout of this queue's attempts, in ms. */
   timeout?: number;
+  /** Retention of completed jobs of this queue (overrides the module's). */
+  removeOnComplete?: RetentionOption;
+  /** Retention of failed jobs of this queue (overrides the module's). */
+  removeOnFail?: RetentionOption;
+  /** Recurring jobs of this queue, created or updated at boot. */
+  schedules?: DeclaredSchedule[];
 }

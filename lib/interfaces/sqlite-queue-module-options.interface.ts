@@ -1,6 +1,7 @@
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { BackoffOptions } from './backoff-options.interface';
+import { RetentionOption } from './retention-options.interface';
 
 /** The SQLite drivers the module can open a DataSource with. */
 export type SqliteDriverName = 'sqlite3' | 'better-sqlite3';
@@ -37,6 +38,10 @@ export interface SqliteQueueModuleOptions {
   maxAttempts?: number;
   /** Backoff of retries when neither the job nor its processor sets one. Default exponential, 1000 ms, jitter. */
   backoff?: BackoffOptions;
+  /** Retention of completed jobs of queues whose processor sets none. Default `false` (keep all). */
+  removeOnComplete?: RetentionOption;
+  /** Retention of failed jobs of queues whose processor sets none. Default `false` (keep all). */
+  removeOnFail?: RetentionOption;
   /** Identifies this process in `locked_by`. Default `<hostname>:<pid>:<random>`. */
   workerId?: string;
 }

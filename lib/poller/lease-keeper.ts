@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { AttemptRef, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
 
 /** Settings of the lease keeper. */
 export interface LeaseKeeperSettings {
@@ -8,10 +8,22 @@ export interface LeaseKeeperSettings {
   pollInterval: number;
 }
 
+/** What the lease keeper needs to know about, and tell, the rest of the process. */
+export interface LeaseKeeperHooks {
+  /** Whether this process holds any job: no heartbeat statement while it holds none. */
+  busy(): boolean;
+  /** The attempts running here, to learn which an operator cancelled meanwhile. */
+  runningAttempts(): AttemptRef[];
+  /** Some of our running attempts were cancelled in the database. */
+  onCancelled(ids: string[]): void;
+  /** Jobs whose lease had expired were taken back. */
+  onRecovered(jobs: RecoveredJob[]): void;
+}
+
 /**
- * Keeps this process's leases alive with one heartbeat statement for all its jobs, and takes back the
- * jobs of processes that stopped renewing theirs. Both run on plain timers, independent of the claim loop,
- * so a slow claim can never starve a heartbeat.
+ * Keeps this process's leases alive with one heartbeat statement for all its jobs, notices cancellations
+ * of its running jobs made by other processes, and takes back the jobs of processes that stopped renewing
+ * theirs. It runs on its own timers, so a slow claim never starves a heartbeat.
  */
 export class LeaseKeeper {
   private heartbeatTimer?: NodeJS.Timeout;
@@ -23,21 +35,18 @@ export class LeaseKeeper {
     private readonly storage: QueueStorage,
     private readonly settings: LeaseKeeperSettings,
     private readonly logger: Logger,
-    /** Whether this process holds any job: no heartbeat statement while it holds none. */
-    private readonly holdsJobs: () => boolean,
-    /** Called when recovery made jobs claimable again. */
-    private readonly onRecovered: () => void,
+    private readonly hooks: LeaseKeeperHooks,
   ) {}
 
   /** Starts both timers. */
   start(): void {
-    // A third of the lease leaves two missed beats of slack before anyone may take our jobs.
-    this.heartbeatTimer = setInterval(() => this.track(this.heartbeat()), Math.max(1, Math.floor(this.settings.leaseDuration / 3)));
+    // A third of the lease leaves two missed beats of slack before anyone may take our jobs; beating at least
+    // once per poll also bounds how late a cancellation made elsewhere reaches a running handler.
+    const beat = Math.max(1, Math.min(Math.floor(this.settings.leaseDuration / 3), this.settings.pollInterval));
+    this.heartbeatTimer = setInterval(() => this.track(this.heartbeat()), beat);
     // Checking more often than half a lease finds nothing sooner in practice; less often than a poll is pointless.
-    this.recoveryTimer = setInterval(
-      () => this.track(this.recover()),
-      Math.max(this.settings.pollInterval, Math.floor(this.settings.leaseDuration / 2)),
-    );
+    const recovery = Math.max(this.settings.pollInterval, Math.floor(this.settings.leaseDuration / 2));
+    this.recoveryTimer = setInterval(() => this.track(this.recover()), recovery);
     this.track(this.recover());
   }
 
@@ -55,10 +64,12 @@ export class LeaseKeeper {
   }
 
   private async heartbeat(): Promise<void> {
-    if (this.stopped || !this.holdsJobs()) return;
+    if (this.stopped || !this.hooks.busy()) return;
     const now = Date.now();
     try {
       await this.storage.extendLeases(this.settings.workerId, now + this.settings.leaseDuration, now);
+      const cancelled = await this.storage.findCancelled(this.hooks.runningAttempts(), this.settings.workerId);
+      if (cancelled.length > 0) this.hooks.onCancelled(cancelled);
     } catch (error) {
       this.logger.error(`Heartbeat of worker ${this.settings.workerId} failed; retrying on the next beat: ${String(error)}`);
     }
@@ -72,7 +83,7 @@ export class LeaseKeeper {
         const outcome = job.status === 'failed' ? 'failed: no attempts left' : 'requeued';
         this.logger.warn(`Job ${job.id} (queue ${job.queue}): lease expired during attempt ${job.attempts}; ${outcome}`);
       }
-      if (recovered.some((job) => job.status === 'pending')) this.onRecovered();
+      if (recovered.length > 0) this.hooks.onRecovered(recovered);
     } catch (error) {
       this.logger.error(`Recovering expired leases failed; retrying later: ${String(error)}`);
     }

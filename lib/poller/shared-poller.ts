@@ -41,7 +41,7 @@ export class SharedPoller {
   private wakePending = false;
   private currentClaim: Promise<void> = Promise.resolve();
   private consecutiveFailures = 0;
-  private lastClaimAt: number | null = null;
+  private lastRound: number | null = null;
 
   /** Every claimed job, once; workers subscribe with a filter on their queue. */
   readonly jobs$: Observable<JobRecord> = this.jobsSubject.asObservable();
@@ -53,9 +53,12 @@ export class SharedPoller {
     private readonly logger: Logger,
   ) {}
 
-  /** Epoch ms of the last claim round that reached the database without error. */
-  get lastSuccessfulClaimAt(): number | null {
-    return this.lastClaimAt;
+  /**
+   * Epoch ms of the last claim round that ended without a database error (including rounds that had no
+   * free slot to fill): the poller's pulse, for health checks.
+   */
+  get lastRoundAt(): number | null {
+    return this.lastRound;
   }
 
   /** Starts the pipeline and claims once at once. */
@@ -92,11 +95,14 @@ export class SharedPoller {
     this.wakePending = false;
     if (this.mode !== PollerMode.Running) return;
     const requests = this.pool.claimRequests(this.settings.batchSize);
-    if (requests.length === 0) return;
+    if (requests.length === 0) {
+      this.lastRound = Date.now();
+      return;
+    }
     try {
       const now = Date.now();
       const jobs = await this.storage.claim(requests, this.settings.workerId, now, now + this.settings.leaseDuration);
-      this.lastClaimAt = Date.now();
+      this.lastRound = Date.now();
       this.consecutiveFailures = 0;
       if (this.mode !== PollerMode.Running) {
         await this.handBack(jobs);

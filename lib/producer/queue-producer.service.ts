@@ -1,14 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
+import { JobNotRunningError } from '../errors/job-not-running.error';
+import { JobRecord } from '../storage/queue-storage.interface';
 import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import { Job } from '../interfaces/job.interface';
+import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
+import { toScheduleRecord } from '../scheduler/schedule-definition';
+import { Scheduler } from '../scheduler/scheduler';
 import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
 import { assertQueueName } from '../utils/queue-name.util';
-import { toJob } from '../worker/job-runtime';
+import { JobControls, toJob } from '../worker/job-runtime';
 import { JobDefaults, prepareJob } from './prepare-job';
 
-// Jobs handed back to producers have not started; their signal never aborts.
 const NEVER_ABORTED = new AbortController().signal;
+
+/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress. */
+function notRunning(record: JobRecord): JobControls {
+  return { signal: NEVER_ABORTED, updateProgress: () => Promise.reject(new JobNotRunningError(record.id, record.queue)) };
+}
 
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
@@ -26,7 +35,7 @@ export class QueueProducer {
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const storage = await this.factory.storage();
     const [stored] = await storage.enqueue(queue, [record], now);
-    return toJob<TData>(stored, NEVER_ABORTED);
+    return toJob<TData>(stored, notRunning(stored));
   }
 
   /**
@@ -48,7 +57,41 @@ export class QueueProducer {
     });
     const storage = await this.factory.storage();
     const stored = await storage.enqueue(queue, records, now);
-    return stored.map((record) => toJob<TData>(record, NEVER_ABORTED));
+    return stored.map((record) => toJob<TData>(record, notRunning(record)));
+  }
+
+  /**
+   * Creates or replaces a recurring job of `queue`: exactly one of `cron` or `every`. Re-upserting an
+   * unchanged schedule keeps its next run time, so calling this at every boot is safe.
+   * @throws InvalidQueueNameError, InvalidScheduleError (nothing is written).
+   */
+  async upsertSchedule<TData>(queue: string, name: string, options: ScheduleOptions<TData>): Promise<ScheduleInfo<TData>> {
+    assertQueueName(queue);
+    const now = Date.now();
+    const record = toScheduleRecord(queue, name, options, now);
+    await Scheduler.upsert(await this.factory.storage(), [record], now);
+    const stored = (await this.listSchedules<TData>()).find((schedule) => schedule.queue === queue && schedule.name === name);
+    return stored as ScheduleInfo<TData>;
+  }
+
+  /** Deletes a recurring job; resolves false when there was none. Jobs it already enqueued stay. */
+  async removeSchedule(queue: string, name: string): Promise<boolean> {
+    assertQueueName(queue);
+    return (await this.factory.storage()).removeSchedule(queue, name);
+  }
+
+  /** Every recurring job, with its next run time. */
+  async listSchedules<TData = unknown>(): Promise<ScheduleInfo<TData>[]> {
+    const records = await (await this.factory.storage()).listSchedules();
+    return records.map((record) => ({
+      queue: record.queue,
+      name: record.name,
+      cron: record.cron,
+      every: record.every,
+      timezone: record.timezone,
+      data: JSON.parse(record.data) as TData,
+      nextRunAt: new Date(record.nextRunAt),
+    }));
   }
 
   private defaultsFor(queue: string): JobDefaults {

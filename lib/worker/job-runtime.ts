@@ -1,8 +1,15 @@
+import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
 import { JobRecord } from '../storage/queue-storage.interface';
 
-/** Builds the `Job` a handler receives from a claimed row; throws a SyntaxError on an unreadable payload. */
-export function toJob<TData>(record: JobRecord, signal: AbortSignal): Job<TData> {
+/** What a running job can do besides reading itself. */
+export interface JobControls {
+  signal: AbortSignal;
+  updateProgress(progress: JobProgress): Promise<void>;
+}
+
+/** Builds the `Job` a handler (or a producer) receives from a row; throws a SyntaxError on an unreadable payload. */
+export function toJob<TData>(record: JobRecord, controls: JobControls): Job<TData> {
   return {
     id: record.id,
     queue: record.queue,
@@ -13,6 +20,7 @@ export function toJob<TData>(record: JobRecord, signal: AbortSignal): Job<TData>
     createdAt: new Date(record.createdAt),
     runAt: new Date(record.runAt),
     key: record.key,
-    signal,
+    signal: controls.signal,
+    updateProgress: controls.updateProgress,
   };
 }

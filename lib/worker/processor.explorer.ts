@@ -1,23 +1,26 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DiscoveryService } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InvalidProcessorError } from '../errors/invalid-processor.error';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
+import { JOB_EVENT_TYPES } from '../interfaces/queue-event.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
 import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
 import { backoffProblem } from '../utils/backoff.util';
+import { retentionProblem } from '../utils/retention.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { describeValue, isPositiveFinite, isPositiveInteger } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
 import { WorkerSettings } from './queue-worker';
 
-const KNOWN_OPTIONS = new Set<string>(['concurrency', 'maxAttempts', 'backoff', 'timeout']);
+const KNOWN_OPTIONS = new Set<string>(['concurrency', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail', 'schedules']);
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
 @Injectable()
 export class ProcessorExplorer implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
     private readonly accessor: ProcessorMetadataAccessor,
     private readonly factory: SqliteQueueFactory,
   ) {}
@@ -43,6 +46,21 @@ export class ProcessorExplorer implements OnModuleInit {
         instance: instance as QueueProcessor,
         settings: validateSettings(name, metadata.queue, metadata.options),
       });
+      this.registerEventListeners(instance as object, metadata.queue, name);
+    }
+  }
+
+  private registerEventListeners(instance: object, queue: string, processorName: string): void {
+    const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+    for (const method of this.scanner.getAllMethodNames(prototype)) {
+      const handler = prototype[method];
+      if (typeof handler !== 'function') continue;
+      const type = this.accessor.getOnJobEventMetadata(handler);
+      if (!type) continue;
+      if (!JOB_EVENT_TYPES.includes(type)) {
+        throw new InvalidProcessorError(processorName, queue, `@OnJobEvent('${String(type)}') on ${method}() names no event (known: ${JOB_EVENT_TYPES.join(', ')})`);
+      }
+      this.factory.addEventListener(queue, type, (event) => handler.call(instance, event), `${processorName}.${method}()`);
     }
   }
 }
@@ -65,5 +83,10 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
     const problem = backoffProblem(options.backoff);
     if (problem) throw invalid(`backoff ${problem}`);
   }
+  for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
+    const problem = retentionProblem(options[key]);
+    if (problem) throw invalid(`${key} ${problem}`);
+  }
+  if (options.schedules !== undefined && !Array.isArray(options.schedules)) throw invalid('schedules must be an array of { name, cron | every, ... }');
   return { ...options, concurrency };
 }

@@ -1,15 +1,20 @@
 import { Logger } from '@nestjs/common';
 import { Observable, Subscription, filter, mergeMap, tap } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { JobCancelledError } from '../errors/job-cancelled.error';
+import { JobNotRunningError } from '../errors/job-not-running.error';
 import { JobTimeoutError } from '../errors/job-timeout.error';
 import { UnrecoverableError } from '../errors/unrecoverable.error';
+import { JobEventBus } from '../events/job-event-bus';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
-import { JobError } from '../interfaces/job-info.interface';
+import { FinishedJobStatus, JobError, JobProgress } from '../interfaces/job-info.interface';
+import { Job } from '../interfaces/job.interface';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
 import { backoffDelay } from '../utils/backoff.util';
 import { serializeJobError, toJobError } from '../utils/error.util';
+import { serializeProgress } from '../utils/serialize-progress.util';
 import { toJob } from './job-runtime';
 
 /** What a worker needs from the process around it. */
@@ -17,9 +22,12 @@ export interface QueueWorkerContext {
   storage: QueueStorage;
   workerId: string;
   defaultBackoff: BackoffOptions;
+  events: JobEventBus;
   logger: Logger;
-  /** Called whenever a slot frees up, so the poller can claim again. */
+  /** A slot freed up: the poller may claim again. */
   onSlotFreed(): void;
+  /** A job of this queue reached a finished status: retention may have work. */
+  onFinished(queue: string, status: FinishedJobStatus): void;
 }
 
 /** The settings of one queue's processor, validated. */
@@ -28,7 +36,7 @@ export interface WorkerSettings extends ProcessorOptions {
 }
 
 type Outcome =
-  | { kind: 'complete'; result: string | null }
+  | { kind: 'complete'; result: unknown; json: string | null }
   | { kind: 'retry'; error: JobError; runAt: number }
   | { kind: 'fail'; error: JobError };
 
@@ -46,7 +54,8 @@ const MAX_SAVE_RETRY_DELAY_MS = 1000;
 export class QueueWorker {
   private readonly claimed = new Map<string, JobRecord>();
   private readonly running = new Map<string, RunningAttempt>();
-  private readonly handedBack = new Set<string>();
+  /** Attempts whose outcome must not be saved: handed back at shutdown, or cancelled by an operator. */
+  private readonly abandoned = new Set<string>();
   private readonly shutdown = new AbortController();
   private inFlight = 0;
   private accepting = true;
@@ -69,6 +78,11 @@ export class QueueWorker {
   /** Whether any job of this worker is claimed, running or being saved. */
   get busy(): boolean {
     return this.inFlight > 0;
+  }
+
+  /** The attempts running now. */
+  runningAttempts(): AttemptRef[] {
+    return [...this.running.values()].map(({ record }) => ({ id: record.id, attempt: record.attempts }));
   }
 
   /** Subscribes this worker to its own slice of the shared job stream. */
@@ -110,13 +124,22 @@ export class QueueWorker {
    */
   abortRunning(reason: Error): AttemptRef[] {
     this.shutdown.abort(reason);
-    const refs: AttemptRef[] = [];
+    const refs = this.runningAttempts();
     for (const [id, attempt] of this.running) {
-      this.handedBack.add(id);
+      this.abandoned.add(id);
       attempt.controller.abort(reason);
-      refs.push({ id, attempt: attempt.record.attempts });
     }
     return refs;
+  }
+
+  /** An operator cancelled this job: abort its signal and keep its outcome out of the database. */
+  cancelRunning(id: string): boolean {
+    const attempt = this.running.get(id);
+    if (!attempt || this.abandoned.has(id)) return false;
+    this.abandoned.add(id);
+    attempt.controller.abort(new JobCancelledError(id));
+    this.context.events.emit({ type: 'cancelled', queue: this.queue, jobId: id, attempt: attempt.record.attempts });
+    return true;
   }
 
   /** Unsubscribes from the job stream. */
@@ -130,19 +153,20 @@ export class QueueWorker {
     const controller = new AbortController();
     this.running.set(record.id, { record, controller });
     try {
+      this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
       const outcome = await this.run(record, controller);
-      if (!this.handedBack.has(record.id)) await this.save(record, outcome);
+      if (!this.abandoned.has(record.id) && (await this.save(record, outcome))) this.announce(record, outcome);
     } finally {
       this.running.delete(record.id);
-      this.handedBack.delete(record.id);
+      this.abandoned.delete(record.id);
       this.settle(1);
     }
   }
 
   private async run(record: JobRecord, controller: AbortController): Promise<Outcome> {
-    let job;
+    let job: Job;
     try {
-      job = toJob(record, controller.signal);
+      job = toJob(record, { signal: controller.signal, updateProgress: (progress) => this.updateProgress(record, progress) });
     } catch (error) {
       this.context.logger.error(`Job ${record.id} (queue ${this.queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);
@@ -151,10 +175,21 @@ export class QueueWorker {
     const timeout = record.timeout ?? this.settings.timeout;
     try {
       const result = await withTimeout(() => this.processor.process(job), timeout, controller, record.id);
-      return { kind: 'complete', result: this.serializeResult(record, result) };
+      return { kind: 'complete', result, json: this.serializeResult(record, result) };
     } catch (thrown) {
       return this.failureOutcome(record, thrown);
     }
+  }
+
+  private async updateProgress(record: JobRecord, progress: JobProgress): Promise<void> {
+    const json = serializeProgress(this.queue, record.id, progress);
+    const attempt = this.running.get(record.id);
+    if (!attempt || attempt.record.attempts !== record.attempts || this.abandoned.has(record.id)) {
+      throw new JobNotRunningError(record.id, this.queue);
+    }
+    const owned = await this.context.storage.updateProgress({ id: record.id, attempt: record.attempts }, this.context.workerId, json, Date.now());
+    if (!owned) throw new JobNotRunningError(record.id, this.queue);
+    this.context.events.emit({ type: 'progress', queue: this.queue, jobId: record.id, attempt: record.attempts, progress: JSON.parse(json) as JobProgress });
   }
 
   private failureOutcome(record: JobRecord, thrown: unknown): Outcome {
@@ -183,8 +218,11 @@ export class QueueWorker {
     }
   }
 
-  /** Writes the outcome, retrying while the database is locked or failing: a lost write would strand the job. */
-  private async save(record: JobRecord, outcome: Outcome): Promise<void> {
+  /**
+   * Writes the outcome, retrying while the database is locked or failing: a lost write would strand the job.
+   * Returns whether the write took effect (false: the attempt was no longer ours).
+   */
+  private async save(record: JobRecord, outcome: Outcome): Promise<boolean> {
     const { storage, workerId, logger } = this.context;
     const ref = { id: record.id, attempt: record.attempts };
     for (let failures = 0; ; failures++) {
@@ -192,28 +230,44 @@ export class QueueWorker {
         const now = Date.now();
         const owned =
           outcome.kind === 'complete'
-            ? await storage.complete(ref, workerId, outcome.result, now)
+            ? await storage.complete(ref, workerId, outcome.json, now)
             : outcome.kind === 'retry'
               ? await storage.retry(ref, workerId, serializeJobError(outcome.error), outcome.runAt, now)
               : await storage.fail(ref, workerId, serializeJobError(outcome.error), now);
         if (!owned) {
           logger.warn(
-            `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}: its lease was lost before the outcome ` +
-              `(${outcome.kind}) was saved; another worker owns the job now, so this outcome is discarded`,
+            `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}: no longer owned when its outcome ` +
+              `(${outcome.kind}) was saved (cancelled, or its lease expired and another worker took it); outcome discarded`,
           );
         }
-        return;
+        return owned;
       } catch (error) {
-        logger.error(
-          `Job ${record.id} (queue ${this.queue}): saving outcome ${outcome.kind} failed, retrying: ${String(error)}`,
-        );
-        if (this.shutdown.signal.aborted) return;
+        logger.error(`Job ${record.id} (queue ${this.queue}): saving outcome ${outcome.kind} failed, retrying: ${String(error)}`);
+        if (this.shutdown.signal.aborted) return false;
         try {
           await sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), undefined, { signal: this.shutdown.signal });
         } catch {
-          return;
+          return false;
         }
       }
+    }
+  }
+
+  private announce(record: JobRecord, outcome: Outcome): void {
+    const base = { queue: this.queue, jobId: record.id, attempt: record.attempts };
+    const { events } = this.context;
+    switch (outcome.kind) {
+      case 'complete':
+        events.emit({ ...base, type: 'completed', result: outcome.json === null ? null : outcome.result });
+        this.context.onFinished(this.queue, 'completed');
+        return;
+      case 'retry':
+        events.emit({ ...base, type: 'retrying', error: outcome.error, nextRunAt: new Date(outcome.runAt) });
+        return;
+      case 'fail':
+        events.emit({ ...base, type: 'failed', error: outcome.error });
+        this.context.onFinished(this.queue, 'failed');
+        return;
     }
   }
 

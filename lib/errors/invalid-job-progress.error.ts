@@ -1,0 +1,14 @@
+import { SqliteQueueError } from './sqlite-queue.error';
+
+/** A value passed to `job.updateProgress()` that is not a finite number or a small JSON object. Nothing is written. */
+export class InvalidJobProgressError extends SqliteQueueError {
+  constructor(
+    /** The job's queue. */
+    readonly queue: string,
+    /** The job. */
+    readonly jobId: string,
+    reason: string,
+  ) {
+    super(`Invalid progress for job ${jobId} (queue "${queue}"): ${reason}`);
+  }
+}

@@ -1,0 +1,11 @@
+import { SqliteQueueError } from './sqlite-queue.error';
+
+/** The reason of a running job's `signal` when an operator cancels it. */
+export class JobCancelledError extends SqliteQueueError {
+  constructor(
+    /** The cancelled job. */
+    readonly jobId: string,
+  ) {
+    super(`Job ${jobId} was cancelled`);
+  }
+}

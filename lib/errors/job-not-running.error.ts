@@ -1,0 +1,13 @@
+import { SqliteQueueError } from './sqlite-queue.error';
+
+/** `job.updateProgress()` called on a job that this process is not running (finished, cancelled, or returned by `add()`). */
+export class JobNotRunningError extends SqliteQueueError {
+  constructor(
+    /** The job. */
+    readonly jobId: string,
+    /** The job's queue. */
+    readonly queue: string,
+  ) {
+    super(`Job ${jobId} (queue "${queue}") is not running in this process: only its running attempt can report progress`);
+  }
+}

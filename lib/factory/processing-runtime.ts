@@ -1,0 +1,146 @@
+import { Logger } from '@nestjs/common';
+import { JobEventBus } from '../events/job-event-bus';
+import { RetentionKeeper } from '../housekeeping/retention-keeper';
+import { LeaseKeeper } from '../poller/lease-keeper';
+import { SharedPoller } from '../poller/shared-poller';
+import { WorkerPool } from '../poller/worker-pool';
+import { Scheduler } from '../scheduler/scheduler';
+import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
+import { ProcessorDefinition } from '../worker/processor-definition';
+import { QueueWorker } from '../worker/queue-worker';
+import { ResolvedModuleOptions } from './resolve-module-options';
+
+/** Raised in handlers' signals when shutdown outlasts `shutdownTimeout`. */
+export class ShutdownAbortError extends Error {
+  override name = 'ShutdownAbortError';
+}
+
+/**
+ * Everything that runs while a process processes: the workers, the one shared poller, the lease keeper,
+ * retention and the scheduler. Built and started at bootstrap; `stop()` is its single, idempotent way out.
+ */
+export class ProcessingRuntime {
+  private readonly pool = new WorkerPool();
+  private readonly poller: SharedPoller;
+  private readonly leaseKeeper: LeaseKeeper;
+  private readonly retention: RetentionKeeper;
+  private readonly scheduler: Scheduler;
+  private stopping?: Promise<void>;
+
+  constructor(
+    private readonly storage: QueueStorage,
+    definitions: ProcessorDefinition[],
+    private readonly options: ResolvedModuleOptions,
+    events: JobEventBus,
+    private readonly logger: Logger,
+  ) {
+    this.poller = new SharedPoller(storage, this.pool, options, logger);
+    const byQueue = new Map(definitions.map((definition) => [definition.queue, definition]));
+    this.retention = new RetentionKeeper(
+      storage,
+      (queue) => ({
+        removeOnComplete: byQueue.get(queue)?.settings.removeOnComplete ?? options.removeOnComplete,
+        removeOnFail: byQueue.get(queue)?.settings.removeOnFail ?? options.removeOnFail,
+      }),
+      Math.min(options.pollInterval, 1000),
+      logger,
+    );
+    for (const definition of definitions) {
+      const worker = new QueueWorker(definition.queue, definition.processorName, definition.instance, definition.settings, {
+        storage,
+        workerId: options.workerId,
+        defaultBackoff: options.backoff,
+        events,
+        logger: new Logger(`SqliteQueue:${definition.queue}`),
+        onSlotFreed: () => this.poller.wake(),
+        onFinished: (queue, status) => this.retention.mark(queue, status),
+      });
+      this.pool.register(worker);
+      worker.attach(this.poller.jobs$);
+    }
+    this.leaseKeeper = new LeaseKeeper(storage, options, logger, {
+      busy: () => this.pool.all().some((worker) => worker.busy),
+      runningAttempts: () => this.pool.all().flatMap((worker) => worker.runningAttempts()),
+      onCancelled: (ids) => ids.forEach((id) => this.cancelLocally(id)),
+      onRecovered: (jobs) => {
+        for (const job of jobs) {
+          events.emit({ type: 'stalled', queue: job.queue, jobId: job.id, attempt: job.attempts, requeued: job.status === 'pending' });
+          if (job.status === 'failed') this.retention.mark(job.queue, 'failed');
+        }
+        if (jobs.some((job) => job.status === 'pending')) this.poller.wake();
+      },
+    });
+    this.scheduler = new Scheduler(storage, options.pollInterval, (queue) => byQueue.get(queue)?.settings.maxAttempts ?? options.maxAttempts, logger);
+  }
+
+  /** Epoch ms of the poller's last successful round, or null before the first. */
+  get lastPollerRoundAt(): number | null {
+    return this.poller.lastRoundAt;
+  }
+
+  /** Starts every loop. */
+  start(): void {
+    this.leaseKeeper.start();
+    this.retention.start();
+    this.scheduler.start();
+    this.poller.start();
+  }
+
+  /** Asks the poller for a claim soon (work became available that no insert hint announced). */
+  wake(): void {
+    this.poller.wake();
+  }
+
+  /** Aborts a job if this process runs it; true when it did. */
+  cancelLocally(id: string): boolean {
+    return this.pool.all().some((worker) => worker.cancelRunning(id));
+  }
+
+  /**
+   * Graceful stop: claim nothing more, hand back what was claimed but not started, give running jobs
+   * `shutdownTimeout` to finish, then abort and hand back the rest. Keeps heartbeating until the end.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopInOrder();
+    return this.stopping;
+  }
+
+  private async stopInOrder(): Promise<void> {
+    const workers = this.pool.all();
+    workers.forEach((worker) => worker.stopAccepting());
+    await Promise.all([this.poller.stop(), this.scheduler.stop()]);
+    await this.handBack(workers.flatMap((worker) => worker.takeUnstarted()), 'claimed but not started');
+    const finished = await settlesWithin(Promise.all(workers.map((worker) => worker.whenIdle())), this.options.shutdownTimeout);
+    if (!finished) {
+      const reason = new ShutdownAbortError(`Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`);
+      const refs = workers.flatMap((worker) => worker.abortRunning(reason));
+      this.logger.warn(`${refs.length} jobs still running after ${this.options.shutdownTimeout} ms: aborted and handed back`);
+      await this.handBack(refs, 'still running at the shutdown deadline');
+    }
+    await Promise.all([this.leaseKeeper.stop(), this.retention.stop()]);
+    workers.forEach((worker) => worker.detach());
+  }
+
+  private async handBack(refs: AttemptRef[], what: string): Promise<void> {
+    if (refs.length === 0) return;
+    try {
+      await this.storage.release(refs, this.options.workerId, Date.now());
+    } catch (error) {
+      this.logger.error(
+        `Handing back ${refs.length} jobs ${what} failed (${refs.map((ref) => ref.id).join(', ')}); ` +
+          `their leases will expire and free them: ${String(error)}`,
+      );
+    }
+  }
+}
+
+/** True when `work` settles within `ms`; the timer never outlives the call. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+
+/** Thresholds of `QueueHealthIndicator.isHealthy()`. */
+export interface QueueHealthOptions {
+  /** The poller is down when its last successful round is older than this (ms). Default: 3 poll intervals, at least 5 s. */
+  maxPollerSilence?: number;
+  /** A queue is down when its oldest due pending job has waited longer than this (ms). Default 60000. */
+  maxPendingAge?: number;
+  /** Queues to check. Default: those with a processor in this application, else every queue with due jobs. */
+  queues?: string[];
+}
+
+/** The shape @nestjs/terminus expects from an indicator (structurally its `HealthIndicatorResult`). */
+export type QueueHealthResult = Record<string, { status: 'up' | 'down'; [detail: string]: unknown }>;
+
+/**
+ * A health indicator for @nestjs/terminus: database reachable, shared poller alive, and the oldest due
+ * pending job of each queue within a bound. It returns terminus's result shape without importing terminus,
+ * so the library does not need the package; use it as `() => queueHealth.isHealthy('queue')` in
+ * `HealthCheckService.check([...])`.
+ */
+@Injectable()
+export class QueueHealthIndicator {
+  constructor(private readonly factory: SqliteQueueFactory) {}
+
+  /** Checks the queue; never throws, reports `down` with the reason instead. */
+  async isHealthy(key = 'queue', options: QueueHealthOptions = {}): Promise<QueueHealthResult> {
+    const now = Date.now();
+    const { pollInterval, processing } = this.factory.options;
+    const maxPollerSilence = options.maxPollerSilence ?? Math.max(3 * pollInterval, 5000);
+    const maxPendingAge = options.maxPendingAge ?? 60_000;
+    let oldest;
+    try {
+      oldest = await (await this.factory.storage()).oldestDuePending(now);
+    } catch (error) {
+      return { [key]: { status: 'down', database: 'down', error: error instanceof Error ? error.message : String(error) } };
+    }
+    const runtime = this.factory.runtime;
+    const lastRound = runtime?.lastPollerRoundAt ?? null;
+    const pollerUp = !runtime || (lastRound !== null && now - lastRound <= maxPollerSilence);
+    const poller = !processing || !runtime ? 'not running in this process' : pollerUp ? 'up' : 'down';
+    const checked = new Set(options.queues ?? (this.factory.processors().length > 0 ? this.factory.processors().map((p) => p.queue) : oldest.map((row) => row.queue)));
+    const queues: Record<string, { oldestPendingAgeMs: number; status: 'up' | 'down' }> = {};
+    for (const queue of checked) {
+      const age = Math.max(0, now - (oldest.find((row) => row.queue === queue)?.runAt ?? now));
+      queues[queue] = { oldestPendingAgeMs: age, status: age <= maxPendingAge ? 'up' : 'down' };
+    }
+    const down = poller === 'down' || Object.values(queues).some((queue) => queue.status === 'down');
+    return {
+      [key]: {
+        status: down ? 'down' : 'up',
+        database: 'up',
+        poller,
+        pollerLastRoundAgoMs: lastRound === null ? null : now - lastRound,
+        queues,
+      },
+    };
+  }
+}

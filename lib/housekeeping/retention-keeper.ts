@@ -1,0 +1,98 @@
+import { Logger } from '@nestjs/common';
+import { FinishedJobStatus } from '../interfaces/job-info.interface';
+import { RetentionOption } from '../interfaces/retention-options.interface';
+import { QueueStorage } from '../storage/queue-storage.interface';
+import { toRetentionRule } from '../utils/retention.util';
+
+/** The retention options in force for one queue. */
+export interface QueueRetention {
+  removeOnComplete?: RetentionOption;
+  removeOnFail?: RetentionOption;
+}
+
+/** Most rows one retention statement deletes: keeps each write lock short under a big backlog. */
+export const RETENTION_BATCH = 1000;
+
+interface Mark {
+  queue: string;
+  status: 'completed' | 'failed';
+  /** When a sweep of this queue and status is next useful. */
+  dueAt: number;
+  /** The latest finish noted, to know when its age bound falls due. */
+  lastFinish: number;
+}
+
+/**
+ * Applies `removeOnComplete` / `removeOnFail` in batches. A queue is marked when one of its jobs finishes
+ * here; each period runs one bounded DELETE per marked queue and outcome that is due. A count bound is due
+ * at once; an age bound when the jobs noted reach that age. An idle process runs no statement.
+ */
+export class RetentionKeeper {
+  private readonly marks = new Map<string, Mark>();
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly storage: QueueStorage,
+    private readonly retentionOf: (queue: string) => QueueRetention,
+    private readonly period: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Notes that a job of `queue` finished with `status` now. */
+  mark(queue: string, status: FinishedJobStatus, now = Date.now()): void {
+    if (status === 'cancelled') return;
+    const option = this.optionOf(queue, status);
+    if (option === undefined || option === false) return;
+    const age = typeof option === 'object' && option.count === undefined ? (option.age ?? 0) : 0;
+    const key = `${status}:${queue}`;
+    const mark = this.marks.get(key);
+    if (mark) {
+      mark.dueAt = Math.min(mark.dueAt, now + age);
+      mark.lastFinish = Math.max(mark.lastFinish, now);
+    } else {
+      this.marks.set(key, { queue, status, dueAt: now + age, lastFinish: now });
+    }
+  }
+
+  /** Starts the period timer. */
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep(Date.now()).finally(() => (this.running = undefined));
+    }, this.period);
+  }
+
+  /** Stops the timer and sweeps what is due, so a count bound is never left exceeded by a clean shutdown. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    await this.sweep(Date.now());
+  }
+
+  private optionOf(queue: string, status: 'completed' | 'failed'): RetentionOption | undefined {
+    const retention = this.retentionOf(queue);
+    return status === 'completed' ? retention.removeOnComplete : retention.removeOnFail;
+  }
+
+  private async sweep(now: number): Promise<void> {
+    for (const [key, mark] of [...this.marks]) {
+      if (mark.dueAt > now) continue;
+      this.marks.delete(key);
+      const option = this.optionOf(mark.queue, mark.status);
+      const rule = toRetentionRule(option, now);
+      if (!rule) continue;
+      try {
+        const deleted = await this.storage.applyRetention(mark.queue, mark.status, rule, RETENTION_BATCH);
+        if (deleted === RETENTION_BATCH) this.marks.set(key, { ...mark, dueAt: now });
+        else if (rule.finishedBefore !== undefined && typeof option === 'object' && option.age !== undefined) {
+          // Jobs noted since the oldest one still have to reach their age.
+          const nextDue = mark.lastFinish + option.age;
+          if (nextDue > now) this.marks.set(key, { ...mark, dueAt: Math.min(nextDue, now + Math.max(this.period, option.age / 10)) });
+        }
+      } catch (error) {
+        this.marks.set(key, { ...mark, dueAt: now });
+        this.logger.error(`Retention of ${mark.status} jobs of queue ${mark.queue} failed; retrying next period: ${String(error)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { JobCounts, JobStatus } from './job-info.interface';
+
+/** A queue as `QueueAdmin.listQueues()` shows it. */
+export interface QueueInfo {
+  name: string;
+  counts: JobCounts;
+  /** Paused queues claim nothing, in every process sharing the database. */
+  paused: boolean;
+  /** Whether this application has a `@Processor` for it. */
+  hasProcessor: boolean;
+  /** Its processor's concurrency in this application, when it has one. */
+  concurrency: number | null;
+}
+
+/** Options of `QueueAdmin.getJobs()`. */
+export interface GetJobsOptions {
+  /** Only jobs of this status. */
+  status?: JobStatus;
+  /** At most this many (1 to 1000, default 50). */
+  limit?: number;
+  /** Skip this many (default 0). */
+  offset?: number;
+}
+
+/** Options of `QueueAdmin.clean()`. */
+export interface CleanOptions {
+  /** Which jobs: one status or several; never `running`. */
+  status: JobStatus | JobStatus[];
+  /** Only those finished (pending: created) at least this many ms ago. Default 0: all. */
+  olderThan?: number;
+}

@@ -1,0 +1,37 @@
+import { JobOptions } from './job-options.interface';
+
+/**
+ * A recurring job: exactly one of `cron` (5 or 6 fields, seconds optional, parsed by croner) or `every`
+ * (ms). Each occurrence is enqueued once across all processes sharing the database. After downtime, missed
+ * occurrences are not replayed one by one: a schedule that is overdue enqueues ONE job, then continues from
+ * the next occurrence after now.
+ */
+export interface ScheduleOptions<TData = unknown> {
+  /** Cron expression, e.g. `'0 * * * *'` (hourly) or `'*\/10 * * * * *'` (every 10 s). */
+  cron?: string;
+  /** Fixed period in ms (>= 1000... any positive integer). */
+  every?: number;
+  /** IANA time zone the cron expression is read in. Default: the process's zone. */
+  timezone?: string;
+  /** The data each occurrence's job carries. Default `{}`. */
+  data?: TData;
+  /** Options each occurrence's job gets (`delay`, `runAt` and `key` are not allowed here). */
+  jobOptions?: Pick<JobOptions, 'priority' | 'maxAttempts' | 'backoff' | 'timeout'>;
+}
+
+/** A schedule declared on a `@Processor`. */
+export interface DeclaredSchedule<TData = unknown> extends ScheduleOptions<TData> {
+  /** Unique within the queue. */
+  name: string;
+}
+
+/** A schedule as `QueueProducer.listSchedules()` returns it. */
+export interface ScheduleInfo<TData = unknown> {
+  queue: string;
+  name: string;
+  cron: string | null;
+  every: number | null;
+  timezone: string | null;
+  data: TData;
+  nextRunAt: Date;
+}

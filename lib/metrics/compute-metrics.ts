@@ -1,0 +1,53 @@
+import { DurationPercentiles, MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
+import { FinishedJobTiming } from '../storage/queue-storage.interface';
+
+const MINUTE = 60_000;
+
+/** Builds the metrics snapshot of a window from the timings of the jobs finished in it. */
+export function computeMetrics(timings: FinishedJobTiming[], now: number, windowMinutes: number, sampled: boolean): MetricsSnapshot {
+  const start = now - windowMinutes * MINUTE;
+  const byQueue = new Map<string, { metrics: QueueMetrics; waits: number[]; runs: number[] }>();
+  for (const timing of timings) {
+    if (timing.status === 'cancelled' || timing.finishedAt < start) continue;
+    let entry = byQueue.get(timing.queue);
+    if (!entry) {
+      entry = {
+        metrics: {
+          queue: timing.queue,
+          completed: 0,
+          failed: 0,
+          completedPerMinute: new Array<number>(windowMinutes).fill(0),
+          failedPerMinute: new Array<number>(windowMinutes).fill(0),
+          waitTime: null,
+          runTime: null,
+        },
+        waits: [],
+        runs: [],
+      };
+      byQueue.set(timing.queue, entry);
+    }
+    const minute = Math.min(windowMinutes - 1, Math.floor((timing.finishedAt - start) / MINUTE));
+    if (timing.status === 'completed') {
+      entry.metrics.completed++;
+      entry.metrics.completedPerMinute[minute]++;
+    } else {
+      entry.metrics.failed++;
+      entry.metrics.failedPerMinute[minute]++;
+    }
+    if (timing.waitMs !== null && timing.waitMs >= 0) entry.waits.push(timing.waitMs);
+    if (timing.runMs !== null && timing.runMs >= 0) entry.runs.push(timing.runMs);
+  }
+  const queues: Record<string, QueueMetrics> = {};
+  for (const [queue, { metrics, waits, runs }] of byQueue) {
+    queues[queue] = { ...metrics, waitTime: percentiles(waits), runTime: percentiles(runs) };
+  }
+  return { generatedAt: new Date(now), windowMinutes, queues, sampled };
+}
+
+/** Nearest-rank percentiles; null for an empty sample. */
+export function percentiles(values: number[]): DurationPercentiles | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  return { count: sorted.length, p50: rank(50), p90: rank(90), p95: rank(95), p99: rank(99), max: sorted[sorted.length - 1] };
+}

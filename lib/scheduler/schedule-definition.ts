@@ -1,0 +1,94 @@
+import { Cron } from 'croner';
+import { InvalidScheduleError } from '../errors/invalid-schedule.error';
+import { ScheduleOptions } from '../interfaces/schedule-options.interface';
+import { ScheduleRecord } from '../storage/queue-storage.interface';
+import { backoffProblem } from '../utils/backoff.util';
+import { serializeJobData } from '../utils/serialize-job-data.util';
+import { describeValue, isPositiveFinite, isPositiveInteger } from '../utils/validation.util';
+
+const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
+const ALLOWED_JOB_OPTIONS = new Set(['priority', 'maxAttempts', 'backoff', 'timeout']);
+
+/** Validates a schedule and turns it into a record whose first occurrence is the next one after `now`. */
+export function toScheduleRecord(queue: string, name: unknown, options: ScheduleOptions, now: number): ScheduleRecord {
+  const invalid = (reason: string) => new InvalidScheduleError(queue, name, reason);
+  if (typeof name !== 'string' || !SCHEDULE_NAME.test(name)) {
+    throw invalid(`the name must be 1 to 128 letters, digits, "_", ".", ":" or "-", got ${describeValue(name)}`);
+  }
+  if (typeof options !== 'object' || options === null) throw invalid('options must be an object { cron | every, data?, timezone?, jobOptions? }');
+  const { cron, every, timezone, data, jobOptions } = options;
+  if ((cron === undefined) === (every === undefined)) throw invalid('give exactly one of cron or every');
+  if (every !== undefined && !isPositiveInteger(every)) throw invalid(`every must be a positive integer of ms, got ${describeValue(every)}`);
+  if (timezone !== undefined) {
+    if (cron === undefined) throw invalid('timezone only applies to cron schedules');
+    if (!isValidTimeZone(timezone)) throw invalid(`unknown time zone ${describeValue(timezone)}`);
+  }
+  if (cron !== undefined) {
+    if (typeof cron !== 'string' || cron.trim() === '') throw invalid(`cron must be a non-empty string, got ${describeValue(cron)}`);
+    try {
+      new Cron(cron, { timezone, paused: true });
+    } catch (error) {
+      throw invalid(`cron expression ${JSON.stringify(cron)} is not valid: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  let serializedData: string;
+  try {
+    serializedData = serializeJobData(queue, data ?? {}, 'data');
+  } catch (error) {
+    throw invalid(error instanceof Error ? error.message : String(error));
+  }
+  if (jobOptions !== undefined) validateJobOptions(jobOptions, invalid);
+  const record: ScheduleRecord = {
+    queue,
+    name,
+    cron: cron ?? null,
+    every: every ?? null,
+    timezone: timezone ?? null,
+    data: serializedData,
+    options: jobOptions === undefined ? null : JSON.stringify(jobOptions),
+    nextRunAt: 0,
+  };
+  record.nextRunAt = nextOccurrenceAfter(record, now);
+  return record;
+}
+
+/** The first occurrence of a schedule strictly after `after` (epoch ms). `every` schedules keep their grid. */
+export function nextOccurrenceAfter(schedule: ScheduleRecord, after: number): number {
+  if (schedule.every !== null) {
+    const anchor = schedule.nextRunAt > 0 ? schedule.nextRunAt : after;
+    if (anchor > after) return anchor;
+    return anchor + (Math.floor((after - anchor) / schedule.every) + 1) * schedule.every;
+  }
+  const next = new Cron(schedule.cron as string, { timezone: schedule.timezone ?? undefined, paused: true }).nextRun(new Date(after));
+  // A cron that can never fire again (e.g. a past year) parks the schedule far in the future.
+  return next ? next.getTime() : Number.MAX_SAFE_INTEGER;
+}
+
+/** Whether two records define the same schedule (ignoring when it next runs). */
+export function sameDefinition(a: ScheduleRecord, b: ScheduleRecord): boolean {
+  return a.cron === b.cron && a.every === b.every && a.timezone === b.timezone && a.data === b.data && a.options === b.options;
+}
+
+function validateJobOptions(jobOptions: object, invalid: (reason: string) => Error): void {
+  for (const key of Object.keys(jobOptions)) {
+    if (!ALLOWED_JOB_OPTIONS.has(key)) throw invalid(`jobOptions.${key} is not allowed on a schedule (allowed: ${[...ALLOWED_JOB_OPTIONS].join(', ')})`);
+  }
+  const { priority, maxAttempts, backoff, timeout } = jobOptions as Record<string, unknown>;
+  if (priority !== undefined && !(Number.isSafeInteger(priority) && (priority as number) >= 0)) throw invalid('jobOptions.priority must be an integer >= 0');
+  if (maxAttempts !== undefined && !isPositiveInteger(maxAttempts)) throw invalid('jobOptions.maxAttempts must be an integer >= 1');
+  if (timeout !== undefined && !isPositiveFinite(timeout)) throw invalid('jobOptions.timeout must be a positive number of ms');
+  if (backoff !== undefined) {
+    const problem = backoffProblem(backoff);
+    if (problem) throw invalid(`jobOptions.backoff ${problem}`);
+  }
+}
+
+function isValidTimeZone(timezone: unknown): boolean {
+  if (typeof timezone !== 'string') return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,83 @@
+import { Logger } from '@nestjs/common';
+import { JobOptions } from '../interfaces/job-options.interface';
+import { QueueStorage, ScheduleRecord } from '../storage/queue-storage.interface';
+import { nextOccurrenceAfter, sameDefinition } from './schedule-definition';
+
+/**
+ * Enqueues due occurrences of recurring jobs. Every processing process ticks; the database makes each
+ * occurrence a single job whoever gets there first. One statement per tick while nothing is due.
+ */
+export class Scheduler {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly storage: QueueStorage,
+    private readonly period: number,
+    /** maxAttempts of an occurrence whose schedule sets none. */
+    private readonly defaultMaxAttempts: (queue: string) => number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Creates or updates schedules; one whose definition is unchanged keeps its next run time. */
+  static async upsert(storage: QueueStorage, records: ScheduleRecord[], now: number): Promise<void> {
+    if (records.length === 0) return;
+    const existing = new Map((await storage.listSchedules()).map((record) => [`${record.queue}\0${record.name}`, record]));
+    for (const record of records) {
+      const current = existing.get(`${record.queue}\0${record.name}`);
+      if (current && sameDefinition(current, record)) continue;
+      await storage.upsertSchedule(record, now);
+    }
+  }
+
+  /** Starts ticking, with one tick at once. */
+  start(): void {
+    const tick = () => {
+      this.running ??= this.tick().finally(() => (this.running = undefined));
+    };
+    this.timer = setInterval(tick, this.period);
+    tick();
+  }
+
+  /** Stops ticking and waits for a tick in progress. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    const now = Date.now();
+    let due: ScheduleRecord[];
+    try {
+      due = await this.storage.dueSchedules(now);
+    } catch (error) {
+      this.logger.error(`Reading due schedules failed; retrying next tick: ${String(error)}`);
+      return;
+    }
+    for (const schedule of due) {
+      try {
+        const options = schedule.options ? (JSON.parse(schedule.options) as JobOptions) : {};
+        await this.storage.enqueueOccurrence(
+          {
+            schedule,
+            occurrenceAt: schedule.nextRunAt,
+            // Missed occurrences collapse into this one: the next is the first after now, not after the missed one.
+            nextRunAt: nextOccurrenceAfter(schedule, now),
+            job: {
+              data: schedule.data,
+              priority: options.priority ?? 0,
+              runAt: now,
+              maxAttempts: options.maxAttempts ?? this.defaultMaxAttempts(schedule.queue),
+              backoff: options.backoff ? JSON.stringify(options.backoff) : null,
+              timeout: options.timeout ?? null,
+              key: null,
+            },
+          },
+          now,
+        );
+      } catch (error) {
+        this.logger.error(`Enqueuing schedule "${schedule.name}" of queue ${schedule.queue} failed; retrying next tick: ${String(error)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import { RetentionOption } from '../interfaces/retention-options.interface';
+import { RetentionRule } from '../storage/queue-storage.interface';
+import { describeValue, isNonNegativeFinite } from './validation.util';
+
+/** Returns why a retention option is invalid, or null when it is valid. */
+export function retentionProblem(option: unknown): string | null {
+  if (option === undefined || typeof option === 'boolean') return null;
+  if (typeof option === 'number') {
+    return Number.isSafeInteger(option) && option >= 0 ? null : `must be true, false, a count >= 0 or { count?, age? }, got ${describeValue(option)}`;
+  }
+  if (typeof option !== 'object' || option === null) return `must be true, false, a count >= 0 or { count?, age? }, got ${describeValue(option)}`;
+  const { count, age, ...rest } = option as { count?: unknown; age?: unknown };
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) return `has unknown key "${unknown[0]}" (known: count, age)`;
+  if (count === undefined && age === undefined) return 'needs count, age or both';
+  if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 0)) return `count must be an integer >= 0, got ${describeValue(count)}`;
+  if (age !== undefined && !isNonNegativeFinite(age)) return `age must be a number of ms >= 0, got ${describeValue(age)}`;
+  return null;
+}
+
+/** The rule a (valid) option means at `now`, or null when it keeps everything. */
+export function toRetentionRule(option: RetentionOption | undefined, now: number): RetentionRule | null {
+  if (option === undefined || option === false) return null;
+  if (option === true) return { maxCount: 0 };
+  if (typeof option === 'number') return { maxCount: option };
+  return { maxCount: option.count, finishedBefore: option.age === undefined ? undefined : now - option.age };
+}
