@@ -7,8 +7,12 @@ import { WorkerPool } from '../poller/worker-pool';
 import { Scheduler } from '../scheduler/scheduler';
 import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
 import { ProcessorDefinition } from '../worker/processor-definition';
+import { CompletionBatcher } from '../worker/completion-batcher';
 import { QueueWorker } from '../worker/queue-worker';
 import { ResolvedModuleOptions } from './resolve-module-options';
+
+/** Most completions one statement writes. */
+const COMPLETION_BATCH = 500;
 
 /** Raised in handlers' signals when shutdown outlasts `shutdownTimeout`. */
 export class ShutdownAbortError extends Error {
@@ -26,6 +30,7 @@ export class ProcessingRuntime {
   private readonly retention: RetentionKeeper;
   private readonly scheduler: Scheduler;
   private stopping?: Promise<void>;
+  private started: number | null = null;
 
   constructor(
     private readonly storage: QueueStorage,
@@ -45,9 +50,11 @@ export class ProcessingRuntime {
       Math.min(options.pollInterval, 1000),
       logger,
     );
+    const completions = new CompletionBatcher(storage, options.workerId, COMPLETION_BATCH);
     for (const definition of definitions) {
       const worker = new QueueWorker(definition.queue, definition.processorName, definition.instance, definition.settings, {
         storage,
+        completions,
         workerId: options.workerId,
         defaultBackoff: options.backoff,
         events,
@@ -65,7 +72,12 @@ export class ProcessingRuntime {
       onRecovered: (jobs) => {
         for (const job of jobs) {
           events.emit({ type: 'stalled', queue: job.queue, jobId: job.id, attempt: job.attempts, requeued: job.status === 'pending' });
-          if (job.status === 'failed') this.retention.mark(job.queue, 'failed');
+          if (job.status === 'failed') {
+            // It failed for good here: 'failed' listeners (alerts) must hear of it like of any other final failure.
+            const message = `Lease expired during attempt ${job.attempts}: its worker stopped renewing it (the process crashed, hung or was killed)`;
+            events.emit({ type: 'failed', queue: job.queue, jobId: job.id, attempt: job.attempts, error: { name: 'LeaseExpiredError', message, attempt: job.attempts } });
+            this.retention.mark(job.queue, 'failed');
+          }
         }
         if (jobs.some((job) => job.status === 'pending')) this.poller.wake();
       },
@@ -78,8 +90,14 @@ export class ProcessingRuntime {
     return this.poller.lastRoundAt;
   }
 
+  /** Epoch ms when `start()` ran, or null before: a poller is not silent before its first round is due. */
+  get startedAt(): number | null {
+    return this.started;
+  }
+
   /** Starts every loop. */
   start(): void {
+    this.started = Date.now();
     this.leaseKeeper.start();
     this.retention.start();
     this.scheduler.start();

@@ -48,6 +48,12 @@ export interface AttemptRef {
   attempt: number;
 }
 
+/** One attempt's successful outcome: its result as JSON (null for none). */
+export interface Completion {
+  ref: AttemptRef;
+  result: string | null;
+}
+
 /** A job whose lease expired, after recovery. */
 export interface RecoveredJob {
   id: string;
@@ -143,8 +149,11 @@ export interface QueueStorage {
    * marking them running for `workerId` until `leaseUntil`.
    */
   claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]>;
-  /** Marks an attempt completed; false when this worker no longer owns it. */
-  complete(ref: AttemptRef, workerId: string, result: string | null, now: number): Promise<boolean>;
+  /**
+   * Marks many attempts completed in one statement; returns the ids of those this worker still owned
+   * (the others were cancelled or lost their lease meanwhile).
+   */
+  completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>>;
   /** Puts an attempt back to pending until `runAt`, with its error; false when no longer owned. */
   retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean>;
   /** Marks an attempt failed for good; false when no longer owned. */

@@ -9,7 +9,7 @@ import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
 import { assertQueueName } from '../utils/queue-name.util';
-import { describeValue, isPositiveFinite, isPositiveInteger } from '../utils/validation.util';
+import { MAX_TIMER_MS, describeValue, isPositiveInteger, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
 import { WorkerSettings } from './queue-worker';
 
@@ -76,8 +76,8 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
   if (options.maxAttempts !== undefined && !isPositiveInteger(options.maxAttempts)) {
     throw invalid(`maxAttempts must be an integer >= 1, got ${describeValue(options.maxAttempts)}`);
   }
-  if (options.timeout !== undefined && !isPositiveFinite(options.timeout)) {
-    throw invalid(`timeout must be a positive number of ms, got ${describeValue(options.timeout)}`);
+  if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
+    throw invalid(`timeout must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`);
   }
   if (options.backoff !== undefined) {
     const problem = backoffProblem(options.backoff);

@@ -12,14 +12,17 @@ import { Job } from '../interfaces/job.interface';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
-import { backoffDelay } from '../utils/backoff.util';
+import { backoffDelay, backoffProblem } from '../utils/backoff.util';
 import { serializeJobError, toJobError } from '../utils/error.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
+import { CompletionBatcher } from './completion-batcher';
 import { toJob } from './job-runtime';
 
 /** What a worker needs from the process around it. */
 export interface QueueWorkerContext {
   storage: QueueStorage;
+  /** Shared by the process's workers: completions are written in batches. */
+  completions: CompletionBatcher;
   workerId: string;
   defaultBackoff: BackoffOptions;
   events: JobEventBus;
@@ -94,7 +97,15 @@ export class QueueWorker {
           this.inFlight++;
           this.claimed.set(job.id, job);
         }),
-        mergeMap((job) => this.execute(job), this.settings.concurrency),
+        // A rejection here would end this subscription (the queue stops running jobs) and be rethrown by RxJS
+        // as an uncaught exception: whatever one job does, log it and keep the queue going.
+        mergeMap(
+          (job) =>
+            this.execute(job).catch((error: unknown) =>
+              this.context.logger.error(`Job ${job.id} (queue ${this.queue}): unexpected error in the worker: ${String(error)}`),
+            ),
+          this.settings.concurrency,
+        ),
       )
       .subscribe();
   }
@@ -199,10 +210,26 @@ export class QueueWorker {
       this.context.logger.error(`${where} failed for good: ${error.name}: ${error.message}`, error.stack);
       return { kind: 'fail', error };
     }
-    const backoff = record.backoff ? (JSON.parse(record.backoff) as BackoffOptions) : (this.settings.backoff ?? this.context.defaultBackoff);
-    const delay = backoffDelay(backoff, record.attempts);
+    const delay = backoffDelay(this.backoffOf(record), record.attempts);
     this.context.logger.warn(`${where} failed, retrying in ${delay} ms: ${error.name}: ${error.message}`);
     return { kind: 'retry', error, runAt: Date.now() + delay };
+  }
+
+  /**
+   * The job's own backoff, else its processor's, else the module's. A stored backoff that cannot be read (a row
+   * written by another tool) falls back to the queue's with a warning instead of throwing out of the worker.
+   */
+  private backoffOf(record: JobRecord): BackoffOptions {
+    const fallback = this.settings.backoff ?? this.context.defaultBackoff;
+    if (record.backoff === null) return fallback;
+    try {
+      const stored: unknown = JSON.parse(record.backoff);
+      if (backoffProblem(stored) === null) return stored as BackoffOptions;
+    } catch {
+      // reported below
+    }
+    this.context.logger.warn(`Job ${record.id} (queue ${this.queue}): stored backoff ${JSON.stringify(record.backoff)} is invalid; using the queue's`);
+    return fallback;
   }
 
   private serializeResult(record: JobRecord, result: unknown): string | null {
@@ -230,7 +257,7 @@ export class QueueWorker {
         const now = Date.now();
         const owned =
           outcome.kind === 'complete'
-            ? await storage.complete(ref, workerId, outcome.json, now)
+            ? await this.context.completions.complete(ref, outcome.json)
             : outcome.kind === 'retry'
               ? await storage.retry(ref, workerId, serializeJobError(outcome.error), outcome.runAt, now)
               : await storage.fail(ref, workerId, serializeJobError(outcome.error), now);

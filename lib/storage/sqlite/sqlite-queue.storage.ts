@@ -6,6 +6,7 @@ import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
 import {
   AttemptRef,
   ClaimRequest,
+  Completion,
   CountRow,
   FinishedJobTiming,
   JobRecord,
@@ -63,6 +64,7 @@ export class SqliteQueueStorage implements QueueStorage {
       throw new Error(`SqliteQueueStorage needs a DataSource of type 'sqlite' or 'better-sqlite3', got '${type}'`);
     }
     if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+    if (type === 'sqlite') serializeStatements((this.dataSource.driver as unknown as { databaseConnection: unknown }).databaseConnection);
     this.runner = this.dataSource.createQueryRunner();
     await this.configureConnection();
     for (const statement of sql.SCHEMA_SQL) await this.execute(statement);
@@ -130,11 +132,15 @@ export class SqliteQueueStorage implements QueueStorage {
   async claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]> {
     const params: unknown[] = [workerId, leaseUntil, now, now];
     for (const request of requests) params.push(request.queue, now, request.limit);
-    return (await this.select(sql.claimSql(requests.length), params)).map(toJobRecord);
+    const rows = await this.select(sql.claimSql(requests.length), params);
+    return rows.map((row) => toJobRecord({ ...row, status: 'running', locked_by: workerId, lease_until: leaseUntil, started_at: now, updated_at: now }));
   }
 
-  async complete(ref: AttemptRef, workerId: string, result: string | null, now: number): Promise<boolean> {
-    return (await this.execute(sql.COMPLETE_SQL, [result, now, now, Number(ref.id), workerId, ref.attempt])) === 1;
+  async completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
+    if (completions.length === 0) return new Set();
+    const items = JSON.stringify(completions.map(({ ref, result }) => [Number(ref.id), ref.attempt, result]));
+    const rows = await this.select(sql.COMPLETE_MANY_SQL, [now, now, items, workerId]);
+    return new Set(rows.map((row) => String(row.id)));
   }
 
   async retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean> {
@@ -337,6 +343,18 @@ function toScheduleRecord(row: Row): ScheduleRecord {
     options: (row.options as string | null) ?? null,
     nextRunAt: Number(row.next_run_at),
   };
+}
+
+/**
+ * node-sqlite3 runs the statements of a connection in parallel unless told otherwise. When one of them fails
+ * with SQLITE_BUSY (another process held the write lock past busy_timeout), SQLite keeps that statement in
+ * progress, so the writes of statements that run meanwhile cannot autocommit; they are rolled back with it
+ * although each reported success (added jobs vanish, completions are undone, reused ids). In serialized mode
+ * each statement is finished before the next starts. Shown by test/locked-database.e2e-spec.ts.
+ */
+function serializeStatements(connection: unknown): void {
+  const database = connection as { serialize?: () => void } | null;
+  if (typeof database?.serialize === 'function') database.serialize();
 }
 
 function toJobRecord(row: Row): JobRecord {
