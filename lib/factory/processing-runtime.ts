@@ -60,6 +60,7 @@ export class ProcessingRuntime {
         events,
         logger: new Logger(`SqliteQueue:${definition.queue}`),
         onSlotFreed: () => this.poller.wake(),
+        onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),
         onFinished: (queue, status) => this.retention.mark(queue, status),
       });
       this.pool.register(worker);
@@ -107,6 +108,11 @@ export class ProcessingRuntime {
   /** Asks the poller for a claim soon (work became available that no insert hint announced). */
   wake(): void {
     this.poller.wake();
+  }
+
+  /** Asks for a claim when a job this process wrote falls due. */
+  wakeAt(at: number): void {
+    this.poller.wakeAt(at);
   }
 
   /** Aborts a job if this process runs it; true when it did. */

@@ -9,7 +9,7 @@ import { JobOptions } from './job-options.interface';
 export interface ScheduleOptions<TData = unknown> {
   /** Cron expression, e.g. `'0 * * * *'` (hourly) or `'*\/10 * * * * *'` (every 10 s). */
   cron?: string;
-  /** Fixed period in ms (>= 1000... any positive integer). */
+  /** Fixed period in ms (a positive integer). Occurrences keep to a grid: n x every after the first. */
   every?: number;
   /** IANA time zone the cron expression is read in. Default: the process's zone. */
   timezone?: string;

@@ -41,6 +41,8 @@ export class SharedPoller {
   private wakePending = false;
   private currentClaim: Promise<void> = Promise.resolve();
   private consecutiveFailures = 0;
+  private wakeTimer?: NodeJS.Timeout;
+  private wakeTimerAt = Infinity;
   private lastRound: number | null = null;
 
   /** Every claimed job, once; workers subscribe with a filter on their queue. */
@@ -81,10 +83,28 @@ export class SharedPoller {
     if (this.mode === PollerMode.Running) this.wake$.next();
   }
 
+  /**
+   * Asks for a claim at `at` (epoch ms): a delayed job or a retry this process wrote falls due then. Only
+   * the earliest such time within the next poll is kept; the fallback poll covers the rest.
+   */
+  wakeAt(at: number): void {
+    if (this.mode !== PollerMode.Running) return;
+    const delay = at - Date.now();
+    if (delay <= 0) return this.wake();
+    if (delay >= this.settings.pollInterval || at >= this.wakeTimerAt) return;
+    clearTimeout(this.wakeTimer);
+    this.wakeTimerAt = at;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimerAt = Infinity;
+      this.wake();
+    }, delay);
+  }
+
   /** Stops claiming and waits for a claim in progress; its jobs are handed back, not routed. Idempotent. */
   async stop(): Promise<void> {
     if (this.mode === PollerMode.Stopped) return;
     this.mode = PollerMode.Stopped;
+    clearTimeout(this.wakeTimer);
     this.subscription?.unsubscribe();
     await this.currentClaim;
     this.wake$.complete();

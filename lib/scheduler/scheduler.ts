@@ -9,7 +9,9 @@ import { nextOccurrenceAfter, sameDefinition } from './schedule-definition';
  */
 export class Scheduler {
   private timer?: NodeJS.Timeout;
+  private nextTickTimer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private stopped = false;
 
   constructor(
     private readonly storage: QueueStorage,
@@ -32,27 +34,38 @@ export class Scheduler {
 
   /** Starts ticking, with one tick at once. */
   start(): void {
-    const tick = () => {
-      this.running ??= this.tick().finally(() => (this.running = undefined));
-    };
-    this.timer = setInterval(tick, this.period);
-    tick();
+    this.timer = setInterval(() => this.runTick(), this.period);
+    this.runTick();
   }
 
   /** Stops ticking and waits for a tick in progress. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.nextTickTimer);
     await this.running;
+  }
+
+  private runTick(): void {
+    if (this.stopped) return;
+    this.running ??= this.tick().finally(() => (this.running = undefined));
   }
 
   private async tick(): Promise<void> {
     const now = Date.now();
-    let due: ScheduleRecord[];
+    let upcoming: ScheduleRecord[];
     try {
-      due = await this.storage.dueSchedules(now);
+      // One read covers this tick and the next period, so occurrences between two ticks fire on time.
+      upcoming = await this.storage.dueSchedules(now + this.period);
     } catch (error) {
       this.logger.error(`Reading due schedules failed; retrying next tick: ${String(error)}`);
       return;
+    }
+    const due = upcoming.filter((schedule) => schedule.nextRunAt <= now);
+    const soonest = upcoming.reduce((first, schedule) => (schedule.nextRunAt > now ? Math.min(first, schedule.nextRunAt) : first), Infinity);
+    if (soonest !== Infinity && !this.stopped) {
+      clearTimeout(this.nextTickTimer);
+      this.nextTickTimer = setTimeout(() => this.runTick(), soonest - now);
     }
     for (const schedule of due) {
       try {

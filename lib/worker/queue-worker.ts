@@ -29,6 +29,8 @@ export interface QueueWorkerContext {
   logger: Logger;
   /** A slot freed up: the poller may claim again. */
   onSlotFreed(): void;
+  /** A retry was written to fall due at `runAt`. */
+  onRetryScheduled(runAt: number): void;
   /** A job of this queue reached a finished status: retention may have work. */
   onFinished(queue: string, status: FinishedJobStatus): void;
 }
@@ -290,6 +292,7 @@ export class QueueWorker {
         return;
       case 'retry':
         events.emit({ ...base, type: 'retrying', error: outcome.error, nextRunAt: new Date(outcome.runAt) });
+        this.context.onRetryScheduled(outcome.runAt);
         return;
       case 'fail':
         events.emit({ ...base, type: 'failed', error: outcome.error });
