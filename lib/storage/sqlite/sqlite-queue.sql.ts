@@ -23,7 +23,8 @@ const SCHEDULE_COLUMNS = 'queue, name, cron, every_ms, timezone, data, options, 
 /** Idempotent schema: safe to run at every boot, from several processes at once. */
 export const SCHEMA_SQL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS ${T} (
-    id           INTEGER PRIMARY KEY,
+    -- AUTOINCREMENT: never reuse the id of a deleted job (retention, remove, clean), so a stale id cannot name a newer job.
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
     queue        TEXT    NOT NULL,
     status       TEXT    NOT NULL CHECK (status IN ('pending', 'running', 'completed', 'failed', 'cancelled')),
     data         TEXT    NOT NULL,

@@ -133,7 +133,7 @@ export class SqliteQueueStorage implements QueueStorage {
     const params: unknown[] = [workerId, leaseUntil, now, now];
     for (const request of requests) params.push(request.queue, now, request.limit);
     const rows = await this.select(sql.claimSql(requests.length), params);
-    return rows.map((row) => toJobRecord({ ...row, status: 'running', locked_by: workerId, lease_until: leaseUntil, started_at: now, updated_at: now }));
+    return rows.map((row) => toClaimedRecord(row, workerId, leaseUntil, now));
   }
 
   async completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
@@ -355,6 +355,32 @@ function toScheduleRecord(row: Row): ScheduleRecord {
 function serializeStatements(connection: unknown): void {
   const database = connection as { serialize?: () => void } | null;
   if (typeof database?.serialize === 'function') database.serialize();
+}
+
+/** A claimed row: the claim returns only what a worker needs, the rest is known. Hot path: no spreads. */
+function toClaimedRecord(row: Row, workerId: string, leaseUntil: number, now: number): JobRecord {
+  return {
+    id: String(row.id),
+    queue: row.queue as string,
+    status: 'running',
+    data: row.data as string,
+    priority: Number(row.priority),
+    runAt: Number(row.run_at),
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    backoff: (row.backoff as string | null) ?? null,
+    timeout: nullableNumber(row.timeout_ms),
+    key: (row.unique_key as string | null) ?? null,
+    lockedBy: workerId,
+    leaseUntil,
+    result: null,
+    error: null,
+    progress: null,
+    createdAt: Number(row.created_at),
+    startedAt: now,
+    finishedAt: null,
+    updatedAt: now,
+  };
 }
 
 function toJobRecord(row: Row): JobRecord {
