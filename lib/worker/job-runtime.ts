@@ -20,7 +20,10 @@ export function toJob<TData>(record: JobRecord, controls: JobControls): Job<TDat
     createdAt: new Date(record.createdAt),
     runAt: new Date(record.runAt),
     key: record.key,
-    signal: controls.signal,
+    // A getter, so the controller behind it is only created for handlers that use it.
+    get signal() {
+      return controls.signal;
+    },
     updateProgress: controls.updateProgress,
   };
 }

@@ -17,6 +17,7 @@ import { serializeJobError, toJobError } from '../utils/error.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
 import { CompletionBatcher } from './completion-batcher';
 import { toJob } from './job-runtime';
+import { LazyAbortController } from './lazy-abort-controller';
 
 /** What a worker needs from the process around it. */
 export interface QueueWorkerContext {
@@ -47,7 +48,10 @@ type Outcome =
 
 interface RunningAttempt {
   record: JobRecord;
-  controller: AbortController;
+  controller: LazyAbortController;
+  /** Its outcome must not be saved: handed back at shutdown, or cancelled by an operator. Per run, not per job id:
+   * a cancelled job retried at once can run again here while its first handler, ignoring its signal, still runs. */
+  abandoned: boolean;
 }
 
 const MAX_SAVE_RETRY_DELAY_MS = 1000;
@@ -59,8 +63,6 @@ const MAX_SAVE_RETRY_DELAY_MS = 1000;
 export class QueueWorker {
   private readonly claimed = new Map<string, JobRecord>();
   private readonly running = new Map<string, RunningAttempt>();
-  /** Attempts whose outcome must not be saved: handed back at shutdown, or cancelled by an operator. */
-  private readonly abandoned = new Set<string>();
   private readonly shutdown = new AbortController();
   private inFlight = 0;
   private accepting = true;
@@ -131,8 +133,8 @@ export class QueueWorker {
   abortRunning(reason: Error): AttemptRef[] {
     this.shutdown.abort(reason);
     const refs = this.runningAttempts();
-    for (const [id, attempt] of this.running) {
-      this.abandoned.add(id);
+    for (const attempt of this.running.values()) {
+      attempt.abandoned = true;
       attempt.controller.abort(reason);
     }
     return refs;
@@ -141,8 +143,8 @@ export class QueueWorker {
   /** An operator cancelled this job: abort its signal and keep its outcome out of the database. */
   cancelRunning(id: string): boolean {
     const attempt = this.running.get(id);
-    if (!attempt || this.abandoned.has(id)) return false;
-    this.abandoned.add(id);
+    if (!attempt || attempt.abandoned) return false;
+    attempt.abandoned = true;
     attempt.controller.abort(new JobCancelledError(id));
     this.context.events.emit({ type: 'cancelled', queue: this.queue, jobId: id, attempt: attempt.record.attempts });
     return true;
@@ -156,23 +158,24 @@ export class QueueWorker {
 
   private async execute(record: JobRecord): Promise<void> {
     if (!this.claimed.delete(record.id)) return;
-    const controller = new AbortController();
-    this.running.set(record.id, { record, controller });
+    const controller = new LazyAbortController();
+    const attempt: RunningAttempt = { record, controller, abandoned: false };
+    this.running.set(record.id, attempt);
     try {
       this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
       const outcome = await this.run(record, controller);
-      if (!this.abandoned.has(record.id) && (await this.save(record, outcome))) this.announce(record, outcome);
+      if (!attempt.abandoned && (await this.save(record, outcome))) this.announce(record, outcome);
     } finally {
-      this.running.delete(record.id);
-      this.abandoned.delete(record.id);
+      // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
+      if (this.running.get(record.id) === attempt) this.running.delete(record.id);
       this.settle(1);
     }
   }
 
-  private async run(record: JobRecord, controller: AbortController): Promise<Outcome> {
+  private async run(record: JobRecord, controller: LazyAbortController): Promise<Outcome> {
     let job: Job;
     try {
-      job = toJob(record, { signal: controller.signal, updateProgress: (progress) => this.updateProgress(record, progress) });
+      job = toJob(record, { get signal() { return controller.signal; }, updateProgress: (progress) => this.updateProgress(record, progress) });
     } catch (error) {
       this.context.logger.error(`Job ${record.id} (queue ${this.queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);
@@ -190,7 +193,7 @@ export class QueueWorker {
   private async updateProgress(record: JobRecord, progress: JobProgress): Promise<void> {
     const json = serializeProgress(this.queue, record.id, progress);
     const attempt = this.running.get(record.id);
-    if (!attempt || attempt.record.attempts !== record.attempts || this.abandoned.has(record.id)) {
+    if (!attempt || attempt.record !== record || attempt.abandoned) {
       throw new JobNotRunningError(record.id, this.queue);
     }
     const owned = await this.context.storage.updateProgress({ id: record.id, attempt: record.attempts }, this.context.workerId, json, Date.now());
@@ -303,7 +306,7 @@ export class QueueWorker {
 }
 
 /** Runs `work`, failing with `JobTimeoutError` (and aborting the job's signal) once `timeout` ms pass. */
-function withTimeout<T>(work: () => Promise<T>, timeout: number | undefined, controller: AbortController, jobId: string): Promise<T> {
+function withTimeout<T>(work: () => Promise<T>, timeout: number | undefined, controller: LazyAbortController, jobId: string): Promise<T> {
   const started = Promise.resolve().then(work);
   if (timeout === undefined) return started;
   return new Promise<T>((resolve, reject) => {
