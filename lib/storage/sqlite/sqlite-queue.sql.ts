@@ -82,14 +82,24 @@ export const SCHEMA_SQL: readonly string[] = [
 /**
  * Inserts a whole batch from one JSON parameter, so any number of jobs is one atomic statement with no
  * bound-variable limit. Params: queue, now, now, JSON array of [data, priority, runAt, maxAttempts,
- * backoff, timeout, key]. Rows come back in insertion order once sorted by id.
+ * backoff, timeout, key]. Only ids come back (the rest is what we sent); in insertion order once sorted.
  */
 export const ENQUEUE_SQL = `/* enqueue */ INSERT INTO ${T}
   (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, updated_at)
   SELECT ?, 'pending', j.value ->> 0, j.value ->> 1, j.value ->> 2, 0, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, ?, ?
   FROM json_each(?) AS j WHERE true ORDER BY j.key
   ON CONFLICT DO NOTHING
-  RETURNING ${JOB_COLUMNS}`;
+  RETURNING id, unique_key`;
+
+/**
+ * One job: the common `add()`, as a plain VALUES insert (about twice as fast as the JSON form for one row).
+ * Params: queue, data, priority, runAt, maxAttempts, backoff, timeout, key, now, now.
+ */
+export const ENQUEUE_ONE_SQL = `/* enqueue */ INSERT INTO ${T}
+  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, updated_at)
+  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT DO NOTHING
+  RETURNING id, unique_key`;
 
 /** Live jobs holding some keys. Params: queue, JSON array of keys. */
 export const FIND_BY_KEYS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}

@@ -81,29 +81,28 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   async enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
-    const payload = JSON.stringify(
-      jobs.map((job) => [job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key]),
-    );
-    const inserted = (await this.select(sql.ENQUEUE_SQL, [queue, now, now, payload]))
-      .map(toJobRecord)
-      .sort((a, b) => Number(a.id) - Number(b.id));
-    if (inserted.length > 0) this.localInserts?.next();
-    if (inserted.length === jobs.length) return inserted;
-    return this.matchWithExisting(queue, jobs, inserted);
+    const rows =
+      jobs.length === 1
+        ? await this.select(sql.ENQUEUE_ONE_SQL, enqueueOneParams(queue, jobs[0], now))
+        : await this.select(sql.ENQUEUE_SQL, [queue, now, now, enqueuePayload(jobs)]);
+    if (rows.length > 0) this.localInserts?.next();
+    const ids = rows.map((row) => ({ id: Number(row.id), key: (row.unique_key as string | null) ?? null })).sort((a, b) => a.id - b.id);
+    if (ids.length === jobs.length) return jobs.map((job, index) => newJobRecord(queue, job, ids[index].id, now));
+    return this.matchWithExisting(queue, jobs, ids, now);
   }
 
   /**
    * Pairs inputs with rows when some were skipped for a taken key. Inserted rows follow input order, so
    * a keyed input owns the next row exactly when that row carries its key.
    */
-  private async matchWithExisting(queue: string, jobs: NewJobRecord[], inserted: JobRecord[]): Promise<JobRecord[]> {
+  private async matchWithExisting(queue: string, jobs: NewJobRecord[], inserted: { id: number; key: string | null }[], now: number): Promise<JobRecord[]> {
     const result: (JobRecord | undefined)[] = [];
     const missingKeys = new Set<string>();
     let next = 0;
     for (const job of jobs) {
       const row = inserted[next];
       if (row && (job.key === null || row.key === job.key)) {
-        result.push(row);
+        result.push(newJobRecord(queue, job, row.id, now));
         next++;
       } else {
         result.push(undefined);
@@ -317,6 +316,40 @@ export class SqliteQueueStorage implements QueueStorage {
     if (!this.runner) throw new Error('SqliteQueueStorage used before initialize()');
     return this.runner;
   }
+}
+
+function enqueuePayload(jobs: NewJobRecord[]): string {
+  return JSON.stringify(jobs.map((job) => [job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key]));
+}
+
+function enqueueOneParams(queue: string, job: NewJobRecord, now: number): unknown[] {
+  return [queue, job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key, now, now];
+}
+
+/** The record of a job we just inserted: everything but its id is what we sent. */
+function newJobRecord(queue: string, job: NewJobRecord, id: number, now: number): JobRecord {
+  return {
+    id: String(id),
+    queue,
+    status: 'pending',
+    data: job.data,
+    priority: job.priority,
+    runAt: job.runAt,
+    attempts: 0,
+    maxAttempts: job.maxAttempts,
+    backoff: job.backoff,
+    timeout: job.timeout,
+    key: job.key,
+    lockedBy: null,
+    leaseUntil: null,
+    result: null,
+    error: null,
+    progress: null,
+    createdAt: now,
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: now,
+  };
 }
 
 function attemptPairs(refs: AttemptRef[]): string {
