@@ -1,0 +1,102 @@
+'use strict';
+// BullMQ on the local Redis (127.0.0.1:6379), database index 7 only: it is flushed before each run.
+const { Queue, Worker } = require('bullmq');
+const IORedis = require('ioredis');
+const { now, rssSampler, waitFor, sleep, summarizeLatency } = require('../lib/common');
+
+const REDIS = { host: '127.0.0.1', port: 6379, db: 7 };
+const connection = () => ({ ...REDIS, maxRetriesPerRequest: null });
+
+/** Empties database index 7, and nothing else. */
+async function flushBenchDb() {
+  const redis = new IORedis({ ...REDIS, lazyConnect: true });
+  await redis.connect();
+  await redis.select(REDIS.db);
+  await redis.flushdb();
+  await redis.quit();
+}
+exports.flushBenchDb = flushBenchDb;
+
+exports.throughput = async ({ queues, total, concurrency, chunk, addOneCount }) => {
+  await flushBenchDb();
+  const perQueue = total / queues.length;
+  const producers = queues.map((name) => new Queue(name, { connection: connection() }));
+  await Promise.all(producers.map((queue) => queue.waitUntilReady()));
+
+  let t = now();
+  for (const queue of producers) {
+    for (let done = 0; done < perQueue; done += chunk) {
+      const items = Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ name: 'job', data: { i: done + i } }));
+      await queue.addBulk(items);
+    }
+  }
+  const bulkMs = now() - t;
+
+  let completed = 0;
+  let failed = 0;
+  const workers = queues.map((name) => {
+    const worker = new Worker(name, async () => undefined, { connection: connection(), concurrency, autorun: false });
+    worker.on('completed', () => completed++);
+    worker.on('failed', () => failed++);
+    worker.on('error', (error) => console.error('worker error', error.message));
+    return worker;
+  });
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  const rss = rssSampler();
+  t = now();
+  workers.forEach((worker) => void worker.run());
+  await waitFor(() => completed + failed >= total, { what: `${total} completed`, timeoutMs: 300_000 });
+  const processMs = now() - t;
+  const rssMiB = rss.stop();
+  const counts = await Promise.all(producers.map((queue) => queue.getJobCounts('completed', 'failed')));
+  await Promise.all(workers.map((worker) => worker.close()));
+
+  const [first] = producers;
+  t = now();
+  for (let i = 0; i < addOneCount; i++) await first.add('job', { i });
+  const addMs = now() - t;
+  await Promise.all(producers.map((queue) => queue.close()));
+  await flushBenchDb();
+
+  return {
+    bulkEnqueue: { jobs: total, ms: bulkMs, rate: (total / bulkMs) * 1000 },
+    process: {
+      jobs: total,
+      ms: processMs,
+      rate: (total / processMs) * 1000,
+      rssMiB,
+      handled: completed,
+      completed: counts.reduce((sum, c) => sum + c.completed, 0),
+      failed: counts.reduce((sum, c) => sum + c.failed, 0),
+    },
+    addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
+    errors: failed,
+  };
+};
+
+exports.latency = async ({ count, gapMs, warmup }) => {
+  await flushBenchDb();
+  const queue = new Queue('latency', { connection: connection() });
+  let started = () => {};
+  const worker = new Worker('latency', async () => started(now()), { connection: connection(), concurrency: 1 });
+  await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+  await sleep(200);
+  const fromResolved = [];
+  const fromCalled = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const startedAt = new Promise((resolve) => (started = resolve));
+    const called = now();
+    await queue.add('job', { i });
+    const resolved = now();
+    const begin = await startedAt;
+    if (i >= warmup) {
+      fromResolved.push(begin - resolved);
+      fromCalled.push(begin - called);
+    }
+    await sleep(gapMs);
+  }
+  await worker.close();
+  await queue.close();
+  await flushBenchDb();
+  return summarizeLatency(fromResolved, fromCalled);
+};

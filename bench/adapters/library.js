@@ -1,0 +1,100 @@
+'use strict';
+// This library (nestjs-sqlite-queue from ../dist) as a benchmark system.
+const { startLibraryApp, supportsDriverOption, loadedDrivers } = require('../lib/library-app');
+const { freshDbFile, now, rssSampler, waitFor, sleep, summarizeLatency } = require('../lib/common');
+
+function moduleOptions(file, driver, extra = {}) {
+  const options = { database: file, ...extra };
+  if (driver) options.driver = driver;
+  return options;
+}
+
+/** Enqueue `total` jobs over `queues` with addBulk, then process them all; also times add() one at a time. */
+exports.throughput = async ({ tag, driver, queues, total, concurrency, chunk, addOneCount }) => {
+  if (driver && !supportsDriverOption()) return { skipped: `the built library has no driver option ('${driver}') yet` };
+  const file = freshDbFile(`throughput-${tag}.sqlite`);
+  const perQueue = total / queues.length;
+
+  // 1. Enqueue with a producer-only app (processing: false): nothing is claimed yet.
+  const producerApp = await startLibraryApp({ options: moduleOptions(file, driver, { processing: false }) });
+  let t = now();
+  for (const queue of queues) {
+    for (let done = 0; done < perQueue; done += chunk) {
+      const items = Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ data: { i: done + i } }));
+      await producerApp.producer.addBulk(queue, items);
+    }
+  }
+  const bulkMs = now() - t;
+  await producerApp.close();
+
+  // 2. Process: the clock starts before the application boots (boot time is charged to the library).
+  let handled = 0;
+  const rss = rssSampler();
+  t = now();
+  const app = await startLibraryApp({
+    options: moduleOptions(file, driver),
+    queues,
+    concurrency,
+    handler: () => {
+      handled++;
+    },
+  });
+  await waitFor(() => handled >= total, { what: `${total} handler calls`, timeoutMs: 300_000 });
+  let counts;
+  await waitFor(async () => (counts = await app.admin.getCounts()).completed >= total, { everyMs: 2, what: 'all completed' });
+  const processMs = now() - t;
+  const rssMiB = rss.stop();
+  const drivers = loadedDrivers();
+  await app.close();
+  if (driver === 'better-sqlite3' && (!drivers.betterSqlite3 || drivers.sqlite3)) {
+    return { skipped: `the driver option was accepted but better-sqlite3 was not what ran (${JSON.stringify(drivers)})` };
+  }
+
+  // 3. add() one at a time, on a fresh file, producer-only app.
+  const addFile = freshDbFile(`add-one-${tag}.sqlite`);
+  const addApp = await startLibraryApp({ options: moduleOptions(addFile, driver, { processing: false }) });
+  t = now();
+  for (let i = 0; i < addOneCount; i++) await addApp.producer.add(queues[0], { i });
+  const addMs = now() - t;
+  await addApp.close();
+
+  return {
+    bulkEnqueue: { jobs: total, ms: bulkMs, rate: (total / bulkMs) * 1000 },
+    process: { jobs: total, ms: processMs, rate: (total / processMs) * 1000, rssMiB, handled, completed: counts.completed, failed: counts.failed },
+    addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
+    errors: app.log.errors,
+    busy: app.log.busy,
+    errorSamples: app.log.samples,
+    drivers,
+  };
+};
+
+/** One job at a time into an idle queue: ms from add() resolving (and from add() called) to the handler starting. */
+exports.latency = async ({ tag, driver, count, gapMs, warmup, options = {} }) => {
+  if (driver && !supportsDriverOption()) return { skipped: `the built library has no driver option ('${driver}') yet` };
+  const file = freshDbFile(`latency-${tag}.sqlite`);
+  let started = () => {};
+  const app = await startLibraryApp({
+    options: moduleOptions(file, driver, options),
+    queues: ['latency'],
+    concurrency: 1,
+    handler: () => started(now()),
+  });
+  await sleep(200); // let the first claim and lease recovery pass: the queue is idle from here on
+  const fromResolved = [];
+  const fromCalled = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const startedAt = new Promise((resolve) => (started = resolve));
+    const called = now();
+    await app.producer.add('latency', { i });
+    const resolved = now();
+    const begin = await startedAt;
+    if (i >= warmup) {
+      fromResolved.push(begin - resolved);
+      fromCalled.push(begin - called);
+    }
+    await sleep(gapMs); // the completion is written and the queue is idle again
+  }
+  await app.close();
+  return summarizeLatency(fromResolved, fromCalled, app.log);
+};

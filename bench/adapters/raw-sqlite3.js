@@ -1,0 +1,90 @@
+'use strict';
+// The ceiling: the enqueue -> claim -> complete cycle straight on node-sqlite3 (no TypeORM, so no verbose
+// mode), no queue library. Same table, indexes, pragmas and batch sizes as raw-better-sqlite3.js.
+const sqlite3 = require('sqlite3');
+const { freshDbFile, now, rssSampler } = require('../lib/common');
+const raw = require('../lib/raw-sql');
+
+const ROWS_PER_INSERT = 100;
+const CLAIM_BATCH = 100;
+
+/** Promise wrappers over one node-sqlite3 connection. */
+function wrap(db) {
+  return {
+    run: (sql, params = []) => new Promise((resolve, reject) => db.run(sql, params, function done(error) {
+      if (error) reject(error);
+      else resolve(this.changes);
+    })),
+    all: (sql, params = []) => new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows)))),
+    close: () => new Promise((resolve, reject) => db.close((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
+async function open(file) {
+  const db = wrap(await new Promise((resolve, reject) => {
+    const handle = new sqlite3.Database(file, (error) => (error ? reject(error) : resolve(handle)));
+  }));
+  for (const pragma of raw.PRAGMAS) await db.all(pragma);
+  for (const statement of raw.SCHEMA_SQL) await db.run(statement);
+  return db;
+}
+
+exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
+  const db = await open(freshDbFile(`throughput-${tag}.sqlite`));
+  const perQueue = total / queues.length;
+  let t = now();
+  for (const queue of queues) {
+    for (let from = 0; from < perQueue; from += chunk) {
+      const count = Math.min(chunk, perQueue - from);
+      const time = Date.now();
+      await db.run('BEGIN');
+      for (let done = 0; done < count; ) {
+        const rows = Math.min(ROWS_PER_INSERT, count - done);
+        const params = [];
+        for (let i = 0; i < rows; i++) params.push(...raw.rowParams(queue, JSON.stringify({ i: from + done + i }), time));
+        await db.run(raw.insertSql(rows), params);
+        done += rows;
+      }
+      await db.run('COMMIT');
+    }
+  }
+  const bulkMs = now() - t;
+
+  const handler = async () => undefined;
+  let handled = 0;
+  const rss = rssSampler();
+  t = now();
+  for (let idle = 0; idle < queues.length; ) {
+    idle = 0;
+    for (const queue of queues) {
+      const time = Date.now();
+      const jobs = await db.all(raw.CLAIM_SQL, ['bench', time + 30_000, time, time, queue, time, CLAIM_BATCH]);
+      if (jobs.length === 0) {
+        idle++;
+        continue;
+      }
+      await Promise.all(jobs.map((job) => handler(JSON.parse(job.data))));
+      handled += jobs.length;
+      const doneAt = Date.now();
+      await db.run(raw.COMPLETE_BATCH_SQL, [doneAt, doneAt, JSON.stringify(jobs.map((job) => job.id))]);
+    }
+  }
+  const processMs = now() - t;
+  const rssMiB = rss.stop();
+  const [{ n: completed }] = await db.all(`SELECT COUNT(*) AS n FROM ${raw.T} WHERE status = 'completed'`);
+  await db.close();
+
+  const addDb = await open(freshDbFile(`add-one-${tag}.sqlite`));
+  const insertOne = raw.insertSql(1);
+  t = now();
+  for (let i = 0; i < addOneCount; i++) await addDb.run(insertOne, raw.rowParams(queues[0], JSON.stringify({ i }), Date.now()));
+  const addMs = now() - t;
+  await addDb.close();
+
+  return {
+    bulkEnqueue: { jobs: total, ms: bulkMs, rate: (total / bulkMs) * 1000 },
+    process: { jobs: total, ms: processMs, rate: (total / processMs) * 1000, rssMiB, handled, completed, failed: 0 },
+    addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
+    errors: 0,
+  };
+};

@@ -1,0 +1,306 @@
+'use strict';
+// Turns the raw results of run.js into bench/RESULTS.md (and the rows of the throughput chart).
+const { median } = require('./lib/common');
+
+const fmt = (value, digits = 0) =>
+  typeof value === 'number' && Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+const ms = (value) => fmt(value, 2);
+const ratio = (value) => (Number.isFinite(value) ? `${fmt(value, 2)}×` : 'n/a');
+const pct = (value) => (Number.isFinite(value) ? `${fmt(value * 100, 0)} %` : 'n/a');
+const spread = (values, digits = 0) => (values.length > 1 ? `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}` : '');
+const okText = (met) => (met === null ? 'n/a' : met ? '**met**' : '**MISSED**');
+
+/** Median of per-run ratios a[i] / b[i] (runs are interleaved, so run i of both saw the same machine). */
+function pairedRatio(a, b) {
+  const n = Math.min(a.length, b.length);
+  return median(Array.from({ length: n }, (_, i) => a[i] / b[i]));
+}
+
+function table(header, rows) {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+function summarize(data) {
+  const t = data.throughput;
+  const ok = (id) => (t.results[id] || []).filter((r) => !r.skipped);
+  const rates = (id, key) => ok(id).map((r) => r[key].rate);
+  const s = {};
+  for (const { id } of t.systems) {
+    s[id] = {
+      runs: ok(id).length,
+      skipped: (t.results[id] || []).find((r) => r.skipped)?.skipped,
+      process: rates(id, 'process'),
+      bulk: rates(id, 'bulkEnqueue'),
+      add: rates(id, 'addOne'),
+      rss: ok(id).map((r) => r.process.rssMiB),
+      errors: ok(id).reduce((sum, r) => sum + (r.errors || 0), 0),
+      complete: ok(id).every((r) => r.process.completed === r.process.jobs && r.process.handled === r.process.jobs),
+    };
+    s[id].median = median(s[id].process);
+    s[id].vsBull = pairedRatio(s[id].process, rates('bullmq', 'process'));
+    s[id].vsPlain = pairedRatio(s[id].process, rates('plainjob', 'process'));
+    s[id].vsRaw = pairedRatio(s[id].process, rates('raw-sqlite3', 'process'));
+    s[id].vsRawBs3 = pairedRatio(s[id].process, rates('raw-bs3', 'process'));
+  }
+  return s;
+}
+
+function latencySummary(data) {
+  const out = {};
+  for (const { id, label } of data.latency.variants) {
+    const runs = data.latency.results[id].filter((r) => !r.skipped);
+    const pick = (key, p) => median(runs.map((r) => r[key][p]));
+    out[id] = {
+      label,
+      runs: runs.length,
+      skipped: data.latency.results[id].find((r) => r.skipped)?.skipped,
+      p50: pick('fromResolved', 'p50'),
+      p95: pick('fromResolved', 'p95'),
+      p99: pick('fromResolved', 'p99'),
+      p99s: runs.map((r) => r.fromResolved.p99),
+      p50s: runs.map((r) => r.fromResolved.p50),
+      calledP50: pick('fromCalled', 'p50'),
+      calledP99: pick('fromCalled', 'p99'),
+      samples: runs[0] ? runs[0].samples : 0,
+    };
+  }
+  return out;
+}
+
+function buildReport(data) {
+  const { machine, versions, config } = data;
+  const s = summarize(data);
+  const lat = latencySummary(data);
+  const idle = data.idle;
+  const idleMedian = (strategy, n) => median(idle.results[`${strategy}-${n}`].map((r) => r.perSecond));
+  const idleCpu = (strategy, n) => median(idle.results[`${strategy}-${n}`].map((r) => r.cpuMsPerSecond));
+  const libIdle = idle.queueCounts.map((n) => idleMedian('library', n));
+  const backlog = data.backlog;
+  const [small, large] = backlog.backlogs;
+  const bRate = (b) => backlog.results[b].map((r) => r.rate);
+  const bRss = (b) => backlog.results[b].map((r) => r.rssMiB);
+  const backlogRatio = pairedRatio(bRate(large), bRate(small));
+  const rssSmall = median(bRss(small));
+  const rssLarge = median(bRss(large));
+  const con = data.contention;
+  const conTwo = con.results.two;
+  const conBusy = conTwo.reduce((sum, r) => sum + r.busy, 0) + con.results.single.reduce((sum, r) => sum + r.busy, 0);
+  const conErrors = [...conTwo, ...con.results.single].reduce((sum, r) => sum + r.errors, 0);
+  const conDup = [...conTwo, ...con.results.single].reduce((sum, r) => sum + Math.abs(r.duplicates), 0);
+  const conLost = [...conTwo, ...con.results.single].filter((r) => r.completed !== r.total).length;
+
+  const lib = s.library;
+  const bs3 = s['library-bs3'];
+  const targets = [
+    ['End-to-end throughput ≥ 3× BullMQ', `${ratio(lib.vsBull)} (${fmt(lib.median)} jobs/s)`, lib.runs ? lib.vsBull >= 3 : null],
+    ['End-to-end throughput ≥ 2× plainjob', ratio(lib.vsPlain), lib.runs ? lib.vsPlain >= 2 : null],
+    ['End-to-end throughput ≥ 60 % of raw node-sqlite3 ceiling', pct(lib.vsRaw), lib.runs ? lib.vsRaw >= 0.6 : null],
+    ['≥ 40,000 jobs/s with better-sqlite3', bs3.runs ? `${fmt(bs3.median)} jobs/s` : `not measured: ${bs3.skipped}`, bs3.runs ? bs3.median >= 40_000 : null],
+    ['add() → handler start p50 < 2 ms', `${ms(lat.library.p50)} ms`, lat.library.runs ? lat.library.p50 < 2 : null],
+    ['add() → handler start p99 < 10 ms', `${ms(lat.library.p99)} ms`, lat.library.runs ? lat.library.p99 < 10 : null],
+    [
+      'Idle statements/s independent of queue count',
+      `${idle.queueCounts.map((n, i) => `${n}: ${fmt(libIdle[i], 2)}/s`).join(', ')}`,
+      Math.max(...libIdle) <= Math.min(...libIdle) * 1.2 + 0.2,
+    ],
+    ['1M backlog throughput ≥ 80 % of 10k backlog', pct(backlogRatio), backlogRatio >= 0.8],
+    ['RSS bounded with a 1M backlog (≤ 10k-backlog RSS + 25 %)', `${fmt(rssLarge)} MiB vs ${fmt(rssSmall)} MiB`, rssLarge <= rssSmall * 1.25],
+    ['Two processes on one file: zero SQLITE_BUSY / locked errors', `${conBusy} busy, ${conErrors} errors logged, ${conDup} duplicates, ${conLost} runs with lost jobs`, conBusy === 0 && conErrors === 0 && conDup === 0 && conLost === 0],
+  ];
+
+  const tRows = data.throughput.systems.map(({ id, label, concurrency }) => {
+    const x = s[id];
+    if (!x.runs) return [label, '—', `skipped: ${x.skipped || 'no result'}`, '', '', '', '', '', '', '', '', ''];
+    return [
+      label,
+      id === 'plainjob' ? '1 per queue (no option)' : id.startsWith('raw') ? '100-job batches' : `${concurrency} per queue`,
+      `**${fmt(x.median)}**`,
+      spread(x.process),
+      String(x.runs),
+      ratio(x.vsBull),
+      pct(x.vsRaw),
+      id === 'bullmq' ? '' : pct(/bs3|plainjob/.test(id) ? x.vsRawBs3 : x.vsRaw),
+      fmt(median(x.bulk)),
+      fmt(median(x.add)),
+      fmt(median(x.rss)),
+      `${x.errors}${x.complete ? '' : ' (INCOMPLETE)'}`,
+    ];
+  });
+
+  const lines = [];
+  lines.push('# Benchmark results', '');
+  lines.push(`Generated by \`npm run bench\` (bench/run.js) on ${data.date}; the whole run took ${fmt(data.durationMs / 60000, 1)} min.`);
+  lines.push('Every figure is the **median** of the runs shown; ratios are the median of per-run ratios against a baseline');
+  lines.push('measured in the same run (systems are interleaved run by run, so a noisy spell of this shared machine hits all of them).', '');
+  lines.push('## Machine', '');
+  lines.push(
+    table(
+      ['what', 'value'],
+      [
+        ['CPU', `${machine.cores} cores, ${machine.cpu}`],
+        ['memory', `${machine.memoryGiB} GiB`],
+        ['OS', machine.platform],
+        ['Node.js', machine.node],
+        ['library', `nestjs-sqlite-queue ${versions.library} (from dist/), TypeORM ${versions.root.typeorm}, @nestjs/core ${versions.root['@nestjs/core']}, RxJS ${versions.root.rxjs}`],
+        ['node-sqlite3', `sqlite3 ${versions.root.sqlite3}, SQLite ${versions.sqlite.sqlite3} (the library's default driver and the raw ceiling)`],
+        ['better-sqlite3', `better-sqlite3 ${versions.root['better-sqlite3']}, SQLite ${versions.sqlite.betterSqlite3} (the library's optional driver, plainjob and the raw ceiling)`],
+        ['BullMQ', `bullmq ${versions.bench.bullmq}, ioredis ${versions.bench.ioredis}, Redis ${versions.redis} on 127.0.0.1 (DB index 7)`],
+        ['plainjob', `plainjob ${versions.bench.plainjob}`],
+      ],
+    ),
+    '',
+  );
+
+  lines.push('## Targets', '');
+  lines.push(table(['target', 'measured', 'status'], targets.map(([what, measured, met]) => [what, measured, okText(met)])), '');
+
+  lines.push('## 1. Throughput', '');
+  lines.push(
+    `${fmt(config.throughput.total)} no-op jobs over ${config.queues.length} queues, enqueued with each system's bulk call in chunks of ${fmt(config.throughput.chunk)}, then processed.`,
+    '"End to end" runs from the start of processing (for the library: before the Nest application boots) until every job is',
+    'completed in the store. "add()" enqueues one job at a time, each awaited, into an empty file/DB. Database files use WAL.',
+    'The library runs with its default module options. Baseline (1.00×): BullMQ.',
+    '',
+  );
+  lines.push(
+    table(
+      ['system', 'concurrency', 'end to end jobs/s', 'range', 'runs', '× BullMQ', '% of raw node-sqlite3', '% of raw, same driver', 'addBulk jobs/s', 'add() jobs/s', 'peak RSS MiB', 'errors'],
+      tRows,
+    ),
+    '',
+  );
+  lines.push('![Throughput chart](throughput.svg)', '');
+
+  lines.push('## 2. Latency: add() to handler start', '');
+  lines.push(
+    `One job at a time into an idle queue (the next add() comes ${config.latency.gapMs} ms after the handler started, once the`,
+    `completion is written and every follow-up claim is over), ${fmt(config.latency.count)} jobs per run after ${config.latency.warmup} warm-up jobs; handler concurrency 1.`,
+    'Measured from add() resolving to the first line of the handler, in the same process. Baseline: BullMQ.',
+    '',
+  );
+  lines.push(
+    table(
+      ['system', 'p50 ms', 'p95 ms', 'p99 ms', 'p99 range', 'runs', 'p50 ÷ BullMQ p50', 'from add() called: p50 / p99 ms'],
+      data.latency.variants.map(({ id }) => {
+        const x = lat[id];
+        if (!x.runs) return [x.label, `skipped: ${x.skipped}`, '', '', '', '0', '', ''];
+        return [x.label, `**${ms(x.p50)}**`, ms(x.p95), `**${ms(x.p99)}**`, spread(x.p99s, 2), String(x.runs), ratio(pairedRatio(x.p50s, lat.bullmq.p50s)), `${ms(x.calledP50)} / ${ms(x.calledP99)}`];
+      }),
+    ),
+    '',
+  );
+
+  lines.push('## 3. Idle cost', '');
+  lines.push(
+    `SQL statements per second while nothing is enqueued, counted by a TypeORM logger on a DataSource passed to forRoot({ dataSource }),`,
+    `over a ${fmt(idle.windowMs / 1000, 0)} s window after boot; pollInterval ${idle.pollInterval} ms for both. "Naive" is one setInterval per queue`,
+    'running the same kind of claim statement (UPDATE … RETURNING) on the same table. Baseline: this library with 1 queue.',
+    '',
+  );
+  lines.push(
+    table(
+      ['strategy', ...idle.queueCounts.map((n) => `${n} queue${n > 1 ? 's' : ''}: stmts/s`), ...idle.queueCounts.map((n) => `${n}: CPU ms/s`), `runs`],
+      ['library', 'naive'].map((strategy) => [
+        strategy === 'library' ? 'this library (one shared poller)' : 'naive (one poller per queue)',
+        ...idle.queueCounts.map((n) => `${fmt(idleMedian(strategy, n), 2)} (${ratio(idleMedian(strategy, n) / idleMedian('library', idle.queueCounts[0]))})`),
+        ...idle.queueCounts.map((n) => fmt(idleCpu(strategy, n), 1)),
+        String(idle.results[`${strategy}-${idle.queueCounts[0]}`].length),
+      ]),
+    ),
+    '',
+  );
+
+  lines.push('## 4. Backlog scaling', '');
+  lines.push(
+    `The library (sqlite3 driver, defaults, ${backlog.queues} queues × concurrency ${backlog.concurrency}) handles ${fmt(backlog.jobs)} jobs from a table that starts`,
+    `with ${fmt(backlog.jobs)} + backlog pending jobs, so at least the backlog stays pending throughout. Filled with raw multi-row inserts`,
+    `in the library's schema (${backlog.backlogs.map((b) => `${fmt(b + backlog.jobs)} rows in ${fmt(backlog.fills[b].ms / 1000, 1)} s`).join(', ')}), copied fresh for each run.`,
+    'Timed from boot to the last handler call; RSS is the peak of the processing process. Baseline: the 10k backlog.',
+    '',
+  );
+  lines.push(
+    table(
+      ['backlog (pending behind the measured jobs)', 'jobs/s', 'range', 'runs', 'ratio', 'peak RSS MiB', 'first job after boot ms'],
+      backlog.backlogs.map((b) => [
+        fmt(b),
+        `**${fmt(median(bRate(b)))}**`,
+        spread(bRate(b)),
+        String(bRate(b).length),
+        ratio(pairedRatio(bRate(b), bRate(small))),
+        fmt(median(bRss(b))),
+        fmt(median(backlog.results[b].map((r) => r.firstJobMs)), 0),
+      ]),
+    ),
+    '',
+  );
+
+  lines.push('## 5. Contention: two processes on one file', '');
+  lines.push(
+    `Each process boots the library on the same file (4 queues × concurrency ${con.concurrency}), then produces its share of ${fmt(con.total)} jobs`,
+    `with addBulk (chunks of ${con.chunk}) while processing any process's jobs. Timed from the common start signal until every job was`,
+    'handled. Errors are everything the library logged (a counting Nest logger); "busy" those mentioning SQLITE_BUSY/LOCKED or',
+    '"database is locked". Baseline: one process doing the whole job alone.',
+    '',
+  );
+  lines.push(
+    table(
+      ['setup', 'total jobs/s', 'range', 'runs', 'ratio', 'SQLITE_BUSY / locked', 'other errors logged', 'duplicates', 'completed / total'],
+      [['single', '1 process'], ['two', '2 processes']].map(([key, label]) => {
+        const runs = con.results[key];
+        return [
+          label,
+          `**${fmt(median(runs.map((r) => r.rate)))}**`,
+          spread(runs.map((r) => r.rate)),
+          String(runs.length),
+          ratio(pairedRatio(runs.map((r) => r.rate), con.results.single.map((r) => r.rate))),
+          String(runs.reduce((sum, r) => sum + r.busy, 0)),
+          String(runs.reduce((sum, r) => sum + r.errors - r.busy, 0)),
+          String(runs.reduce((sum, r) => sum + r.duplicates, 0)),
+          runs.map((r) => `${r.completed}/${r.total}`).join(', '),
+        ];
+      }),
+    ),
+    '',
+  );
+  const samples = [...conTwo, ...con.results.single].flatMap((r) => r.errorSamples);
+  if (samples.length) lines.push('Logged errors (samples):', '', '```', ...samples.slice(0, 5), '```', '');
+
+  lines.push('## Profile notes', '');
+  lines.push('<!-- PROFILE-NOTES: filled in by hand by the lead (where time goes, what was changed); bench/run.js keeps this section. -->');
+  lines.push(data.profileNotes || '_To be filled in: CPU profile of the library during scenario 1 and the conclusions drawn from it._', '');
+
+  lines.push('## Method notes', '');
+  lines.push(
+    '- Every measurement runs in a fresh child process (clean RSS, no JIT or cache carried over); database files live in bench/.data/ and are deleted afterwards.',
+    '- Concurrency: the library and BullMQ 50 per queue (4 queues: 200 jobs in flight); plainjob has no concurrency option, so one worker',
+    '  per queue; the raw ceilings claim 100 jobs per `UPDATE … RETURNING`, run their no-op handlers, and complete the batch with one UPDATE.',
+    '- The raw ceilings use the library\'s own table and indexes (taken from dist/), WAL and synchronous=NORMAL, with no TypeORM in between.',
+    '- BullMQ keeps completed jobs (its default), like the SQLite systems keep their rows. Redis DB index 7 is flushed before and after each BullMQ run.',
+    '- The machine is shared (other test suites may run at the same time): the range columns show how much a figure moved between runs.',
+    '- Latency: BullMQ\'s worker often holds the job before add() has resolved (its blocking fetch races the reply), hence its tiny',
+    '  "from add() resolved" figures; the "from add() called" column compares the two without that effect.',
+    `- Runs per measurement: throughput ${config.throughput.runs}, latency ${config.latency.runs}, idle ${config.idle.runs}, backlog ${config.backlog.runs}, contention ${config.contention.runs}.`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Rows of the throughput chart: median jobs/s of each system and metric. */
+function chartRows(data) {
+  const s = summarize(data);
+  const rows = [];
+  const metrics = [
+    ['process', 'End to end: enqueued backlog processed to completion'],
+    ['bulk', 'Enqueue with the bulk call (addBulk / addMany / multi-row INSERT)'],
+    ['add', 'Enqueue with add(), one job at a time'],
+  ];
+  for (const [key, metric] of metrics) {
+    for (const { id, label } of data.throughput.systems) {
+      const kind = id.startsWith('library') ? 'this library' : id.startsWith('raw') ? 'raw SQLite, no queue' : 'other queues';
+      if (s[id].runs) rows.push({ label, kind, metric, value: Math.round(median(s[id][key])) });
+    }
+  }
+  return rows;
+}
+
+module.exports = { buildReport, chartRows };

@@ -1,0 +1,95 @@
+'use strict';
+// Runs every benchmark scenario unattended and writes bench/RESULTS.md and bench/throughput.svg.
+//   npm run bench            (from the repository root: builds the library, installs bench/ with npm ci, runs this)
+//   node bench/run.js        (skip build and install)
+//   node bench/run.js --report-only   (re-renders RESULTS.md and the chart from bench/.data/results.json)
+//   BENCH_QUICK=1 node bench/run.js   (tiny sizes, 1 run each: a smoke test of the harness, not a measurement;
+//                                      writes bench/.data/RESULTS.quick.md and throughput.quick.svg)
+const fs = require('node:fs');
+const path = require('node:path');
+const { BENCH_DIR, DATA_DIR, DIST_DIR, machineInfo, now } = require('./lib/common');
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const QUEUES = ['bench-a', 'bench-b', 'bench-c', 'bench-d'];
+const CONFIG = {
+  queues: QUEUES,
+  throughput: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 100_000, chunk: 1_000, addOneCount: QUICK ? 500 : 5_000 },
+  latency: { runs: QUICK ? 1 : 3, count: QUICK ? 100 : 1_000, gapMs: 10, warmup: QUICK ? 10 : 20 },
+  idle: { runs: QUICK ? 1 : 3, queueCounts: [1, 10, 100], warmupMs: 1_500, windowMs: QUICK ? 2_000 : 5_000 },
+  backlog: { runs: QUICK ? 1 : 3, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
+  contention: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 30_000 },
+};
+const RESULTS_FILE = QUICK ? path.join(DATA_DIR, 'RESULTS.quick.md') : path.join(BENCH_DIR, 'RESULTS.md');
+const CHART_FILE = QUICK ? path.join(DATA_DIR, 'throughput.quick.svg') : path.join(BENCH_DIR, 'throughput.svg');
+
+/** The hand-written "Profile notes" of an existing RESULTS.md, kept across runs. */
+function existingProfileNotes() {
+  if (!fs.existsSync(RESULTS_FILE)) return undefined;
+  const text = fs.readFileSync(RESULTS_FILE, 'utf8');
+  const match = /## Profile notes\n\n<!-- PROFILE-NOTES[^\n]*-->\n([\s\S]*?)\n## /.exec(text);
+  if (!match || /^_To be filled in/.test(match[1].trim())) return undefined;
+  return match[1].trim();
+}
+
+/** Writes the chart and RESULTS.md from the collected data. */
+async function render(data) {
+  const { buildReport, chartRows } = require('./report');
+  const { throughputSvg } = require('./chart');
+  const title = `Throughput, ${data.config.throughput.total.toLocaleString('en-US')} no-op jobs, ${data.config.queues.length} queues (median of ${data.config.throughput.runs})`;
+  fs.writeFileSync(CHART_FILE, await throughputSvg(chartRows(data), title));
+  data.profileNotes = existingProfileNotes();
+  fs.writeFileSync(RESULTS_FILE, buildReport(data) + '\n');
+}
+
+async function main() {
+  if (process.argv.includes('--report-only')) {
+    await render(JSON.parse(fs.readFileSync(path.join(DATA_DIR, 'results.json'), 'utf8')));
+    console.log(`Rewrote ${path.relative(process.cwd(), RESULTS_FILE)} and ${path.relative(process.cwd(), CHART_FILE)} from bench/.data/results.json`);
+    return;
+  }
+  if (!fs.existsSync(path.join(DIST_DIR, 'index.js'))) throw new Error('dist/ is missing: run `npm run build` at the repository root first');
+  // The SQLite drivers are the root devDependencies (the library's peers): the raw ceilings and plainjob use the
+  // very same builds as the library, and the bench install needs no native compilation.
+  for (const name of ['sqlite3', 'better-sqlite3', 'typeorm', '@nestjs/core', 'bullmq', 'plainjob', 'vega-lite']) {
+    try {
+      require.resolve(name, { paths: [BENCH_DIR] });
+    } catch {
+      throw new Error(`cannot resolve ${name}: run \`npm ci\` at the repository root and \`npm --prefix bench ci\``);
+    }
+  }
+  const started = now();
+  fs.rmSync(DATA_DIR, { recursive: true, force: true });
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  const { collectVersions } = require('./lib/versions');
+  const versions = await collectVersions().catch((error) => {
+    throw new Error(`cannot reach Redis on 127.0.0.1:6379 (needed for BullMQ): ${error.message}`);
+  });
+
+  const data = { date: new Date().toISOString(), machine: machineInfo(), versions, config: CONFIG };
+  data.timings = {};
+  const scenario = async (name, args) => {
+    const t = now();
+    data[name] = await require(`./scenarios/${name}`).run(args);
+    data.timings[name] = now() - t;
+    console.log(`${name}: done in ${(data.timings[name] / 1000).toFixed(0)} s`);
+  };
+  await scenario('throughput', { ...CONFIG.throughput, queues: QUEUES });
+  await scenario('latency', CONFIG.latency);
+  await scenario('idle', CONFIG.idle);
+  await scenario('backlog', { ...CONFIG.backlog, queues: QUEUES });
+  await scenario('contention', { ...CONFIG.contention, queues: QUEUES });
+  data.durationMs = now() - started;
+  await render(data);
+  // Keep the raw results; delete the database files.
+  fs.writeFileSync(path.join(DATA_DIR, 'results.json'), JSON.stringify(data, null, 1));
+  for (const name of fs.readdirSync(DATA_DIR)) if (/\.sqlite(-wal|-shm|-journal)?$/.test(name)) fs.rmSync(path.join(DATA_DIR, name), { force: true });
+  console.log(`\nWrote ${path.relative(process.cwd(), RESULTS_FILE)} and ${path.relative(process.cwd(), CHART_FILE)} in ${(data.durationMs / 60000).toFixed(1)} min`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error && error.stack ? error.stack : error);
+    process.exit(1);
+  },
+);
