@@ -1,4 +1,11 @@
 export { SqliteQueueModule } from './sqlite-queue.module';
+/** Backend-neutral name of `SqliteQueueModule` (the same class), for apps on PostgreSQL. */
+export { SqliteQueueModule as QueueModule } from './sqlite-queue.module';
+export type {
+  SqliteQueueModuleOptions as QueueModuleOptions,
+  SqliteQueueModuleAsyncOptions as QueueModuleAsyncOptions,
+} from './interfaces/sqlite-queue-module-options.interface';
+export { getPostgresSchemaSql, DEFAULT_POSTGRES_SCHEMA } from './storage/postgres/postgres-queue.sql';
 export { Processor } from './decorators/processor.decorator';
 export { OnJobEvent } from './decorators/on-job-event.decorator';
 export { QueueEvents } from './events/queue-events.service';

@@ -2,15 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { InvalidModuleOptionsError } from '../errors/invalid-module-options.error';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
+import { PostgresQueueOptions } from '../interfaces/postgres-queue-options.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
 import { DEFAULT_BACKOFF, MODULE_DEFAULTS } from '../sqlite-queue.constants';
+import { validatePostgresOptions } from '../storage/postgres/validate-postgres-options';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
-import { isPositiveFinite, isPositiveInteger, isNonNegativeFinite, describeValue } from '../utils/validation.util';
+import { MAX_TIMER_MS, describeValue, isNonNegativeFinite, isPositiveInteger, isTimerDuration } from '../utils/validation.util';
 
 /** Module options after validation, with every default filled in. */
-export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOptions, 'dataSource'>> {
+export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOptions, 'dataSource' | 'postgres'>> {
   dataSource: SqliteQueueModuleOptions['dataSource'];
+  /** Set when the PostgreSQL backend runs on a connection the module opens (or for the schema of a borrowed one). */
+  postgres: PostgresQueueOptions | undefined;
   backoff: BackoffOptions;
 }
 
@@ -26,6 +30,7 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
     database: given.database ?? MODULE_DEFAULTS.database,
     driver: given.driver ?? MODULE_DEFAULTS.driver,
     dataSource: given.dataSource,
+    postgres: undefined,
     pollInterval: given.pollInterval ?? MODULE_DEFAULTS.pollInterval,
     batchWindow: given.batchWindow ?? MODULE_DEFAULTS.batchWindow,
     batchSize: given.batchSize ?? MODULE_DEFAULTS.batchSize,
@@ -47,16 +52,17 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
   if (resolved.dataSource !== undefined && !isDataSourceLike(resolved.dataSource)) {
     throw new InvalidModuleOptionsError('dataSource', 'must be a TypeORM DataSource');
   }
+  resolved.postgres = validatePostgresOptions(given.postgres, { database: given.database, dataSource: resolved.dataSource });
+  // Every duration feeds a timer: Node fires a timer longer than MAX_TIMER_MS after 1 ms instead.
   for (const name of MS_OPTIONS) {
-    if (!isPositiveFinite(resolved[name])) {
-      throw new InvalidModuleOptionsError(name, `must be a positive number of ms, got ${describeValue(resolved[name])}`);
+    if (!isTimerDuration(resolved[name])) {
+      throw new InvalidModuleOptionsError(name, `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(resolved[name])}`);
     }
   }
-  if (!isNonNegativeFinite(resolved.batchWindow)) {
-    throw new InvalidModuleOptionsError('batchWindow', `must be a number of ms >= 0, got ${describeValue(resolved.batchWindow)}`);
-  }
-  if (!isNonNegativeFinite(resolved.shutdownTimeout)) {
-    throw new InvalidModuleOptionsError('shutdownTimeout', `must be a number of ms >= 0, got ${describeValue(resolved.shutdownTimeout)}`);
+  for (const name of ['batchWindow', 'shutdownTimeout'] as const) {
+    if (!(isNonNegativeFinite(resolved[name]) && resolved[name] <= MAX_TIMER_MS)) {
+      throw new InvalidModuleOptionsError(name, `must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${describeValue(resolved[name])}`);
+    }
   }
   if (!isPositiveInteger(resolved.batchSize)) {
     throw new InvalidModuleOptionsError('batchSize', `must be a positive integer, got ${describeValue(resolved.batchSize)}`);

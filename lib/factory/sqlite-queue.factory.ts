@@ -16,8 +16,8 @@ import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
 import { SQLITE_QUEUE_MODULE_OPTIONS } from '../sqlite-queue.constants';
 import { QueueStorage } from '../storage/queue-storage.interface';
-import { SqliteQueueStorage } from '../storage/sqlite/sqlite-queue.storage';
 import { ProcessorDefinition } from '../worker/processor-definition';
+import { createQueueStorage } from './create-queue-storage';
 import { ProcessingRuntime } from './processing-runtime';
 import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-options';
 
@@ -50,8 +50,12 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
     return this.runtimeInstance;
   }
 
-  async onModuleInit(): Promise<void> {
-    await this.storage();
+  /**
+   * Validates the options only. The database opens at bootstrap (or at first use), after every processor has
+   * been validated: a boot that fails, which Nest does not shut down, then leaves no connection open.
+   */
+  onModuleInit(): void {
+    void this.options;
   }
 
   /**
@@ -60,9 +64,13 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
    */
   storage(): Promise<QueueStorage> {
     this.storagePromise ??= (async () => {
-      const { dataSource, database, driver } = this.options;
-      const storage = new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver });
-      await storage.initialize();
+      const storage = createQueueStorage(this.options);
+      try {
+        await storage.initialize();
+      } catch (error) {
+        await storage.close().catch(() => undefined);
+        throw error;
+      }
       return storage;
     })();
     return this.storagePromise;
@@ -106,8 +114,8 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
 
   async onApplicationBootstrap(): Promise<void> {
     const options = this.options;
-    if (!options.processing || this.definitions.size === 0) return;
     const storage = await this.storage();
+    if (!options.processing || this.definitions.size === 0) return;
     const now = Date.now();
     await Scheduler.upsert(
       storage,

@@ -38,7 +38,9 @@ export class QueueHealthIndicator {
     }
     const runtime = this.factory.runtime;
     const lastRound = runtime?.lastPollerRoundAt ?? null;
-    const pollerUp = !runtime || (lastRound !== null && now - lastRound <= maxPollerSilence);
+    // Before its first round, the poller has been silent since it started, not forever.
+    const heardFrom = lastRound ?? runtime?.startedAt ?? null;
+    const pollerUp = !runtime || (heardFrom !== null && now - heardFrom <= maxPollerSilence);
     const poller = !processing || !runtime ? 'not running in this process' : pollerUp ? 'up' : 'down';
     const checked = new Set(options.queues ?? (this.factory.processors().length > 0 ? this.factory.processors().map((p) => p.queue) : oldest.map((row) => row.queue)));
     const queues: Record<string, { oldestPendingAgeMs: number; status: 'up' | 'down' }> = {};

@@ -5,6 +5,7 @@ export * from './job-info.interface';
 export * from './processor-options.interface';
 export * from './queue-processor.interface';
 export * from './sqlite-queue-module-options.interface';
+export * from './postgres-queue-options.interface';
 export * from './queue-event.interface';
 export * from './retention-options.interface';
 export * from './schedule-options.interface';

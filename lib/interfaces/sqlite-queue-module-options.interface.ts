@@ -1,6 +1,7 @@
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { BackoffOptions } from './backoff-options.interface';
+import { PostgresQueueOptions } from './postgres-queue-options.interface';
 import { RetentionOption } from './retention-options.interface';
 
 /** The SQLite drivers the module can open a DataSource with. */
@@ -19,14 +20,26 @@ export interface SqliteQueueModuleOptions {
   driver?: SqliteDriverName;
   /**
    * Reuse a TypeORM DataSource of type `sqlite` or `better-sqlite3` instead of opening one. The module initialises it if
-   * needed, adds its own table, and never closes it (its owner does).
+   * needed, adds its own table, and never closes it (its owner does). A DataSource of type `postgres` selects the
+   * PostgreSQL backend (see `postgres` for its schema settings).
    */
   dataSource?: DataSource;
+  /**
+   * Run the queue on PostgreSQL instead of SQLite: `{ url?, host?, port?, username?, password?, database?, ssl?,
+   * poolSize?, schema?, createSchema? }`. The module opens its own DataSource (TypeORM `postgres` driver; install
+   * `pg`) and closes it on shutdown. With `dataSource` of type `postgres`, give only `schema` / `createSchema` here.
+   * Cannot be combined with `database`. Default: not set (SQLite).
+   */
+  postgres?: PostgresQueueOptions;
   /** Fallback poll period in ms: bounds how late a job from another process or a due delayed job starts. Default 1000. */
   pollInterval?: number;
-  /** Wake-ups within this many ms are merged into one claim. Default 5. */
+  /**
+   * Wake-ups within this many ms are merged into one claim. Default 0: wake-ups of the same turn of the
+   * event loop merge, and under load those arriving while a claim runs merge into the next one anyway, so a
+   * wider window only adds latency.
+   */
   batchWindow?: number;
-  /** Most jobs one claim may take, across all queues. Default 100. */
+  /** Most jobs one claim may take, across all queues (never more than their free slots). Default 500. */
   batchSize?: number;
   /** How long a claimed job stays owned without a heartbeat, in ms. Default 30000. */
   leaseDuration?: number;

@@ -3,7 +3,7 @@ import { JobOptions } from '../interfaces/job-options.interface';
 import { NewJobRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
-import { describeValue, isNonNegativeFinite, isPositiveFinite, isPositiveInteger, isValidDate } from '../utils/validation.util';
+import { MAX_TIMER_MS, describeValue, isNonNegativeFinite, isPositiveInteger, isTimerDuration, isValidDate } from '../utils/validation.util';
 
 const KNOWN_OPTIONS = new Set<string>(['delay', 'runAt', 'priority', 'maxAttempts', 'backoff', 'timeout', 'key']);
 const MAX_KEY_LENGTH = 1024;
@@ -43,7 +43,9 @@ export function prepareJob(
   if (maxAttempts !== undefined && !isPositiveInteger(maxAttempts)) {
     throw invalid('maxAttempts', `must be an integer >= 1, got ${describeValue(maxAttempts)}`);
   }
-  if (timeout !== undefined && !isPositiveFinite(timeout)) throw invalid('timeout', `must be a positive number of ms, got ${describeValue(timeout)}`);
+  if (timeout !== undefined && !isTimerDuration(timeout)) {
+    throw invalid('timeout', `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(timeout)}`);
+  }
   if (backoff !== undefined) {
     const problem = backoffProblem(backoff);
     if (problem) throw invalid('backoff', problem);

@@ -35,6 +35,7 @@ export class QueueProducer {
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const storage = await this.factory.storage();
     const [stored] = await storage.enqueue(queue, [record], now);
+    if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
     return toJob<TData>(stored, notRunning(stored));
   }
 
@@ -53,10 +54,17 @@ export class QueueProducer {
       if (typeof item !== 'object' || item === null || !('data' in item)) {
         throw new InvalidJobOptionsError(queue, `items[${index}]`, 'must be an object { data, options? } with a data property');
       }
+      // `{ data, delay: 100 }` would otherwise drop the option silently: job options go in `options`.
+      const stray = Object.keys(item).find((field) => field !== 'data' && field !== 'options');
+      if (stray !== undefined) {
+        throw new InvalidJobOptionsError(queue, `items[${index}].${stray}`, 'is not a field of a bulk item (an item is { data, options? }; job options go in options)');
+      }
       return prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
     });
     const storage = await this.factory.storage();
     const stored = await storage.enqueue(queue, records, now);
+    const firstDelayed = records.reduce((first, record) => (record.runAt > now && record.runAt < first ? record.runAt : first), Infinity);
+    if (firstDelayed !== Infinity) this.factory.runtime?.wakeAt(firstDelayed);
     return stored.map((record) => toJob<TData>(record, notRunning(record)));
   }
 

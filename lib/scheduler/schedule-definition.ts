@@ -4,7 +4,7 @@ import { ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { ScheduleRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
-import { describeValue, isPositiveFinite, isPositiveInteger } from '../utils/validation.util';
+import { MAX_TIMER_MS, describeValue, isPositiveInteger, isTimerDuration } from '../utils/validation.util';
 
 const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
 const ALLOWED_JOB_OPTIONS = new Set(['priority', 'maxAttempts', 'backoff', 'timeout']);
@@ -76,7 +76,7 @@ function validateJobOptions(jobOptions: object, invalid: (reason: string) => Err
   const { priority, maxAttempts, backoff, timeout } = jobOptions as Record<string, unknown>;
   if (priority !== undefined && !(Number.isSafeInteger(priority) && (priority as number) >= 0)) throw invalid('jobOptions.priority must be an integer >= 0');
   if (maxAttempts !== undefined && !isPositiveInteger(maxAttempts)) throw invalid('jobOptions.maxAttempts must be an integer >= 1');
-  if (timeout !== undefined && !isPositiveFinite(timeout)) throw invalid('jobOptions.timeout must be a positive number of ms');
+  if (timeout !== undefined && !isTimerDuration(timeout)) throw invalid(`jobOptions.timeout must be a positive number of ms, at most ${MAX_TIMER_MS}`);
   if (backoff !== undefined) {
     const problem = backoffProblem(backoff);
     if (problem) throw invalid(`jobOptions.backoff ${problem}`);

@@ -11,6 +11,14 @@ export function isPositiveFinite(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }
 
+/** Longest delay Node's timers honour; a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A positive number of ms that a timer can wait: > 0 and <= MAX_TIMER_MS. */
+export function isTimerDuration(value: unknown): value is number {
+  return isPositiveFinite(value) && value <= MAX_TIMER_MS;
+}
+
 export function isValidDate(value: unknown): value is Date {
   return value instanceof Date && !Number.isNaN(value.getTime());
 }

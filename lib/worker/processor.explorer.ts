@@ -1,11 +1,14 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InvalidProcessorError } from '../errors/invalid-processor.error';
+import { InvalidScheduleError } from '../errors/invalid-schedule.error';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
+import { DeclaredSchedule } from '../interfaces/schedule-options.interface';
 import { JOB_EVENT_TYPES } from '../interfaces/queue-event.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
 import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
+import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
 import { assertQueueName } from '../utils/queue-name.util';
@@ -87,6 +90,17 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
     const problem = retentionProblem(options[key]);
     if (problem) throw invalid(`${key} ${problem}`);
   }
-  if (options.schedules !== undefined && !Array.isArray(options.schedules)) throw invalid('schedules must be an array of { name, cron | every, ... }');
+  if (options.schedules !== undefined) {
+    if (!Array.isArray(options.schedules)) throw invalid('schedules must be an array of { name, cron | every, ... }');
+    // Validated here, at discovery, so a bad schedule fails app.init() whether or not this process processes.
+    const names = new Set<unknown>();
+    for (const schedule of options.schedules as unknown[]) {
+      if (typeof schedule !== 'object' || schedule === null) throw invalid('each schedule must be an object { name, cron | every, ... }');
+      const { name: scheduleName, ...definition } = schedule as DeclaredSchedule;
+      toScheduleRecord(queue, scheduleName, definition, Date.now());
+      if (names.has(scheduleName)) throw new InvalidScheduleError(queue, scheduleName, 'the name is declared twice on this processor');
+      names.add(scheduleName);
+    }
+  }
   return { ...options, concurrency };
 }

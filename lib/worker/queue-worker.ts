@@ -160,6 +160,14 @@ export class QueueWorker {
     if (!this.claimed.delete(record.id)) return;
     const controller = new LazyAbortController();
     const attempt: RunningAttempt = { record, controller, abandoned: false };
+    // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
+    // our heartbeat noticed, and it may even carry the same attempt number (retry starts a fresh count), so
+    // only this flag keeps its late outcome from landing on the new run.
+    const stale = this.running.get(record.id);
+    if (stale && !stale.abandoned) {
+      stale.abandoned = true;
+      stale.controller.abort(new JobCancelledError(record.id));
+    }
     this.running.set(record.id, attempt);
     try {
       this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });

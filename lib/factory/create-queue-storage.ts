@@ -1,0 +1,16 @@
+import { QueueStorage } from '../storage/queue-storage.interface';
+import { PostgresQueueStorage } from '../storage/postgres/postgres-queue.storage';
+import { SqliteQueueStorage } from '../storage/sqlite/sqlite-queue.storage';
+import { ResolvedModuleOptions } from './resolve-module-options';
+
+/**
+ * Picks the backend from the resolved options: PostgreSQL for a DataSource of type `postgres` or for the
+ * `postgres` option, SQLite otherwise. Nothing above the storage interface knows which one runs.
+ */
+export function createQueueStorage(options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'>): QueueStorage {
+  const { dataSource, database, driver, postgres } = options;
+  const schema = { schema: postgres?.schema, createSchema: postgres?.createSchema };
+  if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
+  if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
+  return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver });
+}

@@ -1,0 +1,37 @@
+import type { TlsOptions } from 'node:tls';
+
+/**
+ * The `postgres` option of `SqliteQueueModule.forRoot()` / `QueueModule.forRoot()`: run the queue on
+ * PostgreSQL (TypeORM's `postgres` driver; install `pg`). With these options alone the module opens its own
+ * DataSource and closes it on shutdown. Next to `dataSource` (a DataSource of type `postgres`), only `schema`
+ * and `createSchema` apply: the connection is the borrowed one, which the module never closes.
+ */
+export interface PostgresQueueOptions {
+  /** Connection URL, e.g. `postgres://user:password@host:5432/db`. Fields set next to it override its parts. */
+  url?: string;
+  /** Server host. Default: node-postgres' default (`PGHOST` or `localhost`). */
+  host?: string;
+  /** Server port. Default: node-postgres' default (`PGPORT` or 5432). */
+  port?: number;
+  /** User name. Default: node-postgres' default (`PGUSER` or the OS user). */
+  username?: string;
+  /** Password. Default: node-postgres' default (`PGPASSWORD`, ~/.pgpass). */
+  password?: string;
+  /** Database name. Default: node-postgres' default (`PGDATABASE` or the user name). */
+  database?: string;
+  /** TLS: `true`, or Node TLS options (`{ rejectUnauthorized, ca, ... }`). Default: no TLS. */
+  ssl?: boolean | TlsOptions;
+  /** Most connections of the module's pool (one more is held for LISTEN). Default 10. */
+  poolSize?: number;
+  /**
+   * PostgreSQL schema holding the queue's tables (`nest_queue_jobs`, `nest_queue_queues`,
+   * `nest_queue_schedules`) and naming its LISTEN/NOTIFY channel (`<schema>_jobs_due`). Letters, digits and
+   * underscores, at most 50 characters. Default `'nest_queue'`.
+   */
+  schema?: string;
+  /**
+   * `false`: do not create the schema at boot; it must already exist (run `getPostgresSchemaSql(schema)` in your
+   * migrations). Use it when the application's database user may not run DDL. Default `true`.
+   */
+  createSchema?: boolean;
+}

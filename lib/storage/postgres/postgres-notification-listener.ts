@@ -1,0 +1,160 @@
+import { Observable, Subject } from 'rxjs';
+
+/** A notification as node-postgres delivers it. */
+export interface PgNotification {
+  channel: string;
+  payload?: string;
+}
+
+/** The slice of a node-postgres `Client` the listener uses (pg is an optional peer: no import of its types). */
+export interface PgListenClient {
+  connect(): Promise<unknown>;
+  query(statement: string): Promise<unknown>;
+  end(): Promise<void>;
+  /** Lets the process exit while the connection is open (node-postgres clients have it). */
+  unref?(): void;
+  on(event: 'notification', listener: (message: PgNotification) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  removeAllListeners(): unknown;
+}
+
+/** Where the listener reports connection trouble. */
+export interface ListenerLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
+/** Reconnect back-off of the listener, in ms. */
+export interface ListenerBackoff {
+  /** First delay after the connection drops. */
+  initialDelay: number;
+  /** Delays double up to this. */
+  maxDelay: number;
+}
+
+const DEFAULT_BACKOFF: ListenerBackoff = { initialDelay: 100, maxDelay: 10_000 };
+
+/**
+ * Holds one dedicated connection that LISTENs on the queue's channel and turns each notification into an
+ * insert hint. Hints are only an optimisation (the poller's fallback tick finds everything anyway), so a lost
+ * connection is never an error for the caller: it is re-established with a capped exponential back-off, and
+ * the first hint after a reconnect is emitted at once, because notifications sent while we were away are gone
+ * and a claim right now catches up on them.
+ */
+export class PostgresNotificationListener {
+  private readonly hints = new Subject<void>();
+  private client?: PgListenClient;
+  private reconnectTimer?: NodeJS.Timeout;
+  private failures = 0;
+  private closed = false;
+  private up = false;
+  private connecting: Promise<void> = Promise.resolve();
+
+  /** One value per notification, and one after every reconnect. Completes on `close()`. */
+  readonly hints$: Observable<void> = this.hints.asObservable();
+
+  constructor(
+    private readonly createClient: () => PgListenClient,
+    private readonly channel: string,
+    private readonly listenStatement: string,
+    private readonly logger: ListenerLogger,
+    private readonly backoff: ListenerBackoff = DEFAULT_BACKOFF,
+  ) {}
+
+  /** True while a LISTEN connection is up. */
+  get listening(): boolean {
+    return this.up;
+  }
+
+  /** Connects and LISTENs. Never rejects: a failure is logged and retried in the background. */
+  start(): Promise<void> {
+    this.connecting = this.connect();
+    return this.connecting;
+  }
+
+  /** Ends the connection and any pending reconnect; leaves no timer or socket behind. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    this.up = false;
+    // Ending the client makes an in-flight connect fail fast; wait for it so no socket outlives us.
+    if (client) await endQuietly(client);
+    await this.connecting;
+    this.hints.complete();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    let client: PgListenClient;
+    try {
+      client = this.createClient();
+    } catch (error) {
+      // A configuration problem that retrying cannot fix: run on the fallback poll alone.
+      this.logger.warn(`Cannot open a LISTEN connection (${String(error)}); relying on the fallback poll`);
+      return;
+    }
+    const reconnecting = this.failures > 0;
+    this.client = client;
+    // pg emits 'error' on an idle client whose server went away; without a listener that would crash the process.
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, new Error('the connection ended')));
+    client.on('notification', (message) => {
+      if (message.channel === this.channel && !this.closed) this.hints.next();
+    });
+    try {
+      await client.connect();
+      await client.query(this.listenStatement);
+    } catch (error) {
+      this.lost(client, error);
+      return;
+    }
+    if (this.closed || client !== this.client) return;
+    // Like a SQLite handle, the idle LISTEN socket alone does not keep the process alive: a processing app is kept
+    // alive by its poller's timer, and an app that was never closed (say, its init failed) can still exit. Only
+    // once connected: while connecting, the socket is the one thing an awaiting boot is waiting for.
+    client.unref?.();
+    this.up = true;
+    if (reconnecting) {
+      this.logger.log(`LISTEN connection re-established after ${this.failures} failed attempt(s); claiming to catch up`);
+      this.failures = 0;
+      this.hints.next();
+    }
+  }
+
+  /** The connection of `client` is gone (or never came up): drop it and schedule the next attempt. */
+  private lost(client: PgListenClient, error: unknown): void {
+    if (client !== this.client || this.closed) return;
+    this.client = undefined;
+    this.up = false;
+    void endQuietly(client);
+    this.failures++;
+    const base = Math.min(this.backoff.maxDelay, this.backoff.initialDelay * 2 ** Math.min(this.failures - 1, 20));
+    // Jitter: after a database restart, many processes should not all reconnect in the same millisecond.
+    const delay = Math.round(base / 2 + (Math.random() * base) / 2);
+    const reason = error instanceof Error ? error.message : String(error);
+    if (this.failures === 1 || this.failures % 10 === 0) {
+      this.logger.warn(
+        `LISTEN connection lost (${reason}); reconnecting in ${delay} ms (attempt ${this.failures}). ` +
+          'Meanwhile jobs from other processes are found by the fallback poll.',
+      );
+    }
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connecting = this.connect();
+    }, delay);
+    // A retry schedule is no reason to keep the process alive either.
+    this.reconnectTimer.unref();
+  }
+}
+
+/** Ends a client, ignoring its late errors: it is being thrown away. */
+async function endQuietly(client: PgListenClient): Promise<void> {
+  client.removeAllListeners();
+  client.on('error', () => undefined);
+  await client.end().catch(() => undefined);
+}
