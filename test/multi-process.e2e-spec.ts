@@ -1,6 +1,8 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, SqliteQueueModule } from '../lib';
 import { readRunLog, startChildApp } from './support/child-app';
+import { CountingConnection, countingConnection } from './support/counting-data-source';
+import { jobCounts } from './support/job-counts';
 import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
 
@@ -16,21 +18,32 @@ class InboxProcessor implements QueueProcessor<{ n: number }, number> {
 describe('several OS processes on one file', () => {
   let db: ReturnType<typeof tempDatabase>;
   let app: TestingModule | undefined;
+  let connection: CountingConnection | undefined;
 
   beforeEach(() => (db = tempDatabase()));
   afterEach(async () => {
     await app?.close();
     app = undefined;
+    await connection?.destroy();
+    connection = undefined;
     db.cleanup();
   });
 
-  it('picks up jobs that a second OS process enqueues while this app is idle', async () => {
+  it('picks up jobs that a second OS process enqueues after this app has been idle for several poll periods', async () => {
+    // A DataSource whose logger counts statements, so the test can see the app's empty claim rounds.
+    connection = countingConnection(db.path);
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 200 })],
       providers: [InboxProcessor],
     }).compile();
     await app.init();
     const admin = app.get(QueueAdmin);
+    // Idle first: a poller whose back-off grows on empty rounds (and never resets, as in the original) would
+    // be slow to notice work after this, or never notice it within the test's wait.
+    const log = connection.log;
+    const claimsAtBoot = log.claims;
+    await waitFor(() => log.claims >= claimsAtBoot + 5, 'five more claim rounds while idle', 30_000, 20);
+    expect(await admin.getCounts()).toEqual(jobCounts()); // those rounds had nothing to claim
     const producer = startChildApp({ database: db.path, produce: { queue: 'inbox', count: 25, bulk: 10 }, exitAfterProduce: true });
     expect(await producer.exited).toBe(0);
     await waitFor(async () => (await admin.getCounts('inbox')).completed === 25, '25 jobs from the other process completed');

@@ -2,16 +2,19 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueueAppConfig } from '../fixtures/queue-app';
+import { backendPreloadArgs } from './test-backend';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** A running child application (test/fixtures/queue-app.ts). */
+/** A running child process started from a TypeScript script (an app or a helper script). */
 export interface ChildApp {
   readonly process: ChildProcess;
-  /** Resolves when the child printed `line` (READY, PRODUCED). */
+  /** Resolves when the child printed `line` (READY, PRODUCED, LOCKED...) as a whole line. */
   printed(line: string): Promise<void>;
   /** Resolves with the exit code (or signal name) when the child exits. */
   readonly exited: Promise<number | string>;
+  /** Everything the child wrote to stdout so far. */
+  stdout(): string;
   /** Everything the child wrote to stderr so far. */
   stderr(): string;
   /** Graceful: SIGTERM (the app closes), then wait for exit. */
@@ -20,9 +23,23 @@ export interface ChildApp {
   kill(): Promise<number | string>;
 }
 
-/** Starts a Nest application in a new OS process. */
+/** Starts a Nest application (test/fixtures/queue-app.ts) in a new OS process. */
 export function startChildApp(config: QueueAppConfig): ChildApp {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'test/fixtures/queue-app.ts'), JSON.stringify(config)], {
+  return startScript('test/fixtures/queue-app.ts', [JSON.stringify(config)]);
+}
+
+/**
+ * Starts test/fixtures/hold-write-lock.ts: a plain node-sqlite3 connection that takes the write lock
+ * (`BEGIN IMMEDIATE`), prints `LOCKED`, holds it `holdMs`, prints `RELEASING <epoch ms>` just before COMMIT,
+ * then `RELEASED`, and exits 0.
+ */
+export function startLockHolder(database: string, holdMs: number): ChildApp {
+  return startScript('test/fixtures/hold-write-lock.ts', [database, String(holdMs)]);
+}
+
+/** Runs a TypeScript file of this repository with ts-node in a new OS process. */
+export function startScript(script: string, args: string[]): ChildApp {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', ...backendPreloadArgs(), join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,9 +60,16 @@ export function startChildApp(config: QueueAppConfig): ChildApp {
         const check = () => stdout.split('\n').includes(line) && resolve();
         listeners.push(check);
         check();
-        void exited.then((code) => reject(new Error(`child exited (${code}) before printing ${line}; stderr:\n${stderr}`)));
+        void exited.then((code) => {
+          // Output may still be in the pipe when 'exit' fires; give it the chance to arrive.
+          setImmediate(() => {
+            check();
+            reject(new Error(`child exited (${code}) before printing ${line}; stderr:\n${stderr}`));
+          });
+        });
       }),
     exited,
+    stdout: () => stdout,
     stderr: () => stderr,
     stop: () => {
       child.kill('SIGTERM');
@@ -76,4 +100,10 @@ export function readRunLog(path: string): RunLogEntry[] {
       const [queue, id, attempt, pid] = line.split(' ');
       return { queue, id, attempt: Number(attempt), pid: Number(pid) };
     });
+}
+
+/** The non-empty lines of a file (an id log), or [] when it does not exist yet. */
+export function readLines(path: string): string[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean);
 }

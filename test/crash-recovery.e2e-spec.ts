@@ -1,0 +1,166 @@
+/**
+ * Crash recovery across OS processes: a worker killed with SIGKILL (no shutdown hook runs) leaves its jobs
+ * `running` under a lease nobody renews; the next process takes them back. Each run is recorded by the child
+ * apps in a run log ("queue id attempt pid" per handler start) and a done log (per handler return).
+ */
+import { Test, TestingModule } from '@nestjs/testing';
+import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import type { QueueAppConfig } from './fixtures/queue-app';
+import { ChildApp, readRunLog, startChildApp } from './support/child-app';
+import { tempDatabase } from './support/temp-database';
+import { waitFor } from './support/wait-for';
+
+describe('crash recovery (kill -9 of a worker process)', () => {
+  let db: ReturnType<typeof tempDatabase>;
+  let app: TestingModule | undefined;
+  let children: ChildApp[] = [];
+
+  beforeEach(() => (db = tempDatabase()));
+  afterEach(async () => {
+    await Promise.all(children.map((child) => child.kill()));
+    children = [];
+    await app?.close();
+    app = undefined;
+    db.cleanup();
+  });
+
+  /** A producing / inspecting app in the test process: it claims nothing. */
+  async function openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
+    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] }).compile();
+    await app.init();
+    return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
+  }
+
+  function startWorker(config: Omit<QueueAppConfig, 'database'>): ChildApp {
+    const child = startChildApp({ database: db.path, ...config });
+    children.push(child);
+    return child;
+  }
+
+  it('kill -9 in the middle of 2,000 jobs: a new process finishes them all; only the jobs in flight at the kill run twice', async () => {
+    const runLog = `${db.path}.runs`;
+    const doneLog = `${db.path}.done`;
+    const concurrency = 8;
+    const { producer, admin } = await openObserver();
+    const jobs = await producer.addBulk(
+      'crash',
+      // Varied short sleeps, and every 20th job a longer one, so the worker always has jobs in flight
+      // (equal sleeps make the 8 slots finish together, leaving instants with nothing running).
+      Array.from({ length: 2000 }, (_, n) => ({ data: { n, sleep: n % 20 === 0 ? 250 : 1 + (n % 9) } })),
+    );
+    expect(jobs).toHaveLength(2000);
+
+    const workerConfig = {
+      runLog,
+      doneLog,
+      module: { leaseDuration: 1000, pollInterval: 100 },
+      queues: [{ name: 'crash', concurrency }],
+    };
+    const first = startWorker(workerConfig);
+    const firstPid = first.process.pid!;
+    await waitFor(() => readRunLog(runLog).length >= 400, 'the first worker started 400 jobs', 60_000);
+    expect(await first.kill()).toBe('SIGKILL');
+
+    const afterKill = await admin.getCounts('crash');
+    // The premise: the killed process left jobs claimed under its (now unrenewed) lease, and work remains.
+    expect(afterKill.running).toBeGreaterThan(0);
+    expect(afterKill.running).toBeLessThanOrEqual(concurrency);
+    expect(afterKill.pending).toBeGreaterThan(0);
+    // Nothing writes now (the first process is dead, the second not started): take the exact set it held.
+    const heldAtKill = new Set<string>();
+    for (const job of jobs) if ((await admin.getJob(job.id))?.status === 'running') heldAtKill.add(job.id);
+    expect(heldAtKill.size).toBe(afterKill.running);
+    const startedByFirst = readRunLog(runLog).filter((run) => run.pid === firstPid);
+    const doneByFirst = new Set(readRunLog(doneLog).map((run) => run.id));
+    expect(startedByFirst.length).toBeLessThan(2000);
+
+    const second = startWorker(workerConfig);
+    const secondPid = second.process.pid!;
+    // Meanwhile, sample the running jobs: each must have an owner and a lease (never running without one).
+    const withoutLease: unknown[] = [];
+    let runningSeen = 0;
+    await waitFor(
+      async () => {
+        for (const job of await admin.getJobs('crash', { status: 'running', limit: 1000 })) {
+          runningSeen++;
+          if (job.lockedBy === null || job.leaseUntil === null || job.startedAt === null || job.attempts < 1) withoutLease.push(job);
+        }
+        return (await admin.getCounts('crash')).completed === 2000;
+      },
+      'all 2,000 jobs completed',
+      120_000,
+      50,
+    );
+    expect(await second.stop()).toBe(0);
+    expect(runningSeen).toBeGreaterThan(0);
+    expect(withoutLease).toEqual([]);
+
+    expect(await admin.getCounts('crash')).toMatchObject({ pending: 0, running: 0, completed: 2000, failed: 0 });
+    const runs = readRunLog(runLog);
+    expect(new Set(runs.map((run) => run.pid))).toEqual(new Set([firstPid, secondPid]));
+    const runsPerId = new Map<string, number>();
+    for (const run of runs) runsPerId.set(run.id, (runsPerId.get(run.id) ?? 0) + 1);
+    expect(runsPerId.size).toBe(2000);
+    const twice = [...runsPerId].filter(([, count]) => count > 1).map(([id]) => id);
+    expect([...runsPerId.values()].every((count) => count <= 2)).toBe(true);
+    // In flight at the kill = started by the first process and not finished there (or finished, but the
+    // outcome was not yet saved). Those, and only those, may run twice; there are at most `concurrency`.
+    const startedNotDone = startedByFirst.filter((run) => !doneByFirst.has(run.id)).map((run) => run.id);
+    expect(twice.length).toBeLessThanOrEqual(concurrency);
+    for (const id of twice) expect(heldAtKill).toContain(id);
+    for (const id of startedNotDone) expect(twice).toContain(id);
+    // The second run of each is the second process's, and it counted as a second attempt.
+    for (const id of twice) {
+      const [a, b] = runs.filter((run) => run.id === id);
+      expect([a.pid, a.attempt, b.pid, b.attempt]).toEqual([firstPid, 1, secondPid, 2]);
+    }
+    // The jobs held at the kill were recovered and the crashed run counted as an attempt; no other job
+    // used more than one attempt, and none kept an owner or a lease.
+    for (const job of jobs) {
+      const info = await admin.getJob(job.id);
+      expect(info).toMatchObject({ status: 'completed', attempts: heldAtKill.has(job.id) ? 2 : 1, lockedBy: null, leaseUntil: null });
+    }
+  });
+
+  it('a job that kills its process on every attempt ends failed after maxAttempts recoveries; its neighbours complete', async () => {
+    const runLog = `${db.path}.runs`;
+    const { producer, admin } = await openObserver();
+    const killer = await producer.add('crashy', { kill: true }, { maxAttempts: 3 });
+    // Neighbours in flight when the process dies lose an attempt too: give them room for three crashes.
+    const neighbours = await producer.addBulk(
+      'crashy',
+      Array.from({ length: 30 }, (_, n) => ({ data: { n, sleep: 5 }, options: { maxAttempts: 10 } })),
+    );
+    const workerConfig = { runLog, module: { leaseDuration: 1000, pollInterval: 100 }, queues: [{ name: 'crashy', concurrency: 2 }] };
+
+    const exits: (number | string)[] = [];
+    const done = async () =>
+      (await admin.getJob(killer.id))?.status === 'failed' && (await admin.getCounts('crashy')).completed === neighbours.length;
+    while (!(await done())) {
+      expect(exits.length).toBeLessThanOrEqual(3); // three crashes, then a fourth process only recovers
+      const child = startWorker(workerConfig);
+      const outcome = await Promise.race([
+        child.exited.then((code) => ({ exited: code })),
+        waitFor(done, 'killer failed and neighbours completed', 60_000, 50).then(() => ({ exited: null })),
+      ]);
+      if (outcome.exited === null) {
+        expect(await child.stop()).toBe(0);
+      } else {
+        exits.push(outcome.exited);
+      }
+    }
+
+    expect(exits).toEqual(['SIGKILL', 'SIGKILL', 'SIGKILL']);
+    const info = await admin.getJob(killer.id);
+    expect(info).toMatchObject({ status: 'failed', attempts: 3, maxAttempts: 3, lockedBy: null, leaseUntil: null });
+    expect(info!.finishedAt).toBeInstanceOf(Date);
+    expect(info!.error).toMatchObject({ name: 'LeaseExpiredError', attempt: 3 });
+    expect(info!.error!.message).toMatch(/lease expired/i);
+    // Each attempt ran exactly once, each in a different process (each of which it killed).
+    const killerRuns = readRunLog(runLog).filter((run) => run.id === killer.id);
+    expect(killerRuns.map((run) => run.attempt)).toEqual([1, 2, 3]);
+    expect(new Set(killerRuns.map((run) => run.pid)).size).toBe(3);
+    expect(await admin.getCounts('crashy')).toMatchObject({ pending: 0, running: 0, completed: 30, failed: 1 });
+    for (const job of neighbours) expect((await admin.getJob(job.id))?.status).toBe('completed');
+  });
+});

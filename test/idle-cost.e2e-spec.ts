@@ -1,0 +1,97 @@
+import { Test, TestingModule } from '@nestjs/testing';
+import { SqliteQueueModule } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { CountingConnection, LoggedStatement, StatementLog, countingConnection } from './support/counting-data-source';
+import { tempDatabase } from './support/temp-database';
+import { waitFor } from './support/wait-for';
+
+const POLL_INTERVAL = 100;
+/** Claim rounds measured. */
+const ROUNDS = 8;
+/** Claim rounds skipped first, so boot-time statements (schema, first lease recovery) stay out of the window. */
+const WARM_UP = 2;
+
+/** What an idle app sent between two of its fallback claims, ROUNDS poll periods apart. */
+interface IdleWindow {
+  claims: LoggedStatement[];
+  others: LoggedStatement[];
+  /** Wall time between the first and the last claim bounding the window. */
+  elapsed: number;
+}
+
+/**
+ * Invariant 5: idle cost does not grow with the number of queues. One poller claims for every queue in one
+ * statement per fallback period, so 50 idle queues cost what 1 does.
+ */
+describe('idle cost', () => {
+  const cleanups: (() => void)[] = [];
+  let app: TestingModule | undefined;
+  let connection: CountingConnection | undefined;
+
+  afterEach(async () => {
+    await app?.close();
+    await connection?.destroy();
+    app = undefined;
+    connection = undefined;
+    cleanups.splice(0).forEach((cleanup) => cleanup());
+  });
+
+  /** Boots an app with `queueCount` idle queues on a fresh database and records what it sends while idle. */
+  async function measureIdle(queueCount: number): Promise<IdleWindow> {
+    const db = tempDatabase();
+    cleanups.push(db.cleanup);
+    connection = countingConnection(db.path);
+    const log = connection.log;
+    app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL_INTERVAL })],
+      // Classes generated at run time: one distinct @Processor class per queue, as an app with 50 queues has.
+      providers: Array.from({ length: queueCount }, (_, i) => defineProcessor(`idle-${i}`, async () => undefined)),
+    }).compile();
+    await app.init();
+
+    // The clock of the measurement is the claim counter itself: wait for the claims, not for a time.
+    await waitFor(() => log.claims >= WARM_UP + ROUNDS + 1, `${WARM_UP + ROUNDS + 1} claim rounds`, 30_000, 5);
+    await app.close();
+    app = undefined;
+    await connection.destroy();
+
+    const claimIndexes = log.statements.flatMap((statement, index) => (StatementLog.isClaim(statement) ? [index] : []));
+    const from = claimIndexes[WARM_UP];
+    const to = claimIndexes[WARM_UP + ROUNDS];
+    const window = log.statements.slice(from, to);
+    return {
+      claims: window.filter(StatementLog.isClaim),
+      others: window.filter((statement) => !StatementLog.isClaim(statement)),
+      elapsed: log.statements[to].at - log.statements[from].at,
+    };
+  }
+
+  it('sends the same few statements per poll period with 50 queues as with 1', async () => {
+    const one = await measureIdle(1);
+    const fifty = await measureIdle(50);
+
+    expect(one.claims).toHaveLength(ROUNDS);
+    expect(fifty.claims).toHaveLength(ROUNDS);
+    // The other idle statements (the scheduler's due-schedules check, lease recovery...) run on their own
+    // process-wide timers, not in step with the claim timer: over ROUNDS claim periods a timer of the same
+    // period fires ROUNDS times, or once more or less depending on where its phase falls relative to the
+    // window's two bounding claims. That is the only slack allowed.
+    expect(Math.abs(fifty.others.length - one.others.length)).toBeLessThanOrEqual(1);
+    expect(Math.abs(fifty.claims.length + fifty.others.length - (one.claims.length + one.others.length))).toBeLessThanOrEqual(1);
+    // Small: at most two statements per poll period (the claim and one housekeeping check), plus the boundary.
+    for (const idle of [one, fifty]) expect(idle.claims.length + idle.others.length).toBeLessThanOrEqual(2 * ROUNDS + 1);
+    // None of the other idle statements is per queue: none carries a queue name.
+    for (const statement of fifty.others) expect(statement.parameters.flat()).not.toContainEqual(expect.stringMatching(/^idle-/));
+
+    // One statement claims for every queue (per-queue pollers would each send their own, naming one queue)...
+    const allQueues = Array.from({ length: 50 }, (_, i) => `idle-${i}`).sort();
+    for (const claim of fifty.claims) {
+      const named = new Set(claim.parameters.flat().filter((value): value is string => typeof value === 'string' && value.startsWith('idle-')));
+      expect([...named].sort()).toEqual(allQueues);
+    }
+    // ...and claims come at the fallback rate, not faster: ROUNDS claims span ROUNDS poll periods whatever the
+    // number of queues. A lower bound on elapsed time, with one period of slack for timer jitter on the first claim.
+    expect(fifty.elapsed).toBeGreaterThanOrEqual((ROUNDS - 1) * POLL_INTERVAL);
+    expect(one.elapsed).toBeGreaterThanOrEqual((ROUNDS - 1) * POLL_INTERVAL);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The LISTEN connection of the PostgreSQL backend, against a fake node-postgres client: no server needed, so
+ * this runs in both projects. The real thing (a server-side kill of the connection) is in
+ * test/postgres-storage.e2e-spec.ts.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  ListenerLogger,
+  PgListenClient,
+  PgNotification,
+  PostgresNotificationListener,
+} from '../lib/storage/postgres/postgres-notification-listener';
+import { waitFor } from './support/wait-for';
+
+class FakeClient extends EventEmitter implements PgListenClient {
+  connected = false;
+  ended = false;
+  readonly statements: string[] = [];
+  constructor(private readonly failConnect: boolean) {
+    super();
+  }
+  async connect(): Promise<void> {
+    if (this.failConnect) throw new Error('ECONNREFUSED');
+    this.connected = true;
+  }
+  async query(statement: string): Promise<void> {
+    this.statements.push(statement);
+  }
+  async end(): Promise<void> {
+    this.ended = true;
+  }
+  notify(channel: string): void {
+    this.emit('notification', { channel } satisfies PgNotification);
+  }
+  /** What pg does when the server terminates an idle connection. */
+  drop(): void {
+    this.emit('error', new Error('terminating connection due to administrator command'));
+    this.emit('end');
+  }
+}
+
+const quietLogger: ListenerLogger = { log: () => undefined, warn: () => undefined };
+
+describe('PostgresNotificationListener', () => {
+  let clients: FakeClient[];
+  let failNext: number;
+  let listener: PostgresNotificationListener;
+  let hints: number;
+
+  beforeEach(() => {
+    clients = [];
+    failNext = 0;
+    hints = 0;
+    const create = () => {
+      const client = new FakeClient(failNext > 0);
+      if (failNext > 0) failNext--;
+      clients.push(client);
+      return client;
+    };
+    listener = new PostgresNotificationListener(create, 'nq_jobs_due', 'LISTEN "nq_jobs_due"', quietLogger, { initialDelay: 5, maxDelay: 20 });
+    listener.hints$.subscribe(() => hints++);
+  });
+  afterEach(() => listener.close());
+
+  it('LISTENs once connected and turns each notification of its channel, and only those, into a hint', async () => {
+    await listener.start();
+    expect(clients).toHaveLength(1);
+    expect(clients[0].statements).toEqual(['LISTEN "nq_jobs_due"']);
+    expect(listener.listening).toBe(true);
+    expect(hints).toBe(0); // no catch-up hint on the first connection: the poller claims at start anyway
+    clients[0].notify('nq_jobs_due');
+    clients[0].notify('other_channel');
+    clients[0].notify('nq_jobs_due');
+    expect(hints).toBe(2);
+  });
+
+  it('re-establishes a dropped connection with back-off and emits exactly one catch-up hint after reconnecting', async () => {
+    await listener.start();
+    failNext = 2; // the server is still down for the next two attempts
+    clients[0].drop();
+    expect(listener.listening).toBe(false);
+    expect(clients[0].ended).toBe(true);
+    await waitFor(() => listener.listening, 'listening again');
+    expect(clients).toHaveLength(4); // the dropped one, two failed attempts, the good one
+    expect(clients[3].statements).toEqual(['LISTEN "nq_jobs_due"']);
+    expect(hints).toBe(1);
+    clients[3].notify('nq_jobs_due');
+    expect(hints).toBe(2);
+    // Late events of a discarded client change nothing.
+    clients[0].emit('notification', { channel: 'nq_jobs_due' });
+    clients[0].emit('error', new Error('late'));
+    expect(hints).toBe(2);
+    expect(clients).toHaveLength(4);
+  });
+
+  it('keeps retrying when the first connection fails, without rejecting start()', async () => {
+    failNext = 1;
+    await expect(listener.start()).resolves.toBeUndefined();
+    expect(listener.listening).toBe(false);
+    await waitFor(() => listener.listening, 'listening after a failed first attempt');
+    expect(hints).toBe(1);
+  });
+
+  it('close() ends the connection, cancels a pending reconnect and completes the hints', async () => {
+    await listener.start();
+    failNext = 100;
+    clients[0].drop();
+    let completed = false;
+    listener.hints$.subscribe({ complete: () => (completed = true) });
+    await listener.close();
+    const count = clients.length;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(clients.length).toBe(count); // no reconnect after close
+    expect(clients.every((client) => client.ended || !client.connected)).toBe(true);
+    expect(completed).toBe(true);
+  });
+});

@@ -1,0 +1,150 @@
+import { Provider, Type } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
+import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
+import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { itSqliteOnly } from './support/describe-backend';
+import { tempDatabase } from './support/temp-database';
+import { waitFor } from './support/wait-for';
+
+/** Records the SQL TypeORM sends (its sqlite runner logs every statement whatever `logging` says). */
+class SqlRecorder implements TypeOrmLogger {
+  readonly statements: string[] = [];
+  logQuery(query: string): void {
+    this.statements.push(query);
+  }
+  logQueryError(): void {}
+  logQuerySlow(): void {}
+  logSchemaBuild(): void {}
+  logMigration(): void {}
+  log(): void {}
+}
+
+/** A processor of `queue` that fails jobs whose data says so, and records what it ran. */
+function retentionProcessor(queue: string, options: ProcessorOptions): Type<QueueProcessor> & { ran: string[] } {
+  @Processor(queue, options)
+  class RetentionProcessor implements QueueProcessor<{ fail?: boolean }, string> {
+    static readonly ran: string[] = [];
+    async process(job: Job<{ fail?: boolean }>): Promise<string> {
+      RetentionProcessor.ran.push(job.id);
+      if (job.data.fail) throw new Error('planned');
+      return job.id;
+    }
+  }
+  Object.defineProperty(RetentionProcessor, 'name', { value: `RetentionProcessor_${queue}` });
+  return RetentionProcessor;
+}
+
+describe('retention: removeOnComplete / removeOnFail', () => {
+  let db: ReturnType<typeof tempDatabase>;
+  let app: TestingModule | undefined;
+  let dataSource: DataSource | undefined;
+
+  beforeEach(() => (db = tempDatabase()));
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    if (dataSource?.isInitialized) await dataSource.destroy();
+    dataSource = undefined;
+    db.cleanup();
+  });
+
+  async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
+    app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+      providers,
+    }).compile();
+    await app.init();
+    return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
+  }
+
+  const ids = (jobs: { id: string }[]) => jobs.map((job) => job.id);
+
+  it('removeOnComplete: 5 keeps exactly the 5 newest completed jobs of 50, and keeps doing so as more complete', async () => {
+    const processor = retentionProcessor('kept5', { removeOnComplete: 5 });
+    const { admin, producer } = await startApp([processor]);
+    const jobs = await producer.addBulk('kept5', Array.from({ length: 50 }, () => ({ data: {} })));
+    await waitFor(async () => processor.ran.length === 50 && (await admin.getCounts('kept5')).completed === 5, 'all ran and only 5 completed remain');
+
+    expect(await admin.getCounts('kept5')).toEqual({ pending: 0, running: 0, completed: 5, failed: 0, cancelled: 0 });
+    expect(ids(await admin.getJobs('kept5'))).toEqual(ids(jobs.slice(-5)).reverse());
+
+    const more = await producer.addBulk('kept5', [{ data: {} }, { data: {} }]);
+    await waitFor(async () => ids(await admin.getJobs('kept5', { status: 'completed' })).join() === [...ids(more).reverse(), ...ids(jobs.slice(-3)).reverse()].join(), 'window moved by two');
+    expect((await admin.getCounts('kept5')).completed).toBe(5);
+  });
+
+  itSqliteOnly('applies retention in a few batched DELETE statements, not one per job', async () => {
+    const recorder = new SqlRecorder();
+    dataSource = new DataSource({ type: 'sqlite', database: db.path, logger: recorder, entities: [], synchronize: false });
+    const processor = retentionProcessor('batched', { removeOnComplete: 5, concurrency: 10 });
+    // The retention period is min(pollInterval, 1000): one sweep a second at most.
+    const { admin, producer } = await startApp([processor], { dataSource, pollInterval: 1000 });
+    await producer.addBulk('batched', Array.from({ length: 50 }, () => ({ data: {} })));
+    await waitFor(async () => processor.ran.length === 50 && (await admin.getCounts('batched')).completed === 5, 'all ran and only 5 completed remain');
+
+    const deletes = recorder.statements.filter((sql) => sql.trimStart().startsWith(`DELETE FROM ${JOBS_TABLE}`));
+    expect(deletes.length).toBeGreaterThanOrEqual(1);
+    expect(deletes.length).toBeLessThan(10);
+  });
+
+  it('removeOnFail { count: 2 } keeps the 2 newest failed jobs and leaves completed ones alone', async () => {
+    const processor = retentionProcessor('fails', { removeOnFail: { count: 2 }, maxAttempts: 1 });
+    const { admin, producer } = await startApp([processor]);
+    const failing = await producer.addBulk('fails', Array.from({ length: 6 }, () => ({ data: { fail: true } })));
+    const passing = await producer.addBulk('fails', Array.from({ length: 3 }, () => ({ data: {} })));
+    await waitFor(async () => processor.ran.length === 9 && (await admin.getCounts('fails')).failed === 2, 'all ran and 2 failed remain');
+
+    expect(await admin.getCounts('fails')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
+    expect(ids(await admin.getJobs('fails', { status: 'failed' }))).toEqual(ids(failing.slice(-2)).reverse());
+    expect(ids(await admin.getJobs('fails', { status: 'completed' }))).toEqual(ids(passing).reverse());
+  });
+
+  it('removeOnComplete: true removes every completed job; failed ones stay', async () => {
+    const processor = retentionProcessor('gone', { removeOnComplete: true, maxAttempts: 1 });
+    const { admin, producer } = await startApp([processor]);
+    const failing = await producer.add('gone', { fail: true });
+    await producer.addBulk('gone', Array.from({ length: 10 }, () => ({ data: {} })));
+    await waitFor(async () => {
+      const counts = await admin.getCounts('gone');
+      return processor.ran.length === 11 && counts.completed === 0 && counts.failed === 1;
+    }, 'completed jobs removed');
+    expect(ids(await admin.getJobs('gone'))).toEqual([failing.id]);
+  });
+
+  it('module-level removeOnComplete applies to processors that set none; a processor’s own value (false) overrides it', async () => {
+    const byModule = retentionProcessor('by-module', {});
+    const keepsAll = retentionProcessor('keeps-all', { removeOnComplete: false });
+    const { admin, producer } = await startApp([byModule, keepsAll], { removeOnComplete: 3 });
+    const moduleJobs = await producer.addBulk('by-module', Array.from({ length: 10 }, () => ({ data: {} })));
+    await producer.addBulk('keeps-all', Array.from({ length: 10 }, () => ({ data: {} })));
+    await waitFor(async () => byModule.ran.length === 10 && keepsAll.ran.length === 10 && (await admin.getCounts('by-module')).completed === 3, 'module bound applied');
+    // A further sweep happened after this one's jobs completed, without touching it.
+    const canary = await producer.add('by-module', {});
+    await waitFor(async () => ids(await admin.getJobs('by-module')).join() === [canary.id, moduleJobs[9].id, moduleJobs[8].id].join(), 'bound applied again');
+    expect((await admin.getCounts('keeps-all')).completed).toBe(10);
+  });
+
+  it('an age bound removes completed jobs once they are older than it; { count, age } applies the count at once', async () => {
+    const aged = retentionProcessor('aged', { removeOnComplete: { age: 300 } });
+    const both = retentionProcessor('both', { removeOnComplete: { count: 2, age: 3_600_000 } });
+    const { admin, producer } = await startApp([aged, both]);
+    const agedJobs = await producer.addBulk('aged', Array.from({ length: 4 }, () => ({ data: {} })));
+    const bothJobs = await producer.addBulk('both', Array.from({ length: 6 }, () => ({ data: {} })));
+    await waitFor(async () => both.ran.length === 6 && (await admin.getCounts('both')).completed === 2, 'count bound applied');
+    expect(ids(await admin.getJobs('both'))).toEqual(ids(bothJobs.slice(-2)).reverse());
+
+    await waitFor(async () => aged.ran.length === 4 && (await admin.getCounts('aged')).completed === 0, 'aged jobs removed', 15_000);
+    for (const job of agedJobs) expect(await admin.getJob(job.id)).toBeNull();
+  });
+
+  it('a clean shutdown leaves no count bound exceeded', async () => {
+    const processor = retentionProcessor('shutdown', { removeOnComplete: 2 });
+    const { admin, producer } = await startApp([processor], { pollInterval: 5000 });
+    await producer.addBulk('shutdown', Array.from({ length: 10 }, () => ({ data: {} })));
+    await waitFor(async () => processor.ran.length === 10 && (await admin.getCounts('shutdown')).running === 0, 'all ran');
+    await app!.close();
+
+    const { admin: reopened } = await startApp([], { processing: false });
+    expect(await reopened.getCounts('shutdown')).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0 });
+  });
+});

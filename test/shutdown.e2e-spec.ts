@@ -1,0 +1,168 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Test, TestingModule } from '@nestjs/testing';
+import { Job, JobInfo, QueueAdmin, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { jobCounts } from './support/job-counts';
+import { tempDatabase } from './support/temp-database';
+import { waitFor } from './support/wait-for';
+
+/** One handler start. */
+interface Run {
+  app: string;
+  id: string;
+  attempt: number;
+}
+
+/**
+ * Invariant 2 at shutdown: `app.close()` lets running jobs finish (up to `shutdownTimeout`), hands back
+ * everything else at once, and leaves nothing `running` in the database for a lease to expire on.
+ */
+describe('graceful shutdown', () => {
+  let db: ReturnType<typeof tempDatabase>;
+  let open: TestingModule[];
+
+  beforeEach(() => {
+    db = tempDatabase();
+    open = [];
+  });
+  afterEach(async () => {
+    for (const app of open.splice(0).reverse()) await app.close();
+    db.cleanup();
+  });
+
+  async function startApp(options: SqliteQueueModuleOptions, handle?: (job: Job) => Promise<unknown>, concurrency = 1): Promise<TestingModule> {
+    const app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+      providers: handle ? [defineProcessor('work', handle, { concurrency })] : [],
+    }).compile();
+    await app.init();
+    open.push(app);
+    return app;
+  }
+
+  async function close(app: TestingModule): Promise<void> {
+    open.splice(open.indexOf(app), 1);
+    await app.close();
+  }
+
+  /** Every job of the file, read through a producer-only app (it claims nothing, so it changes nothing). */
+  async function inspect(ids: string[]): Promise<{ counts: ReturnType<typeof jobCounts>; jobs: JobInfo[] }> {
+    const inspector = await startApp({ processing: false });
+    const admin = inspector.get(QueueAdmin);
+    const counts = await admin.getCounts('work');
+    const jobs = await Promise.all(ids.map(async (id) => (await admin.getJob(id))!));
+    await close(inspector);
+    return { counts, jobs };
+  }
+
+  it('closing mid-batch lets the running jobs finish, leaves none running, and a new app finishes the rest exactly once', async () => {
+    const JOBS = 30;
+    const CONCURRENCY = 4;
+    const runs: Run[] = [];
+    let running = 0;
+    const first = await startApp(
+      {},
+      async (job) => {
+        runs.push({ app: 'first', id: job.id, attempt: job.attempt });
+        running++;
+        await sleep(150); // slow work: close() lands while a full batch runs
+        running--;
+      },
+      CONCURRENCY,
+    );
+    const ids = (await first.get(QueueProducer).addBulk('work', Array.from({ length: JOBS }, (_, n) => ({ data: { n } })))).map(
+      (job) => job.id,
+    );
+    await waitFor(() => runs.length > CONCURRENCY && running === CONCURRENCY, 'a second full batch running');
+
+    await close(first);
+    expect(running).toBe(0); // close() waited for the handlers it had started
+    const startedByFirst = runs.map((run) => run.id);
+
+    const afterClose = await inspect(ids);
+    // Nothing is left running: every job the first app started is completed, every other one is pending.
+    expect(afterClose.counts).toEqual(jobCounts({ completed: startedByFirst.length, pending: JOBS - startedByFirst.length }));
+    for (const job of afterClose.jobs) {
+      const started = startedByFirst.includes(job.id);
+      expect({ id: job.id, status: job.status, attempts: job.attempts, lockedBy: job.lockedBy }).toEqual({
+        id: job.id,
+        status: started ? 'completed' : 'pending',
+        attempts: started ? 1 : 0,
+        lockedBy: null,
+      });
+    }
+
+    const second = await startApp(
+      {},
+      async (job) => {
+        runs.push({ app: 'second', id: job.id, attempt: job.attempt });
+      },
+      CONCURRENCY,
+    );
+    const admin = second.get(QueueAdmin);
+    await waitFor(async () => (await admin.getCounts('work')).completed === JOBS, 'the second app completed the rest');
+    await close(second);
+
+    // Each job ran exactly once across both apps, on its first attempt.
+    expect(runs.map((run) => run.id).sort()).toEqual([...ids].sort());
+    expect(runs.filter((run) => run.attempt !== 1)).toEqual([]);
+    const final = await inspect(ids);
+    expect(final.counts).toEqual(jobCounts({ completed: JOBS }));
+    expect(final.jobs.filter((job) => job.attempts !== 1)).toEqual([]);
+  });
+
+  it('with handlers that never resolve, close() returns after shutdownTimeout and hands the jobs back unconsumed', async () => {
+    const SHUTDOWN_TIMEOUT = 300;
+    const aborted: unknown[] = [];
+    let started = 0;
+    const first = await startApp(
+      { shutdownTimeout: SHUTDOWN_TIMEOUT },
+      async (job) => {
+        started++;
+        job.signal.addEventListener('abort', () => aborted.push(job.signal.reason));
+        await new Promise(() => undefined); // never resolves, and ignores its signal
+      },
+      3,
+    );
+    const ids = (await first.get(QueueProducer).addBulk('work', Array.from({ length: 5 }, (_, n) => ({ data: { n } })))).map((job) => job.id);
+    const firstAdmin = first.get(QueueAdmin);
+    await waitFor(async () => started === 3 && (await firstAdmin.getCounts('work')).running === 3, 'three jobs hanging');
+
+    const closing = Date.now();
+    await close(first);
+    const closeTook = Date.now() - closing;
+    // It gave the handlers their grace period, no less (20 ms of slack: Node starts a timer from the event
+    // loop's cached clock, which can lag the Date.now() taken here by a few ms)...
+    expect(closeTook).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT - 20);
+    // ...and then gave up instead of waiting forever (a generous bound: it only has to be far below "never" and
+    // below the 10 s default, which would mean the option was ignored).
+    expect(closeTook).toBeLessThan(SHUTDOWN_TIMEOUT + 5_000);
+    // The hanging handlers were told, through their signal, why they were abandoned.
+    expect(aborted).toHaveLength(3);
+    for (const reason of aborted) expect(reason).toMatchObject({ name: 'ShutdownAbortError' });
+
+    const afterClose = await inspect(ids);
+    expect(afterClose.counts).toEqual(jobCounts({ pending: 5 }));
+    // Handed back as if never started: the aborted attempt is not counted against maxAttempts.
+    for (const job of afterClose.jobs) {
+      expect({ status: job.status, attempts: job.attempts, lockedBy: job.lockedBy, leaseUntil: job.leaseUntil }).toEqual({
+        status: 'pending',
+        attempts: 0,
+        lockedBy: null,
+        leaseUntil: null,
+      });
+    }
+
+    const attemptsSeen: number[] = [];
+    const second = await startApp(
+      {},
+      async (job) => {
+        attemptsSeen.push(job.attempt);
+      },
+      3,
+    );
+    const admin = second.get(QueueAdmin);
+    await waitFor(async () => (await admin.getCounts('work')).completed === 5, 'a new app completed the handed-back jobs');
+    expect(attemptsSeen).toEqual([1, 1, 1, 1, 1]);
+  });
+});

@@ -1,0 +1,4 @@
+import { teardownPostgresTestSchemas } from './postgres-test-schemas';
+
+/** Jest globalTeardown of the `postgres` project. */
+export default teardownPostgresTestSchemas;
