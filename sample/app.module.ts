@@ -2,17 +2,27 @@ import { Module } from '@nestjs/common';
 import { SqliteQueueModule } from '../lib';
 import { BillingModule } from './billing/billing.module';
 import { EmailModule } from './email/email.module';
+import { EventsReporterService } from './events-reporter.service';
 import { ImagesModule } from './images/images.module';
 import { ProducerService } from './producer.service';
 import { ProgressReporterService } from './progress-reporter.service';
+import { ReportsModule } from './reports/reports.module';
+import { RunSummaryService } from './run-summary.service';
 import { SAMPLE_CONFIG } from './sample.config';
 
 /**
  * The root module. `SqliteQueueModule.forRoot()` is imported once here; it is global, so the feature modules
- * need not import it to have their `@Processor` classes found, nor to inject `QueueProducer` / `QueueAdmin`.
+ * need not import it to have their `@Processor` classes found, nor to inject `QueueProducer` / `QueueAdmin`
+ * / `QueueEvents`.
  */
 @Module({
-  imports: [SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }), EmailModule, ImagesModule, BillingModule],
-  providers: [ProducerService, ProgressReporterService],
+  imports: [
+    SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }),
+    EmailModule,
+    ImagesModule,
+    BillingModule,
+    ReportsModule,
+  ],
+  providers: [ProducerService, ProgressReporterService, EventsReporterService, RunSummaryService],
 })
 export class AppModule {}

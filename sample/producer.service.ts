@@ -41,9 +41,12 @@ export class ProducerService {
 
   private async enqueueImages(): Promise<[string, number]> {
     const { imageResizes } = SAMPLE_CONFIG.jobs;
+    const { panoramaEvery } = SAMPLE_CONFIG;
     const batch: BulkJobItem<ResizeImageJob>[] = range(imageResizes).map((i) => {
       // One in ten is an avatar the user just uploaded: it goes first. Options are per item in a bulk.
       const avatar = i % 10 === 0;
+      // A few are big panoramas: slow enough that their processor reports progress (see ImagesProcessor).
+      if (i % panoramaEvery === panoramaEvery / 2) return { data: { imageKey: `panoramas/${i}.jpg`, width: 8000, height: 4000 } };
       return {
         data: { imageKey: avatar ? `avatars/${i}.png` : `gallery/${i}.jpg`, width: avatar ? 256 : 1280, height: avatar ? 256 : 720 },
         options: avatar ? { priority: INTERACTIVE_PRIORITY } : undefined,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobCounts, QueueAdmin } from '../lib';
+import { EventsReporterService } from './events-reporter.service';
 
 /** Counts of every watched queue, by queue name. */
 export type QueueSnapshot = Map<string, JobCounts>;
@@ -13,18 +14,23 @@ const RENDER_EVERY_MS = 1000;
 /**
  * Watches the queues through `QueueAdmin.getCounts()` (what a health endpoint or a dashboard would use)
  * and draws one progress line: redrawn in place on a terminal, a plain line per second otherwise (CI, pipes).
+ * It is the only writer while jobs run, so the notable events are printed here too, above the line.
  */
 @Injectable()
 export class ProgressReporterService {
   private readonly tty = process.stdout.isTTY === true;
 
-  constructor(private readonly admin: QueueAdmin) {}
+  constructor(
+    private readonly admin: QueueAdmin,
+    private readonly events: EventsReporterService,
+  ) {}
 
   /**
    * Resolves with the final counts once no job of `queues` is pending (delayed ones included) or running.
+   * `recurring` queues never drain (a schedule keeps feeding them): their runs are shown, not waited for.
    * @throws Error when that has not happened within `timeoutMs`.
    */
-  async waitUntilDrained(queues: string[], startedAt: number, timeoutMs: number): Promise<QueueSnapshot> {
+  async waitUntilDrained(queues: string[], recurring: string[], startedAt: number, timeoutMs: number): Promise<QueueSnapshot> {
     let renderedAt = 0;
     console.log('Per queue: completed/failed/pending (pending includes delayed, retrying and running jobs)');
     for (;;) {
@@ -32,7 +38,7 @@ export class ProgressReporterService {
       const drained = [...snapshot.values()].every((counts) => counts.pending + counts.running === 0);
       const now = performance.now();
       if (drained || now - renderedAt >= RENDER_EVERY_MS) {
-        this.render(snapshot, now - startedAt);
+        this.render(snapshot, await this.snapshot(recurring), now - startedAt);
         renderedAt = now;
       }
       if (drained) {
@@ -47,33 +53,24 @@ export class ProgressReporterService {
     }
   }
 
-  /** Prints the throughput and a table of the final counts per queue. */
-  printSummary(snapshot: QueueSnapshot, elapsedMs: number): void {
-    const totals = [...snapshot.values()];
-    const finished = totals.reduce((sum, c) => sum + c.completed + c.failed, 0);
-    const seconds = elapsedMs / 1000;
-    console.log(`\n${finished} jobs finished in ${seconds.toFixed(2)} s: ${Math.round(finished / seconds)} jobs/s`);
-    console.log(`  ${'queue'.padEnd(8)} ${'completed'.padStart(9)} ${'failed'.padStart(6)} ${'pending'.padStart(7)}`);
-    for (const [queue, c] of snapshot) {
-      console.log(`  ${queue.padEnd(8)} ${String(c.completed).padStart(9)} ${String(c.failed).padStart(6)} ${String(c.pending + c.running).padStart(7)}`);
-    }
-  }
-
   private async snapshot(queues: string[]): Promise<QueueSnapshot> {
     const entries = await Promise.all(queues.map(async (queue) => [queue, await this.admin.getCounts(queue)] as const));
     return new Map(entries);
   }
 
-  private render(snapshot: QueueSnapshot, elapsedMs: number): void {
+  private render(snapshot: QueueSnapshot, recurring: QueueSnapshot, elapsedMs: number): void {
     // Running jobs are not done yet, so they count as pending here.
     const parts = [...snapshot].map(([queue, c]) => `${queue} ${c.completed}/${c.failed}/${c.pending + c.running}`);
+    parts.push(...[...recurring].map(([queue, c]) => `${queue} ${c.completed} run${c.completed === 1 ? '' : 's'}`));
     const line = `[${(elapsedMs / 1000).toFixed(1).padStart(5)}s] ${parts.join(' | ')}`;
+    const notes = this.events.takeNotes();
     if (!this.tty) {
-      console.log(line);
+      for (const note of [...notes, line]) console.log(note);
       return;
     }
-    // A line wider than the terminal wraps, and \r would then redraw only its last row.
+    // Notes replace the current line and scroll up; the line is then redrawn under them. A line wider than
+    // the terminal wraps, and \r would then redraw only its last row.
     const width = (process.stdout.columns ?? 120) - 1;
-    process.stdout.write(`\r${line.slice(0, width)}\x1b[K`);
+    process.stdout.write(notes.map((note) => `\r${note}\x1b[K\n`).join('') + `\r${line.slice(0, width)}\x1b[K`);
   }
 }

@@ -16,6 +16,12 @@ export const SAMPLE_CONFIG = {
     invoices: 600,
     scheduledCharges: 3,
   },
+  /** Period of the recurring `reports` job, in ms: short, so a run of a few seconds shows several occurrences. */
+  reportEveryMs: 500,
+  /** One image in this many is a big panorama that reports its progress; the rest stay cheap and silent. */
+  panoramaEvery: 150,
+  /** How many `retrying` events are printed as they happen; the rest are only counted. */
+  retriesShown: 3,
   /** How long the delayed jobs wait, in ms: long enough to be visibly "pending", short enough to keep the run quick. */
   delayMs: 1000,
   /** Give up (and exit 1) if the queues have not drained by then. */

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { DurationPercentiles, QueueAdmin, QueueProducer } from '../lib';
+import { BillingProcessor } from './billing/billing.processor';
+import { EventsReporterService } from './events-reporter.service';
+import { QueueSnapshot } from './progress-reporter.service';
+import { BacklogSnapshotResult, REPORTS_QUEUE } from './reports/backlog-snapshot.job';
+
+/**
+ * Prints the end-of-run report with the read-side APIs a dashboard would use: `QueueAdmin.getJob()`,
+ * `getJobs()`, `listQueues()` and `getMetrics()`, and `QueueProducer.listSchedules()`.
+ */
+@Injectable()
+export class RunSummaryService {
+  constructor(
+    private readonly admin: QueueAdmin,
+    private readonly producer: QueueProducer,
+    private readonly events: EventsReporterService,
+    private readonly billing: BillingProcessor,
+  ) {}
+
+  async print(snapshot: QueueSnapshot, elapsedMs: number): Promise<void> {
+    const finished = [...snapshot.values()].reduce((sum, c) => sum + c.completed + c.failed, 0);
+    const seconds = elapsedMs / 1000;
+    console.log(`\n${finished} jobs finished in ${seconds.toFixed(2)} s: ${Math.round(finished / seconds)} jobs/s`);
+    // Notes that came in after the last redraw would otherwise be lost.
+    for (const note of this.events.takeNotes()) console.log(note);
+    console.log(`job events seen through QueueEvents: ${this.events.describeCounts()}`);
+    await this.printRetries();
+    await this.printRecurring();
+    await this.printQueues();
+  }
+
+  /** Shows, with `getJob()`, that a retried job succeeded later and that its first error stays on record. */
+  private async printRetries(): Promise<void> {
+    const ids = this.billing.retriedJobIds;
+    if (ids.length === 0) return;
+    const job = await this.admin.getJob(ids[0]);
+    console.log(`billing: ${ids.length} charges hit a simulated gateway timeout and were retried (seen by @OnJobEvent('retrying')).`);
+    if (job) console.log(`  e.g. job ${job.id}: ${job.status} on attempt ${job.attempts}/${job.maxAttempts}, last error: ${job.error?.name}: ${job.error?.message}`);
+  }
+
+  /** The recurring job's runs, oldest first, and when the schedule fires next. */
+  private async printRecurring(): Promise<void> {
+    const runs = (await this.admin.getJobs<unknown, BacklogSnapshotResult>(REPORTS_QUEUE, { status: 'completed', limit: 100 })).reverse();
+    const backlog = runs.map((run) => (run.result ? run.result.waiting + run.result.running : '?'));
+    for (const schedule of await this.producer.listSchedules()) {
+      const period = schedule.every !== null ? `every ${schedule.every} ms` : `cron '${schedule.cron}'`;
+      const nextInMs = Math.max(0, schedule.nextRunAt.getTime() - Date.now());
+      console.log(`${schedule.queue}: schedule '${schedule.name}' (${period}) ran ${runs.length} times, next in ${nextInMs} ms`);
+    }
+    console.log(`  backlog each run saw (waiting + running jobs): ${backlog.join(' -> ')}`);
+  }
+
+  /** One row per queue: `listQueues()` for state and counts, `getMetrics()` for timings of the last 15 minutes. */
+  private async printQueues(): Promise<void> {
+    const [queues, metrics] = await Promise.all([this.admin.listQueues(), this.admin.getMetrics()]);
+    console.log(`  ${'queue'.padEnd(8)} ${'conc'.padStart(4)} ${'completed'.padStart(9)} ${'failed'.padStart(6)} ${'pending'.padStart(7)}   wait p50/p95 ms   run p50/p95 ms`);
+    for (const q of queues) {
+      const { waitTime, runTime } = metrics.queues[q.name] ?? { waitTime: null, runTime: null };
+      const cells = [
+        q.name.padEnd(8),
+        String(q.concurrency ?? '-').padStart(4),
+        String(q.counts.completed).padStart(9),
+        String(q.counts.failed).padStart(6),
+        String(q.counts.pending + q.counts.running).padStart(7),
+        formatPercentiles(waitTime).padStart(17),
+        formatPercentiles(runTime).padStart(16),
+      ];
+      console.log(`  ${cells.join(' ')}${q.paused ? ' (paused)' : ''}`);
+    }
+  }
+}
+
+function formatPercentiles(p: DurationPercentiles | null): string {
+  return p ? `${Math.round(p.p50)} / ${Math.round(p.p95)}` : '-';
+}
