@@ -4,10 +4,8 @@
  * (test/support/child-app.ts). Apps that name a SQLite file and no driver, DataSource or PostgreSQL get the
  * better-sqlite3 driver; everything else passes through unchanged, so validation errors stay what tests expect.
  */
-import type { DynamicModule, Provider } from '@nestjs/common';
 import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
-import { SQLITE_QUEUE_MODULE_OPTIONS } from '../../lib/sqlite-queue.constants';
-import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
+import { mapModuleOptions } from './map-module-options';
 import { SQLITE_DRIVER_ENV } from './test-backend';
 
 process.env[SQLITE_DRIVER_ENV] = 'better-sqlite3';
@@ -19,17 +17,4 @@ function withDriver(options: SqliteQueueModuleOptions | undefined): SqliteQueueM
   return { ...options, driver: 'better-sqlite3' };
 }
 
-function mapOptionsProvider(module: DynamicModule): DynamicModule {
-  const providers = module.providers?.map((provider): Provider => {
-    if (typeof provider !== 'object' || provider === null || !('provide' in provider)) return provider;
-    if (provider.provide !== SQLITE_QUEUE_MODULE_OPTIONS || !('useFactory' in provider)) return provider;
-    const build = provider.useFactory;
-    return { ...provider, useFactory: async (...args: unknown[]) => withDriver(await build(...args)) };
-  });
-  return { ...module, providers };
-}
-
-const forRoot = SqliteQueueModule.forRoot.bind(SqliteQueueModule);
-const forRootAsync = SqliteQueueModule.forRootAsync.bind(SqliteQueueModule);
-SqliteQueueModule.forRoot = (options?: SqliteQueueModuleOptions) => forRoot(withDriver(options));
-SqliteQueueModule.forRootAsync = (options) => mapOptionsProvider(forRootAsync(options));
+mapModuleOptions(withDriver);

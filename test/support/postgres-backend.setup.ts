@@ -9,10 +9,8 @@
  * so validation errors stay what the tests expect.
  */
 import { tmpdir } from 'node:os';
-import type { DynamicModule, Provider } from '@nestjs/common';
 import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
-import { SQLITE_QUEUE_MODULE_OPTIONS } from '../../lib/sqlite-queue.constants';
-import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
+import { mapModuleOptions } from './map-module-options';
 import { PostgresQueueStorage } from '../../lib/storage/postgres/postgres-queue.storage';
 import { BACKEND_ENV, postgresSchemaFor, postgresTestUrl } from './test-backend';
 
@@ -27,20 +25,7 @@ export function toPostgresOptions(options: SqliteQueueModuleOptions | undefined)
   return { ...rest, postgres: { url: postgresTestUrl(), schema: postgresSchemaFor(database) } };
 }
 
-function mapOptionsProvider(module: DynamicModule): DynamicModule {
-  const providers = module.providers?.map((provider): Provider => {
-    if (typeof provider !== 'object' || provider === null || !('provide' in provider)) return provider;
-    if (provider.provide !== SQLITE_QUEUE_MODULE_OPTIONS || !('useFactory' in provider)) return provider;
-    const build = provider.useFactory;
-    return { ...provider, useFactory: async (...args: unknown[]) => toPostgresOptions(await build(...args)) };
-  });
-  return { ...module, providers };
-}
-
-const forRoot = SqliteQueueModule.forRoot.bind(SqliteQueueModule);
-const forRootAsync = SqliteQueueModule.forRootAsync.bind(SqliteQueueModule);
-SqliteQueueModule.forRoot = (options?: SqliteQueueModuleOptions) => forRoot(toPostgresOptions(options));
-SqliteQueueModule.forRootAsync = (options) => mapOptionsProvider(forRootAsync(options));
+mapModuleOptions(toPostgresOptions);
 
 /**
  * Storages initialised and not closed yet. Nest runs no shutdown hook after a failed `app.init()` (its `close()`

@@ -19,6 +19,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
+import { StorageRow, newJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
 import {
   COUNT_SCHEMA_OBJECTS_SQL,
@@ -32,7 +33,7 @@ import {
   postgresSchemaProblem,
 } from './postgres-queue.sql';
 
-type Row = Record<string, unknown>;
+type Row = StorageRow;
 
 /** Where the PostgreSQL storage gets its connection, and the schema settings that apply either way. */
 export type PostgresStorageConfig = ({ dataSource: DataSource } | { connection: PostgresQueueOptions }) & {
@@ -468,31 +469,6 @@ function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-/** The record of a job this call just inserted: the row holds exactly what we sent. */
-function newJobRecord(queue: string, job: NewJobRecord, id: string, now: number): JobRecord {
-  return {
-    id,
-    queue,
-    status: 'pending',
-    data: job.data,
-    priority: job.priority,
-    runAt: ms(job.runAt),
-    attempts: 0,
-    maxAttempts: job.maxAttempts,
-    backoff: job.backoff,
-    timeout: job.timeout,
-    key: job.key,
-    lockedBy: null,
-    leaseUntil: null,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: now,
-    startedAt: null,
-    finishedAt: null,
-    updatedAt: now,
-  };
-}
 
 /** Our ids are positive bigints; anything else names no job. Kept as strings: ids may exceed 2^53. */
 function toRowId(id: string): string | null {
@@ -511,45 +487,5 @@ function attemptArrays(refs: AttemptRef[]): { ids: string[]; attempts: number[] 
   return { ids, attempts };
 }
 
-function nullableNumber(value: unknown): number | null {
-  return value === null || value === undefined ? null : Number(value);
-}
 
-function toScheduleRecord(row: Row): ScheduleRecord {
-  return {
-    queue: String(row.queue),
-    name: String(row.name),
-    cron: (row.cron as string | null) ?? null,
-    every: nullableNumber(row.every_ms),
-    timezone: (row.timezone as string | null) ?? null,
-    data: String(row.data),
-    options: (row.options as string | null) ?? null,
-    nextRunAt: Number(row.next_run_at),
-  };
-}
 
-/** bigint columns arrive as strings from node-postgres: times and counts become numbers, the id stays a string. */
-function toJobRecord(row: Row): JobRecord {
-  return {
-    id: String(row.id),
-    queue: row.queue as string,
-    status: row.status as JobStatus,
-    data: row.data as string,
-    priority: Number(row.priority),
-    runAt: Number(row.run_at),
-    attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts),
-    backoff: (row.backoff as string | null) ?? null,
-    timeout: nullableNumber(row.timeout_ms),
-    key: (row.unique_key as string | null) ?? null,
-    lockedBy: (row.locked_by as string | null) ?? null,
-    leaseUntil: nullableNumber(row.lease_until),
-    result: (row.result as string | null) ?? null,
-    error: (row.error as string | null) ?? null,
-    progress: (row.progress as string | null) ?? null,
-    createdAt: Number(row.created_at),
-    startedAt: nullableNumber(row.started_at),
-    finishedAt: nullableNumber(row.finished_at),
-    updatedAt: Number(row.updated_at),
-  };
-}

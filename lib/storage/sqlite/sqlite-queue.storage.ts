@@ -19,10 +19,11 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
+import { StorageRow, newJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import * as sql from './sqlite-queue.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 
-type Row = Record<string, unknown>;
+type Row = StorageRow;
 
 /** Where the SQLite storage gets its connection. */
 export type SqliteConnectionSource = { dataSource: DataSource } | { database: string; driver: SqliteDriverName };
@@ -87,7 +88,7 @@ export class SqliteQueueStorage implements QueueStorage {
         : await this.select(sql.ENQUEUE_SQL, [queue, now, now, enqueuePayload(jobs)]);
     if (rows.length > 0) this.localInserts?.next();
     const ids = rows.map((row) => ({ id: Number(row.id), key: (row.unique_key as string | null) ?? null })).sort((a, b) => a.id - b.id);
-    if (ids.length === jobs.length) return jobs.map((job, index) => newJobRecord(queue, job, ids[index].id, now));
+    if (ids.length === jobs.length) return jobs.map((job, index) => newJobRecord(queue, job, String(ids[index].id), now));
     return this.matchWithExisting(queue, jobs, ids, now);
   }
 
@@ -102,7 +103,7 @@ export class SqliteQueueStorage implements QueueStorage {
     for (const job of jobs) {
       const row = inserted[next];
       if (row && (job.key === null || row.key === job.key)) {
-        result.push(newJobRecord(queue, job, row.id, now));
+        result.push(newJobRecord(queue, job, String(row.id), now));
         next++;
       } else {
         result.push(undefined);
@@ -326,31 +327,6 @@ function enqueueOneParams(queue: string, job: NewJobRecord, now: number): unknow
   return [queue, job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key, now, now];
 }
 
-/** The record of a job we just inserted: everything but its id is what we sent. */
-function newJobRecord(queue: string, job: NewJobRecord, id: number, now: number): JobRecord {
-  return {
-    id: String(id),
-    queue,
-    status: 'pending',
-    data: job.data,
-    priority: job.priority,
-    runAt: job.runAt,
-    attempts: 0,
-    maxAttempts: job.maxAttempts,
-    backoff: job.backoff,
-    timeout: job.timeout,
-    key: job.key,
-    lockedBy: null,
-    leaseUntil: null,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: now,
-    startedAt: null,
-    finishedAt: null,
-    updatedAt: now,
-  };
-}
 
 function attemptPairs(refs: AttemptRef[]): string {
   return JSON.stringify(refs.map((ref) => [Number(ref.id), ref.attempt]));
@@ -361,22 +337,7 @@ function toRowId(id: string): number | null {
   return /^[1-9]\d{0,15}$/.test(id) ? Number(id) : null;
 }
 
-function nullableNumber(value: unknown): number | null {
-  return value === null || value === undefined ? null : Number(value);
-}
 
-function toScheduleRecord(row: Row): ScheduleRecord {
-  return {
-    queue: String(row.queue),
-    name: String(row.name),
-    cron: (row.cron as string | null) ?? null,
-    every: nullableNumber(row.every_ms),
-    timezone: (row.timezone as string | null) ?? null,
-    data: String(row.data),
-    options: (row.options as string | null) ?? null,
-    nextRunAt: Number(row.next_run_at),
-  };
-}
 
 /**
  * node-sqlite3 runs the statements of a connection in parallel unless told otherwise. When one of them fails
@@ -416,27 +377,3 @@ function toClaimedRecord(row: Row, workerId: string, leaseUntil: number, now: nu
   };
 }
 
-function toJobRecord(row: Row): JobRecord {
-  return {
-    id: String(row.id),
-    queue: row.queue as string,
-    status: row.status as JobStatus,
-    data: row.data as string,
-    priority: Number(row.priority),
-    runAt: Number(row.run_at),
-    attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts),
-    backoff: (row.backoff as string | null) ?? null,
-    timeout: nullableNumber(row.timeout_ms),
-    key: (row.unique_key as string | null) ?? null,
-    lockedBy: (row.locked_by as string | null) ?? null,
-    leaseUntil: nullableNumber(row.lease_until),
-    result: (row.result as string | null) ?? null,
-    error: (row.error as string | null) ?? null,
-    progress: (row.progress as string | null) ?? null,
-    createdAt: Number(row.created_at),
-    startedAt: nullableNumber(row.started_at),
-    finishedAt: nullableNumber(row.finished_at),
-    updatedAt: Number(row.updated_at),
-  };
-}
