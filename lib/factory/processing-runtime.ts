@@ -121,7 +121,7 @@ export class ProcessingRuntime {
   }
 
   /**
-   * Graceful stop: claim nothing more, hand back what was claimed but not started, give running jobs
+   * Graceful stop: claim nothing more (a claim in flight hands its jobs back unstarted), give running jobs
    * `shutdownTimeout` to finish, then abort and hand back the rest. Keeps heartbeating until the end.
    */
   stop(): Promise<void> {
@@ -133,7 +133,6 @@ export class ProcessingRuntime {
     const workers = this.pool.all();
     workers.forEach((worker) => worker.stopAccepting());
     await Promise.all([this.poller.stop(), this.scheduler.stop()]);
-    await this.handBack(workers.flatMap((worker) => worker.takeUnstarted()), 'claimed but not started');
     const finished = await settlesWithin(Promise.all(workers.map((worker) => worker.whenIdle())), this.options.shutdownTimeout);
     if (!finished) {
       const reason = new ShutdownAbortError(`Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`);

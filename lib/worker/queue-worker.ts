@@ -61,7 +61,6 @@ const MAX_SAVE_RETRY_DELAY_MS = 1000;
  * It never claims: the shared poller asks it for free slots and routes claimed jobs to it.
  */
 export class QueueWorker {
-  private readonly claimed = new Map<string, JobRecord>();
   private readonly running = new Map<string, RunningAttempt>();
   private readonly shutdown = new AbortController();
   private inFlight = 0;
@@ -82,7 +81,7 @@ export class QueueWorker {
     return this.accepting ? Math.max(0, this.settings.concurrency - this.inFlight) : 0;
   }
 
-  /** Whether any job of this worker is claimed, running or being saved. */
+  /** Whether any job of this worker is running or being saved. */
   get busy(): boolean {
     return this.inFlight > 0;
   }
@@ -98,7 +97,6 @@ export class QueueWorker {
     // once; a buffering operator such as mergeMap(concurrency) cost 15 % of end-to-end throughput here.
     this.subscription = jobs$.pipe(filter((job) => job.queue === this.queue)).subscribe((job) => {
       this.inFlight++;
-      this.claimed.set(job.id, job);
       // A rejection here would otherwise surface as an unhandled rejection: whatever one job does, log it
       // and keep the queue going.
       this.execute(job).catch((error: unknown) =>
@@ -112,18 +110,10 @@ export class QueueWorker {
     this.accepting = false;
   }
 
-  /** Resolves once nothing is claimed, running or being saved. */
+  /** Resolves once nothing is running or being saved. */
   whenIdle(): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /** Takes back every job claimed but not started, for the caller to release in the database. */
-  takeUnstarted(): AttemptRef[] {
-    const refs = [...this.claimed.values()].map((job) => ({ id: job.id, attempt: job.attempts }));
-    this.claimed.clear();
-    this.settle(refs.length);
-    return refs;
   }
 
   /**
@@ -157,7 +147,6 @@ export class QueueWorker {
   }
 
   private async execute(record: JobRecord): Promise<void> {
-    if (!this.claimed.delete(record.id)) return;
     const controller = new LazyAbortController();
     const attempt: RunningAttempt = { record, controller, abandoned: false };
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
