@@ -13,6 +13,8 @@ export interface PgListenClient {
   end(): Promise<void>;
   /** Lets the process exit while the connection is open (node-postgres clients have it). */
   unref?(): void;
+  /** Undoes `unref` (node-postgres clients have it). */
+  ref?(): void;
   on(event: 'notification', listener: (message: PgNotification) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
@@ -156,5 +158,8 @@ export class PostgresNotificationListener {
 async function endQuietly(client: PgListenClient): Promise<void> {
   client.removeAllListeners();
   client.on('error', () => undefined);
+  // The connection was unref'd so it never keeps the process alive; while we wait for it to end it must, or
+  // Node exits in the middle of `await app.close()`.
+  client.ref?.();
   await client.end().catch(() => undefined);
 }

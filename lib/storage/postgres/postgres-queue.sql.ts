@@ -89,8 +89,10 @@ export function getPostgresSchemaSql(schema: string = DEFAULT_POSTGRES_SCHEMA): 
     // owner) and lease recovery (by expiry). A status change is never a HOT update, so every index costs an
     // insert on each claim and completion: keep them few.
     `CREATE INDEX IF NOT EXISTS ${JOBS_TABLE}_running ON ${T} (lease_until) WHERE status = 'running'`,
-    // Counts, listings, retention, and metrics by finish time (walked queue by queue).
-    `CREATE INDEX IF NOT EXISTS ${JOBS_TABLE}_status ON ${T} (queue, status, finished_at)`,
+    // Retention and metrics by finish time (walked queue by queue). Partial on finished rows: with pending rows
+    // in it, the planner took it for claims on a freshly filled, not yet analyzed table and sorted every pending
+    // row of the queue per claim (49 ms instead of 4 ms per 200-job claim until autovacuum analyzed the table).
+    `CREATE INDEX IF NOT EXISTS ${JOBS_TABLE}_status ON ${T} (queue, status, finished_at) WHERE status IN ('completed', 'failed', 'cancelled')`,
     // One job per schedule occurrence, ever: the database decides which process enqueues it.
     `CREATE UNIQUE INDEX IF NOT EXISTS ${JOBS_TABLE}_schedule_key ON ${T} (queue, schedule_key) WHERE schedule_key IS NOT NULL`,
     // The database, not a read-then-write in JavaScript, keeps one live job per key and queue.
@@ -381,7 +383,7 @@ function buildSql(schema: string): PostgresQueueSql {
     applyRetention: `DELETE FROM ${T} WHERE id IN (
         SELECT id FROM (
           SELECT id, finished_at, row_number() OVER (ORDER BY finished_at DESC, id DESC) AS rank
-          FROM ${T} WHERE queue = $1 AND status = $2
+          FROM ${T} WHERE queue = $1 AND status = $2 AND status IN ('completed', 'failed', 'cancelled')
         ) AS finished
         WHERE finished.finished_at < $3 OR finished.rank > $4
         LIMIT $5
@@ -393,15 +395,16 @@ function buildSql(schema: string): PostgresQueueSql {
     // A loose index scan finds the queues (one index probe each), then each queue's newest finished jobs per
     // status come from a backward walk of the status index: no table scan and no index just for this.
     finishedSince: `WITH RECURSIVE queues AS (
-        (SELECT queue FROM ${T} ORDER BY queue LIMIT 1)
+        (SELECT queue FROM ${T} WHERE status IN ('completed', 'failed', 'cancelled') ORDER BY queue LIMIT 1)
         UNION ALL
-        SELECT (SELECT queue FROM ${T} WHERE queue > queues.queue ORDER BY queue LIMIT 1) FROM queues WHERE queues.queue IS NOT NULL
+        SELECT (SELECT queue FROM ${T} WHERE queue > queues.queue AND status IN ('completed', 'failed', 'cancelled') ORDER BY queue LIMIT 1)
+        FROM queues WHERE queues.queue IS NOT NULL
       )
       SELECT f.* FROM queues
       CROSS JOIN unnest(ARRAY['completed', 'failed', 'cancelled']) AS s(status)
       CROSS JOIN LATERAL (
         SELECT queue, status, started_at - run_at AS wait_ms, finished_at - started_at AS run_ms, finished_at
-        FROM ${T} WHERE queue = queues.queue AND status = s.status AND finished_at >= $1
+        FROM ${T} WHERE queue = queues.queue AND status = s.status AND status IN ('completed', 'failed', 'cancelled') AND finished_at >= $1
         ORDER BY finished_at DESC LIMIT $2
       ) AS f
       ORDER BY f.finished_at DESC LIMIT $2`,
