@@ -18,6 +18,7 @@ const CONFIG = {
   idle: { runs: QUICK ? 1 : 3, queueCounts: [1, 10, 100], warmupMs: 1_500, windowMs: QUICK ? 2_000 : 5_000 },
   backlog: { runs: QUICK ? 1 : 3, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
   contention: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 30_000 },
+  postgres: { runs: QUICK ? 1 : 3, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
 };
 const RESULTS_FILE = QUICK ? path.join(DATA_DIR, 'RESULTS.quick.md') : path.join(BENCH_DIR, 'RESULTS.md');
 const CHART_FILE = QUICK ? path.join(DATA_DIR, 'throughput.quick.svg') : path.join(BENCH_DIR, 'throughput.svg');
@@ -50,7 +51,7 @@ async function main() {
   if (!fs.existsSync(path.join(DIST_DIR, 'index.js'))) throw new Error('dist/ is missing: run `npm run build` at the repository root first');
   // The SQLite drivers are the root devDependencies (the library's peers): the raw ceilings and plainjob use the
   // very same builds as the library, and the bench install needs no native compilation.
-  for (const name of ['sqlite3', 'better-sqlite3', 'typeorm', '@nestjs/core', 'bullmq', 'plainjob', 'vega-lite']) {
+  for (const name of ['sqlite3', 'better-sqlite3', 'typeorm', '@nestjs/core', 'bullmq', 'plainjob', 'pg', 'pg-boss', 'graphile-worker', 'vega-lite']) {
     try {
       require.resolve(name, { paths: [BENCH_DIR] });
     } catch {
@@ -78,6 +79,8 @@ async function main() {
   await scenario('idle', CONFIG.idle);
   await scenario('backlog', { ...CONFIG.backlog, queues: QUEUES });
   await scenario('contention', { ...CONFIG.contention, queues: QUEUES });
+  // Skipped with a note (not failed) when no PostgreSQL server answers on 127.0.0.1:5432.
+  await scenario('postgres', { ...CONFIG.postgres, queues: QUEUES });
   data.durationMs = now() - started;
   await render(data);
   // Keep the raw results; delete the database files.

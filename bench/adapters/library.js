@@ -98,3 +98,45 @@ exports.latency = async ({ tag, driver, count, gapMs, warmup, options = {} }) =>
   await app.close();
   return summarizeLatency(fromResolved, fromCalled, app.log);
 };
+
+// ---- On PostgreSQL (scenarios/postgres.js): forRoot({ postgres: { url, schema } }), schema bench_library. ----
+
+/** Child: drops the schema, boots a producer-only app (it creates the schema), times addBulk of every job, then ANALYZEs. */
+exports.postgresEnqueue = async ({ queues, total, chunk }) => {
+  const { PG_URL, SCHEMAS, dropSchemas, analyzeSchema } = require('../lib/postgres');
+  await dropSchemas([SCHEMAS.library]);
+  const app = await startLibraryApp({ options: { postgres: { url: PG_URL, schema: SCHEMAS.library }, processing: false } });
+  const perQueue = total / queues.length;
+  const t = now();
+  for (const queue of queues) {
+    for (let done = 0; done < perQueue; done += chunk) {
+      await app.producer.addBulk(queue, Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ data: { i: done + i } })));
+    }
+  }
+  const ms = now() - t;
+  await app.close();
+  await analyzeSchema(SCHEMAS.library);
+  return { jobs: total, ms, rate: (total / ms) * 1000, errors: app.log.errors };
+};
+
+/** Child: says ready, boots a consumer app on "go", reports its handled count every 10 ms until "stop". */
+exports.postgresConsume = async ({ queues, concurrency }) => {
+  const { PG_URL, SCHEMAS } = require('../lib/postgres');
+  const message = (type) => new Promise((resolve) => process.on('message', (m) => m && m.type === type && resolve()));
+  const go = message('go');
+  const stop = message('stop');
+  process.send({ type: 'ready' });
+  await go;
+  let handled = 0;
+  const app = await startLibraryApp({
+    options: { postgres: { url: PG_URL, schema: SCHEMAS.library } },
+    queues,
+    concurrency,
+    handler: () => void handled++,
+  });
+  const progress = setInterval(() => process.send({ type: 'progress', handled }), 10);
+  await stop;
+  clearInterval(progress);
+  await app.close();
+  return { handled, errors: app.log.errors, errorSamples: app.log.samples };
+};

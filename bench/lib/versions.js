@@ -1,6 +1,7 @@
 'use strict';
 // What was measured: package versions (the library's peers and the SQLite drivers from the root node_modules,
-// the other systems from bench/node_modules), the SQLite version each driver bundles, and the Redis version.
+// the other systems from bench/node_modules), the SQLite version each driver bundles, and the Redis version
+// (the PostgreSQL server version comes with the results of scenarios/postgres.js, which may be skipped).
 const fs = require('node:fs');
 const path = require('node:path');
 const { BENCH_DIR, ROOT_DIR } = require('./common');
@@ -49,7 +50,7 @@ async function collectVersions() {
   const root = {};
   for (const name of ['typeorm', 'sqlite3', 'better-sqlite3', '@nestjs/core', 'rxjs']) root[name] = packageVersion(ROOT_DIR, name);
   const bench = {};
-  for (const name of ['bullmq', 'ioredis', 'plainjob', 'vega', 'vega-lite']) bench[name] = packageVersion(BENCH_DIR, name);
+  for (const name of ['bullmq', 'ioredis', 'plainjob', 'pg', 'pg-boss', 'graphile-worker', 'vega', 'vega-lite']) bench[name] = packageVersion(BENCH_DIR, name);
   return {
     library: JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).version,
     root,

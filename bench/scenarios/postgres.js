@@ -1,0 +1,103 @@
+'use strict';
+// Scenario 6: the same no-op jobs on the local PostgreSQL server (database queue_bench): this library with 1, 2 and
+// 4 consumer processes (each its own Nest application, 50 per queue per process) next to pg-boss and
+// graphile-worker (one process, 200 in flight). Bulk enqueue, then end-to-end processing until every job is
+// completed in the database. Skipped, with the reason, when the server cannot be reached.
+const { DIST_DIR, runChild, repeat, now, waitFor } = require('../lib/common');
+const { PG_URL, SCHEMAS, ensureBenchDatabase, dropSchemas, withClient, scalar } = require('../lib/postgres');
+
+const CONCURRENCY = 50; // per queue, per library process
+const SYSTEMS = [
+  { id: 'library-1', label: 'nestjs-sqlite-queue (PostgreSQL)', processes: 1 },
+  { id: 'library-2', label: 'nestjs-sqlite-queue (PostgreSQL)', processes: 2 },
+  { id: 'library-4', label: 'nestjs-sqlite-queue (PostgreSQL)', processes: 4 },
+  { id: 'pgboss', label: 'pg-boss', processes: 1, adapter: 'adapters/pgboss.js' },
+  { id: 'graphile', label: 'graphile-worker', processes: 1, adapter: 'adapters/graphile-worker.js' },
+];
+
+/**
+ * The library: one producer child enqueues, then `processes` consumer children boot on a common "go" signal. The
+ * clock runs from "go" (before the applications boot) until the database holds every job as completed.
+ */
+async function libraryOnce({ processes, total, chunk, queues }) {
+  const enqueue = await runChild('adapters/library.js', 'postgresEnqueue', { queues, total, chunk });
+  const { JOBS_TABLE } = require(DIST_DIR);
+  const countCompleted = `SELECT count(*) FROM "${SCHEMAS.library}".${JOBS_TABLE} WHERE status = 'completed'`;
+  return withClient(PG_URL, async (client) => {
+    const children = [];
+    const handledBy = new Map();
+    let ready = 0;
+    let t0;
+    let allHandled;
+    const handledAll = new Promise((resolve) => (allHandled = resolve));
+    const onMessage = (message, child) => {
+      if (message.type === 'spawned') children.push(child);
+      else if (message.type === 'ready' && ++ready === processes) {
+        t0 = now();
+        children.forEach((c) => c.send({ type: 'go' }));
+      } else if (message.type === 'progress') {
+        handledBy.set(child.pid, message.handled);
+        if ([...handledBy.values()].reduce((a, b) => a + b, 0) >= total) allHandled();
+      }
+    };
+    const consumers = Promise.all(
+      Array.from({ length: processes }, () => runChild('adapters/library.js', 'postgresConsume', { queues, concurrency: CONCURRENCY }, { onMessage })),
+    );
+    let completed = 0;
+    try {
+      await Promise.race([handledAll, consumers]); // a child that dies rejects at once
+      await waitFor(async () => (completed = await scalar(client, countCompleted)) >= total, { what: 'all completed', timeoutMs: 60_000 });
+    } catch (error) {
+      children.forEach((c) => c.kill());
+      throw error;
+    }
+    const ms = now() - t0;
+    children.forEach((c) => c.connected && c.send({ type: 'stop' }));
+    const outcomes = await consumers;
+    const handled = outcomes.reduce((sum, o) => sum + o.handled, 0);
+    return {
+      bulkEnqueue: enqueue,
+      process: { jobs: total, ms, rate: (total / ms) * 1000, handled, completed },
+      duplicates: handled - total,
+      errors: enqueue.errors + outcomes.reduce((sum, o) => sum + o.errors, 0),
+      errorSamples: outcomes.flatMap((o) => o.errorSamples).slice(0, 5),
+      perProcess: outcomes.map((o) => o.handled),
+    };
+  });
+}
+
+async function run({ runs, total, chunk, queues }) {
+  let server;
+  try {
+    server = await ensureBenchDatabase();
+  } catch (error) {
+    const skipped = `PostgreSQL not reachable on 127.0.0.1:5432 (${String(error.message).split('\n')[0]})`;
+    console.log(`postgres: skipped: ${skipped}`);
+    return { skipped };
+  }
+  const results = Object.fromEntries(SYSTEMS.map((system) => [system.id, []]));
+  // Interleaved like the throughput scenario: a noisy spell hits every system alike.
+  await repeat(runs, async (rep) => {
+    for (const system of SYSTEMS) {
+      console.log(`postgres: ${system.label}, ${system.processes} process(es), run ${rep + 1}/${runs}`);
+      const args = { queues, total, chunk };
+      const attempt = system.adapter ? runChild(system.adapter, 'throughput', args) : libraryOnce({ ...args, processes: system.processes });
+      const result = await attempt.catch((error) => ({ skipped: `failed: ${String(error.message).split('\n')[0].slice(0, 200)}` }));
+      results[system.id].push(result);
+      if (result.skipped) console.log(`  skipped: ${result.skipped}`);
+      else console.log(`  process ${Math.round(result.process.rate)} jobs/s, bulk enqueue ${Math.round(result.bulkEnqueue.rate)}/s`);
+    }
+  });
+  await dropSchemas(Object.values(SCHEMAS));
+  return {
+    server,
+    total,
+    chunk,
+    queues: queues.length,
+    concurrency: CONCURRENCY,
+    systems: SYSTEMS.map(({ id, label, processes }) => ({ id, label, processes })),
+    results,
+  };
+}
+
+module.exports = { run };
