@@ -19,7 +19,8 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
-import { StorageRow, newJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
+import { StorageRow, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
+import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
 import {
   COUNT_SCHEMA_OBJECTS_SQL,
@@ -162,51 +163,14 @@ export class PostgresQueueStorage implements QueueStorage {
     const inserted = rows
       .map((row) => ({ id: String(row.id), key: (row.unique_key as string | null) ?? null }))
       .sort((a, b) => compareIds(a.id, b.id));
-    if (inserted.length === jobs.length) return jobs.map((job, index) => newJobRecord(queue, job, inserted[index].id, ms(now)));
-    return this.matchWithExisting(queue, jobs, inserted, ms(now));
+    return pairEnqueued(this.pairing, queue, jobs, inserted, ms(now));
   }
 
-  /**
-   * Pairs inputs with rows when some were skipped for a taken key. Inserted rows follow input order (the insert
-   * takes ids in input order), so a keyed input owns the next row exactly when that row carries its key.
-   */
-  private async matchWithExisting(
-    queue: string,
-    jobs: NewJobRecord[],
-    inserted: { id: string; key: string | null }[],
-    now: number,
-  ): Promise<JobRecord[]> {
-    const result: (JobRecord | undefined)[] = [];
-    const missingKeys = new Set<string>();
-    let next = 0;
-    for (const job of jobs) {
-      const row = inserted[next];
-      if (row && (job.key === null || row.key === job.key)) {
-        result.push(newJobRecord(queue, job, row.id, now));
-        next++;
-      } else {
-        result.push(undefined);
-        missingKeys.add(job.key as string);
-      }
-    }
-    const existing = new Map(
-      (await this.select(this.sql.findByKeys, [queue, [...missingKeys]])).map((row) => {
-        const record = toJobRecord(row);
-        return [record.key as string, record] as const;
-      }),
-    );
-    const unresolved: number[] = [];
-    const records = result.map((row, index) => {
-      const match = row ?? existing.get(jobs[index].key as string);
-      if (!match) unresolved.push(index);
-      return match as JobRecord;
-    });
-    if (unresolved.length === 0) return records;
-    // The holder of the key finished between our insert and our read: the key is free again, so try once more.
-    const retried = await this.enqueue(queue, unresolved.map((index) => jobs[index]), Date.now());
-    unresolved.forEach((index, i) => (records[index] = retried[i]));
-    return records;
-  }
+  /** Backend half of `pairEnqueued`. */
+  private readonly pairing: PairingBackend = {
+    findByKeys: async (queue, keys) => (await this.select(this.sql.findByKeys, [queue, keys])).map(toJobRecord),
+    enqueue: (queue, jobs, now) => this.enqueue(queue, jobs, now),
+  };
 
   async claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]> {
     const wanted = requests.filter((request) => request.limit > 0);

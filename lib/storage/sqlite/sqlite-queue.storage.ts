@@ -19,7 +19,8 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
-import { StorageRow, newJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
+import { StorageRow, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
+import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import * as sql from './sqlite-queue.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 
@@ -87,47 +88,18 @@ export class SqliteQueueStorage implements QueueStorage {
         ? await this.select(sql.ENQUEUE_ONE_SQL, enqueueOneParams(queue, jobs[0], now))
         : await this.select(sql.ENQUEUE_SQL, [queue, now, now, enqueuePayload(jobs)]);
     if (rows.length > 0) this.localInserts?.next();
-    const ids = rows.map((row) => ({ id: Number(row.id), key: (row.unique_key as string | null) ?? null })).sort((a, b) => a.id - b.id);
-    if (ids.length === jobs.length) return jobs.map((job, index) => newJobRecord(queue, job, String(ids[index].id), now));
-    return this.matchWithExisting(queue, jobs, ids, now);
+    const inserted = rows
+      .map((row) => ({ id: Number(row.id), key: (row.unique_key as string | null) ?? null }))
+      .sort((a, b) => a.id - b.id)
+      .map(({ id, key }) => ({ id: String(id), key }));
+    return pairEnqueued(this.pairing, queue, jobs, inserted, now);
   }
 
-  /**
-   * Pairs inputs with rows when some were skipped for a taken key. Inserted rows follow input order, so
-   * a keyed input owns the next row exactly when that row carries its key.
-   */
-  private async matchWithExisting(queue: string, jobs: NewJobRecord[], inserted: { id: number; key: string | null }[], now: number): Promise<JobRecord[]> {
-    const result: (JobRecord | undefined)[] = [];
-    const missingKeys = new Set<string>();
-    let next = 0;
-    for (const job of jobs) {
-      const row = inserted[next];
-      if (row && (job.key === null || row.key === job.key)) {
-        result.push(newJobRecord(queue, job, String(row.id), now));
-        next++;
-      } else {
-        result.push(undefined);
-        missingKeys.add(job.key as string);
-      }
-    }
-    const existing = new Map(
-      (await this.select(sql.FIND_BY_KEYS_SQL, [queue, JSON.stringify([...missingKeys])])).map((row) => {
-        const record = toJobRecord(row);
-        return [record.key as string, record] as const;
-      }),
-    );
-    const unresolved: number[] = [];
-    const records = result.map((row, index) => {
-      const match = row ?? existing.get(jobs[index].key as string);
-      if (!match) unresolved.push(index);
-      return match as JobRecord;
-    });
-    if (unresolved.length === 0) return records;
-    // The holder of the key finished between our insert and our read: the key is free again, so try once more.
-    const retried = await this.enqueue(queue, unresolved.map((index) => jobs[index]), Date.now());
-    unresolved.forEach((index, i) => (records[index] = retried[i]));
-    return records;
-  }
+  /** Backend half of `pairEnqueued`. */
+  private readonly pairing: PairingBackend = {
+    findByKeys: async (queue, keys) => (await this.select(sql.FIND_BY_KEYS_SQL, [queue, JSON.stringify(keys)])).map(toJobRecord),
+    enqueue: (queue, jobs, now) => this.enqueue(queue, jobs, now),
+  };
 
   async claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]> {
     const params: unknown[] = [workerId, leaseUntil, now, now];
