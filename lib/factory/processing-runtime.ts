@@ -41,12 +41,17 @@ export class ProcessingRuntime {
   ) {
     this.poller = new SharedPoller(storage, this.pool, options, logger);
     const byQueue = new Map(definitions.map((definition) => [definition.queue, definition]));
+    // Resolved once: the keeper asks on every finished job.
+    const moduleRetention = { removeOnComplete: options.removeOnComplete, removeOnFail: options.removeOnFail };
+    const retentionByQueue = new Map(
+      definitions.map(({ queue, settings }) => [
+        queue,
+        { removeOnComplete: settings.removeOnComplete ?? moduleRetention.removeOnComplete, removeOnFail: settings.removeOnFail ?? moduleRetention.removeOnFail },
+      ]),
+    );
     this.retention = new RetentionKeeper(
       storage,
-      (queue) => ({
-        removeOnComplete: byQueue.get(queue)?.settings.removeOnComplete ?? options.removeOnComplete,
-        removeOnFail: byQueue.get(queue)?.settings.removeOnFail ?? options.removeOnFail,
-      }),
+      (queue) => retentionByQueue.get(queue) ?? moduleRetention,
       Math.min(options.pollInterval, 1000),
       logger,
     );

@@ -11,11 +11,6 @@ export class WorkerPool {
     this.workers.set(worker.queue, worker);
   }
 
-  /** The worker of a queue, if this process has one. */
-  get(queue: string): QueueWorker | undefined {
-    return this.workers.get(queue);
-  }
-
   /** Every worker. */
   all(): QueueWorker[] {
     return [...this.workers.values()];
