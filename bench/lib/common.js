@@ -8,7 +8,7 @@ const { fork } = require('node:child_process');
 const BENCH_DIR = path.join(__dirname, '..');
 const ROOT_DIR = path.join(BENCH_DIR, '..');
 const DATA_DIR = path.join(BENCH_DIR, '.data');
-const DIST_DIR = path.join(ROOT_DIR, 'dist');
+const DIST_DIR = process.env.BENCH_DIST_DIR ? path.resolve(process.env.BENCH_DIST_DIR) : path.join(ROOT_DIR, 'dist');
 
 /** A path in bench/.data for a database file; removes any old file and its WAL/SHM first. */
 function freshDbFile(name) {

@@ -14,8 +14,13 @@ const JOB_COLUMNS =
   'id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, ' +
   'locked_by, lease_until, result, error, progress, created_at, started_at, finished_at, updated_at';
 
-/** What a worker needs of a job it claimed: the claim returns no more, it runs on the hot path. */
-const CLAIMED_COLUMNS = 'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at';
+/**
+ * What a worker needs of a job it claimed, as two columns: the payload, and the rest packed in one JSON array in
+ * the order `toClaimedRecord` reads it. The drivers build one JavaScript property per column and row, which cost
+ * twice as much as one JSON.parse of the packed array (measured with node-sqlite3 on 200-row claims).
+ */
+const CLAIMED_COLUMNS =
+  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at) AS m';
 
 /** Columns of a schedule row. */
 const SCHEDULE_COLUMNS = 'queue, name, cron, every_ms, timezone, data, options, next_run_at';
@@ -110,13 +115,15 @@ const claimSqlCache = new Map<number, string>();
 /**
  * One statement that claims for several queues at once: a UNION ALL of one index walk per queue, each
  * with its own LIMIT, so a queue never takes more than its free slots and a full queue costs nothing.
- * Params: workerId, leaseUntil, now, now, then (queue, now, limit) per queue.
+ * Params: workerId, leaseUntil, now, now, then (queue, now, queue, limit) per queue.
  */
 export function claimSql(queueCount: number): string {
   let sql = claimSqlCache.get(queueCount);
   if (sql === undefined) {
+    // The paused test names the queue by parameter, not by the row's column: uncorrelated, SQLite evaluates it
+    // once per branch instead of once per candidate row.
     const branch = `SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ?
-      AND NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ${T}.queue AND paused = 1)
+      AND NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ? AND paused = 1)
       ORDER BY priority DESC, run_at, id LIMIT ?)`;
     sql = `/* claim */ UPDATE ${T}
       SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ?, started_at = ?, updated_at = ?

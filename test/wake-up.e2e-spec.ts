@@ -1,0 +1,84 @@
+import { Test, TestingModule } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { JOBS_TABLE, Job, QueueProducer, SqliteQueueModule } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { tempDatabase } from './support/temp-database';
+import { testBackend, testSqliteDriver } from './support/test-backend';
+import { waitFor } from './support/wait-for';
+
+/** Far beyond every wait below: a job handled in time was not found by the fallback poll. */
+const NO_POLL = 600_000;
+/** How long a wake-up may take here before the test calls it missing (a loaded CI machine included). */
+const WAKE_DEADLINE_MS = 15_000;
+
+/** Only on a node-sqlite3 connection does SQLite's update hook reach JavaScript. */
+const describeNodeSqlite3 = testBackend() === 'sqlite' && testSqliteDriver() === 'sqlite3' ? describe : describe.skip;
+
+describe('wake-ups without polling', () => {
+  let db: ReturnType<typeof tempDatabase>;
+  let app: TestingModule | undefined;
+  let dataSource: DataSource | undefined;
+  let handled: string[];
+
+  const Recorder = defineProcessor<{ name: string }>('wake', async (job: Job<{ name: string }>) => {
+    handled.push(job.data.name);
+  });
+
+  beforeEach(() => {
+    db = tempDatabase();
+    handled = [];
+  });
+
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    if (dataSource?.isInitialized) await dataSource.destroy();
+    dataSource = undefined;
+    db.cleanup();
+  });
+
+  it('add() in this process wakes the idle poller at once, long before its next poll', async () => {
+    app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: NO_POLL })],
+      providers: [Recorder],
+    }).compile();
+    await app.init();
+    const producer = app.get(QueueProducer);
+
+    // Several rounds: every one starts from an idle poller whose only scheduled claim is ten minutes away.
+    for (const name of ['first', 'second', 'third']) {
+      await producer.add('wake', { name });
+      await waitFor(() => handled.includes(name), `job ${name} handled without a poll`, WAKE_DEADLINE_MS);
+    }
+    expect(handled).toEqual(['first', 'second', 'third']);
+  });
+
+  describeNodeSqlite3('on a node-sqlite3 DataSource shared with the application', () => {
+    it('a job the application inserts itself, in its own transaction, wakes the poller through the update hook', async () => {
+      dataSource = new DataSource({ type: 'sqlite', database: db.path });
+      await dataSource.initialize();
+      await dataSource.query('CREATE TABLE orders (id INTEGER PRIMARY KEY, total INTEGER NOT NULL)');
+      app = await Test.createTestingModule({
+        imports: [SqliteQueueModule.forRoot({ dataSource, pollInterval: NO_POLL })],
+        providers: [Recorder],
+      }).compile();
+      await app.init();
+      // The boot claim is over once a first job went through: from here on only a wake-up can claim.
+      await app.get(QueueProducer).add('wake', { name: 'warm-up' });
+      await waitFor(() => handled.includes('warm-up'), 'warm-up job handled', WAKE_DEADLINE_MS);
+
+      // An outbox-style write: the order and its job commit together, without the queue's producer.
+      const now = Date.now();
+      await dataSource.transaction(async (manager) => {
+        await manager.query('INSERT INTO orders (total) VALUES (?)', [42]);
+        await manager.query(
+          `INSERT INTO ${JOBS_TABLE} (queue, status, data, priority, run_at, attempts, max_attempts, created_at, updated_at)
+           VALUES ('wake', 'pending', ?, 0, ?, 0, 3, ?, ?)`,
+          [JSON.stringify({ name: 'from-the-app' }), now, now, now],
+        );
+      });
+
+      await waitFor(() => handled.includes('from-the-app'), 'the job inserted by the application handled without a poll', WAKE_DEADLINE_MS);
+    });
+  });
+});
