@@ -1,5 +1,5 @@
 import { Observable, Subject, merge } from 'rxjs';
-import { DataSource, QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
@@ -22,6 +22,7 @@ import {
 import { StorageRow, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import * as sql from './sqlite-queue.sql';
+import { PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { insertHintsOf } from './sqlite-update-hook';
 
 type Row = StorageRow;
@@ -36,7 +37,7 @@ export type SqliteConnectionSource = { dataSource: DataSource } | { database: st
 export class SqliteQueueStorage implements QueueStorage {
   private readonly dataSource: DataSource;
   private readonly ownsDataSource: boolean;
-  private runner?: QueryRunner;
+  private statements?: SqliteStatements;
   private hints$?: Observable<void>;
   /** Our own inserts announce themselves: no native round trip per row. */
   private readonly localInserts = new Subject<void>();
@@ -66,8 +67,12 @@ export class SqliteQueueStorage implements QueueStorage {
       throw new Error(`SqliteQueueStorage needs a DataSource of type 'sqlite' or 'better-sqlite3', got '${type}'`);
     }
     if (!this.dataSource.isInitialized) await this.dataSource.initialize();
-    if (type === 'sqlite') serializeStatements((this.dataSource.driver as unknown as { databaseConnection: unknown }).databaseConnection);
-    this.runner = this.dataSource.createQueryRunner();
+    const connection = (this.dataSource.driver as unknown as { databaseConnection: unknown }).databaseConnection;
+    if (type === 'sqlite') serializeStatements(connection);
+    this.statements =
+      type === 'sqlite' && this.ownsDataSource
+        ? new PreparedNodeSqlite3Statements(connection as ConstructorParameters<typeof PreparedNodeSqlite3Statements>[0])
+        : new QueryRunnerStatements(this.dataSource.createQueryRunner());
     await this.configureConnection();
     for (const statement of sql.SCHEMA_SQL) await this.execute(statement);
     this.hints$ = this.localInserts.asObservable();
@@ -76,12 +81,12 @@ export class SqliteQueueStorage implements QueueStorage {
     // ours and announces itself. A borrowed connection is shared with the application, which may insert jobs
     // itself (in its own transaction, say): there the hook is what tells the poller.
     if (type === 'sqlite' && !this.ownsDataSource) {
-      const connection = (this.dataSource.driver as unknown as { databaseConnection: unknown }).databaseConnection;
       this.hints$ = merge(this.hints$, insertHintsOf(connection, JOBS_TABLE));
     }
   }
 
   async close(): Promise<void> {
+    await this.statements?.close();
     if (this.ownsDataSource && this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
@@ -278,19 +283,17 @@ export class SqliteQueueStorage implements QueueStorage {
     if (this.ownsDataSource) await this.execute('PRAGMA synchronous = NORMAL');
   }
 
-  private async select(statement: string, params: unknown[]): Promise<Row[]> {
-    const result = await this.queryRunner().query(statement, params, true);
-    return (result.records ?? []) as Row[];
+  private select(statement: string, params: unknown[]): Promise<Row[]> {
+    return this.connection().all(statement, params);
   }
 
-  private async execute(statement: string, params: unknown[] = []): Promise<number> {
-    const result = await this.queryRunner().query(statement, params, true);
-    return result.affected ?? 0;
+  private execute(statement: string, params: unknown[] = []): Promise<number> {
+    return this.connection().run(statement, params);
   }
 
-  private queryRunner(): QueryRunner {
-    if (!this.runner) throw new Error('SqliteQueueStorage used before initialize()');
-    return this.runner;
+  private connection(): SqliteStatements {
+    if (!this.statements) throw new Error('SqliteQueueStorage used before initialize()');
+    return this.statements;
   }
 }
 

@@ -1,0 +1,121 @@
+import { QueryFailedError, QueryRunner } from 'typeorm';
+import { StorageRow } from '../job-row.mapper';
+
+/** How the SQLite storage runs its statements: rows, or the number of rows changed. */
+export interface SqliteStatements {
+  all(sql: string, params: unknown[]): Promise<StorageRow[]>;
+  run(sql: string, params: unknown[]): Promise<number>;
+  /** Waits for the statement in progress and releases what this runner holds (not the connection). */
+  close(): Promise<void>;
+}
+
+/** Through TypeORM's query runner: any driver, and the only safe way on a connection the application shares. */
+export class QueryRunnerStatements implements SqliteStatements {
+  constructor(private readonly runner: QueryRunner) {}
+
+  async all(sql: string, params: unknown[]): Promise<StorageRow[]> {
+    const result = await this.runner.query(sql, params, true);
+    return (result.records ?? []) as StorageRow[];
+  }
+
+  async run(sql: string, params: unknown[]): Promise<number> {
+    const result = await this.runner.query(sql, params, true);
+    return result.affected ?? 0;
+  }
+
+  async close(): Promise<void> {
+    // The runner belongs to the DataSource: nothing of ours to release.
+  }
+}
+
+/** Statements that produce rows must be stepped to the end (`all`), or they stay open. */
+const RETURNS_ROWS = /^\s*(?:\/\*.*?\*\/\s*)?(?:SELECT|WITH|PRAGMA\s+\w+\s*(?:;|$))|\bRETURNING\b/is;
+
+/** The slice of node-sqlite3 this runner uses. */
+interface NodeSqlite3Database {
+  prepare(sql: string, callback: (error: Error | null) => void): NodeSqlite3Statement;
+}
+
+interface NodeSqlite3Statement {
+  all(params: unknown[], callback: (error: Error | null, rows: StorageRow[]) => void): void;
+  run(params: unknown[], callback: (this: { changes: number }, error: Error | null) => void): void;
+  finalize(callback: () => void): void;
+}
+
+/**
+ * Prepared statements, kept and reused, on the module's own node-sqlite3 connection. node-sqlite3 prepares a
+ * statement anew on every `db.all()`: for the multi-queue claim that is about 200 µs of a 300 µs round trip, and
+ * end-to-end throughput rose by about 17 % without it. The set of statements is bounded (constant SQL, and one
+ * claim per number of queues).
+ *
+ * A prepared statement runs outside node-sqlite3's serialized queue, so this runner serializes every statement
+ * of the connection itself, one at a time: only for a connection nothing else uses. Errors are TypeORM's
+ * `QueryFailedError`, as through TypeORM.
+ */
+export class PreparedNodeSqlite3Statements implements SqliteStatements {
+  private readonly prepared = new Map<string, Promise<NodeSqlite3Statement>>();
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly database: NodeSqlite3Database) {}
+
+  all(sql: string, params: unknown[]): Promise<StorageRow[]> {
+    return this.exclusive(sql, params, (statement, done) => statement.all(params, (error, rows) => done(error, rows)));
+  }
+
+  /** For statements that return no rows: one step runs them to the end, so nothing stays open. */
+  run(sql: string, params: unknown[]): Promise<number> {
+    if (RETURNS_ROWS.test(sql)) return Promise.reject(new Error(`run() is for statements without rows; use all(): ${sql.slice(0, 80)}`));
+    return this.exclusive(sql, params, (statement, done) =>
+      statement.run(params, function (this: { changes: number }, error) {
+        done(error, this?.changes ?? 0);
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.tail;
+    const statements = await Promise.allSettled(this.prepared.values());
+    this.prepared.clear();
+    for (const outcome of statements) {
+      if (outcome.status === 'fulfilled') await new Promise<void>((resolve) => outcome.value.finalize(resolve));
+    }
+  }
+
+  private exclusive<T>(
+    sql: string,
+    params: unknown[],
+    execute: (statement: NodeSqlite3Statement, done: (error: Error | null, value: T) => void) => void,
+  ): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('SqliteQueueStorage used after close()'));
+    const result = this.tail.then(async () => {
+      const statement = await this.statement(sql, params);
+      return new Promise<T>((resolve, reject) =>
+        execute(statement, (error, value) => {
+          if (!error) return resolve(value);
+          // SQLite keeps a statement that failed mid-step active until it is reset, and an active statement can hold
+          // back the autocommit of others; a cached one would only be reset at its next use. End it now, as
+          // node-sqlite3 ends its one-shot statements, and prepare it afresh next time.
+          this.prepared.delete(sql);
+          statement.finalize(() => reject(new QueryFailedError(sql, params, error)));
+        }),
+      );
+    });
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private statement(sql: string, params: unknown[]): Promise<NodeSqlite3Statement> {
+    let statement = this.prepared.get(sql);
+    if (!statement) {
+      statement = new Promise<NodeSqlite3Statement>((resolve, reject) => {
+        const prepared = this.database.prepare(sql, (error) => (error ? reject(new QueryFailedError(sql, params, error)) : resolve(prepared)));
+      });
+      this.prepared.set(sql, statement);
+      // A statement that failed to prepare is not kept: the next call prepares it again.
+      statement.catch(() => this.prepared.delete(sql));
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,87 @@
+import { QueryFailedError } from 'typeorm';
+import { PreparedNodeSqlite3Statements } from '../lib/storage/sqlite/sqlite-statements';
+import { tempDatabase } from './support/temp-database';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sqlite3 = require('sqlite3') as typeof import('sqlite3');
+
+function open(path: string): Promise<import('sqlite3').Database> {
+  return new Promise((resolve, reject) => {
+    const database = new sqlite3.Database(path, (error) => (error ? reject(error) : resolve(database)));
+  });
+}
+
+function close(database: import('sqlite3').Database): Promise<void> {
+  return new Promise((resolve, reject) => database.close((error) => (error ? reject(error) : resolve())));
+}
+
+function readAll(database: import('sqlite3').Database, sql: string): Promise<unknown[]> {
+  return new Promise((resolve, reject) => database.all(sql, (error, rows) => (error ? reject(error) : resolve(rows))));
+}
+
+describe('PreparedNodeSqlite3Statements (the module-owned node-sqlite3 connection)', () => {
+  let db: ReturnType<typeof tempDatabase>;
+  let connection: import('sqlite3').Database;
+  let statements: PreparedNodeSqlite3Statements;
+
+  beforeEach(async () => {
+    db = tempDatabase();
+    connection = await open(db.path);
+    statements = new PreparedNodeSqlite3Statements(connection);
+    await statements.all('PRAGMA journal_mode = WAL', []);
+    await statements.run('CREATE TABLE items (id INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))', []);
+  });
+
+  afterEach(async () => {
+    await statements.close();
+    await close(connection);
+    db.cleanup();
+  });
+
+  it('reuses one prepared statement with new parameters and returns rows and change counts', async () => {
+    for (let n = 0; n < 5; n++) expect(await statements.run('INSERT INTO items (n) VALUES (?)', [n])).toBe(1);
+    expect(await statements.run('UPDATE items SET n = n + 10 WHERE n >= ?', [3])).toBe(2);
+    expect(await statements.all('SELECT n FROM items WHERE n > ? ORDER BY n', [1])).toEqual([{ n: 2 }, { n: 13 }, { n: 14 }]);
+    expect(await statements.all('/* rows */ UPDATE items SET n = n WHERE id = ? RETURNING id, n', [1])).toEqual([{ id: 1, n: 0 }]);
+  });
+
+  it('runs concurrent calls one at a time, each with its own parameters', async () => {
+    const inserts = Array.from({ length: 200 }, (_, n) => statements.run('INSERT INTO items (n) VALUES (?)', [n]));
+    const reads = Array.from({ length: 50 }, (_, n) => statements.all('SELECT COUNT(*) AS count FROM items WHERE n < ?', [n]));
+    expect(await Promise.all(inserts)).toEqual(Array(200).fill(1));
+    // Every read ran after the inserts queued before it.
+    expect((await Promise.all(reads)).map((rows) => (rows[0] as { count: number }).count)).toEqual(Array.from({ length: 50 }, (_, n) => n));
+  });
+
+  it('reports a failed statement as a QueryFailedError, and the writes after it still commit', async () => {
+    await statements.run('INSERT INTO items (n) VALUES (?)', [1]);
+    const failure = statements.run('INSERT INTO items (n) VALUES (?)', [-1]);
+    await expect(failure).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(failure).rejects.toMatchObject({ query: 'INSERT INTO items (n) VALUES (?)', parameters: [-1] });
+    await expect(failure).rejects.toThrow(/CHECK constraint failed/);
+
+    expect(await statements.run('INSERT INTO items (n) VALUES (?)', [2])).toBe(1);
+    // Another connection sees it: nothing is left open on ours.
+    const reader = await open(db.path);
+    try {
+      expect(await readAll(reader, 'SELECT n FROM items ORDER BY n')).toEqual([{ n: 1 }, { n: 2 }]);
+    } finally {
+      await close(reader);
+    }
+  });
+
+  it('refuses run() for statements that produce rows (one step would leave them open)', async () => {
+    await expect(statements.run('SELECT 1', [])).rejects.toThrow(/without rows/);
+    await expect(statements.run('/* x */ UPDATE items SET n = 1 RETURNING id', [])).rejects.toThrow(/without rows/);
+  });
+
+  it('close() waits for the statement in progress and finalizes every statement, so the connection can close', async () => {
+    const pending = statements.run('INSERT INTO items (n) VALUES (?)', [7]);
+    await statements.close();
+    await expect(pending).resolves.toBe(1);
+    await expect(statements.all('SELECT 1', [])).rejects.toThrow(/after close/);
+    // node-sqlite3 refuses to close a connection with unfinalized statements (SQLITE_BUSY).
+    await close(connection);
+    connection = await open(db.path);
+  });
+});
