@@ -14,6 +14,11 @@ export class JobEventBus {
   /** Hot: subscribers see events emitted after they subscribe. */
   readonly events$: Observable<QueueEvent> = this.subject.asObservable();
 
+  /** Whether anything listens: callers on the hot path skip building events when nothing does. */
+  get observed(): boolean {
+    return this.subject.observed;
+  }
+
   /** Publishes an event with the current time. */
   emit(event: UnstampedEvent): void {
     // Most processes listen to nothing: skip building events nobody reads on the hot path.

@@ -159,7 +159,7 @@ export class QueueWorker {
     }
     this.running.set(record.id, attempt);
     try {
-      this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
+      if (this.context.events.observed) this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
       const outcome = await this.run(record, controller);
       if (!attempt.abandoned && (await this.save(record, outcome))) this.announce(record, outcome);
     } finally {
@@ -276,13 +276,15 @@ export class QueueWorker {
   }
 
   private announce(record: JobRecord, outcome: Outcome): void {
-    const base = { queue: this.queue, jobId: record.id, attempt: record.attempts };
     const { events } = this.context;
+    if (outcome.kind === 'complete') {
+      // The common case, once per job: no event object unless someone listens.
+      if (events.observed) events.emit({ queue: this.queue, jobId: record.id, attempt: record.attempts, type: 'completed', result: outcome.json === null ? null : outcome.result });
+      this.context.onFinished(this.queue, 'completed');
+      return;
+    }
+    const base = { queue: this.queue, jobId: record.id, attempt: record.attempts };
     switch (outcome.kind) {
-      case 'complete':
-        events.emit({ ...base, type: 'completed', result: outcome.json === null ? null : outcome.result });
-        this.context.onFinished(this.queue, 'completed');
-        return;
       case 'retry':
         events.emit({ ...base, type: 'retrying', error: outcome.error, nextRunAt: new Date(outcome.runAt) });
         this.context.onRetryScheduled(outcome.runAt);
