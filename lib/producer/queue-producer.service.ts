@@ -9,14 +9,14 @@ import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
 import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
 import { assertQueueName } from '../utils/queue-name.util';
-import { JobControls, toJob } from '../worker/job-runtime';
+import { toJob } from '../worker/job-runtime';
 import { JobDefaults, prepareJob } from './prepare-job';
 
-const NEVER_ABORTED = new AbortController().signal;
+const NEVER_ABORTED = { signal: new AbortController().signal };
 
 /** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress. */
-function notRunning(record: JobRecord): JobControls {
-  return { signal: NEVER_ABORTED, updateProgress: () => Promise.reject(new JobNotRunningError(record.id, record.queue)) };
+function notRunning<TData>(record: JobRecord): Job<TData> {
+  return toJob<TData>(record, NEVER_ABORTED, () => Promise.reject(new JobNotRunningError(record.id, record.queue)));
 }
 
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
@@ -36,7 +36,7 @@ export class QueueProducer {
     const storage = await this.factory.storage();
     const [stored] = await storage.enqueue(queue, [record], now);
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-    return toJob<TData>(stored, notRunning(stored));
+    return notRunning<TData>(stored);
   }
 
   /**
@@ -65,7 +65,7 @@ export class QueueProducer {
     const stored = await storage.enqueue(queue, records, now);
     const firstDelayed = records.reduce((first, record) => (record.runAt > now && record.runAt < first ? record.runAt : first), Infinity);
     if (firstDelayed !== Infinity) this.factory.runtime?.wakeAt(firstDelayed);
-    return stored.map((record) => toJob<TData>(record, notRunning(record)));
+    return stored.map((record) => notRunning<TData>(record));
   }
 
   /**

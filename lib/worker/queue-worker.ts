@@ -172,7 +172,7 @@ export class QueueWorker {
   private async run(record: JobRecord, controller: LazyAbortController): Promise<Outcome> {
     let job: Job;
     try {
-      job = toJob(record, { get signal() { return controller.signal; }, updateProgress: (progress) => this.updateProgress(record, progress) });
+      job = toJob(record, controller, (progress) => this.updateProgress(record, progress));
     } catch (error) {
       this.context.logger.error(`Job ${record.id} (queue ${this.queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);
