@@ -332,7 +332,7 @@ function buildReport(data) {
     '- Every measurement runs in a fresh child process (clean RSS, no JIT or cache carried over); database files live in bench/.data/ and are deleted afterwards.',
     '- Concurrency: the library and BullMQ 50 per queue (4 queues: 200 jobs in flight); plainjob has no concurrency option, so one worker',
     '  per queue; the raw ceilings claim 100 jobs per `UPDATE … RETURNING`, run their no-op handlers, and complete the batch with one UPDATE.',
-    '- The raw ceilings use the library\'s own table and indexes (taken from dist/), WAL and synchronous=NORMAL, with no TypeORM in between.',
+    '- The raw ceilings use the library\'s own table and indexes (taken from dist/), WAL and synchronous=NORMAL, with no TypeORM in between and every statement prepared once and reused (node-sqlite3 included: a one-shot `db.all()` prepares again on every call; before 2026-11-30 the node-sqlite3 ceiling did that, and measured about 70k instead of about 95k jobs/s).',
     '- BullMQ keeps completed jobs (its default), like the SQLite systems keep their rows. Redis DB index 7 is flushed before and after each BullMQ run.',
     '- The machine is shared (other test suites may run at the same time): the range columns show how much a figure moved between runs.',
     '- Latency: BullMQ\'s worker often holds the job before add() has resolved (its blocking fetch races the reply), hence its tiny',

@@ -1,6 +1,7 @@
 'use strict';
 // The ceiling: the enqueue -> claim -> complete cycle straight on node-sqlite3 (no TypeORM, so no verbose
-// mode), no queue library. Same table, indexes, pragmas and batch sizes as raw-better-sqlite3.js.
+// mode), no queue library, with statements prepared once and reused (as raw-better-sqlite3.js does; a one-shot
+// db.all() prepares the statement again on every call). Same table, indexes, pragmas and batch sizes.
 const sqlite3 = require('sqlite3');
 const { freshDbFile, now, rssSampler } = require('../lib/common');
 const raw = require('../lib/raw-sql');
@@ -10,13 +11,29 @@ const CLAIM_BATCH = 100;
 
 /** Promise wrappers over one node-sqlite3 connection. */
 function wrap(db) {
+  const prepared = [];
   return {
     run: (sql, params = []) => new Promise((resolve, reject) => db.run(sql, params, function done(error) {
       if (error) reject(error);
       else resolve(this.changes);
     })),
     all: (sql, params = []) => new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows)))),
-    close: () => new Promise((resolve, reject) => db.close((error) => (error ? reject(error) : resolve()))),
+    /** A statement prepared once; `.all(params)` / `.run(params)` reuse it. */
+    prepare: (sql) => {
+      const statement = db.prepare(sql);
+      prepared.push(statement);
+      return {
+        all: (params) => new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows)))),
+        run: (params) => new Promise((resolve, reject) => statement.run(params, function done(error) {
+          if (error) reject(error);
+          else resolve(this.changes);
+        })),
+      };
+    },
+    close: async () => {
+      for (const statement of prepared.splice(0)) await new Promise((resolve) => statement.finalize(resolve));
+      await new Promise((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
+    },
   };
 }
 
@@ -32,6 +49,7 @@ async function open(file) {
 exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   const db = await open(freshDbFile(`throughput-${tag}.sqlite`));
   const perQueue = total / queues.length;
+  const insertFull = db.prepare(raw.insertSql(ROWS_PER_INSERT));
   let t = now();
   for (const queue of queues) {
     for (let from = 0; from < perQueue; from += chunk) {
@@ -42,7 +60,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
         const rows = Math.min(ROWS_PER_INSERT, count - done);
         const params = [];
         for (let i = 0; i < rows; i++) params.push(...raw.rowParams(queue, JSON.stringify({ i: from + done + i }), time));
-        await db.run(raw.insertSql(rows), params);
+        await (rows === ROWS_PER_INSERT ? insertFull.run(params) : db.run(raw.insertSql(rows), params));
         done += rows;
       }
       await db.run('COMMIT');
@@ -50,6 +68,8 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   }
   const bulkMs = now() - t;
 
+  const claim = db.prepare(raw.CLAIM_SQL);
+  const complete = db.prepare(raw.COMPLETE_BATCH_SQL);
   const handler = async () => undefined;
   let handled = 0;
   const rss = rssSampler();
@@ -58,7 +78,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
     idle = 0;
     for (const queue of queues) {
       const time = Date.now();
-      const jobs = await db.all(raw.CLAIM_SQL, ['bench', time + 30_000, time, time, queue, time, CLAIM_BATCH]);
+      const jobs = await claim.all(['bench', time + 30_000, time, time, queue, time, CLAIM_BATCH]);
       if (jobs.length === 0) {
         idle++;
         continue;
@@ -66,7 +86,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
       await Promise.all(jobs.map((job) => handler(JSON.parse(job.data))));
       handled += jobs.length;
       const doneAt = Date.now();
-      await db.run(raw.COMPLETE_BATCH_SQL, [doneAt, doneAt, JSON.stringify(jobs.map((job) => job.id))]);
+      await complete.run([doneAt, doneAt, JSON.stringify(jobs.map((job) => job.id))]);
     }
   }
   const processMs = now() - t;
@@ -75,9 +95,9 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   await db.close();
 
   const addDb = await open(freshDbFile(`add-one-${tag}.sqlite`));
-  const insertOne = raw.insertSql(1);
+  const insertOne = addDb.prepare(raw.insertSql(1));
   t = now();
-  for (let i = 0; i < addOneCount; i++) await addDb.run(insertOne, raw.rowParams(queues[0], JSON.stringify({ i }), Date.now()));
+  for (let i = 0; i < addOneCount; i++) await insertOne.run(raw.rowParams(queues[0], JSON.stringify({ i }), Date.now()));
   const addMs = now() - t;
   await addDb.close();
 
