@@ -12,15 +12,16 @@ export interface SqliteQueueModuleOptions {
   /** SQLite file path, or `':memory:'`. Default `'queue.sqlite'` in the working directory. Ignored with `dataSource`. */
   database?: string;
   /**
-   * The SQLite driver of the DataSource the module opens: `'sqlite3'` (node-sqlite3, asynchronous, with an
-   * update hook that wakes the poller on insert) or `'better-sqlite3'` (synchronous and about twice as fast;
-   * no update hook, so in-process inserts wake the poller directly and the fallback poll covers other
-   * processes). Install the one you choose. Default `'sqlite3'`. Ignored with `dataSource`.
+   * The SQLite driver of the DataSource the module opens: `'sqlite3'` (node-sqlite3, asynchronous: SQL runs off
+   * the event loop) or `'better-sqlite3'` (synchronous, a little faster, and a lock held by another process blocks
+   * the event loop). With either, jobs added in this process wake the poller directly and the fallback poll covers
+   * other processes. Install the one you choose. Default `'sqlite3'`. Ignored with `dataSource`.
    */
   driver?: SqliteDriverName;
   /**
    * Reuse a TypeORM DataSource of type `sqlite` or `better-sqlite3` instead of opening one. The module initialises it if
-   * needed, adds its own table, and never closes it (its owner does). A DataSource of type `postgres` selects the
+   * needed, adds its own table, and never closes it (its owner does). On a `sqlite` one, SQLite's update hook also
+   * wakes the poller when the application inserts jobs itself through that connection. A DataSource of type `postgres` selects the
    * PostgreSQL backend (see `postgres` for its schema settings).
    */
   dataSource?: DataSource;
