@@ -22,7 +22,7 @@ import {
 import { StorageRow, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import * as sql from './sqlite-queue.sql';
-import { PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
+import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { insertHintsOf } from './sqlite-update-hook';
 
 type Row = StorageRow;
@@ -71,7 +71,7 @@ export class SqliteQueueStorage implements QueueStorage {
     if (type === 'sqlite') serializeStatements(connection);
     this.statements =
       type === 'sqlite' && this.ownsDataSource
-        ? new PreparedNodeSqlite3Statements(connection as ConstructorParameters<typeof PreparedNodeSqlite3Statements>[0])
+        ? new PreparedNodeSqlite3Statements(connection as NodeSqlite3Database)
         : new QueryRunnerStatements(this.dataSource.createQueryRunner());
     await this.configureConnection();
     for (const statement of sql.SCHEMA_SQL) await this.execute(statement);

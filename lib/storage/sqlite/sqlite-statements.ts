@@ -31,8 +31,8 @@ export class QueryRunnerStatements implements SqliteStatements {
 /** Statements that produce rows must be stepped to the end (`all`), or they stay open. */
 const RETURNS_ROWS = /^\s*(?:\/\*.*?\*\/\s*)?(?:SELECT|WITH|PRAGMA\s+\w+\s*(?:;|$))|\bRETURNING\b/is;
 
-/** The slice of node-sqlite3 this runner uses. */
-interface NodeSqlite3Database {
+/** The slice of a node-sqlite3 Database this runner uses. */
+export interface NodeSqlite3Database {
   prepare(sql: string, callback: (error: Error | null) => void): NodeSqlite3Statement;
 }
 
