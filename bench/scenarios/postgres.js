@@ -75,10 +75,13 @@ async function run({ runs, total, chunk, queues }) {
     console.log(`postgres: skipped: ${skipped}`);
     return { skipped };
   }
-  const results = Object.fromEntries(SYSTEMS.map((system) => [system.id, []]));
+  // BENCH_PG_SYSTEMS=library-1,graphile narrows a probe run to some systems (the full bench runs them all).
+  const only = process.env.BENCH_PG_SYSTEMS?.split(',');
+  const systems = only ? SYSTEMS.filter((system) => only.includes(system.id)) : SYSTEMS;
+  const results = Object.fromEntries(systems.map((system) => [system.id, []]));
   // Interleaved like the throughput scenario: a noisy spell hits every system alike.
   await repeat(runs, async (rep) => {
-    for (const system of SYSTEMS) {
+    for (const system of systems) {
       console.log(`postgres: ${system.label}, ${system.processes} process(es), run ${rep + 1}/${runs}`);
       const args = { queues, total, chunk };
       const attempt = system.adapter ? runChild(system.adapter, 'throughput', args) : libraryOnce({ ...args, processes: system.processes });
@@ -95,7 +98,7 @@ async function run({ runs, total, chunk, queues }) {
     chunk,
     queues: queues.length,
     concurrency: CONCURRENCY,
-    systems: SYSTEMS.map(({ id, label, processes }) => ({ id, label, processes })),
+    systems: systems.map(({ id, label, processes }) => ({ id, label, processes })),
     results,
   };
 }

@@ -39,6 +39,9 @@ const JOB_COLUMNS =
   'id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, ' +
   'locked_by, lease_until, result, error, progress, created_at, started_at, finished_at, updated_at';
 
+/** What a worker needs of a job it claimed (read by `claimedJobRecord`): the claim returns no more. */
+const CLAIMED_JOB_COLUMNS = 'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at';
+
 /** Columns of a schedule row. */
 const SCHEDULE_COLUMNS = 'queue, name, cron, every_ms, timezone, data, options, next_run_at';
 
@@ -277,7 +280,7 @@ function buildSql(schema: string): PostgresQueueSql {
       UPDATE ${T}
       SET status = 'running', attempts = attempts + 1, locked_by = $1, lease_until = $2, started_at = $3, updated_at = $3
       WHERE id = ANY (ARRAY(SELECT id FROM picked))
-      RETURNING ${JOB_COLUMNS}`,
+      RETURNING ${CLAIMED_JOB_COLUMNS}`,
 
     completeMany: `/* complete */ UPDATE ${T} AS t
       SET status = 'completed', result = c.result, finished_at = $1, updated_at = $1, ${releaseColumns}

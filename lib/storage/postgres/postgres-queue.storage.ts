@@ -19,7 +19,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
-import { StorageRow, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
+import { StorageRow, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
 import {
@@ -182,7 +182,7 @@ export class PostgresQueueStorage implements QueueStorage {
       wanted.map((request) => request.queue),
       wanted.map((request) => request.limit),
     ]);
-    return rows.map(toJobRecord);
+    return rows.map((row) => claimedJobRecord(row, workerId, leaseUntil, now));
   }
 
   async completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
