@@ -12,8 +12,8 @@ export type ProgressWriter = (progress: JobProgress) => Promise<void>;
 
 /**
  * The `Job` a handler (or a producer) receives. A class rather than an object literal: a literal with an accessor
- * is built on V8's slow path, about 1.5 µs per job (7 % of a job's whole cost at full speed), and `signal` must stay
- * an accessor so the controller behind it is only created for handlers that read it.
+ * is built on V8's slow path (1.7 µs against 0.25 µs per job in a microbenchmark; end to end, 46k -> 59k jobs/s),
+ * and `signal` must stay an accessor so the controller behind it is only created for handlers that read it.
  */
 class QueueJob<TData> implements Job<TData> {
   readonly id: string;
