@@ -93,7 +93,9 @@ describePostgresOnly('four nodes on one PostgreSQL database', () => {
     const nodes = await startNodes({
       runLog,
       doneLog,
-      module: { pollInterval: 200, leaseDuration: 1000 },
+      // 3 s, not 1 s: four nodes, PostgreSQL and jest share two cores here, and a live node stalled for most of a 1 s
+      // lease lost jobs it was still running (seen as "ran twice" by nodes that were never killed).
+      module: { pollInterval: 200, leaseDuration: 3000 },
       queues: [{ name: 'bulk', concurrency: CONCURRENCY }],
     });
     // One job in ten takes 300 ms: every node always has some in flight, so the kill always cuts some short.
