@@ -318,7 +318,13 @@ function buildSql(schema: string): PostgresQueueSql {
     // The crashed run counted as an attempt, so a job that kills its process every time ends failed instead
     // of looping. Concurrent recoveries in several processes take each row once: the second waits for the
     // first's row lock, re-reads the row, and no longer finds it running.
-    recoverExpired: `WITH recovered AS (
+    // SKIP LOCKED: every node runs this, and a row locked by another statement (its owner's heartbeat or completion,
+    // another node's recovery) is left for the next pass instead of making this one wait in a queue of lock waiters.
+    recoverExpired: `WITH expired AS (
+        SELECT id FROM ${T} WHERE status = 'running' AND lease_until < $1
+        FOR UPDATE SKIP LOCKED
+      ),
+      recovered AS (
         UPDATE ${T}
         SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
             error = json_build_object(
@@ -329,7 +335,7 @@ function buildSql(schema: string): PostgresQueueSql {
             finished_at = CASE WHEN attempts >= max_attempts THEN $1 ELSE NULL END,
             run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 END,
             ${releaseColumns}, updated_at = $1
-        WHERE status = 'running' AND lease_until < $1
+        WHERE id IN (SELECT id FROM expired)
         RETURNING id, queue, status, attempts
       ),
       ${notifyIfAny("recovered WHERE status = 'pending'")}
