@@ -35,29 +35,41 @@ export function toJobRecord(row: StorageRow): JobRecord {
   };
 }
 
-/**
- * The record of a job this worker just claimed, from the columns a claim returns (`CLAIMED_JOB_COLUMNS`): the
- * rest is known (it runs, under this worker's lease, since now). Hot path: no spreads.
- */
-export function claimedJobRecord(row: StorageRow, workerId: string, leaseUntil: number, now: number): JobRecord {
+/** What a claim reads of a job; everything else about a claimed job is known. */
+export interface ClaimedJobFields {
+  id: string;
+  queue: string;
+  data: string;
+  priority: number;
+  runAt: number;
+  attempts: number;
+  maxAttempts: number;
+  backoff: string | null;
+  timeout: number | null;
+  key: string | null;
+  createdAt: number;
+}
+
+/** The record of a job this worker just claimed: it runs, under this worker's lease, since now. Hot path: no spreads. */
+export function claimedJobRecord(job: ClaimedJobFields, workerId: string, leaseUntil: number, now: number): JobRecord {
   return {
-    id: String(row.id),
-    queue: row.queue as string,
+    id: job.id,
+    queue: job.queue,
     status: 'running',
-    data: row.data as string,
-    priority: Number(row.priority),
-    runAt: Number(row.run_at),
-    attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts),
-    backoff: (row.backoff as string | null) ?? null,
-    timeout: nullableNumber(row.timeout_ms),
-    key: (row.unique_key as string | null) ?? null,
+    data: job.data,
+    priority: job.priority,
+    runAt: job.runAt,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    backoff: job.backoff,
+    timeout: job.timeout,
+    key: job.key,
     lockedBy: workerId,
     leaseUntil,
     result: null,
     error: null,
     progress: null,
-    createdAt: Number(row.created_at),
+    createdAt: job.createdAt,
     startedAt: now,
     finishedAt: null,
     updatedAt: now,

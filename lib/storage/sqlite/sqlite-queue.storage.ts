@@ -19,7 +19,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
-import { StorageRow, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
+import { StorageRow, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import * as sql from './sqlite-queue.sql';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
@@ -341,31 +341,11 @@ function serializeStatements(connection: unknown): void {
   if (typeof database?.serialize === 'function') database.serialize();
 }
 
-/** A claimed row: the claim returns only what a worker needs, the rest is known. Hot path: no spreads. */
+/** A claimed row: the payload, and the rest packed in the order of `CLAIMED_COLUMNS`. */
 function toClaimedRecord(row: Row, workerId: string, leaseUntil: number, now: number): JobRecord {
   const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt] = JSON.parse(row.m as string) as ClaimedMeta;
-  return {
-    id: String(id),
-    queue,
-    status: 'running',
-    data: row.data as string,
-    priority,
-    runAt,
-    attempts,
-    maxAttempts,
-    backoff,
-    timeout,
-    key,
-    lockedBy: workerId,
-    leaseUntil,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt,
-    startedAt: now,
-    finishedAt: null,
-    updatedAt: now,
-  };
+  const fields = { id: String(id), queue, data: row.data as string, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt };
+  return claimedJobRecord(fields, workerId, leaseUntil, now);
 }
 
 /** The packed column of a claimed row, in the order of `CLAIMED_COLUMNS`. */
