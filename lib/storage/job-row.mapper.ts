@@ -9,12 +9,17 @@ export function nullableNumber(value: unknown): number | null {
   return value === null || value === undefined ? null : Number(value);
 }
 
-/** A full job row, in storage-neutral form. Ids stay strings (PostgreSQL ids may exceed 2^53). */
-export function toJobRecord(row: StorageRow): JobRecord {
+/** What a claim reads of a job; everything else about a claimed job is known. */
+export type ClaimedJobFields = Pick<
+  JobRecord,
+  'id' | 'queue' | 'data' | 'priority' | 'runAt' | 'attempts' | 'maxAttempts' | 'backoff' | 'timeout' | 'key' | 'createdAt'
+>;
+
+/** The columns every job row has, claimed or not. Ids stay strings (PostgreSQL ids may exceed 2^53). */
+export function claimedFieldsOf(row: StorageRow): ClaimedJobFields {
   return {
     id: String(row.id),
     queue: row.queue as string,
-    status: row.status as JobStatus,
     data: row.data as string,
     priority: Number(row.priority),
     runAt: Number(row.run_at),
@@ -23,31 +28,24 @@ export function toJobRecord(row: StorageRow): JobRecord {
     backoff: (row.backoff as string | null) ?? null,
     timeout: nullableNumber(row.timeout_ms),
     key: (row.unique_key as string | null) ?? null,
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** A full job row, in storage-neutral form. */
+export function toJobRecord(row: StorageRow): JobRecord {
+  return {
+    ...claimedFieldsOf(row),
+    status: row.status as JobStatus,
     lockedBy: (row.locked_by as string | null) ?? null,
     leaseUntil: nullableNumber(row.lease_until),
     result: (row.result as string | null) ?? null,
     error: (row.error as string | null) ?? null,
     progress: (row.progress as string | null) ?? null,
-    createdAt: Number(row.created_at),
     startedAt: nullableNumber(row.started_at),
     finishedAt: nullableNumber(row.finished_at),
     updatedAt: Number(row.updated_at),
   };
-}
-
-/** What a claim reads of a job; everything else about a claimed job is known. */
-export interface ClaimedJobFields {
-  id: string;
-  queue: string;
-  data: string;
-  priority: number;
-  runAt: number;
-  attempts: number;
-  maxAttempts: number;
-  backoff: string | null;
-  timeout: number | null;
-  key: string | null;
-  createdAt: number;
 }
 
 /** The record of a job this worker just claimed: it runs, under this worker's lease, since now. Hot path: no spreads. */

@@ -39,7 +39,7 @@ const JOB_COLUMNS =
   'id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, ' +
   'locked_by, lease_until, result, error, progress, created_at, started_at, finished_at, updated_at';
 
-/** What a worker needs of a job it claimed (read by `claimedFieldsOf`): the claim returns no more. */
+/** What a worker needs of a job it claimed (read by `claimedFieldsOf` in job-row.mapper.ts): the claim returns no more. */
 const CLAIMED_JOB_COLUMNS = 'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at';
 
 /** Columns of a schedule row. */

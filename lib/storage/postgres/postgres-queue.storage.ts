@@ -19,7 +19,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
-import { ClaimedJobFields, StorageRow, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
+import { StorageRow, claimedFieldsOf, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
 import {
@@ -424,23 +424,6 @@ export class PostgresQueueStorage implements QueueStorage {
 }
 
 /** Times are bound to bigint columns: a fractional ms (a fractional lease or delay) would be rejected. */
-/** The columns a claim returns (CLAIMED_JOB_COLUMNS); bigint columns arrive as strings. */
-function claimedFieldsOf(row: Row): ClaimedJobFields {
-  return {
-    id: String(row.id),
-    queue: row.queue as string,
-    data: row.data as string,
-    priority: Number(row.priority),
-    runAt: Number(row.run_at),
-    attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts),
-    backoff: (row.backoff as string | null) ?? null,
-    timeout: nullableNumber(row.timeout_ms),
-    key: (row.unique_key as string | null) ?? null,
-    createdAt: Number(row.created_at),
-  };
-}
-
 function ms(value: number): number {
   return Math.round(value);
 }
