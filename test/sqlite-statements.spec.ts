@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { PreparedNodeSqlite3Statements } from '../lib/storage/sqlite/sqlite-statements';
+import { NodeSqlite3Database, PreparedNodeSqlite3Statements } from '../lib/storage/sqlite/sqlite-statements';
 import { tempDatabase } from './support/temp-database';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -83,5 +83,32 @@ describe('PreparedNodeSqlite3Statements (the module-owned node-sqlite3 connectio
     // node-sqlite3 refuses to close a connection with unfinalized statements (SQLITE_BUSY).
     await close(connection);
     connection = await open(db.path);
+  });
+
+  it('hands the next statement to the driver before the caller of the previous one resumes', async () => {
+    // A stand-in driver that records when each statement reaches it: SQLite's thread must not wait for this
+    // thread to run a caller's continuation before it gets the next statement.
+    const log: string[] = [];
+    const driver = {
+      prepare(_sql: string, ready: (error: Error | null) => void) {
+        setImmediate(() => ready(null));
+        return {
+          all(params: unknown[], done: (error: Error | null, rows: unknown[]) => void) {
+            log.push(`driver runs ${String(params[0])}`);
+            setImmediate(() => done(null, []));
+          },
+          run() {},
+          finalize(finalized: () => void) {
+            finalized();
+          },
+        };
+      },
+    };
+    const pipelined = new PreparedNodeSqlite3Statements(driver as unknown as NodeSqlite3Database);
+    const first = pipelined.all('SELECT ?', ['a']).then(() => log.push('caller of a resumes'));
+    const second = pipelined.all('SELECT ?', ['b']).then(() => log.push('caller of b resumes'));
+    await Promise.all([first, second]);
+    await pipelined.close();
+    expect(log).toEqual(['driver runs a', 'driver runs b', 'caller of a resumes', 'caller of b resumes']);
   });
 });

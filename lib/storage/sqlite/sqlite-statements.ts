@@ -53,20 +53,22 @@ interface NodeSqlite3Statement {
  * `QueryFailedError`, as through TypeORM.
  */
 export class PreparedNodeSqlite3Statements implements SqliteStatements {
-  private readonly prepared = new Map<string, Promise<NodeSqlite3Statement>>();
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly prepared = new Map<string, NodeSqlite3Statement>();
+  private readonly waiting: QueuedStatement[] = [];
+  private active = false;
   private closed = false;
+  private drained?: () => void;
 
   constructor(private readonly database: NodeSqlite3Database) {}
 
   all(sql: string, params: unknown[]): Promise<StorageRow[]> {
-    return this.exclusive(sql, params, (statement, done) => statement.all(params, (error, rows) => done(error, rows)));
+    return this.enqueue<StorageRow[]>(sql, params, (statement, done) => statement.all(params, (error, rows) => done(error, rows)));
   }
 
   /** For statements that return no rows: one step runs them to the end, so nothing stays open. */
   run(sql: string, params: unknown[]): Promise<number> {
     if (RETURNS_ROWS.test(sql)) return Promise.reject(new Error(`run() is for statements without rows; use all(): ${sql.slice(0, 80)}`));
-    return this.exclusive(sql, params, (statement, done) =>
+    return this.enqueue<number>(sql, params, (statement, done) =>
       statement.run(params, function (this: { changes: number }, error) {
         done(error, this?.changes ?? 0);
       }),
@@ -75,47 +77,71 @@ export class PreparedNodeSqlite3Statements implements SqliteStatements {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.tail;
-    const statements = await Promise.allSettled(this.prepared.values());
+    if (this.active) await new Promise<void>((resolve) => (this.drained = resolve));
+    const statements = [...this.prepared.values()];
     this.prepared.clear();
-    for (const outcome of statements) {
-      if (outcome.status === 'fulfilled') await new Promise<void>((resolve) => outcome.value.finalize(resolve));
-    }
+    for (const statement of statements) await new Promise<void>((resolve) => statement.finalize(resolve));
   }
 
-  private exclusive<T>(
-    sql: string,
-    params: unknown[],
-    execute: (statement: NodeSqlite3Statement, done: (error: Error | null, value: T) => void) => void,
-  ): Promise<T> {
+  private enqueue<T>(sql: string, params: unknown[], execute: Execute<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('SqliteQueueStorage used after close()'));
-    const result = this.tail.then(async () => {
-      const statement = await this.statement(sql, params);
-      return new Promise<T>((resolve, reject) =>
-        execute(statement, (error, value) => {
-          if (!error) return resolve(value);
-          // SQLite keeps a statement that failed mid-step active until it is reset, and an active statement can hold
-          // back the autocommit of others; a cached one would only be reset at its next use. End it now, as
-          // node-sqlite3 ends its one-shot statements, and prepare it afresh next time.
-          this.prepared.delete(sql);
-          statement.finalize(() => reject(new QueryFailedError(sql, params, error)));
-        }),
-      );
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ sql, params, execute: execute as Execute<unknown>, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.active) this.startNext();
     });
-    this.tail = result.catch(() => undefined);
-    return result;
   }
 
-  private statement(sql: string, params: unknown[]): Promise<NodeSqlite3Statement> {
-    let statement = this.prepared.get(sql);
-    if (!statement) {
-      statement = new Promise<NodeSqlite3Statement>((resolve, reject) => {
-        const prepared = this.database.prepare(sql, (error) => (error ? reject(new QueryFailedError(sql, params, error)) : resolve(prepared)));
-      });
-      this.prepared.set(sql, statement);
-      // A statement that failed to prepare is not kept: the next call prepares it again.
-      statement.catch(() => this.prepared.delete(sql));
+  /**
+   * Hands the next statement to the driver. Called from the previous statement's callback before its caller
+   * is resumed, so SQLite's thread goes straight on to the next statement while this thread runs the caller's
+   * continuation: no round trip through the event loop between two statements.
+   */
+  private startNext(): void {
+    const next = this.waiting.shift();
+    this.active = next !== undefined;
+    if (!next) {
+      this.drained?.();
+      return;
     }
-    return statement;
+    const { sql, params, execute, resolve, reject } = next;
+    const fail = (error: Error): void => {
+      this.startNext();
+      reject(new QueryFailedError(sql, params, error));
+    };
+    this.withStatement(sql, (prepareError, statement) => {
+      if (prepareError || !statement) return fail(prepareError ?? new Error('prepare failed'));
+      execute(statement, (error, value) => {
+        if (!error) {
+          this.startNext();
+          return resolve(value);
+        }
+        // SQLite keeps a statement that failed mid-step active until it is reset, and an active statement can hold
+        // back the autocommit of others; a cached one would only be reset at its next use. End it now, as
+        // node-sqlite3 ends its one-shot statements, and prepare it afresh next time.
+        this.prepared.delete(sql);
+        statement.finalize(() => fail(error));
+      });
+    });
   }
+
+  private withStatement(sql: string, use: (error: Error | null, statement?: NodeSqlite3Statement) => void): void {
+    const cached = this.prepared.get(sql);
+    if (cached) return use(null, cached);
+    // A statement that failed to prepare is not kept: the next call prepares it again.
+    const statement = this.database.prepare(sql, (error) => {
+      if (error) return use(error);
+      this.prepared.set(sql, statement);
+      use(null, statement);
+    });
+  }
+}
+
+type Execute<T> = (statement: NodeSqlite3Statement, done: (error: Error | null, value: T) => void) => void;
+
+interface QueuedStatement {
+  sql: string;
+  params: unknown[];
+  execute: Execute<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
 }
