@@ -56,8 +56,13 @@ export const SCHEMA_SQL: readonly string[] = [
   // Running rows are few (at most the sum of all concurrencies): one small index serves the heartbeat (by
   // owner) and lease recovery (by expiry). Every index is paid on each claim and completion.
   `CREATE INDEX IF NOT EXISTS ${T}_running ON ${T} (lease_until) WHERE status = 'running'`,
-  // Counts, listings, retention and metrics by finish time.
-  `CREATE INDEX IF NOT EXISTS ${T}_status ON ${T} (queue, status, finished_at)`,
+  // Finished jobs only: finished_at is set exactly when a job becomes completed, failed or cancelled. Serves
+  // counts, listings, retention and metrics by finish time; queries name `finished_at IS NOT NULL` (or compare
+  // finished_at) so SQLite may use it. Pending and running rows stay out: an index on every row's status was
+  // rewritten by both the claim and the completion, about 15 % of SQLite's time per job.
+  `CREATE INDEX IF NOT EXISTS ${T}_finished ON ${T} (queue, status, finished_at) WHERE finished_at IS NOT NULL`,
+  // Its predecessor (0.1.0 before this index), dropped from existing databases.
+  `DROP INDEX IF EXISTS ${T}_status`,
   // One job per schedule occurrence, ever: the database decides which process enqueues it.
   `CREATE UNIQUE INDEX IF NOT EXISTS ${T}_schedule_key ON ${T} (queue, schedule_key) WHERE schedule_key IS NOT NULL`,
   `CREATE TABLE IF NOT EXISTS ${Q} (
@@ -199,17 +204,31 @@ export const FIND_CANCELLED_SQL = `SELECT id FROM ${T}
 /** Params: id. */
 export const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
 
-/** Counts of every queue. */
-export const COUNT_ALL_SQL = `SELECT queue, status, COUNT(*) AS count FROM ${T} GROUP BY queue, status`;
+/**
+ * Counts by queue and status, each status group read from its own partial index (claim, running, finished).
+ * `queueFilter` is empty or `AND queue = ?` (then the queue is a parameter of each of the three branches).
+ */
+function countSql(queueFilter: string): string {
+  return `SELECT queue, 'pending' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'pending' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, 'running' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'running' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, status, COUNT(*) AS count FROM ${T} WHERE finished_at IS NOT NULL ${queueFilter} GROUP BY queue, status`;
+}
 
-/** Counts of one queue. Params: queue. */
-export const COUNT_QUEUE_SQL = `SELECT queue, status, COUNT(*) AS count FROM ${T} WHERE queue = ? GROUP BY queue, status`;
+/** Counts of every queue. */
+export const COUNT_ALL_SQL = countSql('');
+
+/** Counts of one queue. Params: queue, queue, queue. */
+export const COUNT_QUEUE_SQL = countSql('AND queue = ?');
 
 /** Params: queue, limit, offset. */
 export const LIST_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
 
-/** Params: queue, status, limit, offset. */
+/** Pending or running jobs. Params: queue, status, limit, offset. */
 export const LIST_JOBS_BY_STATUS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND status = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
+
+/** Completed, failed or cancelled jobs, through the finished index. Params: queue, status, limit, offset. */
+export const LIST_FINISHED_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
+  WHERE queue = ? AND status = ? AND finished_at IS NOT NULL ORDER BY id DESC LIMIT ? OFFSET ?`;
 
 export const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
 
@@ -244,18 +263,24 @@ export const REMOVE_SQL = `DELETE FROM ${T} WHERE id = ? AND status <> 'running'
  * newest `keep` or finished before a cutoff. Params: queue, status, cutoff, queue, status, keep, limit.
  */
 export const APPLY_RETENTION_SQL = `DELETE FROM ${T} WHERE id IN (
-  SELECT id FROM ${T} WHERE queue = ? AND status = ? AND (
+  SELECT id FROM ${T} WHERE queue = ? AND status = ? AND finished_at IS NOT NULL AND (
     finished_at < ?
-    OR id NOT IN (SELECT id FROM ${T} WHERE queue = ? AND status = ? ORDER BY finished_at DESC, id DESC LIMIT ?)
+    OR id NOT IN (SELECT id FROM ${T} WHERE queue = ? AND status = ? AND finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC LIMIT ?)
   ) LIMIT ?)`;
 
-/** Params: queue, cutoff, JSON array of statuses. */
-export const CLEAN_SQL = `DELETE FROM ${T}
-  WHERE queue = ? AND COALESCE(finished_at, created_at) < ? AND status IN (SELECT value FROM json_each(?))`;
+/**
+ * Finished jobs by finish time, pending ones by creation time, each through its own index.
+ * Params: queue, cutoff, JSON array of statuses, queue, cutoff, the same JSON array.
+ */
+export const CLEAN_SQL = `DELETE FROM ${T} WHERE id IN (
+  SELECT id FROM ${T} WHERE queue = ? AND finished_at IS NOT NULL AND finished_at < ? AND status IN (SELECT value FROM json_each(?))
+  UNION ALL
+  SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND created_at < ? AND 'pending' IN (SELECT value FROM json_each(?)))`;
 
-/** Walks the status index queue by queue instead of scanning the table. Params: since, limit. */
+/** Walks the finished index queue by queue instead of scanning the table. Params: since, limit. */
 export const FINISHED_SINCE_SQL = `SELECT queue, status, started_at - run_at AS wait_ms, finished_at - started_at AS run_ms, finished_at
-  FROM ${T} WHERE queue IN (SELECT DISTINCT queue FROM ${T}) AND status IN ('completed', 'failed', 'cancelled') AND finished_at >= ?
+  FROM ${T} WHERE queue IN (SELECT DISTINCT queue FROM ${T} WHERE finished_at IS NOT NULL)
+    AND status IN ('completed', 'failed', 'cancelled') AND finished_at >= ?
   ORDER BY finished_at DESC LIMIT ?`;
 
 /** Params: now. */

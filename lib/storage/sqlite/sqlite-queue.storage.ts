@@ -171,7 +171,12 @@ export class SqliteQueueStorage implements QueueStorage {
     const rows =
       query.status === undefined
         ? await this.select(sql.LIST_JOBS_SQL, [queue, query.limit, query.offset])
-        : await this.select(sql.LIST_JOBS_BY_STATUS_SQL, [queue, query.status, query.limit, query.offset]);
+        : await this.select(isFinishedStatus(query.status) ? sql.LIST_FINISHED_JOBS_SQL : sql.LIST_JOBS_BY_STATUS_SQL, [
+            queue,
+            query.status,
+            query.limit,
+            query.offset,
+          ]);
     return rows.map(toJobRecord);
   }
 
@@ -237,7 +242,8 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   clean(queue: string, statuses: JobStatus[], before: number): Promise<number> {
-    return this.execute(sql.CLEAN_SQL, [queue, before, JSON.stringify(statuses)]);
+    const json = JSON.stringify(statuses);
+    return this.execute(sql.CLEAN_SQL, [queue, before, json, queue, before, json]);
   }
 
   async upsertSchedule(schedule: ScheduleRecord, now: number): Promise<void> {
@@ -270,7 +276,7 @@ export class SqliteQueueStorage implements QueueStorage {
 
   async getCounts(queue?: string): Promise<CountRow[]> {
     const rows =
-      queue === undefined ? await this.select(sql.COUNT_ALL_SQL, []) : await this.select(sql.COUNT_QUEUE_SQL, [queue]);
+      queue === undefined ? await this.select(sql.COUNT_ALL_SQL, []) : await this.select(sql.COUNT_QUEUE_SQL, [queue, queue, queue]);
     return rows.map((row) => ({ queue: String(row.queue), status: row.status as JobStatus, count: Number(row.count) }));
   }
 
@@ -295,6 +301,11 @@ export class SqliteQueueStorage implements QueueStorage {
     if (!this.statements) throw new Error('SqliteQueueStorage used before initialize()');
     return this.statements;
   }
+}
+
+/** Completed, failed and cancelled rows are the ones with a finished_at, and the finished index holds only those. */
+function isFinishedStatus(status: JobStatus): boolean {
+  return status !== 'pending' && status !== 'running';
 }
 
 function enqueuePayload(jobs: NewJobRecord[]): string {
