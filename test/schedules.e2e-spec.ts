@@ -132,6 +132,8 @@ describe('recurring jobs (schedules)', () => {
     for (const job of cronJobs()) {
       expect(job.data).toEqual({ hello: 'world' });
       expect(job).toMatchObject({ maxAttempts: 5, priority: 3, key: null });
+      // The handler has returned; its completion is written a moment later.
+      await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', `job ${job.id} completed`);
       expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', maxAttempts: 5, priority: 3 });
     }
     expect(ran.filter((job) => job.queue === 'pulse-q').every((job) => (job.data as { beat: boolean }).beat)).toBe(true);

@@ -138,6 +138,10 @@ export class ProcessingRuntime {
     const workers = this.pool.all();
     workers.forEach((worker) => worker.stopAccepting());
     await Promise.all([this.poller.stop(), this.scheduler.stop()]);
+    await this.handBack(
+      workers.flatMap((worker) => worker.takeUnstarted()),
+      'claimed but not started at shutdown',
+    );
     const finished = await settlesWithin(Promise.all(workers.map((worker) => worker.whenIdle())), this.options.shutdownTimeout);
     if (!finished) {
       const reason = new ShutdownAbortError(`Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`);

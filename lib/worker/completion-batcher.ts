@@ -3,6 +3,7 @@ import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
 interface PendingCompletion {
   ref: AttemptRef;
   result: string | null;
+  onQueued?: () => void;
   resolve(owned: boolean): void;
   reject(error: unknown): void;
 }
@@ -22,10 +23,13 @@ export class CompletionBatcher {
     private readonly maxBatch: number,
   ) {}
 
-  /** Resolves once written: true when the attempt was still ours, false when it no longer was. */
-  complete(ref: AttemptRef, result: string | null): Promise<boolean> {
+  /**
+   * Resolves once written: true when the attempt was still ours, false when it no longer was. `onQueued` runs
+   * when its batch's statement has been handed to the storage (before it is written).
+   */
+  complete(ref: AttemptRef, result: string | null, onQueued?: () => void): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      this.pending.push({ ref, result, resolve, reject });
+      this.pending.push({ ref, result, onQueued, resolve, reject });
       this.flushing ??= this.flush();
     });
   }
@@ -36,11 +40,13 @@ export class CompletionBatcher {
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, this.maxBatch);
       try {
-        const owned = await this.storage.completeMany(
+        const written = this.storage.completeMany(
           batch.map(({ ref, result }) => ({ ref, result })),
           this.workerId,
           Date.now(),
         );
+        batch.forEach((entry) => entry.onQueued?.());
+        const owned = await written;
         batch.forEach((entry) => entry.resolve(owned.has(entry.ref.id)));
       } catch (error) {
         batch.forEach((entry) => entry.reject(error));

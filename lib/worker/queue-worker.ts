@@ -52,6 +52,8 @@ interface RunningAttempt {
   /** Its outcome must not be saved: handed back at shutdown, or cancelled by an operator. Per run, not per job id:
    * a cancelled job retried at once can run again here while its first handler, ignoring its signal, still runs. */
   abandoned: boolean;
+  /** Its outcome's write is on its way to the database: the poller may claim into its slot already. */
+  writeQueued: boolean;
 }
 
 const MAX_SAVE_RETRY_DELAY_MS = 1000;
@@ -63,7 +65,12 @@ const MAX_SAVE_RETRY_DELAY_MS = 1000;
 export class QueueWorker {
   private readonly running = new Map<string, RunningAttempt>();
   private readonly shutdown = new AbortController();
-  private inFlight = 0;
+  /** Jobs started and not settled: running, or their outcome being saved. Never more than `concurrency`. */
+  private started = 0;
+  /** Of those, the ones whose outcome's write is queued: their slots are free as soon as it lands. */
+  private writing = 0;
+  /** Jobs routed here that wait for a slot (see `freeSlots`); handed back unstarted at shutdown. */
+  private readonly waiting: JobRecord[] = [];
   private accepting = true;
   private subscription?: Subscription;
   private idleWaiters: (() => void)[] = [];
@@ -76,32 +83,35 @@ export class QueueWorker {
     private readonly context: QueueWorkerContext,
   ) {}
 
-  /** Slots the poller may fill now. */
+  /**
+   * Slots the poller may claim for now: free ones, and those whose job's outcome is already queued for writing.
+   * The claim queues behind that write on the same connection, so by the time its jobs arrive the write has
+   * landed and the slot is free: SQLite's thread goes from one statement to the next without waiting for this
+   * thread, and a job still starts only after the previous outcome in its slot is saved. Where statements do
+   * not run in order (a connection pool), a job that arrives first waits in `waiting` for its slot.
+   */
   get freeSlots(): number {
-    return this.accepting ? Math.max(0, this.settings.concurrency - this.inFlight) : 0;
+    return this.accepting ? Math.max(0, this.settings.concurrency - this.started + this.writing - this.waiting.length) : 0;
   }
 
-  /** Whether any job of this worker is running or being saved. */
+  /** Whether any job of this worker is running, being saved or waiting for its slot. */
   get busy(): boolean {
-    return this.inFlight > 0;
+    return this.started > 0 || this.waiting.length > 0;
   }
 
-  /** The attempts running now. */
+  /** The attempts this worker holds: running, being saved, or waiting for a slot. */
   runningAttempts(): AttemptRef[] {
-    return [...this.running.values()].map(({ record }) => ({ id: record.id, attempt: record.attempts }));
+    const held = [...this.running.values()].map(({ record }) => record).concat(this.waiting);
+    return held.map((record) => ({ id: record.id, attempt: record.attempts }));
   }
 
   /** Subscribes this worker to its own slice of the shared job stream. */
   attach(jobs$: Observable<JobRecord>): void {
-    // The poller never routes more jobs than free slots (see WorkerPool.claimRequests), so each job starts at
-    // once; a buffering operator such as mergeMap(concurrency) cost 15 % of end-to-end throughput here.
+    // The poller never routes more jobs than `freeSlots`, so a job almost always starts at once; a buffering
+    // operator such as mergeMap(concurrency) cost 15 % of end-to-end throughput here.
     this.subscription = jobs$.pipe(filter((job) => job.queue === this.queue)).subscribe((job) => {
-      this.inFlight++;
-      // A rejection here would otherwise surface as an unhandled rejection: whatever one job does, log it
-      // and keep the queue going.
-      this.execute(job).catch((error: unknown) =>
-        this.context.logger.error(`Job ${job.id} (queue ${this.queue}): unexpected error in the worker: ${String(error)}`),
-      );
+      if (this.accepting && this.started < this.settings.concurrency) this.start(job);
+      else this.waiting.push(job);
     });
   }
 
@@ -110,9 +120,14 @@ export class QueueWorker {
     this.accepting = false;
   }
 
+  /** Removes the jobs that wait for a slot and returns their attempts, for the caller to hand back unstarted. */
+  takeUnstarted(): AttemptRef[] {
+    return this.waiting.splice(0).map((record) => ({ id: record.id, attempt: record.attempts }));
+  }
+
   /** Resolves once nothing is running or being saved. */
   whenIdle(): Promise<void> {
-    if (this.inFlight === 0) return Promise.resolve();
+    if (this.started === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -132,6 +147,13 @@ export class QueueWorker {
 
   /** An operator cancelled this job: abort its signal and keep its outcome out of the database. */
   cancelRunning(id: string): boolean {
+    const queued = this.waiting.findIndex((record) => record.id === id);
+    if (queued >= 0) {
+      // Not started: it simply never runs (the database already says cancelled).
+      const [record] = this.waiting.splice(queued, 1);
+      this.context.events.emit({ type: 'cancelled', queue: this.queue, jobId: id, attempt: record.attempts });
+      return true;
+    }
     const attempt = this.running.get(id);
     if (!attempt || attempt.abandoned) return false;
     attempt.abandoned = true;
@@ -146,9 +168,18 @@ export class QueueWorker {
     this.idleWaiters.splice(0).forEach((resolve) => resolve());
   }
 
+  private start(record: JobRecord): void {
+    this.started++;
+    // A rejection here would otherwise surface as an unhandled rejection: whatever one job does, log it and
+    // keep the queue going.
+    this.execute(record).catch((error: unknown) =>
+      this.context.logger.error(`Job ${record.id} (queue ${this.queue}): unexpected error in the worker: ${String(error)}`),
+    );
+  }
+
   private async execute(record: JobRecord): Promise<void> {
     const controller = new LazyAbortController();
-    const attempt: RunningAttempt = { record, controller, abandoned: false };
+    const attempt: RunningAttempt = { record, controller, abandoned: false, writeQueued: false };
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
     // our heartbeat noticed, and it may even carry the same attempt number (retry starts a fresh count), so
     // only this flag keeps its late outcome from landing on the new run.
@@ -161,12 +192,20 @@ export class QueueWorker {
     try {
       if (this.context.events.observed) this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
       const outcome = await this.run(record, controller);
-      if (!attempt.abandoned && (await this.save(record, outcome))) this.announce(record, outcome);
+      if (!attempt.abandoned && (await this.save(attempt, outcome))) this.announce(record, outcome);
     } finally {
       // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
       if (this.running.get(record.id) === attempt) this.running.delete(record.id);
-      this.settle(1);
+      this.settle(attempt);
     }
+  }
+
+  /** The attempt's outcome is queued for writing: offer its slot to the poller (see `freeSlots`). */
+  private writeQueued(attempt: RunningAttempt): void {
+    if (attempt.writeQueued) return;
+    attempt.writeQueued = true;
+    this.writing++;
+    this.context.onSlotFreed();
   }
 
   private async run(record: JobRecord, controller: LazyAbortController): Promise<Outcome> {
@@ -244,18 +283,22 @@ export class QueueWorker {
    * Writes the outcome, retrying while the database is locked or failing: a lost write would strand the job.
    * Returns whether the write took effect (false: the attempt was no longer ours).
    */
-  private async save(record: JobRecord, outcome: Outcome): Promise<boolean> {
+  private async save(attempt: RunningAttempt, outcome: Outcome): Promise<boolean> {
     const { storage, workerId, logger } = this.context;
+    const { record } = attempt;
     const ref = { id: record.id, attempt: record.attempts };
     for (let failures = 0; ; failures++) {
       try {
         const now = Date.now();
-        const owned =
+        const write =
           outcome.kind === 'complete'
-            ? await this.context.completions.complete(ref, outcome.json)
+            ? this.context.completions.complete(ref, outcome.json, () => this.writeQueued(attempt))
             : outcome.kind === 'retry'
-              ? await storage.retry(ref, workerId, serializeJobError(outcome.error), outcome.runAt, now)
-              : await storage.fail(ref, workerId, serializeJobError(outcome.error), now);
+              ? storage.retry(ref, workerId, serializeJobError(outcome.error), outcome.runAt, now)
+              : storage.fail(ref, workerId, serializeJobError(outcome.error), now);
+        // The storage queues its statement before its first await.
+        if (outcome.kind !== 'complete') this.writeQueued(attempt);
+        const owned = await write;
         if (!owned) {
           logger.warn(
             `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}: no longer owned when its outcome ` +
@@ -296,11 +339,14 @@ export class QueueWorker {
     }
   }
 
-  private settle(count: number): void {
-    if (count === 0) return;
-    this.inFlight -= count;
-    this.context.onSlotFreed();
-    if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+  private settle(attempt: RunningAttempt): void {
+    this.started--;
+    if (attempt.writeQueued) this.writing--;
+    // No write was queued (cancelled, handed back): the slot is news to the poller.
+    else this.context.onSlotFreed();
+    const next = this.accepting ? this.waiting.shift() : undefined;
+    if (next) this.start(next);
+    if (this.started === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
   }
 }
 
