@@ -27,6 +27,15 @@ class SquareProcessor extends WorkerHost<number, number> {
   }
 }
 
+/** A plain JavaScript processor: `process` is not async, returns a plain value or throws before any await. */
+@Processor('plain', { maxAttempts: 1 })
+class PlainProcessor {
+  process(job: Job<{ fail: boolean }>): string {
+    if (job.data.fail) throw new Error(`sync failure of ${job.id}`);
+    return `plain ${job.id}`;
+  }
+}
+
 @Injectable()
 class Holder {}
 
@@ -62,5 +71,20 @@ describe('SqliteQueueModule (core)', () => {
     expect(app.get(EmailProcessor).seen.map((job) => job.data)).toEqual([{ to: 'ada@example.com', subject: 'hi' }]);
     expect(app.get(SquareProcessor).seen).toEqual([7]);
     expect(await admin.getCounts()).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0 });
+  });
+
+  it('takes a processor whose process() is not async: a plain value completes the job, a synchronous throw fails it', async () => {
+    app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
+      providers: [PlainProcessor],
+    }).compile();
+    await app.init();
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const ok = await producer.add('plain', { fail: false });
+    const bad = await producer.add('plain', { fail: true });
+    await waitFor(async () => (await admin.getCounts('plain')).completed + (await admin.getCounts('plain')).failed === 2, 'both jobs finished');
+    expect(await admin.getJob(ok.id)).toMatchObject({ status: 'completed', result: `plain ${ok.id}` });
+    expect(await admin.getJob(bad.id)).toMatchObject({ status: 'failed', error: { name: 'Error', message: `sync failure of ${bad.id}`, attempt: 1 } });
   });
 });

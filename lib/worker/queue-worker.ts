@@ -219,7 +219,8 @@ export class QueueWorker {
     }
     const timeout = record.timeout ?? this.settings.timeout;
     try {
-      const result = await withTimeout(() => this.processor.process(job), timeout, controller, record.id);
+      // Without a timeout the handler is called directly: one promise and one turn fewer per job.
+      const result = timeout === undefined ? await this.processor.process(job) : await withTimeout(() => this.processor.process(job), timeout, controller, record.id);
       return { kind: 'complete', result, json: this.serializeResult(record, result) };
     } catch (thrown) {
       return this.failureOutcome(record, thrown);
@@ -351,9 +352,8 @@ export class QueueWorker {
 }
 
 /** Runs `work`, failing with `JobTimeoutError` (and aborting the job's signal) once `timeout` ms pass. */
-function withTimeout<T>(work: () => Promise<T>, timeout: number | undefined, controller: LazyAbortController, jobId: string): Promise<T> {
+function withTimeout<T>(work: () => Promise<T>, timeout: number, controller: LazyAbortController, jobId: string): Promise<T> {
   const started = Promise.resolve().then(work);
-  if (timeout === undefined) return started;
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       const error = new JobTimeoutError(jobId, timeout);
