@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Observable, Subject, merge } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
@@ -22,6 +23,7 @@ import {
 import { StorageRow, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import * as sql from './sqlite-queue.sql';
+import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { insertHintsOf } from './sqlite-update-hook';
 
@@ -38,6 +40,7 @@ export class SqliteQueueStorage implements QueueStorage {
   private readonly dataSource: DataSource;
   private readonly ownsDataSource: boolean;
   private statements?: SqliteStatements;
+  private checkpointer?: WalCheckpointer;
   private hints$?: Observable<void>;
   /** Our own inserts announce themselves: no native round trip per row. */
   private readonly localInserts = new Subject<void>();
@@ -75,6 +78,20 @@ export class SqliteQueueStorage implements QueueStorage {
         : new QueryRunnerStatements(this.dataSource.createQueryRunner());
     await this.configureConnection();
     for (const statement of sql.SCHEMA_SQL) await this.execute(statement);
+    // Only where it can run beside the writer: our own node-sqlite3 connection (better-sqlite3 would run it on
+    // this thread, and a borrowed connection's file is the application's to manage).
+    if (type === 'sqlite' && this.ownsDataSource && this.dataSource.options.database !== ':memory:') {
+      const logger = new Logger('SqliteQueue');
+      const checkpointer = new WalCheckpointer(String(this.dataSource.options.database), logger);
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        await checkpointer.open(require('sqlite3') as NodeSqlite3Module);
+        this.checkpointer = checkpointer;
+      } catch (error) {
+        // Only speed is lost: the writer's own automatic checkpoint keeps the WAL in bounds.
+        logger.warn(`No background WAL checkpoints (second connection refused): ${String(error)}`);
+      }
+    }
     this.hints$ = this.localInserts.asObservable();
     // SQLite's update hook reports every row change of the connection to JavaScript, one event each (three per
     // job: insert, claim, completion): 20 % of the CPU of a busy worker. On our own connection every write is
@@ -87,6 +104,7 @@ export class SqliteQueueStorage implements QueueStorage {
 
   async close(): Promise<void> {
     await this.statements?.close();
+    await this.checkpointer?.close();
     if (this.ownsDataSource && this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
@@ -95,7 +113,10 @@ export class SqliteQueueStorage implements QueueStorage {
       jobs.length === 1
         ? await this.select(sql.ENQUEUE_ONE_SQL, enqueueOneParams(queue, jobs[0], now))
         : await this.select(sql.ENQUEUE_SQL, [queue, now, now, enqueuePayload(jobs)]);
-    if (rows.length > 0) this.localInserts.next();
+    if (rows.length > 0) {
+      this.localInserts.next();
+      this.checkpointer?.written();
+    }
     const inserted = rows
       .map((row) => ({ id: Number(row.id), key: (row.unique_key as string | null) ?? null }))
       .sort((a, b) => a.id - b.id)
@@ -113,6 +134,7 @@ export class SqliteQueueStorage implements QueueStorage {
     const params: unknown[] = [workerId, leaseUntil, now, now];
     for (const request of requests) params.push(request.queue, now, request.queue, request.limit);
     const rows = await this.select(sql.claimSql(requests.length), params);
+    if (rows.length > 0) this.checkpointer?.written();
     return rows.map((row) => toClaimedRecord(row, workerId, leaseUntil, now));
   }
 
@@ -120,6 +142,7 @@ export class SqliteQueueStorage implements QueueStorage {
     if (completions.length === 0) return new Set();
     const items = JSON.stringify(completions.map(({ ref, result }) => [Number(ref.id), ref.attempt, result]));
     const rows = await this.select(sql.COMPLETE_MANY_SQL, [now, now, items, workerId]);
+    this.checkpointer?.written();
     return new Set(rows.map((row) => String(row.id)));
   }
 
