@@ -111,4 +111,32 @@ describe('PreparedNodeSqlite3Statements (the module-owned node-sqlite3 connectio
     await pipelined.close();
     expect(log).toEqual(['driver runs a', 'driver runs b', 'caller of a resumes', 'caller of b resumes']);
   });
+
+  it('rejects a statement whose driver call throws instead of calling back, and runs the next one', async () => {
+    const ran: string[] = [];
+    const driver = {
+      prepare(_sql: string, ready: (error: Error | null) => void) {
+        setImmediate(() => ready(null));
+        return {
+          all(params: unknown[], done: (error: Error | null, rows: unknown[]) => void) {
+            if (params[0] === 'bad') throw new TypeError('cannot bind');
+            ran.push(String(params[0]));
+            setImmediate(() => done(null, []));
+          },
+          run() {},
+          finalize(finalized: () => void) {
+            finalized();
+          },
+        };
+      },
+    };
+    const guarded = new PreparedNodeSqlite3Statements(driver as unknown as NodeSqlite3Database);
+    const bad = guarded.all('SELECT ?', ['bad']);
+    const good = guarded.all('SELECT ?', ['good']);
+    await expect(bad).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(bad).rejects.toThrow(/cannot bind/);
+    await expect(good).resolves.toEqual([]);
+    expect(ran).toEqual(['good']);
+    await guarded.close();
+  });
 });

@@ -23,9 +23,9 @@ import {
 import { StorageRow, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
 import * as sql from './sqlite-queue.sql';
-import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { insertHintsOf } from './sqlite-update-hook';
+import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
 
 type Row = StorageRow;
 

@@ -108,9 +108,8 @@ export class PreparedNodeSqlite3Statements implements SqliteStatements {
       this.startNext();
       reject(new QueryFailedError(sql, params, error));
     };
-    this.withStatement(sql, (prepareError, statement) => {
-      if (prepareError || !statement) return fail(prepareError ?? new Error('prepare failed'));
-      execute(statement, (error, value) => {
+    this.withStatement(sql, fail, (statement) => {
+      const done = (error: Error | null, value: unknown): void => {
         if (!error) {
           this.startNext();
           return resolve(value);
@@ -120,19 +119,29 @@ export class PreparedNodeSqlite3Statements implements SqliteStatements {
         // node-sqlite3 ends its one-shot statements, and prepare it afresh next time.
         this.prepared.delete(sql);
         statement.finalize(() => fail(error));
-      });
+      };
+      try {
+        execute(statement, done);
+      } catch (error) {
+        // A driver that threw instead of calling back must not leave the queue waiting for a callback forever.
+        done(error instanceof Error ? error : new Error(String(error)), undefined);
+      }
     });
   }
 
-  private withStatement(sql: string, use: (error: Error | null, statement?: NodeSqlite3Statement) => void): void {
+  private withStatement(sql: string, fail: (error: Error) => void, use: (statement: NodeSqlite3Statement) => void): void {
     const cached = this.prepared.get(sql);
-    if (cached) return use(null, cached);
+    if (cached) return use(cached);
     // A statement that failed to prepare is not kept: the next call prepares it again.
-    const statement = this.database.prepare(sql, (error) => {
-      if (error) return use(error);
-      this.prepared.set(sql, statement);
-      use(null, statement);
-    });
+    try {
+      const statement = this.database.prepare(sql, (error) => {
+        if (error) return fail(error);
+        this.prepared.set(sql, statement);
+        use(statement);
+      });
+    } catch (error) {
+      fail(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 }
 
