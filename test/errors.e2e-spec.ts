@@ -19,7 +19,7 @@ import {
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
-import { tempDatabase } from './support/temp-database';
+import { perTestApp } from './support/per-test-app';
 
 const NO_JOBS = jobCounts();
 
@@ -45,20 +45,12 @@ async function rejectionOf(work: Promise<unknown>): Promise<Error> {
 }
 
 describe('errors: every exported error class, raised through the public API', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    db.cleanup();
-  });
+  const current = perTestApp();
 
   /** Compiles an app and returns why `app.init()` rejected, after closing the half-started app. */
   async function initError(providers: Type[], options: SqliteQueueModuleOptions = {}): Promise<Error> {
     const failing = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, ...options })],
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, ...options })],
       providers,
     }).compile();
     const error = await rejectionOf(failing.init());
@@ -68,11 +60,11 @@ describe('errors: every exported error class, raised through the public API', ()
 
   /** A producer-only app on a fresh file, to exercise the producer and admin boundaries. */
   async function producerApp(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })],
+    current.app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, processing: false })],
     }).compile();
-    await app.init();
-    return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
+    await current.app.init();
+    return { producer: current.app.get(QueueProducer), admin: current.app.get(QueueAdmin) };
   }
 
   describe('QueueAlreadyRegisteredError', () => {
@@ -127,13 +119,13 @@ describe('errors: every exported error class, raised through the public API', ()
     });
 
     it('accepts the same processor with valid options (the cases above fail for their option alone)', async () => {
-      app = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRoot({ database: db.path })],
+      current.app = await Test.createTestingModule({
+        imports: [SqliteQueueModule.forRoot({ database: current.db.path })],
         providers: [
           defineProcessor('reports', async () => undefined, { concurrency: 2, maxAttempts: 1, timeout: 100, backoff: { type: 'fixed', delay: 10 } }),
         ],
       }).compile();
-      await expect(app.init()).resolves.toBeDefined();
+      await expect(current.app.init()).resolves.toBeDefined();
     });
   });
 
@@ -284,7 +276,7 @@ describe('errors: every exported error class, raised through the public API', ()
 
     it('forRootAsync: app.init() rejects invalid options built by a factory', async () => {
       const failing = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRootAsync({ useFactory: async () => ({ database: db.path, pollInterval: 0 }) })],
+        imports: [SqliteQueueModule.forRootAsync({ useFactory: async () => ({ database: current.db.path, pollInterval: 0 }) })],
       }).compile();
       const error = await rejectionOf(failing.init());
       await closeAfterFailedInit(failing);

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Provider, ServiceUnavailableException } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { Test } from '@nestjs/testing';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { Job, Processor, QueueAdmin, QueueHealthIndicator, QueueHealthResult, QueueProcessor, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
 import { errorOf } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { perTestApp } from './support/per-test-app';
 
 interface WorkData {
   fail?: boolean;
@@ -30,27 +30,19 @@ class SideProcessor implements QueueProcessor<unknown, string> {
 }
 
 describe('health indicator (with @nestjs/terminus) and metrics', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    db.cleanup();
-  });
+  const current = perTestApp();
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}) {
-    app = await Test.createTestingModule({
-      imports: [TerminusModule.forRoot({ logger: false }), SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+    current.app = await Test.createTestingModule({
+      imports: [TerminusModule.forRoot({ logger: false }), SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100, ...options })],
       providers,
     }).compile();
-    await app.init();
+    await current.app.init();
     return {
-      admin: app.get(QueueAdmin),
-      producer: app.get(QueueProducer),
-      indicator: app.get(QueueHealthIndicator),
-      health: app.get(HealthCheckService),
+      admin: current.app.get(QueueAdmin),
+      producer: current.app.get(QueueProducer),
+      indicator: current.app.get(QueueHealthIndicator),
+      health: current.app.get(HealthCheckService),
     };
   }
 

@@ -1,10 +1,10 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { Test, TestingModule } from '@nestjs/testing';
+import { Test } from '@nestjs/testing';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { perTestApp } from './support/per-test-app';
 
 const QUEUES = ['alpha', 'beta', 'gamma'];
 const JOBS_PER_QUEUE = 1000;
@@ -21,15 +21,7 @@ interface QueueRecord {
 }
 
 describe('load: three queues of 1,000 jobs each on one shared poller', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    db.cleanup();
-  });
+  const current = perTestApp();
 
   it('runs every one of 3 x 1,000 jobs exactly once, never above each queue’s concurrency', async () => {
     const records = new Map<string, QueueRecord>(
@@ -52,13 +44,13 @@ describe('load: three queues of 1,000 jobs each on one shared poller', () => {
         { concurrency: CONCURRENCY },
       ),
     );
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
+    current.app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
       providers: processors,
     }).compile();
-    await app.init();
-    const producer = app.get(QueueProducer);
-    const admin = app.get(QueueAdmin);
+    await current.app.init();
+    const producer = current.app.get(QueueProducer);
+    const admin = current.app.get(QueueAdmin);
 
     // Interleave the queues' inserts so all three are busy at the same time, as in a real app.
     const enqueuedIds = new Map<string, string[]>(QUEUES.map((queue) => [queue, []]));
@@ -77,8 +69,8 @@ describe('load: three queues of 1,000 jobs each on one shared poller', () => {
     }
 
     // Close first: a duplicate run still in flight when the counts were read would now be recorded too.
-    await app.close();
-    app = undefined;
+    await current.app.close();
+    current.app = undefined;
 
     const everyPayload = Array.from({ length: JOBS_PER_QUEUE }, (_, i) => i);
     for (const queue of QUEUES) {

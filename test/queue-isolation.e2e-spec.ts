@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Test, TestingModule } from '@nestjs/testing';
+import { Test } from '@nestjs/testing';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { perTestApp } from './support/per-test-app';
 
 /**
  * Invariant 3: a queue claims only as many jobs as it has free slots, so a slow or saturated queue never
@@ -12,15 +12,7 @@ import { deferred, waitFor } from './support/wait-for';
  * delivery to every queue).
  */
 describe('queue isolation: no head-of-line blocking across queues', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    db.cleanup();
-  });
+  const current = perTestApp();
 
   it('a fast queue finishes its 100 jobs while a slow queue still works through its backlog', async () => {
     let slowRunning = 0;
@@ -43,13 +35,13 @@ describe('queue isolation: no head-of-line blocking across queues', () => {
       },
       { concurrency: 4 },
     );
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
+    current.app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
       providers: [SlowProcessor, FastProcessor],
     }).compile();
-    await app.init();
-    const producer = app.get(QueueProducer);
-    const admin = app.get(QueueAdmin);
+    await current.app.init();
+    const producer = current.app.get(QueueProducer);
+    const admin = current.app.get(QueueAdmin);
 
     // The slow backlog goes in first: with one FIFO across queues, the fast jobs would queue up behind it.
     await producer.addBulk('slow', Array.from({ length: 100 }, (_, n) => ({ data: { n } })));
@@ -78,13 +70,13 @@ describe('queue isolation: no head-of-line blocking across queues', () => {
       { concurrency: 2 },
     );
     const FastProcessor = defineProcessor('fast', async () => undefined, { concurrency: 4 });
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
+    current.app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
       providers: [StuckProcessor, FastProcessor],
     }).compile();
-    await app.init();
-    const producer = app.get(QueueProducer);
-    const admin = app.get(QueueAdmin);
+    await current.app.init();
+    const producer = current.app.get(QueueProducer);
+    const admin = current.app.get(QueueAdmin);
 
     await producer.addBulk('stuck', Array.from({ length: 10 }, (_, n) => ({ data: { n } })));
     await waitFor(() => stuckStarted === 2, 'both slots of the stuck queue busy');

@@ -8,7 +8,7 @@ import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { JOBS_TABLE } from '../lib/sqlite-queue.constants';
 import { describeSqliteOnly } from './support/describe-backend';
 import { rawQuery } from './support/raw-sqlite';
-import { tempDatabase } from './support/temp-database';
+import { perTestApp } from './support/per-test-app';
 
 async function startProducerApp(path: string): Promise<TestingModule> {
   const app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: path, processing: false })] }).compile();
@@ -22,35 +22,27 @@ async function indexNames(path: string): Promise<string[]> {
 }
 
 describeSqliteOnly('schema upgrade from the status index to the finished index', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    db.cleanup();
-  });
+  const current = perTestApp();
 
   it('drops the old index at boot, and counts, lists and cleans finished and pending jobs as before', async () => {
-    app = await startProducerApp(db.path);
-    const jobs = await app.get(QueueProducer).addBulk('upgrade', Array.from({ length: 6 }, (_, n) => ({ data: { n } })));
-    await app.close();
-    app = undefined;
+    current.app = await startProducerApp(current.db.path);
+    const jobs = await current.app.get(QueueProducer).addBulk('upgrade', Array.from({ length: 6 }, (_, n) => ({ data: { n } })));
+    await current.app.close();
+    current.app = undefined;
     const [c1, c2, c3, f4] = jobs.map((job) => Number(job.id));
     // What the earlier build's schema and its workers left behind: its index, and finished rows.
-    await rawQuery(db.path, `DROP INDEX ${JOBS_TABLE}_finished`);
-    await rawQuery(db.path, `CREATE INDEX ${JOBS_TABLE}_status ON ${JOBS_TABLE} (queue, status, finished_at)`);
-    await rawQuery(db.path, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [c1, c2, c3]);
-    await rawQuery(db.path, `UPDATE ${JOBS_TABLE} SET status = 'failed', finished_at = 1000 WHERE id = ?`, [f4]);
-    expect(await indexNames(db.path)).toContain(`${JOBS_TABLE}_status`);
+    await rawQuery(current.db.path, `DROP INDEX ${JOBS_TABLE}_finished`);
+    await rawQuery(current.db.path, `CREATE INDEX ${JOBS_TABLE}_status ON ${JOBS_TABLE} (queue, status, finished_at)`);
+    await rawQuery(current.db.path, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [c1, c2, c3]);
+    await rawQuery(current.db.path, `UPDATE ${JOBS_TABLE} SET status = 'failed', finished_at = 1000 WHERE id = ?`, [f4]);
+    expect(await indexNames(current.db.path)).toContain(`${JOBS_TABLE}_status`);
 
-    app = await startProducerApp(db.path);
-    const names = await indexNames(db.path);
+    current.app = await startProducerApp(current.db.path);
+    const names = await indexNames(current.db.path);
     expect(names).toContain(`${JOBS_TABLE}_finished`);
     expect(names).not.toContain(`${JOBS_TABLE}_status`);
 
-    const admin = app.get(QueueAdmin);
+    const admin = current.app.get(QueueAdmin);
     expect(await admin.getCounts('upgrade')).toEqual({ pending: 2, running: 0, completed: 3, failed: 1, cancelled: 0 });
     expect((await admin.getCounts()).completed).toBe(3);
     expect((await admin.getJobs('upgrade', { status: 'completed' })).map((job) => Number(job.id))).toEqual([c3, c2, c1]);

@@ -4,35 +4,27 @@
  * A checkpointer that kept the WAL from restarting would let it grow with every job (about 1 KiB each here).
  */
 import { existsSync, statSync } from 'node:fs';
-import { Test, TestingModule } from '@nestjs/testing';
+import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeSqliteOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { perTestApp } from './support/per-test-app';
 
 const JOBS = 40_000;
 const QUEUES = ['w1', 'w2'];
 
 describeSqliteOnly('the WAL under load', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    db.cleanup();
-  });
+  const current = perTestApp();
 
   it(`stays within a few MiB while ${JOBS.toLocaleString('en-US')} jobs are processed`, async () => {
     let handled = 0;
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path })],
+    current.app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path })],
       providers: QUEUES.map((queue) => defineProcessor(queue, async () => void handled++, { concurrency: 50 })),
     }).compile();
-    await app.init();
-    const producer = app.get(QueueProducer);
+    await current.app.init();
+    const producer = current.app.get(QueueProducer);
     for (const queue of QUEUES) {
       for (let done = 0; done < JOBS / QUEUES.length; done += 1000) {
         await producer.addBulk(queue, Array.from({ length: 1000 }, (_, n) => ({ data: { n: done + n } })));
@@ -40,10 +32,10 @@ describeSqliteOnly('the WAL under load', () => {
     }
     let largestWal = 0;
     const sampler = setInterval(() => {
-      if (existsSync(`${db.path}-wal`)) largestWal = Math.max(largestWal, statSync(`${db.path}-wal`).size);
+      if (existsSync(`${current.db.path}-wal`)) largestWal = Math.max(largestWal, statSync(`${current.db.path}-wal`).size);
     }, 2);
     try {
-      await waitFor(async () => (await app!.get(QueueAdmin).getCounts()).completed === JOBS, 'every job completed', 120_000);
+      await waitFor(async () => (await current.app!.get(QueueAdmin).getCounts()).completed === JOBS, 'every job completed', 120_000);
     } finally {
       clearInterval(sampler);
     }
