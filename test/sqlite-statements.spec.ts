@@ -19,6 +19,29 @@ function readAll(database: import('sqlite3').Database, sql: string): Promise<unk
   return new Promise((resolve, reject) => database.all(sql, (error, rows) => (error ? reject(error) : resolve(rows))));
 }
 
+/**
+ * A stand-in for node-sqlite3: every statement prepares and runs a turn of the event loop later with no rows;
+ * `onRun` sees each run's parameters as it reaches the driver (and may throw, as a driver could).
+ */
+function standInDriver(onRun: (params: unknown[]) => void): NodeSqlite3Database {
+  const driver = {
+    prepare(_sql: string, ready: (error: Error | null) => void) {
+      setImmediate(() => ready(null));
+      return {
+        all(params: unknown[], done: (error: Error | null, rows: unknown[]) => void) {
+          onRun(params);
+          setImmediate(() => done(null, []));
+        },
+        run() {},
+        finalize(finalized: () => void) {
+          finalized();
+        },
+      };
+    },
+  };
+  return driver as unknown as NodeSqlite3Database;
+}
+
 describe('PreparedNodeSqlite3Statements (the module-owned node-sqlite3 connection)', () => {
   let db: ReturnType<typeof tempDatabase>;
   let connection: import('sqlite3').Database;
@@ -89,22 +112,7 @@ describe('PreparedNodeSqlite3Statements (the module-owned node-sqlite3 connectio
     // A stand-in driver that records when each statement reaches it: SQLite's thread must not wait for this
     // thread to run a caller's continuation before it gets the next statement.
     const log: string[] = [];
-    const driver = {
-      prepare(_sql: string, ready: (error: Error | null) => void) {
-        setImmediate(() => ready(null));
-        return {
-          all(params: unknown[], done: (error: Error | null, rows: unknown[]) => void) {
-            log.push(`driver runs ${String(params[0])}`);
-            setImmediate(() => done(null, []));
-          },
-          run() {},
-          finalize(finalized: () => void) {
-            finalized();
-          },
-        };
-      },
-    };
-    const pipelined = new PreparedNodeSqlite3Statements(driver as unknown as NodeSqlite3Database);
+    const pipelined = new PreparedNodeSqlite3Statements(standInDriver((params) => log.push(`driver runs ${String(params[0])}`)));
     const first = pipelined.all('SELECT ?', ['a']).then(() => log.push('caller of a resumes'));
     const second = pipelined.all('SELECT ?', ['b']).then(() => log.push('caller of b resumes'));
     await Promise.all([first, second]);
@@ -114,23 +122,12 @@ describe('PreparedNodeSqlite3Statements (the module-owned node-sqlite3 connectio
 
   it('rejects a statement whose driver call throws instead of calling back, and runs the next one', async () => {
     const ran: string[] = [];
-    const driver = {
-      prepare(_sql: string, ready: (error: Error | null) => void) {
-        setImmediate(() => ready(null));
-        return {
-          all(params: unknown[], done: (error: Error | null, rows: unknown[]) => void) {
-            if (params[0] === 'bad') throw new TypeError('cannot bind');
-            ran.push(String(params[0]));
-            setImmediate(() => done(null, []));
-          },
-          run() {},
-          finalize(finalized: () => void) {
-            finalized();
-          },
-        };
-      },
-    };
-    const guarded = new PreparedNodeSqlite3Statements(driver as unknown as NodeSqlite3Database);
+    const guarded = new PreparedNodeSqlite3Statements(
+      standInDriver((params) => {
+        if (params[0] === 'bad') throw new TypeError('cannot bind');
+        ran.push(String(params[0]));
+      }),
+    );
     const bad = guarded.all('SELECT ?', ['bad']);
     const good = guarded.all('SELECT ?', ['good']);
     await expect(bad).rejects.toBeInstanceOf(QueryFailedError);
