@@ -85,7 +85,7 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     await settle();
     expect(started).toEqual(['1']);
     expect(worker.freeSlots).toBe(0);
-    expect(worker.busy).toBe(true);
+    expect(worker.runningAttempts()).toEqual([{ id: '1', attempt: 1 }, { id: '2', attempt: 1 }]);
 
     writes[0].land();
     await settle();
@@ -94,7 +94,7 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     expect(heard).toEqual(['active 1', 'completed 1', 'active 2']);
     writes[1].land();
     await worker.whenIdle();
-    expect(worker.busy).toBe(false);
+    expect(worker.runningAttempts()).toEqual([]);
     expect(worker.freeSlots).toBe(1);
   });
 
@@ -125,6 +125,6 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     await settle();
     expect(started).toEqual(['1']);
     expect(heard).toEqual(['active 1', 'cancelled 2', 'completed 1']);
-    expect(worker.busy).toBe(false);
+    expect(worker.runningAttempts()).toEqual([]);
   });
 });

@@ -72,7 +72,6 @@ export class ProcessingRuntime {
       worker.attach(this.poller.jobs$);
     }
     this.leaseKeeper = new LeaseKeeper(storage, options, logger, {
-      busy: () => this.pool.all().some((worker) => worker.busy),
       runningAttempts: () => this.pool.all().flatMap((worker) => worker.runningAttempts()),
       onCancelled: (ids) => ids.forEach((id) => this.cancelLocally(id)),
       onRecovered: (jobs) => {

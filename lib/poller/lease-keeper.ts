@@ -10,9 +10,7 @@ export interface LeaseKeeperSettings {
 
 /** What the lease keeper needs to know about, and tell, the rest of the process. */
 export interface LeaseKeeperHooks {
-  /** Whether this process holds any job: no heartbeat statement while it holds none. */
-  busy(): boolean;
-  /** The attempts running here, to learn which an operator cancelled meanwhile. */
+  /** The attempts this process holds (running, being saved, waiting for a slot): the heartbeat renews these. */
   runningAttempts(): AttemptRef[];
   /** Some of our running attempts were cancelled in the database. */
   onCancelled(ids: string[]): void;
@@ -64,11 +62,14 @@ export class LeaseKeeper {
   }
 
   private async heartbeat(): Promise<void> {
-    if (this.stopped || !this.hooks.busy()) return;
+    if (this.stopped) return;
+    // No statement while the process holds nothing.
+    const held = this.hooks.runningAttempts();
+    if (held.length === 0) return;
     const now = Date.now();
     try {
-      await this.storage.extendLeases(this.settings.workerId, now + this.settings.leaseDuration, now);
-      const cancelled = await this.storage.findCancelled(this.hooks.runningAttempts(), this.settings.workerId);
+      await this.storage.extendLeases(held, this.settings.workerId, now + this.settings.leaseDuration, now);
+      const cancelled = await this.storage.findCancelled(held, this.settings.workerId);
       if (cancelled.length > 0) this.hooks.onCancelled(cancelled);
     } catch (error) {
       this.logger.error(`Heartbeat of worker ${this.settings.workerId} failed; retrying on the next beat: ${String(error)}`);

@@ -162,8 +162,11 @@ export interface QueueStorage {
   updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean>;
   /** Hands attempts back to pending as if they never started; returns how many were still owned. */
   release(refs: AttemptRef[], workerId: string, now: number): Promise<number>;
-  /** Extends the lease of every job `workerId` runs, in one statement. */
-  extendLeases(workerId: string, leaseUntil: number, now: number): Promise<number>;
+  /**
+   * Extends, in one statement, the leases of these jobs of `workerId`: only those, so a running row under the same
+   * worker id that this process does not hold (a crashed process with the same fixed `workerId`) expires.
+   */
+  extendLeases(refs: AttemptRef[], workerId: string, leaseUntil: number, now: number): Promise<number>;
   /** Of the given attempts of `workerId`, those that an operator cancelled meanwhile. */
   findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]>;
   /** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */

@@ -94,11 +94,6 @@ export class QueueWorker {
     return this.accepting ? Math.max(0, this.settings.concurrency - this.started + this.writing - this.waiting.length) : 0;
   }
 
-  /** Whether any job of this worker is running, being saved or waiting for its slot. */
-  get busy(): boolean {
-    return this.started > 0 || this.waiting.length > 0;
-  }
-
   /** The attempts this worker holds: running, being saved, or waiting for a slot. */
   runningAttempts(): AttemptRef[] {
     const held = [...this.running.values()].map(({ record }) => record).concat(this.waiting);

@@ -178,7 +178,7 @@ export interface PostgresQueueSql {
   updateProgress: string;
   /** Hands attempts back as if they never ran, and notifies. Params: now, workerId, id[], attempt[]. */
   release: string;
-  /** Params: leaseUntil, now, workerId. */
+  /** Params: leaseUntil, now, id[], workerId. */
   extendLeases: string;
   /** Params: workerId, id[], attempt[]. */
   findCancelled: string;
@@ -309,7 +309,8 @@ function buildSql(schema: string): PostgresQueueSql {
       ${notifyIfAny('released WHERE run_at <= $1')}
       SELECT (SELECT count(*) FROM released) AS count, (SELECT count(*) FROM hint) AS hinted`,
 
-    extendLeases: `UPDATE ${T} SET lease_until = $1, updated_at = $2 WHERE locked_by = $3 AND status = 'running'`,
+    // By id, through the primary key: a row under the same worker id that this process does not hold expires.
+    extendLeases: `UPDATE ${T} SET lease_until = $1, updated_at = $2 WHERE id = ANY($3::bigint[]) AND locked_by = $4 AND status = 'running'`,
 
     findCancelled: `SELECT id FROM ${T}
       WHERE locked_by = $1 AND status = 'cancelled'

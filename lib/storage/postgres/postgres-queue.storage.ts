@@ -230,8 +230,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return Number(row?.count ?? 0);
   }
 
-  extendLeases(workerId: string, leaseUntil: number, now: number): Promise<number> {
-    return this.execute(this.sql.extendLeases, [ms(leaseUntil), ms(now), workerId]);
+  extendLeases(refs: AttemptRef[], workerId: string, leaseUntil: number, now: number): Promise<number> {
+    return this.execute(this.sql.extendLeases, [ms(leaseUntil), ms(now), attemptArrays(refs).ids, workerId]);
   }
 
   async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {

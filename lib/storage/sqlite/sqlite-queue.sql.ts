@@ -170,9 +170,13 @@ export const RELEASE_SQL = `UPDATE ${T}
   WHERE locked_by = ? AND status = 'running'
     AND (id, attempts) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j)`;
 
-/** One heartbeat for every job of a worker. Params: leaseUntil, now, workerId. */
+/**
+ * One heartbeat for the jobs this process holds, by id: a running row under the same worker id that the process
+ * does not hold (left by a crashed process that had the same fixed workerId) must be left to expire.
+ * Params: leaseUntil, now, JSON array of ids, workerId.
+ */
 export const EXTEND_LEASES_SQL = `UPDATE ${T} SET lease_until = ?, updated_at = ?
-  WHERE locked_by = ? AND status = 'running'`;
+  WHERE id IN (SELECT value FROM json_each(?)) AND locked_by = ? AND status = 'running'`;
 
 /**
  * Takes back running jobs whose owner stopped renewing their lease. The crashed run counted as an

@@ -169,8 +169,8 @@ export class SqliteQueueStorage implements QueueStorage {
     return this.execute(sql.RELEASE_SQL, [now, workerId, attemptPairs(refs)]);
   }
 
-  extendLeases(workerId: string, leaseUntil: number, now: number): Promise<number> {
-    return this.execute(sql.EXTEND_LEASES_SQL, [leaseUntil, now, workerId]);
+  extendLeases(refs: AttemptRef[], workerId: string, leaseUntil: number, now: number): Promise<number> {
+    return this.execute(sql.EXTEND_LEASES_SQL, [leaseUntil, now, JSON.stringify(refs.map((ref) => Number(ref.id))), workerId]);
   }
 
   async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {

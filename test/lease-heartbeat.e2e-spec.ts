@@ -1,0 +1,72 @@
+/**
+ * The heartbeat renews only the jobs this process holds. A process that uses a fixed `workerId` (a pod name,
+ * say) and restarts after a crash runs under the same name as the dead one; if its heartbeat renewed every
+ * running row of that name, the dead process's jobs would never expire, and would stay stuck for as long as
+ * the new process kept any job running.
+ */
+import { Test } from '@nestjs/testing';
+import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { ChildApp, readRunLog, startChildApp } from './support/child-app';
+import { perTestApp } from './support/per-test-app';
+import { deferred, waitFor } from './support/wait-for';
+
+const WORKER_ID = 'pod-0';
+const LEASE_MS = 1500;
+
+describe('lease heartbeat: a restarted process with the same workerId', () => {
+  const current = perTestApp();
+  let children: ChildApp[] = [];
+
+  afterEach(async () => {
+    await Promise.all(children.map((child) => child.kill()));
+    children = [];
+  });
+
+  it('lets the dead process’s job expire and runs it again, while its own long job keeps its lease', async () => {
+    const runLog = `${current.db.path}.runs`;
+    // 1. The first incarnation of pod-0 takes a job that never ends, and is killed with -9.
+    const first = startChildApp({
+      database: current.db.path,
+      runLog,
+      module: { workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 },
+      queues: [{ name: 'orphans' }],
+    });
+    children.push(first);
+    await first.printed('READY');
+    const producerApp = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, processing: false })],
+    }).compile();
+    await producerApp.init();
+    const orphan = await producerApp.get(QueueProducer).add('orphans', { hang: true });
+    await producerApp.close();
+    await waitFor(() => readRunLog(runLog).some((entry) => entry.id === orphan.id), 'the first incarnation started the job');
+    expect(await first.kill()).toBe('SIGKILL');
+
+    // 2. The next incarnation, same workerId, holds a job of its own that only ends once the orphan ran again:
+    // its heartbeat beats all along, and must not keep the orphan's lease alive.
+    const orphanRan = deferred<Job>();
+    current.app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 })],
+      providers: [
+        defineProcessor('orphans', async (job) => void orphanRan.resolve(job)),
+        defineProcessor('long', async () => {
+          await orphanRan.promise;
+          return 'done';
+        }),
+      ],
+    }).compile();
+    await current.app.init();
+    const admin = current.app.get(QueueAdmin);
+    const long = await current.app.get(QueueProducer).add('long', {});
+    await waitFor(async () => (await admin.getJob(long.id))?.status === 'running', 'the long job runs');
+
+    const rerun = await Promise.race([
+      orphanRan.promise,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the orphaned job never ran again')), 6 * LEASE_MS)),
+    ]);
+    expect(rerun).toMatchObject({ id: orphan.id, attempt: 2 });
+    await waitFor(async () => (await admin.getJob(long.id))?.status === 'completed', 'the long job completed');
+    expect(await admin.getJob(long.id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+});
