@@ -85,7 +85,7 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     await settle();
     expect(started).toEqual(['1']);
     expect(worker.freeSlots).toBe(0);
-    expect(worker.runningAttempts()).toEqual([{ id: '1', attempt: 1 }, { id: '2', attempt: 1 }]);
+    expect(worker.heldAttempts()).toEqual([{ id: '1', attempt: 1 }, { id: '2', attempt: 1 }]);
 
     writes[0].land();
     await settle();
@@ -94,7 +94,7 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     expect(heard).toEqual(['active 1', 'completed 1', 'active 2']);
     writes[1].land();
     await worker.whenIdle();
-    expect(worker.runningAttempts()).toEqual([]);
+    expect(worker.heldAttempts()).toEqual([]);
     expect(worker.freeSlots).toBe(1);
   });
 
@@ -104,7 +104,7 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     await settle();
     jobs$.next(record('2'));
     worker.stopAccepting();
-    expect(worker.runningAttempts()).toEqual([{ id: '1', attempt: 1 }, { id: '2', attempt: 1 }]);
+    expect(worker.heldAttempts()).toEqual([{ id: '1', attempt: 1 }, { id: '2', attempt: 1 }]);
     expect(worker.takeUnstarted()).toEqual([{ id: '2', attempt: 1 }]);
     writes[0].land();
     await worker.whenIdle();
@@ -125,6 +125,6 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     await settle();
     expect(started).toEqual(['1']);
     expect(heard).toEqual(['active 1', 'cancelled 2', 'completed 1']);
-    expect(worker.runningAttempts()).toEqual([]);
+    expect(worker.heldAttempts()).toEqual([]);
   });
 });

@@ -72,7 +72,7 @@ export class ProcessingRuntime {
       worker.attach(this.poller.jobs$);
     }
     this.leaseKeeper = new LeaseKeeper(storage, options, logger, {
-      runningAttempts: () => this.pool.all().flatMap((worker) => worker.runningAttempts()),
+      heldAttempts: () => this.pool.all().flatMap((worker) => worker.heldAttempts()),
       onCancelled: (ids) => ids.forEach((id) => this.cancelLocally(id)),
       onRecovered: (jobs) => {
         for (const job of jobs) {

@@ -11,7 +11,7 @@ export interface LeaseKeeperSettings {
 /** What the lease keeper needs to know about, and tell, the rest of the process. */
 export interface LeaseKeeperHooks {
   /** The attempts this process holds (running, being saved, waiting for a slot): the heartbeat renews these. */
-  runningAttempts(): AttemptRef[];
+  heldAttempts(): AttemptRef[];
   /** Some of our running attempts were cancelled in the database. */
   onCancelled(ids: string[]): void;
   /** Jobs whose lease had expired were taken back. */
@@ -64,7 +64,7 @@ export class LeaseKeeper {
   private async heartbeat(): Promise<void> {
     if (this.stopped) return;
     // No statement while the process holds nothing.
-    const held = this.hooks.runningAttempts();
+    const held = this.hooks.heldAttempts();
     if (held.length === 0) return;
     const now = Date.now();
     try {

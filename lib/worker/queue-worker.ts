@@ -95,7 +95,7 @@ export class QueueWorker {
   }
 
   /** The attempts this worker holds: running, being saved, or waiting for a slot. */
-  runningAttempts(): AttemptRef[] {
+  heldAttempts(): AttemptRef[] {
     const held = [...this.running.values()].map(({ record }) => record).concat(this.waiting);
     return held.map((record) => ({ id: record.id, attempt: record.attempts }));
   }
@@ -132,10 +132,11 @@ export class QueueWorker {
    */
   abortRunning(reason: Error): AttemptRef[] {
     this.shutdown.abort(reason);
-    const refs = this.runningAttempts();
+    const refs: AttemptRef[] = [];
     for (const attempt of this.running.values()) {
       attempt.abandoned = true;
       attempt.controller.abort(reason);
+      refs.push({ id: attempt.record.id, attempt: attempt.record.attempts });
     }
     return refs;
   }

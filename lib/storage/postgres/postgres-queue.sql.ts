@@ -317,10 +317,10 @@ function buildSql(schema: string): PostgresQueueSql {
         AND (id, attempts) IN (SELECT * FROM unnest($2::bigint[], $3::int[]))`,
 
     // The crashed run counted as an attempt, so a job that kills its process every time ends failed instead
-    // of looping. Concurrent recoveries in several processes take each row once: the second waits for the
-    // first's row lock, re-reads the row, and no longer finds it running.
-    // SKIP LOCKED: every node runs this, and a row locked by another statement (its owner's heartbeat or completion,
-    // another node's recovery) is left for the next pass instead of making this one wait in a queue of lock waiters.
+    // of looping. Every node runs this; each row is taken once. A row another statement holds (its owner's
+    // heartbeat or completion, another node's recovery) is skipped for the next pass instead of making this one
+    // wait in a queue of lock waiters, and FOR UPDATE re-checks a row it does lock, so a row recovered meanwhile
+    // is no longer found running.
     recoverExpired: `WITH expired AS (
         SELECT id FROM ${T} WHERE status = 'running' AND lease_until < $1
         FOR UPDATE SKIP LOCKED

@@ -53,8 +53,8 @@ export const SCHEMA_SQL: readonly string[] = [
   )`,
   // The claim walks this per queue in exactly its ORDER BY, touching only due pending rows.
   `CREATE INDEX IF NOT EXISTS ${T}_claim ON ${T} (queue, priority DESC, run_at, id) WHERE status = 'pending'`,
-  // Running rows are few (at most the sum of all concurrencies): one small index serves the heartbeat (by
-  // owner) and lease recovery (by expiry). Every index is paid on each claim and completion.
+  // Running rows are few (at most the sum of all concurrencies): one small index serves lease recovery (by
+  // expiry); the heartbeat names its jobs by id. Every index is paid on each claim and completion.
   `CREATE INDEX IF NOT EXISTS ${T}_running ON ${T} (lease_until) WHERE status = 'running'`,
   // Finished jobs only: finished_at is set exactly when a job becomes completed, failed or cancelled. Serves
   // counts, listings, retention and metrics by finish time; queries name `finished_at IS NOT NULL` (or compare
