@@ -104,19 +104,21 @@ async function runBackend(backend, options, dataDir) {
     }
   };
   if (backend.terminateBackends) {
-    every(options.terminateMs, () => fault('terminate', async () => {
+    every(options.terminateMs, () => serverRestarting || fault('terminate', async () => {
       faults.terminations += await backend.terminateBackends(random);
       faults.terminationRounds++;
     }));
   }
   let restarting = Promise.resolve();
+  let serverRestarting = false; // no terminations while the server is down: nothing to terminate
   if (backend.restartServer && options.pgRestart) {
     timers.push(setTimeout(() => {
       if (phase !== 'chaos') return;
       log('restarting the PostgreSQL server');
+      serverRestarting = true;
       restarting = fault('restart', async () => {
         const from = Date.now();
-        const ms = await backend.restartServer();
+        const ms = await backend.restartServer().finally(() => (serverRestarting = false));
         faults.restarts.push({ from, to: Date.now(), ms });
         log(`PostgreSQL server restarted in ${ms} ms`);
       });
@@ -207,7 +209,7 @@ function readLibraryLogs(dir) {
       const [level, , ...rest] = line.split(' ');
       counts[level] = (counts[level] || 0) + 1;
       const text = rest.join(' ');
-      const shape = `${level} ${text.replace(/\d+/g, 'N').slice(0, 90)}`;
+      const shape = `${level} ${text.replace(/soak-[a-d]/g, 'Q').replace(/\d+/g, 'N').slice(0, 90)}`;
       if (!samples.has(shape)) samples.set(shape, { count: 0, example: `${level}: ${text.slice(0, 240)}` });
       samples.get(shape).count++;
     }
