@@ -29,7 +29,7 @@ async function runBackend(backend, options, dataDir) {
   const startedAt = t0 + 1500; // producers' schedule starts once the first processes have booted
   const killedPids = new Set();
   const kills = { consumer: 0, producer: 0 };
-  const diedUnasked = [];
+  const deaths = []; // child exits the orchestrator did not cause
   const notStopped = [];
   const slots = new Map(); // `${role}-${slot}` -> { role, slot, child, done }
   let phase = 'chaos'; // chaos -> drain -> stop
@@ -54,21 +54,27 @@ async function runBackend(backend, options, dataDir) {
     entry.child = child;
     entry.stopping = false;
     slots.set(`${role}-${slot}`, entry);
-    let stderr = '';
-    const keep = (chunk) => (stderr = (stderr + chunk).slice(-STDERR_TAIL));
+    const spawnedAt = Date.now();
+    let ready = false;
+    let output = '';
+    const keep = (chunk) => (output = (output + chunk).slice(-STDERR_TAIL));
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('message', (message) => {
       if (message && message.type === 'done') entry.done = true;
+      if (message && message.type === 'ready') ready = true;
     });
     child.on('exit', (code, signal) => {
       liveChildren.delete(child);
       const asked = killedPids.has(child.pid) || (entry.stopping && code === 0);
       if (!asked) {
-        diedUnasked.push({ role, slot, pid: child.pid, code, signal, phase, stderr: stderr.trim().split('\n').slice(-8).join('\n') });
-        log(`${role} ${slot} (pid ${child.pid}) DIED UNASKED: code ${code} signal ${signal}`);
+        fs.writeFileSync(path.join(dir, `output-${child.pid}.txt`), output);
+        deaths.push({ role, slot, pid: child.pid, code, signal, phase, ready, spawnedAt, exitedAt: Date.now(), error: firstError(output) });
+        log(`${role} ${slot} (pid ${child.pid}) DIED UNASKED ${ready ? 'while running' : 'while booting'}: code ${code} signal ${signal}`);
       }
-      if (entry.child === child && !entry.stopping && phase !== 'stop') setTimeout(() => phase !== 'stop' && spawn(role, slot), 50);
+      // A process that died unasked (e.g. could not boot while the server restarts) is retried less eagerly.
+      const delay = asked ? 50 : 500;
+      if (entry.child === child && !entry.stopping && phase !== 'stop') setTimeout(() => phase !== 'stop' && spawn(role, slot), delay);
     });
     return child;
   };
@@ -178,6 +184,12 @@ async function runBackend(backend, options, dataDir) {
   }
   await Promise.all(stopping);
 
+  // A process that could not boot because the server was restarting (spawned before it was back, died before
+  // it was up) met a down database, as any application would: reported, not counted as died unasked.
+  const duringRestart = (death) =>
+    !death.ready && faults.restarts.some((restart) => death.exitedAt >= restart.from && death.spawnedAt <= restart.to + 1000);
+  const bootRefused = deaths.filter(duringRestart);
+  const diedUnasked = deaths.filter((death) => !duringRestart(death));
   const rows = await backend.rows();
   const result = analyze({ dir, rows, killedPids, outages: faults.restarts });
   const libraryLog = readLibraryLogs(dir);
@@ -193,11 +205,19 @@ async function runBackend(backend, options, dataDir) {
     kills,
     killed: killedPids.size,
     diedUnasked,
+    bootRefused,
     notStopped,
     faults,
     libraryLog,
     ...result,
   };
+}
+
+/** The first line of a dead child's output that names an error, with the line after it. */
+function firstError(output) {
+  const lines = output.split('\n');
+  const at = lines.findIndex((line) => /error|exception|fatal/i.test(line) && !/^\s+at /.test(line));
+  return at < 0 ? lines.slice(-3).join(' | ') : lines.slice(at, at + 2).join(' | ').slice(0, 600);
 }
 
 /** Counts of what the children's library instances logged (warnings, errors), with a few distinct samples. */

@@ -46,6 +46,7 @@ function printSummary(results, options) {
   row('  kill -9 consumers / producers', (r) => `${r.kills.consumer} / ${r.kills.producer}`);
   row('  PG backends terminated (rounds)', (r) => (r.faults.terminationRounds ? `${r.faults.terminations} (${r.faults.terminationRounds})` : '-'));
   row('  PG server restarts (took)', (r) => (r.faults.restarts.length ? r.faults.restarts.map((x) => `${x.ms} ms`).join(', ') : '-'));
+  row('  boots refused while the server restarted', (r) => String(r.bootRefused.length));
   row('  library errors / warnings logged', (r) => `${thousands(r.libraryLog.counts.error || 0)} / ${thousands(r.libraryLog.counts.warn || 0)}`);
   row('  add() calls that rejected (resent)', (r) => thousands(r.libraryLog.counts['producer-error'] || 0));
   section('jobs');
@@ -77,16 +78,19 @@ function printSummary(results, options) {
       ['not stopped', r.notStopped],
       ['fault injection errors', r.faults.faultErrors],
     ].filter(([, list]) => list.length);
-    if (!details.length && !r.diedUnasked.length && !r.libraryLog.samples.length) continue;
+    if (!details.length && !r.diedUnasked.length && !r.bootRefused.length && !r.libraryLog.samples.length) continue;
     console.log(`\n--- ${r.backend} details ---`);
     for (const [name, list] of details) console.log(`${name} (${list.length}): ${list.slice(0, 5).join('; ')}${list.length > 5 ? '; ...' : ''}`);
-    for (const died of r.diedUnasked.slice(0, 5)) {
-      console.log(`died unasked: ${died.role} ${died.slot} pid ${died.pid} during ${died.phase}, code ${died.code} signal ${died.signal}`);
-      if (died.stderr) console.log(died.stderr.replace(/^/gm, '    '));
+    const deaths = [...r.diedUnasked.map((d) => ['died unasked', d]), ...r.bootRefused.map((d) => ['boot refused during the restart', d])];
+    for (const [what, died] of deaths.slice(0, 8)) {
+      console.log(
+        `${what}: ${died.role} ${died.slot} pid ${died.pid} ${died.ready ? 'while running' : 'while booting'} (${died.phase}), ` +
+          `code ${died.code} signal ${died.signal}: ${died.error}`,
+      );
     }
     if (r.libraryLog.samples.length) console.log('what the library logged (most frequent first):');
     for (const sample of r.libraryLog.samples) console.log(`  ${String(sample.count).padStart(6)} x ${sample.example}`);
-    if (r.diedUnasked.length || r.lost.length) console.log(`ledgers kept in ${r.dir}`);
+    if (r.diedUnasked.length || r.lost.length) console.log(`ledgers and the dead processes' output kept in ${r.dir}`);
   }
   const { ok, failures } = verdict(results);
   console.log(ok ? '\nSOAK PASSED: nothing lost, no unexplained double completion, no process died unasked.' : `\nSOAK FAILED:\n  ${failures.join('\n  ')}`);
