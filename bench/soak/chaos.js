@@ -94,7 +94,7 @@ async function runBackend(backend, options, dataDir) {
     schedule();
   };
   every(options.killMs, () => {
-    const targets = [...slots.values()].filter((entry) => entry.child && entry.child.exitCode === null && !entry.done && !killedPids.has(entry.child.pid));
+    const targets = [...slots.values()].filter((entry) => entry.child && entry.child.exitCode === null && entry.child.signalCode === null && !entry.done && !killedPids.has(entry.child.pid));
     if (!targets.length) return;
     const target = random.pick(targets);
     killedPids.add(target.child.pid);
@@ -109,14 +109,14 @@ async function runBackend(backend, options, dataDir) {
       log(`${what} failed: ${error.message}`);
     }
   };
+  let restarting = Promise.resolve();
+  let serverRestarting = false; // no terminations while the server is down: nothing to terminate
   if (backend.terminateBackends) {
     every(options.terminateMs, () => serverRestarting || fault('terminate', async () => {
       faults.terminations += await backend.terminateBackends(random);
       faults.terminationRounds++;
     }));
   }
-  let restarting = Promise.resolve();
-  let serverRestarting = false; // no terminations while the server is down: nothing to terminate
   if (backend.restartServer && options.pgRestart) {
     timers.push(setTimeout(() => {
       if (phase !== 'chaos') return;
