@@ -62,7 +62,9 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     list.sort((a, b) => a.attempt - b.attempt);
     for (let i = 1; i < list.length; i++) {
       const previous = list[i - 1];
-      if (list[i].attempt === previous.attempt) claimedTwice.push(`${id} attempt ${previous.attempt} (pids ${previous.pid}, ${list[i].pid})`);
+      if (list[i].attempt === previous.attempt) {
+        claimedTwice.push(`${id} attempt ${previous.attempt} (pids ${previous.pid}, ${list[i].pid})`);
+      }
       else if (planned.has(`${id}/${previous.attempt}`)) reruns.planned++;
       else if (killedPids.has(previous.pid)) reruns.explained++;
       else if (acrossOutage(previous, list[i])) reruns.outage++;

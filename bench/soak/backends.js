@@ -119,8 +119,9 @@ function postgresBackend({ adminUrl, keep }) {
     async restartServer() {
       const version = fs.readdirSync('/etc/postgresql')[0];
       const started = Date.now();
+      const args = ['--skip-systemctl-redirect', '-m', 'fast', version, 'main', 'restart'];
       await new Promise((resolve, reject) =>
-        execFile('pg_ctlcluster', ['--skip-systemctl-redirect', '-m', 'fast', version, 'main', 'restart'], { timeout: 60_000 }, (error, _out, stderr) =>
+        execFile('pg_ctlcluster', args, { timeout: 60_000 }, (error, _out, stderr) =>
           error ? reject(new Error(`pg_ctlcluster restart failed: ${error.message} ${stderr}`)) : resolve(),
         ),
       );

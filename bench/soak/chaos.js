@@ -81,7 +81,8 @@ async function runBackend(backend, options, dataDir) {
 
   for (let slot = 0; slot < options.consumers; slot++) spawn('consumer', slot);
   for (let slot = 0; slot < options.producers; slot++) spawn('producer', slot);
-  log(`${options.consumers} consumers, ${options.producers} producers, ${options.jobs} jobs over ${options.produceMs / 1000} s, dir ${dir}`);
+  log(`${options.consumers} consumers, ${options.producers} producers, ${options.jobs} jobs over ${options.produceMs / 1000} s`);
+  log(`ledgers in ${dir}`);
 
   const timers = [];
   const every = (meanMs, fn) => {
@@ -94,7 +95,8 @@ async function runBackend(backend, options, dataDir) {
     schedule();
   };
   every(options.killMs, () => {
-    const targets = [...slots.values()].filter((entry) => entry.child && entry.child.exitCode === null && entry.child.signalCode === null && !entry.done && !killedPids.has(entry.child.pid));
+    const alive = (child) => child && child.exitCode === null && child.signalCode === null && !killedPids.has(child.pid);
+    const targets = [...slots.values()].filter((entry) => alive(entry.child) && !entry.done);
     if (!targets.length) return;
     const target = random.pick(targets);
     killedPids.add(target.child.pid);

@@ -56,7 +56,9 @@ function readOptions(argv = process.argv.slice(2), env = process.env) {
     return value;
   };
   const backend = values.SOAK_BACKEND;
-  if (backend !== undefined && !['both', 'sqlite', 'postgres'].includes(backend)) throw new Error(`SOAK_BACKEND must be both, sqlite or postgres`);
+  if (backend !== undefined && !['both', 'sqlite', 'postgres'].includes(backend)) {
+    throw new Error(`SOAK_BACKEND must be both, sqlite or postgres`);
+  }
   const driver = values.SOAK_DRIVER || 'sqlite3';
   if (!['sqlite3', 'better-sqlite3'].includes(driver)) throw new Error(`SOAK_DRIVER must be sqlite3 or better-sqlite3`);
   return {

@@ -74,7 +74,8 @@ async function main() {
       }
     } catch (error) {
       // Not acknowledged: nothing is counted for it; the same markers are sent again.
-      fs.appendFileSync(logFile, `producer-error ${Date.now()} ${String(error && error.stack ? error.stack : error).replace(/\n/g, ' | ')}\n`);
+      const text = String(error && error.stack ? error.stack : error).replace(/\n/g, ' | ');
+      fs.appendFileSync(logFile, `producer-error ${Date.now()} ${text}\n`);
       await sleep(100);
     }
   }

@@ -17,16 +17,21 @@ async function main() {
     console.log(options.help);
     return 0;
   }
-  if (!fs.existsSync(path.join(DIST_DIR, 'index.js'))) throw new Error(`no build in ${DIST_DIR}: run npm run build first (npm run soak does)`);
+  if (!fs.existsSync(path.join(DIST_DIR, 'index.js'))) {
+    throw new Error(`no build in ${DIST_DIR}: run npm run build first (npm run soak does)`);
+  }
   const pgUp = options.backend === 'sqlite' ? false : await postgresAnswers(options.pgUrl);
-  let names = options.backend === 'both' ? ['sqlite', 'postgres'] : options.backend ? [options.backend] : pgUp ? ['sqlite', 'postgres'] : ['sqlite'];
+  const both = ['sqlite', 'postgres'];
+  const names = options.backend === 'both' ? both : options.backend ? [options.backend] : pgUp ? both : ['sqlite'];
   if (!options.backend && !pgUp) console.log(`NOTICE: no PostgreSQL answers at ${options.pgUrl}: soaking SQLite only.`);
   if (names.includes('postgres') && !pgUp) throw new Error(`no PostgreSQL answers at ${options.pgUrl}`);
   const cpus = os.cpus();
   console.log(
     `chaos soak: seed ${options.seed}, ${options.jobs} jobs, ${options.consumers} consumers x 4 queues x ${options.concurrency}, ` +
       `${options.producers} producers, kill -9 every ~${options.killMs} ms` +
-      (names.includes('postgres') ? `, PG terminations every ~${options.terminateMs} ms, server restart ${options.pgRestart ? 'on' : 'off'}` : '') +
+      (names.includes('postgres')
+        ? `, PG terminations every ~${options.terminateMs} ms, server restart ${options.pgRestart ? 'on' : 'off'}`
+        : '') +
       ` | ${cpus.length} x ${cpus[0] ? cpus[0].model : '?'}, Node ${process.version}`,
   );
   const results = [];

@@ -44,10 +44,14 @@ function printSummary(results, options) {
   row('  side effect twice, across the server restart', (r) => thousands(r.doubles.outage));
   section('faults');
   row('  kill -9 consumers / producers', (r) => `${r.kills.consumer} / ${r.kills.producer}`);
-  row('  PG backends terminated (rounds)', (r) => (r.faults.terminationRounds ? `${r.faults.terminations} (${r.faults.terminationRounds})` : '-'));
+  row('  PG backends terminated (rounds)', (r) =>
+    r.faults.terminationRounds ? `${r.faults.terminations} (${r.faults.terminationRounds})` : '-',
+  );
   row('  PG server restarts (took)', (r) => (r.faults.restarts.length ? r.faults.restarts.map((x) => `${x.ms} ms`).join(', ') : '-'));
   row('  boots refused while the server restarted', (r) => String(r.bootRefused.length));
-  row('  library errors / warnings logged', (r) => `${thousands(r.libraryLog.counts.error || 0)} / ${thousands(r.libraryLog.counts.warn || 0)}`);
+  row('  library errors / warnings logged', (r) =>
+    `${thousands(r.libraryLog.counts.error || 0)} / ${thousands(r.libraryLog.counts.warn || 0)}`,
+  );
   row('  add() calls that rejected (resent)', (r) => thousands(r.libraryLog.counts['producer-error'] || 0));
   section('jobs');
   row('  acknowledged by add()/addBulk()', (r) => thousands(r.acked));
@@ -80,7 +84,9 @@ function printSummary(results, options) {
     ].filter(([, list]) => list.length);
     if (!details.length && !r.diedUnasked.length && !r.bootRefused.length && !r.libraryLog.samples.length) continue;
     console.log(`\n--- ${r.backend} details ---`);
-    for (const [name, list] of details) console.log(`${name} (${list.length}): ${list.slice(0, 5).join('; ')}${list.length > 5 ? '; ...' : ''}`);
+    for (const [name, list] of details) {
+      console.log(`${name} (${list.length}): ${list.slice(0, 5).join('; ')}${list.length > 5 ? '; ...' : ''}`);
+    }
     const deaths = [...r.diedUnasked.map((d) => ['died unasked', d]), ...r.bootRefused.map((d) => ['boot refused during the restart', d])];
     for (const [what, died] of deaths.slice(0, 8)) {
       console.log(
@@ -93,7 +99,11 @@ function printSummary(results, options) {
     if (r.diedUnasked.length || r.lost.length) console.log(`ledgers and the dead processes' output kept in ${r.dir}`);
   }
   const { ok, failures } = verdict(results);
-  console.log(ok ? '\nSOAK PASSED: nothing lost, no unexplained double completion, no process died unasked.' : `\nSOAK FAILED:\n  ${failures.join('\n  ')}`);
+  console.log(
+    ok
+      ? '\nSOAK PASSED: nothing lost, no unexplained double completion, no process died unasked.'
+      : `\nSOAK FAILED:\n  ${failures.join('\n  ')}`,
+  );
 }
 
 module.exports = { printSummary, verdict, checks };
