@@ -1,0 +1,107 @@
+'use strict';
+// Turns a soak run's ledgers, the final job table and the orchestrator's record of its own kills into the figures.
+// Definitions (each counted per job id, the queue's identity of a job):
+// - lost: acknowledged by add()/addBulk() (an `A` line) but not `completed` or `failed` in the table after the drain;
+// - re-run: a handler start after an earlier start of the same job. Planned when the earlier attempt threw on
+//   purpose (`F`), explained when the process that ran the earlier attempt was killed by the soak, or when the
+//   earlier attempt was under way during a server outage (it could not renew its lease nor store its outcome);
+//   unexplained otherwise (the earlier process lived, yet the job ran again: a lease lost by a live process, or a
+//   defect);
+// - double completion: a second handler run to its end (`E`) of one job. Explained when the process of the earlier
+//   `E` was killed (after its side effect, before its completion was stored) or finished during an outage,
+//   unexplained otherwise; and any job
+//   whose completion the queue reported twice (two `C` lines: two stored completions);
+// - claimed twice: two starts of one job with the same attempt number (two owners of one attempt at once).
+const fs = require('node:fs');
+const path = require('node:path');
+const { readLedger } = require('./ledger');
+
+function analyze({ dir, rows, killedPids, outages = [] }) {
+  // The earlier run overlapped an outage: it was under way before the server came back, the later one after it went.
+  const acrossOutage = (earlier, later) => outages.some((o) => earlier.t <= o.to && later.t >= o.from);
+  const acked = new Map(); // jobId -> marker
+  let keyedAgain = 0;
+  let keyedAgainNewId = 0;
+  const starts = new Map(); // jobId -> [{ attempt, pid }]
+  const planned = new Set(); // `${jobId}/${attempt}`
+  const ends = new Map(); // jobId -> [{ pid, t }]
+  const stored = new Map(); // jobId -> count of C
+  const push = (map, key, value) => (map.has(key) ? map.get(key).push(value) : map.set(key, [value]));
+  for (const file of fs.readdirSync(dir)) {
+    const producerFile = /^producer-\d+\.log$/.test(file);
+    const consumer = /^consumer-(\d+)\.log$/.exec(file);
+    if (!producerFile && !consumer) continue;
+    const pid = consumer ? Number(consumer[1]) : 0;
+    for (const [kind, id, third, fourth, ...rest] of readLedger(path.join(dir, file))) {
+      if (kind === 'A') acked.set(id, third);
+      else if (kind === 'K') {
+        keyedAgain++;
+        if (acked.get(id) !== third) {
+          keyedAgainNewId++;
+          acked.set(id, third);
+        }
+      } else if (kind === 'S') push(starts, id, { attempt: Number(third), pid, marker: fourth, t: Number(rest[0]) });
+      else if (kind === 'F') planned.add(`${id}/${third}`);
+      else if (kind === 'E') push(ends, id, { pid, t: Number(fourth) });
+      else if (kind === 'C') stored.set(id, (stored.get(id) || 0) + 1);
+    }
+  }
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const lost = [];
+  for (const [id, marker] of acked) {
+    const row = byId.get(id);
+    if (!row || (row.status !== 'completed' && row.status !== 'failed')) lost.push(`${id} (${marker}): ${row ? row.status : 'missing'}`);
+  }
+  const failed = rows.filter((row) => row.status === 'failed').map((row) => row.id);
+  const notFinished = rows.filter((row) => row.status !== 'completed' && row.status !== 'failed').length;
+  const unacknowledged = rows.filter((row) => !acked.has(row.id)).length;
+
+  const reruns = { planned: 0, explained: 0, outage: 0, unexplained: [] };
+  const claimedTwice = [];
+  for (const [id, list] of starts) {
+    list.sort((a, b) => a.attempt - b.attempt);
+    for (let i = 1; i < list.length; i++) {
+      const previous = list[i - 1];
+      if (list[i].attempt === previous.attempt) {
+        claimedTwice.push(`${id} attempt ${previous.attempt} (pids ${previous.pid}, ${list[i].pid})`);
+      }
+      else if (planned.has(`${id}/${previous.attempt}`)) reruns.planned++;
+      else if (killedPids.has(previous.pid)) reruns.explained++;
+      else if (acrossOutage(previous, list[i])) reruns.outage++;
+      else reruns.unexplained.push(`${id} attempt ${list[i].attempt} after attempt ${previous.attempt} of live pid ${previous.pid}`);
+    }
+  }
+  const doubles = { explained: 0, outage: 0, unexplained: [], stored: [] };
+  for (const [id, list] of ends) {
+    list.sort((a, b) => a.t - b.t);
+    for (let i = 1; i < list.length; i++) {
+      if (killedPids.has(list[i - 1].pid)) doubles.explained++;
+      else if (acrossOutage(list[i - 1], list[i])) doubles.outage++;
+      else doubles.unexplained.push(`${id}: ran to its end in pid ${list[i - 1].pid} (not killed), then again in pid ${list[i].pid}`);
+    }
+  }
+  for (const [id, count] of stored) if (count > 1) doubles.stored.push(`${id}: completion reported ${count} times`);
+  // A completed job none of whose runs reached its end would be a completion stored without its handler finishing.
+  const completedWithoutRun = rows.filter((row) => row.status === 'completed' && !ends.has(row.id)).map((row) => row.id);
+
+  let handlerStarts = 0;
+  for (const list of starts.values()) handlerStarts += list.length;
+  return {
+    acked: acked.size,
+    stored: rows.length,
+    completed: rows.filter((row) => row.status === 'completed').length,
+    failed,
+    notFinished,
+    unacknowledged,
+    keyedAgain,
+    keyedAgainNewId,
+    handlerStarts,
+    lost,
+    reruns,
+    doubles,
+    claimedTwice,
+    completedWithoutRun,
+  };
+}
+
+module.exports = { analyze };

@@ -1,0 +1,43 @@
+'use strict';
+// A soak consumer process: `node consumer.js <json args>`. Runs every soak queue with some concurrency; its
+// handler appends to this process's ledger (consumer-<pid>.log):
+//   S <jobId> <attempt> <marker> <ms>   the handler started (epoch ms)
+//   F <jobId> <attempt>            the handler is about to throw on purpose (payload `failFirst`, attempt 1)
+//   E <jobId> <attempt> <ms>       the handler's side effect is done and it is about to return
+//   C <jobId> <attempt>            the queue reported the completion stored (the `completed` event)
+const path = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
+const { openLedger } = require('./ledger');
+const { startSoakApp, onOrchestrator } = require('./soak-app');
+
+async function main() {
+  const args = JSON.parse(process.argv[2]);
+  const write = openLedger(path.join(args.dir, `consumer-${process.pid}.log`));
+  const handler = async (job) => {
+    write('S', job.id, job.attempt, job.data.m, Date.now());
+    if (job.data.w) await sleep(job.data.w);
+    if (job.data.f && job.attempt === 1) {
+      write('F', job.id, job.attempt);
+      throw new Error(`planned failure of ${job.data.m}`);
+    }
+    write('E', job.id, job.attempt, Date.now());
+    return { m: job.data.m };
+  };
+  const booting = startSoakApp({
+    backend: args.backend,
+    processing: true,
+    queues: args.queues,
+    concurrency: args.concurrency,
+    handler,
+    onCompleted: (event) => write('C', event.jobId, event.attempt),
+    logFile: path.join(args.dir, `log-${process.pid}.txt`),
+  });
+  onOrchestrator(() => booting.then((started) => started.app));
+  await booting;
+  process.send({ type: 'ready' });
+}
+
+main().catch((error) => {
+  console.error(error && error.stack ? error.stack : error);
+  process.exit(1);
+});

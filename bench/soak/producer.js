@@ -1,0 +1,88 @@
+'use strict';
+// A soak producer process: `node producer.js <json args>`. Adds its slot's share of the jobs (markers
+// p<slot>-<seq>, seq 0..quota-1) with a seeded mix of add(), addBulk() and keyed adds, some delayed, some with a
+// priority, some that fail their first attempt on purpose, some that take a few ms. Its ledger
+// (producer-<slot>.log, shared by the slot's successive processes) gets one line per acknowledged job, written
+// only after add()/addBulk() resolved:
+//   A <jobId> <marker> <queue>     the job was acknowledged
+//   K <jobId> <marker>             a second add with the same key, acknowledged (normally the same job id)
+// A restarted producer reads its ledger and resumes after the last acknowledged marker: the operation a kill cut
+// short is sent again, so a job it had already stored may exist twice (same marker, two ids, one acknowledged).
+const fs = require('node:fs');
+const path = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
+const { openLedger, readLedger } = require('./ledger');
+const { seededRandom, mixSeed } = require('./random');
+const { JOB_RETRY, startSoakApp, onOrchestrator } = require('./soak-app');
+
+async function main() {
+  const args = JSON.parse(process.argv[2]);
+  const file = path.join(args.dir, `producer-${args.slot}.log`);
+  let next = 0;
+  for (const [kind, , marker] of readLedger(file)) {
+    if (kind === 'A') next = Math.max(next, Number(marker.split('-')[1]) + 1);
+  }
+  const write = openLedger(file);
+  const restarts = readLedger(path.join(args.dir, `starts-${args.slot}.log`)).length;
+  openLedger(path.join(args.dir, `starts-${args.slot}.log`))(process.pid);
+  const random = seededRandom(mixSeed(args.seed, 1000 + args.slot, restarts));
+  const logFile = path.join(args.dir, `log-${process.pid}.txt`);
+  const booting = startSoakApp({ backend: args.backend, processing: false, logFile });
+  let stopping = false;
+  onOrchestrator(
+    () => booting.then((started) => started.app),
+    () => (stopping = true),
+  );
+  const { producer } = await booting;
+  process.send({ type: 'ready' });
+
+  const item = (seq) => {
+    const options = { ...JOB_RETRY };
+    if (random.chance(0.3)) options.priority = random.int(1, 5);
+    if (random.chance(0.08)) options.delay = random.int(100, 3000);
+    const data = { m: `p${args.slot}-${seq}` };
+    if (random.chance(0.04)) data.f = 1;
+    if (random.chance(0.15)) data.w = random.int(1, 30);
+    return { queue: random.pick(args.queues), data, options };
+  };
+  while (next < args.quota && !stopping) {
+    // Spread the quota over produceMs from the soak's start, across restarts.
+    const dueAt = args.startedAt + (args.produceMs * next) / args.quota;
+    if (dueAt > Date.now()) await sleep(dueAt - Date.now());
+    const roll = random();
+    try {
+      if (roll < 0.35) {
+        const size = Math.min(random.int(10, 100), args.quota - next);
+        const queue = random.pick(args.queues);
+        const items = Array.from({ length: size }, (_, i) => item(next + i));
+        const jobs = await producer.addBulk(queue, items.map(({ data, options }) => ({ data, options })));
+        write.many(jobs.map((job, i) => ['A', job.id, items[i].data.m, queue]));
+        next += size;
+      } else if (roll < 0.88) {
+        const { queue, data, options } = item(next);
+        const job = await producer.add(queue, data, options);
+        write('A', job.id, data.m, queue);
+        next++;
+      } else {
+        const { queue, data, options } = item(next);
+        const keyed = { ...options, key: `k-${data.m}` };
+        const job = await producer.add(queue, data, keyed);
+        write('A', job.id, data.m, queue);
+        next++;
+        const again = await producer.add(queue, data, keyed);
+        write('K', again.id, data.m);
+      }
+    } catch (error) {
+      // Not acknowledged: nothing is counted for it; the same markers are sent again.
+      const text = String(error && error.stack ? error.stack : error).replace(/\n/g, ' | ');
+      fs.appendFileSync(logFile, `producer-error ${Date.now()} ${text}\n`);
+      await sleep(100);
+    }
+  }
+  if (next >= args.quota) process.send({ type: 'done' });
+}
+
+main().catch((error) => {
+  console.error(error && error.stack ? error.stack : error);
+  process.exit(1);
+});

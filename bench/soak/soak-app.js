@@ -1,0 +1,71 @@
+'use strict';
+// Boots one soak child's Nest application (plain JavaScript: decorators applied as functions), with a logger
+// that appends what the library logs (warnings and errors) to a per-process file the orchestrator counts.
+require('reflect-metadata');
+const fs = require('node:fs');
+const { Module } = require('@nestjs/common');
+const { NestFactory } = require('@nestjs/core');
+const { lib } = require('../lib/library-app');
+
+/** Every soak job's retry policy: plenty of attempts (each crash recovery counts one) and a short fixed backoff. */
+const JOB_RETRY = { maxAttempts: 25, backoff: { type: 'fixed', delay: 100 } };
+
+/** Module options for a backend spec from the orchestrator: short leases, so killed jobs come back within seconds. */
+function moduleOptions(backend, processing) {
+  const common = { pollInterval: 500, leaseDuration: 4000, shutdownTimeout: 5000, processing, ...JOB_RETRY };
+  if (backend.kind === 'postgres') return { ...common, postgres: { url: backend.url, schema: backend.schema } };
+  return { ...common, database: backend.database, driver: backend.driver };
+}
+
+/** A Nest logger that appends warnings and errors, one line each, to `file` (synchronously: a kill may follow). */
+function fileLogger(file) {
+  const fd = fs.openSync(file, 'a');
+  const note = (level) => (message, ...rest) => {
+    const text = [message, ...rest].map((part) => (part instanceof Error ? part.stack : String(part))).join(' ');
+    fs.writeSync(fd, `${level} ${Date.now()} ${text.replace(/\n/g, ' | ')}\n`);
+  };
+  return { log() {}, debug() {}, verbose() {}, warn: note('warn'), error: note('error'), fatal: note('fatal') };
+}
+
+/**
+ * Starts the application: one processor per queue running `handler(job)`, whose `completed` events go to
+ * `onCompleted(event)` (emitted only once the completion is stored and still owned).
+ */
+async function startSoakApp({ backend, processing, queues = [], concurrency = 1, handler, onCompleted, logFile }) {
+  const providers = queues.map((queue) => {
+    const ProcessorClass = class {
+      process(job) {
+        return handler(job);
+      }
+      onCompleted(event) {
+        onCompleted(event);
+      }
+    };
+    Object.defineProperty(ProcessorClass, 'name', { value: `SoakProcessor_${queue.replace(/\W/g, '_')}` });
+    const descriptor = Object.getOwnPropertyDescriptor(ProcessorClass.prototype, 'onCompleted');
+    lib.OnJobEvent('completed')(ProcessorClass.prototype, 'onCompleted', descriptor);
+    lib.Processor(queue, { concurrency })(ProcessorClass);
+    return ProcessorClass;
+  });
+  class SoakModule {}
+  Module({ imports: [lib.SqliteQueueModule.forRoot(moduleOptions(backend, processing))], providers })(SoakModule);
+  const app = await NestFactory.createApplicationContext(SoakModule, { logger: fileLogger(logFile), abortOnError: false });
+  return { app, producer: app.get(lib.QueueProducer) };
+}
+
+/**
+ * Wires the orchestrator's IPC: `{ type: 'stop' }` closes the app and exits 0; losing the orchestrator (its
+ * IPC channel closes) exits at once, so no child outlives a soak that died.
+ */
+function onOrchestrator(getApp /* () => Promise<app | undefined> */, beforeStop = () => undefined) {
+  process.on('disconnect', () => process.exit(70));
+  process.on('message', async (message) => {
+    if (!message || message.type !== 'stop') return;
+    await beforeStop();
+    const app = await getApp();
+    if (app) await app.close();
+    process.exit(0);
+  });
+}
+
+module.exports = { JOB_RETRY, startSoakApp, onOrchestrator };
