@@ -6,6 +6,7 @@
 import { Test } from '@nestjs/testing';
 import {
   InvalidJobResultError,
+  MAX_RETRY_DELAY,
   Job,
   JobInfo,
   QueueAdmin,
@@ -14,9 +15,12 @@ import {
   QueueProducer,
   SqliteQueueModule,
 } from '../lib';
-import { MAX_RETRY_DELAY } from '../lib/sqlite-queue.constants';
+import { DataSource } from 'typeorm';
+import { JOBS_TABLE } from '../lib/sqlite-queue.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { perTestApp } from './support/per-test-app';
+import { rawQuery } from './support/raw-sqlite';
+import { postgresSchemaFor, postgresTestUrl, testBackend } from './support/test-backend';
 import { waitFor } from './support/wait-for';
 
 /** What the handler of queue `hostile` does, per job: `data.act` names one entry. */
@@ -56,6 +60,33 @@ const acts: Record<string, (job: Job) => unknown> = {
   },
   returnNegativeZero: () => ({ n: -0, list: [1, 'a'] }),
 };
+
+/**
+ * Makes the database refuse, with an error no retry can fix, every write that puts a failed attempt back to pending
+ * (a retry): a trigger, on the table the app of `database` uses.
+ */
+async function refuseRetryWrites(database: string): Promise<void> {
+  const when = `NEW.status = 'pending' AND OLD.status = 'running' AND NEW.error IS NOT NULL`;
+  if (testBackend() === 'sqlite') {
+    await rawQuery(database, `CREATE TRIGGER refuse_retry BEFORE UPDATE ON ${JOBS_TABLE} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'retry refused'); END`);
+    return;
+  }
+  const schema = postgresSchemaFor(database);
+  const dataSource = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
+  await dataSource.initialize();
+  try {
+    await dataSource.query(
+      `CREATE FUNCTION "${schema}".refuse_retry() RETURNS trigger LANGUAGE plpgsql AS ` +
+        `$$ BEGIN RAISE EXCEPTION 'retry refused' USING ERRCODE = '22003'; END $$`,
+    );
+    await dataSource.query(
+      `CREATE TRIGGER refuse_retry BEFORE UPDATE ON "${schema}".${JOBS_TABLE} FOR EACH ROW WHEN (${when}) ` +
+        `EXECUTE FUNCTION "${schema}".refuse_retry()`,
+    );
+  } finally {
+    await dataSource.destroy();
+  }
+}
 
 describe('hostile outcomes: every thrown value, result and backoff ends its attempt in a defined state', () => {
   const current = perTestApp();
@@ -97,6 +128,21 @@ describe('hostile outcomes: every thrown value, result and backoff ends its atte
     expect(job.runAt.getTime()).toBeLessThanOrEqual(Date.now() + MAX_RETRY_DELAY);
     const retrying = heard.find((event) => event.type === 'retrying' && event.jobId === id);
     expect(retrying).toMatchObject({ nextRunAt: job.runAt });
+  });
+
+  it('an outcome write the database refuses for good is not retried for ever: the attempt fails with OutcomeWriteError', async () => {
+    const { producer, admin } = await start();
+    await refuseRetryWrites(current.db.path);
+    const { id } = await producer.add('hostile', { act: 'throwError' });
+    // Before the fix the write was retried for ever: the job stayed running, its slot taken.
+    const job = await settled(admin, id, (info) => info.status === 'failed');
+    expect(job).toMatchObject({ attempts: 1, lockedBy: null, error: { name: 'OutcomeWriteError', attempt: 1 } });
+    expect(job.error!.message).toContain(`Saving the outcome (retry) of job ${id} (queue "hostile") failed`);
+    expect(job.error!.message).toContain('retry refused');
+    expect(heard.filter((event) => event.jobId === id).map((event) => event.type)).toEqual(['active', 'failed']);
+    // The slot is free again: the next job runs.
+    const next = await producer.add('hostile', { act: 'returnNegativeZero' });
+    await settled(admin, next.id, (info) => info.status === 'completed');
   });
 
   it('a thrown null-prototype object with a cycle fails the attempt at once (it does not wait for its lease)', async () => {
