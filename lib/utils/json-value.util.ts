@@ -12,10 +12,11 @@ export interface JsonProblem {
  * value in the path. Both ends of a job use it: data going in, results coming out.
  */
 export function findJsonProblem(value: unknown, root: string): JsonProblem | null {
-  return valueProblem(value, root, new Set());
+  // No set for primitives: a handler's result is checked on every completion.
+  return valueProblem(value, root, undefined);
 }
 
-function valueProblem(value: unknown, path: string, ancestors: Set<object>): JsonProblem | null {
+function valueProblem(value: unknown, path: string, ancestors: Set<object> | undefined): JsonProblem | null {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -35,7 +36,8 @@ function valueProblem(value: unknown, path: string, ancestors: Set<object>): Jso
   }
 }
 
-function objectProblem(value: object, path: string, ancestors: Set<object>): JsonProblem | null {
+function objectProblem(value: object, path: string, parents: Set<object> | undefined): JsonProblem | null {
+  const ancestors = parents ?? new Set<object>();
   if (ancestors.has(value)) return { path, reason: 'refers back to one of its parents (a cycle)' };
   ancestors.add(value);
   if (Array.isArray(value)) {
