@@ -68,7 +68,10 @@ const acts: Record<string, (job: Job) => unknown> = {
 async function refuseRetryWrites(database: string): Promise<void> {
   const when = `NEW.status = 'pending' AND OLD.status = 'running' AND NEW.error IS NOT NULL`;
   if (testBackend() === 'sqlite') {
-    await rawQuery(database, `CREATE TRIGGER refuse_retry BEFORE UPDATE ON ${JOBS_TABLE} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'retry refused'); END`);
+    await rawQuery(
+      database,
+      `CREATE TRIGGER refuse_retry BEFORE UPDATE ON ${JOBS_TABLE} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'retry refused'); END`,
+    );
     return;
   }
   const schema = postgresSchemaFor(database);
@@ -157,14 +160,17 @@ describe('hostile outcomes: every thrown value, result and backoff ends its atte
 
   it('a thrown error-like object keeps its name, message and code; a throwing Proxy still fails cleanly', async () => {
     const { producer, admin } = await start(1);
-    const [errorLike, proxy] = await producer.addBulk('hostile', [{ data: { act: 'throwErrorLike' } }, { data: { act: 'throwHostileProxy' } }]);
+    const [errorLike, proxy] = await producer.addBulk('hostile', [
+      { data: { act: 'throwErrorLike' } },
+      { data: { act: 'throwHostileProxy' } },
+    ]);
     const first = await settled(admin, errorLike.id, (info) => info.status === 'failed');
     expect(first.error).toMatchObject({ name: 'PaymentDeclined', message: 'card declined', code: 'card_declined', attempt: 1 });
     const second = await settled(admin, proxy.id, (info) => info.status === 'failed');
     expect(second.error).toMatchObject({ name: 'NonErrorThrown', attempt: 1 });
   });
 
-  it.each(['returnBigInt', 'returnCycle'])('%s: a result JSON cannot hold fails the job for good with InvalidJobResultError', async (act) => {
+  it.each(['returnBigInt', 'returnCycle'])('%s: a result JSON cannot hold fails the job for good: InvalidJobResultError', async (act) => {
     const { producer, admin } = await start(3);
     const { id } = await producer.add('hostile', { act });
     const job = await settled(admin, id, (info) => info.status === 'failed');

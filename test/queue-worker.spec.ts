@@ -260,7 +260,10 @@ describe('CompletionBatcher (unit): one refused completion does not fail its who
   it('fails the whole batch on a busy database, without writing it one by one', async () => {
     const completeMany = jest.fn(async () => Promise.reject(busy()));
     const batcher = new CompletionBatcher({ completeMany } as unknown as QueueStorage, 'w', 500);
-    const outcomes = await Promise.allSettled([batcher.complete({ id: '1', attempt: 1 }, null), batcher.complete({ id: '2', attempt: 1 }, null)]);
+    const outcomes = await Promise.allSettled([
+      batcher.complete({ id: '1', attempt: 1 }, null),
+      batcher.complete({ id: '2', attempt: 1 }, null),
+    ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     expect(completeMany).toHaveBeenCalledTimes(1);
   });

@@ -214,12 +214,15 @@ describe('graceful shutdown', () => {
     expect(logger.lines.filter((line) => /failed/.test(line))).toEqual([]);
     const shutdownLines = logger.lines.filter((line) => line.includes('shutdownTimeout'));
     expect(shutdownLines).toHaveLength(1);
-    expect(shutdownLines[0]).toMatch(/^warn Shutdown: 2 jobs still running after shutdownTimeout \(200 ms\); .*handing them back, attempt uncounted/);
+    const expected = /^warn Shutdown: 2 jobs still running after shutdownTimeout \(200 ms\); .*handing them back, attempt uncounted/;
+    expect(shutdownLines[0]).toMatch(expected);
     for (const id of ids) expect(shutdownLines[0]).toContain(id);
     expect(heard.map((event) => event.type).filter((type) => type !== 'active')).toEqual([]);
 
     const afterClose = await inspect(ids);
     expect(afterClose.counts).toEqual(jobCounts({ pending: 2 }));
-    for (const job of afterClose.jobs) expect({ status: job.status, attempts: job.attempts, error: job.error }).toEqual({ status: 'pending', attempts: 0, error: null });
+    for (const job of afterClose.jobs) {
+      expect({ status: job.status, attempts: job.attempts, error: job.error }).toEqual({ status: 'pending', attempts: 0, error: null });
+    }
   });
 });

@@ -54,7 +54,8 @@ function fromObject(thrown: object, attempt: number): JobError {
     attempt,
   };
   if (typeof stack === 'string') error.stack = bounded(stack);
-  if (typeof code === 'string' || (typeof code === 'number' && Number.isFinite(code))) error.code = typeof code === 'string' ? bounded(code, 200) : code;
+  if (typeof code === 'string') error.code = bounded(code, 200);
+  else if (typeof code === 'number' && Number.isFinite(code)) error.code = code;
   return error;
 }
 

@@ -29,7 +29,17 @@ const TRANSIENT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Messages of errors that carry no code: node-postgres and pg-pool report lost connections in plain text. */
-const TRANSIENT_MESSAGE = /connection terminated|terminating connection|timeout exceeded when trying to connect|connection timeout|query read timeout|database is locked/i;
+const TRANSIENT_MESSAGE = new RegExp(
+  [
+    'connection terminated',
+    'terminating connection',
+    'timeout exceeded when trying to connect',
+    'connection timeout',
+    'query read timeout',
+    'database is locked',
+  ].join('|'),
+  'i',
+);
 
 /** How deep `cause` / `driverError` chains are followed (TypeORM wraps the driver's error, pg-pool wraps causes). */
 const MAX_DEPTH = 4;
