@@ -13,6 +13,6 @@ export { QueueHealthIndicator } from './health/queue-health.indicator';
 export type { QueueHealthOptions, QueueHealthResult } from './health/queue-health.indicator';
 export { QueueProducer } from './producer/queue-producer.service';
 export { QueueAdmin } from './admin/queue-admin.service';
-export { SQLITE_QUEUE_MODULE_OPTIONS, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from './sqlite-queue.constants';
+export { SQLITE_QUEUE_MODULE_OPTIONS, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE, MAX_RETRY_DELAY } from './sqlite-queue.constants';
 export * from './interfaces';
 export * from './errors';

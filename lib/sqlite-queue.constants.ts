@@ -37,6 +37,13 @@ export const DEFAULT_BACKOFF: BackoffOptions = { type: 'exponential', delay: 100
 /** Cap of an exponential backoff without an explicit `maxDelay`. */
 export const DEFAULT_MAX_EXPONENTIAL_DELAY = 3_600_000;
 
+/**
+ * Longest wait before a retry, whatever the backoff computes (365 days). It keeps every retry's run time a date that
+ * JavaScript and both databases can hold: without it, a huge delay overflowed PostgreSQL's bigint (the write failed)
+ * and stored an invalid date in SQLite.
+ */
+export const MAX_RETRY_DELAY = 365 * 24 * 3_600_000;
+
 /** Processor defaults. */
 export const PROCESSOR_DEFAULTS = { concurrency: 1 } as const;
 

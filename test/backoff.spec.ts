@@ -1,5 +1,5 @@
 /** Unit tests of the backoff formula and its validation (lib/utils/backoff.util.ts). */
-import { DEFAULT_BACKOFF, DEFAULT_MAX_EXPONENTIAL_DELAY } from '../lib/sqlite-queue.constants';
+import { DEFAULT_BACKOFF, DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../lib/sqlite-queue.constants';
 import { backoffDelay, backoffProblem } from '../lib/utils/backoff.util';
 
 describe('backoffDelay', () => {
@@ -28,7 +28,26 @@ describe('backoffDelay', () => {
       expect(Number.isFinite(delay)).toBe(true);
       expect(delay).toBe(DEFAULT_MAX_EXPONENTIAL_DELAY);
     }
-    expect(backoffDelay({ type: 'exponential', delay: 1, maxDelay: Number.MAX_SAFE_INTEGER }, 10_000)).toBe(2 ** 52);
+    expect(backoffDelay({ type: 'exponential', delay: 1, maxDelay: Number.MAX_SAFE_INTEGER }, 10_000)).toBe(MAX_RETRY_DELAY);
+  });
+
+  it('never exceeds MAX_RETRY_DELAY (365 days), so now + delay is a date JavaScript and both databases hold', () => {
+    expect(MAX_RETRY_DELAY).toBe(365 * 24 * 3_600_000);
+    const absurd = [
+      backoffDelay({ type: 'fixed', delay: 1e300 }, 1),
+      backoffDelay({ type: 'fixed', delay: Number.MAX_VALUE, jitter: true }, 1, () => 0.999999),
+      backoffDelay({ type: 'exponential', delay: 1e12, maxDelay: 1e300 }, 40),
+      backoffDelay({ type: 'exponential', delay: 1e300, maxDelay: Number.MAX_VALUE }, 1),
+    ];
+    for (const delay of absurd) {
+      expect(delay).toBeLessThanOrEqual(MAX_RETRY_DELAY);
+      expect(delay).toBeGreaterThan(0);
+      expect(Number.isNaN(new Date(Date.now() + delay).getTime())).toBe(false);
+    }
+    expect(backoffDelay({ type: 'fixed', delay: 1e300 }, 1)).toBe(MAX_RETRY_DELAY);
+    // Values no validation lets through still give a usable delay: NaN waits the longest, negative waits none.
+    expect(backoffDelay({ type: 'fixed', delay: NaN }, 1)).toBe(MAX_RETRY_DELAY);
+    expect(backoffDelay({ type: 'fixed', delay: -5 }, 1)).toBe(0);
   });
 
   it('treats attempt 0 or less like attempt 1', () => {

@@ -128,3 +128,143 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     expect(worker.heldAttempts()).toEqual([]);
   });
 });
+
+/** Keeps what the worker logs. */
+class CapturingLogger extends Logger {
+  readonly lines: string[] = [];
+  override error(message: unknown): void {
+    this.lines.push(`error ${String(message)}`);
+  }
+  override warn(message: unknown): void {
+    this.lines.push(`warn ${String(message)}`);
+  }
+}
+
+const permanent = () => Object.assign(new Error('invalid input syntax for type bigint: "1e+300"'), { code: '22P02' });
+const busy = () => Object.assign(new Error('SQLITE_BUSY: database is locked'), { code: 'SQLITE_BUSY' });
+
+/**
+ * One worker of concurrency 1 whose handler does what `handle` says, over a stand-in storage whose `retry`, `fail`
+ * and `completeMany` do what the test says, with the real completion batcher.
+ */
+function setUpWrites(storage: Partial<QueueStorage>, handle: () => unknown) {
+  const events = new JobEventBus();
+  const heard: string[] = [];
+  events.events$.subscribe((event: QueueEvent) => heard.push(`${event.type} ${event.jobId}`));
+  const logger = new CapturingLogger('test');
+  const full = storage as QueueStorage;
+  const worker = new QueueWorker(
+    'q',
+    'TestProcessor',
+    { process: async () => handle() },
+    { concurrency: 1 },
+    {
+      storage: full,
+      completions: new CompletionBatcher(full, 'w', 500),
+      workerId: 'w',
+      defaultBackoff: { type: 'fixed', delay: 1 },
+      events,
+      logger,
+      onSlotFreed: () => undefined,
+      onRetryScheduled: () => undefined,
+      onFinished: () => undefined,
+    },
+  );
+  const jobs$ = new Subject<JobRecord>();
+  worker.attach(jobs$);
+  return { worker, jobs$, heard, logger };
+}
+
+describe('QueueWorker outcome writes (unit): only errors a retry can get past are retried', () => {
+  it('a retry the database refuses for good is not retried: the attempt is failed with the write error, logged once', async () => {
+    const retry = jest.fn(async () => Promise.reject(permanent()));
+    const fail = jest.fn(async (..._args: unknown[]) => true);
+    const { worker, jobs$, heard, logger } = setUpWrites({ retry, fail }, () => {
+      throw new Error('handler failed');
+    });
+    jobs$.next(record('1'));
+    // Before the fix this never became idle: the write was retried for ever and the slot stayed taken.
+    await worker.whenIdle();
+    expect(retry).toHaveBeenCalledTimes(1);
+    expect(fail).toHaveBeenCalledTimes(1);
+    const stored = JSON.parse(fail.mock.calls[0][2] as string) as Record<string, unknown>;
+    expect(stored).toMatchObject({ name: 'OutcomeWriteError', attempt: 1 });
+    expect(stored.message).toContain('Saving the outcome (retry) of job 1 (queue "q") failed: invalid input syntax for type bigint');
+    expect(heard).toEqual(['active 1', 'failed 1']);
+    expect(logger.lines.filter((line) => line.includes('refused'))).toHaveLength(1);
+    expect(logger.lines.filter((line) => line.includes('retrying:'))).toEqual([]);
+    expect(worker.freeSlots).toBe(1);
+    expect(worker.heldAttempts()).toEqual([]);
+  });
+
+  it('when even the failure cannot be written, it gives up at once: slot freed, lease left to expire, no event', async () => {
+    const retry = jest.fn(async () => Promise.reject(permanent()));
+    const fail = jest.fn(async (..._args: unknown[]) => Promise.reject(permanent()));
+    const { worker, jobs$, heard, logger } = setUpWrites({ retry, fail }, () => {
+      throw new Error('handler failed');
+    });
+    jobs$.next(record('1'));
+    await worker.whenIdle();
+    expect(retry).toHaveBeenCalledTimes(1);
+    expect(fail).toHaveBeenCalledTimes(1);
+    expect(heard).toEqual(['active 1']);
+    expect(logger.lines.filter((line) => line.includes('giving up'))).toHaveLength(1);
+    // Not held any more: the heartbeat stops renewing its lease, so recovery takes it.
+    expect(worker.heldAttempts()).toEqual([]);
+    expect(worker.freeSlots).toBe(1);
+  });
+
+  it('a completion the database refuses for good fails the attempt instead of being retried for ever', async () => {
+    const completeMany = jest.fn(async () => Promise.reject(permanent()));
+    const fail = jest.fn(async (..._args: unknown[]) => true);
+    const { worker, jobs$, heard } = setUpWrites({ completeMany, fail }, () => ({ ok: true }));
+    jobs$.next(record('1'));
+    await worker.whenIdle();
+    expect(completeMany).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(fail.mock.calls[0][2] as string)).toMatchObject({ name: 'OutcomeWriteError' });
+    expect(heard).toEqual(['active 1', 'failed 1']);
+  });
+
+  it('a busy database is retried until the write lands', async () => {
+    let calls = 0;
+    const retry = jest.fn(async () => (++calls < 3 ? Promise.reject(busy()) : true));
+    const fail = jest.fn(async (..._args: unknown[]) => true);
+    const { worker, jobs$, heard, logger } = setUpWrites({ retry, fail }, () => {
+      throw new Error('handler failed');
+    });
+    jobs$.next(record('1'));
+    await worker.whenIdle();
+    expect(retry).toHaveBeenCalledTimes(3);
+    expect(fail).not.toHaveBeenCalled();
+    expect(heard).toEqual(['active 1', 'retrying 1']);
+    expect(logger.lines.filter((line) => line.includes('failed, retrying: '))).toHaveLength(2);
+  });
+});
+
+describe('CompletionBatcher (unit): one refused completion does not fail its whole batch', () => {
+  it('writes a batch one by one after an error a retry cannot fix, so only the bad completion fails', async () => {
+    const completeMany = jest.fn(async (completions: { ref: AttemptRef; result: string | null }[]) => {
+      if (completions.some((completion) => completion.result === 'bad')) throw permanent();
+      return new Set(completions.map((completion) => completion.ref.id));
+    });
+    const batcher = new CompletionBatcher({ completeMany } as unknown as QueueStorage, 'w', 500);
+    const outcomes = await Promise.allSettled([
+      batcher.complete({ id: '1', attempt: 1 }, '1'),
+      batcher.complete({ id: '2', attempt: 1 }, 'bad'),
+      batcher.complete({ id: '3', attempt: 1 }, '3'),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(completeMany).toHaveBeenCalledTimes(4);
+  });
+
+  it('fails the whole batch on a busy database, without writing it one by one', async () => {
+    const completeMany = jest.fn(async () => Promise.reject(busy()));
+    const batcher = new CompletionBatcher({ completeMany } as unknown as QueueStorage, 'w', 500);
+    const outcomes = await Promise.allSettled([
+      batcher.complete({ id: '1', attempt: 1 }, null),
+      batcher.complete({ id: '2', attempt: 1 }, null),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(completeMany).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LoggerService } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
-import { Job, JobInfo, QueueAdmin, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { tempDatabase } from './support/temp-database';
@@ -11,6 +12,22 @@ interface Run {
   app: string;
   id: string;
   attempt: number;
+}
+
+/** Keeps every line the app logs. */
+class CapturingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log(message: unknown): void {
+    this.lines.push(`log ${String(message)}`);
+  }
+  error(message: unknown): void {
+    this.lines.push(`error ${String(message)}`);
+  }
+  warn(message: unknown): void {
+    this.lines.push(`warn ${String(message)}`);
+  }
+  debug(): void {}
+  verbose(): void {}
 }
 
 /**
@@ -30,11 +47,17 @@ describe('graceful shutdown', () => {
     db.cleanup();
   });
 
-  async function startApp(options: SqliteQueueModuleOptions, handle?: (job: Job) => Promise<unknown>, concurrency = 1): Promise<TestingModule> {
-    const app = await Test.createTestingModule({
+  async function startApp(
+    options: SqliteQueueModuleOptions,
+    handle?: (job: Job) => Promise<unknown>,
+    concurrency = 1,
+    logger?: LoggerService,
+  ): Promise<TestingModule> {
+    const builder = Test.createTestingModule({
       imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
       providers: handle ? [defineProcessor('work', handle, { concurrency })] : [],
-    }).compile();
+    });
+    const app = await (logger ? builder.setLogger(logger) : builder).compile();
     await app.init();
     open.push(app);
     return app;
@@ -164,5 +187,42 @@ describe('graceful shutdown', () => {
     const admin = second.get(QueueAdmin);
     await waitFor(async () => (await admin.getCounts('work')).completed === 5, 'a new app completed the handed-back jobs');
     expect(attemptsSeen).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('handlers that honour job.signal at a forced shutdown: handed back uncounted, logged once as such, never as failed', async () => {
+    const logger = new CapturingLogger();
+    let started = 0;
+    const first = await startApp(
+      { shutdownTimeout: 200 },
+      async (job) => {
+        started++;
+        // A well-behaved handler: it stops when told, rejecting with the signal's reason.
+        await new Promise((_resolve, reject) => job.signal.addEventListener('abort', () => reject(job.signal.reason)));
+      },
+      2,
+      logger,
+    );
+    const heard: QueueEvent[] = [];
+    first.get(QueueEvents).events$.subscribe((event) => heard.push(event));
+    const ids = (await first.get(QueueProducer).addBulk('work', [{ data: 1 }, { data: 2 }])).map((job) => job.id);
+    const firstAdmin = first.get(QueueAdmin);
+    await waitFor(async () => started === 2 && (await firstAdmin.getCounts('work')).running === 2, 'two jobs running');
+
+    await close(first);
+
+    // Before the fix each one was logged as "attempt 1/3 failed, retrying" although it was handed back uncounted.
+    expect(logger.lines.filter((line) => /failed/.test(line))).toEqual([]);
+    const shutdownLines = logger.lines.filter((line) => line.includes('shutdownTimeout'));
+    expect(shutdownLines).toHaveLength(1);
+    const expected = /^warn Shutdown: 2 jobs still running after shutdownTimeout \(200 ms\); .*handing them back, attempt uncounted/;
+    expect(shutdownLines[0]).toMatch(expected);
+    for (const id of ids) expect(shutdownLines[0]).toContain(id);
+    expect(heard.map((event) => event.type).filter((type) => type !== 'active')).toEqual([]);
+
+    const afterClose = await inspect(ids);
+    expect(afterClose.counts).toEqual(jobCounts({ pending: 2 }));
+    for (const job of afterClose.jobs) {
+      expect({ status: job.status, attempts: job.attempts, error: job.error }).toEqual({ status: 'pending', attempts: 0, error: null });
+    }
   });
 });

@@ -2,6 +2,8 @@ export * from './sqlite-queue.error';
 export * from './queue-already-registered.error';
 export * from './invalid-processor.error';
 export * from './invalid-job-data.error';
+export * from './invalid-job-result.error';
+export * from './outcome-write.error';
 export * from './invalid-queue-name.error';
 export * from './invalid-job-options.error';
 export * from './invalid-module-options.error';

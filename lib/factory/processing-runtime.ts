@@ -145,7 +145,13 @@ export class ProcessingRuntime {
     if (!finished) {
       const reason = new ShutdownAbortError(`Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`);
       const refs = workers.flatMap((worker) => worker.abortRunning(reason));
-      this.logger.warn(`${refs.length} jobs still running after ${this.options.shutdownTimeout} ms: aborted and handed back`);
+      // The one line that says what happens to these attempts: their handlers' rejections are not logged as failures.
+      if (refs.length > 0) {
+        this.logger.warn(
+          `Shutdown: ${refs.length} jobs still running after shutdownTimeout (${this.options.shutdownTimeout} ms); ` +
+            `aborting their signals and handing them back, attempt uncounted: ${refs.map((ref) => ref.id).join(', ')}`,
+        );
+      }
       await this.handBack(refs, 'still running at the shutdown deadline');
     }
     await Promise.all([this.leaseKeeper.stop(), this.retention.stop()]);

@@ -1,7 +1,8 @@
 /**
  * How long a failed job waits before its next attempt. The delay of attempt `n` (1-based, the attempt
  * that failed) is `delay` for `fixed` and `delay * 2^(n-1)` for `exponential`, capped by `maxDelay`;
- * with `jitter` it is drawn uniformly from [delay / 2, delay] so retries of a burst spread out.
+ * with `jitter` it is drawn uniformly from [delay / 2, delay] so retries of a burst spread out. Whatever it
+ * computes, no delay exceeds `MAX_RETRY_DELAY` (365 days).
  */
 export interface BackoffOptions {
   /** `fixed` waits the same each time; `exponential` doubles after every failed attempt. */

@@ -18,6 +18,8 @@ export interface JobError {
   message: string;
   /** Its stack, when it had one. */
   stack?: string;
+  /** Its own `code` property, when it had a string or number one (`ECONNRESET`, `SQLITE_FULL`, an HTTP status...). */
+  code?: string | number;
   /** The attempt that failed (1-based). */
   attempt: number;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_EXPONENTIAL_DELAY } from '../sqlite-queue.constants';
+import { DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../sqlite-queue.constants';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { isNonNegativeFinite } from './validation.util';
 
@@ -15,11 +15,15 @@ export function backoffProblem(backoff: unknown): string | null {
   return null;
 }
 
-/** Delay in ms before the attempt that follows failed attempt `attempt` (1-based). */
+/**
+ * Delay in ms before the attempt that follows failed attempt `attempt` (1-based): whole, and within
+ * [0, MAX_RETRY_DELAY] whatever the options say, so `now + delay` is always a date both backends store.
+ */
 export function backoffDelay(backoff: BackoffOptions, attempt: number, random: () => number = Math.random): number {
   const base =
     backoff.type === 'fixed' ? backoff.delay : backoff.delay * 2 ** Math.min(Math.max(attempt - 1, 0), 52);
   const cap = backoff.maxDelay ?? (backoff.type === 'exponential' ? DEFAULT_MAX_EXPONENTIAL_DELAY : Infinity);
-  const capped = Math.min(base, cap);
+  // NaN (a value no validation let through) waits the longest rather than retrying in a hot loop.
+  const capped = Number.isNaN(base) || Number.isNaN(cap) ? MAX_RETRY_DELAY : Math.max(0, Math.min(base, cap, MAX_RETRY_DELAY));
   return Math.round(backoff.jitter ? capped / 2 + random() * (capped / 2) : capped);
 }

@@ -1,22 +1,32 @@
 import { JobError } from '../interfaces/job-info.interface';
 
-/** Turns anything thrown into the stored error shape, without ever throwing itself. */
+/**
+ * Longest message or stack stored with an attempt's error, in characters. A handler can throw anything, including
+ * a multi-megabyte string; the row must stay small enough to read back in a listing, and the head says what failed.
+ */
+export const MAX_ERROR_TEXT_LENGTH = 8192;
+
+/**
+ * Turns anything thrown into the stored error shape, without ever throwing itself: a hostile value (a null-prototype
+ * object, a cycle, a getter or Proxy trap that throws, a Symbol, a BigInt) must still fail its attempt cleanly.
+ * It keeps what can be kept: `name`, `message`, `stack` and an own `code` of errors and error-like objects.
+ */
 export function toJobError(thrown: unknown, attempt: number): JobError {
-  if (thrown instanceof Error) {
-    return { name: thrown.name || 'Error', message: thrown.message, stack: thrown.stack, attempt };
-  }
-  let message: string;
   try {
-    message = typeof thrown === 'string' ? thrown : JSON.stringify(thrown) ?? String(thrown);
+    if (thrown !== null && typeof thrown === 'object') return fromObject(thrown, attempt);
   } catch {
-    message = String(thrown);
+    // A Proxy or accessor that throws on every read: fall through to what can be said without reading it.
   }
-  return { name: 'NonErrorThrown', message, attempt };
+  return { name: 'NonErrorThrown', message: bounded(describe(thrown)), attempt };
 }
 
-/** Serialises a job error for storage. */
+/** Serialises a job error for storage; never throws, whatever the fields hold. */
 export function serializeJobError(error: JobError): string {
-  return JSON.stringify(error);
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return JSON.stringify(toJobError(error, typeof error.attempt === 'number' ? error.attempt : 0));
+  }
 }
 
 /** Reads a stored error, tolerating rows written by other tools. */
@@ -26,5 +36,47 @@ export function parseJobError(stored: string | null): JobError | null {
     return JSON.parse(stored) as JobError;
   } catch {
     return { name: 'Error', message: stored, attempt: 0 };
+  }
+}
+
+function fromObject(thrown: object, attempt: number): JobError {
+  const fields = thrown as Record<string, unknown>;
+  const isError = safely(() => thrown instanceof Error, false);
+  const message = safely(() => fields.message, undefined);
+  // An object that is neither an Error nor shaped like one is reported as a whole, as JSON where it can be.
+  if (!isError && typeof message !== 'string') return { name: 'NonErrorThrown', message: bounded(describe(thrown)), attempt };
+  const name = safely(() => fields.name, undefined);
+  const stack = safely(() => fields.stack, undefined);
+  const code = safely(() => (Object.prototype.hasOwnProperty.call(thrown, 'code') ? fields.code : undefined), undefined);
+  const error: JobError = {
+    name: typeof name === 'string' && name !== '' ? bounded(name, 200) : isError ? 'Error' : 'NonErrorThrown',
+    message: typeof message === 'string' ? bounded(message) : message === undefined ? '' : bounded(describe(message)),
+    attempt,
+  };
+  if (typeof stack === 'string') error.stack = bounded(stack);
+  if (typeof code === 'string') error.code = bounded(code, 200);
+  else if (typeof code === 'number' && Number.isFinite(code)) error.code = code;
+  return error;
+}
+
+/** A readable text for any value: JSON where it has one, else `String()`, else its type. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const json = safely(() => JSON.stringify(value) as string | undefined, undefined);
+  if (typeof json === 'string') return json;
+  const text = safely(() => String(value), undefined);
+  if (typeof text === 'string') return text;
+  return `a thrown ${value === null ? 'null' : typeof value} that cannot be converted to text`;
+}
+
+function bounded(text: string, max = MAX_ERROR_TEXT_LENGTH): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+function safely<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
   }
 }

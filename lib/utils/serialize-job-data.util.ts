@@ -1,55 +1,12 @@
 import { InvalidJobDataError } from '../errors/invalid-job-data.error';
+import { findJsonProblem } from './json-value.util';
 
 /**
  * Serialises job data to JSON, refusing anything that would not come back identical: the handler must
  * see exactly what the producer enqueued, not a silently truncated copy. `root` names the value in errors.
  */
 export function serializeJobData(queue: string, data: unknown, root = 'data'): string {
-  assertJsonValue(queue, data, root, new Set());
+  const problem = findJsonProblem(data, root);
+  if (problem) throw new InvalidJobDataError(queue, problem.path, problem.reason);
   return JSON.stringify(data);
-}
-
-function assertJsonValue(queue: string, value: unknown, path: string, ancestors: Set<object>): void {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return;
-    case 'number':
-      if (!Number.isFinite(value)) throw new InvalidJobDataError(queue, path, `is ${value}, which JSON stores as null`);
-      return;
-    case 'undefined':
-      throw new InvalidJobDataError(queue, path, 'is undefined, which JSON drops');
-    case 'bigint':
-      throw new InvalidJobDataError(queue, path, 'is a BigInt, which JSON cannot represent (store it as a string)');
-    case 'function':
-      throw new InvalidJobDataError(queue, path, 'is a function, which JSON drops');
-    case 'symbol':
-      throw new InvalidJobDataError(queue, path, 'is a symbol, which JSON drops');
-    case 'object':
-      if (value === null) return;
-      assertJsonObject(queue, value, path, ancestors);
-      return;
-  }
-}
-
-function assertJsonObject(queue: string, value: object, path: string, ancestors: Set<object>): void {
-  if (ancestors.has(value)) throw new InvalidJobDataError(queue, path, 'refers back to one of its parents (a cycle)');
-  ancestors.add(value);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) throw new InvalidJobDataError(queue, `${path}[${i}]`, 'is a hole in a sparse array, which JSON turns into null');
-      assertJsonValue(queue, value[i], `${path}[${i}]`, ancestors);
-    }
-  } else {
-    const prototype = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) {
-      const kind = value.constructor?.name ?? 'object';
-      const hint = value instanceof Date ? ' (pass date.toISOString() or a timestamp)' : '';
-      throw new InvalidJobDataError(queue, path, `is a ${kind}, which JSON does not round-trip${hint}`);
-    }
-    for (const key of Object.keys(value)) {
-      assertJsonValue(queue, (value as Record<string, unknown>)[key], `${path}.${key}`, ancestors);
-    }
-  }
-  ancestors.delete(value);
 }

@@ -1,4 +1,5 @@
 import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
+import { isTransientStorageError } from '../utils/transient-error.util';
 
 interface PendingCompletion {
   ref: AttemptRef;
@@ -49,9 +50,23 @@ export class CompletionBatcher {
         const owned = await written;
         batch.forEach((entry) => entry.resolve(owned.has(entry.ref.id)));
       } catch (error) {
-        batch.forEach((entry) => entry.reject(error));
+        // One completion the database refuses (a result too large...) fails its whole statement: write the batch
+        // one by one, so only that one fails. A busy or lost database fails them all alike: each caller retries.
+        if (batch.length > 1 && !isTransientStorageError(error)) await this.writeOneByOne(batch);
+        else batch.forEach((entry) => entry.reject(error));
       }
     }
     this.flushing = undefined;
+  }
+
+  private async writeOneByOne(batch: PendingCompletion[]): Promise<void> {
+    for (const entry of batch) {
+      try {
+        const owned = await this.storage.completeMany([{ ref: entry.ref, result: entry.result }], this.workerId, Date.now());
+        entry.resolve(owned.has(entry.ref.id));
+      } catch (error) {
+        entry.reject(error);
+      }
+    }
   }
 }

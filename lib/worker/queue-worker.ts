@@ -1,9 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { Observable, Subscription, filter } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { JobCancelledError } from '../errors/job-cancelled.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
 import { JobTimeoutError } from '../errors/job-timeout.error';
+import { OutcomeWriteError } from '../errors/outcome-write.error';
 import { UnrecoverableError } from '../errors/unrecoverable.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
@@ -14,7 +16,9 @@ import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
 import { backoffDelay, backoffProblem } from '../utils/backoff.util';
 import { serializeJobError, toJobError } from '../utils/error.util';
+import { findJsonProblem } from '../utils/json-value.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
+import { isTransientStorageError } from '../utils/transient-error.util';
 import { CompletionBatcher } from './completion-batcher';
 import { toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
@@ -42,9 +46,16 @@ export interface WorkerSettings extends ProcessorOptions {
 }
 
 type Outcome =
-  | { kind: 'complete'; result: unknown; json: string | null }
+  | { kind: 'complete'; json: string | null }
   | { kind: 'retry'; error: JobError; runAt: number }
-  | { kind: 'fail'; error: JobError };
+  | { kind: 'fail'; error: JobError; writeFailed?: true }
+  // Handed back at shutdown or cancelled while it ran: nothing to save, log or announce.
+  | { kind: 'abandoned' };
+
+const ABANDONED: Outcome = { kind: 'abandoned' };
+
+/** An outcome that has something to write. */
+type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' }>;
 
 interface RunningAttempt {
   record: JobRecord;
@@ -187,8 +198,10 @@ export class QueueWorker {
     this.running.set(record.id, attempt);
     try {
       if (this.context.events.observed) this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
-      const outcome = await this.run(record, controller);
-      if (!attempt.abandoned && (await this.save(attempt, outcome))) this.announce(record, outcome);
+      const outcome = await this.run(attempt);
+      if (outcome.kind === 'abandoned' || attempt.abandoned) return;
+      const saved = await this.save(attempt, outcome);
+      if (saved) this.announce(record, saved);
     } finally {
       // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
       if (this.running.get(record.id) === attempt) this.running.delete(record.id);
@@ -204,7 +217,8 @@ export class QueueWorker {
     this.context.onSlotFreed();
   }
 
-  private async run(record: JobRecord, controller: LazyAbortController): Promise<Outcome> {
+  private async run(attempt: RunningAttempt): Promise<Outcome> {
+    const { record, controller } = attempt;
     let job: Job;
     try {
       job = toJob(record, controller, (progress) => this.updateProgress(record, progress));
@@ -217,9 +231,11 @@ export class QueueWorker {
     try {
       // Without a timeout the handler is called directly: one promise and one turn fewer per job.
       const result = timeout === undefined ? await this.processor.process(job) : await withTimeout(() => this.processor.process(job), timeout, controller, record.id);
-      return { kind: 'complete', result, json: this.serializeResult(record, result) };
+      return attempt.abandoned ? ABANDONED : this.completeOutcome(record, result);
     } catch (thrown) {
-      return this.failureOutcome(record, thrown);
+      // A handler that honours its signal rejects with the abort reason: its attempt is handed back or cancelled,
+      // not failed, so it must not be logged as "failed, retrying".
+      return attempt.abandoned ? ABANDONED : this.failureOutcome(record, thrown);
     }
   }
 
@@ -237,7 +253,7 @@ export class QueueWorker {
   private failureOutcome(record: JobRecord, thrown: unknown): Outcome {
     const error = toJobError(thrown, record.attempts);
     const where = `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}/${record.maxAttempts}`;
-    if (thrown instanceof UnrecoverableError || record.attempts >= record.maxAttempts) {
+    if (isUnrecoverable(thrown) || record.attempts >= record.maxAttempts) {
       this.context.logger.error(`${where} failed for good: ${error.name}: ${error.message}`, error.stack);
       return { kind: 'fail', error };
     }
@@ -263,63 +279,89 @@ export class QueueWorker {
     return fallback;
   }
 
-  private serializeResult(record: JobRecord, result: unknown): string | null {
-    if (result === undefined) return null;
-    try {
-      return JSON.stringify(result) ?? null;
-    } catch (error) {
-      // The work is done; redoing it to get a storable result could repeat its side effects.
-      this.context.logger.error(
-        `Job ${record.id} (queue ${this.queue}) completed but its result cannot be stored as JSON (${String(error)}); stored null`,
-      );
-      return null;
-    }
+  /**
+   * Output is as strict as input: a result that would not come back unchanged from JSON fails the job with
+   * `InvalidJobResultError` rather than being stored as something else. `undefined` (no result) is stored as null.
+   */
+  private completeOutcome(record: JobRecord, result: unknown): Outcome {
+    if (result === undefined || result === null) return { kind: 'complete', json: null };
+    const problem = findJsonProblem(result, 'result');
+    if (problem) return this.failureOutcome(record, new InvalidJobResultError(record.id, this.queue, problem.path, problem.reason));
+    return { kind: 'complete', json: JSON.stringify(result) };
   }
 
   /**
-   * Writes the outcome, retrying while the database is locked or failing: a lost write would strand the job.
-   * Returns whether the write took effect (false: the attempt was no longer ours).
+   * Writes the outcome and returns the one that took effect, or null when none did (the attempt was no longer ours,
+   * shutdown came, or the database refused even a plain failure). Errors a retry can get past (busy, locked,
+   * connection lost) are retried with a bounded backoff: a lost write would strand the job. Any other error fails
+   * the same way every time, so it is logged once and the attempt is failed with it instead; if the database
+   * refuses that too, the slot is freed and the lease left to expire, so the job is recovered like a crashed one.
    */
-  private async save(attempt: RunningAttempt, outcome: Outcome): Promise<boolean> {
-    const { storage, workerId, logger } = this.context;
+  private async save(attempt: RunningAttempt, outcome: SavableOutcome): Promise<SavableOutcome | null> {
+    const { logger } = this.context;
     const { record } = attempt;
-    const ref = { id: record.id, attempt: record.attempts };
+    const where = `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}`;
+    let current = outcome;
     for (let failures = 0; ; failures++) {
       try {
-        const now = Date.now();
-        const write =
-          outcome.kind === 'complete'
-            ? this.context.completions.complete(ref, outcome.json, () => this.writeQueued(attempt))
-            : outcome.kind === 'retry'
-              ? storage.retry(ref, workerId, serializeJobError(outcome.error), outcome.runAt, now)
-              : storage.fail(ref, workerId, serializeJobError(outcome.error), now);
-        // The storage queues its statement before its first await.
-        if (outcome.kind !== 'complete') this.writeQueued(attempt);
-        const owned = await write;
+        const owned = await this.write(attempt, current);
         if (!owned) {
           logger.warn(
-            `Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}: no longer owned when its outcome ` +
-              `(${outcome.kind}) was saved (cancelled, or its lease expired and another worker took it); outcome discarded`,
+            `${where}: no longer owned when its outcome (${current.kind}) was saved (cancelled, or its lease expired ` +
+              `and another worker took it); outcome discarded`,
           );
         }
-        return owned;
+        return owned ? current : null;
       } catch (error) {
-        logger.error(`Job ${record.id} (queue ${this.queue}): saving outcome ${outcome.kind} failed, retrying: ${String(error)}`);
-        if (this.shutdown.signal.aborted) return false;
+        if (!isTransientStorageError(error)) {
+          if (current.kind === 'fail' && current.writeFailed) {
+            logger.error(
+              `${where}: recording that its outcome could not be saved failed too (${String(error)}); giving up: its lease ` +
+                `will expire and recovery will requeue or fail it`,
+            );
+            return null;
+          }
+          const refused = new OutcomeWriteError(record.id, this.queue, current.kind, error);
+          logger.error(`${where}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`);
+          current = { kind: 'fail', error: toJobError(refused, record.attempts), writeFailed: true };
+          failures = -1;
+          continue;
+        }
+        logger.error(`${where}: saving outcome ${current.kind} failed, retrying: ${String(error)}`);
+        if (this.shutdown.signal.aborted) return null;
         try {
           await sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), undefined, { signal: this.shutdown.signal });
         } catch {
-          return false;
+          return null;
         }
       }
     }
   }
 
-  private announce(record: JobRecord, outcome: Outcome): void {
+  /** One write of an outcome; resolves whether the attempt was still ours. */
+  private write(attempt: RunningAttempt, outcome: SavableOutcome): Promise<boolean> {
+    const { storage, workerId } = this.context;
+    const ref = { id: attempt.record.id, attempt: attempt.record.attempts };
+    if (outcome.kind === 'complete') return this.context.completions.complete(ref, outcome.json, () => this.writeQueued(attempt));
+    const now = Date.now();
+    const write =
+      outcome.kind === 'retry'
+        ? storage.retry(ref, workerId, serializeJobError(outcome.error), outcome.runAt, now)
+        : storage.fail(ref, workerId, serializeJobError(outcome.error), now);
+    // The storage queues its statement before its first await.
+    this.writeQueued(attempt);
+    return write;
+  }
+
+  private announce(record: JobRecord, outcome: SavableOutcome): void {
     const { events } = this.context;
     if (outcome.kind === 'complete') {
       // The common case, once per job: no event object unless someone listens.
-      if (events.observed) events.emit({ queue: this.queue, jobId: record.id, attempt: record.attempts, type: 'completed', result: outcome.json === null ? null : outcome.result });
+      // It carries what was stored, as `getJob().result` will show it.
+      if (events.observed) {
+        const result: unknown = outcome.json === null ? null : JSON.parse(outcome.json);
+        events.emit({ queue: this.queue, jobId: record.id, attempt: record.attempts, type: 'completed', result });
+      }
       this.context.onFinished(this.queue, 'completed');
       return;
     }
@@ -344,6 +386,15 @@ export class QueueWorker {
     const next = this.accepting ? this.waiting.shift() : undefined;
     if (next) this.start(next);
     if (this.started === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+  }
+}
+
+/** Whether a thrown value asks to fail for good; `instanceof` itself throws on a Proxy whose traps throw. */
+function isUnrecoverable(thrown: unknown): boolean {
+  try {
+    return thrown instanceof UnrecoverableError || thrown instanceof InvalidJobResultError;
+  } catch {
+    return false;
   }
 }
 
