@@ -9,6 +9,12 @@ export function serializeJobData(queue: string, data: unknown, root = 'data'): s
   return JSON.stringify(data);
 }
 
+/**
+ * Deepest nesting of objects and arrays job data may have. Far deeper data overflows the call stack of
+ * JSON.stringify (an untyped RangeError at about 5,000 levels); this bound leaves room for the caller's own stack.
+ */
+export const MAX_JOB_DATA_DEPTH = 1000;
+
 function assertJsonValue(queue: string, value: unknown, path: string, ancestors: Set<object>): void {
   switch (typeof value) {
     case 'string':
@@ -34,6 +40,11 @@ function assertJsonValue(queue: string, value: unknown, path: string, ancestors:
 
 function assertJsonObject(queue: string, value: object, path: string, ancestors: Set<object>): void {
   if (ancestors.has(value)) throw new InvalidJobDataError(queue, path, 'refers back to one of its parents (a cycle)');
+  // The ancestors are exactly the enclosing objects and arrays: their number is the depth.
+  if (ancestors.size >= MAX_JOB_DATA_DEPTH) {
+    const shown = path.length > 60 ? `${path.slice(0, 60)}…` : path;
+    throw new InvalidJobDataError(queue, shown, `is nested deeper than ${MAX_JOB_DATA_DEPTH} levels of objects and arrays`);
+  }
   ancestors.add(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
