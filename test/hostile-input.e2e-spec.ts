@@ -148,6 +148,15 @@ describe('hostile input', () => {
       HANG_TIMEOUT,
     );
 
+    it('data may hold NUL and lone surrogates: JSON escapes them, and add and addBulk store them unchanged', async () => {
+      const { producer, admin } = await start({ processing: false });
+      const data = { nul: 'a\u0000b', high: `cut ${LONE_HIGH}`, low: LONE_LOW, [`key${LONE_HIGH}\u0000`]: 1 };
+      const single = await producer.add('data', data);
+      const [bulk] = await producer.addBulk<unknown>('data', [{ data }, { data: 2 }]);
+      expect((await admin.getJob(single.id))?.data).toEqual(data);
+      expect((await admin.getJob(bulk.id))?.data).toEqual(data);
+    });
+
     it(
       'below the boundary, a key the database stores altered ends the second enqueue with a typed error instead of looping',
       async () => {
