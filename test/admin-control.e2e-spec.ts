@@ -321,7 +321,7 @@ describe('QueueAdmin: inspection and control', () => {
         runLog,
         doneLog,
         abortLog,
-        module: { pollInterval: 100, leaseDuration: 3000 },
+        module: { pollInterval: 100, leaseDuration: 6500 },
         queues: [{ name: 'remote' }, { name: 'remote-canary' }],
       });
       await child.printed('READY');

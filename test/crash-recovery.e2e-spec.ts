@@ -53,7 +53,7 @@ describe('crash recovery (kill -9 of a worker process)', () => {
     const workerConfig = {
       runLog,
       doneLog,
-      module: { leaseDuration: 1000, pollInterval: 100 },
+      module: { leaseDuration: 6500, pollInterval: 100 },
       queues: [{ name: 'crash', concurrency }],
     };
     const first = startWorker(workerConfig);
@@ -131,7 +131,7 @@ describe('crash recovery (kill -9 of a worker process)', () => {
       'crashy',
       Array.from({ length: 30 }, (_, n) => ({ data: { n, sleep: 5 }, options: { maxAttempts: 10 } })),
     );
-    const workerConfig = { runLog, module: { leaseDuration: 1000, pollInterval: 100 }, queues: [{ name: 'crashy', concurrency: 2 }] };
+    const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'crashy', concurrency: 2 }] };
 
     const exits: (number | string)[] = [];
     const done = async () =>
@@ -162,5 +162,6 @@ describe('crash recovery (kill -9 of a worker process)', () => {
     expect(new Set(killerRuns.map((run) => run.pid)).size).toBe(3);
     expect(await admin.getCounts('crashy')).toMatchObject({ pending: 0, running: 0, completed: 30, failed: 1 });
     for (const job of neighbours) expect((await admin.getJob(job.id))?.status).toBe('completed');
-  });
+    // Three lease expiries (6.5 s each, the shortest SQLite accepts at pollInterval 100) and four process starts.
+  }, 150_000);
 });

@@ -265,7 +265,7 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     child = startChildApp({
       database: db.path,
       runLog,
-      module: { pollInterval: 100, leaseDuration: 1000 },
+      module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 3 }],
       produce: { queue: 'stall', count: 1, data: { hang: true } },
     });
@@ -273,7 +273,7 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     const [{ id, pid }] = readRunLog(runLog);
     expect(pid).toBe(child.process.pid);
 
-    const testing = await startApp([StallProcessor], { leaseDuration: 1000 });
+    const testing = await startApp([StallProcessor], { leaseDuration: 6500 });
     const streamed = record(testing.get(QueueEvents));
     await testing.init();
     expect(await testing.get(QueueAdmin).getJob(id)).toMatchObject({ status: 'running', attempts: 1 });
@@ -296,14 +296,14 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     child = startChildApp({
       database: db.path,
       runLog,
-      module: { pollInterval: 100, leaseDuration: 1000 },
+      module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 1 }],
       produce: { queue: 'stall', count: 1, data: { hang: true } },
     });
     await waitFor(() => readRunLog(runLog).length === 1, 'the child started the job', 60_000);
     const [{ id }] = readRunLog(runLog);
 
-    const testing = await startApp([StallProcessor], { leaseDuration: 1000 });
+    const testing = await startApp([StallProcessor], { leaseDuration: 6500 });
     const streamed = record(testing.get(QueueEvents));
     await testing.init();
     await child.kill();

@@ -12,7 +12,8 @@ import { perTestApp } from './support/per-test-app';
 import { deferred, waitFor } from './support/wait-for';
 
 const WORKER_ID = 'pod-0';
-const LEASE_MS = 1500;
+// The shortest lease SQLite accepts with pollInterval 100: it must outlast a heartbeat interval and the 5 s busy wait.
+const LEASE_MS = 6500;
 
 describe('lease heartbeat: a restarted process with the same workerId', () => {
   const current = perTestApp();

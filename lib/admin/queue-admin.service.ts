@@ -1,24 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
+import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
-import { CleanOptions, GetJobsOptions, QueueInfo } from '../interfaces/queue-info.interface';
+import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
-import { describeValue, isNonNegativeFinite } from '../utils/validation.util';
+import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
 import { toJobInfo } from './to-job-info';
 
 const MAX_PAGE = 1000;
 /** Most finished jobs a metrics snapshot reads; beyond that it uses the newest and says so. */
 const METRICS_SAMPLE = 100_000;
+/** Tries of `retry(id)` when the key's holder finishes between the statement and the look-up that explains it. */
+const RETRY_ROUNDS = 3;
 
 /** Inspects and controls jobs and queues, across every process sharing the database. Inject it anywhere. */
 @Injectable()
 export class QueueAdmin {
+  private readonly logger = new Logger('SqliteQueue');
+
   constructor(private readonly factory: SqliteQueueFactory) {}
 
   /** One job with its whole state, or `null` when no job has that id. */
@@ -100,26 +105,65 @@ export class QueueAdmin {
 
   /**
    * Runs a failed or cancelled job again, with a fresh set of attempts.
-   * @throws JobNotFoundError, InvalidJobStateError.
+   * @throws JobNotFoundError, InvalidJobStateError, JobKeyConflictError (a live job of the queue holds its key:
+   * retry it once that job has finished).
    */
   async retry(id: string): Promise<void> {
     const storage = await this.storage();
-    const changed = await storage.retryFinished({ ids: [assertJobId(id)] }, Date.now());
-    if (changed.length === 1) {
-      this.factory.runtime?.wake();
-      return;
+    const rowId = assertJobId(id);
+    for (let round = 1; ; round++) {
+      const changed = await storage.retryFinished({ ids: [rowId] }, Date.now());
+      if (changed.length === 1) {
+        this.factory.runtime?.wake();
+        return;
+      }
+      const record = await storage.getJob(id);
+      if (!record) throw new JobNotFoundError(id);
+      if (record.status !== 'failed' && record.status !== 'cancelled') {
+        throw new InvalidJobStateError(id, record.status, 'retry', ['failed', 'cancelled']);
+      }
+      // Still finished: only a live job holding its key keeps it so. That job may have finished since: try again.
+      const [holder] = record.key === null ? [] : await storage.findLiveByKeys(record.queue, [record.key]);
+      if (holder && holder.id !== id) {
+        throw new JobKeyConflictError(
+          record.queue,
+          record.key as string,
+          `job ${id} cannot be retried while job ${holder.id} (${holder.status}) holds this key; it stays ${record.status}`,
+          id,
+          holder.id,
+        );
+      }
+      if (round >= RETRY_ROUNDS) throw new InvalidJobStateError(id, record.status, 'retry', ['failed', 'cancelled']);
     }
-    const record = await storage.getJob(id);
-    if (!record) throw new JobNotFoundError(id);
-    throw new InvalidJobStateError(id, record.status, 'retry', ['failed', 'cancelled']);
   }
 
-  /** Runs every failed job of a queue again; returns how many. */
-  async retryAll(queue: string): Promise<number> {
+  /**
+   * Runs every failed job of a queue again; resolves with how many, or with `{ retried, skipped }` when asked
+   * for a report. A failed job whose unique key a live job of the queue holds is skipped (and logged), and so
+   * is every failed job sharing a key but the newest: the others are retried all the same.
+   * @throws InvalidQueueNameError, InvalidArgumentError.
+   */
+  async retryAll(queue: string): Promise<number>;
+  async retryAll(queue: string, options: RetryAllOptions): Promise<RetryAllReport>;
+  async retryAll(queue: string, options?: RetryAllOptions): Promise<number | RetryAllReport> {
     assertQueueName(queue);
-    const changed = await (await this.storage()).retryFinished({ queue }, Date.now());
-    if (changed.length > 0) this.factory.runtime?.wake();
-    return changed.length;
+    if (options !== undefined && !(typeof options === 'object' && options !== null && options.report === true)) {
+      throw new InvalidArgumentError('retryAll', 'options', 'must be { report: true } or left out');
+    }
+    const storage = await this.storage();
+    const now = Date.now();
+    const retried = await storage.retryFinished({ queue }, now);
+    if (retried.length > 0) this.factory.runtime?.wake();
+    // Jobs that failed after `now` were not candidates: they are neither retried nor skipped.
+    const skipped = (await storage.keyBlockedFailed(queue, now)).map(({ id, key, holderId }) => ({ id, key, heldBy: holderId }));
+    if (skipped.length > 0) {
+      const shown = skipped.slice(0, 10).map((job) => `${job.id} (key ${JSON.stringify(job.key)} held by job ${job.heldBy})`);
+      this.logger.warn(
+        `retryAll('${queue}') skipped ${skipped.length} failed job(s) whose unique key a live job holds: ` +
+          `${shown.join(', ')}${skipped.length > shown.length ? ', …' : ''}`,
+      );
+    }
+    return options ? { retried, skipped } : retried.length;
   }
 
   /**
@@ -146,7 +190,10 @@ export class QueueAdmin {
       if (status === 'running') throw new InvalidArgumentError('clean', 'status', 'cannot be running: cancel running jobs first');
     }
     const olderThan = options.olderThan ?? 0;
-    if (!isNonNegativeFinite(olderThan)) throw new InvalidArgumentError('clean', 'olderThan', `must be a number of ms >= 0, got ${describeValue(olderThan)}`);
+    if (!isDurationMs(olderThan)) {
+      const reason = `must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(olderThan)}`;
+      throw new InvalidArgumentError('clean', 'olderThan', reason);
+    }
     // "Older than 0 ms" includes a job that finished this very millisecond.
     return (await this.storage()).clean(queue, statuses, Date.now() - olderThan + 1);
   }

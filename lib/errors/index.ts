@@ -16,3 +16,4 @@ export * from './invalid-schedule.error';
 export * from './job-not-found.error';
 export * from './invalid-job-state.error';
 export * from './invalid-argument.error';
+export * from './job-key-conflict.error';

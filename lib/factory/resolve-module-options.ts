@@ -4,11 +4,20 @@ import { InvalidModuleOptionsError } from '../errors/invalid-module-options.erro
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { PostgresQueueOptions } from '../interfaces/postgres-queue-options.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
-import { DEFAULT_BACKOFF, MODULE_DEFAULTS } from '../sqlite-queue.constants';
+import { BUSY_TIMEOUT_MS, DEFAULT_BACKOFF, MODULE_DEFAULTS } from '../sqlite-queue.constants';
 import { validatePostgresOptions } from '../storage/postgres/validate-postgres-options';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
-import { MAX_TIMER_MS, describeValue, isNonNegativeFinite, isPositiveInteger, isTimerDuration } from '../utils/validation.util';
+import { closestName } from '../utils/closest-name.util';
+import {
+  LIMITS,
+  MAX_TIMER_MS,
+  describeValue,
+  isIntegerInRange,
+  isNonNegativeFinite,
+  isTimerDuration,
+  unstorableTextProblem,
+} from '../utils/validation.util';
 
 /** Module options after validation, with every default filled in. */
 export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOptions, 'dataSource' | 'postgres'>> {
@@ -20,12 +29,41 @@ export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOp
 
 const MS_OPTIONS = ['pollInterval', 'leaseDuration'] as const;
 
+/** Every option `forRoot` / `forRootAsync` takes; anything else is a typo that would otherwise be ignored. */
+const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
+  'database', 'driver', 'dataSource', 'postgres', 'pollInterval', 'batchWindow', 'batchSize', 'leaseDuration',
+  'shutdownTimeout', 'processing', 'maxAttempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'workerId',
+];
+
+/** Slack on top of the busy timeout and one heartbeat interval, for the event loop and the statements queued before. */
+const LEASE_MARGIN_MS = 1000;
+
+/**
+ * Shortest lease that a live worker on SQLite keeps while another process holds the write lock: its heartbeat
+ * runs every min(leaseDuration / 3, pollInterval) ms and may wait up to the busy timeout for the lock, so the
+ * lease must outlast both (plus a margin), or it expires under a running job and another process runs the job
+ * again. Solving leaseDuration - min(leaseDuration / 3, pollInterval) >= busy + margin gives this.
+ */
+export function minimumSqliteLease(pollInterval: number): number {
+  const needed = BUSY_TIMEOUT_MS + LEASE_MARGIN_MS;
+  return needed + Math.min(pollInterval, needed / 2);
+}
+
 /** Validates the user's options and fills the defaults; throws `InvalidModuleOptionsError`. */
 export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefined | null): ResolvedModuleOptions {
   if (options !== undefined && options !== null && typeof options !== 'object') {
     throw new InvalidModuleOptionsError('options', `must be an object, got ${describeValue(options)}`);
   }
   const given = options ?? {};
+  for (const key of Object.keys(given)) {
+    if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) {
+      const suggestion = closestName(key, KNOWN_OPTIONS);
+      throw new InvalidModuleOptionsError(
+        key,
+        `is not an option${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known: ${KNOWN_OPTIONS.join(', ')}`,
+      );
+    }
+  }
   const resolved: ResolvedModuleOptions = {
     database: given.database ?? MODULE_DEFAULTS.database,
     driver: given.driver ?? MODULE_DEFAULTS.driver,
@@ -64,18 +102,34 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
       throw new InvalidModuleOptionsError(name, `must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${describeValue(resolved[name])}`);
     }
   }
-  if (!isPositiveInteger(resolved.batchSize)) {
-    throw new InvalidModuleOptionsError('batchSize', `must be a positive integer, got ${describeValue(resolved.batchSize)}`);
+  const onSqlite = resolved.postgres === undefined && resolved.dataSource?.options.type !== 'postgres';
+  if (onSqlite && resolved.leaseDuration < minimumSqliteLease(resolved.pollInterval)) {
+    throw new InvalidModuleOptionsError(
+      'leaseDuration',
+      `must be at least ${minimumSqliteLease(resolved.pollInterval)} ms on SQLite with pollInterval ${resolved.pollInterval}, ` +
+        `got ${resolved.leaseDuration}: a heartbeat renews leases every min(leaseDuration / 3, pollInterval) ms and may wait up to ` +
+        `the ${BUSY_TIMEOUT_MS} ms busy timeout for another process's write lock, so a shorter lease can expire under a running ` +
+        'job and let another process run it a second time',
+    );
   }
-  if (!isPositiveInteger(resolved.maxAttempts)) {
-    throw new InvalidModuleOptionsError('maxAttempts', `must be a positive integer, got ${describeValue(resolved.maxAttempts)}`);
+  if (!isIntegerInRange(resolved.batchSize, 1, LIMITS.batchSize)) {
+    const reason = `must be an integer from 1 to ${LIMITS.batchSize}, got ${describeValue(resolved.batchSize)}`;
+    throw new InvalidModuleOptionsError('batchSize', reason);
+  }
+  if (!isIntegerInRange(resolved.maxAttempts, 1, LIMITS.maxAttempts)) {
+    const reason = `must be an integer from 1 to ${LIMITS.maxAttempts}, got ${describeValue(resolved.maxAttempts)}`;
+    throw new InvalidModuleOptionsError('maxAttempts', reason);
   }
   if (typeof resolved.processing !== 'boolean') {
     throw new InvalidModuleOptionsError('processing', `must be a boolean, got ${describeValue(resolved.processing)}`);
   }
-  if (typeof resolved.workerId !== 'string' || resolved.workerId.length === 0) {
-    throw new InvalidModuleOptionsError('workerId', 'must be a non-empty string');
+  if (typeof resolved.workerId !== 'string' || resolved.workerId.length === 0 || resolved.workerId.length > 1024) {
+    const reason = `must be a non-empty string of at most 1024 characters, got ${describeValue(resolved.workerId)}`;
+    throw new InvalidModuleOptionsError('workerId', reason);
   }
+  // Stored in locked_by and compared on every outcome write: an altered copy would fence out its own writer.
+  const workerIdProblem = unstorableTextProblem(resolved.workerId);
+  if (workerIdProblem) throw new InvalidModuleOptionsError('workerId', workerIdProblem);
   const problem = backoffProblem(resolved.backoff);
   if (problem) throw new InvalidModuleOptionsError('backoff', problem);
   for (const name of ['removeOnComplete', 'removeOnFail'] as const) {

@@ -29,3 +29,20 @@ export interface CleanOptions {
   /** Only those finished (pending: created) at least this many ms ago. Default 0: all. */
   olderThan?: number;
 }
+
+/** Options of `QueueAdmin.retryAll()`. */
+export interface RetryAllOptions {
+  /** Resolve with a `RetryAllReport` (which jobs were retried, which skipped) instead of the count. */
+  report: true;
+}
+
+/** What `QueueAdmin.retryAll(queue, { report: true })` did. */
+export interface RetryAllReport {
+  /** Ids of the failed jobs made pending again. */
+  retried: string[];
+  /**
+   * Failed jobs left failed because a live (pending or running) job of the queue holds their unique key,
+   * with that job's id: retry them once it has finished.
+   */
+  skipped: { id: string; key: string; heldBy: string }[];
+}

@@ -68,7 +68,7 @@ export class LeaseKeeper {
     if (held.length === 0) return;
     const now = Date.now();
     try {
-      await this.storage.extendLeases(held, this.settings.workerId, now + this.settings.leaseDuration, now);
+      await this.storage.extendLeases(held, this.settings.workerId, this.settings.leaseDuration, now);
       const cancelled = await this.storage.findCancelled(held, this.settings.workerId);
       if (cancelled.length > 0) this.hooks.onCancelled(cancelled);
     } catch (error) {

@@ -124,7 +124,7 @@ export class SharedPoller {
     }
     try {
       const now = Date.now();
-      const jobs = await this.storage.claim(requests, this.settings.workerId, now, now + this.settings.leaseDuration);
+      const jobs = await this.storage.claim(requests, this.settings.workerId, now, this.settings.leaseDuration);
       this.lastRound = Date.now();
       this.consecutiveFailures = 0;
       if (this.mode !== PollerMode.Running) {

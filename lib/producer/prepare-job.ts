@@ -3,7 +3,16 @@ import { JobOptions } from '../interfaces/job-options.interface';
 import { NewJobRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
-import { MAX_TIMER_MS, describeValue, isNonNegativeFinite, isPositiveInteger, isTimerDuration, isValidDate } from '../utils/validation.util';
+import {
+  LIMITS,
+  MAX_TIMER_MS,
+  describeValue,
+  isDurationMs,
+  isIntegerInRange,
+  isTimerDuration,
+  isValidDate,
+  unstorableTextProblem,
+} from '../utils/validation.util';
 
 const KNOWN_OPTIONS = new Set<string>(['delay', 'runAt', 'priority', 'maxAttempts', 'backoff', 'timeout', 'key']);
 const MAX_KEY_LENGTH = 1024;
@@ -35,13 +44,18 @@ export function prepareJob(
     if (!KNOWN_OPTIONS.has(key)) throw invalid(key, `is not an option (known: ${[...KNOWN_OPTIONS].join(', ')})`);
   }
   const { delay, runAt, priority, maxAttempts, backoff, timeout, key } = options;
-  if (delay !== undefined && !isNonNegativeFinite(delay)) throw invalid('delay', `must be a finite number of ms >= 0, got ${describeValue(delay)}`);
-  if (runAt !== undefined && !isValidDate(runAt)) throw invalid('runAt', `must be a valid Date, got ${describeValue(runAt)}`);
-  if (priority !== undefined && !(Number.isSafeInteger(priority) && priority >= 0)) {
-    throw invalid('priority', `must be an integer >= 0 (higher runs first), got ${describeValue(priority)}`);
+  if (delay !== undefined && !isDurationMs(delay)) {
+    throw invalid('delay', `must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(delay)}`);
   }
-  if (maxAttempts !== undefined && !isPositiveInteger(maxAttempts)) {
-    throw invalid('maxAttempts', `must be an integer >= 1, got ${describeValue(maxAttempts)}`);
+  if (runAt !== undefined && !(isValidDate(runAt) && runAt.getTime() <= LIMITS.epochMs)) {
+    throw invalid('runAt', `must be a valid Date no later than ${new Date(LIMITS.epochMs).toISOString()}, got ${describeValue(runAt)}`);
+  }
+  if (priority !== undefined && !isIntegerInRange(priority, 0, Number.MAX_SAFE_INTEGER)) {
+    const reason = `must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} (higher runs first), got ${describeValue(priority)}`;
+    throw invalid('priority', reason);
+  }
+  if (maxAttempts !== undefined && !isIntegerInRange(maxAttempts, 1, LIMITS.maxAttempts)) {
+    throw invalid('maxAttempts', `must be an integer from 1 to ${LIMITS.maxAttempts}, got ${describeValue(maxAttempts)}`);
   }
   if (timeout !== undefined && !isTimerDuration(timeout)) {
     throw invalid('timeout', `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(timeout)}`);
@@ -50,8 +64,14 @@ export function prepareJob(
     const problem = backoffProblem(backoff);
     if (problem) throw invalid('backoff', problem);
   }
-  if (key !== undefined && !(typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY_LENGTH)) {
-    throw invalid('key', `must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${describeValue(key)}`);
+  if (key !== undefined) {
+    if (!(typeof key === 'string' && key.length > 0 && key.length <= MAX_KEY_LENGTH)) {
+      throw invalid('key', `must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${describeValue(key)}`);
+    }
+    // The key is looked up again after a conflicting insert: one that does not come back identical would never
+    // be found, and is refused here rather than stored altered.
+    const problem = unstorableTextProblem(key);
+    if (problem) throw invalid('key', problem);
   }
   return {
     data: serialized,

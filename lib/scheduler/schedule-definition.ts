@@ -4,7 +4,7 @@ import { ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { ScheduleRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
-import { MAX_TIMER_MS, describeValue, isPositiveInteger, isTimerDuration } from '../utils/validation.util';
+import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 
 const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
 const ALLOWED_JOB_OPTIONS = new Set(['priority', 'maxAttempts', 'backoff', 'timeout']);
@@ -18,7 +18,9 @@ export function toScheduleRecord(queue: string, name: unknown, options: Schedule
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object { cron | every, data?, timezone?, jobOptions? }');
   const { cron, every, timezone, data, jobOptions } = options;
   if ((cron === undefined) === (every === undefined)) throw invalid('give exactly one of cron or every');
-  if (every !== undefined && !isPositiveInteger(every)) throw invalid(`every must be a positive integer of ms, got ${describeValue(every)}`);
+  if (every !== undefined && !isIntegerInRange(every, 1, LIMITS.durationMs)) {
+    throw invalid(`every must be an integer number of ms from 1 to ${LIMITS.durationMs} (100 years), got ${describeValue(every)}`);
+  }
   if (timezone !== undefined) {
     if (cron === undefined) throw invalid('timezone only applies to cron schedules');
     if (!isValidTimeZone(timezone)) throw invalid(`unknown time zone ${describeValue(timezone)}`);
@@ -74,8 +76,12 @@ function validateJobOptions(jobOptions: object, invalid: (reason: string) => Err
     if (!ALLOWED_JOB_OPTIONS.has(key)) throw invalid(`jobOptions.${key} is not allowed on a schedule (allowed: ${[...ALLOWED_JOB_OPTIONS].join(', ')})`);
   }
   const { priority, maxAttempts, backoff, timeout } = jobOptions as Record<string, unknown>;
-  if (priority !== undefined && !(Number.isSafeInteger(priority) && (priority as number) >= 0)) throw invalid('jobOptions.priority must be an integer >= 0');
-  if (maxAttempts !== undefined && !isPositiveInteger(maxAttempts)) throw invalid('jobOptions.maxAttempts must be an integer >= 1');
+  if (priority !== undefined && !isIntegerInRange(priority, 0, Number.MAX_SAFE_INTEGER)) {
+    throw invalid(`jobOptions.priority must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
+  }
+  if (maxAttempts !== undefined && !isIntegerInRange(maxAttempts, 1, LIMITS.maxAttempts)) {
+    throw invalid(`jobOptions.maxAttempts must be an integer from 1 to ${LIMITS.maxAttempts}`);
+  }
   if (timeout !== undefined && !isTimerDuration(timeout)) throw invalid(`jobOptions.timeout must be a positive number of ms, at most ${MAX_TIMER_MS}`);
   if (backoff !== undefined) {
     const problem = backoffProblem(backoff);

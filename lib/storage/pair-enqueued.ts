@@ -1,3 +1,4 @@
+import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { newJobRecord } from './job-row.mapper';
 import { JobRecord, NewJobRecord } from './queue-storage.interface';
 
@@ -11,9 +12,16 @@ export interface InsertedRow {
 export interface PairingBackend {
   /** Live (pending or running) jobs of `queue` holding these keys. */
   findByKeys(queue: string, keys: string[]): Promise<JobRecord[]>;
-  /** Enqueues again (the backend's own `enqueue`). */
-  enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
+  /** Runs the backend's insert statement alone: the rows it inserted, sorted by id (input order). */
+  insert(queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]>;
 }
+
+/**
+ * How many inserts one enqueue makes before giving up on a key: each further one needs the key's holder to
+ * finish between our insert and our read once more. Never unbounded: a key that could not be found again
+ * (one the database stored altered) once made this loop forever.
+ */
+const MAX_ENQUEUE_ROUNDS = 3;
 
 /**
  * One record per input, in input order, after an enqueue that may have skipped inputs whose key was taken.
@@ -26,6 +34,7 @@ export async function pairEnqueued(
   jobs: NewJobRecord[],
   inserted: InsertedRow[],
   now: number,
+  roundsLeft = MAX_ENQUEUE_ROUNDS - 1,
 ): Promise<JobRecord[]> {
   if (inserted.length === jobs.length) return jobs.map((job, index) => newJobRecord(queue, job, inserted[index].id, now));
   const result: (JobRecord | undefined)[] = [];
@@ -49,8 +58,17 @@ export async function pairEnqueued(
     return match as JobRecord;
   });
   if (unresolved.length === 0) return records;
+  const again = unresolved.map((index) => jobs[index]);
+  if (roundsLeft <= 0) {
+    throw new JobKeyConflictError(
+      queue,
+      again[0].key as string,
+      `the job holding it finished before it could be read, ${MAX_ENQUEUE_ROUNDS} times in a row; nothing was enqueued for it`,
+    );
+  }
   // The holder of the key finished between our insert and our read: the key is free again, so try once more.
-  const retried = await backend.enqueue(queue, unresolved.map((index) => jobs[index]), Date.now());
+  const retryNow = Date.now();
+  const retried = await pairEnqueued(backend, queue, again, await backend.insert(queue, again, retryNow), retryNow, roundsLeft - 1);
   unresolved.forEach((index, i) => (records[index] = retried[i]));
   return records;
 }

@@ -146,9 +146,10 @@ export interface QueueStorage {
   enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
   /**
    * Atomically takes up to each request's limit of due pending jobs of queues that are not paused,
-   * marking them running for `workerId` until `leaseUntil`.
+   * marking them running for `workerId` for `leaseDuration` ms. Where a statement can wait for a lock (SQLite's
+   * busy timeout), the lease is measured from when it runs, not from `now`, so the wait does not eat the lease.
    */
-  claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]>;
+  claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]>;
   /**
    * Marks many attempts completed in one statement; returns the ids of those this worker still owned
    * (the others were cancelled or lost their lease meanwhile).
@@ -163,10 +164,11 @@ export interface QueueStorage {
   /** Hands attempts back to pending as if they never started; returns how many were still owned. */
   release(refs: AttemptRef[], workerId: string, now: number): Promise<number>;
   /**
-   * Extends, in one statement, the leases of these jobs of `workerId`: only those, so a running row under the same
-   * worker id that this process does not hold (a crashed process with the same fixed `workerId`) expires.
+   * Extends, in one statement, by `leaseDuration` ms (measured like `claim`'s), the leases of these jobs of
+   * `workerId`: only those, so a running row under the same worker id that this process does not hold (a crashed
+   * process with the same fixed `workerId`) expires.
    */
-  extendLeases(refs: AttemptRef[], workerId: string, leaseUntil: number, now: number): Promise<number>;
+  extendLeases(refs: AttemptRef[], workerId: string, leaseDuration: number, now: number): Promise<number>;
   /** Of the given attempts of `workerId`, those that an operator cancelled meanwhile. */
   findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]>;
   /** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */
@@ -199,6 +201,10 @@ export interface QueueStorage {
    * queue's. Returns the ids that changed.
    */
   retryFinished(target: { ids: string[] } | { queue: string }, now: number): Promise<string[]>;
+  /** Live (pending or running) jobs of `queue` holding these keys. */
+  findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]>;
+  /** Failed jobs of `queue`, finished no later than `finishedAtMost`, whose key a live job holds (so a retry skips them). */
+  keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]>;
   /** Deletes a job that is not running. Returns its status before, or null when there is no such job. */
   remove(id: string): Promise<JobStatus | null>;
   /** Applies a retention rule to one queue's finished jobs of one status, deleting at most `limit`. */
@@ -221,4 +227,12 @@ export interface QueueStorage {
    * by the next attempt, which finds the occurrence already enqueued. True when this call inserted the job.
    */
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean>;
+}
+
+/** A failed job that cannot be retried while another live job holds its key. */
+export interface KeyBlockedJob {
+  id: string;
+  key: string;
+  /** The live job holding the key. */
+  holderId: string;
 }

@@ -1,15 +1,16 @@
 import { DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../sqlite-queue.constants';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
-import { isNonNegativeFinite } from './validation.util';
+import { LIMITS, describeValue, isDurationMs } from './validation.util';
 
 /** Returns why `backoff` is invalid, or `null` when it is valid. */
 export function backoffProblem(backoff: unknown): string | null {
   if (typeof backoff !== 'object' || backoff === null) return 'must be an object { type, delay, maxDelay?, jitter? }';
   const { type, delay, maxDelay, jitter } = backoff as Partial<BackoffOptions>;
   if (type !== 'fixed' && type !== 'exponential') return `type must be 'fixed' or 'exponential', got ${String(type)}`;
-  if (!isNonNegativeFinite(delay)) return `delay must be a finite number of ms >= 0, got ${String(delay)}`;
-  if (maxDelay !== undefined && !isNonNegativeFinite(maxDelay)) {
-    return `maxDelay must be a finite number of ms >= 0, got ${String(maxDelay)}`;
+  // A longer wait would put the retry's due time past what a Date (and the run_at column) holds: the job would never run.
+  if (!isDurationMs(delay)) return `delay must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(delay)}`;
+  if (maxDelay !== undefined && !isDurationMs(maxDelay)) {
+    return `maxDelay must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(maxDelay)}`;
   }
   if (jitter !== undefined && typeof jitter !== 'boolean') return 'jitter must be a boolean';
   return null;

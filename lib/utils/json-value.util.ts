@@ -7,6 +7,12 @@ export interface JsonProblem {
 }
 
 /**
+ * Deepest nesting of objects and arrays a job's data or result may have. Far deeper values overflow the call stack
+ * of JSON.stringify (an untyped RangeError at about 5,000 levels); this bound leaves room for the caller's own stack.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
  * Returns the first place where `value` would not survive a JSON round-trip unchanged (a BigInt, a cycle, a
  * function, `undefined`, a class instance, a non-finite number, a hole), or null when it would. `root` names the
  * value in the path. Both ends of a job use it: data going in, results coming out.
@@ -39,6 +45,11 @@ function valueProblem(value: unknown, path: string, ancestors: Set<object> | und
 function objectProblem(value: object, path: string, parents: Set<object> | undefined): JsonProblem | null {
   const ancestors = parents ?? new Set<object>();
   if (ancestors.has(value)) return { path, reason: 'refers back to one of its parents (a cycle)' };
+  // The ancestors are exactly the enclosing objects and arrays: their number is the depth.
+  if (ancestors.size >= MAX_JSON_DEPTH) {
+    const shown = path.length > 60 ? `${path.slice(0, 60)}…` : path;
+    return { path: shown, reason: `is nested deeper than ${MAX_JSON_DEPTH} levels of objects and arrays` };
+  }
   ancestors.add(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {

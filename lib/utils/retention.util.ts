@@ -1,6 +1,6 @@
 import { RetentionOption } from '../interfaces/retention-options.interface';
 import { RetentionRule } from '../storage/queue-storage.interface';
-import { describeValue, isNonNegativeFinite } from './validation.util';
+import { LIMITS, describeValue, isDurationMs } from './validation.util';
 
 /** Returns why a retention option is invalid, or null when it is valid. */
 export function retentionProblem(option: unknown): string | null {
@@ -14,7 +14,9 @@ export function retentionProblem(option: unknown): string | null {
   if (unknown.length > 0) return `has unknown key "${unknown[0]}" (known: count, age)`;
   if (count === undefined && age === undefined) return 'needs count, age or both';
   if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 0)) return `count must be an integer >= 0, got ${describeValue(count)}`;
-  if (age !== undefined && !isNonNegativeFinite(age)) return `age must be a number of ms >= 0, got ${describeValue(age)}`;
+  if (age !== undefined && !isDurationMs(age)) {
+    return `age must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(age)}`;
+  }
   return null;
 }
 

@@ -19,6 +19,52 @@ export function isTimerDuration(value: unknown): value is number {
   return isPositiveFinite(value) && value <= MAX_TIMER_MS;
 }
 
+/**
+ * Bounds of every numeric option, in one place (the README's option tables state them). Each keeps a value
+ * exact in a JavaScript number, storable in SQLite's INTEGER and PostgreSQL's bigint/integer columns, and
+ * inside the range of a `Date`: past them a job would be stored as REAL, rejected by the driver, or due at
+ * an Invalid Date and never run.
+ */
+export const LIMITS = {
+  /** Attempts are counted in a 32-bit column on PostgreSQL. */
+  maxAttempts: 2_147_483_647,
+  /** Longest delay, backoff, retention age, schedule interval or `clean` age: 100 years of ms. */
+  durationMs: 3_155_760_000_000,
+  /** Latest `runAt` (9999-12-31T23:59:59.999Z): any due time up to it is a valid Date on both backends. */
+  epochMs: 253_402_300_799_999,
+  /** Most jobs of one queue this process runs at once. */
+  concurrency: 100_000,
+  /** Most jobs one claim takes. */
+  batchSize: 100_000,
+} as const;
+
+/** An integer from `min` to `max`. */
+export function isIntegerInRange(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+/** A number of ms from 0 to `LIMITS.durationMs`. */
+export function isDurationMs(value: unknown): value is number {
+  return isNonNegativeFinite(value) && value <= LIMITS.durationMs;
+}
+
+/** A NUL, or a UTF-16 surrogate without its other half. */
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why a string bound as a text column would not come back identical, or null when it would. Both backends
+ * store UTF-8, which has no encoding for a lone surrogate (drivers write U+FFFD instead, and SQLite's JSON
+ * functions write invalid bytes), and PostgreSQL refuses NUL in text.
+ */
+export function unstorableTextProblem(value: string): string | null {
+  const match = UNSTORABLE_TEXT.exec(value);
+  if (match === null) return null;
+  const at = `at index ${match.index}`;
+  return match[0] === '\u0000'
+    ? `holds a NUL character (U+0000) ${at}, which the database cannot store in text`
+    : `holds a lone UTF-16 surrogate ${at} (half of a character, e.g. text cut in the middle of an emoji), which UTF-8 cannot store`;
+}
+
 export function isValidDate(value: unknown): value is Date {
   return value instanceof Date && !Number.isNaN(value.getTime());
 }

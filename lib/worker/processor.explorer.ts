@@ -12,7 +12,7 @@ import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
 import { assertQueueName } from '../utils/queue-name.util';
-import { MAX_TIMER_MS, describeValue, isPositiveInteger, isTimerDuration } from '../utils/validation.util';
+import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
 import { WorkerSettings } from './queue-worker';
 
@@ -75,9 +75,11 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
     if (!KNOWN_OPTIONS.has(key)) throw invalid(`unknown option "${key}" (known: ${[...KNOWN_OPTIONS].join(', ')})`);
   }
   const concurrency = options.concurrency ?? PROCESSOR_DEFAULTS.concurrency;
-  if (!isPositiveInteger(concurrency)) throw invalid(`concurrency must be a positive integer, got ${describeValue(concurrency)}`);
-  if (options.maxAttempts !== undefined && !isPositiveInteger(options.maxAttempts)) {
-    throw invalid(`maxAttempts must be an integer >= 1, got ${describeValue(options.maxAttempts)}`);
+  if (!isIntegerInRange(concurrency, 1, LIMITS.concurrency)) {
+    throw invalid(`concurrency must be an integer from 1 to ${LIMITS.concurrency}, got ${describeValue(concurrency)}`);
+  }
+  if (options.maxAttempts !== undefined && !isIntegerInRange(options.maxAttempts, 1, LIMITS.maxAttempts)) {
+    throw invalid(`maxAttempts must be an integer from 1 to ${LIMITS.maxAttempts}, got ${describeValue(options.maxAttempts)}`);
   }
   if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
     throw invalid(`timeout must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`);

@@ -202,6 +202,8 @@ export interface PostgresQueueSql {
   retryFinishedByIds: string;
   /** Params: now, queue. */
   retryFinishedOfQueue: string;
+  /** Params: queue, finishedAtMost. Failed jobs a live job's key keeps from being retried, with that job. */
+  keyBlockedFailed: string;
   /** Params: id. Returns the status before. */
   remove: string;
   /** Params: queue, status, finishedBefore | null, maxCount | null, limit. */
@@ -248,6 +250,8 @@ function buildSql(schema: string): PostgresQueueSql {
   // Referenced from the final SELECT of each statement: a plain SELECT in a WITH runs only when referenced.
   const notifyIfAny = (rows: string) => `hint AS (SELECT pg_notify('${channel}', '') FROM (SELECT 1 FROM ${rows} LIMIT 1) AS any_row)`;
   const releaseColumns = 'locked_by = NULL, lease_until = NULL';
+  const keyNotHeld = (row: string) => `(${row}.unique_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
+    WHERE live.queue = ${row}.queue AND live.unique_key = ${row}.unique_key AND live.status IN ('pending', 'running')))`;
   return {
     listen: `LISTEN "${channel}"`,
 
@@ -366,23 +370,34 @@ function buildSql(schema: string): PostgresQueueSql {
       )
       SELECT status FROM target`,
 
+    // A finished job is retried only while no live job of its queue holds its key, and of several failed jobs
+    // sharing a key only the newest: two pending at once would break the unique key index. A key taken by a
+    // transaction that commits after this statement's snapshot still fails it (23505): the storage runs it again.
     retryFinishedByIds: `WITH retried AS (
-        UPDATE ${T}
+        UPDATE ${T} AS t
         SET status = 'pending', attempts = 0, run_at = $1, updated_at = $1, finished_at = NULL, ${releaseColumns}
-        WHERE status IN ('failed', 'cancelled') AND id = ANY($2::bigint[])
-        RETURNING id
+        WHERE t.status IN ('failed', 'cancelled') AND t.id = ANY($2::bigint[]) AND ${keyNotHeld('t')}
+        RETURNING t.id
       ),
       ${notifyIfAny('retried')}
       SELECT id FROM retried WHERE (SELECT count(*) FROM hint) >= 0`,
 
     retryFinishedOfQueue: `WITH retried AS (
-        UPDATE ${T}
+        UPDATE ${T} AS t
         SET status = 'pending', attempts = 0, run_at = $1, updated_at = $1, finished_at = NULL, ${releaseColumns}
-        WHERE queue = $2 AND status = 'failed'
-        RETURNING id
+        WHERE t.queue = $2 AND t.status = 'failed' AND ${keyNotHeld('t')}
+          AND (t.unique_key IS NULL OR t.id = (SELECT max(peer.id) FROM ${T} AS peer
+            WHERE peer.queue = t.queue AND peer.unique_key = t.unique_key AND peer.status = 'failed'))
+        RETURNING t.id
       ),
       ${notifyIfAny('retried')}
       SELECT id FROM retried WHERE (SELECT count(*) FROM hint) >= 0`,
+
+    keyBlockedFailed: `SELECT failed.id AS id, failed.unique_key AS unique_key, live.id AS holder_id
+      FROM ${T} AS failed JOIN ${T} AS live
+        ON live.queue = failed.queue AND live.unique_key = failed.unique_key AND live.status IN ('pending', 'running')
+      WHERE failed.queue = $1 AND failed.status = 'failed' AND failed.finished_at <= $2 AND failed.unique_key IS NOT NULL
+      ORDER BY failed.id`,
 
     remove: `WITH target AS (SELECT id, status FROM ${T} WHERE id = $1 FOR UPDATE),
       removed AS (DELETE FROM ${T} AS t USING target WHERE t.id = target.id AND target.status <> 'running')

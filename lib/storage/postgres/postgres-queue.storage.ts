@@ -10,6 +10,7 @@ import {
   CountRow,
   FinishedJobTiming,
   JobRecord,
+  KeyBlockedJob,
   ListJobsQuery,
   NewJobRecord,
   OldestDueRow,
@@ -20,7 +21,7 @@ import {
   ScheduleRecord,
 } from '../queue-storage.interface';
 import { StorageRow, claimedFieldsOf, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
-import { PairingBackend, pairEnqueued } from '../pair-enqueued';
+import { InsertedRow, PairingBackend, pairEnqueued } from '../pair-enqueued';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
 import {
   COUNT_SCHEMA_OBJECTS_SQL,
@@ -148,6 +149,11 @@ export class PostgresQueueStorage implements QueueStorage {
 
   async enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
     if (jobs.length === 0) return [];
+    return pairEnqueued(this.pairing, queue, jobs, await this.insert(queue, jobs, ms(now)), ms(now));
+  }
+
+  /** The insert statement alone: the rows it inserted, in input order. */
+  private async insert(queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
     const rows = await this.select(this.sql.enqueue, [
       queue,
       ms(now),
@@ -160,19 +166,25 @@ export class PostgresQueueStorage implements QueueStorage {
       jobs.map((job) => job.key),
     ]);
     // Only ids come back (the rest is what we sent): a bulk insert does not echo its payloads over the wire.
-    const inserted = rows
+    return rows
       .map((row) => ({ id: String(row.id), key: (row.unique_key as string | null) ?? null }))
       .sort((a, b) => compareIds(a.id, b.id));
-    return pairEnqueued(this.pairing, queue, jobs, inserted, ms(now));
   }
 
   /** Backend half of `pairEnqueued`. */
   private readonly pairing: PairingBackend = {
-    findByKeys: async (queue, keys) => (await this.select(this.sql.findByKeys, [queue, keys])).map(toJobRecord),
-    enqueue: (queue, jobs, now) => this.enqueue(queue, jobs, now),
+    findByKeys: (queue, keys) => this.findLiveByKeys(queue, keys),
+    insert: (queue, jobs, now) => this.insert(queue, jobs, ms(now)),
   };
 
-  async claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]> {
+  async findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]> {
+    return (await this.select(this.sql.findByKeys, [queue, keys])).map(toJobRecord);
+  }
+
+  async claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {
+    // On this node's clock, like every time the nodes compare (see Clocks in the README): PostgreSQL statements
+    // do not wait for a file lock, and the database server's clock may differ from the nodes'.
+    const leaseUntil = now + leaseDuration;
     const wanted = requests.filter((request) => request.limit > 0);
     if (wanted.length === 0) return [];
     const rows = await this.select(this.sql.claim, [
@@ -230,8 +242,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return Number(row?.count ?? 0);
   }
 
-  extendLeases(refs: AttemptRef[], workerId: string, leaseUntil: number, now: number): Promise<number> {
-    return this.execute(this.sql.extendLeases, [ms(leaseUntil), ms(now), attemptArrays(refs).ids, workerId]);
+  extendLeases(refs: AttemptRef[], workerId: string, leaseDuration: number, now: number): Promise<number> {
+    return this.execute(this.sql.extendLeases, [ms(now + leaseDuration), ms(now), attemptArrays(refs).ids, workerId]);
   }
 
   async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {
@@ -296,15 +308,29 @@ export class PostgresQueueStorage implements QueueStorage {
   }
 
   async retryFinished(target: { ids: string[] } | { queue: string }, now: number): Promise<string[]> {
-    let rows: Row[];
+    let statement: string;
+    let params: unknown[];
     if ('ids' in target) {
       const ids = target.ids.map(toRowId).filter((rowId): rowId is string => rowId !== null);
       if (ids.length === 0) return [];
-      rows = await this.select(this.sql.retryFinishedByIds, [ms(now), ids]);
+      [statement, params] = [this.sql.retryFinishedByIds, [ms(now), ids]];
     } else {
-      rows = await this.select(this.sql.retryFinishedOfQueue, [ms(now), target.queue]);
+      [statement, params] = [this.sql.retryFinishedOfQueue, [ms(now), target.queue]];
     }
-    return rows.map((row) => String(row.id));
+    // The statement skips keys held by live jobs as of its snapshot; a key taken by a transaction that commits
+    // meanwhile still collides (23505). Run again, now seeing that job, a bounded number of times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.select(statement, params)).map((row) => String(row.id));
+      } catch (error) {
+        if (attempt >= RETRY_FINISHED_ROUNDS || !isUniqueViolation(error)) throw error;
+      }
+    }
+  }
+
+  async keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]> {
+    const rows = await this.select(this.sql.keyBlockedFailed, [queue, ms(finishedAtMost)]);
+    return rows.map((row) => ({ id: String(row.id), key: String(row.unique_key), holderId: String(row.holder_id) }));
   }
 
   async remove(id: string): Promise<JobStatus | null> {
@@ -421,6 +447,15 @@ export class PostgresQueueStorage implements QueueStorage {
       await runner.release();
     }
   }
+}
+
+/** How many times a retry of finished jobs runs when keys keep being taken under it. */
+const RETRY_FINISHED_ROUNDS = 3;
+
+/** PostgreSQL's unique_violation, as TypeORM's QueryFailedError carries it. */
+function isUniqueViolation(error: unknown): boolean {
+  const driverError = (error as { driverError?: { code?: unknown } } | null)?.driverError;
+  return driverError?.code === '23505';
 }
 
 /** Times are bound to bigint columns: a fractional ms (a fractional lease or delay) would be rejected. */

@@ -56,8 +56,8 @@ export function validatePostgresOptions(options: unknown, context: PostgresOptio
   if (given.port !== undefined && !(isPositiveInteger(given.port) && given.port <= 65535)) {
     throw new InvalidModuleOptionsError('postgres.port', `must be an integer from 1 to 65535, got ${describeValue(given.port)}`);
   }
-  if (given.poolSize !== undefined && !isPositiveInteger(given.poolSize)) {
-    throw new InvalidModuleOptionsError('postgres.poolSize', `must be a positive integer, got ${describeValue(given.poolSize)}`);
+  if (given.poolSize !== undefined && !(isPositiveInteger(given.poolSize) && given.poolSize <= 10_000)) {
+    throw new InvalidModuleOptionsError('postgres.poolSize', `must be an integer from 1 to 10000, got ${describeValue(given.poolSize)}`);
   }
   if (given.ssl !== undefined && typeof given.ssl !== 'boolean' && (typeof given.ssl !== 'object' || given.ssl === null)) {
     throw new InvalidModuleOptionsError('postgres.ssl', `must be a boolean or TLS options, got ${describeValue(given.ssl)}`);

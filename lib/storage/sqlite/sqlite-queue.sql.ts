@@ -20,7 +20,14 @@ const JOB_COLUMNS =
  * twice as much as one JSON.parse of the packed array (measured with node-sqlite3 on 200-row claims).
  */
 const CLAIMED_COLUMNS =
-  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at) AS m';
+  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until) AS m';
+
+/**
+ * The statement's own clock in epoch ms: leases are measured from when a statement runs, which on SQLite can be up to
+ * the busy timeout after it was queued (another process held the write lock). julianday('now') works on every SQLite
+ * version (unixepoch('subsec') needs 3.42), and SQLite reads the same OS clock as Date.now().
+ */
+const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
 
 /** Columns of a schedule row. */
 const SCHEDULE_COLUMNS = 'queue, name, cron, every_ms, timezone, data, options, next_run_at';
@@ -120,7 +127,7 @@ const claimSqlCache = new Map<number, string>();
 /**
  * One statement that claims for several queues at once: a UNION ALL of one index walk per queue, each
  * with its own LIMIT, so a queue never takes more than its free slots and a full queue costs nothing.
- * Params: workerId, leaseUntil, now, now, then (queue, now, queue, limit) per queue.
+ * Params: workerId, leaseDuration, now, now, then (queue, now, queue, limit) per queue.
  */
 export function claimSql(queueCount: number): string {
   let sql = claimSqlCache.get(queueCount);
@@ -131,7 +138,7 @@ export function claimSql(queueCount: number): string {
       AND NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ? AND paused = 1)
       ORDER BY priority DESC, run_at, id LIMIT ?)`;
     sql = `/* claim */ UPDATE ${T}
-      SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ?, started_at = ?, updated_at = ?
+      SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ?, updated_at = ?
       WHERE id IN (${Array.from({ length: queueCount }, () => branch).join(' UNION ALL ')})
       RETURNING ${CLAIMED_COLUMNS}`;
     claimSqlCache.set(queueCount, sql);
@@ -173,9 +180,9 @@ export const RELEASE_SQL = `UPDATE ${T}
 /**
  * One heartbeat for the jobs this process holds, by id: a running row under the same worker id that the process
  * does not hold (left by a crashed process that had the same fixed workerId) must be left to expire.
- * Params: leaseUntil, now, JSON array of ids, workerId.
+ * Params: leaseDuration, now, JSON array of ids, workerId.
  */
-export const EXTEND_LEASES_SQL = `UPDATE ${T} SET lease_until = ?, updated_at = ?
+export const EXTEND_LEASES_SQL = `UPDATE ${T} SET lease_until = ${NOW_MS} + ?, updated_at = ?
   WHERE id IN (SELECT value FROM json_each(?)) AND locked_by = ? AND status = 'running'`;
 
 /**
@@ -247,17 +254,39 @@ export const JOB_STATUS_SQL = `SELECT status FROM ${T} WHERE id = ?`;
 export const CANCEL_SQL = `UPDATE ${T} SET status = 'cancelled', finished_at = ?, updated_at = ?, lease_until = NULL
   WHERE id = ? AND status IN ('pending', 'running')`;
 
-/** Params: now, now, JSON array of ids. */
-export const RETRY_FINISHED_BY_IDS_SQL = `/* retry */ UPDATE ${T}
+/** A finished job may be retried only while no live job of its queue holds its key (the unique key index). */
+const KEY_NOT_HELD = `(unique_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
+    WHERE live.queue = ${T}.queue AND live.unique_key = ${T}.unique_key AND live.status IN ('pending', 'running')))`;
+
+/** Of several failed jobs sharing a key, only the newest is retried: two pending at once would break the index. */
+const NEWEST_FAILED_OF_KEY = `(unique_key IS NULL OR id = (SELECT MAX(peer.id) FROM ${T} AS peer
+    WHERE peer.queue = ${T}.queue AND peer.unique_key = ${T}.unique_key AND peer.status = 'failed'))`;
+
+/**
+ * Params: now, now, JSON array of ids. OR IGNORE keeps a row that would still collide on its key (it stays
+ * finished) instead of failing the statement and retrying nothing.
+ */
+export const RETRY_FINISHED_BY_IDS_SQL = `/* retry */ UPDATE OR IGNORE ${T}
   SET status = 'pending', attempts = 0, run_at = ?, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
-  WHERE status IN ('failed', 'cancelled') AND id IN (SELECT value FROM json_each(?))
+  WHERE status IN ('failed', 'cancelled') AND id IN (SELECT value FROM json_each(?)) AND ${KEY_NOT_HELD}
   RETURNING id`;
 
 /** Params: now, now, queue. */
-export const RETRY_FINISHED_OF_QUEUE_SQL = `/* retry */ UPDATE ${T}
+export const RETRY_FINISHED_OF_QUEUE_SQL = `/* retry */ UPDATE OR IGNORE ${T}
   SET status = 'pending', attempts = 0, run_at = ?, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
-  WHERE queue = ? AND status = 'failed'
+  WHERE queue = ? AND status = 'failed' AND ${KEY_NOT_HELD} AND ${NEWEST_FAILED_OF_KEY}
   RETURNING id`;
+
+/**
+ * Failed jobs of a queue, finished no later than a time, that a live job's key keeps from being retried, with
+ * that job. Params: queue, finishedAtMost.
+ */
+export const KEY_BLOCKED_FAILED_SQL = `SELECT failed.id AS id, failed.unique_key AS unique_key, live.id AS holder_id
+  FROM ${T} AS failed JOIN ${T} AS live
+    ON live.queue = failed.queue AND live.unique_key = failed.unique_key AND live.status IN ('pending', 'running')
+  WHERE failed.queue = ? AND failed.status = 'failed' AND failed.finished_at IS NOT NULL AND failed.finished_at <= ?
+    AND failed.unique_key IS NOT NULL
+  ORDER BY failed.id`;
 
 /** Params: id. */
 export const REMOVE_SQL = `DELETE FROM ${T} WHERE id = ? AND status <> 'running'`;

@@ -11,6 +11,7 @@ import {
   CountRow,
   FinishedJobTiming,
   JobRecord,
+  KeyBlockedJob,
   ListJobsQuery,
   NewJobRecord,
   OldestDueRow,
@@ -21,7 +22,7 @@ import {
   ScheduleRecord,
 } from '../queue-storage.interface';
 import { StorageRow, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
-import { PairingBackend, pairEnqueued } from '../pair-enqueued';
+import { InsertedRow, PairingBackend, pairEnqueued } from '../pair-enqueued';
 import * as sql from './sqlite-queue.sql';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { insertHintsOf } from './sqlite-update-hook';
@@ -109,6 +110,11 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   async enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
+    return pairEnqueued(this.pairing, queue, jobs, await this.insert(queue, jobs, now), now);
+  }
+
+  /** The insert statement alone: the rows it inserted, in input order. */
+  private async insert(queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
     const rows =
       jobs.length === 1
         ? await this.select(sql.ENQUEUE_ONE_SQL, enqueueOneParams(queue, jobs[0], now))
@@ -117,25 +123,28 @@ export class SqliteQueueStorage implements QueueStorage {
       this.localInserts.next();
       this.checkpointer?.written();
     }
-    const inserted = rows
+    return rows
       .map((row) => ({ id: Number(row.id), key: (row.unique_key as string | null) ?? null }))
       .sort((a, b) => a.id - b.id)
       .map(({ id, key }) => ({ id: String(id), key }));
-    return pairEnqueued(this.pairing, queue, jobs, inserted, now);
   }
 
   /** Backend half of `pairEnqueued`. */
   private readonly pairing: PairingBackend = {
-    findByKeys: async (queue, keys) => (await this.select(sql.FIND_BY_KEYS_SQL, [queue, JSON.stringify(keys)])).map(toJobRecord),
-    enqueue: (queue, jobs, now) => this.enqueue(queue, jobs, now),
+    findByKeys: (queue, keys) => this.findLiveByKeys(queue, keys),
+    insert: (queue, jobs, now) => this.insert(queue, jobs, now),
   };
 
-  async claim(requests: ClaimRequest[], workerId: string, now: number, leaseUntil: number): Promise<JobRecord[]> {
-    const params: unknown[] = [workerId, leaseUntil, now, now];
+  async findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]> {
+    return (await this.select(sql.FIND_BY_KEYS_SQL, [queue, JSON.stringify(keys)])).map(toJobRecord);
+  }
+
+  async claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {
+    const params: unknown[] = [workerId, Math.round(leaseDuration), now, now];
     for (const request of requests) params.push(request.queue, now, request.queue, request.limit);
     const rows = await this.select(sql.claimSql(requests.length), params);
     if (rows.length > 0) this.checkpointer?.written();
-    return rows.map((row) => toClaimedRecord(row, workerId, leaseUntil, now));
+    return rows.map((row) => toClaimedRecord(row, workerId, now));
   }
 
   async completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
@@ -169,8 +178,9 @@ export class SqliteQueueStorage implements QueueStorage {
     return this.execute(sql.RELEASE_SQL, [now, workerId, attemptPairs(refs)]);
   }
 
-  extendLeases(refs: AttemptRef[], workerId: string, leaseUntil: number, now: number): Promise<number> {
-    return this.execute(sql.EXTEND_LEASES_SQL, [leaseUntil, now, JSON.stringify(refs.map((ref) => Number(ref.id))), workerId]);
+  extendLeases(refs: AttemptRef[], workerId: string, leaseDuration: number, now: number): Promise<number> {
+    const ids = JSON.stringify(refs.map((ref) => Number(ref.id)));
+    return this.execute(sql.EXTEND_LEASES_SQL, [Math.round(leaseDuration), now, ids, workerId]);
   }
 
   async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {
@@ -248,6 +258,11 @@ export class SqliteQueueStorage implements QueueStorage {
         : await this.select(sql.RETRY_FINISHED_OF_QUEUE_SQL, [now, now, target.queue]);
     if (rows.length > 0) this.localInserts.next();
     return rows.map((row) => String(row.id));
+  }
+
+  async keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]> {
+    const rows = await this.select(sql.KEY_BLOCKED_FAILED_SQL, [queue, finishedAtMost]);
+    return rows.map((row) => ({ id: String(row.id), key: String(row.unique_key), holderId: String(row.holder_id) }));
   }
 
   async remove(id: string): Promise<JobStatus | null> {
@@ -376,11 +391,12 @@ function serializeStatements(connection: unknown): void {
 }
 
 /** A claimed row: the payload, and the rest packed in the order of `CLAIMED_COLUMNS`. */
-function toClaimedRecord(row: Row, workerId: string, leaseUntil: number, now: number): JobRecord {
-  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt] = JSON.parse(row.m as string) as ClaimedMeta;
+function toClaimedRecord(row: Row, workerId: string, now: number): JobRecord {
+  const meta = JSON.parse(row.m as string) as ClaimedMeta;
+  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil] = meta;
   const fields = { id: String(id), queue, data: row.data as string, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt };
   return claimedJobRecord(fields, workerId, leaseUntil, now);
 }
 
 /** The packed column of a claimed row, in the order of `CLAIMED_COLUMNS`. */
-type ClaimedMeta = [number, string, number, number, number, number, string | null, number | null, string | null, number];
+type ClaimedMeta = [number, string, number, number, number, number, string | null, number | null, string | null, number, number];
