@@ -14,3 +14,5 @@ export * from './invalid-schedule.error';
 export * from './job-not-found.error';
 export * from './invalid-job-state.error';
 export * from './invalid-argument.error';
+export * from './unsupported-driver.error';
+export * from './driver-not-installed.error';
