@@ -11,7 +11,7 @@
  * The PostgreSQL app follows jest.config.js: skipped, with the notice, when no server answers.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -69,11 +69,18 @@ const APPS: ConsumerApp[] = [
     install: ['typeorm@0.3', 'sqlite3'],
   },
   {
-    // ESM, as `nest new` makes apps for Nest 12 today ("type": "module", TypeScript 6, module nodenext).
+    // ESM, as `nest new` makes apps for Nest 12 today ("type": "module", TypeScript 6, module nodenext), and one
+    // that already has @nestjs/terminus, whose peers once made the install fail.
     name: 'nest12-typeorm1-better-sqlite3-esm',
     manifest: {
       type: 'module',
-      dependencies: { '@nestjs/common': '^12.0.1', '@nestjs/core': '^12.0.1', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.1' },
+      dependencies: {
+        '@nestjs/common': '^12.0.1',
+        '@nestjs/core': '^12.0.1',
+        '@nestjs/terminus': '^12.0.0',
+        'reflect-metadata': '^0.2.2',
+        rxjs: '^7.8.1',
+      },
       devDependencies: { '@types/node': '^24.0.0', typescript: '^6.0.2' },
     },
     tsconfig: NEST_APP_COMPILER_OPTIONS,
@@ -160,6 +167,10 @@ function note(line: string): void {
   it('the tarball holds dist (code, types, maps with their sources), LICENSE, README and package.json, nothing else', () => {
     expect(packedFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/terminus.js']));
     expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    // lib/ is not shipped, so a map is only useful with the TypeScript inside it.
+    const map = JSON.parse(readFileSync(join(REPO, 'dist', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+    expect(map.sourcesContent).toHaveLength(map.sources.length);
+    expect(map.sourcesContent?.[0]).toContain('export { SqliteQueueModule }');
   });
 
   for (const app of APPS) {
