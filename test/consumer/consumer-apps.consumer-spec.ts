@@ -146,6 +146,7 @@ function note(line: string): void {
 (OFF ? describe.skip : describe)('consumer applications (packed tarball, plain npm install, tsc strict, node)', () => {
   let workDir: string;
   let tarball: string;
+  let packedFiles: string[] = [];
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'nestjs-sqlite-queue-consumer-'));
@@ -156,8 +157,6 @@ function note(line: string): void {
     note(`npm pack (builds dist): ${packed.ms} ms`);
     packedFiles = manifest.files.map((file) => file.path);
   }, APP_TIMEOUT_MS);
-
-  let packedFiles: string[] = [];
 
   afterAll(() => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
