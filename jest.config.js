@@ -40,6 +40,17 @@ const postgres = {
   globalTeardown: '<rootDir>/test/support/postgres-global-teardown.ts',
 };
 
+// The consumer test (test/consumer/*.consumer-spec.ts, which the pattern above does not match) runs once, in a project
+// of its own: it packs the library and installs it into throwaway applications, whatever the backend projects are.
+const consumer = {
+  rootDir: __dirname,
+  displayName: 'consumer',
+  testEnvironment: 'node',
+  testRegex: 'test/consumer/.*\\.consumer-spec\\.ts$',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: common.transform,
+};
+
 /** @returns {Promise<import('jest').Config>} */
 module.exports = async () => {
   const skipped = await probePostgres();
@@ -51,6 +62,6 @@ module.exports = async () => {
     testTimeout: 60000,
     // Repeats the notice after the summary, where it cannot scroll away.
     globalTeardown: '<rootDir>/test/support/report-skipped-postgres.js',
-    projects: skipped ? [sqlite, betterSqlite3] : [sqlite, betterSqlite3, postgres],
+    projects: skipped ? [sqlite, betterSqlite3, consumer] : [sqlite, betterSqlite3, postgres, consumer],
   };
 };

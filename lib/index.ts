@@ -9,8 +9,6 @@ export { getPostgresSchemaSql, DEFAULT_POSTGRES_SCHEMA } from './storage/postgre
 export { Processor } from './decorators/processor.decorator';
 export { OnJobEvent } from './decorators/on-job-event.decorator';
 export { QueueEvents } from './events/queue-events.service';
-export { QueueHealthIndicator } from './health/queue-health.indicator';
-export type { QueueHealthOptions, QueueHealthResult } from './health/queue-health.indicator';
 export { QueueProducer } from './producer/queue-producer.service';
 export { QueueAdmin } from './admin/queue-admin.service';
 export { SQLITE_QUEUE_MODULE_OPTIONS, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE, MAX_RETRY_DELAY } from './sqlite-queue.constants';

@@ -21,6 +21,7 @@ export const SCHEDULES_TABLE = 'nest_queue_schedules';
 /** Defaults of the module options that have a plain value. */
 export const MODULE_DEFAULTS = {
   database: 'queue.sqlite',
+  /** On TypeORM 0.3; from TypeORM 1 on (no `sqlite3` driver) the default is `better-sqlite3`: see `defaultSqliteDriver`. */
   driver: 'sqlite3',
   pollInterval: 1000,
   batchWindow: 0,

@@ -17,3 +17,5 @@ export * from './job-not-found.error';
 export * from './invalid-job-state.error';
 export * from './invalid-argument.error';
 export * from './job-key-conflict.error';
+export * from './unsupported-driver.error';
+export * from './driver-not-installed.error';

@@ -18,6 +18,8 @@ import {
   isTimerDuration,
   unstorableTextProblem,
 } from '../utils/validation.util';
+import { assertDriverUsable, defaultSqliteDriver } from './database-driver';
+import { InstalledPackages, installedPackages } from './installed-packages';
 
 /** Module options after validation, with every default filled in. */
 export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOptions, 'dataSource' | 'postgres'>> {
@@ -49,8 +51,15 @@ export function minimumSqliteLease(pollInterval: number): number {
   return needed + Math.min(pollInterval, needed / 2);
 }
 
-/** Validates the user's options and fills the defaults; throws `InvalidModuleOptionsError`. */
-export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefined | null): ResolvedModuleOptions {
+/**
+ * Validates the user's options and fills the defaults; throws `InvalidModuleOptionsError`, or
+ * `UnsupportedDriverError` / `DriverNotInstalledError` when the database driver cannot be loaded. `packages`
+ * describes what the application has installed (tests pass a stand-in).
+ */
+export function resolveModuleOptions(
+  options: SqliteQueueModuleOptions | undefined | null,
+  packages: InstalledPackages = installedPackages,
+): ResolvedModuleOptions {
   if (options !== undefined && options !== null && typeof options !== 'object') {
     throw new InvalidModuleOptionsError('options', `must be an object, got ${describeValue(options)}`);
   }
@@ -66,7 +75,7 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
   }
   const resolved: ResolvedModuleOptions = {
     database: given.database ?? MODULE_DEFAULTS.database,
-    driver: given.driver ?? MODULE_DEFAULTS.driver,
+    driver: given.driver ?? defaultSqliteDriver(packages),
     dataSource: given.dataSource,
     postgres: undefined,
     pollInterval: given.pollInterval ?? MODULE_DEFAULTS.pollInterval,
@@ -91,6 +100,8 @@ export function resolveModuleOptions(options: SqliteQueueModuleOptions | undefin
     throw new InvalidModuleOptionsError('dataSource', 'must be a TypeORM DataSource');
   }
   resolved.postgres = validatePostgresOptions(given.postgres, { database: given.database, dataSource: resolved.dataSource });
+  // Only the connection the module opens itself needs a driver from us: a lent DataSource has loaded its own.
+  assertDriverUsable(resolved.dataSource ? undefined : resolved.postgres ? 'pg' : resolved.driver, packages);
   // Every duration feeds a timer: Node fires a timer longer than MAX_TIMER_MS after 1 ms instead.
   for (const name of MS_OPTIONS) {
     if (!isTimerDuration(resolved[name])) {

@@ -15,7 +15,8 @@ export interface SqliteQueueModuleOptions {
    * The SQLite driver of the DataSource the module opens: `'sqlite3'` (node-sqlite3, asynchronous: SQL runs off
    * the event loop) or `'better-sqlite3'` (synchronous, a little faster, and a lock held by another process blocks
    * the event loop). With either, jobs added in this process wake the poller directly and the fallback poll covers
-   * other processes. Install the one you choose. Default `'sqlite3'`. Ignored with `dataSource`.
+   * other processes. Install the one you choose. Default `'sqlite3'` on TypeORM 0.3 and `'better-sqlite3'` on TypeORM 1,
+   * which has no `sqlite3` driver (asking for it there fails with `UnsupportedDriverError`). Ignored with `dataSource`.
    */
   driver?: SqliteDriverName;
   /**

@@ -1,0 +1,84 @@
+/**
+ * The throwaway application of the consumer test, the same source for every combination: it imports the
+ * installed tarball as an application would, boots, adds a job through QueueProducer, waits for it to complete,
+ * checks the terminus indicator, and closes. It must then exit by itself (no handle left open).
+ * Configuration comes from the environment that test/consumer/consumer-apps.consumer-spec.ts sets.
+ */
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { firstValueFrom, timeout } from 'rxjs';
+import {
+  Job,
+  Processor,
+  QueueEvents,
+  QueueModuleOptions,
+  QueueProcessor,
+  QueueProducer,
+  SqliteQueueModule,
+  UnsupportedDriverError,
+} from 'nestjs-sqlite-queue';
+import { QueueHealthIndicator, QueueHealthResult } from 'nestjs-sqlite-queue/terminus';
+
+interface Greeting {
+  name: string;
+}
+
+@Processor('greetings')
+class GreetingProcessor implements QueueProcessor<Greeting, string> {
+  async process(job: Job<Greeting>): Promise<string> {
+    return `hello ${job.data.name}`;
+  }
+}
+
+function queueOptions(): QueueModuleOptions {
+  const postgresUrl = process.env.CONSUMER_POSTGRES_URL;
+  if (postgresUrl) {
+    return { postgres: { url: postgresUrl, schema: process.env.CONSUMER_POSTGRES_SCHEMA }, pollInterval: 200 };
+  }
+  return { database: required('CONSUMER_DATABASE'), pollInterval: 200 };
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+function appModule(options: QueueModuleOptions): new () => object {
+  @Module({ imports: [SqliteQueueModule.forRoot(options)], providers: [GreetingProcessor] })
+  class AppModule {}
+  return AppModule;
+}
+
+/** On TypeORM 1, asking for the removed sqlite3 driver must fail with the typed error, before anything opens. */
+async function expectSqlite3Refused(): Promise<string> {
+  try {
+    const app = await NestFactory.createApplicationContext(appModule({ database: required('CONSUMER_DATABASE'), driver: 'sqlite3' }), {
+      logger: false,
+      abortOnError: false,
+    });
+    await app.close();
+  } catch (error) {
+    if (error instanceof UnsupportedDriverError) return error.message;
+    throw error;
+  }
+  throw new Error("driver: 'sqlite3' was accepted on TypeORM 1");
+}
+
+async function main(): Promise<void> {
+  const refused = process.env.CONSUMER_EXPECT_SQLITE3_REFUSED === '1' ? await expectSqlite3Refused() : null;
+  const app = await NestFactory.createApplicationContext(appModule(queueOptions()), { logger: ['error', 'warn'], abortOnError: false });
+  const completed = firstValueFrom(app.get(QueueEvents).on('completed', 'greetings').pipe(timeout(30_000)));
+  const job = await app.get(QueueProducer).add<Greeting>('greetings', { name: 'consumer' });
+  const event = await completed;
+  const health: QueueHealthResult = await app.get(QueueHealthIndicator).isHealthy('queue');
+  await app.close();
+  const report = { jobId: job.id, completedJobId: event.jobId, result: event.result, health: health.queue.status, refused };
+  console.log(`CONSUMER-REPORT ${JSON.stringify(report)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,232 @@
+/**
+ * The consumer test: the library as an application gets it. It packs the tarball (`npm pack`, which builds
+ * dist through `prepare`), creates throwaway applications in a temp directory as `nest new` makes them, runs
+ * the README's install command for each combination there (plain `npm install`, no flags), compiles
+ * test/consumer/app/main.ts with the app's own `tsc` in strict mode, and runs it with node: boot, add a job
+ * through QueueProducer, see it completed, `app.close()`, and exit by itself.
+ *
+ * Speed: one npm cache for every app and run (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE), and the
+ * native drivers compiled once: each binary built by an install is kept there and handed to prebuild-install
+ * by the next install of the same version. QUEUE_TEST_CONSUMER=off skips the test on purpose, and says so.
+ * The PostgreSQL app follows jest.config.js: skipped, with the notice, when no server answers.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DataSource } from 'typeorm';
+import { postgresTestUrl } from '../support/test-backend';
+import { keepBuiltDrivers, localPrebuildsEnv } from './support/native-prebuilds';
+
+const REPO = resolve(__dirname, '..', '..');
+const CACHE = process.env.QUEUE_TEST_CONSUMER_CACHE ?? join(tmpdir(), 'nestjs-sqlite-queue-consumer-cache');
+const NPM_CACHE = join(CACHE, 'npm');
+const PREBUILDS = join(CACHE, 'prebuilds');
+const POSTGRES_URL = postgresTestUrl();
+const POSTGRES_SKIPPED = process.env.QUEUE_TEST_POSTGRES_SKIPPED;
+const OFF = process.env.QUEUE_TEST_CONSUMER === 'off';
+/** A cold run compiles two native drivers on a loaded 2-core machine. */
+const APP_TIMEOUT_MS = 15 * 60_000;
+
+/** One combination a user can have, and the one command the README gives for it. */
+interface ConsumerApp {
+  name: string;
+  /** package.json as the Nest CLI of that version generates it (the parts that matter here). */
+  manifest: Record<string, unknown>;
+  tsconfig: Record<string, unknown>;
+  /** The README's `npm install nestjs-sqlite-queue …` for this combination, minus the package name (the tarball). */
+  install: string[];
+  postgres?: boolean;
+  /** TypeORM 1: `driver: 'sqlite3'` must fail with UnsupportedDriverError. */
+  expectSqlite3Refused?: boolean;
+}
+
+const NEST_APP_COMPILER_OPTIONS = {
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  resolvePackageJsonExports: true,
+  esModuleInterop: true,
+  isolatedModules: true,
+  emitDecoratorMetadata: true,
+  experimentalDecorators: true,
+  target: 'ES2023',
+  types: ['node'],
+  outDir: './dist',
+  rootDir: './src',
+  skipLibCheck: true,
+  strict: true,
+};
+
+const APPS: ConsumerApp[] = [
+  {
+    // CommonJS, as `nest new` made apps for Nest 11 (TypeScript 5, module nodenext without "type": "module").
+    name: 'nest11-typeorm03-sqlite3',
+    manifest: {
+      dependencies: { '@nestjs/common': '^11.0.1', '@nestjs/core': '^11.0.1', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.1' },
+      devDependencies: { '@types/node': '^20.19.0', typescript: '^5.7.3' },
+    },
+    tsconfig: NEST_APP_COMPILER_OPTIONS,
+    install: ['typeorm@0.3', 'sqlite3'],
+  },
+  {
+    // ESM, as `nest new` makes apps for Nest 12 today ("type": "module", TypeScript 6, module nodenext), and one
+    // that already has @nestjs/terminus, whose peers once made the install fail.
+    name: 'nest12-typeorm1-better-sqlite3-esm',
+    manifest: {
+      type: 'module',
+      dependencies: {
+        '@nestjs/common': '^12.0.1',
+        '@nestjs/core': '^12.0.1',
+        '@nestjs/terminus': '^12.0.0',
+        'reflect-metadata': '^0.2.2',
+        rxjs: '^7.8.1',
+      },
+      devDependencies: { '@types/node': '^24.0.0', typescript: '^6.0.2' },
+    },
+    tsconfig: NEST_APP_COMPILER_OPTIONS,
+    install: ['typeorm@1', 'better-sqlite3@12'],
+    expectSqlite3Refused: true,
+  },
+  {
+    // NestJS 12 (ESM) on TypeORM 0.3 and node-sqlite3: the default driver there stays sqlite3.
+    name: 'nest12-typeorm03-sqlite3-esm',
+    manifest: {
+      type: 'module',
+      dependencies: { '@nestjs/common': '^12.0.1', '@nestjs/core': '^12.0.1', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.1' },
+      devDependencies: { '@types/node': '^24.0.0', typescript: '^6.0.2' },
+    },
+    tsconfig: NEST_APP_COMPILER_OPTIONS,
+    install: ['typeorm@0.3', 'sqlite3'],
+  },
+  {
+    // An older CommonJS setup (module commonjs, node10 resolution: the `exports` map is not read by tsc there).
+    name: 'nest11-typeorm1-postgres',
+    manifest: {
+      dependencies: { '@nestjs/common': '^11.0.1', '@nestjs/core': '^11.0.1', 'reflect-metadata': '^0.2.2', rxjs: '^7.8.1' },
+      devDependencies: { '@types/node': '^20.19.0', typescript: '^5.7.3' },
+    },
+    tsconfig: { ...NEST_APP_COMPILER_OPTIONS, module: 'commonjs', moduleResolution: 'node10', resolvePackageJsonExports: undefined },
+    install: ['typeorm@1', 'pg'],
+    postgres: true,
+  },
+];
+
+interface RunResult {
+  code: number | null;
+  output: string;
+  ms: number;
+}
+
+/** Runs a command without a shell; npm's own variables from the outer `npm test` are left out, so each app is on its own. */
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<RunResult> {
+  const started = Date.now();
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD'));
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, output, ms: Date.now() - started }));
+  });
+}
+
+async function runOk(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<RunResult> {
+  const result = await run(command, args, cwd, env);
+  if (result.code !== 0) throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${result.code}:\n${result.output.slice(-6000)}`);
+  return result;
+}
+
+const timings: string[] = [];
+
+function note(line: string): void {
+  timings.push(line);
+}
+
+(OFF ? describe.skip : describe)('consumer applications (packed tarball, plain npm install, tsc strict, node)', () => {
+  let workDir: string;
+  let tarball: string;
+  let packedFiles: string[] = [];
+
+  beforeAll(async () => {
+    workDir = mkdtempSync(join(tmpdir(), 'nestjs-sqlite-queue-consumer-'));
+    mkdirSync(NPM_CACHE, { recursive: true });
+    const packed = await runOk('npm', ['pack', '--json', '--pack-destination', workDir], REPO);
+    const [manifest] = JSON.parse(packed.output.slice(packed.output.indexOf('[\n'))) as { filename: string; files: { path: string }[] }[];
+    tarball = join(workDir, manifest.filename);
+    note(`npm pack (builds dist): ${packed.ms} ms`);
+    packedFiles = manifest.files.map((file) => file.path);
+  }, APP_TIMEOUT_MS);
+
+  afterAll(() => {
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    process.stderr.write(`\nconsumer test timings (cache ${CACHE}):\n  ${timings.join('\n  ')}\n\n`);
+  });
+
+  it('the tarball holds dist (code, types, maps with their sources), LICENSE, README and package.json, nothing else', () => {
+    expect(packedFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/terminus.js']));
+    expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    // lib/ is not shipped, so a map is only useful with the TypeScript inside it.
+    const map = JSON.parse(readFileSync(join(REPO, 'dist', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+    expect(map.sourcesContent).toHaveLength(map.sources.length);
+    expect(map.sourcesContent?.[0]).toContain('export { SqliteQueueModule }');
+  });
+
+  for (const app of APPS) {
+    const skipReason = app.postgres && POSTGRES_SKIPPED;
+    if (skipReason) {
+      it.skip(`${app.name}: skipped, no PostgreSQL server`, () => undefined);
+      process.stderr.write(`\n*** consumer app ${app.name} SKIPPED: ${skipReason}\n`);
+      continue;
+    }
+    it(
+      `${app.name}: npm install nestjs-sqlite-queue ${app.install.join(' ')}, tsc strict, boot, one job completed, clean close`,
+      async () => {
+        const appDir = join(workDir, app.name);
+        mkdirSync(join(appDir, 'src'), { recursive: true });
+        writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: app.name, version: '0.0.0', private: true, ...app.manifest }, null, 2));
+        writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: app.tsconfig, include: ['src'] }, null, 2));
+        copyFileSync(join(__dirname, 'app', 'main.ts'), join(appDir, 'src', 'main.ts'));
+        const npmEnv = { npm_config_cache: NPM_CACHE, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...localPrebuildsEnv(PREBUILDS) };
+
+        const installed = await runOk('npm', ['install', tarball, ...app.install], appDir, npmEnv);
+        const kept = keepBuiltDrivers(appDir, PREBUILDS);
+        note(`${app.name}: npm install ${installed.ms} ms${kept.length > 0 ? ` (compiled, kept ${kept.join(', ')})` : ''}`);
+        const compiled = await runOk('node', [join(appDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], appDir);
+        note(`${app.name}: tsc ${compiled.ms} ms`);
+
+        const schema = `consumer_${process.pid}_${Date.now()}`;
+        const env: Record<string, string> = app.postgres
+          ? { CONSUMER_POSTGRES_URL: POSTGRES_URL, CONSUMER_POSTGRES_SCHEMA: schema }
+          : { CONSUMER_DATABASE: join(appDir, 'queue.sqlite'), CONSUMER_EXPECT_SQLITE3_REFUSED: app.expectSqlite3Refused ? '1' : '0' };
+        try {
+          const started = await run('node', [join(appDir, 'dist', 'main.js')], appDir, env);
+          note(`${app.name}: boot, job, close, exit ${started.ms} ms`);
+          expect({ code: started.code, output: started.code === 0 ? '' : started.output }).toEqual({ code: 0, output: '' });
+          const line = started.output.split('\n').find((text) => text.startsWith('CONSUMER-REPORT '));
+          const report = JSON.parse(line?.slice('CONSUMER-REPORT '.length) ?? 'null') as Record<string, unknown> | null;
+          expect(report).toMatchObject({ result: 'hello consumer', health: 'up' });
+          expect(report?.completedJobId).toBe(report?.jobId);
+          if (app.expectSqlite3Refused) {
+            expect(report?.refused).toContain("Use driver: 'better-sqlite3'");
+          }
+        } finally {
+          if (app.postgres) await dropSchema(schema);
+        }
+      },
+      APP_TIMEOUT_MS,
+    );
+  }
+});
+
+if (OFF) process.stderr.write('\n*** consumer test SKIPPED: QUEUE_TEST_CONSUMER=off. The packed library was not installed into any app.\n');
+
+async function dropSchema(schema: string): Promise<void> {
+  const dataSource = new DataSource({ type: 'postgres', url: POSTGRES_URL, poolSize: 1 });
+  await dataSource.initialize();
+  try {
+    await dataSource.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await dataSource.destroy();
+  }
+}
