@@ -16,6 +16,9 @@ import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration 
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
 import { WorkerSettings } from './queue-worker';
 
+/** A provider as `DiscoveryService` lists it (its wrapper type is not exported from a public path). */
+type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
+
 const KNOWN_OPTIONS = new Set<string>(['concurrency', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail', 'schedules']);
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
@@ -29,12 +32,13 @@ export class ProcessorExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // An alias (`useExisting`) hands out the instance it points to: one processor, found under two tokens.
+    const seen = new Set<unknown>();
     for (const wrapper of this.discovery.getProviders()) {
-      const metatype = wrapper.metatype;
-      if (typeof metatype !== 'function') continue;
-      const metadata = this.accessor.getProcessorMetadata(metatype);
-      if (!metadata) continue;
-      const name = metatype.name || 'anonymous class';
+      const processorClass = this.processorClassOf(wrapper);
+      if (!processorClass) continue;
+      const metadata = this.accessor.getProcessorMetadata(processorClass)!;
+      const name = processorClass.name || 'anonymous class';
       assertQueueName(metadata.queue);
       if (!wrapper.isDependencyTreeStatic()) {
         throw new InvalidProcessorError(name, metadata.queue, 'it is request-scoped (or depends on a request-scoped provider); processors must be singletons');
@@ -43,6 +47,8 @@ export class ProcessorExplorer implements OnModuleInit {
       if (!instance || typeof instance.process !== 'function') {
         throw new InvalidProcessorError(name, metadata.queue, 'it has no process(job) method; implement QueueProcessor or extend WorkerHost');
       }
+      if (seen.has(instance)) continue;
+      seen.add(instance);
       this.factory.registerProcessor({
         queue: metadata.queue,
         processorName: name,
@@ -51,6 +57,20 @@ export class ProcessorExplorer implements OnModuleInit {
       });
       this.registerEventListeners(instance as object, metadata.queue, name);
     }
+  }
+
+  /**
+   * The `@Processor` class behind a provider, or undefined. A class provider names it as its metatype; a provider
+   * made with `useFactory`, `useValue` or `useExisting` has a factory function or nothing there, so its instance's
+   * class is read instead (Nest has created it by `onModuleInit`): such processors must not be skipped silently.
+   */
+  private processorClassOf(wrapper: InstanceWrapper): Function | undefined {
+    const { metatype } = wrapper;
+    if (typeof metatype === 'function' && this.accessor.getProcessorMetadata(metatype)) return metatype;
+    const instance: unknown = wrapper.isDependencyTreeStatic() ? wrapper.instance : undefined;
+    if (typeof instance !== 'object' || instance === null) return undefined;
+    const constructor = (instance as { constructor?: unknown }).constructor;
+    return typeof constructor === 'function' && this.accessor.getProcessorMetadata(constructor) ? constructor : undefined;
   }
 
   private registerEventListeners(instance: object, queue: string, processorName: string): void {

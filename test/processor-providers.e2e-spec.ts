@@ -1,0 +1,42 @@
+import { Test } from '@nestjs/testing';
+import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { perTestApp } from './support/per-test-app';
+import { waitFor } from './support/wait-for';
+
+/**
+ * A processor is a provider however it is provided: `useFactory` and `useValue` providers carry no class as their
+ * metatype, and discovery used to skip them silently (their jobs stayed pending for ever).
+ */
+describe('processors provided with useFactory, useValue and useExisting', () => {
+  const current = perTestApp();
+
+  it('runs the jobs of processors made by a factory or given as a value, and an alias does not register twice', async () => {
+    const handled: string[] = [];
+    const record = async (job: Job<string>) => {
+      handled.push(`${job.queue}:${job.data}`);
+      return job.data;
+    };
+    const FromFactory = defineProcessor('from-factory', record);
+    const FromValue = defineProcessor('from-value', record);
+    const Aliased = defineProcessor('aliased', record);
+    current.app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      providers: [
+        { provide: 'FACTORY_PROCESSOR', useFactory: () => new FromFactory() },
+        { provide: 'VALUE_PROCESSOR', useValue: new FromValue() },
+        Aliased,
+        { provide: 'ALIASED_PROCESSOR', useExisting: Aliased },
+      ],
+    }).compile();
+    await current.app.init();
+    const producer = current.app.get(QueueProducer);
+    const admin = current.app.get(QueueAdmin);
+    const ids = await Promise.all(['from-factory', 'from-value', 'aliased'].map(async (queue) => (await producer.add(queue, 'x')).id));
+    await waitFor(async () => {
+      const jobs = await Promise.all(ids.map((id) => admin.getJob(id)));
+      return jobs.every((job) => job?.status === 'completed');
+    }, 'every job to complete');
+    expect(handled.sort()).toEqual(['aliased:x', 'from-factory:x', 'from-value:x']);
+  });
+});
