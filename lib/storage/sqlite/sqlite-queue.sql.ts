@@ -259,8 +259,11 @@ export const RETRY_FINISHED_OF_QUEUE_SQL = `/* retry */ UPDATE ${T}
   WHERE queue = ? AND status = 'failed'
   RETURNING id`;
 
-/** Params: id. */
-export const REMOVE_SQL = `DELETE FROM ${T} WHERE id = ? AND status <> 'running'`;
+/**
+ * Deletes a job unless it is running, and says what it deleted: the check and the delete are one statement, so
+ * a claim cannot slip in between them. No row back: no such job, or it is running. Params: id.
+ */
+export const REMOVE_SQL = `/* remove */ DELETE FROM ${T} WHERE id = ? AND status <> 'running' RETURNING status`;
 
 /**
  * Deletes, in one bounded statement, the finished jobs of one queue and status that fall outside the
