@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { MAX_RECOVERY_JITTER_MS } from '../sqlite-queue.constants';
 import { AttemptRef, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
 
 /** Settings of the lease keeper. */
@@ -79,9 +80,10 @@ export class LeaseKeeper {
   private async recover(): Promise<void> {
     if (this.stopped) return;
     try {
-      const recovered = await this.storage.recoverExpiredLeases(Date.now());
+      const jitterWindow = Math.min(this.settings.leaseDuration, MAX_RECOVERY_JITTER_MS);
+      const recovered = await this.storage.recoverExpiredLeases(Date.now(), jitterWindow);
       for (const job of recovered) {
-        const outcome = job.status === 'failed' ? 'failed: no attempts left' : 'requeued';
+        const outcome = job.status === 'failed' ? 'failed: no attempts left' : `requeued, due in ${Math.max(0, job.runAt - Date.now())} ms`;
         this.logger.warn(`Job ${job.id} (queue ${job.queue}): lease expired during attempt ${job.attempts}; ${outcome}`);
       }
       if (recovered.length > 0) this.hooks.onRecovered(recovered);

@@ -234,13 +234,14 @@ export class PostgresQueueStorage implements QueueStorage {
     return this.execute(this.sql.extendLeases, [ms(leaseUntil), ms(now), attemptArrays(refs).ids, workerId]);
   }
 
-  async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {
-    const rows = await this.select(this.sql.recoverExpired, [ms(now)]);
+  async recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]> {
+    const rows = await this.select(this.sql.recoverExpired, [ms(now), Math.max(1, ms(jitterWindow))]);
     return rows.map((row) => ({
       id: String(row.id),
       queue: String(row.queue),
       status: row.status as RecoveredJob['status'],
       attempts: Number(row.attempts),
+      runAt: Number(row.run_at),
     }));
   }
 

@@ -173,13 +173,15 @@ export class SqliteQueueStorage implements QueueStorage {
     return this.execute(sql.EXTEND_LEASES_SQL, [leaseUntil, now, JSON.stringify(refs.map((ref) => Number(ref.id))), workerId]);
   }
 
-  async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {
-    const rows = await this.select(sql.RECOVER_EXPIRED_SQL, [now, now, now, now]);
+  async recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]> {
+    const window = Math.max(1, Math.round(jitterWindow));
+    const rows = await this.select(sql.RECOVER_EXPIRED_SQL, [now, now, window, now, now]);
     return rows.map((row) => ({
       id: String(row.id),
       queue: String(row.queue),
       status: row.status as RecoveredJob['status'],
       attempts: Number(row.attempts),
+      runAt: Number(row.run_at),
     }));
   }
 
