@@ -13,6 +13,7 @@ import {
   timer,
 } from 'rxjs';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { FailureStreak } from '../utils/failure-streak';
 import { WorkerPool } from './worker-pool';
 
 /** Most wake times kept at once: beyond them, due jobs wait for the fallback poll (at most `pollInterval`). */
@@ -45,6 +46,7 @@ export class SharedPoller {
   private wakePending = false;
   private currentClaim: Promise<void> = Promise.resolve();
   private consecutiveFailures = 0;
+  private readonly claimFailures: FailureStreak;
   private wakeTimer?: NodeJS.Timeout;
   private wakeTimerAt = Infinity;
   /** Times `wakeAt` asked for, ascending, distinct, at most `MAX_WAKE_TIMES`. */
@@ -59,7 +61,9 @@ export class SharedPoller {
     private readonly pool: WorkerPool,
     private readonly settings: SharedPollerSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.claimFailures = new FailureStreak(logger, 'Claiming jobs', settings.pollInterval);
+  }
 
   /**
    * Epoch ms of the last claim round that ended without a database error (including rounds that had no
@@ -147,11 +151,14 @@ export class SharedPoller {
       this.lastRound = Date.now();
       return;
     }
+    // Backing off while the database fails: a wake-up in between is no reason to try again sooner.
+    if (!this.claimFailures.canTry()) return;
     try {
       const now = Date.now();
       const jobs = await this.storage.claim(requests, this.settings.workerId, now, now + this.settings.leaseDuration);
       this.lastRound = Date.now();
       this.consecutiveFailures = 0;
+      this.claimFailures.succeeded();
       if (this.mode !== PollerMode.Running) {
         await this.handBack(jobs);
         return;
@@ -164,11 +171,8 @@ export class SharedPoller {
       if (requests.some((request) => claimedPerQueue.get(request.queue) === request.limit)) this.wakePending = true;
     } catch (error) {
       this.consecutiveFailures++;
-      // The fallback tick retries; the poller itself never stops on a failed claim.
-      this.logger.error(
-        `Claim for queues ${requests.map((r) => r.queue).join(', ')} failed (${this.consecutiveFailures} in a row); ` +
-          `retrying on the next poll: ${String(error)}`,
-      );
+      // The fallback tick retries (after the back-off); the poller itself never stops on a failed claim.
+      this.claimFailures.failed(error);
       return;
     } finally {
       if (this.wakePending && this.mode === PollerMode.Running && this.consecutiveFailures === 0) this.wake$.next();
