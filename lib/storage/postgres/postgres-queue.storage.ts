@@ -21,7 +21,10 @@ import {
 } from '../queue-storage.interface';
 import { StorageRow, claimedFieldsOf, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { PairingBackend, pairEnqueued } from '../pair-enqueued';
+import { BurstLogger } from '../../utils/burst-logger';
+import { guardPoolErrors } from './guard-pool-errors';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
+import { clientFactoryOf, masterPoolOf } from './typeorm-postgres-internals';
 import {
   COUNT_SCHEMA_OBJECTS_SQL,
   DEFAULT_POSTGRES_SCHEMA,
@@ -44,12 +47,6 @@ export type PostgresStorageConfig = ({ dataSource: DataSource } | { connection: 
   createSchema?: boolean;
 };
 
-/** The parts of TypeORM's PostgresDriver the listener needs to open its own connection like the pool's. */
-interface PostgresDriverInternals {
-  postgres?: { Client: new (config: object) => PgListenClient };
-  master?: { options?: Record<string, unknown> };
-}
-
 /**
  * The PostgreSQL backend (TypeORM `postgres` driver, node-postgres). Every method is one statement on a pooled
  * connection, so many processes on many machines work the same tables concurrently: claims lock their rows
@@ -63,6 +60,8 @@ export class PostgresQueueStorage implements QueueStorage {
   private readonly createSchema: boolean;
   private readonly sql: PostgresQueueSql;
   private readonly logger = new Logger('SqliteQueue:postgres');
+  /** Connection errors come in storms (every pooled connection at once): one line per storm. */
+  private readonly connectionErrors = new BurstLogger(this.logger);
   private listener?: PostgresNotificationListener;
   private initializing?: Promise<void>;
   private closed = false;
@@ -123,6 +122,7 @@ export class PostgresQueueStorage implements QueueStorage {
     }
     try {
       if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      this.guardConnections();
       if (this.createSchema) await this.ensureSchema();
       else await this.checkSchema();
       // Closed meanwhile: open no LISTEN connection that close() would no longer see.
@@ -139,6 +139,18 @@ export class PostgresQueueStorage implements QueueStorage {
       await this.releaseResources().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** No error of a pooled connection may go unhandled (that kills the process): see guardPoolErrors. */
+  private guardConnections(): void {
+    const master = masterPoolOf(this.dataSource);
+    if (!master) {
+      this.logger.warn('Cannot reach the pg pool inside the TypeORM postgres driver: connection errors are left to TypeORM');
+      return;
+    }
+    guardPoolErrors(master.pool, master.clients, (error) =>
+      this.connectionErrors.report(`PostgreSQL connection error (the pool replaces the connection): ${error.message}`),
+    );
   }
 
   private async releaseResources(): Promise<void> {
@@ -392,10 +404,7 @@ export class PostgresQueueStorage implements QueueStorage {
    * that vanished without closing the socket.
    */
   private createListenClient(): PgListenClient {
-    const driver = this.dataSource.driver as unknown as PostgresDriverInternals;
-    const Client = driver.postgres?.Client;
-    const poolOptions = driver.master?.options;
-    if (!Client || !poolOptions) throw new Error('the TypeORM postgres driver exposes no pg Client or pool options');
+    const { Client, options: poolOptions } = clientFactoryOf(this.dataSource);
     return new Client({
       ...poolOptions,
       keepAlive: true,
