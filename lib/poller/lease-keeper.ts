@@ -45,7 +45,7 @@ export class LeaseKeeper {
     // A third of the lease leaves two missed beats of slack before anyone may take our jobs; beating at least
     // once per poll also bounds how late a cancellation made elsewhere reaches a running handler.
     const beat = Math.max(1, Math.min(Math.floor(this.settings.leaseDuration / 3), this.settings.pollInterval));
-    this.heartbeatFailures = new FailureStreak(this.logger, `Heartbeat of worker ${this.settings.workerId}`, beat);
+    this.heartbeatFailures = new FailureStreak(this.logger, `Heartbeat of worker ${this.settings.workerId}`, beat, false);
     this.heartbeatTimer = setInterval(() => this.track(this.heartbeat()), beat);
     // Checking more often than half a lease finds nothing sooner in practice; less often than a poll is pointless.
     const recovery = Math.max(this.settings.pollInterval, Math.floor(this.settings.leaseDuration / 2));

@@ -107,6 +107,7 @@ export class SharedPoller {
     if (delay >= this.settings.pollInterval || !insertSorted(this.wakeTimes, at)) return;
     if (at < this.wakeTimerAt) this.armWakeTimer();
   }
+
   /** Stops claiming and waits for a claim in progress; its jobs are handed back, not routed. Idempotent. */
   async stop(): Promise<void> {
     if (this.mode === PollerMode.Stopped) return;
