@@ -48,5 +48,13 @@ export const MAX_RETRY_DELAY = 365 * 24 * 3_600_000;
 /** Processor defaults. */
 export const PROCESSOR_DEFAULTS = { concurrency: 1 } as const;
 
+/**
+ * Most a recovered job's next run is delayed past its recovery, in ms: the window is one lease duration, capped
+ * here. Jobs claimed together by a process that died get their own random delays in it, so they are claimed apart
+ * next time (a job that kills its process then stops taking the same neighbours with it). The job already waited
+ * out its lease; this adds at most this much again.
+ */
+export const MAX_RECOVERY_JITTER_MS = 10_000;
+
 /** SQLite waits this long for a lock held by another connection before reporting SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;

@@ -164,4 +164,38 @@ describe('crash recovery (kill -9 of a worker process)', () => {
     for (const job of neighbours) expect((await admin.getJob(job.id))?.status).toBe('completed');
     // Three lease expiries (6.5 s each, the shortest SQLite accepts at pollInterval 100) and four process starts.
   }, 150_000);
+
+  it('a job that kills its process on every attempt does not take the job claimed beside it down each time', async () => {
+    const runLog = `${db.path}.runs`;
+    const { producer, admin } = await openObserver();
+    // Claimed together by the first process (one addBulk, two slots); the innocent job is still running when the
+    // poison kills the process. Without recovery spreading them apart, both are requeued due at once, claimed
+    // together again, and the innocent job loses an attempt on every crash until it fails with the poison.
+    const [poison, innocent] = await producer.addBulk('pair', [
+      { data: { kill: true }, options: { maxAttempts: 3 } },
+      { data: { sleep: 300 }, options: { maxAttempts: 3 } },
+    ]);
+    const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'pair', concurrency: 2 }] };
+
+    const settled = async () =>
+      (await admin.getJob(poison.id))?.status === 'failed' && (await admin.getJob(innocent.id))?.status !== 'running' &&
+      (await admin.getJob(innocent.id))?.status !== 'pending';
+    const exits: (number | string)[] = [];
+    while (!(await settled())) {
+      expect(exits.length).toBeLessThanOrEqual(3);
+      const child = startWorker(workerConfig);
+      const outcome = await Promise.race([
+        child.exited.then((code) => ({ exited: code })),
+        waitFor(settled, 'poison failed and innocent finished', 60_000, 50).then(() => ({ exited: null })),
+      ]);
+      if (outcome.exited === null) expect(await child.stop()).toBe(0);
+      else exits.push(outcome.exited);
+    }
+
+    expect(exits).toEqual(['SIGKILL', 'SIGKILL', 'SIGKILL']);
+    expect(await admin.getJob(poison.id)).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(await admin.getJob(innocent.id)).toMatchObject({ status: 'completed' });
+    // The first crash takes it (claimed in one go with the poison); after that it runs on its own.
+    expect(readRunLog(runLog).filter((run) => run.id === innocent.id).length).toBeLessThanOrEqual(2);
+  }, 150_000);
 });

@@ -93,6 +93,35 @@ describe('PostgresNotificationListener', () => {
     expect(clients).toHaveLength(4);
   });
 
+  it('an outage is logged once when the connection is lost and once when it is back, however many attempts fail', async () => {
+    const warned: string[] = [];
+    const logged: string[] = [];
+    let fail = 0;
+    const counting = new PostgresNotificationListener(
+      () => {
+        const client = new FakeClient(fail > 0);
+        if (fail > 0) fail--;
+        clients.push(client);
+        return client;
+      },
+      'nq_jobs_due',
+      'LISTEN "nq_jobs_due"',
+      { log: (message) => logged.push(message), warn: (message) => warned.push(message) },
+      { initialDelay: 1, maxDelay: 2 },
+    );
+    try {
+      await counting.start();
+      fail = 25;
+      clients[clients.length - 1].drop();
+      await waitFor(() => counting.listening, 'listening after 25 failed attempts');
+      expect(warned).toHaveLength(1);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatch(/re-established after 26 failed attempt/);
+    } finally {
+      await counting.close();
+    }
+  });
+
   it('keeps retrying when the first connection fails, without rejecting start()', async () => {
     failNext = 1;
     await expect(listener.start()).resolves.toBeUndefined();

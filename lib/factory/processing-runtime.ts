@@ -84,7 +84,8 @@ export class ProcessingRuntime {
             this.retention.mark(job.queue, 'failed');
           }
         }
-        if (jobs.some((job) => job.status === 'pending')) this.poller.wake();
+        // Each requeued job is due at its own time (recovery spreads them): wake for each, so they are claimed apart.
+        for (const job of jobs) if (job.status === 'pending') this.poller.wakeAt(job.runAt);
       },
     });
     this.scheduler = new Scheduler(storage, options.pollInterval, (queue) => byQueue.get(queue)?.settings.maxAttempts ?? options.maxAttempts, logger);

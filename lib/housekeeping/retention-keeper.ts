@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { RetentionOption } from '../interfaces/retention-options.interface';
 import { QueueStorage } from '../storage/queue-storage.interface';
+import { FailureStreak } from '../utils/failure-streak';
 import { toRetentionRule } from '../utils/retention.util';
 
 /** The retention options in force for one queue. */
@@ -31,13 +32,16 @@ export class RetentionKeeper {
   private readonly marks = new Map<string, Mark>();
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private readonly failures: FailureStreak;
 
   constructor(
     private readonly storage: QueueStorage,
     private readonly retentionOf: (queue: string) => QueueRetention,
     private readonly period: number,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.failures = new FailureStreak(logger, 'Applying retention', period);
+  }
 
   /** Notes that a job of `queue` finished with `status` now. */
   mark(queue: string, status: FinishedJobStatus, now = Date.now()): void {
@@ -66,7 +70,7 @@ export class RetentionKeeper {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    await this.sweep(Date.now());
+    await this.sweep(Date.now(), true);
   }
 
   private optionOf(queue: string, status: 'completed' | 'failed'): RetentionOption | undefined {
@@ -74,7 +78,8 @@ export class RetentionKeeper {
     return status === 'completed' ? retention.removeOnComplete : retention.removeOnFail;
   }
 
-  private async sweep(now: number): Promise<void> {
+  private async sweep(now: number, final = false): Promise<void> {
+    if (!final && !this.failures.canTry()) return;
     for (const [key, mark] of [...this.marks]) {
       if (mark.dueAt > now) continue;
       this.marks.delete(key);
@@ -83,6 +88,7 @@ export class RetentionKeeper {
       if (!rule) continue;
       try {
         const deleted = await this.storage.applyRetention(mark.queue, mark.status, rule, RETENTION_BATCH);
+        this.failures.succeeded();
         if (deleted === RETENTION_BATCH) this.marks.set(key, { ...mark, dueAt: now });
         else if (rule.finishedBefore !== undefined && typeof option === 'object' && option.age !== undefined) {
           // Jobs noted since the oldest one still have to reach their age.
@@ -91,7 +97,9 @@ export class RetentionKeeper {
         }
       } catch (error) {
         this.marks.set(key, { ...mark, dueAt: now });
-        this.logger.error(`Retention of ${mark.status} jobs of queue ${mark.queue} failed; retrying next period: ${String(error)}`);
+        this.failures.failed(`${mark.status} jobs of queue ${mark.queue}: ${String(error)}`);
+        // The others would fail alike: try again after the back-off.
+        return;
       }
     }
   }

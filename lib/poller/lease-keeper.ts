@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
+import { MAX_RECOVERY_JITTER_MS } from '../sqlite-queue.constants';
 import { AttemptRef, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
+import { FailureStreak } from '../utils/failure-streak';
 
 /** Settings of the lease keeper. */
 export interface LeaseKeeperSettings {
@@ -28,6 +30,8 @@ export class LeaseKeeper {
   private recoveryTimer?: NodeJS.Timeout;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private heartbeatFailures?: FailureStreak;
+  private recoveryFailures?: FailureStreak;
 
   constructor(
     private readonly storage: QueueStorage,
@@ -41,9 +45,11 @@ export class LeaseKeeper {
     // A third of the lease leaves two missed beats of slack before anyone may take our jobs; beating at least
     // once per poll also bounds how late a cancellation made elsewhere reaches a running handler.
     const beat = Math.max(1, Math.min(Math.floor(this.settings.leaseDuration / 3), this.settings.pollInterval));
+    this.heartbeatFailures = new FailureStreak(this.logger, `Heartbeat of worker ${this.settings.workerId}`, beat, false);
     this.heartbeatTimer = setInterval(() => this.track(this.heartbeat()), beat);
     // Checking more often than half a lease finds nothing sooner in practice; less often than a poll is pointless.
     const recovery = Math.max(this.settings.pollInterval, Math.floor(this.settings.leaseDuration / 2));
+    this.recoveryFailures = new FailureStreak(this.logger, 'Recovering expired leases', recovery);
     this.recoveryTimer = setInterval(() => this.track(this.recover()), recovery);
     this.track(this.recover());
   }
@@ -71,22 +77,27 @@ export class LeaseKeeper {
       await this.storage.extendLeases(held, this.settings.workerId, this.settings.leaseDuration, now);
       const cancelled = await this.storage.findCancelled(held, this.settings.workerId);
       if (cancelled.length > 0) this.hooks.onCancelled(cancelled);
+      this.heartbeatFailures?.succeeded();
     } catch (error) {
-      this.logger.error(`Heartbeat of worker ${this.settings.workerId} failed; retrying on the next beat: ${String(error)}`);
+      // Logged once per outage, but never skipped: the beat is already bounded by the lease, and a beat that
+      // backed off past the database's return could let a lease expire that the outage had spared.
+      this.heartbeatFailures?.failed(error);
     }
   }
 
   private async recover(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || this.recoveryFailures?.canTry() === false) return;
     try {
-      const recovered = await this.storage.recoverExpiredLeases(Date.now());
+      const jitterWindow = Math.min(this.settings.leaseDuration, MAX_RECOVERY_JITTER_MS);
+      const recovered = await this.storage.recoverExpiredLeases(Date.now(), jitterWindow);
       for (const job of recovered) {
-        const outcome = job.status === 'failed' ? 'failed: no attempts left' : 'requeued';
+        const outcome = job.status === 'failed' ? 'failed: no attempts left' : `requeued, due in ${Math.max(0, job.runAt - Date.now())} ms`;
         this.logger.warn(`Job ${job.id} (queue ${job.queue}): lease expired during attempt ${job.attempts}; ${outcome}`);
       }
       if (recovered.length > 0) this.hooks.onRecovered(recovered);
+      this.recoveryFailures?.succeeded();
     } catch (error) {
-      this.logger.error(`Recovering expired leases failed; retrying later: ${String(error)}`);
+      this.recoveryFailures?.failed(error);
     }
   }
 }

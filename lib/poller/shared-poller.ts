@@ -13,7 +13,11 @@ import {
   timer,
 } from 'rxjs';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { FailureStreak } from '../utils/failure-streak';
 import { WorkerPool } from './worker-pool';
+
+/** Most wake times kept at once: beyond them, due jobs wait for the fallback poll (at most `pollInterval`). */
+export const MAX_WAKE_TIMES = 64;
 
 /** Settings of the shared poller. */
 export interface SharedPollerSettings {
@@ -42,8 +46,11 @@ export class SharedPoller {
   private wakePending = false;
   private currentClaim: Promise<void> = Promise.resolve();
   private consecutiveFailures = 0;
+  private readonly claimFailures: FailureStreak;
   private wakeTimer?: NodeJS.Timeout;
   private wakeTimerAt = Infinity;
+  /** Times `wakeAt` asked for, ascending, distinct, at most `MAX_WAKE_TIMES`. */
+  private readonly wakeTimes: number[] = [];
   private lastRound: number | null = null;
 
   /** Every claimed job, once; workers subscribe with a filter on their queue. */
@@ -54,7 +61,9 @@ export class SharedPoller {
     private readonly pool: WorkerPool,
     private readonly settings: SharedPollerSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.claimFailures = new FailureStreak(logger, 'Claiming jobs', settings.pollInterval);
+  }
 
   /**
    * Epoch ms of the last claim round that ended without a database error (including rounds that had no
@@ -87,20 +96,16 @@ export class SharedPoller {
   }
 
   /**
-   * Asks for a claim at `at` (epoch ms): a delayed job or a retry this process wrote falls due then. Only
-   * the earliest such time within the next poll is kept; the fallback poll covers the rest.
+   * Asks for a claim at `at` (epoch ms): a delayed job, a retry or a recovered job this process wrote falls due
+   * then. Up to `MAX_WAKE_TIMES` such times within the next poll are kept, each woken for in turn (jobs due at
+   * different times are claimed apart); the fallback poll covers the rest.
    */
   wakeAt(at: number): void {
     if (this.mode !== PollerMode.Running) return;
     const delay = at - Date.now();
     if (delay <= 0) return this.wake();
-    if (delay >= this.settings.pollInterval || at >= this.wakeTimerAt) return;
-    clearTimeout(this.wakeTimer);
-    this.wakeTimerAt = at;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimerAt = Infinity;
-      this.wake();
-    }, delay);
+    if (delay >= this.settings.pollInterval || !insertSorted(this.wakeTimes, at)) return;
+    if (at < this.wakeTimerAt) this.armWakeTimer();
   }
 
   /** Stops claiming and waits for a claim in progress; its jobs are handed back, not routed. Idempotent. */
@@ -108,10 +113,35 @@ export class SharedPoller {
     if (this.mode === PollerMode.Stopped) return;
     this.mode = PollerMode.Stopped;
     clearTimeout(this.wakeTimer);
+    this.wakeTimes.length = 0;
     this.subscription?.unsubscribe();
     await this.currentClaim;
     this.wake$.complete();
     this.jobsSubject.complete();
+  }
+
+  /** Arms the one wake-up timer for the earliest wake time kept, if any. */
+  private armWakeTimer(): void {
+    clearTimeout(this.wakeTimer);
+    const next = this.wakeTimes[0];
+    this.wakeTimerAt = next ?? Infinity;
+    if (next === undefined) return;
+    // Capped: a wall clock set back must not leave a timer far in the future (the fallback poll goes on meanwhile).
+    const delay = Math.min(Math.max(0, next - Date.now()), this.settings.pollInterval);
+    this.wakeTimer = setTimeout(() => this.wakeTimerFired(), delay);
+  }
+
+  private wakeTimerFired(): void {
+    const now = Date.now();
+    // Timers run on a monotonic clock that Node reads once per loop turn, so one can fire a millisecond or so
+    // before Date.now() reaches the time it was armed for. Claiming then finds the job not yet due, and nothing
+    // would come back for it before the fallback poll: wait out the rest instead.
+    if (now < this.wakeTimes[0]) return this.armWakeTimer();
+    let due = 0;
+    while (due < this.wakeTimes.length && this.wakeTimes[due] <= now) due++;
+    this.wakeTimes.splice(0, due);
+    this.wake();
+    this.armWakeTimer();
   }
 
   private async claimRound(): Promise<void> {
@@ -122,11 +152,14 @@ export class SharedPoller {
       this.lastRound = Date.now();
       return;
     }
+    // Backing off while the database fails: a wake-up in between is no reason to try again sooner.
+    if (!this.claimFailures.canTry()) return;
     try {
       const now = Date.now();
       const jobs = await this.storage.claim(requests, this.settings.workerId, now, this.settings.leaseDuration);
       this.lastRound = Date.now();
       this.consecutiveFailures = 0;
+      this.claimFailures.succeeded();
       if (this.mode !== PollerMode.Running) {
         await this.handBack(jobs);
         return;
@@ -139,11 +172,8 @@ export class SharedPoller {
       if (requests.some((request) => claimedPerQueue.get(request.queue) === request.limit)) this.wakePending = true;
     } catch (error) {
       this.consecutiveFailures++;
-      // The fallback tick retries; the poller itself never stops on a failed claim.
-      this.logger.error(
-        `Claim for queues ${requests.map((r) => r.queue).join(', ')} failed (${this.consecutiveFailures} in a row); ` +
-          `retrying on the next poll: ${String(error)}`,
-      );
+      // The fallback tick retries (after the back-off); the poller itself never stops on a failed claim.
+      this.claimFailures.failed(error);
       return;
     } finally {
       if (this.wakePending && this.mode === PollerMode.Running && this.consecutiveFailures === 0) this.wake$.next();
@@ -161,6 +191,20 @@ export class SharedPoller {
       );
     }
   }
+}
+
+/**
+ * Adds `at` to the ascending, distinct `times`, keeping at most `MAX_WAKE_TIMES` (the latest go first).
+ * False when it was already there or did not fit.
+ */
+function insertSorted(times: number[], at: number): boolean {
+  let index = times.length;
+  while (index > 0 && times[index - 1] > at) index--;
+  if (times[index - 1] === at) return false;
+  if (index >= MAX_WAKE_TIMES) return false;
+  times.splice(index, 0, at);
+  if (times.length > MAX_WAKE_TIMES) times.pop();
+  return true;
 }
 
 function claimOrder(a: JobRecord, b: JobRecord): number {

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { JobOptions } from '../interfaces/job-options.interface';
 import { QueueStorage, ScheduleRecord } from '../storage/queue-storage.interface';
+import { FailureStreak } from '../utils/failure-streak';
 import { nextOccurrenceAfter, sameDefinition } from './schedule-definition';
 
 /**
@@ -12,6 +13,7 @@ export class Scheduler {
   private nextTickTimer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  private readonly readFailures: FailureStreak;
 
   constructor(
     private readonly storage: QueueStorage,
@@ -19,7 +21,9 @@ export class Scheduler {
     /** maxAttempts of an occurrence whose schedule sets none. */
     private readonly defaultMaxAttempts: (queue: string) => number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.readFailures = new FailureStreak(logger, 'Reading due schedules', period);
+  }
 
   /** Creates or updates schedules; one whose definition is unchanged keeps its next run time. */
   static async upsert(storage: QueueStorage, records: ScheduleRecord[], now: number): Promise<void> {
@@ -52,13 +56,17 @@ export class Scheduler {
   }
 
   private async tick(): Promise<void> {
+    // Every processing process reads, whether or not it defines schedules: another process or an operator may
+    // have added some. The read is one indexed statement; while the database fails it backs off and is logged once.
+    if (!this.readFailures.canTry()) return;
     const now = Date.now();
     let upcoming: ScheduleRecord[];
     try {
       // One read covers this tick and the next period, so occurrences between two ticks fire on time.
       upcoming = await this.storage.dueSchedules(now + this.period);
+      this.readFailures.succeeded();
     } catch (error) {
-      this.logger.error(`Reading due schedules failed; retrying next tick: ${String(error)}`);
+      this.readFailures.failed(error);
       return;
     }
     const due = upcoming.filter((schedule) => schedule.nextRunAt <= now);

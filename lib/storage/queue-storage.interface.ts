@@ -60,6 +60,8 @@ export interface RecoveredJob {
   queue: string;
   status: 'pending' | 'failed';
   attempts: number;
+  /** When a requeued job is next due (epoch ms): recovery spreads these out (see `recoverExpiredLeases`). */
+  runAt: number;
 }
 
 /** Number of jobs per queue and status. */
@@ -171,8 +173,13 @@ export interface QueueStorage {
   extendLeases(refs: AttemptRef[], workerId: string, leaseDuration: number, now: number): Promise<number>;
   /** Of the given attempts of `workerId`, those that an operator cancelled meanwhile. */
   findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]>;
-  /** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */
-  recoverExpiredLeases(now: number): Promise<RecoveredJob[]>;
+  /**
+   * Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. Each requeued job is
+   * due at `now` plus its own random delay below `jitterWindow` ms, so jobs that were claimed together when their
+   * process died are not claimed together again: one that kills its process every time then does not take the
+   * same neighbour down with it on every attempt.
+   */
+  recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]>;
 
   // --- inspection ---
   /** One job, or null. */

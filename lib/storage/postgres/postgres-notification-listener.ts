@@ -139,10 +139,11 @@ export class PostgresNotificationListener {
     // Jitter: after a database restart, many processes should not all reconnect in the same millisecond.
     const delay = Math.round(base / 2 + (Math.random() * base) / 2);
     const reason = error instanceof Error ? error.message : String(error);
-    if (this.failures === 1 || this.failures % 10 === 0) {
+    // Once per outage: the attempts that follow fail alike, and the reconnect is logged when it succeeds.
+    if (this.failures === 1) {
       this.logger.warn(
-        `LISTEN connection lost (${reason}); reconnecting in ${delay} ms (attempt ${this.failures}). ` +
-          'Meanwhile jobs from other processes are found by the fallback poll.',
+        `LISTEN connection lost (${reason}); reconnecting with a back-off of up to ${this.backoff.maxDelay} ms, ` +
+          'logged again once it is back. Meanwhile jobs from other processes are found by the fallback poll.',
       );
     }
     this.reconnectTimer = setTimeout(() => {

@@ -324,7 +324,8 @@ function buildSql(schema: string): PostgresQueueSql {
     // of looping. Every node runs this; each row is taken once. A row another statement holds (its owner's
     // heartbeat or completion, another node's recovery) is skipped for the next pass instead of making this one
     // wait in a queue of lock waiters, and FOR UPDATE re-checks a row it does lock, so a row recovered meanwhile
-    // is no longer found running.
+    // is no longer found running. A requeued job is due after its own random delay below $2 ms, so jobs that
+    // died together are claimed apart.
     recoverExpired: `WITH expired AS (
         SELECT id FROM ${T} WHERE status = 'running' AND lease_until < $1
         FOR UPDATE SKIP LOCKED
@@ -338,10 +339,10 @@ function buildSql(schema: string): PostgresQueueSql {
                          ' stopped renewing it (the process crashed, hung or was killed)',
               'attempt', attempts)::text,
             finished_at = CASE WHEN attempts >= max_attempts THEN $1 ELSE NULL END,
-            run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 END,
+            run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 + floor(random() * $2::bigint)::bigint END,
             ${releaseColumns}, updated_at = $1
         WHERE id IN (SELECT id FROM expired)
-        RETURNING id, queue, status, attempts
+        RETURNING id, queue, status, attempts, run_at
       ),
       ${notifyIfAny("recovered WHERE status = 'pending'")}
       SELECT * FROM recovered WHERE (SELECT count(*) FROM hint) >= 0`,

@@ -22,7 +22,10 @@ import {
 } from '../queue-storage.interface';
 import { StorageRow, claimedFieldsOf, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../pair-enqueued';
+import { BurstLogger } from '../../utils/burst-logger';
+import { guardPoolErrors } from './guard-pool-errors';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
+import { clientFactoryOf, masterPoolOf } from './typeorm-postgres-internals';
 import {
   COUNT_SCHEMA_OBJECTS_SQL,
   DEFAULT_POSTGRES_SCHEMA,
@@ -45,12 +48,6 @@ export type PostgresStorageConfig = ({ dataSource: DataSource } | { connection: 
   createSchema?: boolean;
 };
 
-/** The parts of TypeORM's PostgresDriver the listener needs to open its own connection like the pool's. */
-interface PostgresDriverInternals {
-  postgres?: { Client: new (config: object) => PgListenClient };
-  master?: { options?: Record<string, unknown> };
-}
-
 /**
  * The PostgreSQL backend (TypeORM `postgres` driver, node-postgres). Every method is one statement on a pooled
  * connection, so many processes on many machines work the same tables concurrently: claims lock their rows
@@ -64,6 +61,8 @@ export class PostgresQueueStorage implements QueueStorage {
   private readonly createSchema: boolean;
   private readonly sql: PostgresQueueSql;
   private readonly logger = new Logger('SqliteQueue:postgres');
+  /** Connection errors come in storms (every pooled connection at once): one line per storm. */
+  private readonly connectionErrors = new BurstLogger(this.logger);
   private listener?: PostgresNotificationListener;
   private initializing?: Promise<void>;
   private closed = false;
@@ -124,6 +123,7 @@ export class PostgresQueueStorage implements QueueStorage {
     }
     try {
       if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      this.guardConnections();
       if (this.createSchema) await this.ensureSchema();
       else await this.checkSchema();
       // Closed meanwhile: open no LISTEN connection that close() would no longer see.
@@ -140,6 +140,18 @@ export class PostgresQueueStorage implements QueueStorage {
       await this.releaseResources().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** No error of a pooled connection may go unhandled (that kills the process): see guardPoolErrors. */
+  private guardConnections(): void {
+    const master = masterPoolOf(this.dataSource);
+    if (!master) {
+      this.logger.warn('Cannot reach the pg pool inside the TypeORM postgres driver: connection errors are left to TypeORM');
+      return;
+    }
+    guardPoolErrors(master.pool, master.clients, (error) =>
+      this.connectionErrors.report(`PostgreSQL connection error (the pool replaces the connection): ${error.message}`),
+    );
   }
 
   private async releaseResources(): Promise<void> {
@@ -246,13 +258,14 @@ export class PostgresQueueStorage implements QueueStorage {
     return this.execute(this.sql.extendLeases, [ms(now + leaseDuration), ms(now), attemptArrays(refs).ids, workerId]);
   }
 
-  async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {
-    const rows = await this.select(this.sql.recoverExpired, [ms(now)]);
+  async recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]> {
+    const rows = await this.select(this.sql.recoverExpired, [ms(now), Math.max(1, ms(jitterWindow))]);
     return rows.map((row) => ({
       id: String(row.id),
       queue: String(row.queue),
       status: row.status as RecoveredJob['status'],
       attempts: Number(row.attempts),
+      runAt: Number(row.run_at),
     }));
   }
 
@@ -417,10 +430,7 @@ export class PostgresQueueStorage implements QueueStorage {
    * that vanished without closing the socket.
    */
   private createListenClient(): PgListenClient {
-    const driver = this.dataSource.driver as unknown as PostgresDriverInternals;
-    const Client = driver.postgres?.Client;
-    const poolOptions = driver.master?.options;
-    if (!Client || !poolOptions) throw new Error('the TypeORM postgres driver exposes no pg Client or pool options');
+    const { Client, options: poolOptions } = clientFactoryOf(this.dataSource);
     return new Client({
       ...poolOptions,
       keepAlive: true,

@@ -187,8 +187,9 @@ export const EXTEND_LEASES_SQL = `UPDATE ${T} SET lease_until = ${NOW_MS} + ?, u
 
 /**
  * Takes back running jobs whose owner stopped renewing their lease. The crashed run counted as an
- * attempt, so a job that kills its process every time ends failed instead of looping.
- * Params: now x4.
+ * attempt, so a job that kills its process every time ends failed instead of looping. A requeued job is due
+ * after a random delay below the jitter window (at least 1: `% 0` is NULL), drawn per row, so jobs that died
+ * together are claimed apart. Params: now, now, jitter window, now, now.
  */
 export const RECOVER_EXPIRED_SQL = `/* recover */ UPDATE ${T}
   SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
@@ -198,10 +199,10 @@ export const RECOVER_EXPIRED_SQL = `/* recover */ UPDATE ${T}
                    ' stopped renewing it (the process crashed, hung or was killed)',
         'attempt', attempts),
       finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
-      run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ? END,
+      run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ? + abs(random() % ?) END,
       locked_by = NULL, lease_until = NULL, updated_at = ?
   WHERE status = 'running' AND lease_until < ?
-  RETURNING id, queue, status, attempts`;
+  RETURNING id, queue, status, attempts, run_at`;
 
 /** Params: progress, now, id, workerId, attempt. */
 export const UPDATE_PROGRESS_SQL = `UPDATE ${T} SET progress = ?, updated_at = ?
@@ -288,8 +289,11 @@ export const KEY_BLOCKED_FAILED_SQL = `SELECT failed.id AS id, failed.unique_key
     AND failed.unique_key IS NOT NULL
   ORDER BY failed.id`;
 
-/** Params: id. */
-export const REMOVE_SQL = `DELETE FROM ${T} WHERE id = ? AND status <> 'running'`;
+/**
+ * Deletes a job unless it is running, and says what it deleted: the check and the delete are one statement, so
+ * a claim cannot slip in between them. No row back: no such job, or it is running. Params: id.
+ */
+export const REMOVE_SQL = `/* remove */ DELETE FROM ${T} WHERE id = ? AND status <> 'running' RETURNING status`;
 
 /**
  * Deletes, in one bounded statement, the finished jobs of one queue and status that fall outside the

@@ -183,13 +183,15 @@ export class SqliteQueueStorage implements QueueStorage {
     return this.execute(sql.EXTEND_LEASES_SQL, [Math.round(leaseDuration), now, ids, workerId]);
   }
 
-  async recoverExpiredLeases(now: number): Promise<RecoveredJob[]> {
-    const rows = await this.select(sql.RECOVER_EXPIRED_SQL, [now, now, now, now]);
+  async recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]> {
+    const window = Math.max(1, Math.round(jitterWindow));
+    const rows = await this.select(sql.RECOVER_EXPIRED_SQL, [now, now, window, now, now]);
     return rows.map((row) => ({
       id: String(row.id),
       queue: String(row.queue),
       status: row.status as RecoveredJob['status'],
       attempts: Number(row.attempts),
+      runAt: Number(row.run_at),
     }));
   }
 
@@ -268,10 +270,15 @@ export class SqliteQueueStorage implements QueueStorage {
   async remove(id: string): Promise<JobStatus | null> {
     const rowId = toRowId(id);
     if (rowId === null) return null;
-    const [row] = await this.select(sql.JOB_STATUS_SQL, [rowId]);
-    if (!row) return null;
-    await this.execute(sql.REMOVE_SQL, [rowId]);
-    return row.status as JobStatus;
+    // The delete decides; the read after a refusal only tells "no such job" from "running". A job that stopped
+    // running in between is not reported as refused: the delete is tried again.
+    for (;;) {
+      const [removed] = await this.select(sql.REMOVE_SQL, [rowId]);
+      if (removed) return removed.status as JobStatus;
+      const [row] = await this.select(sql.JOB_STATUS_SQL, [rowId]);
+      if (!row) return null;
+      if (row.status === 'running') return 'running';
+    }
   }
 
   applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number> {

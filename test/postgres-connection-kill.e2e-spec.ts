@@ -1,0 +1,88 @@
+/**
+ * PostgreSQL kills a worker's connections again and again (`pg_terminate_backend`, as a failover or an operator
+ * does): the worker process must survive every time, and every job must complete. node-postgres emits `error` on a
+ * client whose connection the server ended; one moment without a listener is a crash, so the scenario is repeated
+ * in fresh child processes.
+ */
+import { Test, TestingModule } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { ChildApp, startChildApp } from './support/child-app';
+import { describePostgresOnly } from './support/describe-backend';
+import { tempDatabase } from './support/temp-database';
+import { POSTGRES_URL_ENV, postgresTestUrl } from './support/test-backend';
+import { waitFor } from './support/wait-for';
+
+/** Child processes started, each killed at for `KILL_FOR_MS`: the unguarded code died in about 1 in 4. */
+const RUNS = 8;
+const KILL_FOR_MS = 3000;
+/** Enough work to keep many pooled connections busy (and reopening) for the whole kill window. */
+const JOBS = 3000;
+
+describePostgresOnly('PostgreSQL: the server terminating a worker\'s connections', () => {
+  let db: ReturnType<typeof tempDatabase>;
+  let app: TestingModule | undefined;
+  let child: ChildApp | undefined;
+  let killer: DataSource | undefined;
+
+  beforeEach(() => (db = tempDatabase()));
+  afterEach(async () => {
+    await child?.kill();
+    child = undefined;
+    await killer?.destroy();
+    killer = undefined;
+    await app?.close();
+    app = undefined;
+    db.cleanup();
+  });
+
+  /** Starts a worker whose every connection (pool and LISTEN) carries `applicationName`, so only its own are killed. */
+  function startWorker(applicationName: string): ChildApp {
+    const url = new URL(postgresTestUrl());
+    url.searchParams.set('application_name', applicationName);
+    const saved = process.env[POSTGRES_URL_ENV];
+    process.env[POSTGRES_URL_ENV] = url.toString();
+    try {
+      return startChildApp({ database: db.path, module: { pollInterval: 50, leaseDuration: 5000 }, queues: [{ name: 'k', concurrency: 16 }] });
+    } finally {
+      if (saved === undefined) delete process.env[POSTGRES_URL_ENV];
+      else process.env[POSTGRES_URL_ENV] = saved;
+    }
+  }
+
+  it(`a worker survives ${RUNS} runs of pg_terminate_backend every 150-300 ms and completes every job`, async () => {
+    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] }).compile();
+    await app.init();
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    killer = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
+    await killer.initialize();
+
+    for (let run = 0; run < RUNS; run++) {
+      const applicationName = `qt_kill_${process.pid}_${run}`;
+      child = startWorker(applicationName);
+      await child.printed('READY');
+      let exitedUnasked: number | string | null = null;
+      void child.exited.then((code) => (exitedUnasked ??= code));
+      const jobs = await producer.addBulk('k', Array.from({ length: JOBS }, (_, n) => ({ data: { n, sleep: 5 } })));
+
+      const until = Date.now() + KILL_FOR_MS;
+      let kills = 0;
+      while (Date.now() < until && exitedUnasked === null) {
+        const killed: unknown[] = await killer.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+          applicationName,
+        ]);
+        kills += killed.length;
+        await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150));
+      }
+      expect({ run, exitedUnasked, stderr: exitedUnasked === null ? '' : child.stderr() }).toEqual({ run, exitedUnasked: null, stderr: '' });
+      expect(kills).toBeGreaterThan(0);
+
+      await waitFor(async () => (await admin.getCounts('k')).completed === (run + 1) * JOBS, `run ${run}: every job completed`, 60_000, 50);
+      for (const job of jobs.slice(0, 5)) expect((await admin.getJob(job.id))?.status).toBe('completed');
+      expect(exitedUnasked).toBeNull();
+      expect(await child.stop()).toBe(0);
+      child = undefined;
+    }
+  }, 300_000);
+});
