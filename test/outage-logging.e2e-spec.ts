@@ -21,7 +21,7 @@ describe('database outage: background loops', () => {
 
   it('log once per loop while the database is down, back off, and log once when it is back', async () => {
     ctx.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: ctx.db.path, pollInterval: POLL_INTERVAL, leaseDuration: 600 })],
+      imports: [SqliteQueueModule.forRoot({ database: ctx.db.path, pollInterval: POLL_INTERVAL, leaseDuration: 6500 })],
       providers: [defineProcessor('outage', async () => 'done')],
     }).compile();
     await ctx.app.init();

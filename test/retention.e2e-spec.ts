@@ -106,7 +106,8 @@ describe('retention: removeOnComplete / removeOnFail', () => {
     await producer.addBulk('gone', Array.from({ length: 10 }, () => ({ data: {} })));
     await waitFor(async () => {
       const counts = await admin.getCounts('gone');
-      return processor.ran.length === 11 && counts.completed === 0 && counts.failed === 1;
+      // Running: its handler has returned but its completion (and so its removal) is not written yet.
+      return processor.ran.length === 11 && counts.running === 0 && counts.completed === 0 && counts.failed === 1;
     }, 'completed jobs removed');
     expect(ids(await admin.getJobs('gone'))).toEqual([failing.id]);
   });
