@@ -50,17 +50,19 @@ export class Scheduler {
     // One read covers this tick and the next period, so occurrences between two ticks fire on time.
     const upcoming = await this.storage.dueSchedules(now + this.period);
     const due = upcoming.filter((schedule) => schedule.nextRunAt <= now);
-    const soonest = upcoming.reduce((first, schedule) => (schedule.nextRunAt > now ? Math.min(first, schedule.nextRunAt) : first), Infinity);
-    if (soonest !== Infinity) this.task.runAt(soonest);
+    let soonest = upcoming.reduce((first, schedule) => (schedule.nextRunAt > now ? Math.min(first, schedule.nextRunAt) : first), Infinity);
     for (const schedule of due) {
+      // Missed occurrences collapse into this one: the next is the first after now, not after the missed one.
+      const nextRunAt = nextOccurrenceAfter(schedule, now);
+      // A schedule more frequent than the period is due again before the next tick: wake for it too.
+      soonest = Math.min(soonest, nextRunAt);
       try {
         const options = schedule.options ? (JSON.parse(schedule.options) as JobOptions) : {};
         await this.storage.enqueueOccurrence(
           {
             schedule,
             occurrenceAt: schedule.nextRunAt,
-            // Missed occurrences collapse into this one: the next is the first after now, not after the missed one.
-            nextRunAt: nextOccurrenceAfter(schedule, now),
+            nextRunAt,
             job: {
               data: schedule.data,
               priority: options.priority ?? 0,
@@ -77,5 +79,6 @@ export class Scheduler {
         this.logger.error(`Enqueuing schedule "${schedule.name}" of queue ${schedule.queue} failed; retrying next tick: ${String(error)}`);
       }
     }
+    if (soonest < now + this.period) this.task.runAt(soonest);
   }
 }
