@@ -134,6 +134,12 @@ describe('PeriodicTask', () => {
     const before = tries.length;
     await jest.advanceTimersByTimeAsync(1000);
     expect(tries.length - before).toBe(10);
+    // A new outage is a new streak: logged again, and its second try comes one period later, not after the old pause.
+    failing = true;
+    const outageAt = tries.length;
+    await jest.advanceTimersByTimeAsync(200);
+    expect(logger.error).toHaveBeenCalledTimes(2);
+    expect(tries.length - outageAt).toBe(2);
     await task.stop();
   });
 
