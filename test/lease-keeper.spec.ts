@@ -97,7 +97,7 @@ describe('LeaseKeeper', () => {
     await keeper.stop();
   });
 
-  it('logs a failing recovery once and never tries it more often than its period; stop() waits for a statement in progress and ends both loops', async () => {
+  it('logs a failing recovery once, tries it at most once per period; stop() waits for a statement and ends both loops', async () => {
     const { keeper, storage, errors } = setUp([{ id: '1', attempt: 1 }]);
     storage.recoverExpiredLeases.mockRejectedValue(new Error('down'));
     keeper.start();

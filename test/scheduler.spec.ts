@@ -18,7 +18,9 @@ function setUp(schedules: ScheduleRecord[], period = PERIOD) {
   const enqueued: Array<{ name: string; occurrenceAt: number; nextRunAt: number; at: number; priority: number }> = [];
   const seen = new Set<string>();
   const storage = {
-    dueSchedules: jest.fn(async (until: number) => schedules.filter((record) => record.nextRunAt <= until).map((record) => ({ ...record }))),
+    dueSchedules: jest.fn(async (until: number) =>
+      schedules.filter((record) => record.nextRunAt <= until).map((record) => ({ ...record })),
+    ),
     enqueueOccurrence: jest.fn(async (occurrence: ScheduleOccurrence, now: number) => {
       const key = `${occurrence.schedule.name}@${occurrence.occurrenceAt}`;
       if (seen.has(key)) return false;

@@ -126,7 +126,13 @@ function pipelineSetUp(settings: { pollInterval?: number; batchWindow?: number; 
   const poller = new SharedPoller(
     storage,
     pool,
-    { workerId: 'w', pollInterval: settings.pollInterval ?? POLL_INTERVAL, batchWindow: settings.batchWindow ?? 5, batchSize: 10, leaseDuration: 30_000 },
+    {
+      workerId: 'w',
+      pollInterval: settings.pollInterval ?? POLL_INTERVAL,
+      batchWindow: settings.batchWindow ?? 5,
+      batchSize: 10,
+      leaseDuration: 30_000,
+    },
     logger,
   );
   const routed: JobRecord[] = [];

@@ -98,7 +98,8 @@ export class RetentionKeeper {
       } catch (error) {
         this.marks.set(key, { ...mark, dueAt: now });
         // The others would fail alike: try again after the back-off.
-        throw new Error(`${mark.status} jobs of queue ${mark.queue}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`${mark.status} jobs of queue ${mark.queue}: ${reason}`, { cause: error });
       }
     }
     return tried;

@@ -48,7 +48,12 @@ export class LeaseKeeper {
     });
     // Checking more often than half a lease finds nothing sooner in practice; less often than a poll is pointless.
     const recovery = Math.max(settings.pollInterval, Math.floor(settings.leaseDuration / 2));
-    this.recoveryTask = new PeriodicTask(() => this.recover(), { what: 'Recovering expired leases', period: recovery, logger, runOnStart: true });
+    this.recoveryTask = new PeriodicTask(() => this.recover(), {
+      what: 'Recovering expired leases',
+      period: recovery,
+      logger,
+      runOnStart: true,
+    });
   }
 
   /** Starts the heartbeat and the recovery loop (which runs once at once). */

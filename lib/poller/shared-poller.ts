@@ -81,7 +81,10 @@ export class SharedPoller {
           takeUntil(this.stop$),
           // A zero window still merges the wake-ups of one turn of the event loop, without a 1 ms timer per round
           // (setTimeout(0) is clamped to 1 ms, a fifth of a claim round under load).
-          throttleTime(this.settings.batchWindow, this.settings.batchWindow === 0 ? asapScheduler : asyncScheduler, { leading: false, trailing: true }),
+          throttleTime(this.settings.batchWindow, this.settings.batchWindow === 0 ? asapScheduler : asyncScheduler, {
+            leading: false,
+            trailing: true,
+          }),
           // One claim at a time; a wake-up that arrives during a claim brings one more right after it.
           exhaustMapWithTrailing(() => this.claimRound()),
         )
