@@ -1,18 +1,21 @@
 /**
- * The poller's timed wake-ups, on a fake clock: with a poll interval of ten minutes, only `wakeAt` can bring a
- * claim for a job that falls due soon, so a lost wake-up shows as a job not claimed.
+ * The shared poller on a fake clock, with stand-in storage and pool (no database). Timed wake-ups: with a poll
+ * interval of ten minutes, only `wakeAt` can bring a claim for a job that falls due soon, so a lost wake-up
+ * shows as a job not claimed. Then the pipeline: wake-ups merged into one claim, claims never overlapping,
+ * claiming again while a queue gets its full limit, jobs claimed during stop handed back, the back-off.
  */
 import { Logger } from '@nestjs/common';
 import { Subject } from 'rxjs';
 import { SharedPoller } from '../lib/poller/shared-poller';
 import { WorkerPool } from '../lib/poller/worker-pool';
-import { ClaimRequest, JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
+import { AttemptRef, ClaimRequest, JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
+import { MAX_OUTAGE_BACKOFF_MS } from '../lib/utils/failure-streak';
 
 const POLL_INTERVAL = 600_000;
 
-function record(id: string, runAt: number): JobRecord {
+function record(id: string, runAt: number, queue = 'q', priority = 0): JobRecord {
   return {
-    id, queue: 'q', status: 'pending', data: '{}', priority: 0, runAt, attempts: 0, maxAttempts: 3, backoff: null,
+    id, queue, status: 'pending', data: '{}', priority, runAt, attempts: 0, maxAttempts: 3, backoff: null,
     timeout: null, key: null, lockedBy: null, leaseUntil: null, result: null, error: null, progress: null,
     createdAt: runAt, startedAt: null, finishedAt: null, updatedAt: runAt,
   };
@@ -86,6 +89,180 @@ describe('SharedPoller timed wake-ups', () => {
     for (const at of times) poller.wakeAt(at);
     await jest.advanceTimersByTimeAsync(1000);
     times.forEach((at, i) => expect(claimedAt.get(`j${i}`)).toBe(at));
+    await poller.stop();
+  });
+});
+
+/** A claim the test settles by hand: holds a claim in flight. */
+interface HeldClaim {
+  requests: ClaimRequest[];
+  resolve(jobs: JobRecord[]): void;
+  reject(error: Error): void;
+}
+
+function pipelineSetUp(settings: { pollInterval?: number; batchWindow?: number; requests?: ClaimRequest[] } = {}) {
+  const held: HeldClaim[] = [];
+  let active = 0;
+  let mostActive = 0;
+  const claim = jest.fn(
+    (requests: ClaimRequest[]) =>
+      new Promise<JobRecord[]>((resolve, reject) => {
+        active++;
+        mostActive = Math.max(mostActive, active);
+        const settle = <T>(done: (value: T) => void) => (value: T) => {
+          active--;
+          done(value);
+        };
+        held.push({ requests, resolve: settle(resolve), reject: settle(reject) });
+      }),
+  );
+  const release = jest.fn(async (_refs: AttemptRef[]) => 0);
+  const storage = { insertHints$: new Subject<void>(), claim, release } as unknown as QueueStorage;
+  const claimRequests = jest.fn(() => settings.requests ?? [{ queue: 'q', limit: 10 }]);
+  const pool = { claimRequests } as unknown as WorkerPool;
+  const logger = new Logger('test');
+  const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+  const logs = jest.spyOn(logger, 'log').mockImplementation(() => undefined);
+  const poller = new SharedPoller(
+    storage,
+    pool,
+    {
+      workerId: 'w',
+      pollInterval: settings.pollInterval ?? POLL_INTERVAL,
+      batchWindow: settings.batchWindow ?? 5,
+      batchSize: 10,
+      leaseDuration: 30_000,
+    },
+    logger,
+  );
+  const routed: JobRecord[] = [];
+  poller.jobs$.subscribe((job) => routed.push(job));
+  return { poller, storage, claim, release, held, routed, claimRequests, errors, logs, mostActive: () => mostActive };
+}
+
+/** Settles the oldest claim still held. */
+function next(held: HeldClaim[]): HeldClaim {
+  const claim = held.shift();
+  if (!claim) throw new Error('no claim in flight');
+  return claim;
+}
+
+describe('SharedPoller pipeline', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => {
+    jest.restoreAllMocks();
+    jest.useRealTimers();
+  });
+
+  it('claims once at start, then merges the wake-ups of one batch window into one claim', async () => {
+    const { poller, claim, held } = pipelineSetUp({ batchWindow: 20 });
+    poller.start();
+    await jest.advanceTimersByTimeAsync(20);
+    expect(claim).toHaveBeenCalledTimes(1);
+    next(held).resolve([]);
+    await jest.advanceTimersByTimeAsync(100);
+    for (let i = 0; i < 10; i++) poller.wake();
+    await jest.advanceTimersByTimeAsync(20);
+    expect(claim).toHaveBeenCalledTimes(2);
+    next(held).resolve([]);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(claim).toHaveBeenCalledTimes(2);
+    await poller.stop();
+  });
+
+  it('never runs two claims at once; wake-ups during a claim bring exactly one more after it', async () => {
+    const { poller, claim, held, mostActive } = pipelineSetUp();
+    poller.start();
+    await jest.advanceTimersByTimeAsync(10);
+    expect(claim).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 5; i++) {
+      poller.wake();
+      await jest.advanceTimersByTimeAsync(10);
+    }
+    expect(claim).toHaveBeenCalledTimes(1);
+    next(held).resolve([]);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(claim).toHaveBeenCalledTimes(2);
+    next(held).resolve([]);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(claim).toHaveBeenCalledTimes(2);
+    expect(mostActive()).toBe(1);
+    await poller.stop();
+  });
+
+  it('claims again at once while a queue gets its full limit, and routes the jobs in claim order', async () => {
+    const requests = [{ queue: 'a', limit: 2 }, { queue: 'b', limit: 3 }];
+    const { poller, claim, held, routed } = pipelineSetUp({ requests });
+    poller.start();
+    await jest.advanceTimersByTimeAsync(10);
+    // a gets its full limit (2 of 2), in no particular order: claim order is priority, then run time, then id.
+    next(held).resolve([record('2', 5, 'a'), record('9', 1, 'b', 1), record('1', 5, 'a')]);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(routed.map((job) => job.id)).toEqual(['9', '1', '2']);
+    expect(claim).toHaveBeenCalledTimes(2);
+    // Neither queue full: no more claims until a wake-up or the (ten-minute) poll.
+    next(held).resolve([record('3', 1, 'a'), record('4', 1, 'b')]);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(claim).toHaveBeenCalledTimes(2);
+    expect(routed).toHaveLength(5);
+    await poller.stop();
+  });
+
+  it('makes no claim while no queue has a free slot, but still counts the round as its pulse', async () => {
+    const { poller, claim, claimRequests } = pipelineSetUp({ requests: [], pollInterval: 1000 });
+    poller.start();
+    await jest.advanceTimersByTimeAsync(3500);
+    expect(claim).not.toHaveBeenCalled();
+    expect(claimRequests).toHaveBeenCalledTimes(4);
+    expect(poller.lastRoundAt).toBeGreaterThan(Date.now() - 1000);
+    await poller.stop();
+  });
+
+  it('stop() waits for the claim in flight and hands its jobs back instead of routing them', async () => {
+    const { poller, held, release, routed, claim } = pipelineSetUp();
+    poller.start();
+    await jest.advanceTimersByTimeAsync(10);
+    let stopped = false;
+    const stopping = poller.stop().then(() => (stopped = true));
+    await jest.advanceTimersByTimeAsync(10);
+    expect(stopped).toBe(false);
+    const job = record('7', 1);
+    job.attempts = 1;
+    next(held).resolve([job]);
+    await stopping;
+    expect(release).toHaveBeenCalledWith([{ id: '7', attempt: 1 }], 'w', expect.any(Number));
+    expect(routed).toEqual([]);
+    poller.wake();
+    await jest.advanceTimersByTimeAsync(POLL_INTERVAL);
+    expect(claim).toHaveBeenCalledTimes(1);
+    await poller.stop();
+  });
+
+  it('logs a failing claim once, backs off up to max(poll, 5 s) whatever the wake-ups, and resets once it works', async () => {
+    const { poller, claim, held, errors, logs } = pipelineSetUp({ pollInterval: 100 });
+    const tries: number[] = [];
+    claim.mockImplementation(async () => {
+      tries.push(Date.now());
+      if (tries.length <= 12) throw new Error('database is down');
+      return [];
+    });
+    poller.start();
+    // Wake-ups all along: none of them may cut a back-off short.
+    const waking = setInterval(() => poller.wake(), 30);
+    await jest.advanceTimersByTimeAsync(36_000);
+    expect(errors).toHaveBeenCalledTimes(1);
+    expect(String(errors.mock.calls[0][0])).toMatch(/Claiming jobs failed/);
+    const gaps = tries.slice(1, 13).map((at, i) => at - tries[i]);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(MAX_OUTAGE_BACKOFF_MS + 100);
+    expect(gaps[gaps.length - 1]).toBeGreaterThanOrEqual(MAX_OUTAGE_BACKOFF_MS);
+    expect(gaps[0]).toBeLessThan(200);
+    expect(logs).toHaveBeenCalledTimes(1);
+    // Working again: claims at the pace of the wake-ups, no back-off left.
+    const before = tries.length;
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(tries.length - before).toBeGreaterThan(15);
+    clearInterval(waking);
+    expect(held).toHaveLength(0);
     await poller.stop();
   });
 });

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { RetentionOption } from '../interfaces/retention-options.interface';
 import { QueueStorage } from '../storage/queue-storage.interface';
-import { FailureStreak } from '../utils/failure-streak';
+import { PeriodicTask } from '../utils/periodic-task';
 import { toRetentionRule } from '../utils/retention.util';
 
 /** The retention options in force for one queue. */
@@ -30,17 +30,15 @@ interface Mark {
  */
 export class RetentionKeeper {
   private readonly marks = new Map<string, Mark>();
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private readonly failures: FailureStreak;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly storage: QueueStorage,
     private readonly retentionOf: (queue: string) => QueueRetention,
     private readonly period: number,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
-    this.failures = new FailureStreak(logger, 'Applying retention', period);
+    this.task = new PeriodicTask(() => this.sweep(Date.now()), { what: 'Applying retention', period, logger });
   }
 
   /** Notes that a job of `queue` finished with `status` now. */
@@ -61,16 +59,17 @@ export class RetentionKeeper {
 
   /** Starts the period timer. */
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep(Date.now()).finally(() => (this.running = undefined));
-    }, this.period);
+    this.task.start();
   }
 
   /** Stops the timer and sweeps what is due, so a count bound is never left exceeded by a clean shutdown. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-    await this.sweep(Date.now(), true);
+    await this.task.stop();
+    try {
+      await this.sweep(Date.now());
+    } catch (error) {
+      this.logger.error(`Applying retention at shutdown failed; it is applied again once jobs of that queue finish: ${String(error)}`);
+    }
   }
 
   private optionOf(queue: string, status: 'completed' | 'failed'): RetentionOption | undefined {
@@ -78,17 +77,18 @@ export class RetentionKeeper {
     return status === 'completed' ? retention.removeOnComplete : retention.removeOnFail;
   }
 
-  private async sweep(now: number, final = false): Promise<void> {
-    if (!final && !this.failures.canTry()) return;
+  /** One bounded DELETE per due mark; false when nothing was due (no statement ran). Throws on the first failure. */
+  private async sweep(now: number): Promise<boolean> {
+    let tried = false;
     for (const [key, mark] of [...this.marks]) {
       if (mark.dueAt > now) continue;
       this.marks.delete(key);
       const option = this.optionOf(mark.queue, mark.status);
       const rule = toRetentionRule(option, now);
       if (!rule) continue;
+      tried = true;
       try {
         const deleted = await this.storage.applyRetention(mark.queue, mark.status, rule, RETENTION_BATCH);
-        this.failures.succeeded();
         if (deleted === RETENTION_BATCH) this.marks.set(key, { ...mark, dueAt: now });
         else if (rule.finishedBefore !== undefined && typeof option === 'object' && option.age !== undefined) {
           // Jobs noted since the oldest one still have to reach their age.
@@ -97,10 +97,11 @@ export class RetentionKeeper {
         }
       } catch (error) {
         this.marks.set(key, { ...mark, dueAt: now });
-        this.failures.failed(`${mark.status} jobs of queue ${mark.queue}: ${String(error)}`);
         // The others would fail alike: try again after the back-off.
-        return;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`${mark.status} jobs of queue ${mark.queue}: ${reason}`, { cause: error });
       }
     }
+    return tried;
   }
 }

@@ -1,19 +1,8 @@
 import { Logger } from '@nestjs/common';
-import {
-  Observable,
-  Subject,
-  Subscription,
-  asapScheduler,
-  asyncScheduler,
-  defer,
-  exhaustMap,
-  merge,
-  tap,
-  throttleTime,
-  timer,
-} from 'rxjs';
+import { Observable, Subject, asapScheduler, asyncScheduler, merge, takeUntil, throttleTime, timer } from 'rxjs';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
+import { exhaustMapWithTrailing } from './exhaust-map-with-trailing.operator';
 import { WorkerPool } from './worker-pool';
 
 /** Most wake times kept at once: beyond them, due jobs wait for the fallback poll (at most `pollInterval`). */
@@ -32,20 +21,27 @@ export interface SharedPollerSettings {
 const PollerMode = { Idle: 'idle', Running: 'running', Stopped: 'stopped' } as const;
 type PollerMode = (typeof PollerMode)[keyof typeof PollerMode];
 
+/** What one claim round brought: the jobs to route, and whether a queue got all it asked for (it may have more). */
+interface ClaimedRound {
+  jobs: JobRecord[];
+  full: boolean;
+}
+
+const NOTHING_CLAIMED: ClaimedRound = { jobs: [], full: false };
+
 /**
  * The one poller of the process. Wake-ups (insert hints from the database, slots freed by workers, a
- * fallback timer) are merged over `batchWindow` into one claim; claims run one at a time, each a single
- * statement for every queue with free slots; claimed jobs are routed through `jobs$`, which each worker
- * filters for its own queue.
+ * fallback timer) are merged over `batchWindow` into one claim; claims run one at a time, a wake-up during
+ * one bringing one more after it; each is a single statement for every queue with free slots. The stream
+ * emits each round's claimed jobs, routed through `jobs$`, which each worker filters for its own queue.
  */
 export class SharedPoller {
   private readonly wake$ = new Subject<void>();
+  private readonly stop$ = new Subject<void>();
   private readonly jobsSubject = new Subject<JobRecord>();
   private mode: PollerMode = PollerMode.Idle;
-  private subscription?: Subscription;
-  private wakePending = false;
-  private currentClaim: Promise<void> = Promise.resolve();
-  private consecutiveFailures = 0;
+  /** Settles when the pipeline has completed: after `stop()`, once the claim in flight has ended. */
+  private finished?: Promise<void>;
   private readonly claimFailures: FailureStreak;
   private wakeTimer?: NodeJS.Timeout;
   private wakeTimerAt = Infinity;
@@ -78,16 +74,30 @@ export class SharedPoller {
     if (this.mode !== PollerMode.Idle) throw new Error(`SharedPoller.start() in mode ${this.mode}`);
     this.mode = PollerMode.Running;
     const fallbackTick$ = timer(0, this.settings.pollInterval);
-    this.subscription = merge(this.wake$, this.storage.insertHints$, fallbackTick$)
-      .pipe(
-        // Remember every wake-up, including those that arrive while a claim runs and are dropped below.
-        tap(() => (this.wakePending = true)),
-        // A zero window still merges the wake-ups of one turn of the event loop, without a 1 ms timer per round
-        // (setTimeout(0) is clamped to 1 ms, a fifth of a claim round under load).
-        throttleTime(this.settings.batchWindow, this.settings.batchWindow === 0 ? asapScheduler : asyncScheduler, { leading: false, trailing: true }),
-        exhaustMap(() => defer(() => (this.currentClaim = this.claimRound()))),
-      )
-      .subscribe();
+    this.finished = new Promise<void>((resolve) => {
+      merge(this.wake$, this.storage.insertHints$, fallbackTick$)
+        .pipe(
+          // The single way out: the wake-ups end, the claim in flight (and a kept wake-up) finish, then it completes.
+          takeUntil(this.stop$),
+          // A zero window still merges the wake-ups of one turn of the event loop, without a 1 ms timer per round
+          // (setTimeout(0) is clamped to 1 ms, a fifth of a claim round under load).
+          throttleTime(this.settings.batchWindow, this.settings.batchWindow === 0 ? asapScheduler : asyncScheduler, {
+            leading: false,
+            trailing: true,
+          }),
+          // One claim at a time; a wake-up that arrives during a claim brings one more right after it.
+          exhaustMapWithTrailing(() => this.claimRound()),
+        )
+        .subscribe({
+          next: (round) => this.route(round),
+          complete: resolve,
+          error: (error: unknown) => {
+            // claimRound catches what the database throws: this is a bug, and the poller must say it stopped.
+            this.logger.error(`The shared poller stopped on an unexpected error; no more jobs are claimed: ${String(error)}`);
+            resolve();
+          },
+        });
+    });
   }
 
   /** Asks for a claim soon (a slot was freed, a job was added in this process). */
@@ -114,9 +124,8 @@ export class SharedPoller {
     this.mode = PollerMode.Stopped;
     clearTimeout(this.wakeTimer);
     this.wakeTimes.length = 0;
-    this.subscription?.unsubscribe();
-    await this.currentClaim;
-    this.wake$.complete();
+    this.stop$.next();
+    await this.finished;
     this.jobsSubject.complete();
   }
 
@@ -144,40 +153,40 @@ export class SharedPoller {
     this.armWakeTimer();
   }
 
-  private async claimRound(): Promise<void> {
-    this.wakePending = false;
-    if (this.mode !== PollerMode.Running) return;
+  private async claimRound(): Promise<ClaimedRound> {
+    if (this.mode !== PollerMode.Running) return NOTHING_CLAIMED;
     const requests = this.pool.claimRequests(this.settings.batchSize);
     if (requests.length === 0) {
       this.lastRound = Date.now();
-      return;
+      return NOTHING_CLAIMED;
     }
     // Backing off while the database fails: a wake-up in between is no reason to try again sooner.
-    if (!this.claimFailures.canTry()) return;
+    if (!this.claimFailures.canTry()) return NOTHING_CLAIMED;
+    let jobs: JobRecord[];
     try {
-      const now = Date.now();
-      const jobs = await this.storage.claim(requests, this.settings.workerId, now, this.settings.leaseDuration);
-      this.lastRound = Date.now();
-      this.consecutiveFailures = 0;
-      this.claimFailures.succeeded();
-      if (this.mode !== PollerMode.Running) {
-        await this.handBack(jobs);
-        return;
-      }
-      // RETURNING gives rows in no particular order; restore the claim order before handing them out.
-      jobs.sort(claimOrder);
-      for (const job of jobs) this.jobsSubject.next(job);
-      const claimedPerQueue = countBy(jobs);
-      // A queue that got all it asked for may have more due jobs: go again instead of waiting for a tick.
-      if (requests.some((request) => claimedPerQueue.get(request.queue) === request.limit)) this.wakePending = true;
+      jobs = await this.storage.claim(requests, this.settings.workerId, Date.now(), this.settings.leaseDuration);
     } catch (error) {
-      this.consecutiveFailures++;
       // The fallback tick retries (after the back-off); the poller itself never stops on a failed claim.
       this.claimFailures.failed(error);
-      return;
-    } finally {
-      if (this.wakePending && this.mode === PollerMode.Running && this.consecutiveFailures === 0) this.wake$.next();
+      return NOTHING_CLAIMED;
     }
+    this.lastRound = Date.now();
+    this.claimFailures.succeeded();
+    if (this.mode !== PollerMode.Running) {
+      await this.handBack(jobs);
+      return NOTHING_CLAIMED;
+    }
+    const claimedPerQueue = countBy(jobs);
+    return { jobs, full: requests.some((request) => claimedPerQueue.get(request.queue) === request.limit) };
+  }
+
+  /** Hands a round's jobs to the workers, in claim order. */
+  private route({ jobs, full }: ClaimedRound): void {
+    // RETURNING gives rows in no particular order; restore the claim order before handing them out.
+    jobs.sort(claimOrder);
+    for (const job of jobs) this.jobsSubject.next(job);
+    // A queue that got all it asked for may have more due jobs: go again instead of waiting for a tick.
+    if (full && this.mode === PollerMode.Running) this.wake$.next();
   }
 
   private async handBack(jobs: JobRecord[]): Promise<void> {

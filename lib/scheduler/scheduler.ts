@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { JobOptions } from '../interfaces/job-options.interface';
 import { QueueStorage, ScheduleRecord } from '../storage/queue-storage.interface';
-import { FailureStreak } from '../utils/failure-streak';
+import { PeriodicTask } from '../utils/periodic-task';
 import { nextOccurrenceAfter, sameDefinition } from './schedule-definition';
 
 /**
@@ -9,11 +9,7 @@ import { nextOccurrenceAfter, sameDefinition } from './schedule-definition';
  * occurrence a single job whoever gets there first. One statement per tick while nothing is due.
  */
 export class Scheduler {
-  private timer?: NodeJS.Timeout;
-  private nextTickTimer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
-  private readonly readFailures: FailureStreak;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly storage: QueueStorage,
@@ -22,7 +18,9 @@ export class Scheduler {
     private readonly defaultMaxAttempts: (queue: string) => number,
     private readonly logger: Logger,
   ) {
-    this.readFailures = new FailureStreak(logger, 'Reading due schedules', period);
+    // Every processing process reads, whether or not it defines schedules: another process or an operator may
+    // have added some. The read is one indexed statement; while the database fails it backs off and is logged once.
+    this.task = new PeriodicTask(() => this.tick(), { what: 'Reading due schedules', period, logger, runOnStart: true });
   }
 
   /** Creates or updates schedules; one whose definition is unchanged keeps its next run time. */
@@ -38,52 +36,33 @@ export class Scheduler {
 
   /** Starts ticking, with one tick at once. */
   start(): void {
-    this.timer = setInterval(() => this.runTick(), this.period);
-    this.runTick();
+    this.task.start();
   }
 
-  /** Stops ticking and waits for a tick in progress. */
+  /** Stops ticking and waits for a tick in progress. Idempotent. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    clearTimeout(this.nextTickTimer);
-    await this.running;
+    await this.task.stop();
   }
 
-  private runTick(): void {
-    if (this.stopped) return;
-    this.running ??= this.tick().finally(() => (this.running = undefined));
-  }
-
+  /** One tick: a failed read throws (the task logs it once and backs off); a failed enqueue is logged per schedule. */
   private async tick(): Promise<void> {
-    // Every processing process reads, whether or not it defines schedules: another process or an operator may
-    // have added some. The read is one indexed statement; while the database fails it backs off and is logged once.
-    if (!this.readFailures.canTry()) return;
     const now = Date.now();
-    let upcoming: ScheduleRecord[];
-    try {
-      // One read covers this tick and the next period, so occurrences between two ticks fire on time.
-      upcoming = await this.storage.dueSchedules(now + this.period);
-      this.readFailures.succeeded();
-    } catch (error) {
-      this.readFailures.failed(error);
-      return;
-    }
+    // One read covers this tick and the next period, so occurrences between two ticks fire on time.
+    const upcoming = await this.storage.dueSchedules(now + this.period);
     const due = upcoming.filter((schedule) => schedule.nextRunAt <= now);
-    const soonest = upcoming.reduce((first, schedule) => (schedule.nextRunAt > now ? Math.min(first, schedule.nextRunAt) : first), Infinity);
-    if (soonest !== Infinity && !this.stopped) {
-      clearTimeout(this.nextTickTimer);
-      this.nextTickTimer = setTimeout(() => this.runTick(), soonest - now);
-    }
+    let soonest = upcoming.reduce((first, schedule) => (schedule.nextRunAt > now ? Math.min(first, schedule.nextRunAt) : first), Infinity);
     for (const schedule of due) {
+      // Missed occurrences collapse into this one: the next is the first after now, not after the missed one.
+      const nextRunAt = nextOccurrenceAfter(schedule, now);
+      // A schedule more frequent than the period is due again before the next tick: wake for it too.
+      soonest = Math.min(soonest, nextRunAt);
       try {
         const options = schedule.options ? (JSON.parse(schedule.options) as JobOptions) : {};
         await this.storage.enqueueOccurrence(
           {
             schedule,
             occurrenceAt: schedule.nextRunAt,
-            // Missed occurrences collapse into this one: the next is the first after now, not after the missed one.
-            nextRunAt: nextOccurrenceAfter(schedule, now),
+            nextRunAt,
             job: {
               data: schedule.data,
               priority: options.priority ?? 0,
@@ -100,5 +79,6 @@ export class Scheduler {
         this.logger.error(`Enqueuing schedule "${schedule.name}" of queue ${schedule.queue} failed; retrying next tick: ${String(error)}`);
       }
     }
+    if (soonest < now + this.period) this.task.runAt(soonest);
   }
 }

@@ -1,0 +1,122 @@
+/**
+ * The lease keeper on fake timers with a stand-in storage: the heartbeat renews exactly the attempts held, on
+ * its beat, and keeps that beat through an outage; recovery runs at start and every max(poll, lease / 2) and
+ * backs off while failing; cancellations made elsewhere reach the hook.
+ */
+import { Logger } from '@nestjs/common';
+import { LeaseKeeper, LeaseKeeperHooks } from '../lib/poller/lease-keeper';
+import { AttemptRef, QueueStorage, RecoveredJob } from '../lib/storage/queue-storage.interface';
+
+const settings = { workerId: 'w1', leaseDuration: 30_000, pollInterval: 1000 };
+/** min(lease / 3, poll). */
+const BEAT = 1000;
+/** max(poll, lease / 2). */
+const RECOVERY = 15_000;
+
+function setUp(held: AttemptRef[] = []) {
+  const storage = {
+    extendLeases: jest.fn(async (_refs: AttemptRef[], _workerId: string, _lease: number, _now: number) => undefined),
+    findCancelled: jest.fn(async (_refs: AttemptRef[], _workerId: string): Promise<string[]> => []),
+    recoverExpiredLeases: jest.fn(async (_now: number, _jitter: number): Promise<RecoveredJob[]> => []),
+  };
+  const hooks: LeaseKeeperHooks & { held: AttemptRef[] } = {
+    held,
+    heldAttempts: () => hooks.held,
+    onCancelled: jest.fn(),
+    onRecovered: jest.fn(),
+  };
+  const logger = new Logger('test');
+  const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'log').mockImplementation(() => undefined);
+  const keeper = new LeaseKeeper(storage as unknown as QueueStorage, settings, logger, hooks);
+  return { keeper, storage, hooks, errors };
+}
+
+describe('LeaseKeeper', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => {
+    jest.restoreAllMocks();
+    jest.useRealTimers();
+  });
+
+  it('renews exactly the attempts held, once per beat, with the lease duration, and nothing while nothing is held', async () => {
+    const { keeper, storage, hooks } = setUp();
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(3 * BEAT);
+    expect(storage.extendLeases).not.toHaveBeenCalled();
+    hooks.held = [{ id: '1', attempt: 1 }, { id: '7', attempt: 2 }];
+    await jest.advanceTimersByTimeAsync(BEAT);
+    expect(storage.extendLeases).toHaveBeenCalledTimes(1);
+    expect(storage.extendLeases).toHaveBeenLastCalledWith(hooks.held, 'w1', settings.leaseDuration, Date.now());
+    hooks.held = [{ id: '7', attempt: 2 }];
+    await jest.advanceTimersByTimeAsync(4 * BEAT);
+    expect(storage.extendLeases).toHaveBeenCalledTimes(5);
+    expect(storage.extendLeases.mock.calls[4][0]).toEqual([{ id: '7', attempt: 2 }]);
+    await keeper.stop();
+  });
+
+  it('hands attempts cancelled by another process to onCancelled', async () => {
+    const { keeper, storage, hooks } = setUp([{ id: '3', attempt: 1 }, { id: '4', attempt: 1 }]);
+    storage.findCancelled.mockResolvedValueOnce(['4']);
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(BEAT);
+    expect(storage.findCancelled).toHaveBeenCalledWith(hooks.held, 'w1');
+    expect(hooks.onCancelled).toHaveBeenCalledWith(['4']);
+    await jest.advanceTimersByTimeAsync(BEAT);
+    expect(hooks.onCancelled).toHaveBeenCalledTimes(1);
+    await keeper.stop();
+  });
+
+  it('keeps its beat through an outage, logging it once', async () => {
+    const { keeper, storage, errors } = setUp([{ id: '1', attempt: 1 }]);
+    storage.extendLeases.mockRejectedValue(new Error('database is down'));
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(20 * BEAT);
+    expect(storage.extendLeases).toHaveBeenCalledTimes(20);
+    expect(errors.mock.calls.filter(([line]) => /Heartbeat/.test(String(line)))).toHaveLength(1);
+    await keeper.stop();
+  });
+
+  it('recovers expired leases at start and every max(poll, lease / 2), and reports what it took back', async () => {
+    const { keeper, storage, hooks } = setUp();
+    const job: RecoveredJob = { id: '9', queue: 'q', attempts: 1, status: 'pending', runAt: Date.now() + 500 };
+    storage.recoverExpiredLeases.mockResolvedValueOnce([job]);
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(storage.recoverExpiredLeases).toHaveBeenCalledTimes(1);
+    expect(storage.recoverExpiredLeases.mock.calls[0][1]).toBe(10_000);
+    expect(hooks.onRecovered).toHaveBeenCalledWith([job]);
+    await jest.advanceTimersByTimeAsync(RECOVERY - 1);
+    expect(storage.recoverExpiredLeases).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(storage.recoverExpiredLeases).toHaveBeenCalledTimes(2);
+    await jest.advanceTimersByTimeAsync(2 * RECOVERY);
+    expect(storage.recoverExpiredLeases).toHaveBeenCalledTimes(4);
+    expect(hooks.onRecovered).toHaveBeenCalledTimes(1);
+    await keeper.stop();
+  });
+
+  it('logs a failing recovery once, tries it at most once per period; stop() waits for a statement and ends both loops', async () => {
+    const { keeper, storage, errors } = setUp([{ id: '1', attempt: 1 }]);
+    storage.recoverExpiredLeases.mockRejectedValue(new Error('down'));
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(10 * RECOVERY);
+    // Its back-off is capped at max(period, 5 s): the period itself here.
+    expect(storage.recoverExpiredLeases.mock.calls.length).toBeLessThanOrEqual(11);
+    expect(errors.mock.calls.filter(([line]) => /Recovering expired leases/.test(String(line)))).toHaveLength(1);
+
+    let release!: () => void;
+    storage.extendLeases.mockImplementationOnce(() => new Promise<undefined>((done) => (release = () => done(undefined))));
+    await jest.advanceTimersByTimeAsync(BEAT);
+    let stopped = false;
+    const stopping = keeper.stop().then(() => (stopped = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    const calls = storage.extendLeases.mock.calls.length + storage.recoverExpiredLeases.mock.calls.length;
+    await jest.advanceTimersByTimeAsync(10 * RECOVERY);
+    expect(storage.extendLeases.mock.calls.length + storage.recoverExpiredLeases.mock.calls.length).toBe(calls);
+  });
+});
