@@ -10,11 +10,15 @@ const { lib } = require('../lib/library-app');
 /** Every soak job's retry policy: plenty of attempts (each crash recovery counts one) and a short fixed backoff. */
 const JOB_RETRY = { maxAttempts: 25, backoff: { type: 'fixed', delay: 100 } };
 
-/** Module options for a backend spec from the orchestrator: short leases, so killed jobs come back within seconds. */
+/**
+ * Module options for a backend spec from the orchestrator: short leases, so killed jobs come back within seconds.
+ * SQLite's shortest lease at this poll interval is 6.5 s (it must outlast a heartbeat interval plus a full busy
+ * wait); PostgreSQL has no such floor.
+ */
 function moduleOptions(backend, processing) {
-  const common = { pollInterval: 500, leaseDuration: 4000, shutdownTimeout: 5000, processing, ...JOB_RETRY };
-  if (backend.kind === 'postgres') return { ...common, postgres: { url: backend.url, schema: backend.schema } };
-  return { ...common, database: backend.database, driver: backend.driver };
+  const common = { pollInterval: 500, shutdownTimeout: 5000, processing, ...JOB_RETRY };
+  if (backend.kind === 'postgres') return { ...common, leaseDuration: 4000, postgres: { url: backend.url, schema: backend.schema } };
+  return { ...common, leaseDuration: 6500, database: backend.database, driver: backend.driver };
 }
 
 /** A Nest logger that appends warnings and errors, one line each, to `file` (synchronously: a kill may follow). */
