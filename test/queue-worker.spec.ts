@@ -3,7 +3,7 @@ import { Subject } from 'rxjs';
 import { JobEventBus } from '../lib/events/job-event-bus';
 import { QueueEvent } from '../lib/interfaces/queue-event.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
-import { CompletionBatcher } from '../lib/worker/completion-batcher';
+import { OutcomeWriter } from '../lib/worker/outcome-writer';
 import { QueueWorker } from '../lib/worker/queue-worker';
 
 /** A completion write the test lands (or fails) by hand. */
@@ -22,20 +22,20 @@ function record(id: string): JobRecord {
 }
 
 /**
- * One worker of concurrency 1 with a stand-in batcher: each completion is "queued" at once (its `onQueued` runs)
- * and written only when the test lands it. That is the order a connection pool allows, where a claim can come
- * back before the write it queued behind.
+ * One worker of concurrency 1 over the real outcome writer and a stand-in storage: each completion statement is
+ * "queued" when the writer hands it over, and written only when the test lands it. That is the order a connection
+ * pool allows, where a claim can come back before the write it queued behind.
  */
 function setUp() {
   const writes: HeldWrite[] = [];
-  const completions = {
-    complete(ref: AttemptRef, _result: string | null, onQueued?: () => void): Promise<boolean> {
-      return new Promise<boolean>((resolve) => {
-        onQueued?.();
-        writes.push({ ref, land: (owned = true) => resolve(owned) });
+  const storage = {
+    completeMany(completions: { ref: AttemptRef }[]): Promise<Set<string>> {
+      return new Promise<Set<string>>((resolve) => {
+        const [{ ref }] = completions;
+        writes.push({ ref, land: (owned = true) => resolve(new Set(owned ? [ref.id] : [])) });
       });
     },
-  } as unknown as CompletionBatcher;
+  } as unknown as QueueStorage;
   const started: string[] = [];
   const events = new JobEventBus();
   const heard: string[] = [];
@@ -52,8 +52,8 @@ function setUp() {
     },
     { concurrency: 1 },
     {
-      storage: {} as QueueStorage,
-      completions,
+      storage,
+      outcomes: new OutcomeWriter(storage, 'w', 500),
       workerId: 'w',
       defaultBackoff: { type: 'fixed', delay: 1 },
       events,
@@ -65,7 +65,10 @@ function setUp() {
   );
   const jobs$ = new Subject<JobRecord>();
   worker.attach(jobs$);
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  // A few turns: the handler's promise, then the writer's turn that gathers a batch, then the write it hands over.
+  const settle = async () => {
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  };
   return { worker, jobs$, writes, started, heard, settle, slotsOffered: () => slotsOffered };
 }
 
@@ -160,7 +163,7 @@ function setUpWrites(storage: Partial<QueueStorage>, handle: () => unknown) {
     { concurrency: 1 },
     {
       storage: full,
-      completions: new CompletionBatcher(full, 'w', 500),
+      outcomes: new OutcomeWriter(full, 'w', 500),
       workerId: 'w',
       defaultBackoff: { type: 'fixed', delay: 1 },
       events,
@@ -238,33 +241,5 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
     expect(fail).not.toHaveBeenCalled();
     expect(heard).toEqual(['active 1', 'retrying 1']);
     expect(logger.lines.filter((line) => line.includes('failed, retrying: '))).toHaveLength(2);
-  });
-});
-
-describe('CompletionBatcher (unit): one refused completion does not fail its whole batch', () => {
-  it('writes a batch one by one after an error a retry cannot fix, so only the bad completion fails', async () => {
-    const completeMany = jest.fn(async (completions: { ref: AttemptRef; result: string | null }[]) => {
-      if (completions.some((completion) => completion.result === 'bad')) throw permanent();
-      return new Set(completions.map((completion) => completion.ref.id));
-    });
-    const batcher = new CompletionBatcher({ completeMany } as unknown as QueueStorage, 'w', 500);
-    const outcomes = await Promise.allSettled([
-      batcher.complete({ id: '1', attempt: 1 }, '1'),
-      batcher.complete({ id: '2', attempt: 1 }, 'bad'),
-      batcher.complete({ id: '3', attempt: 1 }, '3'),
-    ]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(completeMany).toHaveBeenCalledTimes(4);
-  });
-
-  it('fails the whole batch on a busy database, without writing it one by one', async () => {
-    const completeMany = jest.fn(async () => Promise.reject(busy()));
-    const batcher = new CompletionBatcher({ completeMany } as unknown as QueueStorage, 'w', 500);
-    const outcomes = await Promise.allSettled([
-      batcher.complete({ id: '1', attempt: 1 }, null),
-      batcher.complete({ id: '2', attempt: 1 }, null),
-    ]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-    expect(completeMany).toHaveBeenCalledTimes(1);
   });
 });
