@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Subject } from 'rxjs';
+import { UnrecoverableError } from '../lib/errors/unrecoverable.error';
 import { JobEventBus } from '../lib/events/job-event-bus';
 import { QueueEvent } from '../lib/interfaces/queue-event.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
-import { CompletionBatcher } from '../lib/worker/completion-batcher';
+import { OutcomeWriter } from '../lib/worker/outcome-writer';
 import { QueueWorker } from '../lib/worker/queue-worker';
 
 /** A completion write the test lands (or fails) by hand. */
@@ -22,20 +23,20 @@ function record(id: string): JobRecord {
 }
 
 /**
- * One worker of concurrency 1 with a stand-in batcher: each completion is "queued" at once (its `onQueued` runs)
- * and written only when the test lands it. That is the order a connection pool allows, where a claim can come
- * back before the write it queued behind.
+ * One worker of concurrency 1 over the real outcome writer and a stand-in storage: each completion statement is
+ * "queued" when the writer hands it over, and written only when the test lands it. That is the order a connection
+ * pool allows, where a claim can come back before the write it queued behind.
  */
 function setUp() {
   const writes: HeldWrite[] = [];
-  const completions = {
-    complete(ref: AttemptRef, _result: string | null, onQueued?: () => void): Promise<boolean> {
-      return new Promise<boolean>((resolve) => {
-        onQueued?.();
-        writes.push({ ref, land: (owned = true) => resolve(owned) });
+  const storage = {
+    completeMany(completions: { ref: AttemptRef }[]): Promise<Set<string>> {
+      return new Promise<Set<string>>((resolve) => {
+        const [{ ref }] = completions;
+        writes.push({ ref, land: (owned = true) => resolve(new Set(owned ? [ref.id] : [])) });
       });
     },
-  } as unknown as CompletionBatcher;
+  } as unknown as QueueStorage;
   const started: string[] = [];
   const events = new JobEventBus();
   const heard: string[] = [];
@@ -52,8 +53,8 @@ function setUp() {
     },
     { concurrency: 1 },
     {
-      storage: {} as QueueStorage,
-      completions,
+      storage,
+      outcomes: new OutcomeWriter(storage, 'w', 500),
       workerId: 'w',
       defaultBackoff: { type: 'fixed', delay: 1 },
       events,
@@ -65,7 +66,10 @@ function setUp() {
   );
   const jobs$ = new Subject<JobRecord>();
   worker.attach(jobs$);
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  // A few turns: the handler's promise, then the writer's turn that gathers a batch, then the write it hands over.
+  const settle = async () => {
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  };
   return { worker, jobs$, writes, started, heard, settle, slotsOffered: () => slotsOffered };
 }
 
@@ -160,7 +164,7 @@ function setUpWrites(storage: Partial<QueueStorage>, handle: () => unknown) {
     { concurrency: 1 },
     {
       storage: full,
-      completions: new CompletionBatcher(full, 'w', 500),
+      outcomes: new OutcomeWriter(full, 'w', 500),
       workerId: 'w',
       defaultBackoff: { type: 'fixed', delay: 1 },
       events,
@@ -241,30 +245,144 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
   });
 });
 
-describe('CompletionBatcher (unit): one refused completion does not fail its whole batch', () => {
-  it('writes a batch one by one after an error a retry cannot fix, so only the bad completion fails', async () => {
-    const completeMany = jest.fn(async (completions: { ref: AttemptRef; result: string | null }[]) => {
-      if (completions.some((completion) => completion.result === 'bad')) throw permanent();
-      return new Set(completions.map((completion) => completion.ref.id));
+/** A write of any kind that the test lands by hand, with what the stand-in storage says about ownership. */
+interface HeldStatement {
+  kind: 'complete' | 'retry' | 'fail';
+  ids: string[];
+  land(owned?: boolean): void;
+}
+
+/**
+ * A worker over the real outcome writer and a storage whose every outcome statement is held until the test lands
+ * it; the handler does what `handle` says. Records events, finished notices and slot offers.
+ */
+function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: number }) => unknown) {
+  const statements: HeldStatement[] = [];
+  const hold = <T>(kind: HeldStatement['kind'], ids: string[], value: (owned: boolean) => T) =>
+    new Promise<T>((resolve) => statements.push({ kind, ids, land: (owned = true) => resolve(value(owned)) }));
+  const storage = {
+    completeMany: (completions: { ref: AttemptRef }[]) =>
+      hold('complete', completions.map(({ ref }) => ref.id), (owned) => new Set(owned ? completions.map(({ ref }) => ref.id) : [])),
+    retry: (ref: AttemptRef) => hold('retry', [ref.id], (owned) => owned),
+    fail: (ref: AttemptRef) => hold('fail', [ref.id], (owned) => owned),
+  } as unknown as QueueStorage;
+  const events = new JobEventBus();
+  const heard: string[] = [];
+  events.events$.subscribe((event: QueueEvent) => heard.push(`${event.type} ${event.jobId}#${event.attempt}`));
+  const finished: string[] = [];
+  let slotsOffered = 0;
+  const worker = new QueueWorker('q', 'TestProcessor', { process: async (job) => handle(job) }, { concurrency }, {
+    storage,
+    outcomes: new OutcomeWriter(storage, 'w', 500),
+    workerId: 'w',
+    defaultBackoff: { type: 'fixed', delay: 0 },
+    events,
+    logger: new CapturingLogger('test'),
+    onSlotFreed: () => slotsOffered++,
+    onRetryScheduled: () => undefined,
+    onFinished: (_queue, status) => finished.push(status),
+  });
+  const jobs$ = new Subject<JobRecord>();
+  worker.attach(jobs$);
+  const settle = async () => {
+    for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  const route = (id: string, attempts = 1) => jobs$.next({ ...record(id), attempts });
+  return { worker, route, statements, heard, finished, settle, slotsOffered: () => slotsOffered };
+}
+
+describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only see as timeouts', () => {
+  it("a retried job claimed again before its retry landed starts only after it: its next 'active' follows its 'retrying'", async () => {
+    let runs = 0;
+    const { worker, route, statements, heard, settle } = setUpHeld(1, () => {
+      if (++runs === 1) throw new Error('first attempt fails');
+      return undefined;
     });
-    const batcher = new CompletionBatcher({ completeMany } as unknown as QueueStorage, 'w', 500);
-    const outcomes = await Promise.allSettled([
-      batcher.complete({ id: '1', attempt: 1 }, '1'),
-      batcher.complete({ id: '2', attempt: 1 }, 'bad'),
-      batcher.complete({ id: '3', attempt: 1 }, '3'),
-    ]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(completeMany).toHaveBeenCalledTimes(4);
+    route('1', 1);
+    await settle();
+    expect(statements.map(({ kind }) => kind)).toEqual(['retry']);
+    // The retry is queued, so the slot is offered; a pool hands the claim back first.
+    expect(worker.freeSlots).toBe(1);
+    route('1', 2);
+    await settle();
+    expect(runs).toBe(1);
+    statements[0].land();
+    await settle();
+    expect(heard).toEqual(['active 1#1', 'retrying 1#1', 'active 1#2']);
+    statements[1].land();
+    await worker.whenIdle();
+    expect(heard).toEqual(['active 1#1', 'retrying 1#1', 'active 1#2', 'completed 1#2']);
   });
 
-  it('fails the whole batch on a busy database, without writing it one by one', async () => {
-    const completeMany = jest.fn(async () => Promise.reject(busy()));
-    const batcher = new CompletionBatcher({ completeMany } as unknown as QueueStorage, 'w', 500);
-    const outcomes = await Promise.allSettled([
-      batcher.complete({ id: '1', attempt: 1 }, null),
-      batcher.complete({ id: '2', attempt: 1 }, null),
-    ]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-    expect(completeMany).toHaveBeenCalledTimes(1);
+  it('announces nothing for an outcome the database says is no longer ours, and frees the slot', async () => {
+    const { worker, route, statements, heard, finished, settle } = setUpHeld(1, () => {
+      throw new UnrecoverableError('bad input');
+    });
+    route('1');
+    await settle();
+    statements[0].land(false);
+    await worker.whenIdle();
+    expect(heard).toEqual(['active 1#1']);
+    expect(finished).toEqual([]);
+    expect(worker.freeSlots).toBe(1);
+    expect(worker.heldAttempts()).toEqual([]);
+  });
+
+  it('never saves the outcome of a stale run: the same job claimed again while its cancelled run still runs', async () => {
+    const release: (() => void)[] = [];
+    const { worker, route, statements, heard, settle } = setUpHeld(2, () => new Promise<void>((resolve) => release.push(resolve)));
+    route('1', 1);
+    await settle();
+    // Cancelled and retried elsewhere before the heartbeat noticed: this process claims it again, same attempt number.
+    route('1', 1);
+    await settle();
+    release[0]();
+    await settle();
+    expect(statements).toEqual([]);
+    release[1]();
+    await settle();
+    expect(statements.map(({ kind, ids }) => `${kind} ${ids.join()}`)).toEqual(['complete 1']);
+    statements[0].land();
+    await worker.whenIdle();
+    expect(heard).toEqual(['active 1#1', 'active 1#1', 'completed 1#1']);
+  });
+
+  it('never runs more handlers than its concurrency, however jobs are routed', async () => {
+    let inHandler = 0;
+    let most = 0;
+    const release: (() => void)[] = [];
+    const { worker, route, statements, settle } = setUpHeld(2, async () => {
+      most = Math.max(most, ++inHandler);
+      await new Promise<void>((resolve) => release.push(resolve));
+      inHandler--;
+    });
+    for (let id = 1; id <= 6; id++) route(String(id));
+    await settle();
+    expect(most).toBe(2);
+    for (let round = 0; round < 10 && (release.length > 0 || statements.length > 0); round++) {
+      release.splice(0).forEach((go) => go());
+      await settle();
+      statements.splice(0).forEach((statement) => statement.land());
+      await settle();
+      expect(inHandler).toBeLessThanOrEqual(2);
+    }
+    await worker.whenIdle();
+    expect(most).toBe(2);
+  });
+
+  it('at forced shutdown hands back its running attempts, saves and announces nothing of them, and frees their slots', async () => {
+    const { worker, route, statements, heard, settle, slotsOffered } = setUpHeld(2, (job) =>
+      new Promise((_resolve, reject) => setImmediate(() => reject(new Error(`aborted ${job.id}`)))),
+    );
+    route('1');
+    route('2');
+    worker.stopAccepting();
+    expect(worker.abortRunning(new Error('shutdown')).map(({ id }) => id)).toEqual(['1', '2']);
+    await settle();
+    await worker.whenIdle();
+    expect(statements).toEqual([]);
+    expect(heard).toEqual(['active 1#1', 'active 2#1']);
+    expect(slotsOffered()).toBe(2);
+    expect(worker.heldAttempts()).toEqual([]);
   });
 });

@@ -7,12 +7,12 @@ import { WorkerPool } from '../poller/worker-pool';
 import { Scheduler } from '../scheduler/scheduler';
 import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
 import { ProcessorDefinition } from '../worker/processor-definition';
-import { CompletionBatcher } from '../worker/completion-batcher';
+import { OutcomeWriter } from '../worker/outcome-writer';
 import { QueueWorker } from '../worker/queue-worker';
 import { ResolvedModuleOptions } from './resolve-module-options';
 
-/** Most completions one statement writes. */
-const COMPLETION_BATCH = 500;
+/** Most outcomes one batch of writes carries (completions go out as one statement). */
+const OUTCOME_BATCH = 500;
 
 /** Raised in handlers' signals when shutdown outlasts `shutdownTimeout`. */
 export class ShutdownAbortError extends Error {
@@ -55,11 +55,11 @@ export class ProcessingRuntime {
       Math.min(options.pollInterval, 1000),
       logger,
     );
-    const completions = new CompletionBatcher(storage, options.workerId, COMPLETION_BATCH);
+    const outcomes = new OutcomeWriter(storage, options.workerId, OUTCOME_BATCH);
     for (const definition of definitions) {
       const worker = new QueueWorker(definition.queue, definition.processorName, definition.instance, definition.settings, {
         storage,
-        completions,
+        outcomes,
         workerId: options.workerId,
         defaultBackoff: options.backoff,
         events,

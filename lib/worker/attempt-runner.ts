@@ -1,0 +1,137 @@
+import { Logger } from '@nestjs/common';
+import { InvalidJobResultError } from '../errors/invalid-job-result.error';
+import { JobNotRunningError } from '../errors/job-not-running.error';
+import { JobTimeoutError } from '../errors/job-timeout.error';
+import { JobEventBus } from '../events/job-event-bus';
+import { BackoffOptions } from '../interfaces/backoff-options.interface';
+import { JobProgress } from '../interfaces/job-info.interface';
+import { Job } from '../interfaces/job.interface';
+import { QueueProcessor } from '../interfaces/queue-processor.interface';
+import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { toJobError } from '../utils/error.util';
+import { findJsonProblem } from '../utils/json-value.util';
+import { serializeProgress } from '../utils/serialize-progress.util';
+import { toJob } from './job-runtime';
+import { LazyAbortController } from './lazy-abort-controller';
+import { ABANDONED, Outcome } from './outcome';
+import { decideRetry } from './retry-policy';
+
+/** One run of one job in this process. */
+export interface RunningAttempt {
+  readonly record: JobRecord;
+  readonly controller: LazyAbortController;
+  /** Its outcome must not be saved: handed back at shutdown, or cancelled by an operator. Per run, not per job id:
+   * a cancelled job retried at once can run again here while its first handler, ignoring its signal, still runs. */
+  abandoned: boolean;
+  /** Its outcome's write is on its way to the database: the poller may claim into its slot already. */
+  writeQueued: boolean;
+}
+
+/** What the runner needs from its worker. */
+export interface AttemptRunnerContext {
+  queue: string;
+  processor: QueueProcessor;
+  /** The processor's timeout, used when the job has none of its own. */
+  timeout: number | undefined;
+  /** The processor's backoff, else the module's: used when the job has none of its own. */
+  backoff: BackoffOptions;
+  storage: QueueStorage;
+  workerId: string;
+  events: JobEventBus;
+  logger: Logger;
+  /** Whether this run is still the worker's current, unabandoned run of its job (progress is refused otherwise). */
+  isCurrent(attempt: RunningAttempt): boolean;
+  /** Epoch ms now; retries fall due relative to it. */
+  now(): number;
+}
+
+/**
+ * Runs one attempt: builds the `Job`, calls the handler (under its timeout), stores its progress, and turns its
+ * result or throw into an Outcome. It writes no outcome and announces none: the worker does.
+ */
+export class AttemptRunner {
+  constructor(private readonly context: AttemptRunnerContext) {}
+
+  /** The attempt's outcome; `abandoned` when the attempt was handed back or cancelled while it ran. */
+  async run(attempt: RunningAttempt): Promise<Outcome> {
+    const { record, controller } = attempt;
+    const { queue, logger, processor } = this.context;
+    let job: Job;
+    try {
+      job = toJob(record, controller, (progress) => this.updateProgress(attempt, progress));
+    } catch (error) {
+      logger.error(`Job ${record.id} (queue ${queue}): stored data is not valid JSON; failing it`);
+      const cause = error instanceof Error ? error.message : String(error);
+      return { kind: 'fail', error: { name: 'InvalidStoredDataError', message: `Stored job data is not valid JSON: ${cause}`, attempt: record.attempts } };
+    }
+    const timeout = record.timeout ?? this.context.timeout;
+    try {
+      // Without a timeout the handler is called directly: one promise and one turn fewer per job.
+      const result = timeout === undefined ? await processor.process(job) : await withTimeout(() => processor.process(job), timeout, controller, record.id);
+      return attempt.abandoned ? ABANDONED : this.completeOutcome(record, result);
+    } catch (thrown) {
+      // A handler that honours its signal rejects with the abort reason: its attempt is handed back or cancelled,
+      // not failed, so it must not be logged as "failed, retrying".
+      return attempt.abandoned ? ABANDONED : this.failureOutcome(record, thrown);
+    }
+  }
+
+  private async updateProgress(attempt: RunningAttempt, progress: JobProgress): Promise<void> {
+    const { record } = attempt;
+    const { queue, storage, workerId, events } = this.context;
+    const json = serializeProgress(queue, record.id, progress);
+    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    const owned = await storage.updateProgress({ id: record.id, attempt: record.attempts }, workerId, json, this.context.now());
+    if (!owned) throw new JobNotRunningError(record.id, queue);
+    events.emit({ type: 'progress', queue, jobId: record.id, attempt: record.attempts, progress: JSON.parse(json) as JobProgress });
+  }
+
+  private failureOutcome(record: JobRecord, thrown: unknown): Outcome {
+    const { queue, logger } = this.context;
+    const error = toJobError(thrown, record.attempts);
+    const where = `Job ${record.id} (queue ${queue}) attempt ${record.attempts}/${record.maxAttempts}`;
+    const decision = decideRetry(record, thrown, this.context.backoff, this.context.now());
+    if (decision.kind === 'fail') {
+      logger.error(`${where} failed for good: ${error.name}: ${error.message}`, error.stack);
+      return { kind: 'fail', error };
+    }
+    if (decision.storedBackoffInvalid) {
+      logger.warn(`Job ${record.id} (queue ${queue}): stored backoff ${JSON.stringify(record.backoff)} is invalid; using the queue's`);
+    }
+    logger.warn(`${where} failed, retrying in ${decision.delay} ms: ${error.name}: ${error.message}`);
+    return { kind: 'retry', error, runAt: decision.runAt };
+  }
+
+  /**
+   * Output is as strict as input: a result that would not come back unchanged from JSON fails the job with
+   * `InvalidJobResultError` rather than being stored as something else. `undefined` (no result) is stored as null.
+   */
+  private completeOutcome(record: JobRecord, result: unknown): Outcome {
+    if (result === undefined || result === null) return { kind: 'complete', json: null };
+    const problem = findJsonProblem(result, 'result');
+    if (problem) return this.failureOutcome(record, new InvalidJobResultError(record.id, this.context.queue, problem.path, problem.reason));
+    return { kind: 'complete', json: JSON.stringify(result) };
+  }
+}
+
+/** Runs `work`, failing with `JobTimeoutError` (and aborting the job's signal) once `timeout` ms pass. */
+function withTimeout<T>(work: () => Promise<T>, timeout: number, controller: LazyAbortController, jobId: string): Promise<T> {
+  const started = Promise.resolve().then(work);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const error = new JobTimeoutError(jobId, timeout);
+      controller.abort(error);
+      reject(error);
+    }, timeout);
+    started.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

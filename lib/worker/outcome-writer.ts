@@ -1,0 +1,182 @@
+import { Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OutcomeWriteError } from '../errors/outcome-write.error';
+import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
+import { serializeJobError, toJobError } from '../utils/error.util';
+import { isTransientStorageError } from '../utils/transient-error.util';
+import { SavableOutcome } from './outcome';
+
+/** One attempt's outcome to save. */
+export interface OutcomeSave {
+  /** The attempt: every write is fenced by it and by this process's worker id. */
+  ref: AttemptRef;
+  queue: string;
+  outcome: SavableOutcome;
+  /** The queue's logger: where write trouble is reported. */
+  logger: Logger;
+  /** Aborted at forced shutdown: a write failing then is not retried. */
+  signal: AbortSignal;
+  /** Runs when a write of this outcome has been handed to the storage (before it lands); may run once per try. */
+  onQueued(): void;
+}
+
+/** Clock and pause of the writer; tests pass their own. */
+export interface OutcomeWriterTiming {
+  now(): number;
+  /** Waits `ms`, rejecting when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<unknown>;
+}
+
+interface PendingWrite {
+  ref: AttemptRef;
+  outcome: SavableOutcome;
+  onQueued(): void;
+  resolve(owned: boolean): void;
+  reject(error: unknown): void;
+}
+
+/** Longest pause between tries of a write the database could not take for now. */
+export const MAX_SAVE_RETRY_DELAY_MS = 1000;
+
+const REAL_TIMING: OutcomeWriterTiming = { now: Date.now, sleep: (ms, signal) => sleep(ms, undefined, { signal }) };
+
+/**
+ * Saves the outcomes of all workers of the process. Writes of the same turn of the event loop go out together:
+ * completions in one statement (up to `maxBatch`), retries and failures beside them, all queued before the first
+ * is awaited; those that arrive while a batch is in flight form the next one. No timer, so an idle queue sees no
+ * added latency. Every write is fenced by (locked_by, attempts): an attempt that is no longer ours writes nothing.
+ * Errors a retry can get past are retried with a bounded backoff; any other is escalated once (OutcomeWriteError).
+ */
+export class OutcomeWriter {
+  private pending: PendingWrite[] = [];
+  private flushing?: Promise<void>;
+
+  constructor(
+    private readonly storage: QueueStorage,
+    private readonly workerId: string,
+    private readonly maxBatch: number,
+    private readonly timing: OutcomeWriterTiming = REAL_TIMING,
+  ) {}
+
+  /**
+   * Writes the outcome and returns the one that took effect, or null when none did (the attempt was no longer ours,
+   * shutdown came, or the database refused even a plain failure). Errors a retry can get past (busy, locked,
+   * connection lost) are retried with a bounded backoff: a lost write would strand the job. Any other error fails
+   * the same way every time, so it is logged once and the attempt is failed with it instead; if the database
+   * refuses that too, the caller frees the slot and the lease expires, so the job is recovered like a crashed one.
+   */
+  async save(request: OutcomeSave): Promise<SavableOutcome | null> {
+    const { logger, ref, queue } = request;
+    const where = `Job ${ref.id} (queue ${queue}) attempt ${ref.attempt}`;
+    let current = request.outcome;
+    for (let failures = 0; ; failures++) {
+      try {
+        const owned = await this.write(ref, current, request.onQueued);
+        if (!owned) {
+          logger.warn(
+            `${where}: no longer owned when its outcome (${current.kind}) was saved (cancelled, or its lease expired ` +
+              `and another worker took it); outcome discarded`,
+          );
+        }
+        return owned ? current : null;
+      } catch (error) {
+        if (!isTransientStorageError(error)) {
+          if (current.kind === 'fail' && current.writeFailed) {
+            logger.error(
+              `${where}: recording that its outcome could not be saved failed too (${String(error)}); giving up: its lease ` +
+                `will expire and recovery will requeue or fail it`,
+            );
+            return null;
+          }
+          const refused = new OutcomeWriteError(ref.id, queue, current.kind, error);
+          logger.error(`${where}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`);
+          current = { kind: 'fail', error: toJobError(refused, ref.attempt), writeFailed: true };
+          failures = -1;
+          continue;
+        }
+        logger.error(`${where}: saving outcome ${current.kind} failed, retrying: ${String(error)}`);
+        if (request.signal.aborted) return null;
+        try {
+          await this.timing.sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), request.signal);
+        } catch {
+          return null;
+        }
+      }
+    }
+  }
+
+  /**
+   * One write of one outcome, joined to the current batch. Resolves whether the attempt was still ours; rejects
+   * with the database's error. `onQueued` runs when its statement has been handed to the storage.
+   */
+  write(ref: AttemptRef, outcome: SavableOutcome, onQueued: () => void): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.pending.push({ ref, outcome, onQueued, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    // Let outcomes of the same turn of the event loop join the first batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, this.maxBatch);
+      const completions: PendingWrite[] = [];
+      const written: Promise<void>[] = [];
+      for (const entry of batch) {
+        if (entry.outcome.kind === 'complete') completions.push(entry);
+        else written.push(this.writeSingle(entry, entry.outcome));
+      }
+      if (completions.length > 0) written.push(this.writeCompletions(completions));
+      await Promise.all(written);
+    }
+    this.flushing = undefined;
+  }
+
+  /** A retry or a failure: one fenced statement (they are rare: only failing handlers produce them). */
+  private async writeSingle(entry: PendingWrite, outcome: Exclude<SavableOutcome, { kind: 'complete' }>): Promise<void> {
+    const { ref } = entry;
+    const now = this.timing.now();
+    try {
+      // Both storages queue their statement before their first await, so `onQueued` follows the queueing.
+      const error = serializeJobError(outcome.error);
+      const write =
+        outcome.kind === 'retry'
+          ? this.storage.retry(ref, this.workerId, error, outcome.runAt, now)
+          : this.storage.fail(ref, this.workerId, error, now);
+      entry.onQueued();
+      entry.resolve(await write);
+    } catch (error) {
+      entry.reject(error);
+    }
+  }
+
+  private async writeCompletions(batch: PendingWrite[]): Promise<void> {
+    try {
+      const written = this.storage.completeMany(batch.map(toCompletion), this.workerId, this.timing.now());
+      batch.forEach((entry) => entry.onQueued());
+      const owned = await written;
+      batch.forEach((entry) => entry.resolve(owned.has(entry.ref.id)));
+    } catch (error) {
+      // One completion the database refuses (a result too large...) fails its whole statement: write the batch
+      // one by one, so only that one fails. A busy or lost database fails them all alike: each caller retries.
+      if (batch.length > 1 && !isTransientStorageError(error)) await this.writeOneByOne(batch);
+      else batch.forEach((entry) => entry.reject(error));
+    }
+  }
+
+  private async writeOneByOne(batch: PendingWrite[]): Promise<void> {
+    for (const entry of batch) {
+      try {
+        const owned = await this.storage.completeMany([toCompletion(entry)], this.workerId, this.timing.now());
+        entry.resolve(owned.has(entry.ref.id));
+      } catch (error) {
+        entry.reject(error);
+      }
+    }
+  }
+}
+
+function toCompletion(entry: PendingWrite): { ref: AttemptRef; result: string | null } {
+  return { ref: entry.ref, result: entry.outcome.kind === 'complete' ? entry.outcome.json : null };
+}

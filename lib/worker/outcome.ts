@@ -1,0 +1,16 @@
+import { JobError } from '../interfaces/job-info.interface';
+
+/** How an attempt ended, as the worker records it. */
+export type Outcome =
+  | { kind: 'complete'; json: string | null }
+  | { kind: 'retry'; error: JobError; runAt: number }
+  /** `writeFailed`: the database refused the attempt's first outcome; if it refuses this too, nothing more is tried. */
+  | { kind: 'fail'; error: JobError; writeFailed?: true }
+  // Handed back at shutdown or cancelled while it ran: nothing to save, log or announce.
+  | { kind: 'abandoned' };
+
+/** The one abandoned outcome: it carries nothing, so it is shared. */
+export const ABANDONED: Outcome = { kind: 'abandoned' };
+
+/** An outcome that has something to write. */
+export type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' }>;

@@ -1,0 +1,89 @@
+import { WorkerSlots } from '../lib/worker/worker-slots';
+
+describe('WorkerSlots (unit): at most `concurrency` started, slots offered once their write is queued', () => {
+  it('starts jobs up to the concurrency, then makes the rest wait', () => {
+    const slots = new WorkerSlots<string>(2);
+    expect(slots.freeSlots).toBe(2);
+    expect(slots.admit('a')).toBe(true);
+    expect(slots.admit('b')).toBe(true);
+    expect(slots.freeSlots).toBe(0);
+    expect(slots.admit('c')).toBe(false);
+    expect(slots.waitingJobs).toEqual(['c']);
+    expect(slots.idle).toBe(false);
+  });
+
+  it('offers a slot whose outcome is queued for writing, but gives it to a waiting job only once the write landed', () => {
+    const slots = new WorkerSlots<string>(1);
+    slots.admit('a');
+    slots.writeQueued();
+    // The poller may claim for it now: the claim queues behind the write.
+    expect(slots.freeSlots).toBe(1);
+    // The claim came back before the write landed: the job waits, and the slot is not offered twice.
+    expect(slots.admit('b')).toBe(false);
+    expect(slots.freeSlots).toBe(0);
+    // The write landed: the waiting job takes the slot, counted as started.
+    expect(slots.release(true)).toBe('b');
+    expect(slots.freeSlots).toBe(0);
+    expect(slots.waitingJobs).toEqual([]);
+    expect(slots.release(false)).toBeUndefined();
+    expect(slots.freeSlots).toBe(1);
+    expect(slots.idle).toBe(true);
+  });
+
+  it('after stopAccepting offers nothing and starts nothing; the waiting jobs are taken for hand-back', () => {
+    const slots = new WorkerSlots<string>(1);
+    slots.admit('a');
+    slots.writeQueued();
+    slots.admit('b');
+    slots.stopAccepting();
+    expect(slots.freeSlots).toBe(0);
+    expect(slots.admit('c')).toBe(false);
+    expect(slots.takeWaiting()).toEqual(['b', 'c']);
+    expect(slots.release(true)).toBeUndefined();
+    expect(slots.idle).toBe(true);
+    expect(slots.freeSlots).toBe(0);
+  });
+
+  it('removes one waiting job (an operator cancelled it) and leaves the others', () => {
+    const slots = new WorkerSlots<string>(1);
+    ['a', 'b', 'c'].forEach((job) => slots.admit(job));
+    expect(slots.removeWaiting((job) => job === 'b')).toBe('b');
+    expect(slots.removeWaiting((job) => job === 'b')).toBeUndefined();
+    expect(slots.waitingJobs).toEqual(['c']);
+  });
+
+  it('keeps its invariant over any sequence of routing, queued writes and settles', () => {
+    // A seeded generator: the same sequence every run.
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const concurrency of [1, 2, 5]) {
+      const slots = new WorkerSlots<number>(concurrency);
+      const started: { writeQueued: boolean }[] = [];
+      let next = 0;
+      for (let step = 0; step < 2000; step++) {
+        const roll = random();
+        if (roll < 0.4) {
+          // The poller routes at most what it was offered.
+          const offered = slots.freeSlots;
+          for (let i = 0; i < offered; i++) if (slots.admit(next++)) started.push({ writeQueued: false });
+        } else if (roll < 0.7) {
+          const unwritten = started.find((job) => !job.writeQueued);
+          if (unwritten) {
+            unwritten.writeQueued = true;
+            slots.writeQueued();
+          }
+        } else if (started.length > 0) {
+          const [settled] = started.splice(Math.floor(random() * started.length), 1);
+          if (slots.release(settled.writeQueued) !== undefined) started.push({ writeQueued: false });
+        }
+        const writing = started.filter((job) => job.writeQueued).length;
+        expect(started.length).toBeLessThanOrEqual(concurrency);
+        // What is offered plus what is held never exceeds the concurrency once queued writes land.
+        expect(slots.freeSlots + started.length - writing + slots.waitingJobs.length).toBeLessThanOrEqual(concurrency);
+        // A slot is never left empty while a job waits for it.
+        if (slots.waitingJobs.length > 0) expect(started.length).toBe(concurrency);
+        expect(slots.idle).toBe(started.length === 0);
+      }
+    }
+  });
+});
