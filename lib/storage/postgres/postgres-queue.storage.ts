@@ -20,8 +20,8 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
 } from '../queue-storage.interface';
-import { StorageRow, claimedFieldsOf, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../job-row.mapper';
-import { InsertedRow, PairingBackend, pairEnqueued } from '../pair-enqueued';
+import { StorageRow, claimedFieldsOf, claimedJobRecord, nullableNumber, toJobRecord, toScheduleRecord } from '../shared/job-row.mapper';
+import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { BurstLogger } from '../../utils/burst-logger';
 import { guardPoolErrors } from './guard-pool-errors';
 import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
