@@ -57,7 +57,8 @@ export async function claimJobs(
 function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRecord {
   const meta = JSON.parse(row.m as string) as ClaimedMeta;
   const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil] = meta;
-  const fields = { id: String(id), queue, data: row.data as string, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt };
+  const data = row.data as string;
+  const fields = { id: String(id), queue, data, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt };
   return claimedJobRecord(fields, workerId, leaseUntil, now);
 }
 

@@ -85,7 +85,11 @@ export async function removeJob(runner: StatementRunner, id: string): Promise<Jo
 }
 
 /** Puts failed or cancelled jobs back to pending with fresh attempts: the ids that changed. */
-export async function retryFinished(runner: StatementRunner, target: { ids: string[] } | { queue: string }, now: number): Promise<string[]> {
+export async function retryFinished(
+  runner: StatementRunner,
+  target: { ids: string[] } | { queue: string },
+  now: number,
+): Promise<string[]> {
   const rows =
     'ids' in target
       ? await runner.all(RETRY_FINISHED_BY_IDS_SQL, [now, now, JSON.stringify(target.ids.map(toRowId).filter((id) => id !== null))])

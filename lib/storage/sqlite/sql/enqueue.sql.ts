@@ -31,9 +31,7 @@ const FIND_BY_KEYS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
 export async function insertJobs(runner: StatementRunner, queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
   const rows =
     jobs.length === 1
-      ? await runner.all(ENQUEUE_ONE_SQL, [
-          queue, jobs[0].data, jobs[0].priority, jobs[0].runAt, jobs[0].maxAttempts, jobs[0].backoff, jobs[0].timeout, jobs[0].key, now, now,
-        ])
+      ? await runner.all(ENQUEUE_ONE_SQL, enqueueOneParams(queue, jobs[0], now))
       : await runner.all(ENQUEUE_SQL, [queue, now, now, enqueuePayload(jobs)]);
   return rows
     .map((row) => ({ id: Number(row.id), key: (row.unique_key as string | null) ?? null }))
@@ -44,6 +42,11 @@ export async function insertJobs(runner: StatementRunner, queue: string, jobs: N
 /** Live (pending or running) jobs of `queue` holding these keys. */
 export async function findLiveByKeys(runner: StatementRunner, queue: string, keys: string[]): Promise<JobRecord[]> {
   return (await runner.all(FIND_BY_KEYS_SQL, [queue, JSON.stringify(keys)])).map(toJobRecord);
+}
+
+/** The parameters of `ENQUEUE_ONE_SQL`. */
+function enqueueOneParams(queue: string, job: NewJobRecord, now: number): unknown[] {
+  return [queue, job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key, now, now];
 }
 
 /** The JSON parameter of `ENQUEUE_SQL`: one [data, priority, runAt, maxAttempts, backoff, timeout, key] per job. */

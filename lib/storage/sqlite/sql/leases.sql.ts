@@ -43,7 +43,13 @@ export function releaseJobs(runner: StatementRunner, refs: AttemptRef[], workerI
 }
 
 /** Extends the leases of these jobs of `workerId` by `leaseDuration` ms from when the statement runs. */
-export function extendLeases(runner: StatementRunner, refs: AttemptRef[], workerId: string, leaseDuration: number, now: number): Promise<number> {
+export function extendLeases(
+  runner: StatementRunner,
+  refs: AttemptRef[],
+  workerId: string,
+  leaseDuration: number,
+  now: number,
+): Promise<number> {
   const ids = JSON.stringify(refs.map((ref) => Number(ref.id)));
   return runner.run(EXTEND_LEASES_SQL, [Math.round(leaseDuration), now, ids, workerId]);
 }

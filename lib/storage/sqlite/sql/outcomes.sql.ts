@@ -25,7 +25,12 @@ const UPDATE_PROGRESS_SQL = `UPDATE ${T} SET progress = ?, updated_at = ?
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 /** Marks attempts completed; the ids this worker still owned. Hot path. */
-export async function completeJobs(runner: StatementRunner, completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
+export async function completeJobs(
+  runner: StatementRunner,
+  completions: Completion[],
+  workerId: string,
+  now: number,
+): Promise<Set<string>> {
   const items = JSON.stringify(completions.map(({ ref, result }) => [Number(ref.id), ref.attempt, result]));
   const rows = await runner.all(COMPLETE_MANY_SQL, [now, now, items, workerId]);
   return new Set(rows.map((row) => String(row.id)));

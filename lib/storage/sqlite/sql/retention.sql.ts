@@ -20,7 +20,13 @@ const CLEAN_SQL = `DELETE FROM ${T} WHERE id IN (
   SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND created_at < ? AND 'pending' IN (SELECT value FROM json_each(?)))`;
 
 /** Applies a retention rule to one queue's finished jobs of one status, deleting at most `limit`. */
-export function applyRetention(runner: StatementRunner, queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number> {
+export function applyRetention(
+  runner: StatementRunner,
+  queue: string,
+  status: FinishedJobStatus,
+  rule: RetentionRule,
+  limit: number,
+): Promise<number> {
   // -1 disables a bound: nothing finished before -1, and LIMIT -1 keeps everything.
   return runner.run(APPLY_RETENTION_SQL, [queue, status, rule.finishedBefore ?? -1, queue, status, rule.maxCount ?? -1, limit]);
 }

@@ -55,7 +55,8 @@ export async function dueSchedules(runner: StatementRunner, now: number): Promis
  */
 export async function enqueueOccurrence(runner: StatementRunner, occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
   const { schedule, occurrenceAt, job, nextRunAt } = occurrence;
-  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [...jobParams(schedule.queue, job), `${schedule.name}@${occurrenceAt}`, now, now]);
+  const scheduleKey = `${schedule.name}@${occurrenceAt}`;
+  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [...jobParams(schedule.queue, job), scheduleKey, now, now]);
   await runner.run(ADVANCE_SCHEDULE_SQL, [nextRunAt, now, schedule.queue, schedule.name, schedule.nextRunAt]);
   return inserted === 1;
 }
