@@ -29,8 +29,6 @@ import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertS
 import { SqliteConnection, SqliteConnectionSource } from './sqlite-connection';
 import { applySqliteSchema } from './sqlite-schema';
 
-export type { SqliteConnectionSource } from './sqlite-connection';
-
 /**
  * The SQLite backend: the statements of `sql/` on a `SqliteConnection`. It runs only single, self-contained
  * statements: TypeORM's sqlite driver has one connection, and two interleaved transactions on it corrupt each
