@@ -5,7 +5,7 @@ export type {
   SqliteQueueModuleOptions as QueueModuleOptions,
   SqliteQueueModuleAsyncOptions as QueueModuleAsyncOptions,
 } from './interfaces/sqlite-queue-module-options.interface';
-export { getPostgresSchemaSql, DEFAULT_POSTGRES_SCHEMA } from './storage/postgres/postgres-queue.sql';
+export { getPostgresSchemaSql, DEFAULT_POSTGRES_SCHEMA } from './storage/postgres/postgres-schema';
 export { Processor } from './decorators/processor.decorator';
 export { OnJobEvent } from './decorators/on-job-event.decorator';
 export { QueueEvents } from './events/queue-events.service';

@@ -22,7 +22,7 @@ import {
   UnrecoverableError,
 } from '../lib';
 import { SqliteQueueFactory } from '../lib/factory/sqlite-queue.factory';
-import { PairingBackend, pairEnqueued } from '../lib/storage/pair-enqueued';
+import { PairingBackend, pairEnqueued } from '../lib/storage/shared/pair-enqueued';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { defineProcessor } from './fixtures/define-processor';
 import { startLockHolder } from './support/child-app';

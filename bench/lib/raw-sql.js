@@ -1,11 +1,19 @@
 'use strict';
 // Raw SQL on the library's own table, for the no-library ceilings and for filling big backlogs fast.
 // The schema (table + indexes) is taken from the built library so both always match.
+const fs = require('node:fs');
 const path = require('node:path');
 const { DIST_DIR } = require('./common');
 
-const { SCHEMA_SQL } = require(path.join(DIST_DIR, 'storage', 'sqlite', 'sqlite-queue.sql.js'));
+// sqlite-schema.js since the storage split; builds from before it (for A/B runs) kept it in sqlite-queue.sql.js.
+const { SCHEMA_SQL } = requireFirst(['sqlite-schema.js', 'sqlite-queue.sql.js'].map((file) => path.join(DIST_DIR, 'storage', 'sqlite', file)));
 const { JOBS_TABLE: T } = require(DIST_DIR);
+
+function requireFirst(files) {
+  const found = files.find((file) => fs.existsSync(file));
+  if (!found) throw new Error(`none of ${files.join(', ')} exists: build the library first`);
+  return require(found);
+}
 
 const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA busy_timeout = 5000'];
 

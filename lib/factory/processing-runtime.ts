@@ -6,6 +6,7 @@ import { SharedPoller } from '../poller/shared-poller';
 import { WorkerPool } from '../poller/worker-pool';
 import { Scheduler } from '../scheduler/scheduler';
 import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
+import { LEASE_EXPIRED_ERROR_NAME, leaseExpiredMessage } from '../storage/shared/lease-expired';
 import { ProcessorDefinition } from '../worker/processor-definition';
 import { OutcomeWriter } from '../worker/outcome-writer';
 import { QueueWorker } from '../worker/queue-worker';
@@ -79,8 +80,8 @@ export class ProcessingRuntime {
           events.emit({ type: 'stalled', queue: job.queue, jobId: job.id, attempt: job.attempts, requeued: job.status === 'pending' });
           if (job.status === 'failed') {
             // It failed for good here: 'failed' listeners (alerts) must hear of it like of any other final failure.
-            const message = `Lease expired during attempt ${job.attempts}: its worker stopped renewing it (the process crashed, hung or was killed)`;
-            events.emit({ type: 'failed', queue: job.queue, jobId: job.id, attempt: job.attempts, error: { name: 'LeaseExpiredError', message, attempt: job.attempts } });
+            const message = leaseExpiredMessage(job.attempts);
+            events.emit({ type: 'failed', queue: job.queue, jobId: job.id, attempt: job.attempts, error: { name: LEASE_EXPIRED_ERROR_NAME, message, attempt: job.attempts } });
             this.retention.mark(job.queue, 'failed');
           }
         }

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { InvalidModuleOptionsError } from '../../errors/invalid-module-options.error';
 import { PostgresQueueOptions } from '../../interfaces/postgres-queue-options.interface';
 import { describeValue, isPositiveInteger } from '../../utils/validation.util';
-import { postgresSchemaProblem } from './postgres-queue.sql';
+import { postgresSchemaProblem } from './postgres-schema';
 
 const KNOWN = new Set<string>(['url', 'host', 'port', 'username', 'password', 'database', 'ssl', 'poolSize', 'schema', 'createSchema']);
 /** The fields that open a connection: meaningless next to a borrowed DataSource. */

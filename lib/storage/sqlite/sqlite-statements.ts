@@ -1,10 +1,9 @@
 import { QueryFailedError, QueryRunner } from 'typeorm';
-import { StorageRow } from '../job-row.mapper';
+import { StorageRow } from '../shared/job-row.mapper';
+import { StatementRunner } from '../shared/statement-runner';
 
 /** How the SQLite storage runs its statements: rows, or the number of rows changed. */
-export interface SqliteStatements {
-  all(sql: string, params: unknown[]): Promise<StorageRow[]>;
-  run(sql: string, params: unknown[]): Promise<number>;
+export interface SqliteStatements extends StatementRunner {
   /** Waits for the statement in progress and releases what this runner holds (not the connection). */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
-import { JobKeyConflictError } from '../errors/job-key-conflict.error';
+import { JobKeyConflictError } from '../../errors/job-key-conflict.error';
 import { newJobRecord } from './job-row.mapper';
-import { JobRecord, NewJobRecord } from './queue-storage.interface';
+import { JobRecord, NewJobRecord } from '../queue-storage.interface';
 
 /** A row an enqueue statement inserted: its id and key (ids sorted ascending follow input order). */
 export interface InsertedRow {

@@ -1,5 +1,14 @@
-import { JobStatus } from '../interfaces/job-info.interface';
-import { JobRecord, NewJobRecord, ScheduleRecord } from './queue-storage.interface';
+import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
+import {
+  CountRow,
+  FinishedJobTiming,
+  JobRecord,
+  KeyBlockedJob,
+  NewJobRecord,
+  OldestDueRow,
+  RecoveredJob,
+  ScheduleRecord,
+} from '../queue-storage.interface';
 
 /** A row as a driver returns it. Both backends name their columns alike (snake_case). */
 export type StorageRow = Record<string, unknown>;
@@ -112,4 +121,57 @@ export function toScheduleRecord(row: StorageRow): ScheduleRecord {
     options: (row.options as string | null) ?? null,
     nextRunAt: Number(row.next_run_at),
   };
+}
+
+/** A row of a lease recovery (`id, queue, status, attempts, run_at`). */
+export function toRecoveredJob(row: StorageRow): RecoveredJob {
+  return {
+    id: String(row.id),
+    queue: String(row.queue),
+    status: row.status as RecoveredJob['status'],
+    attempts: Number(row.attempts),
+    runAt: Number(row.run_at),
+  };
+}
+
+/** A row of `finishedSince` (`queue, status, wait_ms, run_ms, finished_at`). */
+export function toFinishedJobTiming(row: StorageRow): FinishedJobTiming {
+  return {
+    queue: String(row.queue),
+    status: row.status as FinishedJobStatus,
+    waitMs: nullableNumber(row.wait_ms),
+    runMs: nullableNumber(row.run_ms),
+    finishedAt: Number(row.finished_at),
+  };
+}
+
+/** A row of `oldestDuePending` (`queue, run_at`). */
+export function toOldestDueRow(row: StorageRow): OldestDueRow {
+  return { queue: String(row.queue), runAt: Number(row.run_at) };
+}
+
+/** A row of the counts (`queue, status, count`; PostgreSQL's count arrives as a string). */
+export function toCountRow(row: StorageRow): CountRow {
+  return { queue: String(row.queue), status: row.status as JobStatus, count: Number(row.count) };
+}
+
+/** A row of `keyBlockedFailed` (`id, unique_key, holder_id`). */
+export function toKeyBlockedJob(row: StorageRow): KeyBlockedJob {
+  return { id: String(row.id), key: String(row.unique_key), holderId: String(row.holder_id) };
+}
+
+/** The `id` column of each row, as the string ids the storage interface speaks. */
+export function idsOf(rows: StorageRow[]): string[] {
+  return rows.map((row) => String(row.id));
+}
+
+/** The `queue` column of each row. */
+export function queuesOf(rows: StorageRow[]): string[] {
+  return rows.map((row) => String(row.queue));
+}
+
+/** The parameters of a schedule upsert, in the order of `SCHEDULE_COLUMNS`, then created_at and updated_at. */
+export function scheduleParams(schedule: ScheduleRecord, now: number): unknown[] {
+  const { queue, name, cron, every, timezone, data, options, nextRunAt } = schedule;
+  return [queue, name, cron, every, timezone, data, options, nextRunAt, now, now];
 }

@@ -1,0 +1,134 @@
+import { Logger } from '@nestjs/common';
+import { Observable } from 'rxjs';
+import { DataSource } from 'typeorm';
+import { PostgresQueueOptions } from '../../interfaces/postgres-queue-options.interface';
+import { BurstLogger } from '../../utils/burst-logger';
+import { StatementRunner } from '../shared/statement-runner';
+import { guardPoolErrors } from './guard-pool-errors';
+import { PgListenClient, PostgresNotificationListener } from './postgres-notification-listener';
+import { PostgresStatements } from './postgres-statements';
+import { PostgresContext, listenSql, postgresTables } from './sql/postgres-sql-fragments';
+import { clientFactoryOf, masterPoolOf } from './typeorm-postgres-internals';
+
+/** Where the PostgreSQL storage gets its connection. */
+export type PostgresConnectionSource = { dataSource: DataSource } | { connection: PostgresQueueOptions };
+
+/**
+ * The PostgreSQL connections of a storage: the DataSource's pool (created here from the `postgres` options, or
+ * borrowed), guarded so no error of a pooled connection goes unhandled, the statement runner over it, and the
+ * dedicated LISTEN connection whose notifications are the insert hints.
+ */
+export class PostgresConnection {
+  private readonly dataSource: DataSource;
+  private readonly ownsDataSource: boolean;
+  private readonly logger = new Logger('SqliteQueue:postgres');
+  /** Connection errors come in storms (every pooled connection at once): one line per storm. */
+  private readonly connectionErrors = new BurstLogger(this.logger);
+  private listener?: PostgresNotificationListener;
+  private initializing?: Promise<void>;
+  private closed = false;
+  /** What the statement functions of `sql/` run on. */
+  readonly context: PostgresContext;
+
+  constructor(source: PostgresConnectionSource, schema: string) {
+    if ('dataSource' in source) {
+      this.dataSource = source.dataSource;
+      this.ownsDataSource = false;
+    } else {
+      const { url, host, port, username, password, database, ssl, poolSize } = source.connection;
+      this.dataSource = new DataSource({
+        type: 'postgres',
+        url,
+        host,
+        port,
+        username,
+        password,
+        database,
+        ssl,
+        poolSize,
+        applicationName: 'nest-queue',
+        // Idle pooled connections do not keep the process alive, as with SQLite (see the listener).
+        extra: { allowExitOnIdle: true },
+        synchronize: false,
+        logging: false,
+      });
+      this.ownsDataSource = true;
+    }
+    this.context = { runner: new PostgresStatements(this.dataSource), tables: postgresTables(schema) };
+  }
+
+  /** Hints that jobs were enqueued, by any process on any machine sharing the schema. */
+  get insertHints$(): Observable<void> {
+    if (!this.listener) throw new Error('PostgresQueueStorage used before initialize()');
+    return this.listener.hints$;
+  }
+
+  /**
+   * Opens the pool if owned, runs `setUp` (the schema), then starts listening. Once: later calls wait for the first.
+   * On failure it releases what it opened (the factory never closes a storage whose initialize failed).
+   */
+  open(setUp: (dataSource: DataSource, runner: StatementRunner) => Promise<void>): Promise<void> {
+    this.initializing ??= this.openOnce(setUp);
+    return this.initializing;
+  }
+
+  /** Waits for an open in progress, then releases everything; safe to call at any time, and twice. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.initializing?.catch(() => undefined);
+    await this.releaseResources();
+  }
+
+  private async openOnce(setUp: (dataSource: DataSource, runner: StatementRunner) => Promise<void>): Promise<void> {
+    if (this.closed) throw new Error('PostgresQueueStorage closed before initialize()');
+    const type = this.dataSource.options.type;
+    if (type !== 'postgres') {
+      throw new Error(`PostgresQueueStorage needs a DataSource of type 'postgres', got '${type}'`);
+    }
+    try {
+      if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      this.guardConnections();
+      await setUp(this.dataSource, this.context.runner);
+      // Closed meanwhile: open no LISTEN connection that close() would no longer see.
+      if (this.closed) return;
+      const { tables } = this.context;
+      this.listener = new PostgresNotificationListener(() => this.createListenClient(), tables.channel, listenSql(tables), this.logger);
+      await this.listener.start();
+    } catch (error) {
+      await this.releaseResources().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** No error of a pooled connection may go unhandled (that kills the process): see guardPoolErrors. */
+  private guardConnections(): void {
+    const master = masterPoolOf(this.dataSource);
+    if (!master) {
+      this.logger.warn('Cannot reach the pg pool inside the TypeORM postgres driver: connection errors are left to TypeORM');
+      return;
+    }
+    guardPoolErrors(master.pool, master.clients, (error) =>
+      this.connectionErrors.report(`PostgreSQL connection error (the pool replaces the connection): ${error.message}`),
+    );
+  }
+
+  private async releaseResources(): Promise<void> {
+    await this.listener?.close();
+    if (this.ownsDataSource && this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+
+  /**
+   * A connection of its own for LISTEN, configured like the DataSource's pool: a pooled connection would be
+   * handed to other queries, and a held one would shrink the pool. TCP keep-alive lets the OS notice a peer
+   * that vanished without closing the socket.
+   */
+  private createListenClient(): PgListenClient {
+    const { Client, options: poolOptions } = clientFactoryOf(this.dataSource);
+    return new Client({
+      ...poolOptions,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      connectionTimeoutMillis: poolOptions.connectionTimeoutMillis || 10_000,
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import { JobRecord, NewJobRecord } from '../../queue-storage.interface';
+import { JOB_COLUMNS } from '../../shared/job-columns';
+import { toJobRecord } from '../../shared/job-row.mapper';
+import { InsertedRow } from '../../shared/pair-enqueued';
+import { PostgresContext, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+
+const sql = perSchema((tables) => {
+  const { T } = tables;
+  return {
+    /**
+     * Inserts a batch in input order (ids follow it), skipping inputs whose key is taken, and notifies when one of
+     * them is due. Returns id and unique_key of the rows inserted.
+     */
+    enqueue: `WITH inserted AS (
+        INSERT INTO ${T} (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, updated_at)
+        SELECT $1, 'pending', j.data, j.priority, j.run_at, 0, j.max_attempts, j.backoff, j.timeout_ms, j.unique_key, $2, $2
+        FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::double precision[], $9::text[])
+          WITH ORDINALITY AS j(data, priority, run_at, max_attempts, backoff, timeout_ms, unique_key, ord)
+        ORDER BY j.ord
+        ON CONFLICT DO NOTHING
+        RETURNING id, unique_key, run_at
+      ),
+      ${notifyIfAny(tables, 'inserted WHERE run_at <= $2')}
+      SELECT id, unique_key FROM inserted WHERE (SELECT count(*) FROM hint) >= 0`,
+
+    /** Live jobs holding some keys. */
+    findByKeys: `SELECT ${JOB_COLUMNS} FROM ${T}
+      WHERE queue = $1 AND status IN ('pending', 'running') AND unique_key = ANY($2::text[])`,
+  };
+});
+
+/** Inserts jobs of one queue, skipping those whose key a live job holds: the rows inserted, sorted by id (input order). */
+export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
+  const rows = await db.runner.all(sql(db.tables).enqueue, [
+    queue,
+    ms(now),
+    jobs.map((job) => job.data),
+    jobs.map((job) => job.priority),
+    jobs.map((job) => ms(job.runAt)),
+    jobs.map((job) => job.maxAttempts),
+    jobs.map((job) => job.backoff),
+    jobs.map((job) => job.timeout),
+    jobs.map((job) => job.key),
+  ]);
+  // Only ids come back (the rest is what we sent): a bulk insert does not echo its payloads over the wire.
+  return rows
+    .map((row) => ({ id: String(row.id), key: (row.unique_key as string | null) ?? null }))
+    .sort((a, b) => compareIds(a.id, b.id));
+}
+
+/** Live (pending or running) jobs of `queue` holding these keys. */
+export async function findLiveByKeys(db: PostgresContext, queue: string, keys: string[]): Promise<JobRecord[]> {
+  return (await db.runner.all(sql(db.tables).findByKeys, [queue, keys])).map(toJobRecord);
+}
+
+/** Orders decimal id strings numerically without losing precision past 2^53. */
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

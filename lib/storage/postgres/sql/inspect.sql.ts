@@ -1,0 +1,78 @@
+import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
+import { JOB_COLUMNS } from '../../shared/job-columns';
+import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
+import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
+
+const sql = perSchema(({ T, Q }) => ({
+  getJob: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = $1`,
+
+  countAll: `SELECT queue, status, count(*) AS count FROM ${T} GROUP BY queue, status`,
+
+  countQueue: `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = $1 GROUP BY queue, status`,
+
+  listJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+
+  listJobsByStatus: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND status = $2 ORDER BY id DESC LIMIT $3 OFFSET $4`,
+
+  pausedQueues: `SELECT queue FROM ${Q} WHERE paused`,
+
+  // A loose index scan finds the queues (one index probe each), then each queue's newest finished jobs per
+  // status come from a backward walk of the status index: no table scan and no index just for this.
+  finishedSince: `WITH RECURSIVE queues AS (
+        (SELECT queue FROM ${T} WHERE status IN ('completed', 'failed', 'cancelled') ORDER BY queue LIMIT 1)
+        UNION ALL
+        SELECT (SELECT queue FROM ${T} WHERE queue > queues.queue AND status IN ('completed', 'failed', 'cancelled') ORDER BY queue LIMIT 1)
+        FROM queues WHERE queues.queue IS NOT NULL
+      )
+      SELECT f.* FROM queues
+      CROSS JOIN unnest(ARRAY['completed', 'failed', 'cancelled']) AS s(status)
+      CROSS JOIN LATERAL (
+        SELECT queue, status, started_at - run_at AS wait_ms, finished_at - started_at AS run_ms, finished_at
+        FROM ${T} WHERE queue = queues.queue AND status = s.status AND status IN ('completed', 'failed', 'cancelled') AND finished_at >= $1
+        ORDER BY finished_at DESC LIMIT $2
+      ) AS f
+      ORDER BY f.finished_at DESC LIMIT $2`,
+
+  oldestDuePending: `SELECT queue, MIN(run_at) AS run_at FROM ${T}
+      WHERE status = 'pending' AND run_at <= $1 GROUP BY queue`,
+}));
+
+/** One job, or null (also for an id that names no job). */
+export async function getJob(db: PostgresContext, id: string): Promise<JobRecord | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const [row] = await db.runner.all(sql(db.tables).getJob, [rowId]);
+  return row ? toJobRecord(row) : null;
+}
+
+/** Jobs of a queue, newest first. */
+export async function listJobs(db: PostgresContext, queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
+  const statements = sql(db.tables);
+  const rows =
+    query.status === undefined
+      ? await db.runner.all(statements.listJobs, [queue, query.limit, query.offset])
+      : await db.runner.all(statements.listJobsByStatus, [queue, query.status, query.limit, query.offset]);
+  return rows.map(toJobRecord);
+}
+
+/** Job counts per queue and status, optionally of one queue. */
+export async function countJobs(db: PostgresContext, queue?: string): Promise<CountRow[]> {
+  const statements = sql(db.tables);
+  const rows = queue === undefined ? await db.runner.all(statements.countAll, []) : await db.runner.all(statements.countQueue, [queue]);
+  return rows.map(toCountRow);
+}
+
+/** Queues currently paused. */
+export async function pausedQueues(db: PostgresContext): Promise<string[]> {
+  return queuesOf(await db.runner.all(sql(db.tables).pausedQueues, []));
+}
+
+/** Timings of jobs finished at or after `since`, newest first, at most `limit`. */
+export async function finishedSince(db: PostgresContext, since: number, limit: number): Promise<FinishedJobTiming[]> {
+  return (await db.runner.all(sql(db.tables).finishedSince, [ms(since), limit])).map(toFinishedJobTiming);
+}
+
+/** Per queue, the run time of its oldest due pending job. */
+export async function oldestDuePending(db: PostgresContext, now: number): Promise<OldestDueRow[]> {
+  return (await db.runner.all(sql(db.tables).oldestDuePending, [ms(now)])).map(toOldestDueRow);
+}

@@ -1,0 +1,81 @@
+import { AttemptRef, RecoveredJob } from '../../queue-storage.interface';
+import { idsOf, toRecoveredJob } from '../../shared/job-row.mapper';
+import { leaseExpiredErrorSql } from '../../shared/lease-expired';
+import { PostgresContext, RELEASE_COLUMNS, attemptArrays, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+
+const sql = perSchema((tables) => {
+  const { T } = tables;
+  return {
+    /** Hands attempts back as if they never ran, and notifies. */
+    release: `WITH released AS (
+        UPDATE ${T}
+        SET status = 'pending', attempts = attempts - 1, ${RELEASE_COLUMNS}, started_at = NULL, updated_at = $1
+        WHERE locked_by = $2 AND status = 'running'
+          AND (id, attempts) IN (SELECT * FROM unnest($3::bigint[], $4::int[]))
+        RETURNING run_at
+      ),
+      ${notifyIfAny(tables, 'released WHERE run_at <= $1')}
+      SELECT (SELECT count(*) FROM released) AS count, (SELECT count(*) FROM hint) AS hinted`,
+
+    // By id, through the primary key: a row under the same worker id that this process does not hold expires.
+    extendLeases: `UPDATE ${T} SET lease_until = $1, updated_at = $2 WHERE id = ANY($3::bigint[]) AND locked_by = $4 AND status = 'running'`,
+
+    findCancelled: `SELECT id FROM ${T}
+      WHERE locked_by = $1 AND status = 'cancelled'
+        AND (id, attempts) IN (SELECT * FROM unnest($2::bigint[], $3::int[]))`,
+
+    // The crashed run counted as an attempt, so a job that kills its process every time ends failed instead
+    // of looping. Every node runs this; each row is taken once. A row another statement holds (its owner's
+    // heartbeat or completion, another node's recovery) is skipped for the next pass instead of making this one
+    // wait in a queue of lock waiters, and FOR UPDATE re-checks a row it does lock, so a row recovered meanwhile
+    // is no longer found running. A requeued job is due after its own random delay below $2 ms, so jobs that
+    // died together are claimed apart.
+    recoverExpired: `WITH expired AS (
+        SELECT id FROM ${T} WHERE status = 'running' AND lease_until < $1
+        FOR UPDATE SKIP LOCKED
+      ),
+      recovered AS (
+        UPDATE ${T}
+        SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
+            error = ${leaseExpiredErrorSql('json_build_object')}::text,
+            finished_at = CASE WHEN attempts >= max_attempts THEN $1 ELSE NULL END,
+            run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 + floor(random() * $2::bigint)::bigint END,
+            ${RELEASE_COLUMNS}, updated_at = $1
+        WHERE id IN (SELECT id FROM expired)
+        RETURNING id, queue, status, attempts, run_at
+      ),
+      ${notifyIfAny(tables, "recovered WHERE status = 'pending'")}
+      SELECT * FROM recovered WHERE (SELECT count(*) FROM hint) >= 0`,
+  };
+});
+
+/** Hands attempts back to pending as if they never started; how many were still owned. */
+export async function releaseJobs(db: PostgresContext, refs: AttemptRef[], workerId: string, now: number): Promise<number> {
+  const pairs = attemptArrays(refs);
+  if (pairs.ids.length === 0) return 0;
+  const [row] = await db.runner.all(sql(db.tables).release, [ms(now), workerId, pairs.ids, pairs.attempts]);
+  return Number(row?.count ?? 0);
+}
+
+/** Extends the leases of these jobs of `workerId` to `leaseDuration` ms after `now` (this node's clock). */
+export function extendLeases(
+  db: PostgresContext,
+  refs: AttemptRef[],
+  workerId: string,
+  leaseDuration: number,
+  now: number,
+): Promise<number> {
+  return db.runner.run(sql(db.tables).extendLeases, [ms(now + leaseDuration), ms(now), attemptArrays(refs).ids, workerId]);
+}
+
+/** Of these attempts of `workerId`, the ids of those an operator cancelled meanwhile. */
+export async function findCancelled(db: PostgresContext, refs: AttemptRef[], workerId: string): Promise<string[]> {
+  const pairs = attemptArrays(refs);
+  if (pairs.ids.length === 0) return [];
+  return idsOf(await db.runner.all(sql(db.tables).findCancelled, [workerId, pairs.ids, pairs.attempts]));
+}
+
+/** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */
+export async function recoverExpiredLeases(db: PostgresContext, now: number, jitterWindow: number): Promise<RecoveredJob[]> {
+  return (await db.runner.all(sql(db.tables).recoverExpired, [ms(now), Math.max(1, ms(jitterWindow))])).map(toRecoveredJob);
+}

@@ -1,0 +1,70 @@
+import { AttemptRef, Completion } from '../../queue-storage.interface';
+import { PostgresContext, RELEASE_COLUMNS, ms, perSchema, toRowId } from './postgres-sql-fragments';
+
+const sql = perSchema(({ T }) => ({
+  /** Completes many attempts, each fenced by its own attempt number. */
+  completeMany: `/* complete */ UPDATE ${T} AS t
+      SET status = 'completed', result = c.result, finished_at = $1, updated_at = $1, ${RELEASE_COLUMNS}
+      FROM unnest($2::bigint[], $3::int[], $4::text[]) AS c(id, attempt, result)
+      WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'
+      RETURNING t.id`,
+
+  retry: `UPDATE ${T}
+      SET status = 'pending', error = $1, run_at = $2, updated_at = $3, ${RELEASE_COLUMNS}
+      WHERE id = $4 AND locked_by = $5 AND attempts = $6 AND status = 'running'`,
+
+  fail: `UPDATE ${T}
+      SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, ${RELEASE_COLUMNS}
+      WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,
+
+  updateProgress: `UPDATE ${T} SET progress = $1, updated_at = $2
+      WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,
+}));
+
+/** Marks attempts completed; the ids this worker still owned. Hot path. */
+export async function completeJobs(db: PostgresContext, completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
+  const valid = completions.filter(({ ref }) => toRowId(ref.id) !== null);
+  if (valid.length === 0) return new Set();
+  const rows = await db.runner.all(sql(db.tables).completeMany, [
+    ms(now),
+    valid.map(({ ref }) => ref.id),
+    valid.map(({ ref }) => ref.attempt),
+    valid.map(({ result }) => result),
+    workerId,
+  ]);
+  return new Set(rows.map((row) => String(row.id)));
+}
+
+/** Puts an attempt back to pending until `runAt`; false when no longer owned. */
+export async function retryJob(
+  db: PostgresContext,
+  ref: AttemptRef,
+  workerId: string,
+  error: string,
+  runAt: number,
+  now: number,
+): Promise<boolean> {
+  const id = toRowId(ref.id);
+  if (id === null) return false;
+  return (await db.runner.run(sql(db.tables).retry, [error, ms(runAt), ms(now), id, workerId, ref.attempt])) === 1;
+}
+
+/** Marks an attempt failed for good; false when no longer owned. */
+export async function failJob(db: PostgresContext, ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
+  const id = toRowId(ref.id);
+  if (id === null) return false;
+  return (await db.runner.run(sql(db.tables).fail, [error, ms(now), id, workerId, ref.attempt])) === 1;
+}
+
+/** Stores the progress of a running attempt; false when no longer owned. */
+export async function updateProgress(
+  db: PostgresContext,
+  ref: AttemptRef,
+  workerId: string,
+  progress: string,
+  now: number,
+): Promise<boolean> {
+  const id = toRowId(ref.id);
+  if (id === null) return false;
+  return (await db.runner.run(sql(db.tables).updateProgress, [progress, ms(now), id, workerId, ref.attempt])) === 1;
+}

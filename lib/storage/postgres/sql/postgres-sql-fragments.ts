@@ -1,0 +1,107 @@
+/**
+ * Names and fragments the PostgreSQL statements of this folder share. The tables live in their own schema, whose
+ * (validated) name is part of the SQL text, so each file builds its statements once per schema (`perSchema`).
+ * Parameters are positional `$n`, bound right beside their SQL; lists travel as PostgreSQL arrays (`$n::bigint[]`),
+ * never as JSON, because job data may hold `\u0000` escapes that jsonb refuses.
+ *
+ * Wake-ups: every statement that makes a job claimable now (enqueue, hand-back, recovery, retry of finished jobs,
+ * schedule occurrences) also calls `pg_notify` in the same statement when at least one of its rows is due by the
+ * caller's clock. PostgreSQL delivers the notification at commit, to every listening session on every machine, and
+ * drops it on rollback. Deciding "due" with the caller's `now` (not the database clock) keeps a skewed database
+ * clock from silencing hints for immediate jobs.
+ */
+import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
+import { AttemptRef } from '../../queue-storage.interface';
+import { StatementRunner } from '../../shared/statement-runner';
+
+/** The tables and notification channel of one schema, as SQL text. */
+export interface PostgresTables {
+  /** The jobs table, schema-qualified. */
+  readonly T: string;
+  /** The queues (pause state) table, schema-qualified. */
+  readonly Q: string;
+  /** The schedules table, schema-qualified. */
+  readonly S: string;
+  /** The schema's LISTEN/NOTIFY channel. */
+  readonly channel: string;
+}
+
+/** What every statement function of `postgres/sql/` is given: where to run, and the schema's tables. */
+export interface PostgresContext {
+  readonly runner: StatementRunner;
+  readonly tables: PostgresTables;
+}
+
+/** The LISTEN/NOTIFY channel of a schema's queue: one per schema, so two apps in two schemas never wake each other. */
+export function notifyChannel(schema: string): string {
+  return `${schema}_jobs_due`;
+}
+
+const tablesBySchema = new Map<string, PostgresTables>();
+
+/** The tables of `schema` (validated by the caller); one object per schema, so `perSchema` caches by it. */
+export function postgresTables(schema: string): PostgresTables {
+  let tables = tablesBySchema.get(schema);
+  if (!tables) {
+    tables = {
+      T: `"${schema}".${JOBS_TABLE}`,
+      Q: `"${schema}".${QUEUES_TABLE}`,
+      S: `"${schema}".${SCHEDULES_TABLE}`,
+      channel: notifyChannel(schema),
+    };
+    tablesBySchema.set(schema, tables);
+  }
+  return tables;
+}
+
+/** Builds a file's statements once per schema: the SQL text of a statement stays one constant string per schema. */
+export function perSchema<T>(build: (tables: PostgresTables) => T): (tables: PostgresTables) => T {
+  const cache = new WeakMap<PostgresTables, T>();
+  return (tables) => {
+    let built = cache.get(tables);
+    if (built === undefined) {
+      built = build(tables);
+      cache.set(tables, built);
+    }
+    return built;
+  };
+}
+
+/**
+ * A WITH item that notifies the schema's channel when `rows` (a FROM item with its WHERE) has a row. Referenced
+ * from the final SELECT of each statement: a plain SELECT in a WITH runs only when referenced.
+ */
+export function notifyIfAny(tables: PostgresTables, rows: string): string {
+  return `hint AS (SELECT pg_notify('${tables.channel}', '') FROM (SELECT 1 FROM ${rows} LIMIT 1) AS any_row)`;
+}
+
+/** The columns a job loses when it stops running. */
+export const RELEASE_COLUMNS = 'locked_by = NULL, lease_until = NULL';
+
+/** Times are bound to bigint columns: a fractional ms (a fractional lease or delay) would be rejected. */
+export function ms(value: number): number {
+  return Math.round(value);
+}
+
+/** Our ids are positive bigints; anything else names no job. Kept as strings: ids may exceed 2^53. */
+export function toRowId(id: string): string | null {
+  return typeof id === 'string' && /^[1-9]\d{0,17}$/.test(id) ? id : null;
+}
+
+/** The valid attempts of `refs` as two parallel arrays (ids, attempts), for `unnest`. */
+export function attemptArrays(refs: AttemptRef[]): { ids: string[]; attempts: number[] } {
+  const ids: string[] = [];
+  const attempts: number[] = [];
+  for (const ref of refs) {
+    const id = toRowId(ref.id);
+    if (id === null) continue;
+    ids.push(id);
+    attempts.push(ref.attempt);
+  }
+  return { ids, attempts };
+}
+
+/** The `LISTEN` of the schema's channel, for the notification listener's own connection. */
+export function listenSql(tables: PostgresTables): string {
+  return `LISTEN "${tables.channel}"`;
+}

@@ -1,0 +1,70 @@
+import { ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
+import { SCHEDULE_COLUMNS } from '../../shared/job-columns';
+import { scheduleParams, toScheduleRecord } from '../../shared/job-row.mapper';
+import { PostgresContext, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+
+const sql = perSchema((tables) => {
+  const { T, S } = tables;
+  return {
+    upsertSchedule: `INSERT INTO ${S} (${SCHEDULE_COLUMNS}, created_at, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
+        timezone = excluded.timezone, data = excluded.data, options = excluded.options,
+        next_run_at = excluded.next_run_at, updated_at = excluded.updated_at`,
+
+    removeSchedule: `DELETE FROM ${S} WHERE queue = $1 AND name = $2`,
+
+    listSchedules: `SELECT ${SCHEDULE_COLUMNS} FROM ${S} ORDER BY queue, name`,
+
+    dueSchedules: `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_at <= $1`,
+
+    /**
+     * Inserts one occurrence's job (the unique schedule_key index makes a second insert of the same occurrence,
+     * from any process, a no-op) and advances the schedule from the occurrence we saw (compare-and-set), in one
+     * statement.
+     */
+    enqueueOccurrence: `WITH inserted AS (
+        INSERT INTO ${T}
+          (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, schedule_key, created_at, updated_at)
+        VALUES ($1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $9, $10, $10)
+        ON CONFLICT DO NOTHING
+        RETURNING run_at
+      ),
+      advanced AS (
+        UPDATE ${S} SET next_run_at = $12, updated_at = $10
+        WHERE queue = $1 AND name = $11 AND next_run_at = $13
+      ),
+      ${notifyIfAny(tables, 'inserted WHERE run_at <= $10')}
+      SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM hint) AS hinted`,
+  };
+});
+
+/** Creates or replaces a schedule. */
+export async function upsertSchedule(db: PostgresContext, schedule: ScheduleRecord, now: number): Promise<void> {
+  await db.runner.run(sql(db.tables).upsertSchedule, scheduleParams({ ...schedule, nextRunAt: ms(schedule.nextRunAt) }, ms(now)));
+}
+
+/** Deletes a schedule; false when there was none. */
+export async function removeSchedule(db: PostgresContext, queue: string, name: string): Promise<boolean> {
+  return (await db.runner.run(sql(db.tables).removeSchedule, [queue, name])) === 1;
+}
+
+/** Every schedule. */
+export async function listSchedules(db: PostgresContext): Promise<ScheduleRecord[]> {
+  return (await db.runner.all(sql(db.tables).listSchedules, [])).map(toScheduleRecord);
+}
+
+/** Schedules whose next occurrence is due at `now`. */
+export async function dueSchedules(db: PostgresContext, now: number): Promise<ScheduleRecord[]> {
+  return (await db.runner.all(sql(db.tables).dueSchedules, [ms(now)])).map(toScheduleRecord);
+}
+
+/** Enqueues one occurrence exactly once across all processes and advances the schedule. True when this call inserted the job. */
+export async function enqueueOccurrence(db: PostgresContext, occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
+  const { schedule, occurrenceAt, job, nextRunAt } = occurrence;
+  const [row] = await db.runner.all(sql(db.tables).enqueueOccurrence, [
+    schedule.queue, job.data, job.priority, ms(job.runAt), job.maxAttempts, job.backoff, job.timeout, job.key,
+    `${schedule.name}@${occurrenceAt}`, ms(now), schedule.name, ms(nextRunAt), ms(schedule.nextRunAt),
+  ]);
+  return Number(row?.inserted ?? 0) === 1;
+}

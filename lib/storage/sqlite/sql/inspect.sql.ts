@@ -1,0 +1,86 @@
+import { JobStatus } from '../../../interfaces/job-info.interface';
+import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
+import { JOB_COLUMNS } from '../../shared/job-columns';
+import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
+import { StatementRunner } from '../../shared/statement-runner';
+import { Q, T, toRowId } from './sqlite-sql-fragments';
+
+const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
+
+/**
+ * Counts by queue and status, each status group read from its own partial index (claim, running, finished).
+ * `queueFilter` is empty or `AND queue = ?` (then the queue is a parameter of each of the three branches).
+ */
+function countSql(queueFilter: string): string {
+  return `SELECT queue, 'pending' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'pending' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, 'running' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'running' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, status, COUNT(*) AS count FROM ${T} WHERE finished_at IS NOT NULL ${queueFilter} GROUP BY queue, status`;
+}
+
+const COUNT_ALL_SQL = countSql('');
+
+const COUNT_QUEUE_SQL = countSql('AND queue = ?');
+
+const LIST_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
+
+/** Pending or running jobs. */
+const LIST_JOBS_BY_STATUS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND status = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
+
+/** Completed, failed or cancelled jobs, through the finished index. */
+const LIST_FINISHED_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
+  WHERE queue = ? AND status = ? AND finished_at IS NOT NULL ORDER BY id DESC LIMIT ? OFFSET ?`;
+
+const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
+
+/** Walks the finished index queue by queue instead of scanning the table. */
+const FINISHED_SINCE_SQL = `SELECT queue, status, started_at - run_at AS wait_ms, finished_at - started_at AS run_ms, finished_at
+  FROM ${T} WHERE queue IN (SELECT DISTINCT queue FROM ${T} WHERE finished_at IS NOT NULL)
+    AND status IN ('completed', 'failed', 'cancelled') AND finished_at >= ?
+  ORDER BY finished_at DESC LIMIT ?`;
+
+const OLDEST_DUE_PENDING_SQL = `SELECT queue, MIN(run_at) AS run_at FROM ${T}
+  WHERE status = 'pending' AND run_at <= ? GROUP BY queue`;
+
+/** One job, or null (also for an id that names no job). */
+export async function getJob(runner: StatementRunner, id: string): Promise<JobRecord | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const [row] = await runner.all(GET_JOB_SQL, [rowId]);
+  return row ? toJobRecord(row) : null;
+}
+
+/** Jobs of a queue, newest first. */
+export async function listJobs(runner: StatementRunner, queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
+  const { status, limit, offset } = query;
+  const rows =
+    status === undefined
+      ? await runner.all(LIST_JOBS_SQL, [queue, limit, offset])
+      : await runner.all(isFinishedStatus(status) ? LIST_FINISHED_JOBS_SQL : LIST_JOBS_BY_STATUS_SQL, [queue, status, limit, offset]);
+  return rows.map(toJobRecord);
+}
+
+/** Job counts per queue and status, optionally of one queue. */
+export async function countJobs(runner: StatementRunner, queue?: string): Promise<CountRow[]> {
+  const rows = queue === undefined ? await runner.all(COUNT_ALL_SQL, []) : await runner.all(COUNT_QUEUE_SQL, [queue, queue, queue]);
+  return rows.map(toCountRow);
+}
+
+/** Queues currently paused. */
+export async function pausedQueues(runner: StatementRunner): Promise<string[]> {
+  return queuesOf(await runner.all(PAUSED_QUEUES_SQL, []));
+}
+
+/** Timings of jobs finished at or after `since`, newest first, at most `limit`. */
+export async function finishedSince(runner: StatementRunner, since: number, limit: number): Promise<FinishedJobTiming[]> {
+  return (await runner.all(FINISHED_SINCE_SQL, [since, limit])).map(toFinishedJobTiming);
+}
+
+/** Per queue, the run time of its oldest due pending job. */
+export async function oldestDuePending(runner: StatementRunner, now: number): Promise<OldestDueRow[]> {
+  return (await runner.all(OLDEST_DUE_PENDING_SQL, [now])).map(toOldestDueRow);
+}
+
+/** Completed, failed and cancelled rows are the ones with a finished_at, and the finished index holds only those. */
+function isFinishedStatus(status: JobStatus): boolean {
+  return status !== 'pending' && status !== 'running';
+}

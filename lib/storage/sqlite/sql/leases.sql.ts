@@ -1,0 +1,71 @@
+import { AttemptRef, RecoveredJob } from '../../queue-storage.interface';
+import { idsOf, toRecoveredJob } from '../../shared/job-row.mapper';
+import { leaseExpiredErrorSql } from '../../shared/lease-expired';
+import { StatementRunner } from '../../shared/statement-runner';
+import { NOW_MS, T } from './sqlite-sql-fragments';
+
+/** Hands attempts back as if they never ran (the attempt is not counted). */
+const RELEASE_SQL = `UPDATE ${T}
+  SET status = 'pending', attempts = attempts - 1, locked_by = NULL, lease_until = NULL, started_at = NULL, updated_at = ?
+  WHERE locked_by = ? AND status = 'running'
+    AND (id, attempts) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j)`;
+
+/**
+ * One heartbeat for the jobs this process holds, by id: a running row under the same worker id that the process
+ * does not hold (left by a crashed process that had the same fixed workerId) must be left to expire.
+ */
+const EXTEND_LEASES_SQL = `UPDATE ${T} SET lease_until = ${NOW_MS} + ?, updated_at = ?
+  WHERE id IN (SELECT value FROM json_each(?)) AND locked_by = ? AND status = 'running'`;
+
+/** Attempts of a worker that were cancelled meanwhile. */
+const FIND_CANCELLED_SQL = `SELECT id FROM ${T}
+  WHERE locked_by = ? AND status = 'cancelled'
+    AND (id, attempts) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j)`;
+
+/**
+ * Takes back running jobs whose owner stopped renewing their lease. The crashed run counted as an
+ * attempt, so a job that kills its process every time ends failed instead of looping. A requeued job is due
+ * after a random delay below the jitter window (at least 1: `% 0` is NULL), drawn per row, so jobs that died
+ * together are claimed apart.
+ */
+const RECOVER_EXPIRED_SQL = `/* recover */ UPDATE ${T}
+  SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
+      error = ${leaseExpiredErrorSql('json_object')},
+      finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
+      run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ? + abs(random() % ?) END,
+      locked_by = NULL, lease_until = NULL, updated_at = ?
+  WHERE status = 'running' AND lease_until < ?
+  RETURNING id, queue, status, attempts, run_at`;
+
+/** Hands attempts back to pending as if they never started; how many were still owned. */
+export function releaseJobs(runner: StatementRunner, refs: AttemptRef[], workerId: string, now: number): Promise<number> {
+  return runner.run(RELEASE_SQL, [now, workerId, attemptPairs(refs)]);
+}
+
+/** Extends the leases of these jobs of `workerId` by `leaseDuration` ms from when the statement runs. */
+export function extendLeases(
+  runner: StatementRunner,
+  refs: AttemptRef[],
+  workerId: string,
+  leaseDuration: number,
+  now: number,
+): Promise<number> {
+  const ids = JSON.stringify(refs.map((ref) => Number(ref.id)));
+  return runner.run(EXTEND_LEASES_SQL, [Math.round(leaseDuration), now, ids, workerId]);
+}
+
+/** Of these attempts of `workerId`, the ids of those an operator cancelled meanwhile. */
+export async function findCancelled(runner: StatementRunner, refs: AttemptRef[], workerId: string): Promise<string[]> {
+  return idsOf(await runner.all(FIND_CANCELLED_SQL, [workerId, attemptPairs(refs)]));
+}
+
+/** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */
+export async function recoverExpiredLeases(runner: StatementRunner, now: number, jitterWindow: number): Promise<RecoveredJob[]> {
+  const window = Math.max(1, Math.round(jitterWindow));
+  return (await runner.all(RECOVER_EXPIRED_SQL, [now, now, window, now, now])).map(toRecoveredJob);
+}
+
+/** A JSON array of [id, attempt] per attempt. */
+function attemptPairs(refs: AttemptRef[]): string {
+  return JSON.stringify(refs.map((ref) => [Number(ref.id), ref.attempt]));
+}

@@ -1,0 +1,26 @@
+/**
+ * Names and fragments the SQLite statements of this folder share. Every statement of `sql/` uses positional `?`
+ * parameters only (both node-sqlite3 and better-sqlite3 bind them), bound right beside its SQL. Statements that
+ * return rows through RETURNING start with a comment: TypeORM's sqlite runner sends SQL that starts with
+ * "UPDATE "/"INSERT " to run(), which drops rows.
+ */
+import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
+
+/** The jobs table. */
+export const T = JOBS_TABLE;
+/** The queues (pause state) table. */
+export const Q = QUEUES_TABLE;
+/** The schedules table. */
+export const S = SCHEDULES_TABLE;
+
+/**
+ * The statement's own clock in epoch ms: leases are measured from when a statement runs, which on SQLite can be up to
+ * the busy timeout after it was queued (another process held the write lock). julianday('now') works on every SQLite
+ * version (unixepoch('subsec') needs 3.42), and SQLite reads the same OS clock as Date.now().
+ */
+export const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
+
+/** Our ids are positive integers; anything else names no job. */
+export function toRowId(id: string): number | null {
+  return /^[1-9]\d{0,15}$/.test(id) ? Number(id) : null;
+}

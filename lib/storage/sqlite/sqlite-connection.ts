@@ -1,0 +1,133 @@
+import { Logger } from '@nestjs/common';
+import { Observable, Subject, merge } from 'rxjs';
+import { DataSource } from 'typeorm';
+import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
+import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
+import { StatementRunner } from '../shared/statement-runner';
+import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
+import { insertHintsOf } from './sqlite-update-hook';
+import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
+import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
+
+/** Where the SQLite storage gets its connection. */
+export type SqliteConnectionSource = { dataSource: DataSource } | { database: string; driver: SqliteDriverName };
+
+/**
+ * The SQLite connection of a storage: which driver, opened how (pragmas), which statement runner, the background
+ * WAL checkpointer and the insert hints. Owns the DataSource it created; a borrowed one is left to its owner.
+ */
+export class SqliteConnection {
+  private readonly dataSource: DataSource;
+  private readonly ownsDataSource: boolean;
+  private statements?: SqliteStatements;
+  private checkpointer?: WalCheckpointer;
+  private hints$?: Observable<void>;
+  /** Our own inserts announce themselves: no native round trip per row. */
+  private readonly localInserts = new Subject<void>();
+
+  constructor(source: SqliteConnectionSource) {
+    if ('dataSource' in source) {
+      this.dataSource = source.dataSource;
+      this.ownsDataSource = false;
+    } else {
+      const common = { database: source.database, enableWAL: source.database !== ':memory:', synchronize: false, logging: false };
+      this.dataSource =
+        source.driver === 'better-sqlite3'
+          ? new DataSource({ ...common, type: 'better-sqlite3', timeout: BUSY_TIMEOUT_MS })
+          : new DataSource({ ...common, type: 'sqlite', busyTimeout: BUSY_TIMEOUT_MS, driver: quietSqlite3() });
+      this.ownsDataSource = true;
+    }
+  }
+
+  /** Runs the storage's statements; only between `open` and `close`. */
+  get runner(): StatementRunner {
+    if (!this.statements) throw new Error('SqliteQueueStorage used before initialize()');
+    return this.statements;
+  }
+
+  /** Hints that jobs were inserted: ours, and on a borrowed node-sqlite3 connection the application's too. */
+  get insertHints$(): Observable<void> {
+    if (!this.hints$) throw new Error('SqliteQueueStorage used before initialize()');
+    return this.hints$;
+  }
+
+  /**
+   * Opens the DataSource if owned and sets the connection up; `setUp` (the schema) runs after the pragmas and
+   * before the checkpointer opens its second connection on the file.
+   */
+  async open(setUp: (runner: StatementRunner) => Promise<void>): Promise<void> {
+    const type = this.dataSource.options.type;
+    if (type !== 'sqlite' && type !== 'better-sqlite3') {
+      throw new Error(`SqliteQueueStorage needs a DataSource of type 'sqlite' or 'better-sqlite3', got '${type}'`);
+    }
+    if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+    const connection = nativeConnectionOf(this.dataSource);
+    if (type === 'sqlite') serializeStatements(connection);
+    this.statements =
+      type === 'sqlite' && this.ownsDataSource
+        ? new PreparedNodeSqlite3Statements(connection as NodeSqlite3Database)
+        : new QueryRunnerStatements(this.dataSource.createQueryRunner());
+    await this.configure(this.statements);
+    await setUp(this.statements);
+    // Only where it can run beside the writer: our own node-sqlite3 connection (better-sqlite3 would run it on
+    // this thread, and a borrowed connection's file is the application's to manage).
+    if (type === 'sqlite' && this.ownsDataSource && this.dataSource.options.database !== ':memory:') {
+      const logger = new Logger('SqliteQueue');
+      const checkpointer = new WalCheckpointer(String(this.dataSource.options.database), logger);
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        await checkpointer.open(require('sqlite3') as NodeSqlite3Module);
+        this.checkpointer = checkpointer;
+      } catch (error) {
+        // Only speed is lost: the writer's own automatic checkpoint keeps the WAL in bounds.
+        logger.warn(`No background WAL checkpoints (second connection refused): ${String(error)}`);
+      }
+    }
+    this.hints$ = this.localInserts.asObservable();
+    // SQLite's update hook reports every row change of the connection to JavaScript, one event each (three per
+    // job: insert, claim, completion): 20 % of the CPU of a busy worker. On our own connection every write is
+    // ours and announces itself. A borrowed connection is shared with the application, which may insert jobs
+    // itself (in its own transaction, say): there the hook is what tells the poller.
+    if (type === 'sqlite' && !this.ownsDataSource) {
+      this.hints$ = merge(this.hints$, insertHintsOf(connection, JOBS_TABLE));
+    }
+  }
+
+  /** Releases what `open` opened. */
+  async close(): Promise<void> {
+    await this.statements?.close();
+    await this.checkpointer?.close();
+    if (this.ownsDataSource && this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+
+  /** Tells the checkpointer that a statement wrote, so it copies the WAL back soon. */
+  written(): void {
+    this.checkpointer?.written();
+  }
+
+  /** Announces jobs this connection made claimable (inserted, or put back to pending). */
+  inserted(): void {
+    this.localInserts.next();
+  }
+
+  private async configure(runner: StatementRunner): Promise<void> {
+    const memory = this.dataSource.options.database === ':memory:';
+    if (!memory) await runner.all('PRAGMA journal_mode = WAL', []);
+    await runner.all(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`, []);
+    // A borrowed connection keeps its owner's durability choice; our own trades fsync per commit for WAL's
+    // checkpoint-time durability, as SQLite recommends for WAL.
+    if (this.ownsDataSource) await runner.run('PRAGMA synchronous = NORMAL', []);
+  }
+}
+
+/**
+ * node-sqlite3 runs the statements of a connection in parallel unless told otherwise. When one of them fails
+ * with SQLITE_BUSY (another process held the write lock past busy_timeout), SQLite keeps that statement in
+ * progress, so the writes of statements that run meanwhile cannot autocommit; they are rolled back with it
+ * although each reported success (added jobs vanish, completions are undone, reused ids). In serialized mode
+ * each statement is finished before the next starts. Shown by test/locked-database.e2e-spec.ts.
+ */
+function serializeStatements(connection: unknown): void {
+  const database = connection as { serialize?: () => void } | null;
+  if (typeof database?.serialize === 'function') database.serialize();
+}
