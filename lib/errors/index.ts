@@ -19,3 +19,6 @@ export * from './invalid-argument.error';
 export * from './job-key-conflict.error';
 export * from './unsupported-driver.error';
 export * from './driver-not-installed.error';
+export * from './foreign-schema.error';
+export * from './schema-too-new.error';
+export * from './schema-outdated.error';
