@@ -22,17 +22,25 @@ describePostgresOnly('PostgreSQL migrations run by the application', () => {
   });
 
   async function storage(): Promise<PostgresQueueStorage> {
-    const created = new PostgresQueueStorage({ connection: { url: postgresTestUrl(), poolSize: 2 }, schema: postgresSchemaFor(db.path), createSchema: false });
+    const created = new PostgresQueueStorage({
+      connection: { url: postgresTestUrl(), poolSize: 2 },
+      schema: postgresSchemaFor(db.path),
+      createSchema: false,
+    });
     storages.push(created);
     await created.initialize();
     return created;
   }
 
   async function statusIndex(): Promise<{ oid: string; def: string }> {
-    const [row] = await rawSql<{ oid: string; def: string }>(db.path, [
-      `SELECT c.oid::text AS oid, pg_get_indexdef(c.oid) AS def FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    const [row] = await rawSql<{ oid: string; def: string }>(
+      db.path,
+      [
+        `SELECT c.oid::text AS oid, pg_get_indexdef(c.oid) AS def FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = ? AND c.relname = 'nest_queue_jobs_status'`,
-    ], [postgresSchemaFor(db.path)]);
+      ],
+      [postgresSchemaFor(db.path)],
+    );
     return row;
   }
 
@@ -42,7 +50,11 @@ describePostgresOnly('PostgreSQL migrations run by the application', () => {
     await expect(refusal).rejects.toBeInstanceOf(SchemaOutdatedError);
     await expect(refusal).rejects.toThrow('version 1, and this build needs version 2');
 
-    const dataSource = await new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 }).initialize();
+    const dataSource = await new DataSource({
+      type: 'postgres',
+      url: postgresTestUrl(),
+      poolSize: 1,
+    }).initialize();
     try {
       for (const statement of getPostgresSchemaSql(postgresSchemaFor(db.path))) await dataSource.query(statement);
       const migrated = await statusIndex();

@@ -38,7 +38,13 @@ class LegacyProcessor implements QueueProcessor<{ n: number }, number> {
 
 async function boot(path: string, processing: boolean): Promise<TestingModule> {
   const app = await Test.createTestingModule({
-    imports: [SqliteQueueModule.forRoot({ database: path, processing, pollInterval: 100 })],
+    imports: [
+      SqliteQueueModule.forRoot({
+        database: path,
+        processing,
+        pollInterval: 100,
+      }),
+    ],
     providers: processing ? [LegacyProcessor] : [],
   }).compile();
   try {
@@ -58,38 +64,69 @@ async function recordedVersions(path: string): Promise<number[]> {
 /** The shape of the queue's tables, comparable between two databases (schema names and comments taken out). */
 async function schemaShape(path: string): Promise<unknown> {
   if (testBackend() === 'sqlite') {
-    const rows = await rawSql<{ type: string; name: string; sql: string | null }>(path, [
-      `SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'nest_queue_%' ORDER BY name`,
-    ]);
+    const rows = await rawSql<{
+      type: string;
+      name: string;
+      sql: string | null;
+    }>(path, [`SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'nest_queue_%' ORDER BY name`]);
     return rows.map((row) => ({
       ...row,
-      sql: String(row.sql).replace(/--[^\n]*/g, '').replace(/IF NOT EXISTS /g, '').replace(/\s+/g, ' ').trim(),
+      sql: String(row.sql)
+        .replace(/--[^\n]*/g, '')
+        .replace(/IF NOT EXISTS /g, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
     }));
   }
   const schema = postgresSchemaFor(path);
-  const columns = await rawSql(path, [
-    `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
+  const columns = await rawSql(
+    path,
+    [
+      `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
       WHERE table_schema = ? ORDER BY table_name, column_name`,
-  ], [schema]);
-  const indexes = await rawSql<{ indexname: string; indexdef: string }>(path, [
-    `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = ? ORDER BY indexname`,
-  ], [schema]);
-  const options = await rawSql(path, [
-    `SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    ],
+    [schema],
+  );
+  const indexes = await rawSql<{ indexname: string; indexdef: string }>(
+    path,
+    [`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = ? ORDER BY indexname`],
+    [schema],
+  );
+  const options = await rawSql(
+    path,
+    [
+      `SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = ? AND c.relkind = 'r' ORDER BY c.relname`,
-  ], [schema]);
-  return { columns, indexes: indexes.map((row) => ({ ...row, indexdef: row.indexdef.split(schema).join('S') })), options };
+    ],
+    [schema],
+  );
+  return {
+    columns,
+    indexes: indexes.map((row) => ({
+      ...row,
+      indexdef: row.indexdef.split(schema).join('S'),
+    })),
+    options,
+  };
 }
 
 /** The definition of the jobs' status-and-finish-time index: gone (SQLite) or partial (PostgreSQL) after migration 2. */
 async function finishedIndexes(path: string): Promise<string[]> {
   if (testBackend() === 'sqlite') {
-    const rows = await rawSql<{ name: string }>(path, [`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (
-      'nest_queue_jobs_status', 'nest_queue_jobs_finished') ORDER BY name`]);
+    const rows = await rawSql<{ name: string }>(path, [
+      `SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (
+      'nest_queue_jobs_status', 'nest_queue_jobs_finished') ORDER BY name`,
+    ]);
     return rows.map((row) => row.name);
   }
-  const rows = await rawSql<{ indexdef: string }>(path, [`SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname =
-    'nest_queue_jobs_status'`], [postgresSchemaFor(path)]);
+  const rows = await rawSql<{ indexdef: string }>(
+    path,
+    [
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname =
+    'nest_queue_jobs_status'`,
+    ],
+    [postgresSchemaFor(path)],
+  );
   return rows.map((row) => row.indexdef.replace(/^.* USING btree /, ''));
 }
 
@@ -112,7 +149,13 @@ describe('schema migrations', () => {
         : [`(queue, status, finished_at) WHERE (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text]))`],
     );
     const admin = current.app.get(QueueAdmin);
-    expect(await admin.getCounts(LEGACY_QUEUE)).toEqual({ pending: 2, running: 1, completed: 1, failed: 1, cancelled: 1 });
+    expect(await admin.getCounts(LEGACY_QUEUE)).toEqual({
+      pending: 2,
+      running: 1,
+      completed: 1,
+      failed: 1,
+      cancelled: 1,
+    });
     expect((await admin.getJobs(LEGACY_QUEUE, { status: 'completed' })).map((job) => job.data)).toEqual([{ n: 4 }]);
     await current.app.close();
 
@@ -141,7 +184,12 @@ describe('schema migrations', () => {
 
   it('two processes booting the same 0.1.0 database at once both start, and each step is recorded once', async () => {
     await createLegacyDatabase(current.db.path);
-    const children = [0, 1].map(() => startChildApp({ database: current.db.path, module: { processing: false } }));
+    const children = [0, 1].map(() =>
+      startChildApp({
+        database: current.db.path,
+        module: { processing: false },
+      }),
+    );
     try {
       await Promise.all(children.map((child) => child.printed('READY')));
     } catch (error) {
@@ -181,9 +229,13 @@ describe('schema migrations', () => {
     await expect(refusal).rejects.toBeInstanceOf(ForeignSchemaError);
     await expect(refusal).rejects.toThrow(/nest_queue_jobs was not created by this library \(unexpected column tenant_id\)/);
     const rows = await rawSql(current.db.path, ['SELECT id, status, attempts FROM {schema}.nest_queue_jobs']);
-    expect(rows.map((row) => ({ id: Number(row.id), status: row.status, attempts: Number(row.attempts) }))).toEqual([
-      { id: 1, status: 'pending', attempts: 0 },
-    ]);
+    expect(
+      rows.map((row) => ({
+        id: Number(row.id),
+        status: row.status,
+        attempts: Number(row.attempts),
+      })),
+    ).toEqual([{ id: 1, status: 'pending', attempts: 0 }]);
     const tables = await rawSql(current.db.path, [
       testBackend() === 'sqlite'
         ? `SELECT name FROM sqlite_master WHERE name = 'nest_queue_migrations'`

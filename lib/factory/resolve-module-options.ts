@@ -34,7 +34,7 @@ const MS_OPTIONS = ['pollInterval', 'leaseDuration'] as const;
 /** Every option `forRoot` / `forRootAsync` takes; anything else is a typo that would otherwise be ignored. */
 const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'database', 'driver', 'dataSource', 'postgres', 'pollInterval', 'batchWindow', 'batchSize', 'leaseDuration',
-  'shutdownTimeout', 'processing', 'maxAttempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'workerId',
+  'shutdownTimeout', 'processing', 'migrate', 'maxAttempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'workerId',
 ];
 
 /** Slack on top of the busy timeout and one heartbeat interval, for the event loop and the statements queued before. */
@@ -84,6 +84,7 @@ export function resolveModuleOptions(
     leaseDuration: given.leaseDuration ?? MODULE_DEFAULTS.leaseDuration,
     shutdownTimeout: given.shutdownTimeout ?? MODULE_DEFAULTS.shutdownTimeout,
     processing: given.processing ?? MODULE_DEFAULTS.processing,
+    migrate: given.migrate ?? true,
     maxAttempts: given.maxAttempts ?? MODULE_DEFAULTS.maxAttempts,
     backoff: given.backoff ?? DEFAULT_BACKOFF,
     removeOnComplete: given.removeOnComplete ?? false,
@@ -130,6 +131,9 @@ export function resolveModuleOptions(
   if (!isIntegerInRange(resolved.maxAttempts, 1, LIMITS.maxAttempts)) {
     const reason = `must be an integer from 1 to ${LIMITS.maxAttempts}, got ${describeValue(resolved.maxAttempts)}`;
     throw new InvalidModuleOptionsError('maxAttempts', reason);
+  }
+  if (typeof resolved.migrate !== 'boolean') {
+    throw new InvalidModuleOptionsError('migrate', `must be a boolean, got ${describeValue(resolved.migrate)}`);
   }
   if (typeof resolved.processing !== 'boolean') {
     throw new InvalidModuleOptionsError('processing', `must be a boolean, got ${describeValue(resolved.processing)}`);

@@ -70,7 +70,11 @@ END $step$`;
 /** Every PostgreSQL step for `schema` as complete SQL (see `stepSql`), for users who run migrations themselves. */
 export function getPostgresMigrations(schema: string = DEFAULT_POSTGRES_SCHEMA): QueueSchemaMigration[] {
   const s = quotedSchema(schema);
-  return POSTGRES_MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name, sql: stepSql(s, migration) }));
+  return POSTGRES_MIGRATIONS.map((migration) => ({
+    version: migration.version,
+    name: migration.name,
+    sql: stepSql(s, migration),
+  }));
 }
 
 /**
@@ -107,7 +111,12 @@ const SCHEMA_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('nest-queue-schem
  * the check is repeated and the steps applied in one transaction under an advisory lock, so processes booting
  * together apply each step once (concurrent `CREATE ... IF NOT EXISTS` of one object can even fail in PostgreSQL).
  */
-export async function applyPostgresSchema(dataSource: DataSource, runner: StatementRunner, schema: string, migrate: boolean): Promise<void> {
+export async function applyPostgresSchema(
+  dataSource: DataSource,
+  runner: StatementRunner,
+  schema: string,
+  migrate: boolean,
+): Promise<void> {
   const found = await findSchema(runner, schema);
   if (found.version === POSTGRES_SCHEMA_VERSION && found.recorded) return;
   if (!migrate) {
@@ -129,7 +138,13 @@ export async function applyPostgresSchema(dataSource: DataSource, runner: Statem
 }
 
 async function migrateLocked(queryRunner: QueryRunner, schema: string): Promise<void> {
-  const locked = await findSchema({ all: (sql, params) => queryRunner.query(sql, params), run: async () => 0 }, schema);
+  const locked = await findSchema(
+    {
+      all: (sql, params) => queryRunner.query(sql, params),
+      run: async () => 0,
+    },
+    schema,
+  );
   if (locked.version === POSTGRES_SCHEMA_VERSION && locked.recorded) return;
   const s = quotedSchema(schema);
   if (!locked.recorded && locked.version > 0) {
@@ -152,7 +167,10 @@ async function findSchema(runner: StatementRunner, schema: string): Promise<Foun
     return { version, recorded: true };
   }
   if (tables.length === 0) return { version: 0, recorded: false };
-  return { version: await unrecordedVersion(runner, schema, tables), recorded: false };
+  return {
+    version: await unrecordedVersion(runner, schema, tables),
+    recorded: false,
+  };
 }
 
 /**
@@ -175,7 +193,8 @@ async function unrecordedVersion(runner: StatementRunner, schema: string, tables
   const indexes = new Map((await runner.all(INDEXES_SQL, [schema, JOBS_TABLE])).map((row) => [String(row.name), String(row.definition)]));
   const required = ['claim', 'running', 'status', 'schedule_key', 'unique_key'].map((suffix) => `${JOBS_TABLE}_${suffix}`);
   const missing = required.filter((index) => !indexes.has(index));
-  if (missing.length > 0) throw new ForeignSchemaError(`"${schema}".${JOBS_TABLE}`, `missing index${missing.length > 1 ? 'es' : ''} ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new ForeignSchemaError(`"${schema}".${JOBS_TABLE}`, `missing index${missing.length > 1 ? 'es' : ''} ${missing.join(', ')}`);
   // Version 2 made the status index partial on finished rows.
   return / WHERE /i.test(indexes.get(`${JOBS_TABLE}_status`)!) ? 2 : 1;
 }

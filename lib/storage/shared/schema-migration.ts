@@ -28,8 +28,26 @@ export interface QueueSchemaMigration {
 /** The columns of the library's tables, by table: the same names in every released version and on both backends. */
 export const KNOWN_COLUMNS: Readonly<Record<'jobs' | 'queues' | 'schedules', readonly string[]>> = {
   jobs: [
-    'id', 'queue', 'status', 'data', 'priority', 'run_at', 'attempts', 'max_attempts', 'backoff', 'timeout_ms', 'unique_key',
-    'locked_by', 'lease_until', 'result', 'error', 'progress', 'schedule_key', 'created_at', 'started_at', 'finished_at',
+    'id',
+    'queue',
+    'status',
+    'data',
+    'priority',
+    'run_at',
+    'attempts',
+    'max_attempts',
+    'backoff',
+    'timeout_ms',
+    'unique_key',
+    'locked_by',
+    'lease_until',
+    'result',
+    'error',
+    'progress',
+    'schedule_key',
+    'created_at',
+    'started_at',
+    'finished_at',
     'updated_at',
   ],
   queues: ['queue', 'paused', 'updated_at'],
@@ -58,7 +76,8 @@ export interface FoundSchema {
 /** Checks that `migrations` are numbered 1..n without a gap; returns the newest version. */
 export function latestVersion(migrations: readonly Pick<SchemaMigration, 'version' | 'name'>[]): number {
   migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) throw new Error(`Migration ${migration.name} is numbered ${migration.version}, expected ${index + 1}`);
+    if (migration.version !== index + 1)
+      throw new Error(`Migration ${migration.name} is numbered ${migration.version}, expected ${index + 1}`);
   });
   return migrations.length;
 }

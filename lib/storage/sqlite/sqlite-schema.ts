@@ -5,7 +5,14 @@
  */
 import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
 import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
-import { FoundSchema, KNOWN_COLUMNS, QueueSchemaMigration, SchemaMigration, columnDifference, latestVersion } from '../shared/schema-migration';
+import {
+  FoundSchema,
+  KNOWN_COLUMNS,
+  QueueSchemaMigration,
+  SchemaMigration,
+  columnDifference,
+  latestVersion,
+} from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { SQLITE_MIGRATIONS } from './migrations';
 
@@ -72,7 +79,9 @@ export async function applySqliteSchema(runner: StatementRunner, migrate = true)
 }
 
 async function findSchema(runner: StatementRunner): Promise<FoundSchema> {
-  const tables = (await runner.all(TABLES_SQL, [MIGRATIONS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE])).map((row) => String(row.name));
+  const tables = (await runner.all(TABLES_SQL, [MIGRATIONS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE])).map((row) =>
+    String(row.name),
+  );
   if (tables.includes(MIGRATIONS_TABLE)) {
     const [row] = await runner.all(RECORDED_VERSION_SQL, []);
     const version = Number(row?.version ?? 0);
