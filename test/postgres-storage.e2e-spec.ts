@@ -68,7 +68,12 @@ describePostgresOnly('PostgreSQL backend', () => {
     await app?.close();
     app = undefined;
     await Promise.all(storages.splice(0).map((s) => s.close()));
-    await Promise.all(dataSources.splice(0).filter((d) => d.isInitialized).map((d) => d.destroy()));
+    await Promise.all(
+      dataSources
+        .splice(0)
+        .filter((d) => d.isInitialized)
+        .map((d) => d.destroy()),
+    );
   });
 
   describe('schema', () => {
@@ -81,7 +86,12 @@ describePostgresOnly('PostgreSQL backend', () => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
         [schema],
       );
-      expect(tables.map((t) => t.table_name)).toEqual(['nest_queue_jobs', 'nest_queue_migrations', 'nest_queue_queues', 'nest_queue_schedules']);
+      expect(tables.map((t) => t.table_name)).toEqual([
+        'nest_queue_jobs',
+        'nest_queue_migrations',
+        'nest_queue_queues',
+        'nest_queue_schedules',
+      ]);
       // And again, on an existing schema.
       await storage(schema);
     });
@@ -201,18 +211,29 @@ describePostgresOnly('PostgreSQL backend', () => {
       const schema = freshSchema();
       const s = await storage(schema);
       const now = Date.now();
-      const jobs = await s.enqueue('q', Array.from({ length: 6 }, () => newJob({ runAt: now })), now);
+      const jobs = await s.enqueue(
+        'q',
+        Array.from({ length: 6 }, () => newJob({ runAt: now })),
+        now,
+      );
       const db = await admin();
       const runner = db.createQueryRunner();
       await runner.connect();
       try {
         await runner.startTransaction();
         // Another process is in the middle of claiming the first three.
-        await runner.query(`SELECT id FROM "${schema}".${JOBS_TABLE} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [jobs.slice(0, 3).map((j) => j.id)]);
+        await runner.query(`SELECT id FROM "${schema}".${JOBS_TABLE} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [
+          jobs.slice(0, 3).map((j) => j.id),
+        ]);
         const started = Date.now();
         const claimed = await s.claim([{ queue: 'q', limit: 10 }], 'w1', Date.now(), 30_000);
         expect(Date.now() - started).toBeLessThan(2000);
-        expect(claimed.map((j) => j.id).sort()).toEqual(jobs.slice(3).map((j) => j.id).sort());
+        expect(claimed.map((j) => j.id).sort()).toEqual(
+          jobs
+            .slice(3)
+            .map((j) => j.id)
+            .sort(),
+        );
       } finally {
         await runner.rollbackTransaction();
         await runner.release();
@@ -223,13 +244,29 @@ describePostgresOnly('PostgreSQL backend', () => {
       const schema = freshSchema();
       const claimers = await Promise.all(Array.from({ length: 4 }, () => storage(schema)));
       const now = Date.now();
-      await claimers[0].enqueue('a', Array.from({ length: 300 }, () => newJob({ runAt: now })), now);
-      await claimers[0].enqueue('b', Array.from({ length: 300 }, () => newJob({ runAt: now })), now);
+      await claimers[0].enqueue(
+        'a',
+        Array.from({ length: 300 }, () => newJob({ runAt: now })),
+        now,
+      );
+      await claimers[0].enqueue(
+        'b',
+        Array.from({ length: 300 }, () => newJob({ runAt: now })),
+        now,
+      );
       const claimedIds: string[] = [];
       await Promise.all(
         claimers.map(async (claimer, index) => {
           for (;;) {
-            const jobs = await claimer.claim([{ queue: 'a', limit: 7 }, { queue: 'b', limit: 5 }], `w${index}`, Date.now(), 30_000);
+            const jobs = await claimer.claim(
+              [
+                { queue: 'a', limit: 7 },
+                { queue: 'b', limit: 5 },
+              ],
+              `w${index}`,
+              Date.now(),
+              30_000,
+            );
             if (jobs.length === 0) return;
             claimedIds.push(...jobs.map((j) => j.id));
           }
@@ -244,7 +281,16 @@ describePostgresOnly('PostgreSQL backend', () => {
     const schema = freshSchema();
     const nodes = await Promise.all(Array.from({ length: 4 }, () => storage(schema)));
     const now = Date.now();
-    const schedule = { queue: 'tick', name: 'every-second', cron: null, every: 1000, timezone: null, data: '{}', options: null, nextRunAt: now };
+    const schedule = {
+      queue: 'tick',
+      name: 'every-second',
+      cron: null,
+      every: 1000,
+      timezone: null,
+      data: '{}',
+      options: null,
+      nextRunAt: now,
+    };
     await nodes[0].upsertSchedule(schedule, now);
     const [due] = await nodes[1].dueSchedules(now);
     const occurrence = { schedule: due, occurrenceAt: now, job: newJob({ runAt: now }), nextRunAt: now + 1000 };
@@ -260,7 +306,15 @@ describePostgresOnly('PostgreSQL backend', () => {
   it('enqueue returns records equal to the stored rows, a taken key returning its holder', async () => {
     const s = await storage(freshSchema());
     const now = Date.now();
-    const full = newJob({ data: '{"a":"\\u0000"}', priority: 7, runAt: now + 5, maxAttempts: 4, backoff: '{"type":"fixed","delay":5}', timeout: 1.5, key: 'k' });
+    const full = newJob({
+      data: '{"a":"\\u0000"}',
+      priority: 7,
+      runAt: now + 5,
+      maxAttempts: 4,
+      backoff: '{"type":"fixed","delay":5}',
+      timeout: 1.5,
+      key: 'k',
+    });
     const [first, again, plain] = await s.enqueue('q', [full, { ...full, data: '{"other":true}' }, newJob({ runAt: now })], now);
     expect(await s.getJob(first.id)).toEqual(first);
     expect(await s.getJob(plain.id)).toEqual(plain);
@@ -280,7 +334,9 @@ describePostgresOnly('PostgreSQL backend', () => {
     expect((await s.getJob('9007199254740994'))?.id).toBe('9007199254740994');
     const [claimed] = await s.claim([{ queue: 'q', limit: 1 }], 'w', Date.now(), 30_000);
     expect(claimed.id).toBe('9007199254740994');
-    expect(await s.completeMany([{ ref: { id: claimed.id, attempt: 1 }, result: '1' }], 'w', Date.now())).toEqual(new Set(['9007199254740994']));
+    expect(await s.completeMany([{ ref: { id: claimed.id, attempt: 1 }, result: '1' }], 'w', Date.now())).toEqual(
+      new Set(['9007199254740994']),
+    );
     expect(await s.getCounts('q')).toEqual([{ queue: 'q', status: 'completed', count: 1 }]);
   });
 

@@ -17,7 +17,11 @@ async function startProducerApp(path: string): Promise<TestingModule> {
 }
 
 async function indexNames(path: string): Promise<string[]> {
-  const rows = await rawQuery<{ name: string }>(path, `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`, [JOBS_TABLE]);
+  const rows = await rawQuery<{ name: string }>(
+    path,
+    `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
+    [JOBS_TABLE],
+  );
   return rows.map((row) => row.name);
 }
 
@@ -26,7 +30,10 @@ describeSqliteOnly('schema upgrade from the status index to the finished index',
 
   it('drops the old index at boot, and counts, lists and cleans finished and pending jobs as before', async () => {
     current.app = await startProducerApp(current.db.path);
-    const jobs = await current.app.get(QueueProducer).addBulk('upgrade', Array.from({ length: 6 }, (_, n) => ({ data: { n } })));
+    const jobs = await current.app.get(QueueProducer).addBulk(
+      'upgrade',
+      Array.from({ length: 6 }, (_, n) => ({ data: { n } })),
+    );
     await current.app.close();
     current.app = undefined;
     const [c1, c2, c3, f4] = jobs.map((job) => Number(job.id));
@@ -35,7 +42,11 @@ describeSqliteOnly('schema upgrade from the status index to the finished index',
     await rawQuery(current.db.path, `DROP TABLE ${MIGRATIONS_TABLE}`);
     await rawQuery(current.db.path, `DROP INDEX ${JOBS_TABLE}_finished`);
     await rawQuery(current.db.path, `CREATE INDEX ${JOBS_TABLE}_status ON ${JOBS_TABLE} (queue, status, finished_at)`);
-    await rawQuery(current.db.path, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [c1, c2, c3]);
+    await rawQuery(current.db.path, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [
+      c1,
+      c2,
+      c3,
+    ]);
     await rawQuery(current.db.path, `UPDATE ${JOBS_TABLE} SET status = 'failed', finished_at = 1000 WHERE id = ?`, [f4]);
     expect(await indexNames(current.db.path)).toContain(`${JOBS_TABLE}_status`);
 

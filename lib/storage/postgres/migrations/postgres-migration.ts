@@ -7,4 +7,3 @@ export interface PostgresMigration {
   /** The step's DDL for the schema `s` (already double-quoted). */
   statements(s: string): string[];
 }
-
