@@ -19,8 +19,8 @@ import {
 import type { AbortRecord, OpsJobData } from './fixtures/ops-app';
 import { ChildApp, readLines, readRunLog, startChildApp } from './support/child-app';
 import { errorOf, readJsonLines, startOpsApp } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 type Mode = 'ok' | 'fail' | 'failOnce' | 'hold' | 'abortable';
 interface CtlData {
@@ -103,14 +103,14 @@ class CanaryProcessor implements QueueProcessor<{ fail?: boolean }, string> {
   }
 }
 
-describe('QueueAdmin: inspection and control', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('QueueAdmin: inspection and control', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   let subscription: Subscription | undefined;
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     state.ran = [];
     state.failedOnce.clear();
     state.gates.clear();
@@ -131,7 +131,7 @@ describe('QueueAdmin: inspection and control', () => {
 
   async function startApp(options: SqliteQueueModuleOptions = {}, processors = true): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
       providers: processors ? [ControlledProcessor, CanaryProcessor, AgainProcessor] : [],
     }).compile();
     await app.init();
@@ -220,7 +220,7 @@ describe('QueueAdmin: inspection and control', () => {
     it('a pause made in this process stops claims in another OS process; jobs stay pending; they run there after resume', async () => {
       const runLog = join(db.path, '..', 'run.log');
       child = startChildApp({
-        database: db.path,
+        connection: db.options,
         runLog,
         module: { pollInterval: 100 },
         queues: [
@@ -317,7 +317,7 @@ describe('QueueAdmin: inspection and control', () => {
       const doneLog = join(db.path, '..', 'done.log');
       const abortLog = join(db.path, '..', 'abort.log');
       child = startOpsApp({
-        database: db.path,
+        connection: db.options,
         runLog,
         doneLog,
         abortLog,

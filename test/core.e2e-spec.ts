@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, WorkerHost } from '../lib';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 interface Email {
   to: string;
@@ -39,11 +39,11 @@ class PlainProcessor {
 @Injectable()
 class Holder {}
 
-describe('SqliteQueueModule (core)', () => {
+describeEachBackend('SqliteQueueModule (core)', (backend) => {
   let app: TestingModule;
-  let db: ReturnType<typeof tempDatabase>;
+  let db: TestDatabase;
 
-  beforeEach(() => (db = tempDatabase()));
+  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     await app?.close();
     db.cleanup();
@@ -51,7 +51,7 @@ describe('SqliteQueueModule (core)', () => {
 
   it('runs two processors on two queues with different payload types, and both jobs complete', async () => {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 200 })],
       providers: [EmailProcessor, SquareProcessor, Holder],
     }).compile();
     await app.init();
@@ -75,7 +75,7 @@ describe('SqliteQueueModule (core)', () => {
 
   it('takes a processor whose process() is not async: a plain value completes the job, a synchronous throw fails it', async () => {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 200 })],
       providers: [PlainProcessor],
     }).compile();
     await app.init();

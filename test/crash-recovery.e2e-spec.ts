@@ -7,15 +7,15 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import type { QueueAppConfig } from './fixtures/queue-app';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
-describe('crash recovery (kill -9 of a worker process)', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
+  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
@@ -26,13 +26,13 @@ describe('crash recovery (kill -9 of a worker process)', () => {
 
   /** A producing / inspecting app in the test process: it claims nothing. */
   async function openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] }).compile();
+    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false })] }).compile();
     await app.init();
     return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
   }
 
-  function startWorker(config: Omit<QueueAppConfig, 'database'>): ChildApp {
-    const child = startChildApp({ database: db.path, ...config });
+  function startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp {
+    const child = startChildApp({ connection: db.options, ...config });
     children.push(child);
     return child;
   }

@@ -17,8 +17,8 @@ import {
   UnrecoverableError,
 } from '../lib';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 interface FlakyData {
   /** Throw on attempts <= failTimes. */
@@ -118,13 +118,13 @@ class StallProcessor implements QueueProcessor<unknown, string> {
 
 const summary = (events: QueueEvent[], jobId: string) => events.filter((event) => event.jobId === jobId).map((event) => [event.type, event.attempt]);
 
-describe('job events: @OnJobEvent and QueueEvents', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   const subscriptions: Subscription[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
+  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     subscriptions.splice(0).forEach((subscription) => subscription.unsubscribe());
     await child?.kill();
@@ -137,7 +137,7 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<TestingModule> {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
       providers,
     }).compile();
     // Subscribe before init so not even the first event can be missed.
@@ -263,7 +263,7 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
   it('emits stalled (requeued) in the process that recovers a job whose owner was killed with SIGKILL, then active and completed', async () => {
     const runLog = join(db.path, '..', 'run.log');
     child = startChildApp({
-      database: db.path,
+      connection: db.options,
       runLog,
       module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 3 }],
@@ -294,7 +294,7 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
   it('emits stalled (not requeued) and failed when the killed owner held the last attempt', async () => {
     const runLog = join(db.path, '..', 'run.log');
     child = startChildApp({
-      database: db.path,
+      connection: db.options,
       runLog,
       module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 1 }],

@@ -8,15 +8,15 @@ import { Test } from '@nestjs/testing';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { perTestApp } from './support/per-test-app';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const WORKER_ID = 'pod-0';
 // The shortest lease SQLite accepts with pollInterval 100: it must outlast a heartbeat interval and the 5 s busy wait.
 const LEASE_MS = 6500;
 
-describe('lease heartbeat: a restarted process with the same workerId', () => {
-  const current = perTestApp();
+describeEachBackend('lease heartbeat: a restarted process with the same workerId', (backend) => {
+  const current = perTestApp(backend);
   let children: ChildApp[] = [];
 
   afterEach(async () => {
@@ -28,7 +28,7 @@ describe('lease heartbeat: a restarted process with the same workerId', () => {
     const runLog = `${current.db.path}.runs`;
     // 1. The first incarnation of pod-0 takes a job that never ends, and is killed with -9.
     const first = startChildApp({
-      database: current.db.path,
+      connection: current.db.options,
       runLog,
       module: { workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 },
       queues: [{ name: 'orphans' }],
@@ -36,7 +36,7 @@ describe('lease heartbeat: a restarted process with the same workerId', () => {
     children.push(first);
     await first.printed('READY');
     const producerApp = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, processing: false })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, processing: false })],
     }).compile();
     await producerApp.init();
     const orphan = await producerApp.get(QueueProducer).add('orphans', { hang: true });
@@ -48,7 +48,7 @@ describe('lease heartbeat: a restarted process with the same workerId', () => {
     // its heartbeat beats all along, and must not keep the orphan's lease alive.
     const orphanRan = deferred<Job>();
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 })],
       providers: [
         defineProcessor('orphans', async (job) => void orphanRan.resolve(job)),
         defineProcessor('long', async () => {

@@ -9,9 +9,8 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
 import { BUSY_TIMEOUT_MS } from '../lib/sqlite-queue.constants';
 import { ChildApp, startChildApp, startLockHolder } from './support/child-app';
-import { describeSqliteOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachSqlite, TestDatabase } from './support/backends';
 
 const starts = new Map<string, number>();
 const finishedAt = new Map<string, number>();
@@ -43,13 +42,13 @@ class CapturingLogger implements LoggerService {
 }
 
 // SQLite only: the lock is SQLite's file lock, taken with node-sqlite3 directly.
-describeSqliteOnly('a second process holds the write lock', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachSqlite('a second process holds the write lock', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     starts.clear();
     finishedAt.clear();
     gate = deferred<void>();
@@ -68,7 +67,7 @@ describeSqliteOnly('a second process holds the write lock', () => {
     expect(holdMs).toBeLessThan(BUSY_TIMEOUT_MS); // the premise: the lock ends within SQLite's busy wait
     const logger = new CapturingLogger();
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100 })],
       providers: [LockedProcessor],
     })
       .setLogger(logger)
@@ -95,7 +94,7 @@ describeSqliteOnly('a second process holds the write lock', () => {
     const track = <T>(promise: Promise<T>) => promise.then((value) => (resolvedAt.push(Date.now()), value));
     const singles = Promise.all(Array.from({ length: 50 }, (_, i) => track(producer.add('locked', { n: 100 + i }))));
     const bulk = track(producer.addBulk('locked', Array.from({ length: 50 }, (_, i) => ({ data: { n: 200 + i } }))));
-    const childProducer = startChildApp({ database: db.path, produce: { queue: 'locked', count: 100, bulk: 25 }, exitAfterProduce: true });
+    const childProducer = startChildApp({ connection: db.options, produce: { queue: 'locked', count: 100, bulk: 25 }, exitAfterProduce: true });
     children.push(childProducer);
 
     expect(await holder.exited).toBe(0);
@@ -128,7 +127,7 @@ describeSqliteOnly('a second process holds the write lock', () => {
     const holdMs = BUSY_TIMEOUT_MS + 1500;
     const logger = new CapturingLogger();
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100 })],
       providers: [LockedProcessor],
     })
       .setLogger(logger)

@@ -3,8 +3,8 @@ import { Job, Processor, QueueAdmin, QueueProcessor, SqliteQueueModule } from '.
 import { readRunLog, startChildApp } from './support/child-app';
 import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { jobCounts } from './support/job-counts';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 @Processor('inbox')
 class InboxProcessor implements QueueProcessor<{ n: number }, number> {
@@ -15,12 +15,12 @@ class InboxProcessor implements QueueProcessor<{ n: number }, number> {
   }
 }
 
-describe('several OS processes on one file', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('several OS processes on one file', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let connection: CountingConnection | undefined;
 
-  beforeEach(() => (db = tempDatabase()));
+  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     await app?.close();
     app = undefined;
@@ -31,7 +31,7 @@ describe('several OS processes on one file', () => {
 
   it('picks up jobs that a second OS process enqueues after this app has been idle for several poll periods', async () => {
     // A DataSource whose logger counts statements, so the test can see the app's empty claim rounds.
-    connection = countingConnection(db.path);
+    connection = countingConnection(db);
     app = await Test.createTestingModule({
       imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 200 })],
       providers: [InboxProcessor],
@@ -44,7 +44,7 @@ describe('several OS processes on one file', () => {
     const claimsAtBoot = log.claims;
     await waitFor(() => log.claims >= claimsAtBoot + 5, 'five more claim rounds while idle', 30_000, 20);
     expect(await admin.getCounts()).toEqual(jobCounts()); // those rounds had nothing to claim
-    const producer = startChildApp({ database: db.path, produce: { queue: 'inbox', count: 25, bulk: 10 }, exitAfterProduce: true });
+    const producer = startChildApp({ connection: db.options, produce: { queue: 'inbox', count: 25, bulk: 10 }, exitAfterProduce: true });
     expect(await producer.exited).toBe(0);
     await waitFor(async () => (await admin.getCounts('inbox')).completed === 25, '25 jobs from the other process completed');
     expect([...app.get(InboxProcessor).seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
@@ -53,12 +53,12 @@ describe('several OS processes on one file', () => {
   it('two OS processes running the app on one file run each of 5,000 jobs exactly once', async () => {
     const runLog = `${db.path}.runs`;
     const worker = () =>
-      startChildApp({ database: db.path, runLog, module: { pollInterval: 100 }, queues: [{ name: 'shared', concurrency: 8 }] });
+      startChildApp({ connection: db.options, runLog, module: { pollInterval: 100 }, queues: [{ name: 'shared', concurrency: 8 }] });
     const workers = [worker(), worker()];
     await Promise.all(workers.map((w) => w.printed('READY')));
-    const producer = startChildApp({ database: db.path, produce: { queue: 'shared', count: 5000, bulk: 250 }, exitAfterProduce: true });
+    const producer = startChildApp({ connection: db.options, produce: { queue: 'shared', count: 5000, bulk: 250 }, exitAfterProduce: true });
     expect(await producer.exited).toBe(0);
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] }).compile();
+    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false })] }).compile();
     await app.init();
     const admin = app.get(QueueAdmin);
     await waitFor(async () => (await admin.getCounts('shared')).completed === 5000, 'all 5,000 completed', 120_000, 100);

@@ -24,8 +24,8 @@ import {
   SqliteQueueModuleOptions,
 } from '../lib';
 import { errorOf } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 const gate = { current: deferred(), started: deferred() };
 
@@ -49,8 +49,8 @@ function processorWith(options: ProcessorOptions, queue = 'declared'): Type<Queu
   return DeclaredProcessor;
 }
 
-describe('operations: bad input is refused at the boundary with a typed error, and writes nothing', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('operations: bad input is refused at the boundary with a typed error, and writes nothing', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let borrowed: DataSource | undefined;
   /**
@@ -64,7 +64,7 @@ describe('operations: bad input is refused at the boundary with a typed error, a
   });
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     gate.current = deferred();
     gate.started = deferred();
   });
@@ -78,7 +78,7 @@ describe('operations: bad input is refused at the boundary with a typed error, a
 
   async function compile(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<TestingModule> {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
       providers,
     }).compile();
     return app;

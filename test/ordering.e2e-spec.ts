@@ -1,8 +1,8 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { Job, JobOptions, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 interface Labelled {
   label: string;
@@ -15,12 +15,12 @@ interface Start {
   runAt: number;
 }
 
-describe('ordering: priority, then run time, then insertion; delays are honoured', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('ordering: priority, then run time, then insertion; delays are honoured', (backend) => {
+  let db: TestDatabase;
   let apps: TestingModule[];
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     apps = [];
   });
   afterEach(async () => {
@@ -38,7 +38,7 @@ describe('ordering: priority, then run time, then insertion; delays are honoured
       { concurrency: options.concurrency ?? 1 },
     );
     const app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50, processing: options.processing })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50, processing: options.processing })],
       providers: [LabelProcessor],
     }).compile();
     await app.init();

@@ -8,21 +8,19 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import type { QueueAppConfig } from './fixtures/queue-app';
 import { ChildApp, RunLogEntry, readRunLog, startChildApp } from './support/child-app';
-import { describePostgresOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
-import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describePostgres, TestDatabase } from './support/backends';
 
 const JOBS = 20_000;
 const NODES = 4;
 const CONCURRENCY = 16;
 
-describePostgresOnly('four nodes on one PostgreSQL database', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describePostgres('four nodes on one PostgreSQL database', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
+  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
@@ -31,21 +29,20 @@ describePostgresOnly('four nodes on one PostgreSQL database', () => {
     db.cleanup();
   });
 
-  /** An inspecting app in the test process, on the schema the children derive from the same path. */
+  /** An inspecting app in the test process, on the schema the children are given. */
   async function openObserver(): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    const postgres = { url: postgresTestUrl(), schema: postgresSchemaFor(db.path) };
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ postgres, processing: false })] }).compile();
+    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false })] }).compile();
     await app.init();
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
-  function start(config: Omit<QueueAppConfig, 'database'>): ChildApp {
-    const child = startChildApp({ database: db.path, ...config });
+  function start(config: Omit<QueueAppConfig, 'connection'>): ChildApp {
+    const child = startChildApp({ connection: db.options, ...config });
     children.push(child);
     return child;
   }
 
-  async function startNodes(config: Omit<QueueAppConfig, 'database'>): Promise<ChildApp[]> {
+  async function startNodes(config: Omit<QueueAppConfig, 'connection'>): Promise<ChildApp[]> {
     const nodes = Array.from({ length: NODES }, () => start(config));
     await Promise.all(nodes.map((node) => node.printed('READY')));
     return nodes;

@@ -20,9 +20,9 @@ import {
 } from '../lib';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
-import { describePostgresOnly } from './support/describe-backend';
-import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describePostgres } from './support/backends';
+import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 
 let schemaCounter = 0;
 /** A schema name of this run that no other test uses (dropped by the project's global teardown). */
@@ -45,7 +45,7 @@ class EchoProcessor implements QueueProcessor<{ n: number }, number> {
   }
 }
 
-describePostgresOnly('PostgreSQL backend', () => {
+describePostgres('PostgreSQL backend', () => {
   const storages: PostgresQueueStorage[] = [];
   const dataSources: DataSource[] = [];
   let app: TestingModule | undefined;

@@ -14,8 +14,8 @@ import {
   SqliteQueueModule,
 } from '../lib';
 import { errorOf } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 type Step = 'report' | 'invalid' | 'keep' | 'retry-stale' | 'boundary';
 
@@ -102,16 +102,16 @@ class ProgressProcessor implements QueueProcessor<{ step: Step }, string> {
   }
 }
 
-describe('job progress', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('job progress', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let progressEvents: QueueEventOf<'progress'>[];
   let subscription: Subscription | undefined;
 
   beforeEach(async () => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100 })],
       providers: [ProgressProcessor],
     }).compile();
     progressEvents = [];

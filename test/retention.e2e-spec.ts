@@ -2,9 +2,8 @@ import { Provider, Type } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
 import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
-import { itSqliteOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, itWhen, TestDatabase } from './support/backends';
 
 /** Records the SQL TypeORM sends (its sqlite runner logs every statement whatever `logging` says). */
 class SqlRecorder implements TypeOrmLogger {
@@ -34,12 +33,12 @@ function retentionProcessor(queue: string, options: ProcessorOptions): Type<Queu
   return RetentionProcessor;
 }
 
-describe('retention: removeOnComplete / removeOnFail', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let dataSource: DataSource | undefined;
 
-  beforeEach(() => (db = tempDatabase()));
+  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     await app?.close();
     app = undefined;
@@ -50,7 +49,7 @@ describe('retention: removeOnComplete / removeOnFail', () => {
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
       providers,
     }).compile();
     await app.init();
@@ -73,7 +72,7 @@ describe('retention: removeOnComplete / removeOnFail', () => {
     expect((await admin.getCounts('kept5')).completed).toBe(5);
   });
 
-  itSqliteOnly('applies retention in a few batched DELETE statements, not one per job', async () => {
+  itWhen(backend.kind === 'sqlite')('applies retention in a few batched DELETE statements, not one per job', async () => {
     const recorder = new SqlRecorder();
     dataSource = new DataSource({ type: 'sqlite', database: db.path, logger: recorder, entities: [], synchronize: false });
     const processor = retentionProcessor('batched', { removeOnComplete: 5, concurrency: 10 });

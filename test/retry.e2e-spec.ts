@@ -4,8 +4,8 @@
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, UnrecoverableError } from '../lib';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 interface RetryData {
   /** Throw an Error on attempts <= failTimes. */
@@ -57,12 +57,12 @@ class FixedRetryProcessor implements QueueProcessor<RetryData, string> {
   }
 }
 
-describe('retries', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('retries', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     starts.clear();
     generation = 0;
   });
@@ -75,7 +75,7 @@ describe('retries', () => {
   async function openApp(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
     generation++;
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50 })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50 })],
       providers: [RetryProcessor, FixedRetryProcessor],
     }).compile();
     await app.init();

@@ -4,8 +4,8 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 /** One handler start. */
 interface Run {
@@ -34,12 +34,12 @@ class CapturingLogger implements LoggerService {
  * Invariant 2 at shutdown: `app.close()` lets running jobs finish (up to `shutdownTimeout`), hands back
  * everything else at once, and leaves nothing `running` in the database for a lease to expire on.
  */
-describe('graceful shutdown', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('graceful shutdown', (backend) => {
+  let db: TestDatabase;
   let open: TestingModule[];
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     open = [];
   });
   afterEach(async () => {
@@ -54,7 +54,7 @@ describe('graceful shutdown', () => {
     logger?: LoggerService,
   ): Promise<TestingModule> {
     const builder = Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
       providers: handle ? [defineProcessor('work', handle, { concurrency })] : [],
     });
     const app = await (logger ? builder.setLogger(logger) : builder).compile();

@@ -4,8 +4,8 @@
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { InvalidProcessorError, Job, JobTimeoutError, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 interface SlowData {
   /** Never settle and ignore the signal. */
@@ -58,14 +58,14 @@ class LimitedProcessor implements QueueProcessor<SlowData, string> {
   }
 }
 
-describe('timeouts', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('timeouts', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let producer: QueueProducer;
   let admin: QueueAdmin;
 
   beforeEach(async () => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     signals.clear();
     gates.clear();
     hangActive = false;
@@ -73,7 +73,7 @@ describe('timeouts', () => {
     maxActive = 0;
     quickStarts.length = 0;
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50, shutdownTimeout: 500 })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50, shutdownTimeout: 500 })],
       providers: [SlowProcessor, LimitedProcessor],
     }).compile();
     await app.init();
@@ -147,10 +147,10 @@ describe('timeouts', () => {
         return handle(job);
       }
     }
-    const other = tempDatabase();
+    const other = backend.tempDatabase();
     try {
       const module = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRoot({ database: other.path })],
+        imports: [SqliteQueueModule.forRoot({ ...other.options })],
         providers: [TooPatientProcessor],
       }).compile();
       const error = await module.init().then(

@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { Test, TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
 import { ChildApp, readLines, startChildApp } from './support/child-app';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 interface KeyedData {
   n: number;
@@ -29,13 +29,13 @@ class KeyedProcessor implements QueueProcessor<KeyedData, number> {
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0);
 
-describe('unique keys', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('unique keys', (backend) => {
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     gates.clear();
     started.clear();
   });
@@ -50,7 +50,7 @@ describe('unique keys', () => {
 
   async function openApp(processing: boolean): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50, processing })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50, processing })],
       providers: processing ? [KeyedProcessor] : [],
     }).compile();
     await app.init();
@@ -63,7 +63,7 @@ describe('unique keys', () => {
     const logs = [`${db.path}.ids-a`, `${db.path}.ids-b`];
     const producers = logs.map((idLog) =>
       startChildApp({
-        database: db.path,
+        connection: db.options,
         produce: { queue: 'dedupe', single: true, gateFile, idLog, ...produce },
         exitAfterProduce: true,
       }),

@@ -2,9 +2,8 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { JOBS_TABLE, Job, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { tempDatabase } from './support/temp-database';
-import { testBackend, testSqliteDriver } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, TestDatabase } from './support/backends';
 
 /** Far beyond every wait below: a job handled in time was not found by the fallback poll. */
 const NO_POLL = 600_000;
@@ -12,10 +11,9 @@ const NO_POLL = 600_000;
 const WAKE_DEADLINE_MS = 15_000;
 
 /** Only on a node-sqlite3 connection does SQLite's update hook reach JavaScript. */
-const describeNodeSqlite3 = testBackend() === 'sqlite' && testSqliteDriver() === 'sqlite3' ? describe : describe.skip;
-
-describe('wake-ups without polling', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('wake-ups without polling', (backend) => {
+  const describeNodeSqlite3 = backend.name === 'sqlite3' ? describe : describe.skip;
+  let db: TestDatabase;
   let app: TestingModule | undefined;
   let dataSource: DataSource | undefined;
   let handled: string[];
@@ -25,7 +23,7 @@ describe('wake-ups without polling', () => {
   });
 
   beforeEach(() => {
-    db = tempDatabase();
+    db = backend.tempDatabase();
     handled = [];
   });
 
@@ -39,7 +37,7 @@ describe('wake-ups without polling', () => {
 
   it('add() in this process wakes the idle poller at once, long before its next poll', async () => {
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: NO_POLL })],
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: NO_POLL })],
       providers: [Recorder],
     }).compile();
     await app.init();
