@@ -71,3 +71,34 @@ describeEachBackend('lease heartbeat: a restarted process with the same workerId
     expect(await admin.getJob(long.id)).toMatchObject({ status: 'completed', attempts: 1 });
   });
 });
+
+describeEachBackend('lease heartbeat: a job running three times its lease', (backend) => {
+  const current = perTestApp(backend);
+  // The shortest lease each backend accepts with pollInterval 100 (SQLite: 6000 + min(pollInterval, 3000) ms);
+  // PostgreSQL has no minimum.
+  const lease = backend.kind === 'sqlite' ? 6100 : 1500;
+
+  it('keeps its lease by heartbeats and completes exactly once, while a second worker polls the same database', async () => {
+    const runs: { worker: string; attempt: number }[] = [];
+    const worker = (name: string) =>
+      defineProcessor('long-lease', async (job) => {
+        runs.push({ worker: name, attempt: job.attempt });
+        await new Promise((resolve) => setTimeout(resolve, 3 * lease));
+        return name;
+      });
+    const module = { leaseDuration: lease, pollInterval: 100 };
+    const first = await current.startApp({ module, providers: [worker('first')] });
+    const job = await first.get(QueueProducer).add('long-lease', {});
+    await waitFor(() => runs.length === 1, 'the first worker started the job');
+    // The second worker (its own workerId, its own lease keeper and recovery) polls throughout: an unrenewed lease
+    // would be recovered and the job run again by one of them.
+    await current.startApp({ module, providers: [worker('second')] });
+    const admin = first.get(QueueAdmin);
+    // Ends early when a second run starts, so a lost lease fails the test at once rather than by timing out.
+    const finished = async () => runs.length > 1 || ['completed', 'failed'].includes((await admin.getJob(job.id))?.status ?? '');
+    await waitFor(finished, 'the long job finished', 6 * lease + 30_000);
+    expect(runs).toEqual([{ worker: 'first', attempt: 1 }]);
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the long job completed');
+    expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', attempts: 1, result: 'first' });
+  });
+});

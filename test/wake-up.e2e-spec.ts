@@ -51,6 +51,37 @@ describeEachBackend('wake-ups without polling', (backend) => {
     expect(handled).toEqual(['first', 'second', 'third']);
   });
 
+  it('a delayed add(), a delayed addBulk() and a retry with backoff run on time: a timer wakes the poller, not its next poll', async () => {
+    const attempts = new Map<string, number>();
+    const Flaky = defineProcessor<{ name: string }>(
+      'timed',
+      async (job: Job<{ name: string }>) => {
+        attempts.set(job.data.name, job.attempt);
+        if (job.data.name === 'retried' && job.attempt === 1) throw new Error('planned failure');
+        handled.push(job.data.name);
+      },
+      { maxAttempts: 2, backoff: { type: 'fixed', delay: 1500 } },
+    );
+    app = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: NO_POLL })],
+      providers: [Flaky],
+    }).compile();
+    await app.init();
+    const producer = app.get(QueueProducer);
+    // One at a time, each added while the poller is idle with its next poll ten minutes away: only the timer
+    // that this very write armed can run it (a job added at once, or another timer, would wake the poller too).
+    const rounds: [string, () => Promise<unknown>][] = [
+      ['delayed-add', () => producer.add('timed', { name: 'delayed-add' }, { delay: 1500 })],
+      ['delayed-bulk', () => producer.addBulk('timed', [{ data: { name: 'delayed-bulk' }, options: { delay: 1500 } }])],
+      ['retried', () => producer.add('timed', { name: 'retried' })],
+    ];
+    for (const [name, add] of rounds) {
+      await add();
+      await waitFor(() => handled.includes(name), `${name} ran without a poll`, WAKE_DEADLINE_MS);
+    }
+    expect(attempts.get('retried')).toBe(2);
+  });
+
   describeNodeSqlite3('on a node-sqlite3 DataSource shared with the application', () => {
     it('a job the application inserts itself, in its own transaction, wakes the poller through the update hook', async () => {
       dataSource = new DataSource({ type: 'sqlite', database: db.path });
