@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, WorkerHost } from '../lib';
+import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, WorkerHost } from '../lib';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, TestDatabase } from './support/backends';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface Email {
   to: string;
@@ -40,21 +39,10 @@ class PlainProcessor {
 class Holder {}
 
 describeEachBackend('SqliteQueueModule (core)', (backend) => {
-  let app: TestingModule;
-  let db: TestDatabase;
-
-  beforeEach(() => (db = backend.tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    db.cleanup();
-  });
+  const current = perTestApp(backend);
 
   it('runs two processors on two queues with different payload types, and both jobs complete', async () => {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 200 })],
-      providers: [EmailProcessor, SquareProcessor, Holder],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 200 }, providers: [EmailProcessor, SquareProcessor, Holder] });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 
@@ -74,11 +62,7 @@ describeEachBackend('SqliteQueueModule (core)', (backend) => {
   });
 
   it('takes a processor whose process() is not async: a plain value completes the job, a synchronous throw fails it', async () => {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 200 })],
-      providers: [PlainProcessor],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 200 }, providers: [PlainProcessor] });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
     const ok = await producer.add('plain', { fail: false });
