@@ -35,10 +35,7 @@ describeEachBackend('lease heartbeat: a restarted process with the same workerId
     });
     children.push(first);
     await first.printed('READY');
-    const producerApp = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...current.db.options, processing: false })],
-    }).compile();
-    await producerApp.init();
+    const producerApp = await current.startApp({ module: { processing: false } });
     const orphan = await producerApp.get(QueueProducer).add('orphans', { hang: true });
     await producerApp.close();
     await waitFor(() => readRunLog(runLog).some((entry) => entry.id === orphan.id), 'the first incarnation started the job');

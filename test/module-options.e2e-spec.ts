@@ -16,7 +16,7 @@ import { defineProcessor } from './fixtures/define-processor';
 import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
-import { ConnectionOptions, describeEachBackend, TestDatabase } from './support/backends';
+import { ConnectionOptions, describeEachBackend, perTestApp } from './support/backends';
 
 /** A latch that holds a handler until the test releases it. */
 type Gate = ReturnType<typeof deferred<void>>;
@@ -53,12 +53,10 @@ class AppConfigModule {
 }
 
 describeEachBackend('module wiring', (backend) => {
-  let db: TestDatabase;
   let apps: TestingModule[];
   let connections: (CountingConnection | DataSource)[];
 
   beforeEach(() => {
-    db = backend.tempDatabase();
     apps = [];
     connections = [];
   });
@@ -71,8 +69,9 @@ describeEachBackend('module wiring', (backend) => {
         await connection.destroy();
       }
     }
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function start(module: Parameters<typeof Test.createTestingModule>[0]): Promise<TestingModule> {
     const app = await Test.createTestingModule(module).compile();
@@ -90,7 +89,7 @@ describeEachBackend('module wiring', (backend) => {
     const job = await app.get(QueueProducer).add('configured', { n: 1 });
     await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'the job is running');
     expect((await admin.getJob(job.id))?.lockedBy).toBe(workerId);
-    const observer = await start({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false })] });
+    const observer = await start({ imports: [SqliteQueueModule.forRoot({ ...current.db.options, processing: false })] });
     expect(await observer.get(QueueAdmin).getCounts('configured')).toEqual(jobCounts({ running: 1 }));
     gate.resolve();
     await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the job completed');
@@ -106,7 +105,7 @@ describeEachBackend('module wiring', (backend) => {
       const app = await start({
         imports: [
           SqliteQueueModule.forRootAsync({
-            imports: [AppConfigModule.forRoot(new QueueConfig(db.options, 'from-factory'))],
+            imports: [AppConfigModule.forRoot(new QueueConfig(current.db.options, 'from-factory'))],
             inject: [QueueConfig],
             useFactory: async (config: QueueConfig) => ({ ...config.connection, workerId: config.workerId, pollInterval: 50 }),
           }),
@@ -121,7 +120,7 @@ describeEachBackend('module wiring', (backend) => {
       const app = await start({
         imports: [
           SqliteQueueModule.forRootAsync({
-            imports: [AppConfigModule.forRoot(new QueueConfig(db.options, 'from-class'))],
+            imports: [AppConfigModule.forRoot(new QueueConfig(current.db.options, 'from-class'))],
             useClass: QueueOptionsService,
           }),
         ],
@@ -135,7 +134,7 @@ describeEachBackend('module wiring', (backend) => {
       const app = await start({
         imports: [
           SqliteQueueModule.forRootAsync({
-            imports: [AppConfigModule.forRoot(new QueueConfig(db.options, 'from-existing'))],
+            imports: [AppConfigModule.forRoot(new QueueConfig(current.db.options, 'from-existing'))],
             useExisting: QueueOptionsService,
           }),
         ],
@@ -152,7 +151,7 @@ describeEachBackend('module wiring', (backend) => {
       ['already initialised', true],
       ['not yet initialised', false],
     ])('is used (%s) and never destroyed by the module: the host can still query it after app.close()', async (_case, initialise) => {
-      const dataSource = new DataSource({ type: 'sqlite', database: db.path });
+      const dataSource = new DataSource({ type: 'sqlite', database: current.db.path });
       connections.push(dataSource);
       if (initialise) {
         await dataSource.initialize();
@@ -206,7 +205,7 @@ describeEachBackend('module wiring', (backend) => {
       @Module({ imports: [MailFeatureModule] })
       class AccountsModule {}
 
-      const app = await start({ imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50 }), AccountsModule] });
+      const app = await start({ imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 50 }), AccountsModule] });
       const job = await app.get(QueueProducer).add('welcome-mail', { to: 'ada@example.com' });
       const admin = app.get(QueueAdmin);
       await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the welcome mail job completed');
@@ -231,7 +230,7 @@ describeEachBackend('module wiring', (backend) => {
       @Module({ providers: [SignupService], exports: [SignupService] })
       class SignupModule {}
 
-      const app = await start({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false }), SignupModule] });
+      const app = await start({ imports: [SqliteQueueModule.forRoot({ ...current.db.options, processing: false }), SignupModule] });
       const signups = app.get(SignupService);
       const id = await signups.signUp('grace@example.com');
       await signups.signUp('alan@example.com');
@@ -243,7 +242,7 @@ describeEachBackend('module wiring', (backend) => {
   describe('processing: false', () => {
     it('claims nothing, even with a processor registered, while a processing app on the same file polls on', async () => {
       // The app under test: it has a processor for "reports", but must neither claim nor run anything.
-      const quiet = countingConnection(db);
+      const quiet = countingConnection(current.db);
       connections.push(quiet);
       let reportRuns = 0;
       const quietApp = await start({
@@ -251,7 +250,7 @@ describeEachBackend('module wiring', (backend) => {
         providers: [defineProcessor('reports', async () => void reportRuns++)],
       });
       // The control: a processing app on the same file, for another queue. Its claims are the clock of the test.
-      const control = countingConnection(db);
+      const control = countingConnection(current.db);
       connections.push(control);
       const controlApp = await start({
         imports: [SqliteQueueModule.forRoot({ ...control.options, pollInterval: 50 })],

@@ -25,7 +25,7 @@ import {
 } from '../lib';
 import { errorOf } from './support/ops';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, TestDatabase } from './support/backends';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const gate = { current: deferred(), started: deferred() };
 
@@ -50,7 +50,6 @@ function processorWith(options: ProcessorOptions, queue = 'declared'): Type<Queu
 }
 
 describeEachBackend('operations: bad input is refused at the boundary with a typed error, and writes nothing', (backend) => {
-  let db: TestDatabase;
   let app: TestingModule | undefined;
   let borrowed: DataSource | undefined;
   /**
@@ -64,23 +63,19 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
   });
 
   beforeEach(() => {
-    db = backend.tempDatabase();
     gate.current = deferred();
     gate.started = deferred();
   });
   afterEach(async () => {
     gate.current.resolve();
-    await app?.close();
     app = undefined;
     borrowed = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function compile(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<TestingModule> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
+    app = await current.compileApp({ module: { pollInterval: 100, ...options }, providers });
     return app;
   }
 
@@ -96,10 +91,13 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
    * afterAll, and is dropped.
    */
   async function initError(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<Error> {
-    borrowed = new DataSource({ type: 'sqlite', database: db.path });
+    borrowed = new DataSource({ type: 'sqlite', database: current.db.path });
     failedInits.push(borrowed);
-    const testing = await compile(providers, { ...options, dataSource: borrowed });
-    app = undefined;
+    // A SQLite DataSource of the test's own on every backend: what is refused here is independent of the backend.
+    const testing = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100, ...options, dataSource: borrowed })],
+      providers,
+    }).compile();
     return errorOf(() => testing.init());
   }
 
@@ -290,7 +288,7 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
     });
 
     it('forRootAsync: a negative retention built by a factory fails app.init()', async () => {
-      borrowed = new DataSource({ type: 'sqlite', database: db.path });
+      borrowed = new DataSource({ type: 'sqlite', database: current.db.path });
       failedInits.push(borrowed);
       const testing = await Test.createTestingModule({
         imports: [SqliteQueueModule.forRootAsync({ useFactory: () => ({ dataSource: borrowed, removeOnFail: -3 }) })],

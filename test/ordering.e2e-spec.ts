@@ -1,8 +1,8 @@
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, JobOptions, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { Job, JobOptions, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, TestDatabase } from './support/backends';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface Labelled {
   label: string;
@@ -16,17 +16,7 @@ interface Start {
 }
 
 describeEachBackend('ordering: priority, then run time, then insertion; delays are honoured', (backend) => {
-  let db: TestDatabase;
-  let apps: TestingModule[];
-
-  beforeEach(() => {
-    db = backend.tempDatabase();
-    apps = [];
-  });
-  afterEach(async () => {
-    for (const app of apps.reverse()) await app.close();
-    db.cleanup();
-  });
+  const current = perTestApp(backend);
 
   async function startApp(options: { processing: boolean; concurrency?: number; starts?: Start[] }): Promise<TestingModule> {
     const starts = options.starts ?? [];
@@ -37,12 +27,7 @@ describeEachBackend('ordering: priority, then run time, then insertion; delays a
       },
       { concurrency: options.concurrency ?? 1 },
     );
-    const app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50, processing: options.processing })],
-      providers: [LabelProcessor],
-    }).compile();
-    await app.init();
-    apps.push(app);
+    const app = await current.startApp({ module: { pollInterval: 50, processing: options.processing }, providers: [LabelProcessor] });
     return app;
   }
 

@@ -21,7 +21,8 @@ describeEachBackend('database outage: background loops', (backend) => {
 
   it('log once per loop while the database is down, back off, and log once when it is back', async () => {
     ctx.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, pollInterval: POLL_INTERVAL, leaseDuration: 600 })],
+      // The shortest lease SQLite accepts with this poll interval (6000 + min(poll, 3000)): recovery every 3 s.
+      imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, pollInterval: POLL_INTERVAL, leaseDuration: 6100 })],
       providers: [defineProcessor('outage', async () => 'done')],
     }).compile();
     await ctx.app.init();

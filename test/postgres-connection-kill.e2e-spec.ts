@@ -4,12 +4,12 @@
  * client whose connection the server ended; one moment without a listener is a crash, so the scenario is repeated
  * in fresh child processes.
  */
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { QueueAdmin, QueueProducer } from '../lib';
 import { ChildApp, startChildApp } from './support/child-app';
 import { waitFor } from './support/wait-for';
-import { describePostgres, TestDatabase } from './support/backends';
+import { describePostgres, perTestApp } from './support/backends';
 
 /** Child processes started, each killed at for `KILL_FOR_MS`: the unguarded code died in about 1 in 4. */
 const RUNS = 8;
@@ -18,36 +18,33 @@ const KILL_FOR_MS = 3000;
 const JOBS = 3000;
 
 describePostgres('PostgreSQL: the server terminating a worker\'s connections', (backend) => {
-  let db: TestDatabase;
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   let killer: DataSource | undefined;
 
-  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     await child?.kill();
     child = undefined;
     await killer?.destroy();
     killer = undefined;
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   /** Starts a worker whose every connection (pool and LISTEN) carries `applicationName`, so only its own are killed. */
   function startWorker(applicationName: string): ChildApp {
-    const url = new URL(db.options.postgres!.url!);
+    const url = new URL(current.db.options.postgres!.url!);
     url.searchParams.set('application_name', applicationName);
-    const connection = { postgres: { ...db.options.postgres, url: url.toString() } };
+    const connection = { postgres: { ...current.db.options.postgres, url: url.toString() } };
     return startChildApp({ connection, module: { pollInterval: 50, leaseDuration: 5000 }, queues: [{ name: 'k', concurrency: 16 }] });
   }
 
   it(`a worker survives ${RUNS} runs of pg_terminate_backend every 150-300 ms and completes every job`, async () => {
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false })] }).compile();
-    await app.init();
+    app = await current.startApp({ module: { processing: false } });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
-    killer = new DataSource({ type: 'postgres', url: db.options.postgres!.url, poolSize: 1 });
+    killer = new DataSource({ type: 'postgres', url: current.db.options.postgres!.url, poolSize: 1 });
     await killer.initialize();
 
     for (let run = 0; run < RUNS; run++) {

@@ -1,9 +1,9 @@
 import { Provider, Type } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
-import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModuleOptions } from '../lib';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, itWhen, TestDatabase } from './support/backends';
+import { describeEachBackend, itWhen, perTestApp } from './support/backends';
 
 /** Records the SQL TypeORM sends (its sqlite runner logs every statement whatever `logging` says). */
 class SqlRecorder implements TypeOrmLogger {
@@ -34,25 +34,22 @@ function retentionProcessor(queue: string, options: ProcessorOptions): Type<Queu
 }
 
 describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
-  let db: TestDatabase;
   let app: TestingModule | undefined;
   let dataSource: DataSource | undefined;
 
-  beforeEach(() => (db = backend.tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
+  afterEach(() => {
     app = undefined;
+  });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
+  // After perTestApp's hook (declared later, runs later): a borrowed DataSource outlives the app that used it.
+  afterEach(async () => {
     if (dataSource?.isInitialized) await dataSource.destroy();
     dataSource = undefined;
-    db.cleanup();
   });
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
-    await app.init();
+    app = await current.startApp({ module: { pollInterval: 100, ...options }, providers });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
@@ -74,7 +71,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
 
   itWhen(backend.kind === 'sqlite')('applies retention in a few batched DELETE statements, not one per job', async () => {
     const recorder = new SqlRecorder();
-    dataSource = new DataSource({ type: 'sqlite', database: db.path, logger: recorder, entities: [], synchronize: false });
+    dataSource = new DataSource({ type: 'sqlite', database: current.db.path, logger: recorder, entities: [], synchronize: false });
     const processor = retentionProcessor('batched', { removeOnComplete: 5, concurrency: 10 });
     // The retention period is min(pollInterval, 1000): one sweep a second at most.
     const { admin, producer } = await startApp([processor], { dataSource, pollInterval: 1000 });
@@ -105,7 +102,8 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     await producer.addBulk('gone', Array.from({ length: 10 }, () => ({ data: {} })));
     await waitFor(async () => {
       const counts = await admin.getCounts('gone');
-      return processor.ran.length === 11 && counts.completed === 0 && counts.failed === 1;
+      // Running: its handler has returned but its completion (and so its removal) is not written yet.
+      return processor.ran.length === 11 && counts.running === 0 && counts.completed === 0 && counts.failed === 1;
     }, 'completed jobs removed');
     expect(ids(await admin.getJobs('gone'))).toEqual([failing.id]);
   });
@@ -141,7 +139,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     const { admin, producer } = await startApp([processor], { pollInterval: 5000 });
     await producer.addBulk('shutdown', Array.from({ length: 10 }, () => ({ data: {} })));
     await waitFor(async () => processor.ran.length === 10 && (await admin.getCounts('shutdown')).running === 0, 'all ran');
-    await app!.close();
+    await current.close(app!);
 
     const { admin: reopened } = await startApp([], { processing: false });
     expect(await reopened.getCounts('shutdown')).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0 });

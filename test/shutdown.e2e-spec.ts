@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LoggerService } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { JOBS_TABLE, Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { JOBS_TABLE, Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModuleOptions } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, describePostgres, perTestApp, TestDatabase } from './support/backends';
+import { describeEachBackend, describePostgres, perTestApp } from './support/backends';
 
 /** One handler start. */
 interface Run {
@@ -36,17 +36,7 @@ class CapturingLogger implements LoggerService {
  * everything else at once, and leaves nothing `running` in the database for a lease to expire on.
  */
 describeEachBackend('graceful shutdown', (backend) => {
-  let db: TestDatabase;
-  let open: TestingModule[];
-
-  beforeEach(() => {
-    db = backend.tempDatabase();
-    open = [];
-  });
-  afterEach(async () => {
-    for (const app of open.splice(0).reverse()) await app.close();
-    db.cleanup();
-  });
+  const current = perTestApp(backend);
 
   async function startApp(
     options: SqliteQueueModuleOptions,
@@ -54,20 +44,14 @@ describeEachBackend('graceful shutdown', (backend) => {
     concurrency = 1,
     logger?: LoggerService,
   ): Promise<TestingModule> {
-    const builder = Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, ...options })],
+    return current.startApp({
+      module: { pollInterval: 100, ...options },
       providers: handle ? [defineProcessor('work', handle, { concurrency })] : [],
+      logger,
     });
-    const app = await (logger ? builder.setLogger(logger) : builder).compile();
-    await app.init();
-    open.push(app);
-    return app;
   }
 
-  async function close(app: TestingModule): Promise<void> {
-    open.splice(open.indexOf(app), 1);
-    await app.close();
-  }
+  const close = (app: TestingModule): Promise<void> => current.close(app);
 
   /** Every job of the file, read through a producer-only app (it claims nothing, so it changes nothing). */
   async function inspect(ids: string[]): Promise<{ counts: ReturnType<typeof jobCounts>; jobs: JobInfo[] }> {

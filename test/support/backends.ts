@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestingModule, Test } from '@nestjs/testing';
-import type { ModuleMetadata } from '@nestjs/common';
+import type { LoggerService, ModuleMetadata } from '@nestjs/common';
 import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
 import { SqliteQueueFactory } from '../../lib/factory/sqlite-queue.factory';
 import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
@@ -44,6 +44,8 @@ export interface AppSpec extends Omit<ModuleMetadata, 'imports'> {
   imports?: ModuleMetadata['imports'];
   /** Replace the whole imports list (forRootAsync tests); `module` is ignored then. */
   replaceImports?: boolean;
+  /** The app's logger (`setLogger` of the testing module builder). */
+  logger?: LoggerService;
 }
 
 /** One backend of this run. */
@@ -171,6 +173,8 @@ export interface PerTestApp {
   startApp(spec?: AppSpec, db?: TestDatabase): Promise<TestingModule>;
   /** Like `startApp` without `init()`: for tests of a failing boot (the app is still closed after the test). */
   compileApp(spec?: AppSpec, db?: TestDatabase): Promise<TestingModule>;
+  /** Closes an app before the test ends (and stops tracking it). */
+  close(app: TestingModule): Promise<void>;
   /** A further fresh database of the same backend, removed after the test. */
   otherDatabase(name?: string): TestDatabase;
 }
@@ -188,8 +192,9 @@ export function perTestApp(backend: Backend): PerTestApp {
     const imports = spec.replaceImports
       ? (spec.imports ?? [])
       : [SqliteQueueModule.forRoot({ ...target.options, ...spec.module }), ...(spec.imports ?? [])];
-    const { module: _module, imports: _imports, replaceImports: _replace, ...metadata } = spec;
-    const app = await Test.createTestingModule({ ...metadata, imports }).compile();
+    const { module: _module, imports: _imports, replaceImports: _replace, logger, ...metadata } = spec;
+    const builder = Test.createTestingModule({ ...metadata, imports });
+    const app = await (logger ? builder.setLogger(logger) : builder).compile();
     apps.push(app);
     return app;
   };
@@ -205,6 +210,11 @@ export function perTestApp(backend: Backend): PerTestApp {
       const app = await compileApp(spec, on);
       await app.init();
       return app;
+    },
+    async close(app) {
+      if (apps.includes(app)) apps.splice(apps.indexOf(app), 1);
+      if (state.app === app) state.app = undefined;
+      await app.close();
     },
     otherDatabase(name) {
       const other = backend.tempDatabase(name);
