@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { Subscription } from 'rxjs';
 import {
   InvalidJobStateError,
@@ -13,14 +13,13 @@ import {
   QueueEvents,
   QueueProcessor,
   QueueProducer,
-  SqliteQueueModule,
   SqliteQueueModuleOptions,
 } from '../lib';
 import type { AbortRecord, OpsJobData } from './fixtures/ops-app';
 import { ChildApp, readLines, readRunLog, startChildApp } from './support/child-app';
 import { errorOf, readJsonLines, startOpsApp } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 type Mode = 'ok' | 'fail' | 'failOnce' | 'hold' | 'abortable';
 interface CtlData {
@@ -103,14 +102,12 @@ class CanaryProcessor implements QueueProcessor<{ fail?: boolean }, string> {
   }
 }
 
-describe('QueueAdmin: inspection and control', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('QueueAdmin: inspection and control', (backend) => {
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   let subscription: Subscription | undefined;
 
   beforeEach(() => {
-    db = tempDatabase();
     state.ran = [];
     state.failedOnce.clear();
     state.gates.clear();
@@ -124,17 +121,13 @@ describe('QueueAdmin: inspection and control', () => {
     runs.forEach((run) => run.gate.resolve());
     await child?.kill();
     child = undefined;
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function startApp(options: SqliteQueueModuleOptions = {}, processors = true): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers: processors ? [ControlledProcessor, CanaryProcessor, AgainProcessor] : [],
-    }).compile();
-    await app.init();
+    app = await current.startApp({ module: { pollInterval: 100, ...options }, providers: processors ? [ControlledProcessor, CanaryProcessor, AgainProcessor] : [] });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
@@ -218,9 +211,9 @@ describe('QueueAdmin: inspection and control', () => {
     });
 
     it('a pause made in this process stops claims in another OS process; jobs stay pending; they run there after resume', async () => {
-      const runLog = join(db.path, '..', 'run.log');
+      const runLog = join(current.db.path, '..', 'run.log');
       child = startChildApp({
-        database: db.path,
+        connection: current.db.options,
         runLog,
         module: { pollInterval: 100 },
         queues: [
@@ -313,11 +306,11 @@ describe('QueueAdmin: inspection and control', () => {
     });
 
     it('cancelling a job running in another OS process aborts it there at its next heartbeat; it ends cancelled and its result is dropped', async () => {
-      const runLog = join(db.path, '..', 'run.log');
-      const doneLog = join(db.path, '..', 'done.log');
-      const abortLog = join(db.path, '..', 'abort.log');
+      const runLog = join(current.db.path, '..', 'run.log');
+      const doneLog = join(current.db.path, '..', 'done.log');
+      const abortLog = join(current.db.path, '..', 'abort.log');
       child = startOpsApp({
-        database: db.path,
+        connection: current.db.options,
         runLog,
         doneLog,
         abortLog,

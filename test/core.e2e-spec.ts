@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, WorkerHost } from '../lib';
-import { tempDatabase } from './support/temp-database';
+import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, WorkerHost } from '../lib';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface Email {
   to: string;
@@ -39,22 +38,11 @@ class PlainProcessor {
 @Injectable()
 class Holder {}
 
-describe('SqliteQueueModule (core)', () => {
-  let app: TestingModule;
-  let db: ReturnType<typeof tempDatabase>;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    db.cleanup();
-  });
+describeEachBackend('SqliteQueueModule (core)', (backend) => {
+  const current = perTestApp(backend);
 
   it('runs two processors on two queues with different payload types, and both jobs complete', async () => {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
-      providers: [EmailProcessor, SquareProcessor, Holder],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 200 }, providers: [EmailProcessor, SquareProcessor, Holder] });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 
@@ -74,11 +62,7 @@ describe('SqliteQueueModule (core)', () => {
   });
 
   it('takes a processor whose process() is not async: a plain value completes the job, a synchronous throw fails it', async () => {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
-      providers: [PlainProcessor],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 200 }, providers: [PlainProcessor] });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
     const ok = await producer.add('plain', { fail: false });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Logger, Provider } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { Subscription } from 'rxjs';
 import {
   Job,
@@ -12,13 +12,12 @@ import {
   QueueEvents,
   QueueProcessor,
   QueueProducer,
-  SqliteQueueModule,
   SqliteQueueModuleOptions,
   UnrecoverableError,
 } from '../lib';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface FlakyData {
   /** Throw on attempts <= failTimes. */
@@ -118,28 +117,23 @@ class StallProcessor implements QueueProcessor<unknown, string> {
 
 const summary = (events: QueueEvent[], jobId: string) => events.filter((event) => event.jobId === jobId).map((event) => [event.type, event.attempt]);
 
-describe('job events: @OnJobEvent and QueueEvents', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   const subscriptions: Subscription[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
   afterEach(async () => {
     subscriptions.splice(0).forEach((subscription) => subscription.unsubscribe());
     await child?.kill();
     child = undefined;
-    await app?.close();
     app = undefined;
     jest.restoreAllMocks();
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<TestingModule> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
+    app = await current.compileApp({ module: { pollInterval: 100, ...options }, providers });
     // Subscribe before init so not even the first event can be missed.
     return app;
   }
@@ -261,9 +255,9 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
   });
 
   it('emits stalled (requeued) in the process that recovers a job whose owner was killed with SIGKILL, then active and completed', async () => {
-    const runLog = join(db.path, '..', 'run.log');
+    const runLog = join(current.db.path, '..', 'run.log');
     child = startChildApp({
-      database: db.path,
+      connection: current.db.options,
       runLog,
       module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 3 }],
@@ -292,9 +286,9 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
   });
 
   it('emits stalled (not requeued) and failed when the killed owner held the last attempt', async () => {
-    const runLog = join(db.path, '..', 'run.log');
+    const runLog = join(current.db.path, '..', 'run.log');
     child = startChildApp({
-      database: db.path,
+      connection: current.db.options,
       runLog,
       module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 1 }],

@@ -6,7 +6,7 @@ import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueM
 import { QueueHealthIndicator, QueueHealthResult } from '../lib/terminus';
 import { errorOf } from './support/ops';
 import { waitFor } from './support/wait-for';
-import { perTestApp } from './support/per-test-app';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface WorkData {
   fail?: boolean;
@@ -30,12 +30,12 @@ class SideProcessor implements QueueProcessor<unknown, string> {
   }
 }
 
-describe('health indicator (with @nestjs/terminus) and metrics', () => {
-  const current = perTestApp();
+describeEachBackend('health indicator (with @nestjs/terminus) and metrics', (backend) => {
+  const current = perTestApp(backend);
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}) {
     current.app = await Test.createTestingModule({
-      imports: [TerminusModule.forRoot({ logger: false }), SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100, ...options })],
+      imports: [TerminusModule.forRoot({ logger: false }), SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100, ...options })],
       providers,
     }).compile();
     await current.app.init();

@@ -24,8 +24,8 @@ import {
   SqliteQueueModuleOptions,
 } from '../lib';
 import { errorOf } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const gate = { current: deferred(), started: deferred() };
 
@@ -49,8 +49,7 @@ function processorWith(options: ProcessorOptions, queue = 'declared'): Type<Queu
   return DeclaredProcessor;
 }
 
-describe('operations: bad input is refused at the boundary with a typed error, and writes nothing', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('operations: bad input is refused at the boundary with a typed error, and writes nothing', (backend) => {
   let app: TestingModule | undefined;
   let borrowed: DataSource | undefined;
   /**
@@ -64,23 +63,19 @@ describe('operations: bad input is refused at the boundary with a typed error, a
   });
 
   beforeEach(() => {
-    db = tempDatabase();
     gate.current = deferred();
     gate.started = deferred();
   });
   afterEach(async () => {
     gate.current.resolve();
-    await app?.close();
     app = undefined;
     borrowed = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function compile(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<TestingModule> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
+    app = await current.compileApp({ module: { pollInterval: 100, ...options }, providers });
     return app;
   }
 
@@ -96,10 +91,13 @@ describe('operations: bad input is refused at the boundary with a typed error, a
    * afterAll, and is dropped.
    */
   async function initError(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<Error> {
-    borrowed = new DataSource({ type: 'sqlite', database: db.path });
+    borrowed = new DataSource({ type: 'sqlite', database: current.db.path });
     failedInits.push(borrowed);
-    const testing = await compile(providers, { ...options, dataSource: borrowed });
-    app = undefined;
+    // A SQLite DataSource of the test's own on every backend: what is refused here is independent of the backend.
+    const testing = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100, ...options, dataSource: borrowed })],
+      providers,
+    }).compile();
     return errorOf(() => testing.init());
   }
 
@@ -290,7 +288,7 @@ describe('operations: bad input is refused at the boundary with a typed error, a
     });
 
     it('forRootAsync: a negative retention built by a factory fails app.init()', async () => {
-      borrowed = new DataSource({ type: 'sqlite', database: db.path });
+      borrowed = new DataSource({ type: 'sqlite', database: current.db.path });
       failedInits.push(borrowed);
       const testing = await Test.createTestingModule({
         imports: [SqliteQueueModule.forRootAsync({ useFactory: () => ({ dataSource: borrowed, removeOnFail: -3 }) })],

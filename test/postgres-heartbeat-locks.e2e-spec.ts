@@ -8,7 +8,7 @@
 import { DataSource } from 'typeorm';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
-import { describePostgresOnly } from './support/describe-backend';
+import { describePostgres } from './support/backends';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 
 const WORKER = 'heartbeat-locks-worker';
@@ -17,7 +17,7 @@ function newJob(): NewJobRecord {
   return { data: '{}', priority: 0, runAt: Date.now(), maxAttempts: 3, backoff: null, timeout: null, key: null };
 }
 
-describePostgresOnly('PostgreSQL heartbeat and row locks', () => {
+describePostgres('PostgreSQL heartbeat and row locks', () => {
   const schema = postgresSchemaFor(`/heartbeat-locks/${process.pid}/${Date.now()}`);
   let storage: PostgresQueueStorage;
   let locker: DataSource;

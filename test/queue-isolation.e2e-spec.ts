@@ -4,15 +4,15 @@ import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
-import { perTestApp } from './support/per-test-app';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 /**
  * Invariant 3: a queue claims only as many jobs as it has free slots, so a slow or saturated queue never
  * delays another one (the head-of-line blocking of the apalis original, where a full receiver held up
  * delivery to every queue).
  */
-describe('queue isolation: no head-of-line blocking across queues', () => {
-  const current = perTestApp();
+describeEachBackend('queue isolation: no head-of-line blocking across queues', (backend) => {
+  const current = perTestApp(backend);
 
   it('a fast queue finishes its 100 jobs while a slow queue still works through its backlog', async () => {
     let slowRunning = 0;
@@ -36,7 +36,7 @@ describe('queue isolation: no head-of-line blocking across queues', () => {
       { concurrency: 4 },
     );
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100 })],
       providers: [SlowProcessor, FastProcessor],
     }).compile();
     await current.app.init();
@@ -71,7 +71,7 @@ describe('queue isolation: no head-of-line blocking across queues', () => {
     );
     const FastProcessor = defineProcessor('fast', async () => undefined, { concurrency: 4 });
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100 })],
       providers: [StuckProcessor, FastProcessor],
     }).compile();
     await current.app.init();

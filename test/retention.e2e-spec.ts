@@ -1,10 +1,9 @@
 import { Provider, Type } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
-import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
-import { itSqliteOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
+import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModuleOptions } from '../lib';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, itWhen, perTestApp } from './support/backends';
 
 /** Records the SQL TypeORM sends (its sqlite runner logs every statement whatever `logging` says). */
 class SqlRecorder implements TypeOrmLogger {
@@ -34,26 +33,23 @@ function retentionProcessor(queue: string, options: ProcessorOptions): Type<Queu
   return RetentionProcessor;
 }
 
-describe('retention: removeOnComplete / removeOnFail', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
   let app: TestingModule | undefined;
   let dataSource: DataSource | undefined;
 
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
+  afterEach(() => {
     app = undefined;
+  });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
+  // After perTestApp's hook (declared later, runs later): a borrowed DataSource outlives the app that used it.
+  afterEach(async () => {
     if (dataSource?.isInitialized) await dataSource.destroy();
     dataSource = undefined;
-    db.cleanup();
   });
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
-    await app.init();
+    app = await current.startApp({ module: { pollInterval: 100, ...options }, providers });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
@@ -73,9 +69,9 @@ describe('retention: removeOnComplete / removeOnFail', () => {
     expect((await admin.getCounts('kept5')).completed).toBe(5);
   });
 
-  itSqliteOnly('applies retention in a few batched DELETE statements, not one per job', async () => {
+  itWhen(backend.kind === 'sqlite')('applies retention in a few batched DELETE statements, not one per job', async () => {
     const recorder = new SqlRecorder();
-    dataSource = new DataSource({ type: 'sqlite', database: db.path, logger: recorder, entities: [], synchronize: false });
+    dataSource = new DataSource({ type: 'sqlite', database: current.db.path, logger: recorder, entities: [], synchronize: false });
     const processor = retentionProcessor('batched', { removeOnComplete: 5, concurrency: 10 });
     // The retention period is min(pollInterval, 1000): one sweep a second at most.
     const { admin, producer } = await startApp([processor], { dataSource, pollInterval: 1000 });
@@ -143,7 +139,7 @@ describe('retention: removeOnComplete / removeOnFail', () => {
     const { admin, producer } = await startApp([processor], { pollInterval: 5000 });
     await producer.addBulk('shutdown', Array.from({ length: 10 }, () => ({ data: {} })));
     await waitFor(async () => processor.ran.length === 10 && (await admin.getCounts('shutdown')).running === 0, 'all ran');
-    await app!.close();
+    await current.close(app!);
 
     const { admin: reopened } = await startApp([], { processing: false });
     expect(await reopened.getCounts('shutdown')).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0 });

@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { Provider } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { JOBS_TABLE, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SCHEDULES_TABLE, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { JOBS_TABLE, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SCHEDULES_TABLE, SqliteQueueModuleOptions } from '../lib';
 import { ChildApp, readRunLog } from './support/child-app';
-import { itSqliteOnly } from './support/describe-backend';
 import { queryDatabase, startOpsApp } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, itWhen, perTestApp, TestDatabase } from './support/backends';
 
 /** Records every job it runs, whatever the queue. */
 const ran: Job[] = [];
@@ -41,7 +40,7 @@ interface OccurrenceRow {
 }
 
 /** The jobs of a queue with the occurrence (epoch ms) each was enqueued for, oldest first. */
-async function occurrencesOf(database: string, queue: string): Promise<{ id: string; name: string; at: number }[]> {
+async function occurrencesOf(database: TestDatabase, queue: string): Promise<{ id: string; name: string; at: number }[]> {
   const rows = await queryDatabase<OccurrenceRow>(database, `SELECT id, schedule_key FROM ${JOBS_TABLE} WHERE queue = ? ORDER BY id`, [queue]);
   return rows.map((row) => {
     const [name, at] = String(row.schedule_key).split('@');
@@ -49,37 +48,31 @@ async function occurrencesOf(database: string, queue: string): Promise<{ id: str
   });
 }
 
-describe('recurring jobs (schedules)', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('recurring jobs (schedules)', (backend) => {
   let app: TestingModule | undefined;
   const children: ChildApp[] = [];
 
   beforeEach(() => {
-    db = tempDatabase();
     ran.length = 0;
   });
   afterEach(async () => {
     await Promise.all(children.splice(0).map((child) => child.kill()));
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
-    await app.init();
+    app = await current.startApp({ module: { pollInterval: 100, ...options }, providers });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
-  itSqliteOnly('an `every: 1000` schedule declared in three OS processes enqueues exactly one job per tick', async () => {
-    const runLog = join(db.path, '..', 'run.log');
+  itWhen(backend.kind === 'sqlite')('an `every: 1000` schedule declared in three OS processes enqueues exactly one job per tick', async () => {
+    const runLog = join(current.db.path, '..', 'run.log');
     for (let i = 0; i < 3; i++) {
       children.push(
         startOpsApp({
-          database: db.path,
+          connection: current.db.options,
           runLog,
           module: { pollInterval: 100 },
           queues: [{ name: 'tick', options: { concurrency: 2, schedules: [{ name: 'heartbeat', every: 1000, data: { kind: 'tick' } }] } }],
@@ -93,12 +86,12 @@ describe('recurring jobs (schedules)', () => {
     expect(schedule).toMatchObject({ queue: 'tick', name: 'heartbeat', every: 1000, cron: null, timezone: null, data: { kind: 'tick' } });
 
     // Watch five ticks go by with all three processes up.
-    const afterStart = async () => (await occurrencesOf(db.path, 'tick')).filter((job) => job.at > start);
+    const afterStart = async () => (await occurrencesOf(current.db, 'tick')).filter((job) => job.at > start);
     await waitFor(async () => (await afterStart()).length >= 5, 'five ticks after all three processes were up', 30_000);
     const end = Date.now();
     await Promise.all(children.map((child) => child.stop()));
 
-    const jobs = await occurrencesOf(db.path, 'tick');
+    const jobs = await occurrencesOf(current.db, 'tick');
     const times = jobs.map((job) => job.at);
     expect(jobs.every((job) => job.name === 'heartbeat')).toBe(true);
     // No two jobs for one tick, and every tick on the one grid (no second schedule series from a racing boot).
@@ -175,16 +168,16 @@ describe('recurring jobs (schedules)', () => {
     }
   });
 
-  itSqliteOnly.each([
+  itWhen(backend.kind === 'sqlite').each([
     ['every: 1000', { every: 1000 }, 10_500],
     ['cron each second', { cron: '* * * * * *' }, 3_600_000],
   ])('after downtime (%s), enqueues ONE missed occurrence, then continues from the next one after now', async (_case, options, missedBy) => {
     // Create the schedule, then shut down and pretend the processes stayed down while many occurrences passed.
     const { producer } = await startApp([], { processing: false });
     await producer.upsertSchedule('late', 'catchup', options);
-    await app!.close();
+    await current.close(app!);
     const missed = Math.floor((Date.now() - missedBy) / 1000) * 1000;
-    await queryDatabase(db.path, `UPDATE ${SCHEDULES_TABLE} SET next_run_at = ? WHERE name = 'catchup'`, [missed]);
+    await queryDatabase(current.db, `UPDATE ${SCHEDULES_TABLE} SET next_run_at = ? WHERE name = 'catchup'`, [missed]);
 
     const restartedAt = Date.now();
     const { producer: restarted } = await startApp([LateProcessor]);
@@ -192,10 +185,10 @@ describe('recurring jobs (schedules)', () => {
     const [next] = await restarted.listSchedules();
     expect(next.nextRunAt.getTime()).toBeGreaterThan(restartedAt);
     expect(next.nextRunAt.getTime() % 1000).toBe(0);
-    expect(await occurrencesOf(db.path, 'late')).toEqual([{ id: ran[0].id, name: 'catchup', at: missed }]);
+    expect(await occurrencesOf(current.db, 'late')).toEqual([{ id: ran[0].id, name: 'catchup', at: missed }]);
 
     await waitFor(() => ran.length >= 2, 'the next occurrence ran', 15_000);
-    const jobs = await occurrencesOf(db.path, 'late');
+    const jobs = await occurrencesOf(current.db, 'late');
     expect(jobs.slice(0, 2).map((job) => job.at)).toEqual([missed, next.nextRunAt.getTime()]);
     expect(jobs.every((job, i) => i === 0 || job.at > restartedAt)).toBe(true);
   });

@@ -2,10 +2,9 @@
  * Timeouts: an attempt that outlives its `timeout` fails with JobTimeoutError and its signal is aborted,
  * even when the handler ignores the signal and never settles; its slot is freed and the queue goes on.
  */
-import { Test, TestingModule } from '@nestjs/testing';
-import { InvalidProcessorError, Job, JobTimeoutError, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
-import { tempDatabase } from './support/temp-database';
+import { InvalidProcessorError, Job, JobTimeoutError, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface SlowData {
   /** Never settle and ignore the signal. */
@@ -58,33 +57,23 @@ class LimitedProcessor implements QueueProcessor<SlowData, string> {
   }
 }
 
-describe('timeouts', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
+describeEachBackend('timeouts', (backend) => {
   let producer: QueueProducer;
   let admin: QueueAdmin;
+  // Before the app closes (perTestApp's afterEach runs next): a held handler would hold up shutdown.
+  afterEach(() => gates.forEach((gate) => gate.resolve()));
+  const current = perTestApp(backend);
 
   beforeEach(async () => {
-    db = tempDatabase();
     signals.clear();
     gates.clear();
     hangActive = false;
     active = 0;
     maxActive = 0;
     quickStarts.length = 0;
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50, shutdownTimeout: 500 })],
-      providers: [SlowProcessor, LimitedProcessor],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 50, shutdownTimeout: 500 }, providers: [SlowProcessor, LimitedProcessor] });
     producer = app.get(QueueProducer);
     admin = app.get(QueueAdmin);
-  });
-  afterEach(async () => {
-    gates.forEach((gate) => gate.resolve());
-    await app?.close();
-    app = undefined;
-    db.cleanup();
   });
 
   const statusOf = async (id: string) => (await admin.getJob(id))?.status;
@@ -147,21 +136,13 @@ describe('timeouts', () => {
         return handle(job);
       }
     }
-    const other = tempDatabase();
-    try {
-      const module = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRoot({ database: other.path })],
-        providers: [TooPatientProcessor],
-      }).compile();
-      const error = await module.init().then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
-      await module.close().catch(() => undefined); // close() rethrows the failed init
-      expect(error).toBeInstanceOf(InvalidProcessorError);
-      expect((error as Error).message).toMatch(/timeout must be a positive number of ms, at most 2147483647/);
-    } finally {
-      other.cleanup();
-    }
+    // On a database of its own; closed after the test (close() rethrows the failed init, see closeApp).
+    const module = await current.compileApp({ providers: [TooPatientProcessor] }, current.otherDatabase());
+    const error = await module.init().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(InvalidProcessorError);
+    expect((error as Error).message).toMatch(/timeout must be a positive number of ms, at most 2147483647/);
   });
 });

@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { NodeSqlite3Module, WalCheckpointer } from '../lib/storage/sqlite/wal-checkpointer';
-import { describeSqliteOnly } from './support/describe-backend';
 import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
 
@@ -23,7 +22,7 @@ function close(database: import('sqlite3').Database): Promise<void> {
 }
 
 // node-sqlite3 only: the checkpointer is a second node-sqlite3 connection beside the module's own.
-describeSqliteOnly('WalCheckpointer (unit, real files): the WAL is copied back from a second connection', () => {
+describe('WalCheckpointer (unit, real files): the WAL is copied back from a second connection', () => {
   let db: ReturnType<typeof tempDatabase>;
   let writer: import('sqlite3').Database;
 
