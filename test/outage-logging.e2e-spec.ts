@@ -6,7 +6,7 @@
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { SqliteQueueFactory } from '../lib/factory/sqlite-queue.factory';
+import { QueueFactory } from '../lib/factory/queue.factory';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';
@@ -28,7 +28,7 @@ describeEachBackend('database outage: background loops', (backend) => {
     await ctx.app.init();
     const producer = ctx.app.get(QueueProducer);
     const admin = ctx.app.get(QueueAdmin);
-    const storage = await ctx.app.get(SqliteQueueFactory).storage();
+    const storage = await ctx.app.get(QueueFactory).storage();
     const first = await producer.add('outage', {});
     await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'a job completed before the outage');
 

@@ -4,7 +4,7 @@
  */
 import { Test } from '@nestjs/testing';
 import { InvalidJobStateError, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { SqliteQueueFactory } from '../lib/factory/sqlite-queue.factory';
+import { QueueFactory } from '../lib/factory/queue.factory';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { errorOf } from './support/ops';
 import { describeEachBackend, perTestApp } from './support/backends';
@@ -18,7 +18,7 @@ describeEachBackend('remove() racing a claim', (backend) => {
   async function start(): Promise<{ admin: QueueAdmin; producer: QueueProducer; storage: QueueStorage }> {
     ctx.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, processing: false })] }).compile();
     await ctx.app.init();
-    return { admin: ctx.app.get(QueueAdmin), producer: ctx.app.get(QueueProducer), storage: await ctx.app.get(SqliteQueueFactory).storage() };
+    return { admin: ctx.app.get(QueueAdmin), producer: ctx.app.get(QueueProducer), storage: await ctx.app.get(QueueFactory).storage() };
   }
 
   /** Makes the next statement of `storage` be followed, before its caller sees the result, by `between()`. */

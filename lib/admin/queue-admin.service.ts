@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
@@ -22,9 +22,9 @@ const RETRY_ROUNDS = 3;
 /** Inspects and controls jobs and queues, across every process sharing the database. Inject it anywhere. */
 @Injectable()
 export class QueueAdmin {
-  private readonly logger = new Logger('SqliteQueue');
+  private readonly logger = new Logger('JobQueue');
 
-  constructor(private readonly factory: SqliteQueueFactory) {}
+  constructor(private readonly factory: QueueFactory) {}
 
   /** One job with its whole state, or `null` when no job has that id. */
   async getJob<TData = unknown, TResult = unknown>(id: string): Promise<JobInfo<TData, TResult> | null> {

@@ -1,3 +1,4 @@
+export * from './queue.error';
 export * from './sqlite-queue.error';
 export * from './queue-already-registered.error';
 export * from './invalid-processor.error';

@@ -1,8 +1,8 @@
 import { JobStatus } from '../interfaces/job-info.interface';
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** An operation that the job's current status does not allow (retrying a completed job, removing a running one...). */
-export class InvalidJobStateError extends SqliteQueueError {
+export class InvalidJobStateError extends QueueError {
   constructor(
     /** The job. */
     readonly jobId: string,

@@ -64,7 +64,7 @@ export class ProcessingRuntime {
         workerId: options.workerId,
         defaultBackoff: options.backoff,
         events,
-        logger: new Logger(`SqliteQueue:${definition.queue}`),
+        logger: new Logger(`JobQueue:${definition.queue}`),
         onSlotFreed: () => this.poller.wake(),
         onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),
         onFinished: (queue, status) => this.retention.mark(queue, status),

@@ -7,7 +7,7 @@ import { Job } from '../interfaces/job.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
 import { assertQueueName } from '../utils/queue-name.util';
 import { toJob } from '../worker/job-runtime';
 import { JobDefaults, prepareJob } from './prepare-job';
@@ -22,7 +22,7 @@ function notRunning<TData>(record: JobRecord): Job<TData> {
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
-  constructor(private readonly factory: SqliteQueueFactory) {}
+  constructor(private readonly factory: QueueFactory) {}
 
   /**
    * Enqueues one job. Resolves once it is committed. With `options.key` taken by a live job of the queue,

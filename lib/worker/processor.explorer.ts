@@ -6,7 +6,7 @@ import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { DeclaredSchedule } from '../interfaces/schedule-options.interface';
 import { JOB_EVENT_TYPES } from '../interfaces/queue-event.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
 import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
@@ -28,7 +28,7 @@ export class ProcessorExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: ProcessorMetadataAccessor,
-    private readonly factory: SqliteQueueFactory,
+    private readonly factory: QueueFactory,
   ) {}
 
   onModuleInit(): void {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { TestingModule, Test } from '@nestjs/testing';
 import type { LoggerService, ModuleMetadata } from '@nestjs/common';
 import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
-import { SqliteQueueFactory } from '../../lib/factory/sqlite-queue.factory';
+import { QueueFactory } from '../../lib/factory/queue.factory';
 import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
 import { postgresSchemaFor, postgresTestUrl } from './test-backend';
 
@@ -155,7 +155,7 @@ export async function closeApp(app: TestingModule): Promise<void> {
   try {
     await app.close();
   } catch {
-    const factory = app.get(SqliteQueueFactory, { strict: false });
+    const factory = app.get(QueueFactory, { strict: false });
     await factory.onApplicationShutdown().catch(() => undefined);
   }
 }

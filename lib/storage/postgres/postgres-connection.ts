@@ -21,7 +21,7 @@ export type PostgresConnectionSource = { dataSource: DataSource } | { connection
 export class PostgresConnection {
   private readonly dataSource: DataSource;
   private readonly ownsDataSource: boolean;
-  private readonly logger = new Logger('SqliteQueue:postgres');
+  private readonly logger = new Logger('JobQueue:postgres');
   /** Connection errors come in storms (every pooled connection at once): one line per storm. */
   private readonly connectionErrors = new BurstLogger(this.logger);
   private listener?: PostgresNotificationListener;

@@ -72,7 +72,7 @@ export class SqliteConnection {
     // Only where it can run beside the writer: our own node-sqlite3 connection (better-sqlite3 would run it on
     // this thread, and a borrowed connection's file is the application's to manage).
     if (type === 'sqlite' && this.ownsDataSource && this.dataSource.options.database !== ':memory:') {
-      const logger = new Logger('SqliteQueue');
+      const logger = new Logger('JobQueue');
       const checkpointer = new WalCheckpointer(String(this.dataSource.options.database), logger);
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -27,10 +27,10 @@ import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-op
  * where start and stop order is decided, on Nest's lifecycle hooks.
  */
 @Injectable()
-export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   /** Job events of this process. */
   readonly events = new JobEventBus();
-  private readonly logger = new Logger('SqliteQueue');
+  private readonly logger = new Logger('JobQueue');
   private readonly definitions = new Map<string, ProcessorDefinition>();
   private readonly listeners: Subscription[] = [];
   private resolved?: ResolvedModuleOptions;
