@@ -84,7 +84,7 @@ describeEachBackend('health indicator (with @nestjs/terminus) and metrics', (bac
 
       const error = await errorOf(check);
       expect(error).toBeInstanceOf(ServiceUnavailableException);
-      const response = (error as ServiceUnavailableException).getResponse() as { status: string; error: Record<string, any> };
+      const response = (error as ServiceUnavailableException).getResponse() as { status: string; error: Record<string, unknown> };
       expect(response.status).toBe('error');
       expect(response.error.queue).toMatchObject({ status: 'down', database: 'up', poller: 'up', queues: { work: { status: 'down' }, side: { status: 'up' } } });
       expect(response.error.queue.queues.work.oldestPendingAgeMs).toBeGreaterThan(200);

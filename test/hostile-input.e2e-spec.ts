@@ -375,6 +375,8 @@ describeEachSqlite('a lease is measured from when its claim runs, not from when 
     let releaseFirst!: () => void;
     const firstMayEnd = new Promise<void>((resolve) => (releaseFirst = resolve));
     const seenLease = new Map<string, number>();
+    // Assigned once the app exists; the processor defined before it reads it.
+    // eslint-disable-next-line prefer-const
     let admin!: QueueAdmin;
     current.app = await Test.createTestingModule({
       imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 1000, leaseDuration })],

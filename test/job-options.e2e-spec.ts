@@ -153,7 +153,9 @@ describeEachBackend('job options: bad input is refused at the boundary and write
   });
 
   it('refuses data that JSON cannot carry with InvalidJobDataError', async () => {
-    for (const data of [undefined, () => 1, { when: new Date() }, { n: NaN }, [1, , 3]]) {
+    for (const data of [undefined, () => 1, { when: new Date() }, { n: NaN }, // A sparse array, on purpose.
+      // eslint-disable-next-line no-sparse-arrays
+      [1, , 3]]) {
       const error = await rejection(producer.add('options', data));
       expect(error).toBeInstanceOf(InvalidJobDataError);
     }

@@ -149,7 +149,7 @@ async function runBackend(backend, options, dataDir) {
 
   // Drain: no more faults; wait until no job is pending or running.
   const drainDeadline = Date.now() + options.drainMs;
-  let open = null;
+  let open;
   for (;;) {
     try {
       open = await backend.openJobs();

@@ -59,7 +59,7 @@ export interface Backend {
   tempDatabase(name?: string): TestDatabase;
 }
 
-const SQLITE_DRIVERS = ['sqlite3', 'better-sqlite3'] as const;
+type SqliteDriver = 'sqlite3' | 'better-sqlite3';
 
 /** The environment variable jest.config.js sets when PostgreSQL did not answer (see probe-postgres.js). */
 const POSTGRES_SKIPPED_ENV = 'QUEUE_TEST_POSTGRES_SKIPPED';
@@ -68,7 +68,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'sqlite-queue-test-'));
 }
 
-function sqliteBackend(driver: (typeof SQLITE_DRIVERS)[number]): Backend {
+function sqliteBackend(driver: SqliteDriver): Backend {
   return {
     name: driver,
     kind: 'sqlite',
