@@ -126,8 +126,14 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
   const current = perTestApp(backend);
 
-  async function startApp(options: SqliteQueueModuleOptions = {}, processors = true): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await current.startApp({ module: { pollInterval: 100, ...options }, providers: processors ? [ControlledProcessor, CanaryProcessor, AgainProcessor] : [] });
+  async function startApp(
+    options: SqliteQueueModuleOptions = {},
+    processors = true,
+  ): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
+    app = await current.startApp({
+      module: { pollInterval: 100, ...options },
+      providers: processors ? [ControlledProcessor, CanaryProcessor, AgainProcessor] : [],
+    });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
@@ -144,9 +150,18 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
   describe('inspection', () => {
     it('getJobs pages newest first and filters by status; getCounts and listQueues report every status, paused state and processors', async () => {
       const { admin, producer } = await startApp();
-      const waiting = await producer.addBulk('noproc', Array.from({ length: 5 }, (_, n) => ({ data: { n } })));
-      const ok = await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })));
-      const failing = await producer.addBulk<CtlData>('ctl', Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })));
+      const waiting = await producer.addBulk(
+        'noproc',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      );
+      const ok = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })),
+      );
+      const failing = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })),
+      );
       await waitFor(async () => {
         const counts = await admin.getCounts('ctl');
         return counts.completed === 3 && counts.failed === 2;
@@ -164,7 +179,13 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       expect(ids(await admin.getJobs('ctl', { status: 'completed' }))).toEqual(ids(ok).reverse());
       expect(ids(await admin.getJobs('ctl'))).toEqual([...ids(ok), ...ids(failing)].reverse());
       const [newestFailed] = await admin.getJobs('ctl', { status: 'failed', limit: 1 });
-      expect(newestFailed).toMatchObject({ queue: 'ctl', status: 'failed', attempts: 1, maxAttempts: 1, error: { message: `failing ${newestFailed.id}` } });
+      expect(newestFailed).toMatchObject({
+        queue: 'ctl',
+        status: 'failed',
+        attempts: 1,
+        maxAttempts: 1,
+        error: { message: `failing ${newestFailed.id}` },
+      });
 
       expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
       expect(await admin.getCounts('noproc')).toEqual({ pending: 5, running: 0, completed: 0, failed: 0, cancelled: 0 });
@@ -190,7 +211,10 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       const held = await producer.add<CtlData>('ctl', { mode: 'hold' });
       await startedOf(held.id).promise;
       await admin.pause('ctl');
-      const waiting = await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })));
+      const waiting = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })),
+      );
 
       // ctl has a free slot (concurrency 2, one held): every canary claim round would have taken them.
       await canaryRound(admin, producer);
@@ -232,7 +256,10 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await until(admin, before.id, 'completed');
 
       await admin.pause('remote');
-      const paused = await producer.addBulk('remote', Array.from({ length: 5 }, (_, n) => ({ data: { n } })));
+      const paused = await producer.addBulk(
+        'remote',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      );
       // Each canary is claimed by a statement that also asked for 'remote' (it has free slots) after the 5 were written.
       for (let round = 0; round < 3; round++) await canaryRound(admin, producer, 'remote-canary');
 
@@ -295,7 +322,10 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await canaryRound(admin, producer);
       const info = await admin.getJob(job.id);
       expect(info).toMatchObject({ status: 'cancelled', result: null, attempts: 1 });
-      expect(events.filter((event) => event.jobId === job.id && event.queue === 'ctl').map((event) => event.type)).toEqual(['active', 'cancelled']);
+      expect(events.filter((event) => event.jobId === job.id && event.queue === 'ctl').map((event) => event.type)).toEqual([
+        'active',
+        'cancelled',
+      ]);
       expect(app!.get(ControlledProcessor).heard).toEqual([expect.objectContaining({ type: 'cancelled', jobId: job.id, attempt: 1 })]);
 
       // Its slots are free again: both run at once (concurrency 2).
@@ -371,7 +401,11 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await until(admin, failed.id, 'failed');
       await admin.retry(failed.id);
       await until(admin, failed.id, 'completed');
-      expect(await admin.getJob(failed.id)).toMatchObject({ attempts: 1, result: 'second time lucky', error: { message: `first run of ${failed.id} fails` } });
+      expect(await admin.getJob(failed.id)).toMatchObject({
+        attempts: 1,
+        result: 'second time lucky',
+        error: { message: `first run of ${failed.id} fails` },
+      });
 
       await admin.pause('ctl');
       const cancelled = await producer.add<CtlData>('ctl', { mode: 'ok', n: 7 });
@@ -381,7 +415,10 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await until(admin, cancelled.id, 'completed');
       expect(await admin.getJob(cancelled.id)).toMatchObject({ result: 7, attempts: 1 });
 
-      const many = await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, () => ({ data: { mode: 'failOnce' }, options: { maxAttempts: 1 } })));
+      const many = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, () => ({ data: { mode: 'failOnce' }, options: { maxAttempts: 1 } })),
+      );
       const otherQueue = await producer.add('canary', { fail: true }, { maxAttempts: 1 });
       await Promise.all([...many.map((job) => until(admin, job.id, 'failed')), until(admin, otherQueue.id, 'failed')]);
       expect(await admin.retryAll('ctl')).toBe(3);
@@ -441,8 +478,14 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
 
     it('clean deletes one queue’s jobs of the given statuses older than olderThan, and nothing else', async () => {
       const { admin, producer } = await startApp();
-      await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })));
-      await producer.addBulk<CtlData>('ctl', Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })));
+      await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })),
+      );
+      await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })),
+      );
       await producer.add('canary', {});
       await producer.addBulk('noproc', [{ data: 1 }, { data: 2 }]);
       await waitFor(async () => {

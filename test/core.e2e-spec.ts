@@ -51,10 +51,18 @@ describeEachBackend('SqliteQueueModule (core)', (backend) => {
     expect(email.queue).toBe('email');
     expect(square.data).toBe(7);
 
-    await waitFor(async () => (await admin.getJob(email.id))?.status === 'completed' && (await admin.getJob(square.id))?.status === 'completed', 'both jobs completed');
+    await waitFor(
+      async () => (await admin.getJob(email.id))?.status === 'completed' && (await admin.getJob(square.id))?.status === 'completed',
+      'both jobs completed',
+    );
     const emailInfo = await admin.getJob<Email, string>(email.id);
     const squareInfo = await admin.getJob<number, number>(square.id);
-    expect(emailInfo).toMatchObject({ status: 'completed', attempts: 1, result: 'sent to ada@example.com', data: { to: 'ada@example.com', subject: 'hi' } });
+    expect(emailInfo).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      result: 'sent to ada@example.com',
+      data: { to: 'ada@example.com', subject: 'hi' },
+    });
     expect(squareInfo).toMatchObject({ status: 'completed', attempts: 1, result: 49, data: 7 });
     expect(app.get(EmailProcessor).seen.map((job) => job.data)).toEqual([{ to: 'ada@example.com', subject: 'hi' }]);
     expect(app.get(SquareProcessor).seen).toEqual([7]);
@@ -67,8 +75,14 @@ describeEachBackend('SqliteQueueModule (core)', (backend) => {
     const admin = app.get(QueueAdmin);
     const ok = await producer.add('plain', { fail: false });
     const bad = await producer.add('plain', { fail: true });
-    await waitFor(async () => (await admin.getCounts('plain')).completed + (await admin.getCounts('plain')).failed === 2, 'both jobs finished');
+    await waitFor(
+      async () => (await admin.getCounts('plain')).completed + (await admin.getCounts('plain')).failed === 2,
+      'both jobs finished',
+    );
     expect(await admin.getJob(ok.id)).toMatchObject({ status: 'completed', result: `plain ${ok.id}` });
-    expect(await admin.getJob(bad.id)).toMatchObject({ status: 'failed', error: { name: 'Error', message: `sync failure of ${bad.id}`, attempt: 1 } });
+    expect(await admin.getJob(bad.id)).toMatchObject({
+      status: 'failed',
+      error: { name: 'Error', message: `sync failure of ${bad.id}`, attempt: 1 },
+    });
   });
 });

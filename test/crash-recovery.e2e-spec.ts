@@ -175,7 +175,8 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
     const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'pair', concurrency: 2 }] };
 
     const settled = async () =>
-      (await admin.getJob(poison.id))?.status === 'failed' && (await admin.getJob(innocent.id))?.status !== 'running' &&
+      (await admin.getJob(poison.id))?.status === 'failed' &&
+      (await admin.getJob(innocent.id))?.status !== 'running' &&
       (await admin.getJob(innocent.id))?.status !== 'pending';
     const exits: (number | string)[] = [];
     while (!(await settled())) {

@@ -122,7 +122,12 @@ describeEachBackend('errors: every exported error class, raised through the publ
       current.app = await Test.createTestingModule({
         imports: [SqliteQueueModule.forRoot({ ...current.db.options })],
         providers: [
-          defineProcessor('reports', async () => undefined, { concurrency: 2, maxAttempts: 1, timeout: 100, backoff: { type: 'fixed', delay: 10 } }),
+          defineProcessor('reports', async () => undefined, {
+            concurrency: 2,
+            maxAttempts: 1,
+            timeout: 100,
+            backoff: { type: 'fixed', delay: 10 },
+          }),
         ],
       }).compile();
       await expect(current.app.init()).resolves.toBeDefined();
@@ -220,7 +225,10 @@ describeEachBackend('errors: every exported error class, raised through the publ
       expect(await admin.getCounts()).toEqual(NO_JOBS);
 
       // Without the bad item the same call writes all of them, so the rejection above was that item's alone.
-      await producer.addBulk('mail', items.filter((_, i) => i !== 2));
+      await producer.addBulk(
+        'mail',
+        items.filter((_, i) => i !== 2),
+      );
       expect(await admin.getCounts()).toEqual(jobCounts({ pending: 3 }));
     });
 

@@ -115,7 +115,8 @@ class StallProcessor implements QueueProcessor<unknown, string> {
   }
 }
 
-const summary = (events: QueueEvent[], jobId: string) => events.filter((event) => event.jobId === jobId).map((event) => [event.type, event.attempt]);
+const summary = (events: QueueEvent[], jobId: string) =>
+  events.filter((event) => event.jobId === jobId).map((event) => [event.type, event.attempt]);
 
 describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
   let app: TestingModule | undefined;
@@ -148,9 +149,19 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     const testing = await startApp([FlakyProcessor, OtherProcessor]);
     const streamed = record(testing.get(QueueEvents));
     const completedOfFlaky: QueueEventOf<'completed'>[] = [];
-    subscriptions.push(testing.get(QueueEvents).on('completed', 'flaky').subscribe((event) => completedOfFlaky.push(event)));
+    subscriptions.push(
+      testing
+        .get(QueueEvents)
+        .on('completed', 'flaky')
+        .subscribe((event) => completedOfFlaky.push(event)),
+    );
     const completedAnywhere: QueueEventOf<'completed'>[] = [];
-    subscriptions.push(testing.get(QueueEvents).on('completed').subscribe((event) => completedAnywhere.push(event)));
+    subscriptions.push(
+      testing
+        .get(QueueEvents)
+        .on('completed')
+        .subscribe((event) => completedAnywhere.push(event)),
+    );
     await testing.init();
     const producer = testing.get(QueueProducer);
 
@@ -186,7 +197,9 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     // Each API sees only what it asked for.
     expect(completedAnywhere.map((event) => event.jobId).sort()).toEqual([job.id, other.id].sort());
     expect(processor.heard.some((event) => event.queue !== 'flaky')).toBe(false);
-    expect(testing.get(OtherProcessor).heard).toEqual([expect.objectContaining({ type: 'completed', jobId: other.id, result: 42, attempt: 1 })]);
+    expect(testing.get(OtherProcessor).heard).toEqual([
+      expect.objectContaining({ type: 'completed', jobId: other.id, result: 42, attempt: 1 }),
+    ]);
     expect(await testing.get(QueueAdmin).getJob(job.id)).toMatchObject({ status: 'completed', attempts: 3, result: { ok: 3 } });
   });
 
@@ -221,12 +234,20 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const testing = await startApp([FragileProcessor]);
     const completed: string[] = [];
-    subscriptions.push(testing.get(QueueEvents).on('completed', 'fragile').subscribe((event) => completed.push(event.jobId)));
+    subscriptions.push(
+      testing
+        .get(QueueEvents)
+        .on('completed', 'fragile')
+        .subscribe((event) => completed.push(event.jobId)),
+    );
     await testing.init();
     const producer = testing.get(QueueProducer);
     const admin = testing.get(QueueAdmin);
 
-    const jobs = await producer.addBulk('fragile', Array.from({ length: 20 }, (_, i) => ({ data: i })));
+    const jobs = await producer.addBulk(
+      'fragile',
+      Array.from({ length: 20 }, (_, i) => ({ data: i })),
+    );
     await waitFor(async () => (await admin.getCounts('fragile')).completed === 20, 'all 20 jobs completed');
     const processor = testing.get(FragileProcessor);
     // The throwing listeners stayed subscribed: they were called for every job, not just the first.
@@ -236,7 +257,8 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     expect(processor.progressResults).toEqual(Array.from({ length: 20 }, () => 'resolved'));
     expect(completed.sort()).toEqual(jobs.map((job) => job.id).sort());
     expect(await admin.getCounts('fragile')).toEqual({ pending: 0, running: 0, completed: 20, failed: 0, cancelled: 0 });
-    for (const job of jobs) expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', result: Number(job.data), attempts: 1 });
+    for (const job of jobs)
+      expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', result: Number(job.data), attempts: 1 });
 
     // Each failure was logged, naming the listener and the job.
     const messages = logged.mock.calls.map((call) => String(call[0]));
@@ -273,7 +295,11 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     expect(await testing.get(QueueAdmin).getJob(id)).toMatchObject({ status: 'running', attempts: 1 });
 
     await child.kill();
-    await waitFor(() => streamed.some((event) => event.type === 'completed' && event.jobId === id), 'the job recovered and completed here', 30_000);
+    await waitFor(
+      () => streamed.some((event) => event.type === 'completed' && event.jobId === id),
+      'the job recovered and completed here',
+      30_000,
+    );
 
     expect(summary(streamed, id)).toEqual([
       ['stalled', 1],

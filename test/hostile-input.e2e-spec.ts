@@ -108,9 +108,7 @@ describeEachBackend('hostile input', (backend) => {
       'a key holding %s is refused by addBulk, naming the item, with nothing written',
       async (_label, key) => {
         const { producer, admin } = await start({ processing: false });
-        const error = await producer
-          .addBulk('keys', [{ data: 1 }, { data: 2, options: { key } }])
-          .catch((caught: unknown) => caught);
+        const error = await producer.addBulk('keys', [{ data: 1 }, { data: 2, options: { key } }]).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(InvalidJobOptionsError);
         expect(error).toMatchObject({ option: 'items[1].key' });
         expect(await totalJobs(admin)).toBe(0);

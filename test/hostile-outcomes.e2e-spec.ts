@@ -123,7 +123,11 @@ describeEachBackend('hostile outcomes: every thrown value, result and backoff en
   it('a backoff that computes a delay past MAX_RETRY_DELAY (the largest accepted, 100 years) schedules the retry at a valid date, capped', async () => {
     const { producer, admin } = await start();
     const before = Date.now();
-    const { id } = await producer.add('hostile', { act: 'throwError' }, { backoff: { type: 'fixed', delay: 100 * 365.25 * 24 * 3_600_000 } });
+    const { id } = await producer.add(
+      'hostile',
+      { act: 'throwError' },
+      { backoff: { type: 'fixed', delay: 100 * 365.25 * 24 * 3_600_000 } },
+    );
     const job = await settled(admin, id, (info) => info.status !== 'running' && info.attempts === 1 && info.error !== null);
     expect(job).toMatchObject({ status: 'pending', attempts: 1, lockedBy: null, error: { message: 'plain failure', attempt: 1 } });
     expect(Number.isNaN(job.runAt.getTime())).toBe(false);

@@ -86,7 +86,9 @@ describeEachBackend('idle cost', (backend) => {
     // One statement claims for every queue (per-queue pollers would each send their own, naming one queue)...
     const allQueues = Array.from({ length: 50 }, (_, i) => `idle-${i}`).sort();
     for (const claim of fifty.claims) {
-      const named = new Set(claim.parameters.flat().filter((value): value is string => typeof value === 'string' && value.startsWith('idle-')));
+      const named = new Set(
+        claim.parameters.flat().filter((value): value is string => typeof value === 'string' && value.startsWith('idle-')),
+      );
       expect([...named].sort()).toEqual(allQueues);
     }
     // ...and claims come at the fallback rate, not faster: ROUNDS claims span ROUNDS poll periods whatever the

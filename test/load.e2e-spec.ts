@@ -56,7 +56,10 @@ describeEachBackend('load: three queues of 1,000 jobs each on one shared poller'
     const enqueuedIds = new Map<string, string[]>(QUEUES.map((queue) => [queue, []]));
     for (let start = 0; start < JOBS_PER_QUEUE; start += 250) {
       for (const queue of QUEUES) {
-        const jobs = await producer.addBulk(queue, Array.from({ length: 250 }, (_, i) => ({ data: { n: start + i } })));
+        const jobs = await producer.addBulk(
+          queue,
+          Array.from({ length: 250 }, (_, i) => ({ data: { n: start + i } })),
+        );
         enqueuedIds.get(queue)!.push(...jobs.map((job) => job.id));
       }
     }

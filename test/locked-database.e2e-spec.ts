@@ -68,11 +68,17 @@ describeEachSqlite('a second process holds the write lock', (backend) => {
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 
-    const before = await producer.addBulk('locked', Array.from({ length: 20 }, (_, n) => ({ data: { n } })));
+    const before = await producer.addBulk(
+      'locked',
+      Array.from({ length: 20 }, (_, n) => ({ data: { n } })),
+    );
     await waitFor(async () => (await admin.getCounts('locked')).completed === 20, 'the first 20 jobs completed');
 
     // Four jobs are running when the lock is taken; they finish during it, so saving their outcome must wait.
-    const inFlight = await producer.addBulk('locked', Array.from({ length: 4 }, (_, n) => ({ data: { n: 10 + n, gated: true } })));
+    const inFlight = await producer.addBulk(
+      'locked',
+      Array.from({ length: 4 }, (_, n) => ({ data: { n: 10 + n, gated: true } })),
+    );
     await waitFor(() => inFlight.every((job) => starts.has(job.id)), 'four gated jobs running');
 
     const holder = startLockHolder(current.db.path, holdMs);
@@ -85,8 +91,17 @@ describeEachSqlite('a second process holds the write lock', (backend) => {
     const resolvedAt: number[] = [];
     const track = <T>(promise: Promise<T>) => promise.then((value) => (resolvedAt.push(Date.now()), value));
     const singles = Promise.all(Array.from({ length: 50 }, (_, i) => track(producer.add('locked', { n: 100 + i }))));
-    const bulk = track(producer.addBulk('locked', Array.from({ length: 50 }, (_, i) => ({ data: { n: 200 + i } }))));
-    const childProducer = startChildApp({ connection: current.db.options, produce: { queue: 'locked', count: 100, bulk: 25 }, exitAfterProduce: true });
+    const bulk = track(
+      producer.addBulk(
+        'locked',
+        Array.from({ length: 50 }, (_, i) => ({ data: { n: 200 + i } })),
+      ),
+    );
+    const childProducer = startChildApp({
+      connection: current.db.options,
+      produce: { queue: 'locked', count: 100, bulk: 25 },
+      exitAfterProduce: true,
+    });
     children.push(childProducer);
 
     expect(await holder.exited).toBe(0);
@@ -122,7 +137,10 @@ describeEachSqlite('a second process holds the write lock', (backend) => {
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 
-    const inFlight = await producer.addBulk('locked', Array.from({ length: 4 }, (_, n) => ({ data: { n, gated: true } })));
+    const inFlight = await producer.addBulk(
+      'locked',
+      Array.from({ length: 4 }, (_, n) => ({ data: { n, gated: true } })),
+    );
     await waitFor(() => inFlight.every((job) => starts.has(job.id)), 'four gated jobs running');
     const holder = startLockHolder(current.db.path, holdMs);
     children.push(holder);
@@ -136,7 +154,10 @@ describeEachSqlite('a second process holds the write lock', (backend) => {
       if (outcome.status === 'rejected') expect(String(outcome.reason)).toMatch(/SQLITE_BUSY|database is locked/);
     }
     const added = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const after = await producer.addBulk('locked', Array.from({ length: 10 }, (_, i) => ({ data: { n: 200 + i } })));
+    const after = await producer.addBulk(
+      'locked',
+      Array.from({ length: 10 }, (_, i) => ({ data: { n: 200 + i } })),
+    );
     const all = [...inFlight, ...added, ...after];
     await waitFor(async () => (await admin.getCounts('locked')).completed === all.length, 'every job written completed', 30_000);
     // Every add that resolved wrote its own row (no phantom ids, no row of another add), and it ran once.

@@ -166,7 +166,10 @@ describeEachBackend('module wiring', (backend) => {
         providers: [NoteProcessor],
       });
       expect(dataSource.isInitialized).toBe(true);
-      await app.get(QueueProducer).addBulk('notes', ['a', 'b', 'c'].map((text) => ({ data: { text } })));
+      await app.get(QueueProducer).addBulk(
+        'notes',
+        ['a', 'b', 'c'].map((text) => ({ data: { text } })),
+      );
       await waitFor(async () => (await app.get(QueueAdmin).getCounts('notes')).completed === 3, 'three jobs completed');
 
       await app.close();
@@ -176,7 +179,8 @@ describeEachBackend('module wiring', (backend) => {
       expect(await dataSource.query(`SELECT status, COUNT(*) AS count FROM ${JOBS_TABLE} GROUP BY status`)).toEqual([
         { status: 'completed', count: 3 },
       ]);
-      if (initialise) expect(await dataSource.query('SELECT text FROM notes ORDER BY id')).toEqual([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
+      if (initialise)
+        expect(await dataSource.query('SELECT text FROM notes ORDER BY id')).toEqual([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
     });
   });
 
@@ -257,7 +261,10 @@ describeEachBackend('module wiring', (backend) => {
         providers: [defineProcessor('other', async () => undefined)],
       });
 
-      await quietApp.get(QueueProducer).addBulk('reports', [1, 2, 3].map((n) => ({ data: { n } })));
+      await quietApp.get(QueueProducer).addBulk(
+        'reports',
+        [1, 2, 3].map((n) => ({ data: { n } })),
+      );
       await controlApp.get(QueueProducer).add('other', { n: 1 });
       const claimsBefore = control.log.claims;
       await waitFor(

@@ -34,7 +34,11 @@ describeEachBackend('several OS processes on one file', (backend) => {
     // A DataSource whose logger counts statements, so the test can see the app's empty claim rounds.
     connection = countingConnection(current.db);
     // The counting DataSource stands in for the database's own connection options.
-    app = await current.startApp({ replaceImports: true, imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 200 })], providers: [InboxProcessor] });
+    app = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 200 })],
+      providers: [InboxProcessor],
+    });
     const admin = app.get(QueueAdmin);
     // Idle first: a poller whose back-off grows on empty rounds (and never resets, as in the original) would
     // be slow to notice work after this, or never notice it within the test's wait.
@@ -42,7 +46,11 @@ describeEachBackend('several OS processes on one file', (backend) => {
     const claimsAtBoot = log.claims;
     await waitFor(() => log.claims >= claimsAtBoot + 5, 'five more claim rounds while idle', 30_000, 20);
     expect(await admin.getCounts()).toEqual(jobCounts()); // those rounds had nothing to claim
-    const producer = startChildApp({ connection: current.db.options, produce: { queue: 'inbox', count: 25, bulk: 10 }, exitAfterProduce: true });
+    const producer = startChildApp({
+      connection: current.db.options,
+      produce: { queue: 'inbox', count: 25, bulk: 10 },
+      exitAfterProduce: true,
+    });
     expect(await producer.exited).toBe(0);
     await waitFor(async () => (await admin.getCounts('inbox')).completed === 25, '25 jobs from the other process completed');
     expect([...app.get(InboxProcessor).seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
@@ -51,10 +59,19 @@ describeEachBackend('several OS processes on one file', (backend) => {
   it('two OS processes running the app on one file run each of 5,000 jobs exactly once', async () => {
     const runLog = `${current.db.path}.runs`;
     const worker = () =>
-      startChildApp({ connection: current.db.options, runLog, module: { pollInterval: 100 }, queues: [{ name: 'shared', concurrency: 8 }] });
+      startChildApp({
+        connection: current.db.options,
+        runLog,
+        module: { pollInterval: 100 },
+        queues: [{ name: 'shared', concurrency: 8 }],
+      });
     const workers = [worker(), worker()];
     await Promise.all(workers.map((w) => w.printed('READY')));
-    const producer = startChildApp({ connection: current.db.options, produce: { queue: 'shared', count: 5000, bulk: 250 }, exitAfterProduce: true });
+    const producer = startChildApp({
+      connection: current.db.options,
+      produce: { queue: 'shared', count: 5000, bulk: 250 },
+      exitAfterProduce: true,
+    });
     expect(await producer.exited).toBe(0);
     app = await current.startApp({ module: { processing: false } });
     const admin = app.get(QueueAdmin);

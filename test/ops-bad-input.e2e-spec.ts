@@ -105,16 +105,19 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
   const reopen = () => startApp([], { processing: false });
 
   describe('QueueAdmin job operations', () => {
-    it.each(['999999', 'abc', '', '0', '-1', '1.5'])('cancel, retry and remove of unknown id %j reject with JobNotFoundError', async (id) => {
-      const { admin, producer } = await startApp();
-      if (id === '999999') await producer.add('ops', {});
-      for (const operation of [() => admin.cancel(id), () => admin.retry(id), () => admin.remove(id)]) {
-        const error = await errorOf(operation);
-        expect(error).toBeInstanceOf(JobNotFoundError);
-        expect((error as JobNotFoundError).jobId).toBe(id);
-      }
-      expect(await admin.getJob(id)).toBeNull();
-    });
+    it.each(['999999', 'abc', '', '0', '-1', '1.5'])(
+      'cancel, retry and remove of unknown id %j reject with JobNotFoundError',
+      async (id) => {
+        const { admin, producer } = await startApp();
+        if (id === '999999') await producer.add('ops', {});
+        for (const operation of [() => admin.cancel(id), () => admin.retry(id), () => admin.remove(id)]) {
+          const error = await errorOf(operation);
+          expect(error).toBeInstanceOf(JobNotFoundError);
+          expect((error as JobNotFoundError).jobId).toBe(id);
+        }
+        expect(await admin.getJob(id)).toBeNull();
+      },
+    );
 
     it('refuses operations the job’s status does not allow with InvalidJobStateError, changing nothing', async () => {
       const { admin, producer } = await startApp();
@@ -182,16 +185,25 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
       expect(await admin.getJob(failed.id)).not.toBeNull();
     });
 
-    it.each([0, 1441, 2.5, -5, Number.NaN])('getMetrics({ windowMinutes: %p }) rejects with InvalidArgumentError', async (windowMinutes) => {
-      const { admin } = await startApp([], { processing: false });
-      const error = await errorOf(() => admin.getMetrics({ windowMinutes }));
-      expect(error).toBeInstanceOf(InvalidArgumentError);
-      expect(error).toMatchObject({ method: 'getMetrics', argument: 'windowMinutes' });
-    });
+    it.each([0, 1441, 2.5, -5, Number.NaN])(
+      'getMetrics({ windowMinutes: %p }) rejects with InvalidArgumentError',
+      async (windowMinutes) => {
+        const { admin } = await startApp([], { processing: false });
+        const error = await errorOf(() => admin.getMetrics({ windowMinutes }));
+        expect(error).toBeInstanceOf(InvalidArgumentError);
+        expect(error).toMatchObject({ method: 'getMetrics', argument: 'windowMinutes' });
+      },
+    );
 
     it('queue operations reject a malformed queue name with InvalidQueueNameError', async () => {
       const { admin } = await startApp([], { processing: false });
-      for (const operation of [() => admin.pause(''), () => admin.resume(''), () => admin.getJobs(''), () => admin.retryAll(''), () => admin.clean('', { status: 'completed' })]) {
+      for (const operation of [
+        () => admin.pause(''),
+        () => admin.resume(''),
+        () => admin.getJobs(''),
+        () => admin.retryAll(''),
+        () => admin.clean('', { status: 'completed' }),
+      ]) {
         expect(await errorOf(operation)).toBeInstanceOf(InvalidQueueNameError);
       }
       expect(await admin.listQueues()).toEqual([]);
@@ -231,7 +243,9 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
       const { producer } = await startApp([], { processing: false });
       const before = await producer.upsertSchedule('reports', 'nightly', { every: 60_000, data: { v: 1 } });
       for (const [, options] of badSchedules) {
-        expect(await errorOf(() => producer.upsertSchedule('reports', 'nightly', options as ScheduleOptions))).toBeInstanceOf(InvalidScheduleError);
+        expect(await errorOf(() => producer.upsertSchedule('reports', 'nightly', options as ScheduleOptions))).toBeInstanceOf(
+          InvalidScheduleError,
+        );
       }
       expect(await producer.listSchedules()).toEqual([before]);
     });
@@ -243,10 +257,22 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
     });
 
     it.each<[string, DeclaredSchedule[]]>([
-      ['an invalid cron', [{ name: 'ok', every: 1000 }, { name: 'broken', cron: 'nope' }]],
+      [
+        'an invalid cron',
+        [
+          { name: 'ok', every: 1000 },
+          { name: 'broken', cron: 'nope' },
+        ],
+      ],
       ['an unknown time zone', [{ name: 'tz', cron: '0 * * * *', timezone: 'Nowhere/Special' }]],
       ['every 0', [{ name: 'zero', every: 0 }]],
-      ['the same name twice', [{ name: 'twice', every: 1000 }, { name: 'twice', every: 5000 }]],
+      [
+        'the same name twice',
+        [
+          { name: 'twice', every: 1000 },
+          { name: 'twice', every: 5000 },
+        ],
+      ],
     ])('@Processor schedules with %s fail app.init() with InvalidScheduleError, writing no schedule', async (_case, schedules) => {
       expect(await initError([processorWith({ schedules })])).toBeInstanceOf(InvalidScheduleError);
       const { producer } = await reopen();
@@ -254,7 +280,9 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
     });
 
     it('@Processor schedules are validated at app.init() in a process that does not process, too', async () => {
-      expect(await initError([processorWith({ schedules: [{ name: 'broken', cron: 'nope' }] })], { processing: false })).toBeInstanceOf(InvalidScheduleError);
+      expect(await initError([processorWith({ schedules: [{ name: 'broken', cron: 'nope' }] })], { processing: false })).toBeInstanceOf(
+        InvalidScheduleError,
+      );
     });
   });
 
@@ -270,22 +298,28 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
       ['null', null],
     ];
 
-    it.each(badRetention)('@Processor removeOnComplete / removeOnFail %s fails app.init() with InvalidProcessorError', async (_case, value) => {
-      for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
-        const error = await initError([processorWith({ [key]: value as RetentionOption })]);
-        expect(error).toBeInstanceOf(InvalidProcessorError);
-        expect(error.message).toContain(key);
-      }
-    });
+    it.each(badRetention)(
+      '@Processor removeOnComplete / removeOnFail %s fails app.init() with InvalidProcessorError',
+      async (_case, value) => {
+        for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
+          const error = await initError([processorWith({ [key]: value as RetentionOption })]);
+          expect(error).toBeInstanceOf(InvalidProcessorError);
+          expect(error.message).toContain(key);
+        }
+      },
+    );
 
     // null is not in this list: in module options it means "not set" (keep all), like undefined.
-    it.each(badRetention.filter(([, value]) => value !== null))('module removeOnComplete / removeOnFail %s fails app.init() with InvalidModuleOptionsError', async (_case, value) => {
-      for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
-        const error = await initError([], { [key]: value as RetentionOption });
-        expect(error).toBeInstanceOf(InvalidModuleOptionsError);
-        expect(error.message).toContain(key);
-      }
-    });
+    it.each(badRetention.filter(([, value]) => value !== null))(
+      'module removeOnComplete / removeOnFail %s fails app.init() with InvalidModuleOptionsError',
+      async (_case, value) => {
+        for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
+          const error = await initError([], { [key]: value as RetentionOption });
+          expect(error).toBeInstanceOf(InvalidModuleOptionsError);
+          expect(error.message).toContain(key);
+        }
+      },
+    );
 
     it('forRootAsync: a negative retention built by a factory fails app.init()', async () => {
       borrowed = new DataSource({ type: 'sqlite', database: current.db.path });

@@ -76,9 +76,7 @@ describeEachBackend('ordering: priority, then run time, then insertion; delays a
 
   it('keeps priority order inside one claimed batch (RETURNING gives rows in no defined order)', async () => {
     // Ids ascend in the opposite order of priority, so a batch handed out in row order would start backwards.
-    await enqueueBeforeAnyWorker(
-      Array.from({ length: 8 }, (_, i) => ({ data: { label: `p${i}` }, options: { priority: i } })),
-    );
+    await enqueueBeforeAnyWorker(Array.from({ length: 8 }, (_, i) => ({ data: { label: `p${i}` }, options: { priority: i } })));
     const starts: Start[] = [];
     // Eight free slots and eight due jobs: the first claim takes them all in one statement.
     const worker = await startApp({ processing: true, concurrency: 8, starts });

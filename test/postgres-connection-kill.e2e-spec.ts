@@ -17,7 +17,7 @@ const KILL_FOR_MS = 3000;
 /** Enough work to keep many pooled connections busy (and reopening) for the whole kill window. */
 const JOBS = 3000;
 
-describePostgres('PostgreSQL: the server terminating a worker\'s connections', (backend) => {
+describePostgres("PostgreSQL: the server terminating a worker's connections", (backend) => {
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   let killer: DataSource | undefined;
@@ -53,7 +53,10 @@ describePostgres('PostgreSQL: the server terminating a worker\'s connections', (
       await child.printed('READY');
       let exitedUnasked: number | string | null = null;
       void child.exited.then((code) => (exitedUnasked ??= code));
-      const jobs = await producer.addBulk('k', Array.from({ length: JOBS }, (_, n) => ({ data: { n, sleep: 5 } })));
+      const jobs = await producer.addBulk(
+        'k',
+        Array.from({ length: JOBS }, (_, n) => ({ data: { n, sleep: 5 } })),
+      );
 
       const until = Date.now() + KILL_FOR_MS;
       let kills = 0;
@@ -64,7 +67,11 @@ describePostgres('PostgreSQL: the server terminating a worker\'s connections', (
         kills += killed.length;
         await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150));
       }
-      expect({ run, exitedUnasked, stderr: exitedUnasked === null ? '' : child.stderr() }).toEqual({ run, exitedUnasked: null, stderr: '' });
+      expect({ run, exitedUnasked, stderr: exitedUnasked === null ? '' : child.stderr() }).toEqual({
+        run,
+        exitedUnasked: null,
+        stderr: '',
+      });
       expect(kills).toBeGreaterThan(0);
 
       await waitFor(async () => (await admin.getCounts('k')).completed === (run + 1) * JOBS, `run ${run}: every job completed`, 60_000, 50);

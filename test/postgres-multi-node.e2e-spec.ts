@@ -94,14 +94,19 @@ describePostgres('four nodes on one PostgreSQL database', (backend) => {
     });
     // One job in ten takes 300 ms: every node always has some in flight, so the kill always cuts some short.
     for (let start = 0; start < JOBS; start += 1000) {
-      await producer.addBulk('bulk', Array.from({ length: 1000 }, (_, i) => ({ data: { n: start + i, sleep: (start + i) % 10 === 0 ? 300 : 1 } })));
+      await producer.addBulk(
+        'bulk',
+        Array.from({ length: 1000 }, (_, i) => ({ data: { n: start + i, sleep: (start + i) % 10 === 0 ? 300 : 1 } })),
+      );
     }
     const victim = nodes[0];
     const victimPid = victim.process.pid!;
     // The dead node's jobs: running under its worker id (`<host>:<pid>:<random>`), their lease no longer renewed.
     const owner = `${hostname()}:${victimPid}:`;
     const heldByVictim = async () =>
-      (await admin.getJobs('bulk', { status: 'running', limit: 1000 })).filter((job) => job.lockedBy?.startsWith(owner)).map((job) => job.id);
+      (await admin.getJobs('bulk', { status: 'running', limit: 1000 }))
+        .filter((job) => job.lockedBy?.startsWith(owner))
+        .map((job) => job.id);
     await waitFor(
       async () => readRunLog(runLog).length >= JOBS / 4 && (await heldByVictim()).length > 0,
       'a quarter of the jobs started, some of them on the node to kill',
@@ -121,7 +126,11 @@ describePostgres('four nodes on one PostgreSQL database', (backend) => {
     expect(byId.size).toBe(JOBS); // every job ran
     const victimRuns = runs.filter((run) => run.pid === victimPid);
     expect(victimRuns.length).toBeGreaterThan(0);
-    const doneByVictim = new Set(readRunLog(doneLog).filter((run) => run.pid === victimPid).map((run) => run.id));
+    const doneByVictim = new Set(
+      readRunLog(doneLog)
+        .filter((run) => run.pid === victimPid)
+        .map((run) => run.id),
+    );
     const twice = [...byId].filter(([, list]) => list.length > 1);
     // Duplicates: only jobs the dead node had started and still held, each run once more by a survivor.
     expect(twice.length).toBeLessThanOrEqual(CONCURRENCY);

@@ -68,7 +68,12 @@ describePostgres('PostgreSQL backend', () => {
     await app?.close();
     app = undefined;
     await Promise.all(storages.splice(0).map((s) => s.close()));
-    await Promise.all(dataSources.splice(0).filter((d) => d.isInitialized).map((d) => d.destroy()));
+    await Promise.all(
+      dataSources
+        .splice(0)
+        .filter((d) => d.isInitialized)
+        .map((d) => d.destroy()),
+    );
   });
 
   describe('schema', () => {
@@ -201,7 +206,11 @@ describePostgres('PostgreSQL backend', () => {
       const schema = freshSchema();
       const s = await storage(schema);
       const now = Date.now();
-      const jobs = await s.enqueue('q', Array.from({ length: 6 }, () => newJob({ runAt: now })), now);
+      const jobs = await s.enqueue(
+        'q',
+        Array.from({ length: 6 }, () => newJob({ runAt: now })),
+        now,
+      );
       const db = await admin();
       const runner = db.createQueryRunner();
       await runner.connect();
@@ -215,12 +224,17 @@ describePostgres('PostgreSQL backend', () => {
         await runner.startTransaction();
         locked = true;
         // Another process is in the middle of claiming the first three.
-        await runner.query(`SELECT id FROM "${schema}".${JOBS_TABLE} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [jobs.slice(0, 3).map((j) => j.id)]);
+        await runner.query(`SELECT id FROM "${schema}".${JOBS_TABLE} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [
+          jobs.slice(0, 3).map((j) => j.id),
+        ]);
         const started = Date.now();
         const claiming = s.claim([{ queue: 'q', limit: 10 }], 'w1', Date.now(), 30_000);
         // A claim that waits for the locks would wait until this transaction ends: bound the wait, then end it, so
         // the test fails at once with the reason instead of by jest's timeout.
-        const blocked = await Promise.race([claiming.then(() => false), new Promise<true>((resolve) => setTimeout(() => resolve(true), 5000))]);
+        const blocked = await Promise.race([
+          claiming.then(() => false),
+          new Promise<true>((resolve) => setTimeout(() => resolve(true), 5000)),
+        ]);
         if (blocked) {
           await unlock();
           await claiming.catch(() => undefined);
@@ -228,7 +242,12 @@ describePostgres('PostgreSQL backend', () => {
         }
         const claimed = await claiming;
         expect(Date.now() - started).toBeLessThan(2000);
-        expect(claimed.map((j) => j.id).sort()).toEqual(jobs.slice(3).map((j) => j.id).sort());
+        expect(claimed.map((j) => j.id).sort()).toEqual(
+          jobs
+            .slice(3)
+            .map((j) => j.id)
+            .sort(),
+        );
       } finally {
         await unlock();
         await runner.release();
@@ -239,13 +258,29 @@ describePostgres('PostgreSQL backend', () => {
       const schema = freshSchema();
       const claimers = await Promise.all(Array.from({ length: 4 }, () => storage(schema)));
       const now = Date.now();
-      await claimers[0].enqueue('a', Array.from({ length: 300 }, () => newJob({ runAt: now })), now);
-      await claimers[0].enqueue('b', Array.from({ length: 300 }, () => newJob({ runAt: now })), now);
+      await claimers[0].enqueue(
+        'a',
+        Array.from({ length: 300 }, () => newJob({ runAt: now })),
+        now,
+      );
+      await claimers[0].enqueue(
+        'b',
+        Array.from({ length: 300 }, () => newJob({ runAt: now })),
+        now,
+      );
       const claimedIds: string[] = [];
       await Promise.all(
         claimers.map(async (claimer, index) => {
           for (;;) {
-            const jobs = await claimer.claim([{ queue: 'a', limit: 7 }, { queue: 'b', limit: 5 }], `w${index}`, Date.now(), 30_000);
+            const jobs = await claimer.claim(
+              [
+                { queue: 'a', limit: 7 },
+                { queue: 'b', limit: 5 },
+              ],
+              `w${index}`,
+              Date.now(),
+              30_000,
+            );
             if (jobs.length === 0) return;
             claimedIds.push(...jobs.map((j) => j.id));
           }
@@ -260,7 +295,16 @@ describePostgres('PostgreSQL backend', () => {
     const schema = freshSchema();
     const nodes = await Promise.all(Array.from({ length: 4 }, () => storage(schema)));
     const now = Date.now();
-    const schedule = { queue: 'tick', name: 'every-second', cron: null, every: 1000, timezone: null, data: '{}', options: null, nextRunAt: now };
+    const schedule = {
+      queue: 'tick',
+      name: 'every-second',
+      cron: null,
+      every: 1000,
+      timezone: null,
+      data: '{}',
+      options: null,
+      nextRunAt: now,
+    };
     await nodes[0].upsertSchedule(schedule, now);
     const [due] = await nodes[1].dueSchedules(now);
     const occurrence = { schedule: due, occurrenceAt: now, job: newJob({ runAt: now }), nextRunAt: now + 1000 };
@@ -276,7 +320,15 @@ describePostgres('PostgreSQL backend', () => {
   it('enqueue returns records equal to the stored rows, a taken key returning its holder', async () => {
     const s = await storage(freshSchema());
     const now = Date.now();
-    const full = newJob({ data: '{"a":"\\u0000"}', priority: 7, runAt: now + 5, maxAttempts: 4, backoff: '{"type":"fixed","delay":5}', timeout: 1.5, key: 'k' });
+    const full = newJob({
+      data: '{"a":"\\u0000"}',
+      priority: 7,
+      runAt: now + 5,
+      maxAttempts: 4,
+      backoff: '{"type":"fixed","delay":5}',
+      timeout: 1.5,
+      key: 'k',
+    });
     const [first, again, plain] = await s.enqueue('q', [full, { ...full, data: '{"other":true}' }, newJob({ runAt: now })], now);
     expect(await s.getJob(first.id)).toEqual(first);
     expect(await s.getJob(plain.id)).toEqual(plain);
@@ -296,7 +348,9 @@ describePostgres('PostgreSQL backend', () => {
     expect((await s.getJob('9007199254740994'))?.id).toBe('9007199254740994');
     const [claimed] = await s.claim([{ queue: 'q', limit: 1 }], 'w', Date.now(), 30_000);
     expect(claimed.id).toBe('9007199254740994');
-    expect(await s.completeMany([{ ref: { id: claimed.id, attempt: 1 }, result: '1' }], 'w', Date.now())).toEqual(new Set(['9007199254740994']));
+    expect(await s.completeMany([{ ref: { id: claimed.id, attempt: 1 }, result: '1' }], 'w', Date.now())).toEqual(
+      new Set(['9007199254740994']),
+    );
     expect(await s.getCounts('q')).toEqual([{ queue: 'q', status: 'completed', count: 1 }]);
   });
 

@@ -115,7 +115,10 @@ describeEachBackend('job progress', (backend) => {
   beforeEach(async () => {
     app = await current.compileApp({ module: { pollInterval: 100 }, providers: [ProgressProcessor] });
     progressEvents = [];
-    subscription = app.get(QueueEvents).on('progress').subscribe((event) => progressEvents.push(event));
+    subscription = app
+      .get(QueueEvents)
+      .on('progress')
+      .subscribe((event) => progressEvents.push(event));
     await app.init();
   });
 

@@ -44,8 +44,14 @@ describeEachBackend('queue isolation: no head-of-line blocking across queues', (
     const admin = current.app.get(QueueAdmin);
 
     // The slow backlog goes in first: with one FIFO across queues, the fast jobs would queue up behind it.
-    await producer.addBulk('slow', Array.from({ length: 100 }, (_, n) => ({ data: { n } })));
-    await producer.addBulk('fast', Array.from({ length: 100 }, (_, n) => ({ data: { n } })));
+    await producer.addBulk(
+      'slow',
+      Array.from({ length: 100 }, (_, n) => ({ data: { n } })),
+    );
+    await producer.addBulk(
+      'fast',
+      Array.from({ length: 100 }, (_, n) => ({ data: { n } })),
+    );
 
     await waitFor(async () => (await admin.getCounts('fast')).completed === 100, 'the 100 fast jobs completed');
     const slow = await admin.getCounts('slow');
@@ -78,9 +84,15 @@ describeEachBackend('queue isolation: no head-of-line blocking across queues', (
     const producer = current.app.get(QueueProducer);
     const admin = current.app.get(QueueAdmin);
 
-    await producer.addBulk('stuck', Array.from({ length: 10 }, (_, n) => ({ data: { n } })));
+    await producer.addBulk(
+      'stuck',
+      Array.from({ length: 10 }, (_, n) => ({ data: { n } })),
+    );
     await waitFor(() => stuckStarted === 2, 'both slots of the stuck queue busy');
-    await producer.addBulk('fast', Array.from({ length: 100 }, (_, n) => ({ data: { n } })));
+    await producer.addBulk(
+      'fast',
+      Array.from({ length: 100 }, (_, n) => ({ data: { n } })),
+    );
 
     await waitFor(async () => (await admin.getCounts('fast')).completed === 100, 'the 100 fast jobs completed');
     // Exactly its two slots are claimed; the other 8 stay pending in the database, free for any process.

@@ -48,7 +48,10 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     dataSource = undefined;
   });
 
-  async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
+  async function startApp(
+    providers: Provider[],
+    options: SqliteQueueModuleOptions = {},
+  ): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
     app = await current.startApp({ module: { pollInterval: 100, ...options }, providers });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
@@ -58,14 +61,25 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
   it('removeOnComplete: 5 keeps exactly the 5 newest completed jobs of 50, and keeps doing so as more complete', async () => {
     const processor = retentionProcessor('kept5', { removeOnComplete: 5 });
     const { admin, producer } = await startApp([processor]);
-    const jobs = await producer.addBulk('kept5', Array.from({ length: 50 }, () => ({ data: {} })));
-    await waitFor(async () => processor.ran.length === 50 && (await admin.getCounts('kept5')).completed === 5, 'all ran and only 5 completed remain');
+    const jobs = await producer.addBulk(
+      'kept5',
+      Array.from({ length: 50 }, () => ({ data: {} })),
+    );
+    await waitFor(
+      async () => processor.ran.length === 50 && (await admin.getCounts('kept5')).completed === 5,
+      'all ran and only 5 completed remain',
+    );
 
     expect(await admin.getCounts('kept5')).toEqual({ pending: 0, running: 0, completed: 5, failed: 0, cancelled: 0 });
     expect(ids(await admin.getJobs('kept5'))).toEqual(ids(jobs.slice(-5)).reverse());
 
     const more = await producer.addBulk('kept5', [{ data: {} }, { data: {} }]);
-    await waitFor(async () => ids(await admin.getJobs('kept5', { status: 'completed' })).join() === [...ids(more).reverse(), ...ids(jobs.slice(-3)).reverse()].join(), 'window moved by two');
+    await waitFor(
+      async () =>
+        ids(await admin.getJobs('kept5', { status: 'completed' })).join() ===
+        [...ids(more).reverse(), ...ids(jobs.slice(-3)).reverse()].join(),
+      'window moved by two',
+    );
     expect((await admin.getCounts('kept5')).completed).toBe(5);
   });
 
@@ -75,8 +89,14 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     const processor = retentionProcessor('batched', { removeOnComplete: 5, concurrency: 10 });
     // The retention period is min(pollInterval, 1000): one sweep a second at most.
     const { admin, producer } = await startApp([processor], { dataSource, pollInterval: 1000 });
-    await producer.addBulk('batched', Array.from({ length: 50 }, () => ({ data: {} })));
-    await waitFor(async () => processor.ran.length === 50 && (await admin.getCounts('batched')).completed === 5, 'all ran and only 5 completed remain');
+    await producer.addBulk(
+      'batched',
+      Array.from({ length: 50 }, () => ({ data: {} })),
+    );
+    await waitFor(
+      async () => processor.ran.length === 50 && (await admin.getCounts('batched')).completed === 5,
+      'all ran and only 5 completed remain',
+    );
 
     const deletes = recorder.statements.filter((sql) => sql.trimStart().startsWith(`DELETE FROM ${JOBS_TABLE}`));
     expect(deletes.length).toBeGreaterThanOrEqual(1);
@@ -86,8 +106,14 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
   it('removeOnFail { count: 2 } keeps the 2 newest failed jobs and leaves completed ones alone', async () => {
     const processor = retentionProcessor('fails', { removeOnFail: { count: 2 }, maxAttempts: 1 });
     const { admin, producer } = await startApp([processor]);
-    const failing = await producer.addBulk('fails', Array.from({ length: 6 }, () => ({ data: { fail: true } })));
-    const passing = await producer.addBulk('fails', Array.from({ length: 3 }, () => ({ data: {} })));
+    const failing = await producer.addBulk(
+      'fails',
+      Array.from({ length: 6 }, () => ({ data: { fail: true } })),
+    );
+    const passing = await producer.addBulk(
+      'fails',
+      Array.from({ length: 3 }, () => ({ data: {} })),
+    );
     await waitFor(async () => processor.ran.length === 9 && (await admin.getCounts('fails')).failed === 2, 'all ran and 2 failed remain');
 
     expect(await admin.getCounts('fails')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
@@ -99,7 +125,10 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     const processor = retentionProcessor('gone', { removeOnComplete: true, maxAttempts: 1 });
     const { admin, producer } = await startApp([processor]);
     const failing = await producer.add('gone', { fail: true });
-    await producer.addBulk('gone', Array.from({ length: 10 }, () => ({ data: {} })));
+    await producer.addBulk(
+      'gone',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
     await waitFor(async () => {
       const counts = await admin.getCounts('gone');
       // Running: its handler has returned but its completion (and so its removal) is not written yet.
@@ -112,12 +141,24 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     const byModule = retentionProcessor('by-module', {});
     const keepsAll = retentionProcessor('keeps-all', { removeOnComplete: false });
     const { admin, producer } = await startApp([byModule, keepsAll], { removeOnComplete: 3 });
-    const moduleJobs = await producer.addBulk('by-module', Array.from({ length: 10 }, () => ({ data: {} })));
-    await producer.addBulk('keeps-all', Array.from({ length: 10 }, () => ({ data: {} })));
-    await waitFor(async () => byModule.ran.length === 10 && keepsAll.ran.length === 10 && (await admin.getCounts('by-module')).completed === 3, 'module bound applied');
+    const moduleJobs = await producer.addBulk(
+      'by-module',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
+    await producer.addBulk(
+      'keeps-all',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
+    await waitFor(
+      async () => byModule.ran.length === 10 && keepsAll.ran.length === 10 && (await admin.getCounts('by-module')).completed === 3,
+      'module bound applied',
+    );
     // A further sweep happened after this one's jobs completed, without touching it.
     const canary = await producer.add('by-module', {});
-    await waitFor(async () => ids(await admin.getJobs('by-module')).join() === [canary.id, moduleJobs[9].id, moduleJobs[8].id].join(), 'bound applied again');
+    await waitFor(
+      async () => ids(await admin.getJobs('by-module')).join() === [canary.id, moduleJobs[9].id, moduleJobs[8].id].join(),
+      'bound applied again',
+    );
     expect((await admin.getCounts('keeps-all')).completed).toBe(10);
   });
 
@@ -125,8 +166,14 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     const aged = retentionProcessor('aged', { removeOnComplete: { age: 300 } });
     const both = retentionProcessor('both', { removeOnComplete: { count: 2, age: 3_600_000 } });
     const { admin, producer } = await startApp([aged, both]);
-    const agedJobs = await producer.addBulk('aged', Array.from({ length: 4 }, () => ({ data: {} })));
-    const bothJobs = await producer.addBulk('both', Array.from({ length: 6 }, () => ({ data: {} })));
+    const agedJobs = await producer.addBulk(
+      'aged',
+      Array.from({ length: 4 }, () => ({ data: {} })),
+    );
+    const bothJobs = await producer.addBulk(
+      'both',
+      Array.from({ length: 6 }, () => ({ data: {} })),
+    );
     await waitFor(async () => both.ran.length === 6 && (await admin.getCounts('both')).completed === 2, 'count bound applied');
     expect(ids(await admin.getJobs('both'))).toEqual(ids(bothJobs.slice(-2)).reverse());
 
@@ -137,7 +184,10 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
   it('a clean shutdown leaves no count bound exceeded', async () => {
     const processor = retentionProcessor('shutdown', { removeOnComplete: 2 });
     const { admin, producer } = await startApp([processor], { pollInterval: 5000 });
-    await producer.addBulk('shutdown', Array.from({ length: 10 }, () => ({ data: {} })));
+    await producer.addBulk(
+      'shutdown',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
     await waitFor(async () => processor.ran.length === 10 && (await admin.getCounts('shutdown')).running === 0, 'all ran');
     await current.close(app!);
 

@@ -136,7 +136,12 @@ describeEachBackend('retries', (backend) => {
     expect(runs[1].runAt).toBe(waiting.runAt.getTime());
     const done = await second.admin.getJob(job.id);
     // The error of the failed attempt stays on the job for the record.
-    expect(done).toMatchObject({ status: 'completed', attempts: 2, result: 'done on attempt 2', error: { message: 'planned failure 1', attempt: 1 } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      attempts: 2,
+      result: 'done on attempt 2',
+      error: { message: 'planned failure 1', attempt: 1 },
+    });
   });
 
   it('UnrecoverableError fails the job at once, with attempts 1, whatever attempts are left', async () => {

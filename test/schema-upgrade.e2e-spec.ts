@@ -16,7 +16,11 @@ async function startProducerApp(db: TestDatabase): Promise<TestingModule> {
 }
 
 async function indexNames(db: TestDatabase): Promise<string[]> {
-  const rows = await rawQuery<{ name: string }>(db, `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`, [JOBS_TABLE]);
+  const rows = await rawQuery<{ name: string }>(
+    db,
+    `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
+    [JOBS_TABLE],
+  );
   return rows.map((row) => row.name);
 }
 
@@ -25,7 +29,10 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
 
   it('drops the old index at boot, and counts, lists and cleans finished and pending jobs as before', async () => {
     current.app = await startProducerApp(current.db);
-    const jobs = await current.app.get(QueueProducer).addBulk('upgrade', Array.from({ length: 6 }, (_, n) => ({ data: { n } })));
+    const jobs = await current.app.get(QueueProducer).addBulk(
+      'upgrade',
+      Array.from({ length: 6 }, (_, n) => ({ data: { n } })),
+    );
     await current.app.close();
     current.app = undefined;
     const [c1, c2, c3, f4] = jobs.map((job) => Number(job.id));

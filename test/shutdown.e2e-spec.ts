@@ -78,9 +78,12 @@ describeEachBackend('graceful shutdown', (backend) => {
       },
       CONCURRENCY,
     );
-    const ids = (await first.get(QueueProducer).addBulk('work', Array.from({ length: JOBS }, (_, n) => ({ data: { n } })))).map(
-      (job) => job.id,
-    );
+    const ids = (
+      await first.get(QueueProducer).addBulk(
+        'work',
+        Array.from({ length: JOBS }, (_, n) => ({ data: { n } })),
+      )
+    ).map((job) => job.id);
     await waitFor(() => runs.length > CONCURRENCY && running === CONCURRENCY, 'a second full batch running');
 
     await close(first);
@@ -132,7 +135,12 @@ describeEachBackend('graceful shutdown', (backend) => {
       },
       3,
     );
-    const ids = (await first.get(QueueProducer).addBulk('work', Array.from({ length: 5 }, (_, n) => ({ data: { n } })))).map((job) => job.id);
+    const ids = (
+      await first.get(QueueProducer).addBulk(
+        'work',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      )
+    ).map((job) => job.id);
     const firstAdmin = first.get(QueueAdmin);
     await waitFor(async () => started === 3 && (await firstAdmin.getCounts('work')).running === 3, 'three jobs hanging');
 
@@ -245,11 +253,13 @@ describePostgres('graceful shutdown: a job claimed while waiting for a slot', (b
     await locker.initialize();
     const runner = locker.createQueryRunner();
     const row = async (id: string) =>
-      ((await runner.query(`SELECT status, attempts, locked_by FROM "${schema}".${JOBS_TABLE} WHERE id = $1`, [id])) as {
-        status: string;
-        attempts: number;
-        locked_by: string | null;
-      }[])[0];
+      (
+        (await runner.query(`SELECT status, attempts, locked_by FROM "${schema}".${JOBS_TABLE} WHERE id = $1`, [id])) as {
+          status: string;
+          attempts: number;
+          locked_by: string | null;
+        }[]
+      )[0];
     let closing: Promise<void> | undefined;
     let second: { id: string } | undefined;
     try {

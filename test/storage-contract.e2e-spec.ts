@@ -69,13 +69,36 @@ describeEachBackend('QueueStorage contract', (backend) => {
       const now = Date.now();
       const jobs = await storage.enqueue(
         'q',
-        [newJob({ data: '{"n":1}', priority: 5, runAt: now + 1000, maxAttempts: 2, backoff: '{"type":"fixed","delay":5}', timeout: 300, key: 'k' }), newJob({ data: '2' })],
+        [
+          newJob({
+            data: '{"n":1}',
+            priority: 5,
+            runAt: now + 1000,
+            maxAttempts: 2,
+            backoff: '{"type":"fixed","delay":5}',
+            timeout: 300,
+            key: 'k',
+          }),
+          newJob({ data: '2' }),
+        ],
         now,
       );
       expect(jobs).toHaveLength(2);
       expect(jobs[0]).toMatchObject({
-        queue: 'q', status: 'pending', data: '{"n":1}', priority: 5, runAt: now + 1000, attempts: 0, maxAttempts: 2,
-        backoff: '{"type":"fixed","delay":5}', timeout: 300, key: 'k', lockedBy: null, leaseUntil: null, result: null, error: null,
+        queue: 'q',
+        status: 'pending',
+        data: '{"n":1}',
+        priority: 5,
+        runAt: now + 1000,
+        attempts: 0,
+        maxAttempts: 2,
+        backoff: '{"type":"fixed","delay":5}',
+        timeout: 300,
+        key: 'k',
+        lockedBy: null,
+        leaseUntil: null,
+        result: null,
+        error: null,
       });
       expect(Number(jobs[1].id)).toBeGreaterThan(Number(jobs[0].id));
       const [again] = await storage.enqueue('q', [newJob({ key: 'k', data: '"other"' })], now);
@@ -118,15 +141,25 @@ describeEachBackend('QueueStorage contract', (backend) => {
         expect(job.startedAt).not.toBeNull();
       }
       expect(await storage.getJob(low.id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null });
-      expect(await storage.claim([{ queue: 'q', limit: 5 }], B, Date.now(), LEASE)).toEqual([expect.objectContaining({ id: low.id, lockedBy: B })]);
+      expect(await storage.claim([{ queue: 'q', limit: 5 }], B, Date.now(), LEASE)).toEqual([
+        expect.objectContaining({ id: low.id, lockedBy: B }),
+      ]);
       expect(await storage.claim([{ queue: 'q', limit: 5 }], B, Date.now(), LEASE)).toEqual([]);
     });
 
-    it('honours each queue its own limit in one claim, and never takes another queue\'s jobs', async () => {
+    it("honours each queue its own limit in one claim, and never takes another queue's jobs", async () => {
       for (let i = 0; i < 4; i++) await add('one');
       for (let i = 0; i < 4; i++) await add('two');
       await add('three');
-      const claimed = await storage.claim([{ queue: 'one', limit: 3 }, { queue: 'two', limit: 1 }], A, Date.now(), LEASE);
+      const claimed = await storage.claim(
+        [
+          { queue: 'one', limit: 3 },
+          { queue: 'two', limit: 1 },
+        ],
+        A,
+        Date.now(),
+        LEASE,
+      );
       expect(claimed.filter((job) => job.queue === 'one')).toHaveLength(3);
       expect(claimed.filter((job) => job.queue === 'two')).toHaveLength(1);
       expect(claimed).toHaveLength(4);
@@ -139,7 +172,17 @@ describeEachBackend('QueueStorage contract', (backend) => {
       await add('paused');
       await storage.setPaused('paused', true, now);
       expect(await storage.getPausedQueues()).toEqual(['paused']);
-      expect(await storage.claim([{ queue: 'q', limit: 5 }, { queue: 'paused', limit: 5 }], A, Date.now(), LEASE)).toEqual([]);
+      expect(
+        await storage.claim(
+          [
+            { queue: 'q', limit: 5 },
+            { queue: 'paused', limit: 5 },
+          ],
+          A,
+          Date.now(),
+          LEASE,
+        ),
+      ).toEqual([]);
       await storage.setPaused('paused', false, now);
       expect(await storage.getPausedQueues()).toEqual([]);
       expect(await storage.claim([{ queue: 'paused', limit: 5 }], A, Date.now(), LEASE)).toHaveLength(1);
@@ -155,7 +198,11 @@ describeEachBackend('QueueStorage contract', (backend) => {
       await add('q');
       const [one, two] = await storage.claim([{ queue: 'q', limit: 2 }], A, Date.now(), LEASE);
       const done = await storage.completeMany(
-        [{ ref: ref(one), result: '{"ok":1}' }, { ref: ref(two), result: null }, { ref: { id: '999999', attempt: 1 }, result: null }],
+        [
+          { ref: ref(one), result: '{"ok":1}' },
+          { ref: ref(two), result: null },
+          { ref: { id: '999999', attempt: 1 }, result: null },
+        ],
         A,
         Date.now(),
       );
@@ -171,7 +218,13 @@ describeEachBackend('QueueStorage contract', (backend) => {
       const [one, two] = await storage.claim([{ queue: 'q', limit: 2 }], A, Date.now(), LEASE);
       const runAt = Date.now() + 5000;
       expect(await storage.retry(ref(one), A, '{"message":"again"}', runAt, Date.now())).toBe(true);
-      expect(await storage.getJob(one.id)).toMatchObject({ status: 'pending', runAt, error: '{"message":"again"}', attempts: 1, lockedBy: null });
+      expect(await storage.getJob(one.id)).toMatchObject({
+        status: 'pending',
+        runAt,
+        error: '{"message":"again"}',
+        attempts: 1,
+        lockedBy: null,
+      });
       expect(await storage.fail(ref(two), A, '{"message":"bad"}', Date.now())).toBe(true);
       expect(await storage.getJob(two.id)).toMatchObject({ status: 'failed', error: '{"message":"bad"}', lockedBy: null });
     });
@@ -186,12 +239,18 @@ describeEachBackend('QueueStorage contract', (backend) => {
       // Claimed for 10 s, extended by 60 s (measured from now on one backend, from when it runs on the other).
       expect((await storage.getJob(job.id))!.leaseUntil).toBeGreaterThan(before + LEASE - 10_000 - 1000);
       expect(await storage.release([ref(job)], A, Date.now())).toBe(1);
-      expect(await storage.getJob(job.id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null, leaseUntil: null, startedAt: null });
+      expect(await storage.getJob(job.id)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        lockedBy: null,
+        leaseUntil: null,
+        startedAt: null,
+      });
     });
   });
 
   describe('stale writers: a worker that lost its job changes nothing and says so', () => {
-    it('completeMany, retry, fail and updateProgress of the old attempt are refused; the new owner\'s attempt is intact', async () => {
+    it("completeMany, retry, fail and updateProgress of the old attempt are refused; the new owner's attempt is intact", async () => {
       const { stale, current } = await reclaimedByB('q');
       const now = Date.now();
       expect(await storage.completeMany([{ ref: ref(stale), result: '"stale"' }], A, now)).toEqual(new Set());
@@ -207,7 +266,7 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.getJob(current.id)).toMatchObject({ status: 'completed', result: '"fresh"' });
     });
 
-    it('the owner\'s worker id with an old attempt number is refused (a fixed workerId restarted)', async () => {
+    it("the owner's worker id with an old attempt number is refused (a fixed workerId restarted)", async () => {
       await add('q');
       const first = await claimOne('q', A, 1);
       await storage.recoverExpiredLeases(Date.now() + 10 * LEASE, 1);
@@ -223,7 +282,7 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.getJob(first.id)).toMatchObject({ status: 'running', attempts: 2, lockedBy: A, progress: null });
     });
 
-    it('another worker\'s id is refused while the owner still holds the job', async () => {
+    it("another worker's id is refused while the owner still holds the job", async () => {
       await add('q');
       const job = await claimOne('q', A);
       const now = Date.now();
@@ -344,7 +403,10 @@ describeEachBackend('QueueStorage contract', (backend) => {
       }
       expect(await storage.applyRetention('q', 'completed', { maxCount: 3 }, 100)).toBe(2);
       expect((await storage.listJobs('q', { status: 'completed', limit: 10, offset: 0 })).map((job) => job.id)).toEqual(
-        finished.slice(2).map((job) => job.id).reverse(),
+        finished
+          .slice(2)
+          .map((job) => job.id)
+          .reverse(),
       );
       expect(await storage.applyRetention('q', 'completed', { finishedBefore: 1004 }, 100)).toBe(2);
       expect(await storage.applyRetention('q', 'failed', { maxCount: 0 }, 100)).toBe(0);
@@ -358,7 +420,15 @@ describeEachBackend('QueueStorage contract', (backend) => {
 
   describe('schedules', () => {
     const schedule = (overrides: Partial<ScheduleRecord> = {}): ScheduleRecord => ({
-      queue: 'sched', name: 'tick', cron: null, every: 1000, timezone: null, data: '{}', options: null, nextRunAt: 5000, ...overrides,
+      queue: 'sched',
+      name: 'tick',
+      cron: null,
+      every: 1000,
+      timezone: null,
+      data: '{}',
+      options: null,
+      nextRunAt: 5000,
+      ...overrides,
     });
 
     it('upserts, lists, finds due, enqueues each occurrence once and advances, removes', async () => {

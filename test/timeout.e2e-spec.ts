@@ -71,7 +71,10 @@ describeEachBackend('timeouts', (backend) => {
     active = 0;
     maxActive = 0;
     quickStarts.length = 0;
-    const app = await current.startApp({ module: { pollInterval: 50, shutdownTimeout: 500 }, providers: [SlowProcessor, LimitedProcessor] });
+    const app = await current.startApp({
+      module: { pollInterval: 50, shutdownTimeout: 500 },
+      providers: [SlowProcessor, LimitedProcessor],
+    });
     producer = app.get(QueueProducer);
     admin = app.get(QueueAdmin);
   });
@@ -81,7 +84,10 @@ describeEachBackend('timeouts', (backend) => {
   it('fails a hanging handler that ignores its signal after `timeout`, aborts the signal, and keeps the other slot busy meanwhile', async () => {
     const hung = await producer.add<SlowData>('slow', { hang: true }, { timeout: 1500, maxAttempts: 1 });
     await waitFor(() => signals.has(`${hung.id}#1`), 'the hanging job started');
-    const quick = await producer.addBulk<SlowData>('slow', Array.from({ length: 50 }, () => ({ data: {} })));
+    const quick = await producer.addBulk<SlowData>(
+      'slow',
+      Array.from({ length: 50 }, () => ({ data: {} })),
+    );
     await waitFor(async () => (await admin.getCounts('slow')).completed === 50, 'the 50 quick jobs completed');
     await waitFor(async () => (await statusOf(hung.id)) === 'failed', 'the hanging job failed');
 
@@ -102,7 +108,10 @@ describeEachBackend('timeouts', (backend) => {
     const pair = await producer.addBulk<SlowData>('slow', [{ data: { gate: 'pair' } }, { data: { gate: 'pair' } }]);
     await waitFor(() => active === 2, 'both slots run a job at once after the timeout');
     gates.get('pair')!.resolve();
-    await waitFor(async () => (await statusOf(pair[0].id)) === 'completed' && (await statusOf(pair[1].id)) === 'completed', 'the pair completed');
+    await waitFor(
+      async () => (await statusOf(pair[0].id)) === 'completed' && (await statusOf(pair[1].id)) === 'completed',
+      'the pair completed',
+    );
     expect(await admin.getCounts('slow')).toMatchObject({ pending: 0, running: 0, completed: 52, failed: 1 });
   });
 
@@ -110,14 +119,21 @@ describeEachBackend('timeouts', (backend) => {
     const hung = await producer.add<SlowData>('limited', { hang: true }, { maxAttempts: 1 });
     const patient = await producer.add<SlowData>('limited', { sleep: 600 }, { timeout: 20_000, maxAttempts: 1 });
     await waitFor(async () => (await statusOf(hung.id)) === 'failed', 'the hanging job failed on the processor timeout');
-    expect((await admin.getJob(hung.id))!.error).toMatchObject({ name: 'JobTimeoutError', message: `Job ${hung.id} timed out after 300 ms` });
+    expect((await admin.getJob(hung.id))!.error).toMatchObject({
+      name: 'JobTimeoutError',
+      message: `Job ${hung.id} timed out after 300 ms`,
+    });
     expect(signals.get(`${hung.id}#1`)!.aborted).toBe(true);
     await waitFor(async () => (await statusOf(patient.id)) === 'completed', 'the job with its own longer timeout completed');
     expect(signals.get(`${patient.id}#1`)!.aborted).toBe(false);
   });
 
   it('a timed-out attempt is retried while attempts remain', async () => {
-    const job = await producer.add<SlowData>('slow', { hangOnce: true }, { timeout: 300, maxAttempts: 2, backoff: { type: 'fixed', delay: 0 } });
+    const job = await producer.add<SlowData>(
+      'slow',
+      { hangOnce: true },
+      { timeout: 300, maxAttempts: 2, backoff: { type: 'fixed', delay: 0 } },
+    );
     await waitFor(async () => (await statusOf(job.id)) === 'completed', 'the second attempt completed');
     expect(await admin.getJob(job.id)).toMatchObject({
       status: 'completed',

@@ -81,7 +81,11 @@ describeEachBackend('wake-ups without polling', (backend) => {
       await dataSource.initialize();
       await dataSource.query('CREATE TABLE orders (id INTEGER PRIMARY KEY, total INTEGER NOT NULL)');
       // On the application's own DataSource instead of the database's options.
-      app = await current.startApp({ replaceImports: true, imports: [SqliteQueueModule.forRoot({ dataSource, pollInterval: NO_POLL })], providers: [Recorder] });
+      app = await current.startApp({
+        replaceImports: true,
+        imports: [SqliteQueueModule.forRoot({ dataSource, pollInterval: NO_POLL })],
+        providers: [Recorder],
+      });
       // The boot claim is over once a first job went through: from here on only a wake-up can claim.
       await app.get(QueueProducer).add('wake', { name: 'warm-up' });
       await waitFor(() => handled.includes('warm-up'), 'warm-up job handled', WAKE_DEADLINE_MS);

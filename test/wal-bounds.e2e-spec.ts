@@ -26,7 +26,10 @@ describeEachSqlite('the WAL under load', (backend) => {
     const producer = current.app.get(QueueProducer);
     for (const queue of QUEUES) {
       for (let done = 0; done < JOBS / QUEUES.length; done += 1000) {
-        await producer.addBulk(queue, Array.from({ length: 1000 }, (_, n) => ({ data: { n: done + n } })));
+        await producer.addBulk(
+          queue,
+          Array.from({ length: 1000 }, (_, n) => ({ data: { n: done + n } })),
+        );
       }
     }
     let largestWal = 0;

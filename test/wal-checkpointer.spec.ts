@@ -38,7 +38,10 @@ describe('WalCheckpointer (unit, real files): the WAL is copied back from a seco
   });
 
   it('copies what the writer committed into the database file, and closes cleanly', async () => {
-    await exec(writer, `INSERT INTO t (pad) SELECT printf('%.500c', 'x') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i FROM n)`);
+    await exec(
+      writer,
+      `INSERT INTO t (pad) SELECT printf('%.500c', 'x') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i FROM n)`,
+    );
     const before = statSync(db.path).size;
     expect(statSync(`${db.path}-wal`).size).toBeGreaterThan(1_000_000);
 

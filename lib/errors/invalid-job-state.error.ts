@@ -13,6 +13,8 @@ export class InvalidJobStateError extends QueueError {
     /** Statuses the operation accepts. */
     readonly allowed: readonly JobStatus[],
   ) {
-    super(`Cannot ${operation} job ${jobId}: it is ${status} (only ${allowed.join(' or ')} jobs can be ${operation === 'retry' ? 'retried' : `${operation}${operation.endsWith('e') ? 'd' : 'ed'}`})`);
+    super(
+      `Cannot ${operation} job ${jobId}: it is ${status} (only ${allowed.join(' or ')} jobs can be ${operation === 'retry' ? 'retried' : `${operation}${operation.endsWith('e') ? 'd' : 'ed'}`})`,
+    );
   }
 }

@@ -9,6 +9,8 @@ export class InvalidScheduleError extends QueueError {
     readonly scheduleName: unknown,
     reason: string,
   ) {
-    super(`Invalid schedule ${typeof scheduleName === 'string' ? `"${scheduleName}"` : ''} for queue "${queue}": ${reason}. Nothing was written.`);
+    super(
+      `Invalid schedule ${typeof scheduleName === 'string' ? `"${scheduleName}"` : ''} for queue "${queue}": ${reason}. Nothing was written.`,
+    );
   }
 }

@@ -99,7 +99,10 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
    */
   addEventListener(queue: string, type: JobEventType, listener: (event: QueueEvent) => unknown, label: string): void {
     const report = (error: unknown, event: QueueEvent) =>
-      this.logger.error(`Event listener ${label} threw on '${type}' of job ${event.jobId} (queue ${queue}): ${String(error)}`, (error as Error)?.stack);
+      this.logger.error(
+        `Event listener ${label} threw on '${type}' of job ${event.jobId} (queue ${queue}): ${String(error)}`,
+        (error as Error)?.stack,
+      );
     this.listeners.push(
       this.events.events$.pipe(filter((event) => event.queue === queue && event.type === type)).subscribe((event) => {
         try {
@@ -119,7 +122,9 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
     const now = Date.now();
     await Scheduler.upsert(
       storage,
-      this.processors().flatMap(({ queue, settings }) => (settings.schedules ?? []).map(({ name, ...schedule }) => toScheduleRecord(queue, name, schedule, now))),
+      this.processors().flatMap(({ queue, settings }) =>
+        (settings.schedules ?? []).map(({ name, ...schedule }) => toScheduleRecord(queue, name, schedule, now)),
+      ),
       now,
     );
     this.runtimeInstance = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger);

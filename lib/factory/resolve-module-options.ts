@@ -33,8 +33,21 @@ const MS_OPTIONS = ['pollInterval', 'leaseDuration'] as const;
 
 /** Every option `forRoot` / `forRootAsync` takes; anything else is a typo that would otherwise be ignored. */
 const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
-  'database', 'driver', 'dataSource', 'postgres', 'pollInterval', 'batchWindow', 'batchSize', 'leaseDuration',
-  'shutdownTimeout', 'processing', 'maxAttempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'workerId',
+  'database',
+  'driver',
+  'dataSource',
+  'postgres',
+  'pollInterval',
+  'batchWindow',
+  'batchSize',
+  'leaseDuration',
+  'shutdownTimeout',
+  'processing',
+  'maxAttempts',
+  'backoff',
+  'removeOnComplete',
+  'removeOnFail',
+  'workerId',
 ];
 
 /** Slack on top of the busy timeout and one heartbeat interval, for the event loop and the statements queued before. */
@@ -105,7 +118,10 @@ export function resolveModuleOptions(
   // Every duration feeds a timer: Node fires a timer longer than MAX_TIMER_MS after 1 ms instead.
   for (const name of MS_OPTIONS) {
     if (!isTimerDuration(resolved[name])) {
-      throw new InvalidModuleOptionsError(name, `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(resolved[name])}`);
+      throw new InvalidModuleOptionsError(
+        name,
+        `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(resolved[name])}`,
+      );
     }
   }
   for (const name of ['batchWindow', 'shutdownTimeout'] as const) {

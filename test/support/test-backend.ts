@@ -21,6 +21,7 @@ export function postgresTestUrl(): string {
 /** The schema of a test database: the same path gives the same schema, in every process of the run. */
 export function postgresSchemaFor(database: string): string {
   const run = process.env[POSTGRES_RUN_ENV] || 'norun';
-  const identity = database === ':memory:' ? randomBytes(8).toString('hex') : createHash('sha1').update(database).digest('hex').slice(0, 16);
+  const identity =
+    database === ':memory:' ? randomBytes(8).toString('hex') : createHash('sha1').update(database).digest('hex').slice(0, 16);
   return `${TEST_SCHEMA_PREFIX}${run}_${identity}`;
 }

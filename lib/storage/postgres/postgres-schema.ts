@@ -126,7 +126,6 @@ const COUNT_SCHEMA_OBJECTS_SQL = `SELECT count(*) AS count FROM pg_catalog.pg_cl
  */
 const SCHEMA_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('nest-queue-schema:' || $1))`;
 
-
 /**
  * Creates the schema when something is missing, or with `create` false only checks that it is complete. Skipped
  * entirely when every object exists, so a booting process takes no DDL lock on a busy table; otherwise run in one
