@@ -19,3 +19,6 @@ export * from './invalid-argument.error';
 export * from './job-key-conflict.error';
 export * from './unsupported-driver.error';
 export * from './driver-not-installed.error';
+export * from './shutdown-abort.error';
+export * from './lease-expired.error';
+export * from './invalid-stored-data.error';
