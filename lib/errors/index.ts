@@ -22,3 +22,4 @@ export * from './driver-not-installed.error';
 export * from './shutdown-abort.error';
 export * from './lease-expired.error';
 export * from './invalid-stored-data.error';
+export * from './database-open.error';

@@ -1,10 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { Observable, Subject, merge } from 'rxjs';
 import { DataSource } from 'typeorm';
+import { DatabaseOpenError } from '../../errors/database-open.error';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
 import { StatementRunner } from '../shared/statement-runner';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
+import { probeWrite } from './sql/probe.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
 import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
@@ -39,6 +41,11 @@ export class SqliteConnection {
     }
   }
 
+  /** The database file (or `:memory:`). */
+  get path(): string {
+    return String(this.dataSource.options.database);
+  }
+
   /** Runs the storage's statements; only between `open` and `close`. */
   get runner(): StatementRunner {
     if (!this.statements) throw new Error('SqliteQueueStorage used before initialize()');
@@ -60,20 +67,27 @@ export class SqliteConnection {
     if (type !== 'sqlite' && type !== 'better-sqlite3') {
       throw new Error(`SqliteQueueStorage needs a DataSource of type 'sqlite' or 'better-sqlite3', got '${type}'`);
     }
-    if (!this.dataSource.isInitialized) await this.dataSource.initialize();
-    const connection = nativeConnectionOf(this.dataSource);
-    if (type === 'sqlite') serializeStatements(connection);
-    this.statements =
-      type === 'sqlite' && this.ownsDataSource
-        ? new PreparedNodeSqlite3Statements(connection as NodeSqlite3Database)
-        : new QueryRunnerStatements(this.dataSource.createQueryRunner());
-    await this.configure(this.statements);
-    await setUp(this.statements);
+    let connection: unknown;
+    try {
+      if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      connection = nativeConnectionOf(this.dataSource);
+      if (type === 'sqlite') serializeStatements(connection);
+      this.statements =
+        type === 'sqlite' && this.ownsDataSource
+          ? new PreparedNodeSqlite3Statements(connection as NodeSqlite3Database)
+          : new QueryRunnerStatements(this.dataSource.createQueryRunner());
+      await this.configure(this.statements);
+      await setUp(this.statements);
+      await probeWrite(this.statements);
+    } catch (error) {
+      // The drivers say SQLITE_NOTADB or SQLITE_CANTOPEN without the path, and a read-only file opens fine.
+      throw new DatabaseOpenError(`file "${this.path}"`, error);
+    }
     // Only where it can run beside the writer: our own node-sqlite3 connection (better-sqlite3 would run it on
     // this thread, and a borrowed connection's file is the application's to manage).
     if (type === 'sqlite' && this.ownsDataSource && this.dataSource.options.database !== ':memory:') {
       const logger = new Logger('SqliteQueue');
-      const checkpointer = new WalCheckpointer(String(this.dataSource.options.database), logger);
+      const checkpointer = new WalCheckpointer(this.path, logger);
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         await checkpointer.open(require('sqlite3') as NodeSqlite3Module);
