@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Injectable, Logger } from '@nestjs/common';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
@@ -211,6 +212,23 @@ export class QueueAdmin {
     const now = Date.now();
     const timings = await (await this.storage()).finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE);
     return computeMetrics(timings, now, windowMinutes, timings.length === METRICS_SAMPLE);
+  }
+
+  /**
+   * Writes a consistent copy of the live queue database to `destination`, a new file: safe while jobs run and
+   * other processes write (SQLite's `VACUUM INTO` reads one snapshot). The copy is a complete database, with no
+   * -wal file to carry along. This connection is busy for the copy's duration (seconds for hundreds of MB).
+   * @throws InvalidArgumentError (not a non-empty path, or the file exists: a backup never overwrites),
+   *   BackupNotSupportedError on PostgreSQL (use pg_dump).
+   */
+  async backup(destination: string): Promise<void> {
+    if (typeof destination !== 'string' || destination.length === 0 || destination === ':memory:' || destination.includes('\0')) {
+      throw new InvalidArgumentError('backup', 'destination', `must be the path of a new file, got ${describeValue(destination)}`);
+    }
+    if (existsSync(destination)) {
+      throw new InvalidArgumentError('backup', 'destination', `already exists (${destination}): a backup never overwrites a file`);
+    }
+    await (await this.storage()).backup(destination);
   }
 
   private storage(): Promise<QueueStorage> {

@@ -23,3 +23,4 @@ export * from './shutdown-abort.error';
 export * from './lease-expired.error';
 export * from './invalid-stored-data.error';
 export * from './database-open.error';
+export * from './backup-not-supported.error';

@@ -234,6 +234,10 @@ export interface QueueStorage {
    * by the next attempt, which finds the occurrence already enqueued. True when this call inserted the job.
    */
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean>;
+
+  // --- operations ---
+  /** Writes a consistent copy of the live database to a new file (SQLite); PostgreSQL throws BackupNotSupportedError. */
+  backup(destination: string): Promise<void>;
 }
 
 /** A failed job that cannot be retried while another live job holds its key. */

@@ -18,6 +18,7 @@ import {
   ScheduleRecord,
 } from '../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
+import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
@@ -195,5 +196,9 @@ export class SqliteQueueStorage implements QueueStorage {
     const inserted = await enqueueOccurrence(this.db.runner, occurrence, now);
     if (inserted) this.db.inserted();
     return inserted;
+  }
+
+  backup(destination: string): Promise<void> {
+    return vacuumInto(this.db.runner, destination);
   }
 }
