@@ -24,3 +24,4 @@ export * from './lease-expired.error';
 export * from './invalid-stored-data.error';
 export * from './database-open.error';
 export * from './backup-not-supported.error';
+export * from './database-unavailable.error';

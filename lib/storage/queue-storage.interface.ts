@@ -236,6 +236,11 @@ export interface QueueStorage {
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean>;
 
   // --- operations ---
+  /**
+   * Set when the storage can no longer be used safely until a restart (SQLite: the file was deleted, replaced or
+   * found corrupted): the poller then claims nothing, producers get this error and health reports it.
+   */
+  readonly fault: Error | undefined;
   /** Writes a consistent copy of the live database to a new file (SQLite); PostgreSQL throws BackupNotSupportedError. */
   backup(destination: string): Promise<void>;
 }

@@ -203,4 +203,9 @@ export class PostgresQueueStorage implements QueueStorage {
   backup(): Promise<void> {
     return Promise.reject(new BackupNotSupportedError(this.schema));
   }
+
+  /** PostgreSQL reports its own failures statement by statement: no lasting fault state here. */
+  get fault(): Error | undefined {
+    return undefined;
+  }
 }

@@ -2,10 +2,13 @@ import { Logger } from '@nestjs/common';
 import { Observable, Subject, merge } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { DatabaseOpenError } from '../../errors/database-open.error';
+import { DatabaseUnavailableError } from '../../errors/database-unavailable.error';
+import { storageFailureKind } from '../../utils/storage-failure.util';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
 import { StatementRunner } from '../shared/statement-runner';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
+import { FileIdentityWatch } from './file-identity-watch';
 import { probeWrite } from './sql/probe.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
@@ -26,6 +29,9 @@ export class SqliteConnection {
   private hints$?: Observable<void>;
   /** Our own inserts announce themselves: no native round trip per row. */
   private readonly localInserts = new Subject<void>();
+  private readonly logger = new Logger('SqliteQueue');
+  private watch?: FileIdentityWatch;
+  private faulted?: DatabaseUnavailableError;
 
   constructor(source: SqliteConnectionSource) {
     if ('dataSource' in source) {
@@ -86,7 +92,7 @@ export class SqliteConnection {
     // Only where it can run beside the writer: our own node-sqlite3 connection (better-sqlite3 would run it on
     // this thread, and a borrowed connection's file is the application's to manage).
     if (type === 'sqlite' && this.ownsDataSource && this.dataSource.options.database !== ':memory:') {
-      const logger = new Logger('SqliteQueue');
+      const logger = this.logger;
       const checkpointer = new WalCheckpointer(this.path, logger);
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -96,6 +102,10 @@ export class SqliteConnection {
         // Only speed is lost: the writer's own automatic checkpoint keeps the WAL in bounds.
         logger.warn(`No background WAL checkpoints (second connection refused): ${String(error)}`);
       }
+    }
+    if (this.path !== ':memory:' && this.path !== '') {
+      this.watch = new FileIdentityWatch(this.path, this.logger, (what) => this.fail(new DatabaseUnavailableError(this.path, what)));
+      this.watch.start();
     }
     this.hints$ = this.localInserts.asObservable();
     // SQLite's update hook reports every row change of the connection to JavaScript, one event each (three per
@@ -107,8 +117,30 @@ export class SqliteConnection {
     }
   }
 
+  /**
+   * Set once the file was deleted, replaced or found corrupted: from then on this process claims nothing and
+   * refuses new jobs (see DatabaseUnavailableError). Cleared only by a restart.
+   */
+  get fault(): DatabaseUnavailableError | undefined {
+    return this.faulted;
+  }
+
+  /** Looks at a failed statement's error: a corrupted file faults the connection (once, logged once). */
+  noteFailure(error: unknown): void {
+    const kind = storageFailureKind(error);
+    if (kind === 'corrupt' || kind === 'not-a-database') this.fail(new DatabaseUnavailableError(this.path, 'corrupt', error));
+  }
+
+  private fail(fault: DatabaseUnavailableError): void {
+    if (this.faulted) return;
+    this.faulted = fault;
+    // The one line that says it: the loops meet this state as "nothing to claim", not as errors to log again.
+    this.logger.error(fault.message);
+  }
+
   /** Releases what `open` opened. */
   async close(): Promise<void> {
+    await this.watch?.stop();
     await this.statements?.close();
     await this.checkpointer?.close();
     if (this.ownsDataSource && this.dataSource.isInitialized) await this.dataSource.destroy();
