@@ -68,7 +68,7 @@ describeSqliteOnly('SQLite file that cannot be opened or written', () => {
   });
 
   // root writes read-only files anyway: the case cannot be made as root.
-  (runningAsRoot ? it.skip : it)('a read-only file fails at boot (not on every poll): read-only, the path named, nothing written', async () => {
+  (runningAsRoot ? it.skip : it)('a read-only file fails at boot (not on every poll): the path named, nothing written', async () => {
     // A queue file made by an earlier run (WAL mode, schema in place), then made read-only.
     const first = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot(sqlite(db.path))] }).compile();
     await first.init();

@@ -11,6 +11,7 @@ import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllRepor
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { guardStorage } from '../utils/storage-boundary.util';
 import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
 import { toJobInfo } from './to-job-info';
 
@@ -231,8 +232,9 @@ export class QueueAdmin {
     await (await this.storage()).backup(destination);
   }
 
-  private storage(): Promise<QueueStorage> {
-    return this.factory.storage();
+  /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */
+  private async storage(): Promise<QueueStorage> {
+    return guardStorage(await this.factory.storage(), 'QueueAdmin');
   }
 }
 

@@ -25,3 +25,4 @@ export * from './invalid-stored-data.error';
 export * from './database-open.error';
 export * from './backup-not-supported.error';
 export * from './database-unavailable.error';
+export * from './storage.error';
