@@ -48,7 +48,10 @@ describeSqliteOnly('QueueAdmin.backup() on SQLite', () => {
 
   it('copies the live file while jobs are processed: every job present, integrity ok', async () => {
     const { admin, producer } = await start();
-    const added = await producer.addBulk('backed-up', Array.from({ length: JOBS }, (_, n) => ({ data: { n } })));
+    const added = await producer.addBulk(
+      'backed-up',
+      Array.from({ length: JOBS }, (_, n) => ({ data: { n } })),
+    );
     await waitFor(() => processed > 0, 'processing started');
     const copy = join(t.db.path, '..', 'backup.sqlite');
     await admin.backup(copy);

@@ -103,7 +103,10 @@ describeSqliteOnly('the queue file changes under a running app', () => {
   it('corrupted pages: said once with what to do, no error per claim, health down, add() throws', async () => {
     // Fill a file with enough jobs to span many pages, stop, overwrite pages in the middle, start again.
     let { producer } = await start();
-    await producer.addBulk('other', Array.from({ length: 2000 }, (_, n) => ({ data: { n, pad: 'x'.repeat(200) } })));
+    await producer.addBulk(
+      'other',
+      Array.from({ length: 2000 }, (_, n) => ({ data: { n, pad: 'x'.repeat(200) } })),
+    );
     await t.app!.close();
     t.app = undefined;
     const size = statSync(t.db.path).size;

@@ -57,7 +57,8 @@ export class QueueAdmin {
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
       throw new InvalidArgumentError('getJobs', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
     }
-    if (!(Number.isSafeInteger(offset) && offset >= 0)) throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
+    if (!(Number.isSafeInteger(offset) && offset >= 0))
+      throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
     const records = await (await this.storage()).listJobs(queue, { status, limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
@@ -76,7 +77,13 @@ export class QueueAdmin {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, queueCounts]) => {
         const processor = this.factory.getProcessor(name);
-        return { name, counts: queueCounts, paused: pausedSet.has(name), hasProcessor: !!processor, concurrency: processor?.settings.concurrency ?? null };
+        return {
+          name,
+          counts: queueCounts,
+          paused: pausedSet.has(name),
+          hasProcessor: !!processor,
+          concurrency: processor?.settings.concurrency ?? null,
+        };
       });
   }
 
@@ -184,7 +191,8 @@ export class QueueAdmin {
    */
   async clean(queue: string, options: CleanOptions): Promise<number> {
     assertQueueName(queue);
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('clean', 'options', 'must be { status, olderThan? }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidArgumentError('clean', 'options', 'must be { status, olderThan? }');
     const statuses = Array.isArray(options.status) ? options.status : [options.status];
     if (statuses.length === 0) throw new InvalidArgumentError('clean', 'status', 'must name at least one status');
     for (const status of statuses) {
@@ -208,7 +216,11 @@ export class QueueAdmin {
   async getMetrics(options: { windowMinutes?: number } = {}): Promise<MetricsSnapshot> {
     const windowMinutes = options.windowMinutes ?? 15;
     if (!(Number.isSafeInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 1440)) {
-      throw new InvalidArgumentError('getMetrics', 'windowMinutes', `must be an integer from 1 to 1440, got ${describeValue(windowMinutes)}`);
+      throw new InvalidArgumentError(
+        'getMetrics',
+        'windowMinutes',
+        `must be an integer from 1 to 1440, got ${describeValue(windowMinutes)}`,
+      );
     }
     const now = Date.now();
     const timings = await (await this.storage()).finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE);

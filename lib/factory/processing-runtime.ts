@@ -43,7 +43,10 @@ export class ProcessingRuntime {
     const retentionByQueue = new Map(
       definitions.map(({ queue, settings }) => [
         queue,
-        { removeOnComplete: settings.removeOnComplete ?? moduleRetention.removeOnComplete, removeOnFail: settings.removeOnFail ?? moduleRetention.removeOnFail },
+        {
+          removeOnComplete: settings.removeOnComplete ?? moduleRetention.removeOnComplete,
+          removeOnFail: settings.removeOnFail ?? moduleRetention.removeOnFail,
+        },
       ]),
     );
     this.retention = new RetentionKeeper(
@@ -77,7 +80,13 @@ export class ProcessingRuntime {
           if (job.status === 'failed') {
             // It failed for good here: 'failed' listeners (alerts) must hear of it like of any other final failure.
             const message = leaseExpiredMessage(job.attempts);
-            events.emit({ type: 'failed', queue: job.queue, jobId: job.id, attempt: job.attempts, error: { name: LEASE_EXPIRED_ERROR_NAME, message, attempt: job.attempts } });
+            events.emit({
+              type: 'failed',
+              queue: job.queue,
+              jobId: job.id,
+              attempt: job.attempts,
+              error: { name: LEASE_EXPIRED_ERROR_NAME, message, attempt: job.attempts },
+            });
             this.retention.mark(job.queue, 'failed');
           }
         }
@@ -85,7 +94,12 @@ export class ProcessingRuntime {
         for (const job of jobs) if (job.status === 'pending') this.poller.wakeAt(job.runAt);
       },
     });
-    this.scheduler = new Scheduler(storage, options.pollInterval, (queue) => byQueue.get(queue)?.settings.maxAttempts ?? options.maxAttempts, logger);
+    this.scheduler = new Scheduler(
+      storage,
+      options.pollInterval,
+      (queue) => byQueue.get(queue)?.settings.maxAttempts ?? options.maxAttempts,
+      logger,
+    );
   }
 
   /** Epoch ms of the poller's last successful round, or null before the first. */
@@ -141,7 +155,9 @@ export class ProcessingRuntime {
     );
     const finished = await settlesWithin(Promise.all(workers.map((worker) => worker.whenIdle())), this.options.shutdownTimeout);
     if (!finished) {
-      const reason = new ShutdownAbortError(`Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`);
+      const reason = new ShutdownAbortError(
+        `Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`,
+      );
       const refs = workers.flatMap((worker) => worker.abortRunning(reason));
       // The one line that says what happens to these attempts: their handlers' rejections are not logged as failures.
       if (refs.length > 0) {

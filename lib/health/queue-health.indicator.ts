@@ -46,7 +46,10 @@ export class QueueHealthIndicator {
     const heardFrom = lastRound ?? runtime?.startedAt ?? null;
     const pollerUp = !runtime || (heardFrom !== null && now - heardFrom <= maxPollerSilence);
     const poller = !processing || !runtime ? 'not running in this process' : pollerUp ? 'up' : 'down';
-    const checked = new Set(options.queues ?? (this.factory.processors().length > 0 ? this.factory.processors().map((p) => p.queue) : oldest.map((row) => row.queue)));
+    const checked = new Set(
+      options.queues ??
+        (this.factory.processors().length > 0 ? this.factory.processors().map((p) => p.queue) : oldest.map((row) => row.queue)),
+    );
     const queues: Record<string, { oldestPendingAgeMs: number; status: 'up' | 'down' }> = {};
     for (const queue of checked) {
       const age = Math.max(0, now - (oldest.find((row) => row.queue === queue)?.runAt ?? now));

@@ -64,7 +64,11 @@ export class QueueProducer {
       // `{ data, delay: 100 }` would otherwise drop the option silently: job options go in `options`.
       const stray = Object.keys(item).find((field) => field !== 'data' && field !== 'options');
       if (stray !== undefined) {
-        throw new InvalidJobOptionsError(queue, `items[${index}].${stray}`, 'is not a field of a bulk item (an item is { data, options? }; job options go in options)');
+        throw new InvalidJobOptionsError(
+          queue,
+          `items[${index}].${stray}`,
+          'is not a field of a bulk item (an item is { data, options? }; job options go in options)',
+        );
       }
       return prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
     });
