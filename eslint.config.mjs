@@ -5,7 +5,18 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-sample/**', 'coverage/**', 'node_modules/**', 'bench/node_modules/**', 'test/consumer/app/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-sample/**',
+      'coverage/**',
+      'node_modules/**',
+      'bench/node_modules/**',
+      'bench/.data/**',
+      '.tmp/**',
+      'test/consumer/app/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

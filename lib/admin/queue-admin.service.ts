@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Injectable, Logger } from '@nestjs/common';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
@@ -10,6 +11,7 @@ import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllRepor
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { guardStorage } from '../utils/storage-boundary.util';
 import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
 import { toJobInfo } from './to-job-info';
 
@@ -225,8 +227,26 @@ export class QueueAdmin {
     return computeMetrics(timings, now, windowMinutes, timings.length === METRICS_SAMPLE);
   }
 
-  private storage(): Promise<QueueStorage> {
-    return this.factory.storage();
+  /**
+   * Writes a consistent copy of the live queue database to `destination`, a new file: safe while jobs run and
+   * other processes write (SQLite's `VACUUM INTO` reads one snapshot). The copy is a complete database, with no
+   * -wal file to carry along. This connection is busy for the copy's duration (seconds for hundreds of MB).
+   * @throws InvalidArgumentError (not a non-empty path, or the file exists: a backup never overwrites),
+   *   BackupNotSupportedError on PostgreSQL (use pg_dump).
+   */
+  async backup(destination: string): Promise<void> {
+    if (typeof destination !== 'string' || destination.length === 0 || destination === ':memory:' || destination.includes('\0')) {
+      throw new InvalidArgumentError('backup', 'destination', `must be the path of a new file, got ${describeValue(destination)}`);
+    }
+    if (existsSync(destination)) {
+      throw new InvalidArgumentError('backup', 'destination', `already exists (${destination}): a backup never overwrites a file`);
+    }
+    await (await this.storage()).backup(destination);
+  }
+
+  /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */
+  private async storage(): Promise<QueueStorage> {
+    return guardStorage(await this.factory.storage(), 'QueueAdmin');
   }
 }
 

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { RetentionKeeper } from '../housekeeping/retention-keeper';
 import { LeaseKeeper } from '../poller/lease-keeper';
@@ -14,11 +15,6 @@ import { ResolvedModuleOptions } from './resolve-module-options';
 
 /** Most outcomes one batch of writes carries (completions go out as one statement). */
 const OUTCOME_BATCH = 500;
-
-/** Raised in handlers' signals when shutdown outlasts `shutdownTimeout`. */
-export class ShutdownAbortError extends Error {
-  override name = 'ShutdownAbortError';
-}
 
 /**
  * Everything that runs while a process processes: the workers, the one shared poller, the lease keeper,

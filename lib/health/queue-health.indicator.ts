@@ -32,7 +32,11 @@ export class QueueHealthIndicator {
     const maxPendingAge = options.maxPendingAge ?? 60_000;
     let oldest;
     try {
-      oldest = await (await this.factory.storage()).oldestDuePending(now);
+      const storage = await this.factory.storage();
+      // A deleted, replaced or corrupted file may still answer queries (the process has the old file open).
+      const fault = storage.fault;
+      if (fault) return { [key]: { status: 'down', database: 'down', error: fault.message } };
+      oldest = await storage.oldestDuePending(now);
     } catch (error) {
       return { [key]: { status: 'down', database: 'down', error: error instanceof Error ? error.message : String(error) } };
     }

@@ -8,7 +8,9 @@ import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.in
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
 import { QueueFactory } from '../factory/queue.factory';
+import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
+import { guardStorage } from '../utils/storage-boundary.util';
 import { toJob } from '../worker/job-runtime';
 import { JobDefaults, prepareJob } from './prepare-job';
 
@@ -34,7 +36,12 @@ export class QueueProducer {
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const storage = await this.factory.storage();
-    const [stored] = await storage.enqueue(queue, [record], now);
+    let stored: JobRecord;
+    try {
+      [stored] = await storage.enqueue(queue, [record], now);
+    } catch (error) {
+      throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
+    }
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
     return notRunning<TData>(stored);
   }
@@ -66,7 +73,12 @@ export class QueueProducer {
       return prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
     });
     const storage = await this.factory.storage();
-    const stored = await storage.enqueue(queue, records, now);
+    let stored: JobRecord[];
+    try {
+      stored = await storage.enqueue(queue, records, now);
+    } catch (error) {
+      throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
+    }
     const firstDelayed = records.reduce((first, record) => (record.runAt > now && record.runAt < first ? record.runAt : first), Infinity);
     if (firstDelayed !== Infinity) this.factory.runtime?.wakeAt(firstDelayed);
     return stored.map((record) => notRunning<TData>(record));
@@ -81,7 +93,7 @@ export class QueueProducer {
     assertQueueName(queue);
     const now = Date.now();
     const record = toScheduleRecord(queue, name, options, now);
-    await Scheduler.upsert(await this.factory.storage(), [record], now);
+    await Scheduler.upsert(guardStorage(await this.factory.storage(), 'QueueProducer'), [record], now);
     const stored = (await this.listSchedules<TData>()).find((schedule) => schedule.queue === queue && schedule.name === name);
     return stored as ScheduleInfo<TData>;
   }
@@ -89,12 +101,12 @@ export class QueueProducer {
   /** Deletes a recurring job; resolves false when there was none. Jobs it already enqueued stay. */
   async removeSchedule(queue: string, name: string): Promise<boolean> {
     assertQueueName(queue);
-    return (await this.factory.storage()).removeSchedule(queue, name);
+    return guardStorage(await this.factory.storage(), 'QueueProducer').removeSchedule(queue, name);
   }
 
   /** Every recurring job, with its next run time. */
   async listSchedules<TData = unknown>(): Promise<ScheduleInfo<TData>[]> {
-    const records = await (await this.factory.storage()).listSchedules();
+    const records = await guardStorage(await this.factory.storage(), 'QueueProducer').listSchedules();
     return records.map((record) => ({
       queue: record.queue,
       name: record.name,

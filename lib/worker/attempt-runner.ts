@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
+import { InvalidStoredDataError } from '../errors/invalid-stored-data.error';
 import { JobTimeoutError } from '../errors/job-timeout.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
@@ -64,7 +65,7 @@ export class AttemptRunner {
       const cause = error instanceof Error ? error.message : String(error);
       return {
         kind: 'fail',
-        error: { name: 'InvalidStoredDataError', message: `Stored job data is not valid JSON: ${cause}`, attempt: record.attempts },
+        error: { name: InvalidStoredDataError.name, message: `Stored job data is not valid JSON: ${cause}`, attempt: record.attempts },
       };
     }
     const timeout = record.timeout ?? this.context.timeout;
