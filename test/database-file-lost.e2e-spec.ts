@@ -114,9 +114,9 @@ describeEachSqlite('the queue file changes under a running app', (backend) => {
     for (let offset = 4096 * 2; offset + garbage.length < size; offset += 4096 * 16) writeSync(fd, garbage, 0, garbage.length, offset);
     closeSync(fd);
 
-    const started = await start();
-    producer = started.producer;
-    const health: QueueHealthIndicator = started.health;
+    const running = await start();
+    producer = running.producer;
+    const health: QueueHealthIndicator = running.health;
     await producer.add('watched', {}).catch(() => undefined);
     await waitFor(async () => (await health.isHealthy()).queue.status === 'down', 'health down');
     const result = (await health.isHealthy()).queue;
