@@ -1,41 +1,27 @@
 /**
- * Three projects run the same test files: `sqlite` (the default backend and driver), `better-sqlite3` (the same
- * tests with driver: 'better-sqlite3') and `postgres` (the same tests against PostgreSQL:
- * test/support/postgres-backend.setup.ts maps each test's SQLite file to a schema of its own).
- * Files named test/postgres-*.ts are PostgreSQL-only. The postgres project runs when a server answers at
- * QUEUE_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); otherwise it is skipped, and
- * the run says so at its start and at its end. QUEUE_TEST_POSTGRES=off skips it on purpose.
+ * Two projects. `unit` runs the pure unit specs (test/*.spec.ts) once: they touch no backend, or open a
+ * node-sqlite3 file of their own. `e2e` runs the behavioural files (test/*.e2e-spec.ts) once each; every file
+ * names the backends it runs on where its tests are written, through test/support/backends.ts
+ * (`describeEachBackend`: node-sqlite3, better-sqlite3, and PostgreSQL when a server answers at
+ * QUEUE_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test). Without a server the PostgreSQL
+ * blocks are skipped and the run says so at its start and at its end; QUEUE_TEST_POSTGRES=off skips them on purpose.
  */
 const { probePostgres, SKIP_NOTICE_ENV } = require('./test/support/probe-postgres');
 
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testRegex: 'test/.*\\.(spec|e2e-spec)\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testTimeout: 60000,
 };
 
-const sqlite = {
-  ...common,
-  displayName: 'sqlite',
-  testPathIgnorePatterns: ['/node_modules/', '/test/postgres-[^/]*$'],
-  setupFiles: ['<rootDir>/test/support/sqlite-backend.setup.ts'],
-};
+const unit = { ...common, displayName: 'unit', testRegex: 'test/.*\\.spec\\.ts$' };
 
-// The same files again with driver: 'better-sqlite3' (the setup adds it to every app that names a SQLite file).
-const betterSqlite3 = {
-  ...sqlite,
-  displayName: 'better-sqlite3',
-  setupFiles: ['<rootDir>/test/support/sqlite-backend.setup.ts', '<rootDir>/test/support/better-sqlite3-driver.setup.ts'],
-};
+const e2e = { ...common, displayName: 'e2e', testRegex: 'test/.*\\.e2e-spec\\.ts$' };
 
-const postgres = {
-  ...common,
-  displayName: 'postgres',
-  setupFiles: ['<rootDir>/test/support/postgres-backend.setup.ts'],
-  setupFilesAfterEnv: ['<rootDir>/test/support/postgres-backend.after-env.ts'],
+// Names this run's PostgreSQL schemas and drops them afterwards (only when the server answered).
+const postgresSchemas = {
   globalSetup: '<rootDir>/test/support/postgres-global-setup.ts',
   globalTeardown: '<rootDir>/test/support/postgres-global-teardown.ts',
 };
@@ -62,6 +48,6 @@ module.exports = async () => {
     testTimeout: 60000,
     // Repeats the notice after the summary, where it cannot scroll away.
     globalTeardown: '<rootDir>/test/support/report-skipped-postgres.js',
-    projects: skipped ? [sqlite, betterSqlite3, consumer] : [sqlite, betterSqlite3, postgres, consumer],
+    projects: skipped ? [unit, e2e, consumer] : [unit, { ...e2e, ...postgresSchemas }, consumer],
   };
 };

@@ -29,7 +29,10 @@ async function throughputSvg(rows, title) {
           },
         },
       },
-      { mark: { type: 'text', align: 'left', dx: 4, fontSize: 11 }, encoding: { text: { field: 'value', type: 'quantitative', format: ',.0f' } } },
+      {
+        mark: { type: 'text', align: 'left', dx: 4, fontSize: 11 },
+        encoding: { text: { field: 'value', type: 'quantitative', format: ',.0f' } },
+      },
     ],
   });
   const spec = {

@@ -3,7 +3,9 @@
 const { median } = require('./lib/common');
 
 const fmt = (value, digits = 0) =>
-  typeof value === 'number' && Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
+  typeof value === 'number' && Number.isFinite(value)
+    ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : 'n/a';
 const ms = (value) => fmt(value, 2);
 const ratio = (value) => (Number.isFinite(value) ? `${fmt(value, 2)}×` : 'n/a');
 const pct = (value) => (Number.isFinite(value) ? `${fmt(value * 100, 0)} %` : 'n/a');
@@ -91,12 +93,28 @@ function postgresSection(data) {
   );
   const rows = pg.systems.map(({ id, label, processes }) => {
     const runs = ok(id);
-    if (!runs.length) return [label, String(processes), '—', `skipped: ${pg.results[id].find((r) => r.skipped)?.skipped || 'no result'}`, '', '0', '', '', '', ''];
+    if (!runs.length)
+      return [
+        label,
+        String(processes),
+        '—',
+        `skipped: ${pg.results[id].find((r) => r.skipped)?.skipped || 'no result'}`,
+        '',
+        '0',
+        '',
+        '',
+        '',
+        '',
+      ];
     const processRates = rates(id, 'process');
     const bad = runs.reduce((sum, r) => sum + (r.errors || 0) + Math.abs(r.duplicates || 0), 0);
     const complete = runs.every((r) => r.process.completed === r.process.jobs && r.process.handled >= r.process.jobs);
     const concurrency = inFlight[id] || `${pg.concurrency} per queue per process: ${fmt(pg.concurrency * pg.queues * processes)}`;
-    const note = notes[id] || (processes === 1 ? 'pool 10 + 1 LISTEN connection' : `jobs per process (run 1): ${runs[0].perProcess.map((n) => fmt(n)).join(' / ')}`);
+    const note =
+      notes[id] ||
+      (processes === 1
+        ? 'pool 10 + 1 LISTEN connection'
+        : `jobs per process (run 1): ${runs[0].perProcess.map((n) => fmt(n)).join(' / ')}`);
     return [
       label,
       String(processes),
@@ -111,10 +129,26 @@ function postgresSection(data) {
     ];
   });
   lines.push(
-    table(['system', 'consumer processes', 'concurrency (jobs in flight)', 'end to end jobs/s', 'range', 'runs', '× pg-boss', 'bulk enqueue jobs/s', 'errors + duplicates', 'note'], rows),
+    table(
+      [
+        'system',
+        'consumer processes',
+        'concurrency (jobs in flight)',
+        'end to end jobs/s',
+        'range',
+        'runs',
+        '× pg-boss',
+        'bulk enqueue jobs/s',
+        'errors + duplicates',
+        'note',
+      ],
+      rows,
+    ),
     '',
   );
-  const samples = Object.values(pg.results).flat().flatMap((r) => r.errorSamples || []);
+  const samples = Object.values(pg.results)
+    .flat()
+    .flatMap((r) => r.errorSamples || []);
   if (samples.length) lines.push('Logged errors (samples):', '', '```', ...samples.slice(0, 5), '```', '');
   return lines;
 }
@@ -147,7 +181,11 @@ function buildReport(data) {
     ['End-to-end throughput ≥ 3× BullMQ', `${ratio(lib.vsBull)} (${fmt(lib.median)} jobs/s)`, lib.runs ? lib.vsBull >= 3 : null],
     ['End-to-end throughput ≥ 2× plainjob', ratio(lib.vsPlain), lib.runs ? lib.vsPlain >= 2 : null],
     ['End-to-end throughput ≥ 60 % of raw node-sqlite3 ceiling', pct(lib.vsRaw), lib.runs ? lib.vsRaw >= 0.6 : null],
-    ['≥ 40,000 jobs/s with better-sqlite3', bs3.runs ? `${fmt(bs3.median)} jobs/s` : `not measured: ${bs3.skipped}`, bs3.runs ? bs3.median >= 40_000 : null],
+    [
+      '≥ 40,000 jobs/s with better-sqlite3',
+      bs3.runs ? `${fmt(bs3.median)} jobs/s` : `not measured: ${bs3.skipped}`,
+      bs3.runs ? bs3.median >= 40_000 : null,
+    ],
     ['add() → handler start p50 < 2 ms', `${ms(lat.library.p50)} ms`, lat.library.runs ? lat.library.p50 < 2 : null],
     ['add() → handler start p99 < 10 ms', `${ms(lat.library.p99)} ms`, lat.library.runs ? lat.library.p99 < 10 : null],
     [
@@ -156,8 +194,16 @@ function buildReport(data) {
       Math.max(...libIdle) <= Math.min(...libIdle) * 1.2 + 0.2,
     ],
     ['1M backlog throughput ≥ 80 % of 10k backlog', pct(backlogRatio), backlogRatio >= 0.8],
-    ['RSS bounded with a 1M backlog (≤ 10k-backlog RSS + 25 %)', `${fmt(rssLarge)} MiB vs ${fmt(rssSmall)} MiB`, rssLarge <= rssSmall * 1.25],
-    ['Two processes on one file: zero SQLITE_BUSY / locked errors', `${conBusy} busy, ${conErrors} errors logged, ${conDup} duplicates, ${conLost} runs with lost jobs`, conBusy === 0 && conErrors === 0 && conDup === 0 && conLost === 0],
+    [
+      'RSS bounded with a 1M backlog (≤ 10k-backlog RSS + 25 %)',
+      `${fmt(rssLarge)} MiB vs ${fmt(rssSmall)} MiB`,
+      rssLarge <= rssSmall * 1.25,
+    ],
+    [
+      'Two processes on one file: zero SQLITE_BUSY / locked errors',
+      `${conBusy} busy, ${conErrors} errors logged, ${conDup} duplicates, ${conLost} runs with lost jobs`,
+      conBusy === 0 && conErrors === 0 && conDup === 0 && conLost === 0,
+    ],
   ];
 
   const tRows = data.throughput.systems.map(({ id, label, concurrency }) => {
@@ -183,7 +229,10 @@ function buildReport(data) {
   lines.push('# Benchmark results', '');
   lines.push(`Generated by \`npm run bench\` (bench/run.js) on ${data.date}; the whole run took ${fmt(data.durationMs / 60000, 1)} min.`);
   lines.push('Every figure is the **median** of the runs shown; ratios are the median of per-run ratios against a baseline');
-  lines.push('measured in the same run (systems are interleaved run by run, so a noisy spell of this shared machine hits all of them).', '');
+  lines.push(
+    'measured in the same run (systems are interleaved run by run, so a noisy spell of this shared machine hits all of them).',
+    '',
+  );
   lines.push('## Machine', '');
   lines.push(
     table(
@@ -193,9 +242,18 @@ function buildReport(data) {
         ['memory', `${machine.memoryGiB} GiB`],
         ['OS', machine.platform],
         ['Node.js', machine.node],
-        ['library', `nestjs-sqlite-queue ${versions.library} (from dist/), TypeORM ${versions.root.typeorm}, @nestjs/core ${versions.root['@nestjs/core']}, RxJS ${versions.root.rxjs}`],
-        ['node-sqlite3', `sqlite3 ${versions.root.sqlite3}, SQLite ${versions.sqlite.sqlite3} (the library's default driver and the raw ceiling)`],
-        ['better-sqlite3', `better-sqlite3 ${versions.root['better-sqlite3']}, SQLite ${versions.sqlite.betterSqlite3} (the library's optional driver, plainjob and the raw ceiling)`],
+        [
+          'library',
+          `nestjs-sqlite-queue ${versions.library} (from dist/), TypeORM ${versions.root.typeorm}, @nestjs/core ${versions.root['@nestjs/core']}, RxJS ${versions.root.rxjs}`,
+        ],
+        [
+          'node-sqlite3',
+          `sqlite3 ${versions.root.sqlite3}, SQLite ${versions.sqlite.sqlite3} (the library's default driver and the raw ceiling)`,
+        ],
+        [
+          'better-sqlite3',
+          `better-sqlite3 ${versions.root['better-sqlite3']}, SQLite ${versions.sqlite.betterSqlite3} (the library's optional driver, plainjob and the raw ceiling)`,
+        ],
         ['BullMQ', `bullmq ${versions.bench.bullmq}, ioredis ${versions.bench.ioredis}, Redis ${versions.redis} on 127.0.0.1 (DB index 7)`],
         ['plainjob', `plainjob ${versions.bench.plainjob}`],
         [
@@ -208,7 +266,13 @@ function buildReport(data) {
   );
 
   lines.push('## Targets', '');
-  lines.push(table(['target', 'measured', 'status'], targets.map(([what, measured, met]) => [what, measured, okText(met)])), '');
+  lines.push(
+    table(
+      ['target', 'measured', 'status'],
+      targets.map(([what, measured, met]) => [what, measured, okText(met)]),
+    ),
+    '',
+  );
 
   lines.push('## 1. Throughput', '');
   lines.push(
@@ -220,7 +284,20 @@ function buildReport(data) {
   );
   lines.push(
     table(
-      ['system', 'concurrency', 'end to end jobs/s', 'range', 'runs', '× BullMQ', '% of raw node-sqlite3', '% of raw, same driver', 'addBulk jobs/s', 'add() jobs/s', 'peak RSS MiB', 'errors'],
+      [
+        'system',
+        'concurrency',
+        'end to end jobs/s',
+        'range',
+        'runs',
+        '× BullMQ',
+        '% of raw node-sqlite3',
+        '% of raw, same driver',
+        'addBulk jobs/s',
+        'add() jobs/s',
+        'peak RSS MiB',
+        'errors',
+      ],
       tRows,
     ),
     '',
@@ -240,7 +317,16 @@ function buildReport(data) {
       data.latency.variants.map(({ id }) => {
         const x = lat[id];
         if (!x.runs) return [x.label, `skipped: ${x.skipped}`, '', '', '', '0', '', ''];
-        return [x.label, `**${ms(x.p50)}**`, ms(x.p95), `**${ms(x.p99)}**`, spread(x.p99s, 2), String(x.runs), ratio(pairedRatio(x.p50s, lat.bullmq.p50s)), `${ms(x.calledP50)} / ${ms(x.calledP99)}`];
+        return [
+          x.label,
+          `**${ms(x.p50)}**`,
+          ms(x.p95),
+          `**${ms(x.p99)}**`,
+          spread(x.p99s, 2),
+          String(x.runs),
+          ratio(pairedRatio(x.p50s, lat.bullmq.p50s)),
+          `${ms(x.calledP50)} / ${ms(x.calledP99)}`,
+        ];
       }),
     ),
     '',
@@ -255,10 +341,17 @@ function buildReport(data) {
   );
   lines.push(
     table(
-      ['strategy', ...idle.queueCounts.map((n) => `${n} queue${n > 1 ? 's' : ''}: stmts/s`), ...idle.queueCounts.map((n) => `${n}: CPU ms/s`), `runs`],
+      [
+        'strategy',
+        ...idle.queueCounts.map((n) => `${n} queue${n > 1 ? 's' : ''}: stmts/s`),
+        ...idle.queueCounts.map((n) => `${n}: CPU ms/s`),
+        `runs`,
+      ],
       ['library', 'naive'].map((strategy) => [
         strategy === 'library' ? 'this library (one shared poller)' : 'naive (one poller per queue)',
-        ...idle.queueCounts.map((n) => `${fmt(idleMedian(strategy, n), 2)} (${ratio(idleMedian(strategy, n) / idleMedian('library', idle.queueCounts[0]))})`),
+        ...idle.queueCounts.map(
+          (n) => `${fmt(idleMedian(strategy, n), 2)} (${ratio(idleMedian(strategy, n) / idleMedian('library', idle.queueCounts[0]))})`,
+        ),
         ...idle.queueCounts.map((n) => fmt(idleCpu(strategy, n), 1)),
         String(idle.results[`${strategy}-${idle.queueCounts[0]}`].length),
       ]),
@@ -301,14 +394,22 @@ function buildReport(data) {
   lines.push(
     table(
       ['setup', 'total jobs/s', 'range', 'runs', 'ratio', 'SQLITE_BUSY / locked', 'other errors logged', 'duplicates', 'completed / total'],
-      [['single', '1 process'], ['two', '2 processes']].map(([key, label]) => {
+      [
+        ['single', '1 process'],
+        ['two', '2 processes'],
+      ].map(([key, label]) => {
         const runs = con.results[key];
         return [
           label,
           `**${fmt(median(runs.map((r) => r.rate)))}**`,
           spread(runs.map((r) => r.rate)),
           String(runs.length),
-          ratio(pairedRatio(runs.map((r) => r.rate), con.results.single.map((r) => r.rate))),
+          ratio(
+            pairedRatio(
+              runs.map((r) => r.rate),
+              con.results.single.map((r) => r.rate),
+            ),
+          ),
           String(runs.reduce((sum, r) => sum + r.busy, 0)),
           String(runs.reduce((sum, r) => sum + r.errors - r.busy, 0)),
           String(runs.reduce((sum, r) => sum + r.duplicates, 0)),
@@ -332,17 +433,17 @@ function buildReport(data) {
     '- Every measurement runs in a fresh child process (clean RSS, no JIT or cache carried over); database files live in bench/.data/ and are deleted afterwards.',
     '- Concurrency: the library and BullMQ 50 per queue (4 queues: 200 jobs in flight); plainjob has no concurrency option, so one worker',
     '  per queue; the raw ceilings claim 100 jobs per `UPDATE … RETURNING`, run their no-op handlers, and complete the batch with one UPDATE.',
-    '- The raw ceilings use the library\'s own table and indexes (taken from dist/), WAL and synchronous=NORMAL, with no TypeORM in between and every statement prepared once and reused (node-sqlite3 included: a one-shot `db.all()` prepares again on every call; before 2026-11-30 the node-sqlite3 ceiling did that, and measured about 70k instead of about 95k jobs/s).',
+    "- The raw ceilings use the library's own table and indexes (taken from dist/), WAL and synchronous=NORMAL, with no TypeORM in between and every statement prepared once and reused (node-sqlite3 included: a one-shot `db.all()` prepares again on every call; before 2026-11-30 the node-sqlite3 ceiling did that, and measured about 70k instead of about 95k jobs/s).",
     '- BullMQ keeps completed jobs (its default), like the SQLite systems keep their rows. Redis DB index 7 is flushed before and after each BullMQ run.',
     '- The machine is shared (other test suites may run at the same time): the range columns show how much a figure moved between runs.',
-    '- Latency: BullMQ\'s worker often holds the job before add() has resolved (its blocking fetch races the reply), hence its tiny',
+    "- Latency: BullMQ's worker often holds the job before add() has resolved (its blocking fetch races the reply), hence its tiny",
     '  "from add() resolved" figures; the "from add() called" column compares the two without that effect.',
     '- PostgreSQL: the library, pg-boss and graphile-worker hold 200 jobs in flight per process (the library 50 per queue in each of its',
     '  1, 2 or 4 processes: 200, 400, 800 in all). pg-boss 10 waits out `pollingIntervalSeconds` (at least 0.5 s) after every fetched',
     '  batch, which caps 4 queues × 50 at 400 jobs/s; its handler calls `notifyWorker` after a full batch so the backlog is drained',
     '  without those pauses (the kindest setting for it). pg-boss 10 and graphile-worker 0.17 are the last releases that run on Node 20.',
-    '- PostgreSQL: every system\'s tables are ANALYZEd between enqueue and processing, as autovacuum would have done on a running system.',
-    '  On a table that was never analyzed the library\'s claim sorts every pending row of a queue (100,000 jobs: 7.7k instead of',
+    "- PostgreSQL: every system's tables are ANALYZEd between enqueue and processing, as autovacuum would have done on a running system.",
+    "  On a table that was never analyzed the library's claim sorts every pending row of a queue (100,000 jobs: 7.7k instead of",
     '  20.7k jobs/s, 49 ms instead of 4 ms per claim) until autovacuum (naptime 1 min) wakes up; a fresh schema per run made that random.',
     `- Runs per measurement: throughput ${config.throughput.runs}, latency ${config.latency.runs}, idle ${config.idle.runs}, backlog ${config.backlog.runs}, contention ${config.contention.runs}, PostgreSQL ${config.postgres ? config.postgres.runs : 0}.`,
     '',

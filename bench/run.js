@@ -45,13 +45,27 @@ async function render(data) {
 async function main() {
   if (process.argv.includes('--report-only')) {
     await render(JSON.parse(fs.readFileSync(path.join(DATA_DIR, 'results.json'), 'utf8')));
-    console.log(`Rewrote ${path.relative(process.cwd(), RESULTS_FILE)} and ${path.relative(process.cwd(), CHART_FILE)} from bench/.data/results.json`);
+    console.log(
+      `Rewrote ${path.relative(process.cwd(), RESULTS_FILE)} and ${path.relative(process.cwd(), CHART_FILE)} from bench/.data/results.json`,
+    );
     return;
   }
-  if (!fs.existsSync(path.join(DIST_DIR, 'index.js'))) throw new Error('dist/ is missing: run `npm run build` at the repository root first');
+  if (!fs.existsSync(path.join(DIST_DIR, 'index.js')))
+    throw new Error('dist/ is missing: run `npm run build` at the repository root first');
   // The SQLite drivers are the root devDependencies (the library's peers): the raw ceilings and plainjob use the
   // very same builds as the library, and the bench install needs no native compilation.
-  for (const name of ['sqlite3', 'better-sqlite3', 'typeorm', '@nestjs/core', 'bullmq', 'plainjob', 'pg', 'pg-boss', 'graphile-worker', 'vega-lite']) {
+  for (const name of [
+    'sqlite3',
+    'better-sqlite3',
+    'typeorm',
+    '@nestjs/core',
+    'bullmq',
+    'plainjob',
+    'pg',
+    'pg-boss',
+    'graphile-worker',
+    'vega-lite',
+  ]) {
     try {
       require.resolve(name, { paths: [BENCH_DIR] });
     } catch {
@@ -85,8 +99,11 @@ async function main() {
   await render(data);
   // Keep the raw results; delete the database files.
   fs.writeFileSync(path.join(DATA_DIR, 'results.json'), JSON.stringify(data, null, 1));
-  for (const name of fs.readdirSync(DATA_DIR)) if (/\.sqlite(-wal|-shm|-journal)?$/.test(name)) fs.rmSync(path.join(DATA_DIR, name), { force: true });
-  console.log(`\nWrote ${path.relative(process.cwd(), RESULTS_FILE)} and ${path.relative(process.cwd(), CHART_FILE)} in ${(data.durationMs / 60000).toFixed(1)} min`);
+  for (const name of fs.readdirSync(DATA_DIR))
+    if (/\.sqlite(-wal|-shm|-journal)?$/.test(name)) fs.rmSync(path.join(DATA_DIR, name), { force: true });
+  console.log(
+    `\nWrote ${path.relative(process.cwd(), RESULTS_FILE)} and ${path.relative(process.cwd(), CHART_FILE)} in ${(data.durationMs / 60000).toFixed(1)} min`,
+  );
 }
 
 main().then(

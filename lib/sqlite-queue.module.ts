@@ -3,7 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { QueueAdmin } from './admin/queue-admin.service';
 import { QueueEvents } from './events/queue-events.service';
 import { QueueHealthIndicator } from './health/queue-health.indicator';
-import { SqliteQueueFactory } from './factory/sqlite-queue.factory';
+import { QueueFactory } from './factory/queue.factory';
 import {
   SqliteQueueModuleAsyncOptions,
   SqliteQueueModuleOptions,
@@ -16,7 +16,7 @@ import { ProcessorExplorer } from './worker/processor.explorer';
 import { ProcessorMetadataAccessor } from './worker/processor-metadata.accessor';
 
 const CORE_PROVIDERS: Provider[] = [
-  SqliteQueueFactory,
+  QueueFactory,
   ProcessorMetadataAccessor,
   ProcessorExplorer,
   QueueProducer,

@@ -16,13 +16,7 @@ import { SAMPLE_CONFIG } from './sample.config';
  * / `QueueEvents`.
  */
 @Module({
-  imports: [
-    SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }),
-    EmailModule,
-    ImagesModule,
-    BillingModule,
-    ReportsModule,
-  ],
+  imports: [SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }), EmailModule, ImagesModule, BillingModule, ReportsModule],
   providers: [ProducerService, ProgressReporterService, EventsReporterService, RunSummaryService],
 })
 export class AppModule {}

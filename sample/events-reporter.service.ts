@@ -45,7 +45,9 @@ export class EventsReporterService implements OnModuleInit, OnApplicationShutdow
       case 'retrying':
         if (this.counts.get('retrying')! <= SAMPLE_CONFIG.retriesShown) {
           const waitMs = event.nextRunAt.getTime() - event.timestamp.getTime();
-          this.notes.push(`  retrying: ${job} attempt ${event.attempt} threw ${event.error.name}: ${event.error.message}; next try in ${waitMs} ms`);
+          this.notes.push(
+            `  retrying: ${job} attempt ${event.attempt} threw ${event.error.name}: ${event.error.message}; next try in ${waitMs} ms`,
+          );
         }
         return;
       case 'failed':

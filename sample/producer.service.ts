@@ -30,11 +30,19 @@ export class ProducerService {
     await this.producer.addBulk(EMAIL_QUEUE, batch);
     // Added after the newsletter batch, yet they jump ahead of it: a user is waiting for these.
     for (const i of range(passwordResets)) {
-      await this.producer.add<SendEmailJob>(EMAIL_QUEUE, { to: `user${i}@example.com`, template: 'password-reset' }, { priority: INTERACTIVE_PRIORITY });
+      await this.producer.add<SendEmailJob>(
+        EMAIL_QUEUE,
+        { to: `user${i}@example.com`, template: 'password-reset' },
+        { priority: INTERACTIVE_PRIORITY },
+      );
     }
     // Delayed jobs sit in `pending` until they are due, then run like any other.
     for (const i of range(welcomeFollowUps)) {
-      await this.producer.add<SendEmailJob>(EMAIL_QUEUE, { to: `new${i}@example.com`, template: 'welcome-follow-up' }, { delay: SAMPLE_CONFIG.delayMs });
+      await this.producer.add<SendEmailJob>(
+        EMAIL_QUEUE,
+        { to: `new${i}@example.com`, template: 'welcome-follow-up' },
+        { delay: SAMPLE_CONFIG.delayMs },
+      );
     }
     return [EMAIL_QUEUE, newsletters + passwordResets + welcomeFollowUps];
   }

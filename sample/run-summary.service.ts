@@ -36,7 +36,10 @@ export class RunSummaryService {
     if (ids.length === 0) return;
     const job = await this.admin.getJob(ids[0]);
     console.log(`billing: ${ids.length} charges hit a simulated gateway timeout and were retried (seen by @OnJobEvent('retrying')).`);
-    if (job) console.log(`  e.g. job ${job.id}: ${job.status} on attempt ${job.attempts}/${job.maxAttempts}, last error: ${job.error?.name}: ${job.error?.message}`);
+    if (job)
+      console.log(
+        `  e.g. job ${job.id}: ${job.status} on attempt ${job.attempts}/${job.maxAttempts}, last error: ${job.error?.name}: ${job.error?.message}`,
+      );
   }
 
   /** The recurring job's runs, oldest first, and when the schedule fires next. */
@@ -54,7 +57,9 @@ export class RunSummaryService {
   /** One row per queue: `listQueues()` for state and counts, `getMetrics()` for timings of the last 15 minutes. */
   private async printQueues(): Promise<void> {
     const [queues, metrics] = await Promise.all([this.admin.listQueues(), this.admin.getMetrics()]);
-    console.log(`  ${'queue'.padEnd(8)} ${'conc'.padStart(4)} ${'completed'.padStart(9)} ${'failed'.padStart(6)} ${'pending'.padStart(7)}   wait p50/p95 ms   run p50/p95 ms`);
+    console.log(
+      `  ${'queue'.padEnd(8)} ${'conc'.padStart(4)} ${'completed'.padStart(9)} ${'failed'.padStart(6)} ${'pending'.padStart(7)}   wait p50/p95 ms   run p50/p95 ms`,
+    );
     for (const q of queues) {
       const { waitTime, runTime } = metrics.queues[q.name] ?? { waitTime: null, runTime: null };
       const cells = [

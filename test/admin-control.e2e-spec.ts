@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { Subscription } from 'rxjs';
 import {
   InvalidJobStateError,
@@ -13,14 +13,13 @@ import {
   QueueEvents,
   QueueProcessor,
   QueueProducer,
-  SqliteQueueModule,
   SqliteQueueModuleOptions,
 } from '../lib';
 import type { AbortRecord, OpsJobData } from './fixtures/ops-app';
 import { ChildApp, readLines, readRunLog, startChildApp } from './support/child-app';
 import { errorOf, readJsonLines, startOpsApp } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 type Mode = 'ok' | 'fail' | 'failOnce' | 'hold' | 'abortable';
 interface CtlData {
@@ -103,14 +102,12 @@ class CanaryProcessor implements QueueProcessor<{ fail?: boolean }, string> {
   }
 }
 
-describe('QueueAdmin: inspection and control', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('QueueAdmin: inspection and control', (backend) => {
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   let subscription: Subscription | undefined;
 
   beforeEach(() => {
-    db = tempDatabase();
     state.ran = [];
     state.failedOnce.clear();
     state.gates.clear();
@@ -124,17 +121,19 @@ describe('QueueAdmin: inspection and control', () => {
     runs.forEach((run) => run.gate.resolve());
     await child?.kill();
     child = undefined;
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
-  async function startApp(options: SqliteQueueModuleOptions = {}, processors = true): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+  async function startApp(
+    options: SqliteQueueModuleOptions = {},
+    processors = true,
+  ): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
+    app = await current.startApp({
+      module: { pollInterval: 100, ...options },
       providers: processors ? [ControlledProcessor, CanaryProcessor, AgainProcessor] : [],
-    }).compile();
-    await app.init();
+    });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
@@ -151,9 +150,18 @@ describe('QueueAdmin: inspection and control', () => {
   describe('inspection', () => {
     it('getJobs pages newest first and filters by status; getCounts and listQueues report every status, paused state and processors', async () => {
       const { admin, producer } = await startApp();
-      const waiting = await producer.addBulk('noproc', Array.from({ length: 5 }, (_, n) => ({ data: { n } })));
-      const ok = await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })));
-      const failing = await producer.addBulk<CtlData>('ctl', Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })));
+      const waiting = await producer.addBulk(
+        'noproc',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      );
+      const ok = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })),
+      );
+      const failing = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })),
+      );
       await waitFor(async () => {
         const counts = await admin.getCounts('ctl');
         return counts.completed === 3 && counts.failed === 2;
@@ -171,7 +179,13 @@ describe('QueueAdmin: inspection and control', () => {
       expect(ids(await admin.getJobs('ctl', { status: 'completed' }))).toEqual(ids(ok).reverse());
       expect(ids(await admin.getJobs('ctl'))).toEqual([...ids(ok), ...ids(failing)].reverse());
       const [newestFailed] = await admin.getJobs('ctl', { status: 'failed', limit: 1 });
-      expect(newestFailed).toMatchObject({ queue: 'ctl', status: 'failed', attempts: 1, maxAttempts: 1, error: { message: `failing ${newestFailed.id}` } });
+      expect(newestFailed).toMatchObject({
+        queue: 'ctl',
+        status: 'failed',
+        attempts: 1,
+        maxAttempts: 1,
+        error: { message: `failing ${newestFailed.id}` },
+      });
 
       expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
       expect(await admin.getCounts('noproc')).toEqual({ pending: 5, running: 0, completed: 0, failed: 0, cancelled: 0 });
@@ -197,7 +211,10 @@ describe('QueueAdmin: inspection and control', () => {
       const held = await producer.add<CtlData>('ctl', { mode: 'hold' });
       await startedOf(held.id).promise;
       await admin.pause('ctl');
-      const waiting = await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })));
+      const waiting = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })),
+      );
 
       // ctl has a free slot (concurrency 2, one held): every canary claim round would have taken them.
       await canaryRound(admin, producer);
@@ -218,9 +235,9 @@ describe('QueueAdmin: inspection and control', () => {
     });
 
     it('a pause made in this process stops claims in another OS process; jobs stay pending; they run there after resume', async () => {
-      const runLog = join(db.path, '..', 'run.log');
+      const runLog = join(current.db.path, '..', 'run.log');
       child = startChildApp({
-        database: db.path,
+        connection: current.db.options,
         runLog,
         module: { pollInterval: 100 },
         queues: [
@@ -239,7 +256,10 @@ describe('QueueAdmin: inspection and control', () => {
       await until(admin, before.id, 'completed');
 
       await admin.pause('remote');
-      const paused = await producer.addBulk('remote', Array.from({ length: 5 }, (_, n) => ({ data: { n } })));
+      const paused = await producer.addBulk(
+        'remote',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      );
       // Each canary is claimed by a statement that also asked for 'remote' (it has free slots) after the 5 were written.
       for (let round = 0; round < 3; round++) await canaryRound(admin, producer, 'remote-canary');
 
@@ -302,7 +322,10 @@ describe('QueueAdmin: inspection and control', () => {
       await canaryRound(admin, producer);
       const info = await admin.getJob(job.id);
       expect(info).toMatchObject({ status: 'cancelled', result: null, attempts: 1 });
-      expect(events.filter((event) => event.jobId === job.id && event.queue === 'ctl').map((event) => event.type)).toEqual(['active', 'cancelled']);
+      expect(events.filter((event) => event.jobId === job.id && event.queue === 'ctl').map((event) => event.type)).toEqual([
+        'active',
+        'cancelled',
+      ]);
       expect(app!.get(ControlledProcessor).heard).toEqual([expect.objectContaining({ type: 'cancelled', jobId: job.id, attempt: 1 })]);
 
       // Its slots are free again: both run at once (concurrency 2).
@@ -313,11 +336,11 @@ describe('QueueAdmin: inspection and control', () => {
     });
 
     it('cancelling a job running in another OS process aborts it there at its next heartbeat; it ends cancelled and its result is dropped', async () => {
-      const runLog = join(db.path, '..', 'run.log');
-      const doneLog = join(db.path, '..', 'done.log');
-      const abortLog = join(db.path, '..', 'abort.log');
+      const runLog = join(current.db.path, '..', 'run.log');
+      const doneLog = join(current.db.path, '..', 'done.log');
+      const abortLog = join(current.db.path, '..', 'abort.log');
       child = startOpsApp({
-        database: db.path,
+        connection: current.db.options,
         runLog,
         doneLog,
         abortLog,
@@ -378,7 +401,11 @@ describe('QueueAdmin: inspection and control', () => {
       await until(admin, failed.id, 'failed');
       await admin.retry(failed.id);
       await until(admin, failed.id, 'completed');
-      expect(await admin.getJob(failed.id)).toMatchObject({ attempts: 1, result: 'second time lucky', error: { message: `first run of ${failed.id} fails` } });
+      expect(await admin.getJob(failed.id)).toMatchObject({
+        attempts: 1,
+        result: 'second time lucky',
+        error: { message: `first run of ${failed.id} fails` },
+      });
 
       await admin.pause('ctl');
       const cancelled = await producer.add<CtlData>('ctl', { mode: 'ok', n: 7 });
@@ -388,7 +415,10 @@ describe('QueueAdmin: inspection and control', () => {
       await until(admin, cancelled.id, 'completed');
       expect(await admin.getJob(cancelled.id)).toMatchObject({ result: 7, attempts: 1 });
 
-      const many = await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, () => ({ data: { mode: 'failOnce' }, options: { maxAttempts: 1 } })));
+      const many = await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, () => ({ data: { mode: 'failOnce' }, options: { maxAttempts: 1 } })),
+      );
       const otherQueue = await producer.add('canary', { fail: true }, { maxAttempts: 1 });
       await Promise.all([...many.map((job) => until(admin, job.id, 'failed')), until(admin, otherQueue.id, 'failed')]);
       expect(await admin.retryAll('ctl')).toBe(3);
@@ -448,8 +478,14 @@ describe('QueueAdmin: inspection and control', () => {
 
     it('clean deletes one queue’s jobs of the given statuses older than olderThan, and nothing else', async () => {
       const { admin, producer } = await startApp();
-      await producer.addBulk<CtlData>('ctl', Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })));
-      await producer.addBulk<CtlData>('ctl', Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })));
+      await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 3 }, (_, n) => ({ data: { mode: 'ok', n } })),
+      );
+      await producer.addBulk<CtlData>(
+        'ctl',
+        Array.from({ length: 2 }, () => ({ data: { mode: 'fail' }, options: { maxAttempts: 1 } })),
+      );
       await producer.add('canary', {});
       await producer.addBulk('noproc', [{ data: 1 }, { data: 2 }]);
       await waitFor(async () => {

@@ -14,9 +14,27 @@ const NOW = 1_700_000_000_000;
 
 function record(overrides: Partial<JobRecord> = {}): JobRecord {
   return {
-    id: '7', queue: 'q', status: 'running', data: '{"n":1}', priority: 0, runAt: NOW, attempts: 1, maxAttempts: 3, backoff: null,
-    timeout: null, key: null, lockedBy: 'w', leaseUntil: NOW + 30_000, result: null, error: null, progress: null,
-    createdAt: NOW, startedAt: NOW, finishedAt: null, updatedAt: NOW, ...overrides,
+    id: '7',
+    queue: 'q',
+    status: 'running',
+    data: '{"n":1}',
+    priority: 0,
+    runAt: NOW,
+    attempts: 1,
+    maxAttempts: 3,
+    backoff: null,
+    timeout: null,
+    key: null,
+    lockedBy: 'w',
+    leaseUntil: NOW + 30_000,
+    result: null,
+    error: null,
+    progress: null,
+    createdAt: NOW,
+    startedAt: NOW,
+    finishedAt: null,
+    updatedAt: NOW,
+    ...overrides,
   };
 }
 

@@ -8,11 +8,15 @@ describe('backoffDelay', () => {
   });
 
   it('exponential: delay * 2^(attempt - 1)', () => {
-    expect([1, 2, 3, 4, 5].map((attempt) => backoffDelay({ type: 'exponential', delay: 100 }, attempt))).toEqual([100, 200, 400, 800, 1600]);
+    expect([1, 2, 3, 4, 5].map((attempt) => backoffDelay({ type: 'exponential', delay: 100 }, attempt))).toEqual([
+      100, 200, 400, 800, 1600,
+    ]);
   });
 
   it('exponential: capped by maxDelay, and by one hour without it', () => {
-    expect([1, 2, 3, 4].map((attempt) => backoffDelay({ type: 'exponential', delay: 100, maxDelay: 300 }, attempt))).toEqual([100, 200, 300, 300]);
+    expect([1, 2, 3, 4].map((attempt) => backoffDelay({ type: 'exponential', delay: 100, maxDelay: 300 }, attempt))).toEqual([
+      100, 200, 300, 300,
+    ]);
     expect(backoffDelay({ type: 'exponential', delay: 1000 }, 30)).toBe(DEFAULT_MAX_EXPONENTIAL_DELAY);
     expect(DEFAULT_MAX_EXPONENTIAL_DELAY).toBe(3_600_000);
   });

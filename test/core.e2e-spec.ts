@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, WorkerHost } from '../lib';
-import { tempDatabase } from './support/temp-database';
+import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, WorkerHost } from '../lib';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface Email {
   to: string;
@@ -39,22 +38,11 @@ class PlainProcessor {
 @Injectable()
 class Holder {}
 
-describe('SqliteQueueModule (core)', () => {
-  let app: TestingModule;
-  let db: ReturnType<typeof tempDatabase>;
-
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
-    db.cleanup();
-  });
+describeEachBackend('SqliteQueueModule (core)', (backend) => {
+  const current = perTestApp(backend);
 
   it('runs two processors on two queues with different payload types, and both jobs complete', async () => {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
-      providers: [EmailProcessor, SquareProcessor, Holder],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 200 }, providers: [EmailProcessor, SquareProcessor, Holder] });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 
@@ -63,10 +51,18 @@ describe('SqliteQueueModule (core)', () => {
     expect(email.queue).toBe('email');
     expect(square.data).toBe(7);
 
-    await waitFor(async () => (await admin.getJob(email.id))?.status === 'completed' && (await admin.getJob(square.id))?.status === 'completed', 'both jobs completed');
+    await waitFor(
+      async () => (await admin.getJob(email.id))?.status === 'completed' && (await admin.getJob(square.id))?.status === 'completed',
+      'both jobs completed',
+    );
     const emailInfo = await admin.getJob<Email, string>(email.id);
     const squareInfo = await admin.getJob<number, number>(square.id);
-    expect(emailInfo).toMatchObject({ status: 'completed', attempts: 1, result: 'sent to ada@example.com', data: { to: 'ada@example.com', subject: 'hi' } });
+    expect(emailInfo).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      result: 'sent to ada@example.com',
+      data: { to: 'ada@example.com', subject: 'hi' },
+    });
     expect(squareInfo).toMatchObject({ status: 'completed', attempts: 1, result: 49, data: 7 });
     expect(app.get(EmailProcessor).seen.map((job) => job.data)).toEqual([{ to: 'ada@example.com', subject: 'hi' }]);
     expect(app.get(SquareProcessor).seen).toEqual([7]);
@@ -74,17 +70,19 @@ describe('SqliteQueueModule (core)', () => {
   });
 
   it('takes a processor whose process() is not async: a plain value completes the job, a synchronous throw fails it', async () => {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 200 })],
-      providers: [PlainProcessor],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 200 }, providers: [PlainProcessor] });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
     const ok = await producer.add('plain', { fail: false });
     const bad = await producer.add('plain', { fail: true });
-    await waitFor(async () => (await admin.getCounts('plain')).completed + (await admin.getCounts('plain')).failed === 2, 'both jobs finished');
+    await waitFor(
+      async () => (await admin.getCounts('plain')).completed + (await admin.getCounts('plain')).failed === 2,
+      'both jobs finished',
+    );
     expect(await admin.getJob(ok.id)).toMatchObject({ status: 'completed', result: `plain ${ok.id}` });
-    expect(await admin.getJob(bad.id)).toMatchObject({ status: 'failed', error: { name: 'Error', message: `sync failure of ${bad.id}`, attempt: 1 } });
+    expect(await admin.getJob(bad.id)).toMatchObject({
+      status: 'failed',
+      error: { name: 'Error', message: `sync failure of ${bad.id}`, attempt: 1 },
+    });
   });
 });

@@ -3,43 +3,40 @@
  * `running` under a lease nobody renews; the next process takes them back. Each run is recorded by the child
  * apps in a run log ("queue id attempt pid" per handler start) and a done log (per handler return).
  */
-import { Test, TestingModule } from '@nestjs/testing';
-import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { QueueAdmin, QueueProducer } from '../lib';
 import type { QueueAppConfig } from './fixtures/queue-app';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
-describe('crash recovery (kill -9 of a worker process)', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) => {
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
   afterEach(async () => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   /** A producing / inspecting app in the test process: it claims nothing. */
   async function openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] }).compile();
-    await app.init();
+    app = await current.startApp({ module: { processing: false } });
     return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
   }
 
-  function startWorker(config: Omit<QueueAppConfig, 'database'>): ChildApp {
-    const child = startChildApp({ database: db.path, ...config });
+  function startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp {
+    const child = startChildApp({ connection: current.db.options, ...config });
     children.push(child);
     return child;
   }
 
   it('kill -9 in the middle of 2,000 jobs: a new process finishes them all; only the jobs in flight at the kill run twice', async () => {
-    const runLog = `${db.path}.runs`;
-    const doneLog = `${db.path}.done`;
+    const runLog = `${current.db.path}.runs`;
+    const doneLog = `${current.db.path}.done`;
     const concurrency = 8;
     const { producer, admin } = await openObserver();
     const jobs = await producer.addBulk(
@@ -123,7 +120,7 @@ describe('crash recovery (kill -9 of a worker process)', () => {
   });
 
   it('a job that kills its process on every attempt ends failed after maxAttempts recoveries; its neighbours complete', async () => {
-    const runLog = `${db.path}.runs`;
+    const runLog = `${current.db.path}.runs`;
     const { producer, admin } = await openObserver();
     const killer = await producer.add('crashy', { kill: true }, { maxAttempts: 3 });
     // Neighbours in flight when the process dies lose an attempt too: give them room for three crashes.
@@ -166,7 +163,7 @@ describe('crash recovery (kill -9 of a worker process)', () => {
   }, 150_000);
 
   it('a job that kills its process on every attempt does not take the job claimed beside it down each time', async () => {
-    const runLog = `${db.path}.runs`;
+    const runLog = `${current.db.path}.runs`;
     const { producer, admin } = await openObserver();
     // Claimed together by the first process (one addBulk, two slots); the innocent job is still running when the
     // poison kills the process. Without recovery spreading them apart, both are requeued due at once, claimed
@@ -178,7 +175,8 @@ describe('crash recovery (kill -9 of a worker process)', () => {
     const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'pair', concurrency: 2 }] };
 
     const settled = async () =>
-      (await admin.getJob(poison.id))?.status === 'failed' && (await admin.getJob(innocent.id))?.status !== 'running' &&
+      (await admin.getJob(poison.id))?.status === 'failed' &&
+      (await admin.getJob(innocent.id))?.status !== 'running' &&
       (await admin.getJob(innocent.id))?.status !== 'pending';
     const exits: (number | string)[] = [];
     while (!(await settled())) {

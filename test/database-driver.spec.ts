@@ -28,12 +28,17 @@ describe('database driver selection', () => {
   it("refuses driver: 'sqlite3' on TypeORM 1 with a typed error that names the fix", () => {
     const attempt = () => resolveModuleOptions({ driver: 'sqlite3' }, packages('1.1.1'));
     expect(attempt).toThrow(UnsupportedDriverError);
-    expect(attempt).toThrow("Use driver: 'better-sqlite3' (or leave \"driver\" out) and run `npm install better-sqlite3@12`");
+    expect(attempt).toThrow('Use driver: \'better-sqlite3\' (or leave "driver" out) and run `npm install better-sqlite3@12`');
     try {
       attempt();
     } catch (error) {
       expect(error).toBeInstanceOf(SqliteQueueError);
-      expect(error).toMatchObject({ name: 'UnsupportedDriverError', driver: 'sqlite3', typeormVersion: '1.1.1', suggestedDriver: 'better-sqlite3' });
+      expect(error).toMatchObject({
+        name: 'UnsupportedDriverError',
+        driver: 'sqlite3',
+        typeormVersion: '1.1.1',
+        suggestedDriver: 'better-sqlite3',
+      });
     }
   });
 

@@ -24,16 +24,22 @@ describe('toJobError', () => {
   });
 
   it.each<[string, () => unknown]>([
-    ['a null-prototype object with a cycle', () => {
-      const value = Object.create(null) as Record<string, unknown>;
-      value.self = value;
-      return value;
-    }],
-    ['a cycle with a message', () => {
-      const value: Record<string, unknown> = { message: 'cyclic' };
-      value.self = value;
-      return value;
-    }],
+    [
+      'a null-prototype object with a cycle',
+      () => {
+        const value = Object.create(null) as Record<string, unknown>;
+        value.self = value;
+        return value;
+      },
+    ],
+    [
+      'a cycle with a message',
+      () => {
+        const value: Record<string, unknown> = { message: 'cyclic' };
+        value.self = value;
+        return value;
+      },
+    ],
     ['a Symbol', () => Symbol('boom')],
     ['a BigInt', () => 10n],
     ['undefined', () => undefined],

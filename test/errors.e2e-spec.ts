@@ -19,7 +19,7 @@ import {
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
-import { perTestApp } from './support/per-test-app';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const NO_JOBS = jobCounts();
 
@@ -44,13 +44,13 @@ async function rejectionOf(work: Promise<unknown>): Promise<Error> {
   throw new Error('expected a rejection, but it resolved');
 }
 
-describe('errors: every exported error class, raised through the public API', () => {
-  const current = perTestApp();
+describeEachBackend('errors: every exported error class, raised through the public API', (backend) => {
+  const current = perTestApp(backend);
 
   /** Compiles an app and returns why `app.init()` rejected, after closing the half-started app. */
   async function initError(providers: Type[], options: SqliteQueueModuleOptions = {}): Promise<Error> {
     const failing = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, ...options })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, ...options })],
       providers,
     }).compile();
     const error = await rejectionOf(failing.init());
@@ -61,7 +61,7 @@ describe('errors: every exported error class, raised through the public API', ()
   /** A producer-only app on a fresh file, to exercise the producer and admin boundaries. */
   async function producerApp(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, processing: false })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, processing: false })],
     }).compile();
     await current.app.init();
     return { producer: current.app.get(QueueProducer), admin: current.app.get(QueueAdmin) };
@@ -120,9 +120,14 @@ describe('errors: every exported error class, raised through the public API', ()
 
     it('accepts the same processor with valid options (the cases above fail for their option alone)', async () => {
       current.app = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRoot({ database: current.db.path })],
+        imports: [SqliteQueueModule.forRoot({ ...current.db.options })],
         providers: [
-          defineProcessor('reports', async () => undefined, { concurrency: 2, maxAttempts: 1, timeout: 100, backoff: { type: 'fixed', delay: 10 } }),
+          defineProcessor('reports', async () => undefined, {
+            concurrency: 2,
+            maxAttempts: 1,
+            timeout: 100,
+            backoff: { type: 'fixed', delay: 10 },
+          }),
         ],
       }).compile();
       await expect(current.app.init()).resolves.toBeDefined();
@@ -220,7 +225,10 @@ describe('errors: every exported error class, raised through the public API', ()
       expect(await admin.getCounts()).toEqual(NO_JOBS);
 
       // Without the bad item the same call writes all of them, so the rejection above was that item's alone.
-      await producer.addBulk('mail', items.filter((_, i) => i !== 2));
+      await producer.addBulk(
+        'mail',
+        items.filter((_, i) => i !== 2),
+      );
       expect(await admin.getCounts()).toEqual(jobCounts({ pending: 3 }));
     });
 
@@ -276,7 +284,7 @@ describe('errors: every exported error class, raised through the public API', ()
 
     it('forRootAsync: app.init() rejects invalid options built by a factory', async () => {
       const failing = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRootAsync({ useFactory: async () => ({ database: current.db.path, pollInterval: 0 }) })],
+        imports: [SqliteQueueModule.forRootAsync({ useFactory: async () => ({ ...current.db.options, pollInterval: 0 }) })],
       }).compile();
       const error = await rejectionOf(failing.init());
       await closeAfterFailedInit(failing);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Logger, Provider } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { Subscription } from 'rxjs';
 import {
   Job,
@@ -12,13 +12,12 @@ import {
   QueueEvents,
   QueueProcessor,
   QueueProducer,
-  SqliteQueueModule,
   SqliteQueueModuleOptions,
   UnrecoverableError,
 } from '../lib';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface FlakyData {
   /** Throw on attempts <= failTimes. */
@@ -116,30 +115,26 @@ class StallProcessor implements QueueProcessor<unknown, string> {
   }
 }
 
-const summary = (events: QueueEvent[], jobId: string) => events.filter((event) => event.jobId === jobId).map((event) => [event.type, event.attempt]);
+const summary = (events: QueueEvent[], jobId: string) =>
+  events.filter((event) => event.jobId === jobId).map((event) => [event.type, event.attempt]);
 
-describe('job events: @OnJobEvent and QueueEvents', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   const subscriptions: Subscription[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
   afterEach(async () => {
     subscriptions.splice(0).forEach((subscription) => subscription.unsubscribe());
     await child?.kill();
     child = undefined;
-    await app?.close();
     app = undefined;
     jest.restoreAllMocks();
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<TestingModule> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
+    app = await current.compileApp({ module: { pollInterval: 100, ...options }, providers });
     // Subscribe before init so not even the first event can be missed.
     return app;
   }
@@ -154,9 +149,19 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     const testing = await startApp([FlakyProcessor, OtherProcessor]);
     const streamed = record(testing.get(QueueEvents));
     const completedOfFlaky: QueueEventOf<'completed'>[] = [];
-    subscriptions.push(testing.get(QueueEvents).on('completed', 'flaky').subscribe((event) => completedOfFlaky.push(event)));
+    subscriptions.push(
+      testing
+        .get(QueueEvents)
+        .on('completed', 'flaky')
+        .subscribe((event) => completedOfFlaky.push(event)),
+    );
     const completedAnywhere: QueueEventOf<'completed'>[] = [];
-    subscriptions.push(testing.get(QueueEvents).on('completed').subscribe((event) => completedAnywhere.push(event)));
+    subscriptions.push(
+      testing
+        .get(QueueEvents)
+        .on('completed')
+        .subscribe((event) => completedAnywhere.push(event)),
+    );
     await testing.init();
     const producer = testing.get(QueueProducer);
 
@@ -192,7 +197,9 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     // Each API sees only what it asked for.
     expect(completedAnywhere.map((event) => event.jobId).sort()).toEqual([job.id, other.id].sort());
     expect(processor.heard.some((event) => event.queue !== 'flaky')).toBe(false);
-    expect(testing.get(OtherProcessor).heard).toEqual([expect.objectContaining({ type: 'completed', jobId: other.id, result: 42, attempt: 1 })]);
+    expect(testing.get(OtherProcessor).heard).toEqual([
+      expect.objectContaining({ type: 'completed', jobId: other.id, result: 42, attempt: 1 }),
+    ]);
     expect(await testing.get(QueueAdmin).getJob(job.id)).toMatchObject({ status: 'completed', attempts: 3, result: { ok: 3 } });
   });
 
@@ -227,12 +234,20 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const testing = await startApp([FragileProcessor]);
     const completed: string[] = [];
-    subscriptions.push(testing.get(QueueEvents).on('completed', 'fragile').subscribe((event) => completed.push(event.jobId)));
+    subscriptions.push(
+      testing
+        .get(QueueEvents)
+        .on('completed', 'fragile')
+        .subscribe((event) => completed.push(event.jobId)),
+    );
     await testing.init();
     const producer = testing.get(QueueProducer);
     const admin = testing.get(QueueAdmin);
 
-    const jobs = await producer.addBulk('fragile', Array.from({ length: 20 }, (_, i) => ({ data: i })));
+    const jobs = await producer.addBulk(
+      'fragile',
+      Array.from({ length: 20 }, (_, i) => ({ data: i })),
+    );
     await waitFor(async () => (await admin.getCounts('fragile')).completed === 20, 'all 20 jobs completed');
     const processor = testing.get(FragileProcessor);
     // The throwing listeners stayed subscribed: they were called for every job, not just the first.
@@ -242,7 +257,8 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     expect(processor.progressResults).toEqual(Array.from({ length: 20 }, () => 'resolved'));
     expect(completed.sort()).toEqual(jobs.map((job) => job.id).sort());
     expect(await admin.getCounts('fragile')).toEqual({ pending: 0, running: 0, completed: 20, failed: 0, cancelled: 0 });
-    for (const job of jobs) expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', result: Number(job.data), attempts: 1 });
+    for (const job of jobs)
+      expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', result: Number(job.data), attempts: 1 });
 
     // Each failure was logged, naming the listener and the job.
     const messages = logged.mock.calls.map((call) => String(call[0]));
@@ -261,9 +277,9 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
   });
 
   it('emits stalled (requeued) in the process that recovers a job whose owner was killed with SIGKILL, then active and completed', async () => {
-    const runLog = join(db.path, '..', 'run.log');
+    const runLog = join(current.db.path, '..', 'run.log');
     child = startChildApp({
-      database: db.path,
+      connection: current.db.options,
       runLog,
       module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 3 }],
@@ -279,7 +295,11 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
     expect(await testing.get(QueueAdmin).getJob(id)).toMatchObject({ status: 'running', attempts: 1 });
 
     await child.kill();
-    await waitFor(() => streamed.some((event) => event.type === 'completed' && event.jobId === id), 'the job recovered and completed here', 30_000);
+    await waitFor(
+      () => streamed.some((event) => event.type === 'completed' && event.jobId === id),
+      'the job recovered and completed here',
+      30_000,
+    );
 
     expect(summary(streamed, id)).toEqual([
       ['stalled', 1],
@@ -292,9 +312,9 @@ describe('job events: @OnJobEvent and QueueEvents', () => {
   });
 
   it('emits stalled (not requeued) and failed when the killed owner held the last attempt', async () => {
-    const runLog = join(db.path, '..', 'run.log');
+    const runLog = join(current.db.path, '..', 'run.log');
     child = startChildApp({
-      database: db.path,
+      connection: current.db.options,
       runLog,
       module: { pollInterval: 100, leaseDuration: 6500 },
       queues: [{ name: 'stall', maxAttempts: 1 }],

@@ -6,7 +6,7 @@ import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueM
 import { QueueHealthIndicator, QueueHealthResult } from '../lib/terminus';
 import { errorOf } from './support/ops';
 import { waitFor } from './support/wait-for';
-import { perTestApp } from './support/per-test-app';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface WorkData {
   fail?: boolean;
@@ -30,12 +30,15 @@ class SideProcessor implements QueueProcessor<unknown, string> {
   }
 }
 
-describe('health indicator (with @nestjs/terminus) and metrics', () => {
-  const current = perTestApp();
+describeEachBackend('health indicator (with @nestjs/terminus) and metrics', (backend) => {
+  const current = perTestApp(backend);
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}) {
     current.app = await Test.createTestingModule({
-      imports: [TerminusModule.forRoot({ logger: false }), SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100, ...options })],
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100, ...options }),
+      ],
       providers,
     }).compile();
     await current.app.init();
@@ -80,13 +83,24 @@ describe('health indicator (with @nestjs/terminus) and metrics', () => {
       const stuck = await producer.add<WorkData>('work', {});
       // A job due in an hour does not count, however long the queue is paused.
       await producer.add<WorkData>('side', {}, { delay: 3_600_000 });
-      await waitFor(async () => statusOf(await indicator.isHealthy('queue', { maxPendingAge: 200 })) === 'down', 'down once the job waited 200 ms');
+      await waitFor(
+        async () => statusOf(await indicator.isHealthy('queue', { maxPendingAge: 200 })) === 'down',
+        'down once the job waited 200 ms',
+      );
 
       const error = await errorOf(check);
       expect(error).toBeInstanceOf(ServiceUnavailableException);
-      const response = (error as ServiceUnavailableException).getResponse() as { status: string; error: Record<string, any> };
+      const response = (error as ServiceUnavailableException).getResponse() as {
+        status: string;
+        error: { queue: { queues: { work: { oldestPendingAgeMs: number } } } };
+      };
       expect(response.status).toBe('error');
-      expect(response.error.queue).toMatchObject({ status: 'down', database: 'up', poller: 'up', queues: { work: { status: 'down' }, side: { status: 'up' } } });
+      expect(response.error.queue).toMatchObject({
+        status: 'down',
+        database: 'up',
+        poller: 'up',
+        queues: { work: { status: 'down' }, side: { status: 'up' } },
+      });
       expect(response.error.queue.queues.work.oldestPendingAgeMs).toBeGreaterThan(200);
       // Checking only other queues ignores it.
       expect((await health.check([() => indicator.isHealthy('queue', { maxPendingAge: 200, queues: ['side'] })])).status).toBe('ok');
@@ -101,7 +115,10 @@ describe('health indicator (with @nestjs/terminus) and metrics', () => {
       await waitFor(async () => (await indicator.isHealthy('queue')).queue.poller === 'up', 'poller up');
       // Rounds come about once a second when idle: 1 ms of allowed silence is soon exceeded.
       let down: QueueHealthResult | undefined;
-      await waitFor(async () => (down = await indicator.isHealthy('probe', { maxPollerSilence: 1 })).probe.poller === 'down', 'poller silent for more than 1 ms');
+      await waitFor(
+        async () => (down = await indicator.isHealthy('probe', { maxPollerSilence: 1 })).probe.poller === 'down',
+        'poller silent for more than 1 ms',
+      );
       expect(down!.probe).toMatchObject({ status: 'down', poller: 'down', database: 'up' });
     });
 
@@ -109,7 +126,10 @@ describe('health indicator (with @nestjs/terminus) and metrics', () => {
       const { indicator, producer } = await startApp([], { processing: false });
       expect((await indicator.isHealthy('queue')).queue).toMatchObject({ status: 'up', poller: 'not running in this process', queues: {} });
       await producer.add('orphan', {});
-      await waitFor(async () => statusOf(await indicator.isHealthy('queue', { maxPendingAge: 100 })) === 'down', 'the unprocessed job is overdue');
+      await waitFor(
+        async () => statusOf(await indicator.isHealthy('queue', { maxPendingAge: 100 })) === 'down',
+        'the unprocessed job is overdue',
+      );
       expect((await indicator.isHealthy('queue', { maxPendingAge: 100 })).queue).toMatchObject({ queues: { orphan: { status: 'down' } } });
     });
   });
@@ -125,8 +145,14 @@ describe('health indicator (with @nestjs/terminus) and metrics', () => {
       await waitFor(async () => (await admin.getJob(waited.id))?.status === 'completed', 'the waiting job ran');
       const jobs = [
         waited,
-        ...(await producer.addBulk<WorkData>('work', Array.from({ length: 6 }, () => ({ data: {} })))),
-        ...(await producer.addBulk<WorkData>('work', Array.from({ length: 2 }, () => ({ data: { fail: true }, options: { maxAttempts: 1 } })))),
+        ...(await producer.addBulk<WorkData>(
+          'work',
+          Array.from({ length: 6 }, () => ({ data: {} })),
+        )),
+        ...(await producer.addBulk<WorkData>(
+          'work',
+          Array.from({ length: 2 }, () => ({ data: { fail: true }, options: { maxAttempts: 1 } })),
+        )),
         // Works 300 ms.
         await producer.add<WorkData>('work', { workFor: 300 }),
         await producer.add('side', {}),
@@ -144,7 +170,13 @@ describe('health indicator (with @nestjs/terminus) and metrics', () => {
       expect(metrics.generatedAt).toBeInstanceOf(Date);
       expect(Object.keys(metrics.queues).sort()).toEqual(['side', 'work']);
       const work = metrics.queues.work;
-      expect(work).toMatchObject({ queue: 'work', completed: 8, failed: 2, completedPerMinute: [0, 0, 0, 0, 8], failedPerMinute: [0, 0, 0, 0, 2] });
+      expect(work).toMatchObject({
+        queue: 'work',
+        completed: 8,
+        failed: 2,
+        completedPerMinute: [0, 0, 0, 0, 8],
+        failedPerMinute: [0, 0, 0, 0, 2],
+      });
       expect(metrics.queues.side).toMatchObject({ completed: 1, failed: 0, completedPerMinute: [0, 0, 0, 0, 1] });
 
       for (const timing of [work.waitTime!, work.runTime!]) {

@@ -21,15 +21,13 @@ import {
   SqliteQueueOptionsFactory,
   UnrecoverableError,
 } from '../lib';
-import { SqliteQueueFactory } from '../lib/factory/sqlite-queue.factory';
+import { QueueFactory } from '../lib/factory/queue.factory';
 import { PairingBackend, pairEnqueued } from '../lib/storage/shared/pair-enqueued';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { defineProcessor } from './fixtures/define-processor';
 import { startLockHolder } from './support/child-app';
-import { describeSqliteOnly } from './support/describe-backend';
-import { perTestApp } from './support/per-test-app';
-import { testBackend } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, describeEachSqlite, perTestApp } from './support/backends';
 
 /** Fails fast instead of spinning a CPU and growing memory when a regression makes a call hang. */
 const HANG_TIMEOUT = 15_000;
@@ -46,15 +44,15 @@ function nested(depth: number): unknown {
   return value;
 }
 
-describe('hostile input', () => {
-  const current = perTestApp();
+describeEachBackend('hostile input', (backend) => {
+  const current = perTestApp(backend);
 
   async function start(
     options: SqliteQueueModuleOptions = {},
     providers: unknown[] = [],
   ): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 50, ...options })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 50, ...options })],
       providers: providers as never[],
     }).compile();
     await current.app.init();
@@ -69,7 +67,7 @@ describe('hostile input', () => {
     const module =
       typeof options === 'function'
         ? SqliteQueueModule.forRootAsync({ useFactory: options })
-        : SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 50, ...options });
+        : SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 50, ...options });
     const app = await Test.createTestingModule({ imports: [module], providers: providers as never[] }).compile();
     const error = await app.init().then(
       () => undefined,
@@ -110,9 +108,7 @@ describe('hostile input', () => {
       'a key holding %s is refused by addBulk, naming the item, with nothing written',
       async (_label, key) => {
         const { producer, admin } = await start({ processing: false });
-        const error = await producer
-          .addBulk('keys', [{ data: 1 }, { data: 2, options: { key } }])
-          .catch((caught: unknown) => caught);
+        const error = await producer.addBulk('keys', [{ data: 1 }, { data: 2, options: { key } }]).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(InvalidJobOptionsError);
         expect(error).toMatchObject({ option: 'items[1].key' });
         expect(await totalJobs(admin)).toBe(0);
@@ -161,7 +157,7 @@ describe('hostile input', () => {
       'below the boundary, a key the database stores altered ends the second enqueue with a typed error instead of looping',
       async () => {
         await start({ processing: false });
-        const storage = await current.app!.get(SqliteQueueFactory).storage();
+        const storage = await current.app!.get(QueueFactory).storage();
         const key = `k${LONE_HIGH}`;
         const job: NewJobRecord = { data: '{}', priority: 0, runAt: Date.now(), maxAttempts: 1, backoff: null, timeout: null, key };
         await storage.enqueue('raw-keys', [job], Date.now());
@@ -282,8 +278,8 @@ describe('hostile input', () => {
     });
 
     it('forRootAsync refuses an unknown option returned by useFactory or by a useClass factory', async () => {
-      const database = current.db.path;
-      expect(await initError(() => ({ database, leaseDurationMs: 60_000 }) as SqliteQueueModuleOptions)).toMatchObject({
+      const connection = current.db.options;
+      expect(await initError(() => ({ ...connection, leaseDurationMs: 60_000 }) as SqliteQueueModuleOptions)).toMatchObject({
         name: 'InvalidModuleOptionsError',
         option: 'leaseDurationMs',
       });
@@ -291,7 +287,7 @@ describe('hostile input', () => {
       @Injectable()
       class OptionsFactory implements SqliteQueueOptionsFactory {
         createSqliteQueueOptions(): SqliteQueueModuleOptions {
-          return { database, retries: 3 } as SqliteQueueModuleOptions;
+          return { ...connection, retries: 3 } as SqliteQueueModuleOptions;
         }
       }
       const app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRootAsync({ useClass: OptionsFactory })] }).compile();
@@ -308,7 +304,7 @@ describe('hostile input', () => {
   describe('leases shorter than SQLite can wait for a lock (item 9)', () => {
     it('a leaseDuration the heartbeat cannot keep through a busy wait is refused on SQLite, with the minimum and why', async () => {
       const error = await initError({ leaseDuration: 2000, pollInterval: 1000 });
-      if (testBackend() === 'postgres') {
+      if (backend.kind === 'postgres') {
         // No busy timeout there: statements never wait for a file lock.
         expect(error).toBeUndefined();
         return;
@@ -369,17 +365,19 @@ describe('hostile input', () => {
   });
 });
 
-describeSqliteOnly('a lease is measured from when its claim runs, not from when it was queued (item 9)', () => {
-  const current = perTestApp();
+describeEachSqlite('a lease is measured from when its claim runs, not from when it was queued (item 9)', (backend) => {
+  const current = perTestApp(backend);
 
   it('a claim queued behind another process’s write lock gets a full lease from the moment it ran', async () => {
     const leaseDuration = 30_000;
     let releaseFirst!: () => void;
     const firstMayEnd = new Promise<void>((resolve) => (releaseFirst = resolve));
     const seenLease = new Map<string, number>();
+    // Assigned once the app exists; the processor defined before it reads it.
+    // eslint-disable-next-line prefer-const
     let admin!: QueueAdmin;
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 1000, leaseDuration })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 1000, leaseDuration })],
       providers: [
         defineProcessor<{ first?: boolean }>(
           'lease',

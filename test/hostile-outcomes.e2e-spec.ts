@@ -18,10 +18,9 @@ import {
 import { DataSource } from 'typeorm';
 import { JOBS_TABLE } from '../lib/sqlite-queue.constants';
 import { defineProcessor } from './fixtures/define-processor';
-import { perTestApp } from './support/per-test-app';
 import { rawQuery } from './support/raw-sqlite';
-import { postgresSchemaFor, postgresTestUrl, testBackend } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp, TestDatabase } from './support/backends';
 
 /** What the handler of queue `hostile` does, per job: `data.act` names one entry. */
 const acts: Record<string, (job: Job) => unknown> = {
@@ -65,17 +64,18 @@ const acts: Record<string, (job: Job) => unknown> = {
  * Makes the database refuse, with an error no retry can fix, every write that puts a failed attempt back to pending
  * (a retry): a trigger, on the table the app of `database` uses.
  */
-async function refuseRetryWrites(database: string): Promise<void> {
+async function refuseRetryWrites(database: TestDatabase): Promise<void> {
   const when = `NEW.status = 'pending' AND OLD.status = 'running' AND NEW.error IS NOT NULL`;
-  if (testBackend() === 'sqlite') {
+  const postgres = database.options.postgres;
+  if (!postgres) {
     await rawQuery(
       database,
       `CREATE TRIGGER refuse_retry BEFORE UPDATE ON ${JOBS_TABLE} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'retry refused'); END`,
     );
     return;
   }
-  const schema = postgresSchemaFor(database);
-  const dataSource = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
+  const schema = postgres.schema!;
+  const dataSource = new DataSource({ type: 'postgres', url: postgres.url, poolSize: 1 });
   await dataSource.initialize();
   try {
     await dataSource.query(
@@ -91,14 +91,14 @@ async function refuseRetryWrites(database: string): Promise<void> {
   }
 }
 
-describe('hostile outcomes: every thrown value, result and backoff ends its attempt in a defined state', () => {
-  const current = perTestApp();
+describeEachBackend('hostile outcomes: every thrown value, result and backoff ends its attempt in a defined state', (backend) => {
+  const current = perTestApp(backend);
   const heard: QueueEvent[] = [];
 
   async function start(maxAttempts = 3): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
     heard.length = 0;
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100 })],
       providers: [
         defineProcessor<{ act: string }>('hostile', async (job) => acts[job.data.act](job), {
           maxAttempts,
@@ -123,7 +123,11 @@ describe('hostile outcomes: every thrown value, result and backoff ends its atte
   it('a backoff that computes a delay past MAX_RETRY_DELAY (the largest accepted, 100 years) schedules the retry at a valid date, capped', async () => {
     const { producer, admin } = await start();
     const before = Date.now();
-    const { id } = await producer.add('hostile', { act: 'throwError' }, { backoff: { type: 'fixed', delay: 100 * 365.25 * 24 * 3_600_000 } });
+    const { id } = await producer.add(
+      'hostile',
+      { act: 'throwError' },
+      { backoff: { type: 'fixed', delay: 100 * 365.25 * 24 * 3_600_000 } },
+    );
     const job = await settled(admin, id, (info) => info.status !== 'running' && info.attempts === 1 && info.error !== null);
     expect(job).toMatchObject({ status: 'pending', attempts: 1, lockedBy: null, error: { message: 'plain failure', attempt: 1 } });
     expect(Number.isNaN(job.runAt.getTime())).toBe(false);
@@ -135,7 +139,7 @@ describe('hostile outcomes: every thrown value, result and backoff ends its atte
 
   it('an outcome write the database refuses for good is not retried for ever: the attempt fails with OutcomeWriteError', async () => {
     const { producer, admin } = await start();
-    await refuseRetryWrites(current.db.path);
+    await refuseRetryWrites(current.db);
     const { id } = await producer.add('hostile', { act: 'throwError' });
     // Before the fix the write was retried for ever: the job stayed running, its slot taken.
     const job = await settled(admin, id, (info) => info.status === 'failed');

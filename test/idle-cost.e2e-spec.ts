@@ -2,8 +2,8 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { CountingConnection, LoggedStatement, StatementLog, countingConnection } from './support/counting-data-source';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend } from './support/backends';
 
 const POLL_INTERVAL = 100;
 /** Claim rounds measured. */
@@ -23,7 +23,7 @@ interface IdleWindow {
  * Invariant 5: idle cost does not grow with the number of queues. One poller claims for every queue in one
  * statement per fallback period, so 50 idle queues cost what 1 does.
  */
-describe('idle cost', () => {
+describeEachBackend('idle cost', (backend) => {
   const cleanups: (() => void)[] = [];
   let app: TestingModule | undefined;
   let connection: CountingConnection | undefined;
@@ -38,9 +38,9 @@ describe('idle cost', () => {
 
   /** Boots an app with `queueCount` idle queues on a fresh database and records what it sends while idle. */
   async function measureIdle(queueCount: number): Promise<IdleWindow> {
-    const db = tempDatabase();
+    const db = backend.tempDatabase();
     cleanups.push(db.cleanup);
-    connection = countingConnection(db.path);
+    connection = countingConnection(db);
     const log = connection.log;
     app = await Test.createTestingModule({
       imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL_INTERVAL })],
@@ -86,7 +86,9 @@ describe('idle cost', () => {
     // One statement claims for every queue (per-queue pollers would each send their own, naming one queue)...
     const allQueues = Array.from({ length: 50 }, (_, i) => `idle-${i}`).sort();
     for (const claim of fifty.claims) {
-      const named = new Set(claim.parameters.flat().filter((value): value is string => typeof value === 'string' && value.startsWith('idle-')));
+      const named = new Set(
+        claim.parameters.flat().filter((value): value is string => typeof value === 'string' && value.startsWith('idle-')),
+      );
       expect([...named].sort()).toEqual(allQueues);
     }
     // ...and claims come at the fallback rate, not faster: ROUNDS claims span ROUNDS poll periods whatever the

@@ -3,7 +3,6 @@
  * option, and nothing is written. And a stored row whose payload cannot be read fails that job alone.
  */
 import { rawQuery } from './support/raw-sqlite';
-import { Test, TestingModule } from '@nestjs/testing';
 import {
   BulkJobItem,
   InvalidJobDataError,
@@ -16,11 +15,9 @@ import {
   QueueProcessor,
   QueueProducer,
   SqliteQueueError,
-  SqliteQueueModule,
 } from '../lib';
-import { itSqliteOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, itWhen, perTestApp, TestDatabase } from './support/backends';
 
 interface ParseData {
   n: number;
@@ -39,7 +36,10 @@ class ParseProcessor implements QueueProcessor<ParseData, number> {
 }
 
 /** Writes a job row the way another tool (or a corrupted write) could, bypassing the module. */
-async function insertRawJob(database: string, row: { queue: string; data: string; backoff?: string; maxAttempts?: number }): Promise<string> {
+async function insertRawJob(
+  database: TestDatabase,
+  row: { queue: string; data: string; backoff?: string; maxAttempts?: number },
+): Promise<string> {
   const now = Date.now();
   const [inserted] = await rawQuery<{ id: number }>(
     database,
@@ -93,26 +93,16 @@ const BAD_OPTIONS: [string, unknown, string][] = [
   ['options not an object', 'urgent', 'options'],
 ];
 
-describe('job options: bad input is refused at the boundary and writes nothing', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule;
+describeEachBackend('job options: bad input is refused at the boundary and writes nothing', (backend) => {
+  const current = perTestApp(backend);
   let producer: QueueProducer;
   let admin: QueueAdmin;
 
   beforeEach(async () => {
-    db = tempDatabase();
     seen.length = 0;
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50 })],
-      providers: [ParseProcessor],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [ParseProcessor] });
     producer = app.get(QueueProducer);
     admin = app.get(QueueAdmin);
-  });
-  afterEach(async () => {
-    await app.close();
-    db.cleanup();
   });
 
   const expectNothingWritten = async () => {
@@ -142,7 +132,11 @@ describe('job options: bad input is refused at the boundary and writes nothing',
   });
 
   it.each(BAD_OPTIONS)('addBulk() refuses a batch whose 3rd item has %s, writing none of it', async (_, options, option) => {
-    const items: BulkJobItem[] = [{ data: { n: 1 } }, { data: { n: 2 }, options: { delay: 5 } }, { data: { n: 3 }, options: options as JobOptions }];
+    const items: BulkJobItem[] = [
+      { data: { n: 1 } },
+      { data: { n: 2 }, options: { delay: 5 } },
+      { data: { n: 3 }, options: options as JobOptions },
+    ];
     const error = await rejection(producer.addBulk('options', items));
     expect(error).toBeInstanceOf(InvalidJobOptionsError);
     expect((error as InvalidJobOptionsError).option).toBe(`items[2].${option}`);
@@ -166,7 +160,14 @@ describe('job options: bad input is refused at the boundary and writes nothing',
   });
 
   it('refuses data that JSON cannot carry with InvalidJobDataError', async () => {
-    for (const data of [undefined, () => 1, { when: new Date() }, { n: NaN }, [1, , 3]]) {
+    for (const data of [
+      undefined,
+      () => 1,
+      { when: new Date() },
+      { n: NaN }, // A sparse array, on purpose.
+      // eslint-disable-next-line no-sparse-arrays
+      [1, , 3],
+    ]) {
       const error = await rejection(producer.add('options', data));
       expect(error).toBeInstanceOf(InvalidJobDataError);
     }
@@ -176,44 +177,76 @@ describe('job options: bad input is refused at the boundary and writes nothing',
   });
 
   it('the same options, valid, are accepted (the refusals above are about the values, not the names)', async () => {
-    const job = await producer.add('options', { n: 1 }, {
-      delay: 0,
-      priority: 0,
-      maxAttempts: 1,
-      timeout: 2 ** 31 - 1,
-      backoff: { type: 'exponential', delay: 0, maxDelay: 0, jitter: false },
-      runAt: new Date(),
-      key: 'k',
-    });
+    const job = await producer.add(
+      'options',
+      { n: 1 },
+      {
+        delay: 0,
+        priority: 0,
+        maxAttempts: 1,
+        timeout: 2 ** 31 - 1,
+        backoff: { type: 'exponential', delay: 0, maxDelay: 0, jitter: false },
+        runAt: new Date(),
+        key: 'k',
+      },
+    );
     expect(job).toMatchObject({ maxAttempts: 1, priority: 0, key: 'k' });
     expect((await admin.getCounts('options')).pending).toBe(1);
   });
 
   // SQLite only: the row is written with a raw connection (PostgreSQL would refuse such a row).
-  itSqliteOnly('a stored payload that is not JSON fails that job with a clear error; the poller and every other job go on', async () => {
-    const before = await producer.addBulk<ParseData>('parse', Array.from({ length: 10 }, (_, n) => ({ data: { n } })));
-    const badId = await insertRawJob(db.path, { queue: 'parse', data: 'not json{' });
-    const after = await producer.addBulk<ParseData>('parse', Array.from({ length: 10 }, (_, n) => ({ data: { n: 10 + n } })));
-    await waitFor(async () => (await admin.getJob(badId))?.status === 'failed', 'the unreadable job failed');
-    await waitFor(async () => (await admin.getCounts('parse')).completed === 20, 'the other 20 jobs completed');
+  itWhen(backend.kind === 'sqlite')(
+    'a stored payload that is not JSON fails that job with a clear error; the poller and every other job go on',
+    async () => {
+      const before = await producer.addBulk<ParseData>(
+        'parse',
+        Array.from({ length: 10 }, (_, n) => ({ data: { n } })),
+      );
+      const badId = await insertRawJob(current.db, { queue: 'parse', data: 'not json{' });
+      const after = await producer.addBulk<ParseData>(
+        'parse',
+        Array.from({ length: 10 }, (_, n) => ({ data: { n: 10 + n } })),
+      );
+      await waitFor(async () => (await admin.getJob(badId))?.status === 'failed', 'the unreadable job failed');
+      await waitFor(async () => (await admin.getCounts('parse')).completed === 20, 'the other 20 jobs completed');
 
-    const bad = (await admin.getJob(badId))!;
-    expect(bad).toMatchObject({ status: 'failed', attempts: 1, data: 'not json{', lockedBy: null, leaseUntil: null });
-    expect(bad.error).toMatchObject({ name: 'InvalidStoredDataError', attempt: 1 });
-    expect(bad.error!.message).toMatch(/not valid JSON/);
-    for (const job of [...before, ...after]) expect((await admin.getJob(job.id))?.status).toBe('completed');
-    // Still polling: a job from another connection after the failure runs too.
-    const later = await insertRawJob(db.path, { queue: 'parse', data: JSON.stringify({ n: 99 }) });
-    await waitFor(async () => (await admin.getJob(later))?.status === 'completed', 'a later job completed');
-    expect(seen).toContain(99);
-  });
+      const bad = (await admin.getJob(badId))!;
+      expect(bad).toMatchObject({ status: 'failed', attempts: 1, data: 'not json{', lockedBy: null, leaseUntil: null });
+      expect(bad.error).toMatchObject({ name: 'InvalidStoredDataError', attempt: 1 });
+      expect(bad.error!.message).toMatch(/not valid JSON/);
+      for (const job of [...before, ...after]) expect((await admin.getJob(job.id))?.status).toBe('completed');
+      // Still polling: a job from another connection after the failure runs too.
+      const later = await insertRawJob(current.db, { queue: 'parse', data: JSON.stringify({ n: 99 }) });
+      await waitFor(async () => (await admin.getJob(later))?.status === 'completed', 'a later job completed');
+      expect(seen).toContain(99);
+    },
+  );
 
-  itSqliteOnly('a stored backoff that is not JSON does not stop the queue: the failing job still retries or fails, the rest complete', async () => {
-    const badBackoff = await insertRawJob(db.path, { queue: 'parse', data: JSON.stringify({ n: 1, fail: true }), backoff: 'oops{', maxAttempts: 2 });
-    await waitFor(async () => (await admin.getJob(badBackoff))?.status === 'failed', 'the job with the unreadable backoff failed', 15_000);
-    expect(await admin.getJob(badBackoff)).toMatchObject({ status: 'failed', attempts: 2, error: { message: 'planned failure of 1', attempt: 2 } });
-    const jobs = await producer.addBulk<ParseData>('parse', Array.from({ length: 10 }, (_, n) => ({ data: { n: 10 + n } })));
-    await waitFor(async () => (await admin.getCounts('parse')).completed === 10, 'later jobs of the same queue completed');
-    for (const job of jobs) expect((await admin.getJob(job.id))?.status).toBe('completed');
-  });
+  itWhen(backend.kind === 'sqlite')(
+    'a stored backoff that is not JSON does not stop the queue: the failing job still retries or fails, the rest complete',
+    async () => {
+      const badBackoff = await insertRawJob(current.db, {
+        queue: 'parse',
+        data: JSON.stringify({ n: 1, fail: true }),
+        backoff: 'oops{',
+        maxAttempts: 2,
+      });
+      await waitFor(
+        async () => (await admin.getJob(badBackoff))?.status === 'failed',
+        'the job with the unreadable backoff failed',
+        15_000,
+      );
+      expect(await admin.getJob(badBackoff)).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        error: { message: 'planned failure of 1', attempt: 2 },
+      });
+      const jobs = await producer.addBulk<ParseData>(
+        'parse',
+        Array.from({ length: 10 }, (_, n) => ({ data: { n: 10 + n } })),
+      );
+      await waitFor(async () => (await admin.getCounts('parse')).completed === 10, 'later jobs of the same queue completed');
+      for (const job of jobs) expect((await admin.getJob(job.id))?.status).toBe('completed');
+    },
+  );
 });

@@ -8,15 +8,15 @@ import { Test } from '@nestjs/testing';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { perTestApp } from './support/per-test-app';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const WORKER_ID = 'pod-0';
 // The shortest lease SQLite accepts with pollInterval 100: it must outlast a heartbeat interval and the 5 s busy wait.
 const LEASE_MS = 6500;
 
-describe('lease heartbeat: a restarted process with the same workerId', () => {
-  const current = perTestApp();
+describeEachBackend('lease heartbeat: a restarted process with the same workerId', (backend) => {
+  const current = perTestApp(backend);
   let children: ChildApp[] = [];
 
   afterEach(async () => {
@@ -28,17 +28,14 @@ describe('lease heartbeat: a restarted process with the same workerId', () => {
     const runLog = `${current.db.path}.runs`;
     // 1. The first incarnation of pod-0 takes a job that never ends, and is killed with -9.
     const first = startChildApp({
-      database: current.db.path,
+      connection: current.db.options,
       runLog,
       module: { workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 },
       queues: [{ name: 'orphans' }],
     });
     children.push(first);
     await first.printed('READY');
-    const producerApp = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, processing: false })],
-    }).compile();
-    await producerApp.init();
+    const producerApp = await current.startApp({ module: { processing: false } });
     const orphan = await producerApp.get(QueueProducer).add('orphans', { hang: true });
     await producerApp.close();
     await waitFor(() => readRunLog(runLog).some((entry) => entry.id === orphan.id), 'the first incarnation started the job');
@@ -48,7 +45,7 @@ describe('lease heartbeat: a restarted process with the same workerId', () => {
     // its heartbeat beats all along, and must not keep the orphan's lease alive.
     const orphanRan = deferred<Job>();
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 })],
       providers: [
         defineProcessor('orphans', async (job) => void orphanRan.resolve(job)),
         defineProcessor('long', async () => {
@@ -69,5 +66,36 @@ describe('lease heartbeat: a restarted process with the same workerId', () => {
     expect(rerun).toMatchObject({ id: orphan.id, attempt: 2 });
     await waitFor(async () => (await admin.getJob(long.id))?.status === 'completed', 'the long job completed');
     expect(await admin.getJob(long.id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+});
+
+describeEachBackend('lease heartbeat: a job running three times its lease', (backend) => {
+  const current = perTestApp(backend);
+  // The shortest lease each backend accepts with pollInterval 100 (SQLite: 6000 + min(pollInterval, 3000) ms);
+  // PostgreSQL has no minimum.
+  const lease = backend.kind === 'sqlite' ? 6100 : 1500;
+
+  it('keeps its lease by heartbeats and completes exactly once, while a second worker polls the same database', async () => {
+    const runs: { worker: string; attempt: number }[] = [];
+    const worker = (name: string) =>
+      defineProcessor('long-lease', async (job) => {
+        runs.push({ worker: name, attempt: job.attempt });
+        await new Promise((resolve) => setTimeout(resolve, 3 * lease));
+        return name;
+      });
+    const module = { leaseDuration: lease, pollInterval: 100 };
+    const first = await current.startApp({ module, providers: [worker('first')] });
+    const job = await first.get(QueueProducer).add('long-lease', {});
+    await waitFor(() => runs.length === 1, 'the first worker started the job');
+    // The second worker (its own workerId, its own lease keeper and recovery) polls throughout: an unrenewed lease
+    // would be recovered and the job run again by one of them.
+    await current.startApp({ module, providers: [worker('second')] });
+    const admin = first.get(QueueAdmin);
+    // Ends early when a second run starts, so a lost lease fails the test at once rather than by timing out.
+    const finished = async () => runs.length > 1 || ['completed', 'failed'].includes((await admin.getJob(job.id))?.status ?? '');
+    await waitFor(finished, 'the long job finished', 6 * lease + 30_000);
+    expect(runs).toEqual([{ worker: 'first', attempt: 1 }]);
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the long job completed');
+    expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', attempts: 1, result: 'first' });
   });
 });

@@ -45,7 +45,10 @@ describe('LeaseKeeper', () => {
     keeper.start();
     await jest.advanceTimersByTimeAsync(3 * BEAT);
     expect(storage.extendLeases).not.toHaveBeenCalled();
-    hooks.held = [{ id: '1', attempt: 1 }, { id: '7', attempt: 2 }];
+    hooks.held = [
+      { id: '1', attempt: 1 },
+      { id: '7', attempt: 2 },
+    ];
     await jest.advanceTimersByTimeAsync(BEAT);
     expect(storage.extendLeases).toHaveBeenCalledTimes(1);
     expect(storage.extendLeases).toHaveBeenLastCalledWith(hooks.held, 'w1', settings.leaseDuration, Date.now());
@@ -57,7 +60,10 @@ describe('LeaseKeeper', () => {
   });
 
   it('hands attempts cancelled by another process to onCancelled', async () => {
-    const { keeper, storage, hooks } = setUp([{ id: '3', attempt: 1 }, { id: '4', attempt: 1 }]);
+    const { keeper, storage, hooks } = setUp([
+      { id: '3', attempt: 1 },
+      { id: '4', attempt: 1 },
+    ]);
     storage.findCancelled.mockResolvedValueOnce(['4']);
     keeper.start();
     await jest.advanceTimersByTimeAsync(BEAT);

@@ -4,7 +4,7 @@ import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { waitFor } from './support/wait-for';
-import { perTestApp } from './support/per-test-app';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const QUEUES = ['alpha', 'beta', 'gamma'];
 const JOBS_PER_QUEUE = 1000;
@@ -20,8 +20,8 @@ interface QueueRecord {
   maxRunning: number;
 }
 
-describe('load: three queues of 1,000 jobs each on one shared poller', () => {
-  const current = perTestApp();
+describeEachBackend('load: three queues of 1,000 jobs each on one shared poller', (backend) => {
+  const current = perTestApp(backend);
 
   it('runs every one of 3 x 1,000 jobs exactly once, never above each queue’s concurrency', async () => {
     const records = new Map<string, QueueRecord>(
@@ -45,7 +45,7 @@ describe('load: three queues of 1,000 jobs each on one shared poller', () => {
       ),
     );
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100 })],
       providers: processors,
     }).compile();
     await current.app.init();
@@ -56,7 +56,10 @@ describe('load: three queues of 1,000 jobs each on one shared poller', () => {
     const enqueuedIds = new Map<string, string[]>(QUEUES.map((queue) => [queue, []]));
     for (let start = 0; start < JOBS_PER_QUEUE; start += 250) {
       for (const queue of QUEUES) {
-        const jobs = await producer.addBulk(queue, Array.from({ length: 250 }, (_, i) => ({ data: { n: start + i } })));
+        const jobs = await producer.addBulk(
+          queue,
+          Array.from({ length: 250 }, (_, i) => ({ data: { n: start + i } })),
+        );
         enqueuedIds.get(queue)!.push(...jobs.map((job) => job.id));
       }
     }

@@ -5,13 +5,12 @@
  * one in the child producer would end it with a non-zero exit code.)
  */
 import { LoggerService } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { BUSY_TIMEOUT_MS } from '../lib/sqlite-queue.constants';
 import { ChildApp, startChildApp, startLockHolder } from './support/child-app';
-import { describeSqliteOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachSqlite, perTestApp } from './support/backends';
 
 const starts = new Map<string, number>();
 const finishedAt = new Map<string, number>();
@@ -43,13 +42,11 @@ class CapturingLogger implements LoggerService {
 }
 
 // SQLite only: the lock is SQLite's file lock, taken with node-sqlite3 directly.
-describeSqliteOnly('a second process holds the write lock', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachSqlite('a second process holds the write lock', (backend) => {
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
   beforeEach(() => {
-    db = tempDatabase();
     starts.clear();
     finishedAt.clear();
     gate = deferred<void>();
@@ -58,33 +55,33 @@ describeSqliteOnly('a second process holds the write lock', () => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
     gate.resolve();
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   it('the app and the producers wait for a 2 s write lock and recover: every add resolves, every job completes', async () => {
     const holdMs = 2000;
     expect(holdMs).toBeLessThan(BUSY_TIMEOUT_MS); // the premise: the lock ends within SQLite's busy wait
     const logger = new CapturingLogger();
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
-      providers: [LockedProcessor],
-    })
-      .setLogger(logger)
-      .compile();
-    await app.init();
+    app = await current.startApp({ module: { pollInterval: 100 }, providers: [LockedProcessor], logger });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 
-    const before = await producer.addBulk('locked', Array.from({ length: 20 }, (_, n) => ({ data: { n } })));
+    const before = await producer.addBulk(
+      'locked',
+      Array.from({ length: 20 }, (_, n) => ({ data: { n } })),
+    );
     await waitFor(async () => (await admin.getCounts('locked')).completed === 20, 'the first 20 jobs completed');
 
     // Four jobs are running when the lock is taken; they finish during it, so saving their outcome must wait.
-    const inFlight = await producer.addBulk('locked', Array.from({ length: 4 }, (_, n) => ({ data: { n: 10 + n, gated: true } })));
+    const inFlight = await producer.addBulk(
+      'locked',
+      Array.from({ length: 4 }, (_, n) => ({ data: { n: 10 + n, gated: true } })),
+    );
     await waitFor(() => inFlight.every((job) => starts.has(job.id)), 'four gated jobs running');
 
-    const holder = startLockHolder(db.path, holdMs);
+    const holder = startLockHolder(current.db.path, holdMs);
     children.push(holder);
     await holder.printed('LOCKED');
     gate.resolve();
@@ -94,8 +91,17 @@ describeSqliteOnly('a second process holds the write lock', () => {
     const resolvedAt: number[] = [];
     const track = <T>(promise: Promise<T>) => promise.then((value) => (resolvedAt.push(Date.now()), value));
     const singles = Promise.all(Array.from({ length: 50 }, (_, i) => track(producer.add('locked', { n: 100 + i }))));
-    const bulk = track(producer.addBulk('locked', Array.from({ length: 50 }, (_, i) => ({ data: { n: 200 + i } }))));
-    const childProducer = startChildApp({ database: db.path, produce: { queue: 'locked', count: 100, bulk: 25 }, exitAfterProduce: true });
+    const bulk = track(
+      producer.addBulk(
+        'locked',
+        Array.from({ length: 50 }, (_, i) => ({ data: { n: 200 + i } })),
+      ),
+    );
+    const childProducer = startChildApp({
+      connection: current.db.options,
+      produce: { queue: 'locked', count: 100, bulk: 25 },
+      exitAfterProduce: true,
+    });
     children.push(childProducer);
 
     expect(await holder.exited).toBe(0);
@@ -127,19 +133,16 @@ describeSqliteOnly('a second process holds the write lock', () => {
   it('a lock held past busy_timeout makes some statements fail with SQLITE_BUSY; the app retries them and loses nothing', async () => {
     const holdMs = BUSY_TIMEOUT_MS + 1500;
     const logger = new CapturingLogger();
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
-      providers: [LockedProcessor],
-    })
-      .setLogger(logger)
-      .compile();
-    await app.init();
+    app = await current.startApp({ module: { pollInterval: 100 }, providers: [LockedProcessor], logger });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 
-    const inFlight = await producer.addBulk('locked', Array.from({ length: 4 }, (_, n) => ({ data: { n, gated: true } })));
+    const inFlight = await producer.addBulk(
+      'locked',
+      Array.from({ length: 4 }, (_, n) => ({ data: { n, gated: true } })),
+    );
     await waitFor(() => inFlight.every((job) => starts.has(job.id)), 'four gated jobs running');
-    const holder = startLockHolder(db.path, holdMs);
+    const holder = startLockHolder(current.db.path, holdMs);
     children.push(holder);
     await holder.printed('LOCKED');
     gate.resolve(); // their outcomes must now wait for the lock, longer than SQLite will wait at once
@@ -151,7 +154,10 @@ describeSqliteOnly('a second process holds the write lock', () => {
       if (outcome.status === 'rejected') expect(String(outcome.reason)).toMatch(/SQLITE_BUSY|database is locked/);
     }
     const added = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    const after = await producer.addBulk('locked', Array.from({ length: 10 }, (_, i) => ({ data: { n: 200 + i } })));
+    const after = await producer.addBulk(
+      'locked',
+      Array.from({ length: 10 }, (_, i) => ({ data: { n: 200 + i } })),
+    );
     const all = [...inFlight, ...added, ...after];
     await waitFor(async () => (await admin.getCounts('locked')).completed === all.length, 'every job written completed', 30_000);
     // Every add that resolved wrote its own row (no phantom ids, no row of another add), and it ran once.

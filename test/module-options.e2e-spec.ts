@@ -15,8 +15,8 @@ import {
 import { defineProcessor } from './fixtures/define-processor';
 import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { jobCounts } from './support/job-counts';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { ConnectionOptions, describeEachBackend, perTestApp } from './support/backends';
 
 /** A latch that holds a handler until the test releases it. */
 type Gate = ReturnType<typeof deferred<void>>;
@@ -24,7 +24,7 @@ type Gate = ReturnType<typeof deferred<void>>;
 /** The app's own configuration, as a ConfigModule would provide it. */
 class QueueConfig {
   constructor(
-    readonly database: string,
+    readonly connection: ConnectionOptions,
     readonly workerId: string,
   ) {}
 }
@@ -36,7 +36,7 @@ class QueueOptionsService implements SqliteQueueOptionsFactory {
   constructor(private readonly config: QueueConfig) {}
   createSqliteQueueOptions(): SqliteQueueModuleOptions {
     this.calls++;
-    return { database: this.config.database, workerId: this.config.workerId, pollInterval: 50 };
+    return { ...this.config.connection, workerId: this.config.workerId, pollInterval: 50 };
   }
 }
 
@@ -52,13 +52,11 @@ class AppConfigModule {
   }
 }
 
-describe('module wiring', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('module wiring', (backend) => {
   let apps: TestingModule[];
   let connections: (CountingConnection | DataSource)[];
 
   beforeEach(() => {
-    db = tempDatabase();
     apps = [];
     connections = [];
   });
@@ -71,8 +69,9 @@ describe('module wiring', () => {
         await connection.destroy();
       }
     }
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function start(module: Parameters<typeof Test.createTestingModule>[0]): Promise<TestingModule> {
     const app = await Test.createTestingModule(module).compile();
@@ -90,7 +89,7 @@ describe('module wiring', () => {
     const job = await app.get(QueueProducer).add('configured', { n: 1 });
     await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'the job is running');
     expect((await admin.getJob(job.id))?.lockedBy).toBe(workerId);
-    const observer = await start({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] });
+    const observer = await start({ imports: [SqliteQueueModule.forRoot({ ...current.db.options, processing: false })] });
     expect(await observer.get(QueueAdmin).getCounts('configured')).toEqual(jobCounts({ running: 1 }));
     gate.resolve();
     await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the job completed');
@@ -106,9 +105,9 @@ describe('module wiring', () => {
       const app = await start({
         imports: [
           SqliteQueueModule.forRootAsync({
-            imports: [AppConfigModule.forRoot(new QueueConfig(db.path, 'from-factory'))],
+            imports: [AppConfigModule.forRoot(new QueueConfig(current.db.options, 'from-factory'))],
             inject: [QueueConfig],
-            useFactory: async (config: QueueConfig) => ({ database: config.database, workerId: config.workerId, pollInterval: 50 }),
+            useFactory: async (config: QueueConfig) => ({ ...config.connection, workerId: config.workerId, pollInterval: 50 }),
           }),
         ],
         providers: [gatedProcessor(gate)],
@@ -121,7 +120,7 @@ describe('module wiring', () => {
       const app = await start({
         imports: [
           SqliteQueueModule.forRootAsync({
-            imports: [AppConfigModule.forRoot(new QueueConfig(db.path, 'from-class'))],
+            imports: [AppConfigModule.forRoot(new QueueConfig(current.db.options, 'from-class'))],
             useClass: QueueOptionsService,
           }),
         ],
@@ -135,7 +134,7 @@ describe('module wiring', () => {
       const app = await start({
         imports: [
           SqliteQueueModule.forRootAsync({
-            imports: [AppConfigModule.forRoot(new QueueConfig(db.path, 'from-existing'))],
+            imports: [AppConfigModule.forRoot(new QueueConfig(current.db.options, 'from-existing'))],
             useExisting: QueueOptionsService,
           }),
         ],
@@ -152,7 +151,7 @@ describe('module wiring', () => {
       ['already initialised', true],
       ['not yet initialised', false],
     ])('is used (%s) and never destroyed by the module: the host can still query it after app.close()', async (_case, initialise) => {
-      const dataSource = new DataSource({ type: 'sqlite', database: db.path });
+      const dataSource = new DataSource({ type: 'sqlite', database: current.db.path });
       connections.push(dataSource);
       if (initialise) {
         await dataSource.initialize();
@@ -167,7 +166,10 @@ describe('module wiring', () => {
         providers: [NoteProcessor],
       });
       expect(dataSource.isInitialized).toBe(true);
-      await app.get(QueueProducer).addBulk('notes', ['a', 'b', 'c'].map((text) => ({ data: { text } })));
+      await app.get(QueueProducer).addBulk(
+        'notes',
+        ['a', 'b', 'c'].map((text) => ({ data: { text } })),
+      );
       await waitFor(async () => (await app.get(QueueAdmin).getCounts('notes')).completed === 3, 'three jobs completed');
 
       await app.close();
@@ -177,7 +179,8 @@ describe('module wiring', () => {
       expect(await dataSource.query(`SELECT status, COUNT(*) AS count FROM ${JOBS_TABLE} GROUP BY status`)).toEqual([
         { status: 'completed', count: 3 },
       ]);
-      if (initialise) expect(await dataSource.query('SELECT text FROM notes ORDER BY id')).toEqual([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
+      if (initialise)
+        expect(await dataSource.query('SELECT text FROM notes ORDER BY id')).toEqual([{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
     });
   });
 
@@ -206,7 +209,7 @@ describe('module wiring', () => {
       @Module({ imports: [MailFeatureModule] })
       class AccountsModule {}
 
-      const app = await start({ imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50 }), AccountsModule] });
+      const app = await start({ imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 50 }), AccountsModule] });
       const job = await app.get(QueueProducer).add('welcome-mail', { to: 'ada@example.com' });
       const admin = app.get(QueueAdmin);
       await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the welcome mail job completed');
@@ -231,7 +234,7 @@ describe('module wiring', () => {
       @Module({ providers: [SignupService], exports: [SignupService] })
       class SignupModule {}
 
-      const app = await start({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false }), SignupModule] });
+      const app = await start({ imports: [SqliteQueueModule.forRoot({ ...current.db.options, processing: false }), SignupModule] });
       const signups = app.get(SignupService);
       const id = await signups.signUp('grace@example.com');
       await signups.signUp('alan@example.com');
@@ -243,7 +246,7 @@ describe('module wiring', () => {
   describe('processing: false', () => {
     it('claims nothing, even with a processor registered, while a processing app on the same file polls on', async () => {
       // The app under test: it has a processor for "reports", but must neither claim nor run anything.
-      const quiet = countingConnection(db.path);
+      const quiet = countingConnection(current.db);
       connections.push(quiet);
       let reportRuns = 0;
       const quietApp = await start({
@@ -251,14 +254,17 @@ describe('module wiring', () => {
         providers: [defineProcessor('reports', async () => void reportRuns++)],
       });
       // The control: a processing app on the same file, for another queue. Its claims are the clock of the test.
-      const control = countingConnection(db.path);
+      const control = countingConnection(current.db);
       connections.push(control);
       const controlApp = await start({
         imports: [SqliteQueueModule.forRoot({ ...control.options, pollInterval: 50 })],
         providers: [defineProcessor('other', async () => undefined)],
       });
 
-      await quietApp.get(QueueProducer).addBulk('reports', [1, 2, 3].map((n) => ({ data: { n } })));
+      await quietApp.get(QueueProducer).addBulk(
+        'reports',
+        [1, 2, 3].map((n) => ({ data: { n } })),
+      );
       await controlApp.get(QueueProducer).add('other', { n: 1 });
       const claimsBefore = control.log.claims;
       await waitFor(

@@ -24,8 +24,8 @@ import {
   SqliteQueueModuleOptions,
 } from '../lib';
 import { errorOf } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const gate = { current: deferred(), started: deferred() };
 
@@ -49,8 +49,7 @@ function processorWith(options: ProcessorOptions, queue = 'declared'): Type<Queu
   return DeclaredProcessor;
 }
 
-describe('operations: bad input is refused at the boundary with a typed error, and writes nothing', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('operations: bad input is refused at the boundary with a typed error, and writes nothing', (backend) => {
   let app: TestingModule | undefined;
   let borrowed: DataSource | undefined;
   /**
@@ -64,23 +63,19 @@ describe('operations: bad input is refused at the boundary with a typed error, a
   });
 
   beforeEach(() => {
-    db = tempDatabase();
     gate.current = deferred();
     gate.started = deferred();
   });
   afterEach(async () => {
     gate.current.resolve();
-    await app?.close();
     app = undefined;
     borrowed = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   async function compile(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<TestingModule> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
+    app = await current.compileApp({ module: { pollInterval: 100, ...options }, providers });
     return app;
   }
 
@@ -96,10 +91,13 @@ describe('operations: bad input is refused at the boundary with a typed error, a
    * afterAll, and is dropped.
    */
   async function initError(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<Error> {
-    borrowed = new DataSource({ type: 'sqlite', database: db.path });
+    borrowed = new DataSource({ type: 'sqlite', database: current.db.path });
     failedInits.push(borrowed);
-    const testing = await compile(providers, { ...options, dataSource: borrowed });
-    app = undefined;
+    // A SQLite DataSource of the test's own on every backend: what is refused here is independent of the backend.
+    const testing = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100, ...options, dataSource: borrowed })],
+      providers,
+    }).compile();
     return errorOf(() => testing.init());
   }
 
@@ -107,16 +105,19 @@ describe('operations: bad input is refused at the boundary with a typed error, a
   const reopen = () => startApp([], { processing: false });
 
   describe('QueueAdmin job operations', () => {
-    it.each(['999999', 'abc', '', '0', '-1', '1.5'])('cancel, retry and remove of unknown id %j reject with JobNotFoundError', async (id) => {
-      const { admin, producer } = await startApp();
-      if (id === '999999') await producer.add('ops', {});
-      for (const operation of [() => admin.cancel(id), () => admin.retry(id), () => admin.remove(id)]) {
-        const error = await errorOf(operation);
-        expect(error).toBeInstanceOf(JobNotFoundError);
-        expect((error as JobNotFoundError).jobId).toBe(id);
-      }
-      expect(await admin.getJob(id)).toBeNull();
-    });
+    it.each(['999999', 'abc', '', '0', '-1', '1.5'])(
+      'cancel, retry and remove of unknown id %j reject with JobNotFoundError',
+      async (id) => {
+        const { admin, producer } = await startApp();
+        if (id === '999999') await producer.add('ops', {});
+        for (const operation of [() => admin.cancel(id), () => admin.retry(id), () => admin.remove(id)]) {
+          const error = await errorOf(operation);
+          expect(error).toBeInstanceOf(JobNotFoundError);
+          expect((error as JobNotFoundError).jobId).toBe(id);
+        }
+        expect(await admin.getJob(id)).toBeNull();
+      },
+    );
 
     it('refuses operations the job’s status does not allow with InvalidJobStateError, changing nothing', async () => {
       const { admin, producer } = await startApp();
@@ -184,16 +185,25 @@ describe('operations: bad input is refused at the boundary with a typed error, a
       expect(await admin.getJob(failed.id)).not.toBeNull();
     });
 
-    it.each([0, 1441, 2.5, -5, Number.NaN])('getMetrics({ windowMinutes: %p }) rejects with InvalidArgumentError', async (windowMinutes) => {
-      const { admin } = await startApp([], { processing: false });
-      const error = await errorOf(() => admin.getMetrics({ windowMinutes }));
-      expect(error).toBeInstanceOf(InvalidArgumentError);
-      expect(error).toMatchObject({ method: 'getMetrics', argument: 'windowMinutes' });
-    });
+    it.each([0, 1441, 2.5, -5, Number.NaN])(
+      'getMetrics({ windowMinutes: %p }) rejects with InvalidArgumentError',
+      async (windowMinutes) => {
+        const { admin } = await startApp([], { processing: false });
+        const error = await errorOf(() => admin.getMetrics({ windowMinutes }));
+        expect(error).toBeInstanceOf(InvalidArgumentError);
+        expect(error).toMatchObject({ method: 'getMetrics', argument: 'windowMinutes' });
+      },
+    );
 
     it('queue operations reject a malformed queue name with InvalidQueueNameError', async () => {
       const { admin } = await startApp([], { processing: false });
-      for (const operation of [() => admin.pause(''), () => admin.resume(''), () => admin.getJobs(''), () => admin.retryAll(''), () => admin.clean('', { status: 'completed' })]) {
+      for (const operation of [
+        () => admin.pause(''),
+        () => admin.resume(''),
+        () => admin.getJobs(''),
+        () => admin.retryAll(''),
+        () => admin.clean('', { status: 'completed' }),
+      ]) {
         expect(await errorOf(operation)).toBeInstanceOf(InvalidQueueNameError);
       }
       expect(await admin.listQueues()).toEqual([]);
@@ -233,7 +243,9 @@ describe('operations: bad input is refused at the boundary with a typed error, a
       const { producer } = await startApp([], { processing: false });
       const before = await producer.upsertSchedule('reports', 'nightly', { every: 60_000, data: { v: 1 } });
       for (const [, options] of badSchedules) {
-        expect(await errorOf(() => producer.upsertSchedule('reports', 'nightly', options as ScheduleOptions))).toBeInstanceOf(InvalidScheduleError);
+        expect(await errorOf(() => producer.upsertSchedule('reports', 'nightly', options as ScheduleOptions))).toBeInstanceOf(
+          InvalidScheduleError,
+        );
       }
       expect(await producer.listSchedules()).toEqual([before]);
     });
@@ -245,10 +257,22 @@ describe('operations: bad input is refused at the boundary with a typed error, a
     });
 
     it.each<[string, DeclaredSchedule[]]>([
-      ['an invalid cron', [{ name: 'ok', every: 1000 }, { name: 'broken', cron: 'nope' }]],
+      [
+        'an invalid cron',
+        [
+          { name: 'ok', every: 1000 },
+          { name: 'broken', cron: 'nope' },
+        ],
+      ],
       ['an unknown time zone', [{ name: 'tz', cron: '0 * * * *', timezone: 'Nowhere/Special' }]],
       ['every 0', [{ name: 'zero', every: 0 }]],
-      ['the same name twice', [{ name: 'twice', every: 1000 }, { name: 'twice', every: 5000 }]],
+      [
+        'the same name twice',
+        [
+          { name: 'twice', every: 1000 },
+          { name: 'twice', every: 5000 },
+        ],
+      ],
     ])('@Processor schedules with %s fail app.init() with InvalidScheduleError, writing no schedule', async (_case, schedules) => {
       expect(await initError([processorWith({ schedules })])).toBeInstanceOf(InvalidScheduleError);
       const { producer } = await reopen();
@@ -256,7 +280,9 @@ describe('operations: bad input is refused at the boundary with a typed error, a
     });
 
     it('@Processor schedules are validated at app.init() in a process that does not process, too', async () => {
-      expect(await initError([processorWith({ schedules: [{ name: 'broken', cron: 'nope' }] })], { processing: false })).toBeInstanceOf(InvalidScheduleError);
+      expect(await initError([processorWith({ schedules: [{ name: 'broken', cron: 'nope' }] })], { processing: false })).toBeInstanceOf(
+        InvalidScheduleError,
+      );
     });
   });
 
@@ -272,25 +298,31 @@ describe('operations: bad input is refused at the boundary with a typed error, a
       ['null', null],
     ];
 
-    it.each(badRetention)('@Processor removeOnComplete / removeOnFail %s fails app.init() with InvalidProcessorError', async (_case, value) => {
-      for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
-        const error = await initError([processorWith({ [key]: value as RetentionOption })]);
-        expect(error).toBeInstanceOf(InvalidProcessorError);
-        expect(error.message).toContain(key);
-      }
-    });
+    it.each(badRetention)(
+      '@Processor removeOnComplete / removeOnFail %s fails app.init() with InvalidProcessorError',
+      async (_case, value) => {
+        for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
+          const error = await initError([processorWith({ [key]: value as RetentionOption })]);
+          expect(error).toBeInstanceOf(InvalidProcessorError);
+          expect(error.message).toContain(key);
+        }
+      },
+    );
 
     // null is not in this list: in module options it means "not set" (keep all), like undefined.
-    it.each(badRetention.filter(([, value]) => value !== null))('module removeOnComplete / removeOnFail %s fails app.init() with InvalidModuleOptionsError', async (_case, value) => {
-      for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
-        const error = await initError([], { [key]: value as RetentionOption });
-        expect(error).toBeInstanceOf(InvalidModuleOptionsError);
-        expect(error.message).toContain(key);
-      }
-    });
+    it.each(badRetention.filter(([, value]) => value !== null))(
+      'module removeOnComplete / removeOnFail %s fails app.init() with InvalidModuleOptionsError',
+      async (_case, value) => {
+        for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
+          const error = await initError([], { [key]: value as RetentionOption });
+          expect(error).toBeInstanceOf(InvalidModuleOptionsError);
+          expect(error.message).toContain(key);
+        }
+      },
+    );
 
     it('forRootAsync: a negative retention built by a factory fails app.init()', async () => {
-      borrowed = new DataSource({ type: 'sqlite', database: db.path });
+      borrowed = new DataSource({ type: 'sqlite', database: current.db.path });
       failedInits.push(borrowed);
       const testing = await Test.createTestingModule({
         imports: [SqliteQueueModule.forRootAsync({ useFactory: () => ({ dataSource: borrowed, removeOnFail: -3 }) })],

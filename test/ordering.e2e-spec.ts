@@ -1,8 +1,8 @@
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, JobOptions, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { Job, JobOptions, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface Labelled {
   label: string;
@@ -15,18 +15,8 @@ interface Start {
   runAt: number;
 }
 
-describe('ordering: priority, then run time, then insertion; delays are honoured', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let apps: TestingModule[];
-
-  beforeEach(() => {
-    db = tempDatabase();
-    apps = [];
-  });
-  afterEach(async () => {
-    for (const app of apps.reverse()) await app.close();
-    db.cleanup();
-  });
+describeEachBackend('ordering: priority, then run time, then insertion; delays are honoured', (backend) => {
+  const current = perTestApp(backend);
 
   async function startApp(options: { processing: boolean; concurrency?: number; starts?: Start[] }): Promise<TestingModule> {
     const starts = options.starts ?? [];
@@ -37,12 +27,7 @@ describe('ordering: priority, then run time, then insertion; delays are honoured
       },
       { concurrency: options.concurrency ?? 1 },
     );
-    const app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50, processing: options.processing })],
-      providers: [LabelProcessor],
-    }).compile();
-    await app.init();
-    apps.push(app);
+    const app = await current.startApp({ module: { pollInterval: 50, processing: options.processing }, providers: [LabelProcessor] });
     return app;
   }
 
@@ -91,9 +76,7 @@ describe('ordering: priority, then run time, then insertion; delays are honoured
 
   it('keeps priority order inside one claimed batch (RETURNING gives rows in no defined order)', async () => {
     // Ids ascend in the opposite order of priority, so a batch handed out in row order would start backwards.
-    await enqueueBeforeAnyWorker(
-      Array.from({ length: 8 }, (_, i) => ({ data: { label: `p${i}` }, options: { priority: i } })),
-    );
+    await enqueueBeforeAnyWorker(Array.from({ length: 8 }, (_, i) => ({ data: { label: `p${i}` }, options: { priority: i } })));
     const starts: Start[] = [];
     // Eight free slots and eight due jobs: the first claim takes them all in one statement.
     const worker = await startApp({ processing: true, concurrency: 8, starts });

@@ -6,29 +6,29 @@
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { SqliteQueueFactory } from '../lib/factory/sqlite-queue.factory';
+import { QueueFactory } from '../lib/factory/queue.factory';
 import { defineProcessor } from './fixtures/define-processor';
-import { perTestApp } from './support/per-test-app';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 const POLL_INTERVAL = 100;
 const OUTAGE_MS = 3000;
 /** The statements of the background loops; the test's own reads go through others. */
 const FAILING = ['claim', 'recoverExpiredLeases', 'dueSchedules', 'extendLeases', 'findCancelled', 'applyRetention'] as const;
 
-describe('database outage: background loops', () => {
-  const ctx = perTestApp();
+describeEachBackend('database outage: background loops', (backend) => {
+  const ctx = perTestApp(backend);
 
   it('log once per loop while the database is down, back off, and log once when it is back', async () => {
     ctx.app = await Test.createTestingModule({
       // The shortest lease SQLite accepts with this poll interval (6000 + min(poll, 3000)): recovery every 3 s.
-      imports: [SqliteQueueModule.forRoot({ database: ctx.db.path, pollInterval: POLL_INTERVAL, leaseDuration: 6100 })],
+      imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, pollInterval: POLL_INTERVAL, leaseDuration: 6100 })],
       providers: [defineProcessor('outage', async () => 'done')],
     }).compile();
     await ctx.app.init();
     const producer = ctx.app.get(QueueProducer);
     const admin = ctx.app.get(QueueAdmin);
-    const storage = await ctx.app.get(SqliteQueueFactory).storage();
+    const storage = await ctx.app.get(QueueFactory).storage();
     const first = await producer.add('outage', {});
     await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'a job completed before the outage');
 

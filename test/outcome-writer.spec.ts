@@ -45,7 +45,8 @@ function standInStorage(options: { lost?: string[]; hold?: boolean } = {}) {
   const statements: Statement[] = [];
   const held: (() => void)[] = [];
   const lost = new Set(options.lost ?? []);
-  const land = <T>(value: T): Promise<T> => (options.hold ? new Promise<T>((resolve) => held.push(() => resolve(value))) : Promise.resolve(value));
+  const land = <T>(value: T): Promise<T> =>
+    options.hold ? new Promise<T>((resolve) => held.push(() => resolve(value))) : Promise.resolve(value);
   const storage = {
     completeMany: jest.fn(async (completions: Completion[], workerId: string, now: number) => {
       statements.push({ kind: 'completeMany', completions, workerId, now });

@@ -57,7 +57,10 @@ describe('PostgresNotificationListener', () => {
       clients.push(client);
       return client;
     };
-    listener = new PostgresNotificationListener(create, 'nq_jobs_due', 'LISTEN "nq_jobs_due"', quietLogger, { initialDelay: 5, maxDelay: 20 });
+    listener = new PostgresNotificationListener(create, 'nq_jobs_due', 'LISTEN "nq_jobs_due"', quietLogger, {
+      initialDelay: 5,
+      maxDelay: 20,
+    });
     listener.hints$.subscribe(() => hints++);
   });
   afterEach(() => listener.close());

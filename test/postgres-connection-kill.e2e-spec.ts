@@ -4,14 +4,12 @@
  * client whose connection the server ended; one moment without a listener is a crash, so the scenario is repeated
  * in fresh child processes.
  */
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { QueueAdmin, QueueProducer } from '../lib';
 import { ChildApp, startChildApp } from './support/child-app';
-import { describePostgresOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
-import { POSTGRES_URL_ENV, postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describePostgres, perTestApp } from './support/backends';
 
 /** Child processes started, each killed at for `KILL_FOR_MS`: the unguarded code died in about 1 in 4. */
 const RUNS = 8;
@@ -19,43 +17,34 @@ const KILL_FOR_MS = 3000;
 /** Enough work to keep many pooled connections busy (and reopening) for the whole kill window. */
 const JOBS = 3000;
 
-describePostgresOnly('PostgreSQL: the server terminating a worker\'s connections', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describePostgres("PostgreSQL: the server terminating a worker's connections", (backend) => {
   let app: TestingModule | undefined;
   let child: ChildApp | undefined;
   let killer: DataSource | undefined;
 
-  beforeEach(() => (db = tempDatabase()));
   afterEach(async () => {
     await child?.kill();
     child = undefined;
     await killer?.destroy();
     killer = undefined;
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
   /** Starts a worker whose every connection (pool and LISTEN) carries `applicationName`, so only its own are killed. */
   function startWorker(applicationName: string): ChildApp {
-    const url = new URL(postgresTestUrl());
+    const url = new URL(current.db.options.postgres!.url!);
     url.searchParams.set('application_name', applicationName);
-    const saved = process.env[POSTGRES_URL_ENV];
-    process.env[POSTGRES_URL_ENV] = url.toString();
-    try {
-      return startChildApp({ database: db.path, module: { pollInterval: 50, leaseDuration: 5000 }, queues: [{ name: 'k', concurrency: 16 }] });
-    } finally {
-      if (saved === undefined) delete process.env[POSTGRES_URL_ENV];
-      else process.env[POSTGRES_URL_ENV] = saved;
-    }
+    const connection = { postgres: { ...current.db.options.postgres, url: url.toString() } };
+    return startChildApp({ connection, module: { pollInterval: 50, leaseDuration: 5000 }, queues: [{ name: 'k', concurrency: 16 }] });
   }
 
   it(`a worker survives ${RUNS} runs of pg_terminate_backend every 150-300 ms and completes every job`, async () => {
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: db.path, processing: false })] }).compile();
-    await app.init();
+    app = await current.startApp({ module: { processing: false } });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
-    killer = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
+    killer = new DataSource({ type: 'postgres', url: current.db.options.postgres!.url, poolSize: 1 });
     await killer.initialize();
 
     for (let run = 0; run < RUNS; run++) {
@@ -64,7 +53,10 @@ describePostgresOnly('PostgreSQL: the server terminating a worker\'s connections
       await child.printed('READY');
       let exitedUnasked: number | string | null = null;
       void child.exited.then((code) => (exitedUnasked ??= code));
-      const jobs = await producer.addBulk('k', Array.from({ length: JOBS }, (_, n) => ({ data: { n, sleep: 5 } })));
+      const jobs = await producer.addBulk(
+        'k',
+        Array.from({ length: JOBS }, (_, n) => ({ data: { n, sleep: 5 } })),
+      );
 
       const until = Date.now() + KILL_FOR_MS;
       let kills = 0;
@@ -75,7 +67,11 @@ describePostgresOnly('PostgreSQL: the server terminating a worker\'s connections
         kills += killed.length;
         await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150));
       }
-      expect({ run, exitedUnasked, stderr: exitedUnasked === null ? '' : child.stderr() }).toEqual({ run, exitedUnasked: null, stderr: '' });
+      expect({ run, exitedUnasked, stderr: exitedUnasked === null ? '' : child.stderr() }).toEqual({
+        run,
+        exitedUnasked: null,
+        stderr: '',
+      });
       expect(kills).toBeGreaterThan(0);
 
       await waitFor(async () => (await admin.getCounts('k')).completed === (run + 1) * JOBS, `run ${run}: every job completed`, 60_000, 50);

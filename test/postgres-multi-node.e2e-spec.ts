@@ -4,48 +4,42 @@
  * test sees exactly which process ran what. PostgreSQL-only (the jest `sqlite` project ignores test/postgres-*).
  */
 import { hostname } from 'node:os';
-import { Test, TestingModule } from '@nestjs/testing';
-import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { QueueAdmin, QueueProducer } from '../lib';
 import type { QueueAppConfig } from './fixtures/queue-app';
 import { ChildApp, RunLogEntry, readRunLog, startChildApp } from './support/child-app';
-import { describePostgresOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
-import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describePostgres, perTestApp } from './support/backends';
 
 const JOBS = 20_000;
 const NODES = 4;
 const CONCURRENCY = 16;
 
-describePostgresOnly('four nodes on one PostgreSQL database', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describePostgres('four nodes on one PostgreSQL database', (backend) => {
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
   afterEach(async () => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
-  /** An inspecting app in the test process, on the schema the children derive from the same path. */
+  /** An inspecting app in the test process, on the schema the children are given. */
   async function openObserver(): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    const postgres = { url: postgresTestUrl(), schema: postgresSchemaFor(db.path) };
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ postgres, processing: false })] }).compile();
-    await app.init();
+    app = await current.startApp({ module: { processing: false } });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
-  function start(config: Omit<QueueAppConfig, 'database'>): ChildApp {
-    const child = startChildApp({ database: db.path, ...config });
+  function start(config: Omit<QueueAppConfig, 'connection'>): ChildApp {
+    const child = startChildApp({ connection: current.db.options, ...config });
     children.push(child);
     return child;
   }
 
-  async function startNodes(config: Omit<QueueAppConfig, 'database'>): Promise<ChildApp[]> {
+  async function startNodes(config: Omit<QueueAppConfig, 'connection'>): Promise<ChildApp[]> {
     const nodes = Array.from({ length: NODES }, () => start(config));
     await Promise.all(nodes.map((node) => node.printed('READY')));
     return nodes;
@@ -64,7 +58,7 @@ describePostgresOnly('four nodes on one PostgreSQL database', () => {
   }
 
   it(`run each of ${JOBS.toLocaleString('en')} jobs exactly once, all ${NODES} taking a share`, async () => {
-    const runLog = `${db.path}.runs`;
+    const runLog = `${current.db.path}.runs`;
     const { admin } = await openObserver();
     const nodes = await startNodes({ runLog, module: { pollInterval: 200 }, queues: [{ name: 'bulk', concurrency: CONCURRENCY }] });
     const started = Date.now();
@@ -87,8 +81,8 @@ describePostgresOnly('four nodes on one PostgreSQL database', () => {
   }, 180_000);
 
   it('lose nothing when one node is killed with SIGKILL mid-run: only its jobs in flight run twice', async () => {
-    const runLog = `${db.path}.runs`;
-    const doneLog = `${db.path}.done`;
+    const runLog = `${current.db.path}.runs`;
+    const doneLog = `${current.db.path}.done`;
     const { admin, producer } = await openObserver();
     const nodes = await startNodes({
       runLog,
@@ -100,14 +94,19 @@ describePostgresOnly('four nodes on one PostgreSQL database', () => {
     });
     // One job in ten takes 300 ms: every node always has some in flight, so the kill always cuts some short.
     for (let start = 0; start < JOBS; start += 1000) {
-      await producer.addBulk('bulk', Array.from({ length: 1000 }, (_, i) => ({ data: { n: start + i, sleep: (start + i) % 10 === 0 ? 300 : 1 } })));
+      await producer.addBulk(
+        'bulk',
+        Array.from({ length: 1000 }, (_, i) => ({ data: { n: start + i, sleep: (start + i) % 10 === 0 ? 300 : 1 } })),
+      );
     }
     const victim = nodes[0];
     const victimPid = victim.process.pid!;
     // The dead node's jobs: running under its worker id (`<host>:<pid>:<random>`), their lease no longer renewed.
     const owner = `${hostname()}:${victimPid}:`;
     const heldByVictim = async () =>
-      (await admin.getJobs('bulk', { status: 'running', limit: 1000 })).filter((job) => job.lockedBy?.startsWith(owner)).map((job) => job.id);
+      (await admin.getJobs('bulk', { status: 'running', limit: 1000 }))
+        .filter((job) => job.lockedBy?.startsWith(owner))
+        .map((job) => job.id);
     await waitFor(
       async () => readRunLog(runLog).length >= JOBS / 4 && (await heldByVictim()).length > 0,
       'a quarter of the jobs started, some of them on the node to kill',
@@ -127,7 +126,11 @@ describePostgresOnly('four nodes on one PostgreSQL database', () => {
     expect(byId.size).toBe(JOBS); // every job ran
     const victimRuns = runs.filter((run) => run.pid === victimPid);
     expect(victimRuns.length).toBeGreaterThan(0);
-    const doneByVictim = new Set(readRunLog(doneLog).filter((run) => run.pid === victimPid).map((run) => run.id));
+    const doneByVictim = new Set(
+      readRunLog(doneLog)
+        .filter((run) => run.pid === victimPid)
+        .map((run) => run.id),
+    );
     const twice = [...byId].filter(([, list]) => list.length > 1);
     // Duplicates: only jobs the dead node had started and still held, each run once more by a survivor.
     expect(twice.length).toBeLessThanOrEqual(CONCURRENCY);

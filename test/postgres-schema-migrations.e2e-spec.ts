@@ -7,15 +7,14 @@ import { DataSource } from 'typeorm';
 import { SchemaOutdatedError, getPostgresSchemaSql } from '../lib';
 import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
-import { describePostgresOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
-import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
+import { TestDatabase, describePostgres } from './support/backends';
+import { postgresTestUrl } from './support/test-backend';
 
-describePostgresOnly('PostgreSQL migrations run by the application', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describePostgres('PostgreSQL migrations run by the application', (backend) => {
+  let db: TestDatabase;
   const storages: PostgresQueueStorage[] = [];
 
-  beforeEach(() => (db = tempDatabase()));
+  beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
     await Promise.all(storages.splice(0).map((storage) => storage.close()));
     db.cleanup();
@@ -24,7 +23,7 @@ describePostgresOnly('PostgreSQL migrations run by the application', () => {
   async function storage(): Promise<PostgresQueueStorage> {
     const created = new PostgresQueueStorage({
       connection: { url: postgresTestUrl(), poolSize: 2 },
-      schema: postgresSchemaFor(db.path),
+      schema: db.options.postgres!.schema!,
       createSchema: false,
     });
     storages.push(created);
@@ -34,18 +33,18 @@ describePostgresOnly('PostgreSQL migrations run by the application', () => {
 
   async function statusIndex(): Promise<{ oid: string; def: string }> {
     const [row] = await rawSql<{ oid: string; def: string }>(
-      db.path,
+      db,
       [
         `SELECT c.oid::text AS oid, pg_get_indexdef(c.oid) AS def FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = ? AND c.relname = 'nest_queue_jobs_status'`,
       ],
-      [postgresSchemaFor(db.path)],
+      [db.options.postgres!.schema!],
     );
     return row;
   }
 
   it('migrates a 0.1.0 schema by hand, reruns as a no-op, then boots without migrating', async () => {
-    await createLegacyDatabase(db.path);
+    await createLegacyDatabase(db);
     const refusal = storage();
     await expect(refusal).rejects.toBeInstanceOf(SchemaOutdatedError);
     await expect(refusal).rejects.toThrow('version 1, and this build needs version 2');
@@ -56,15 +55,15 @@ describePostgresOnly('PostgreSQL migrations run by the application', () => {
       poolSize: 1,
     }).initialize();
     try {
-      for (const statement of getPostgresSchemaSql(postgresSchemaFor(db.path))) await dataSource.query(statement);
+      for (const statement of getPostgresSchemaSql(db.options.postgres!.schema!)) await dataSource.query(statement);
       const migrated = await statusIndex();
       expect(migrated.def).toMatch(/WHERE/);
-      for (const statement of getPostgresSchemaSql(postgresSchemaFor(db.path))) await dataSource.query(statement);
+      for (const statement of getPostgresSchemaSql(db.options.postgres!.schema!)) await dataSource.query(statement);
       expect(await statusIndex()).toEqual(migrated);
     } finally {
       await dataSource.destroy();
     }
-    const versions = await rawSql<{ version: number }>(db.path, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
+    const versions = await rawSql<{ version: number }>(db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
     expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
     const s = await storage();
     expect((await s.getCounts(LEGACY_QUEUE)).find((row) => row.status === 'pending')?.count).toBe(2);

@@ -20,9 +20,9 @@ import {
 } from '../lib';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
-import { describePostgresOnly } from './support/describe-backend';
-import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
+import { describePostgres } from './support/backends';
+import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 
 let schemaCounter = 0;
 /** A schema name of this run that no other test uses (dropped by the project's global teardown). */
@@ -45,7 +45,7 @@ class EchoProcessor implements QueueProcessor<{ n: number }, number> {
   }
 }
 
-describePostgresOnly('PostgreSQL backend', () => {
+describePostgres('PostgreSQL backend', () => {
   const storages: PostgresQueueStorage[] = [];
   const dataSources: DataSource[] = [];
   let app: TestingModule | undefined;
@@ -219,14 +219,33 @@ describePostgresOnly('PostgreSQL backend', () => {
       const db = await admin();
       const runner = db.createQueryRunner();
       await runner.connect();
+      let locked = false;
+      const unlock = async () => {
+        if (!locked) return;
+        locked = false;
+        await runner.rollbackTransaction();
+      };
       try {
         await runner.startTransaction();
+        locked = true;
         // Another process is in the middle of claiming the first three.
         await runner.query(`SELECT id FROM "${schema}".${JOBS_TABLE} WHERE id = ANY($1::bigint[]) FOR UPDATE`, [
           jobs.slice(0, 3).map((j) => j.id),
         ]);
         const started = Date.now();
-        const claimed = await s.claim([{ queue: 'q', limit: 10 }], 'w1', Date.now(), 30_000);
+        const claiming = s.claim([{ queue: 'q', limit: 10 }], 'w1', Date.now(), 30_000);
+        // A claim that waits for the locks would wait until this transaction ends: bound the wait, then end it, so
+        // the test fails at once with the reason instead of by jest's timeout.
+        const blocked = await Promise.race([
+          claiming.then(() => false),
+          new Promise<true>((resolve) => setTimeout(() => resolve(true), 5000)),
+        ]);
+        if (blocked) {
+          await unlock();
+          await claiming.catch(() => undefined);
+          throw new Error('the claim waited 5 s for rows another transaction holds locked: it must skip them (FOR UPDATE SKIP LOCKED)');
+        }
+        const claimed = await claiming;
         expect(Date.now() - started).toBeLessThan(2000);
         expect(claimed.map((j) => j.id).sort()).toEqual(
           jobs
@@ -235,7 +254,7 @@ describePostgresOnly('PostgreSQL backend', () => {
             .sort(),
         );
       } finally {
-        await runner.rollbackTransaction();
+        await unlock();
         await runner.release();
       }
     });

@@ -1,15 +1,15 @@
 import { Test } from '@nestjs/testing';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { perTestApp } from './support/per-test-app';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 /**
  * A processor is a provider however it is provided: `useFactory` and `useValue` providers carry no class as their
  * metatype, and discovery used to skip them silently (their jobs stayed pending for ever).
  */
-describe('processors provided with useFactory, useValue and useExisting', () => {
-  const current = perTestApp();
+describeEachBackend('processors provided with useFactory, useValue and useExisting', (backend) => {
+  const current = perTestApp(backend);
 
   it('runs the jobs of processors made by a factory or given as a value, and an alias does not register twice', async () => {
     const handled: string[] = [];
@@ -21,7 +21,7 @@ describe('processors provided with useFactory, useValue and useExisting', () => 
     const FromValue = defineProcessor('from-value', record);
     const Aliased = defineProcessor('aliased', record);
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100 })],
       providers: [
         { provide: 'FACTORY_PROCESSOR', useFactory: () => new FromFactory() },
         { provide: 'VALUE_PROCESSOR', useValue: new FromValue() },

@@ -1,4 +1,4 @@
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { Subscription } from 'rxjs';
 import {
   InvalidJobProgressError,
@@ -11,11 +11,10 @@ import {
   QueueEvents,
   QueueProcessor,
   QueueProducer,
-  SqliteQueueModule,
 } from '../lib';
 import { errorOf } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 type Step = 'report' | 'invalid' | 'keep' | 'retry-stale' | 'boundary';
 
@@ -102,28 +101,25 @@ class ProgressProcessor implements QueueProcessor<{ step: Step }, string> {
   }
 }
 
-describe('job progress', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('job progress', (backend) => {
   let app: TestingModule | undefined;
   let progressEvents: QueueEventOf<'progress'>[];
   let subscription: Subscription | undefined;
-
-  beforeEach(async () => {
-    db = tempDatabase();
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100 })],
-      providers: [ProgressProcessor],
-    }).compile();
-    progressEvents = [];
-    subscription = app.get(QueueEvents).on('progress').subscribe((event) => progressEvents.push(event));
-    await app.init();
-  });
-  afterEach(async () => {
+  // Before the app closes (perTestApp's afterEach runs next): a held handler would hold up shutdown.
+  afterEach(() => {
     subscription?.unsubscribe();
     app?.get(ProgressProcessor).gate.resolve();
-    await app?.close();
     app = undefined;
-    db.cleanup();
+  });
+  const current = perTestApp(backend);
+  beforeEach(async () => {
+    app = await current.compileApp({ module: { pollInterval: 100 }, providers: [ProgressProcessor] });
+    progressEvents = [];
+    subscription = app
+      .get(QueueEvents)
+      .on('progress')
+      .subscribe((event) => progressEvents.push(event));
+    await app.init();
   });
 
   const admin = () => app!.get(QueueAdmin);

@@ -4,15 +4,15 @@ import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
-import { perTestApp } from './support/per-test-app';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 /**
  * Invariant 3: a queue claims only as many jobs as it has free slots, so a slow or saturated queue never
  * delays another one (the head-of-line blocking of the apalis original, where a full receiver held up
  * delivery to every queue).
  */
-describe('queue isolation: no head-of-line blocking across queues', () => {
-  const current = perTestApp();
+describeEachBackend('queue isolation: no head-of-line blocking across queues', (backend) => {
+  const current = perTestApp(backend);
 
   it('a fast queue finishes its 100 jobs while a slow queue still works through its backlog', async () => {
     let slowRunning = 0;
@@ -36,7 +36,7 @@ describe('queue isolation: no head-of-line blocking across queues', () => {
       { concurrency: 4 },
     );
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100 })],
       providers: [SlowProcessor, FastProcessor],
     }).compile();
     await current.app.init();
@@ -44,8 +44,14 @@ describe('queue isolation: no head-of-line blocking across queues', () => {
     const admin = current.app.get(QueueAdmin);
 
     // The slow backlog goes in first: with one FIFO across queues, the fast jobs would queue up behind it.
-    await producer.addBulk('slow', Array.from({ length: 100 }, (_, n) => ({ data: { n } })));
-    await producer.addBulk('fast', Array.from({ length: 100 }, (_, n) => ({ data: { n } })));
+    await producer.addBulk(
+      'slow',
+      Array.from({ length: 100 }, (_, n) => ({ data: { n } })),
+    );
+    await producer.addBulk(
+      'fast',
+      Array.from({ length: 100 }, (_, n) => ({ data: { n } })),
+    );
 
     await waitFor(async () => (await admin.getCounts('fast')).completed === 100, 'the 100 fast jobs completed');
     const slow = await admin.getCounts('slow');
@@ -71,16 +77,22 @@ describe('queue isolation: no head-of-line blocking across queues', () => {
     );
     const FastProcessor = defineProcessor('fast', async () => undefined, { concurrency: 4 });
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, pollInterval: 100 })],
       providers: [StuckProcessor, FastProcessor],
     }).compile();
     await current.app.init();
     const producer = current.app.get(QueueProducer);
     const admin = current.app.get(QueueAdmin);
 
-    await producer.addBulk('stuck', Array.from({ length: 10 }, (_, n) => ({ data: { n } })));
+    await producer.addBulk(
+      'stuck',
+      Array.from({ length: 10 }, (_, n) => ({ data: { n } })),
+    );
     await waitFor(() => stuckStarted === 2, 'both slots of the stuck queue busy');
-    await producer.addBulk('fast', Array.from({ length: 100 }, (_, n) => ({ data: { n } })));
+    await producer.addBulk(
+      'fast',
+      Array.from({ length: 100 }, (_, n) => ({ data: { n } })),
+    );
 
     await waitFor(async () => (await admin.getCounts('fast')).completed === 100, 'the 100 fast jobs completed');
     // Exactly its two slots are claimed; the other 8 stay pending in the database, free for any process.

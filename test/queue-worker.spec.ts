@@ -16,9 +16,26 @@ interface HeldWrite {
 function record(id: string): JobRecord {
   const now = Date.now();
   return {
-    id, queue: 'q', status: 'running', data: '{}', priority: 0, runAt: now, attempts: 1, maxAttempts: 3, backoff: null,
-    timeout: null, key: null, lockedBy: 'w', leaseUntil: now + 30_000, result: null, error: null, progress: null,
-    createdAt: now, startedAt: now, finishedAt: null, updatedAt: now,
+    id,
+    queue: 'q',
+    status: 'running',
+    data: '{}',
+    priority: 0,
+    runAt: now,
+    attempts: 1,
+    maxAttempts: 3,
+    backoff: null,
+    timeout: null,
+    key: null,
+    lockedBy: 'w',
+    leaseUntil: now + 30_000,
+    result: null,
+    error: null,
+    progress: null,
+    createdAt: now,
+    startedAt: now,
+    finishedAt: null,
+    updatedAt: now,
   };
 }
 
@@ -89,7 +106,10 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     await settle();
     expect(started).toEqual(['1']);
     expect(worker.freeSlots).toBe(0);
-    expect(worker.heldAttempts()).toEqual([{ id: '1', attempt: 1 }, { id: '2', attempt: 1 }]);
+    expect(worker.heldAttempts()).toEqual([
+      { id: '1', attempt: 1 },
+      { id: '2', attempt: 1 },
+    ]);
 
     writes[0].land();
     await settle();
@@ -108,7 +128,10 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     await settle();
     jobs$.next(record('2'));
     worker.stopAccepting();
-    expect(worker.heldAttempts()).toEqual([{ id: '1', attempt: 1 }, { id: '2', attempt: 1 }]);
+    expect(worker.heldAttempts()).toEqual([
+      { id: '1', attempt: 1 },
+      { id: '2', attempt: 1 },
+    ]);
     expect(worker.takeUnstarted()).toEqual([{ id: '2', attempt: 1 }]);
     writes[0].land();
     await worker.whenIdle();
@@ -262,7 +285,11 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
     new Promise<T>((resolve) => statements.push({ kind, ids, land: (owned = true) => resolve(value(owned)) }));
   const storage = {
     completeMany: (completions: { ref: AttemptRef }[]) =>
-      hold('complete', completions.map(({ ref }) => ref.id), (owned) => new Set(owned ? completions.map(({ ref }) => ref.id) : [])),
+      hold(
+        'complete',
+        completions.map(({ ref }) => ref.id),
+        (owned) => new Set(owned ? completions.map(({ ref }) => ref.id) : []),
+      ),
     retry: (ref: AttemptRef) => hold('retry', [ref.id], (owned) => owned),
     fail: (ref: AttemptRef) => hold('fail', [ref.id], (owned) => owned),
   } as unknown as QueueStorage;
@@ -271,17 +298,23 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
   events.events$.subscribe((event: QueueEvent) => heard.push(`${event.type} ${event.jobId}#${event.attempt}`));
   const finished: string[] = [];
   let slotsOffered = 0;
-  const worker = new QueueWorker('q', 'TestProcessor', { process: async (job) => handle(job) }, { concurrency }, {
-    storage,
-    outcomes: new OutcomeWriter(storage, 'w', 500),
-    workerId: 'w',
-    defaultBackoff: { type: 'fixed', delay: 0 },
-    events,
-    logger: new CapturingLogger('test'),
-    onSlotFreed: () => slotsOffered++,
-    onRetryScheduled: () => undefined,
-    onFinished: (_queue, status) => finished.push(status),
-  });
+  const worker = new QueueWorker(
+    'q',
+    'TestProcessor',
+    { process: async (job) => handle(job) },
+    { concurrency },
+    {
+      storage,
+      outcomes: new OutcomeWriter(storage, 'w', 500),
+      workerId: 'w',
+      defaultBackoff: { type: 'fixed', delay: 0 },
+      events,
+      logger: new CapturingLogger('test'),
+      onSlotFreed: () => slotsOffered++,
+      onRetryScheduled: () => undefined,
+      onFinished: (_queue, status) => finished.push(status),
+    },
+  );
   const jobs$ = new Subject<JobRecord>();
   worker.attach(jobs$);
   const settle = async () => {
@@ -371,8 +404,9 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
   });
 
   it('at forced shutdown hands back its running attempts, saves and announces nothing of them, and frees their slots', async () => {
-    const { worker, route, statements, heard, settle, slotsOffered } = setUpHeld(2, (job) =>
-      new Promise((_resolve, reject) => setImmediate(() => reject(new Error(`aborted ${job.id}`)))),
+    const { worker, route, statements, heard, settle, slotsOffered } = setUpHeld(
+      2,
+      (job) => new Promise((_resolve, reject) => setImmediate(() => reject(new Error(`aborted ${job.id}`)))),
     );
     route('1');
     route('2');

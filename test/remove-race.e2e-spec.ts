@@ -4,21 +4,21 @@
  */
 import { Test } from '@nestjs/testing';
 import { InvalidJobStateError, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { SqliteQueueFactory } from '../lib/factory/sqlite-queue.factory';
+import { QueueFactory } from '../lib/factory/queue.factory';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { errorOf } from './support/ops';
-import { perTestApp } from './support/per-test-app';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 /** Both backends run every statement through a private `select(statement, params)`. */
 type WithSelect = { select(statement: string, params: unknown[]): Promise<unknown[]> };
 
-describe('remove() racing a claim', () => {
-  const ctx = perTestApp();
+describeEachBackend('remove() racing a claim', (backend) => {
+  const ctx = perTestApp(backend);
 
   async function start(): Promise<{ admin: QueueAdmin; producer: QueueProducer; storage: QueueStorage }> {
-    ctx.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: ctx.db.path, processing: false })] }).compile();
+    ctx.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, processing: false })] }).compile();
     await ctx.app.init();
-    return { admin: ctx.app.get(QueueAdmin), producer: ctx.app.get(QueueProducer), storage: await ctx.app.get(SqliteQueueFactory).storage() };
+    return { admin: ctx.app.get(QueueAdmin), producer: ctx.app.get(QueueProducer), storage: await ctx.app.get(QueueFactory).storage() };
   }
 
   /** Makes the next statement of `storage` be followed, before its caller sees the result, by `between()`. */

@@ -1,10 +1,9 @@
 import { Provider, Type } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
+import { TestingModule } from '@nestjs/testing';
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
-import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
-import { itSqliteOnly } from './support/describe-backend';
-import { tempDatabase } from './support/temp-database';
+import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModuleOptions } from '../lib';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, itWhen, perTestApp } from './support/backends';
 
 /** Records the SQL TypeORM sends (its sqlite runner logs every statement whatever `logging` says). */
 class SqlRecorder implements TypeOrmLogger {
@@ -34,26 +33,26 @@ function retentionProcessor(queue: string, options: ProcessorOptions): Type<Queu
   return RetentionProcessor;
 }
 
-describe('retention: removeOnComplete / removeOnFail', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
   let app: TestingModule | undefined;
   let dataSource: DataSource | undefined;
 
-  beforeEach(() => (db = tempDatabase()));
-  afterEach(async () => {
-    await app?.close();
+  afterEach(() => {
     app = undefined;
+  });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
+  // After perTestApp's hook (declared later, runs later): a borrowed DataSource outlives the app that used it.
+  afterEach(async () => {
     if (dataSource?.isInitialized) await dataSource.destroy();
     dataSource = undefined;
-    db.cleanup();
   });
 
-  async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
-    await app.init();
+  async function startApp(
+    providers: Provider[],
+    options: SqliteQueueModuleOptions = {},
+  ): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
+    app = await current.startApp({ module: { pollInterval: 100, ...options }, providers });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
@@ -62,25 +61,42 @@ describe('retention: removeOnComplete / removeOnFail', () => {
   it('removeOnComplete: 5 keeps exactly the 5 newest completed jobs of 50, and keeps doing so as more complete', async () => {
     const processor = retentionProcessor('kept5', { removeOnComplete: 5 });
     const { admin, producer } = await startApp([processor]);
-    const jobs = await producer.addBulk('kept5', Array.from({ length: 50 }, () => ({ data: {} })));
-    await waitFor(async () => processor.ran.length === 50 && (await admin.getCounts('kept5')).completed === 5, 'all ran and only 5 completed remain');
+    const jobs = await producer.addBulk(
+      'kept5',
+      Array.from({ length: 50 }, () => ({ data: {} })),
+    );
+    await waitFor(
+      async () => processor.ran.length === 50 && (await admin.getCounts('kept5')).completed === 5,
+      'all ran and only 5 completed remain',
+    );
 
     expect(await admin.getCounts('kept5')).toEqual({ pending: 0, running: 0, completed: 5, failed: 0, cancelled: 0 });
     expect(ids(await admin.getJobs('kept5'))).toEqual(ids(jobs.slice(-5)).reverse());
 
     const more = await producer.addBulk('kept5', [{ data: {} }, { data: {} }]);
-    await waitFor(async () => ids(await admin.getJobs('kept5', { status: 'completed' })).join() === [...ids(more).reverse(), ...ids(jobs.slice(-3)).reverse()].join(), 'window moved by two');
+    await waitFor(
+      async () =>
+        ids(await admin.getJobs('kept5', { status: 'completed' })).join() ===
+        [...ids(more).reverse(), ...ids(jobs.slice(-3)).reverse()].join(),
+      'window moved by two',
+    );
     expect((await admin.getCounts('kept5')).completed).toBe(5);
   });
 
-  itSqliteOnly('applies retention in a few batched DELETE statements, not one per job', async () => {
+  itWhen(backend.kind === 'sqlite')('applies retention in a few batched DELETE statements, not one per job', async () => {
     const recorder = new SqlRecorder();
-    dataSource = new DataSource({ type: 'sqlite', database: db.path, logger: recorder, entities: [], synchronize: false });
+    dataSource = new DataSource({ type: 'sqlite', database: current.db.path, logger: recorder, entities: [], synchronize: false });
     const processor = retentionProcessor('batched', { removeOnComplete: 5, concurrency: 10 });
     // The retention period is min(pollInterval, 1000): one sweep a second at most.
     const { admin, producer } = await startApp([processor], { dataSource, pollInterval: 1000 });
-    await producer.addBulk('batched', Array.from({ length: 50 }, () => ({ data: {} })));
-    await waitFor(async () => processor.ran.length === 50 && (await admin.getCounts('batched')).completed === 5, 'all ran and only 5 completed remain');
+    await producer.addBulk(
+      'batched',
+      Array.from({ length: 50 }, () => ({ data: {} })),
+    );
+    await waitFor(
+      async () => processor.ran.length === 50 && (await admin.getCounts('batched')).completed === 5,
+      'all ran and only 5 completed remain',
+    );
 
     const deletes = recorder.statements.filter((sql) => sql.trimStart().startsWith(`DELETE FROM ${JOBS_TABLE}`));
     expect(deletes.length).toBeGreaterThanOrEqual(1);
@@ -90,8 +106,14 @@ describe('retention: removeOnComplete / removeOnFail', () => {
   it('removeOnFail { count: 2 } keeps the 2 newest failed jobs and leaves completed ones alone', async () => {
     const processor = retentionProcessor('fails', { removeOnFail: { count: 2 }, maxAttempts: 1 });
     const { admin, producer } = await startApp([processor]);
-    const failing = await producer.addBulk('fails', Array.from({ length: 6 }, () => ({ data: { fail: true } })));
-    const passing = await producer.addBulk('fails', Array.from({ length: 3 }, () => ({ data: {} })));
+    const failing = await producer.addBulk(
+      'fails',
+      Array.from({ length: 6 }, () => ({ data: { fail: true } })),
+    );
+    const passing = await producer.addBulk(
+      'fails',
+      Array.from({ length: 3 }, () => ({ data: {} })),
+    );
     await waitFor(async () => processor.ran.length === 9 && (await admin.getCounts('fails')).failed === 2, 'all ran and 2 failed remain');
 
     expect(await admin.getCounts('fails')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
@@ -103,7 +125,10 @@ describe('retention: removeOnComplete / removeOnFail', () => {
     const processor = retentionProcessor('gone', { removeOnComplete: true, maxAttempts: 1 });
     const { admin, producer } = await startApp([processor]);
     const failing = await producer.add('gone', { fail: true });
-    await producer.addBulk('gone', Array.from({ length: 10 }, () => ({ data: {} })));
+    await producer.addBulk(
+      'gone',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
     await waitFor(async () => {
       const counts = await admin.getCounts('gone');
       // Running: its handler has returned but its completion (and so its removal) is not written yet.
@@ -116,12 +141,24 @@ describe('retention: removeOnComplete / removeOnFail', () => {
     const byModule = retentionProcessor('by-module', {});
     const keepsAll = retentionProcessor('keeps-all', { removeOnComplete: false });
     const { admin, producer } = await startApp([byModule, keepsAll], { removeOnComplete: 3 });
-    const moduleJobs = await producer.addBulk('by-module', Array.from({ length: 10 }, () => ({ data: {} })));
-    await producer.addBulk('keeps-all', Array.from({ length: 10 }, () => ({ data: {} })));
-    await waitFor(async () => byModule.ran.length === 10 && keepsAll.ran.length === 10 && (await admin.getCounts('by-module')).completed === 3, 'module bound applied');
+    const moduleJobs = await producer.addBulk(
+      'by-module',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
+    await producer.addBulk(
+      'keeps-all',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
+    await waitFor(
+      async () => byModule.ran.length === 10 && keepsAll.ran.length === 10 && (await admin.getCounts('by-module')).completed === 3,
+      'module bound applied',
+    );
     // A further sweep happened after this one's jobs completed, without touching it.
     const canary = await producer.add('by-module', {});
-    await waitFor(async () => ids(await admin.getJobs('by-module')).join() === [canary.id, moduleJobs[9].id, moduleJobs[8].id].join(), 'bound applied again');
+    await waitFor(
+      async () => ids(await admin.getJobs('by-module')).join() === [canary.id, moduleJobs[9].id, moduleJobs[8].id].join(),
+      'bound applied again',
+    );
     expect((await admin.getCounts('keeps-all')).completed).toBe(10);
   });
 
@@ -129,8 +166,14 @@ describe('retention: removeOnComplete / removeOnFail', () => {
     const aged = retentionProcessor('aged', { removeOnComplete: { age: 300 } });
     const both = retentionProcessor('both', { removeOnComplete: { count: 2, age: 3_600_000 } });
     const { admin, producer } = await startApp([aged, both]);
-    const agedJobs = await producer.addBulk('aged', Array.from({ length: 4 }, () => ({ data: {} })));
-    const bothJobs = await producer.addBulk('both', Array.from({ length: 6 }, () => ({ data: {} })));
+    const agedJobs = await producer.addBulk(
+      'aged',
+      Array.from({ length: 4 }, () => ({ data: {} })),
+    );
+    const bothJobs = await producer.addBulk(
+      'both',
+      Array.from({ length: 6 }, () => ({ data: {} })),
+    );
     await waitFor(async () => both.ran.length === 6 && (await admin.getCounts('both')).completed === 2, 'count bound applied');
     expect(ids(await admin.getJobs('both'))).toEqual(ids(bothJobs.slice(-2)).reverse());
 
@@ -141,9 +184,12 @@ describe('retention: removeOnComplete / removeOnFail', () => {
   it('a clean shutdown leaves no count bound exceeded', async () => {
     const processor = retentionProcessor('shutdown', { removeOnComplete: 2 });
     const { admin, producer } = await startApp([processor], { pollInterval: 5000 });
-    await producer.addBulk('shutdown', Array.from({ length: 10 }, () => ({ data: {} })));
+    await producer.addBulk(
+      'shutdown',
+      Array.from({ length: 10 }, () => ({ data: {} })),
+    );
     await waitFor(async () => processor.ran.length === 10 && (await admin.getCounts('shutdown')).running === 0, 'all ran');
-    await app!.close();
+    await current.close(app!);
 
     const { admin: reopened } = await startApp([], { processing: false });
     expect(await reopened.getCounts('shutdown')).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0 });

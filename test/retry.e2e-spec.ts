@@ -2,10 +2,10 @@
  * Retries: backoff timing between attempts, the next run time kept in the database (so a waiting retry
  * survives a restart), UnrecoverableError, and the last error kept on the job.
  */
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule, UnrecoverableError } from '../lib';
-import { tempDatabase } from './support/temp-database';
+import { TestingModule } from '@nestjs/testing';
+import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, UnrecoverableError } from '../lib';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface RetryData {
   /** Throw an Error on attempts <= failTimes. */
@@ -57,29 +57,17 @@ class FixedRetryProcessor implements QueueProcessor<RetryData, string> {
   }
 }
 
-describe('retries', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
-
+describeEachBackend('retries', (backend) => {
+  const current = perTestApp(backend);
   beforeEach(() => {
-    db = tempDatabase();
     starts.clear();
     generation = 0;
   });
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    db.cleanup();
-  });
 
-  async function openApp(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
+  async function openApp(): Promise<{ app: TestingModule; producer: QueueProducer; admin: QueueAdmin }> {
     generation++;
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50 })],
-      providers: [RetryProcessor, FixedRetryProcessor],
-    }).compile();
-    await app.init();
-    return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [RetryProcessor, FixedRetryProcessor] });
+    return { app, producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
   }
 
   it('exponential backoff: each wait is at least the configured delay and doubles from attempt to attempt', async () => {
@@ -132,8 +120,7 @@ describe('retries', () => {
     const waiting = (await first.admin.getJob(job.id))!;
     expect(waiting.runAt.getTime()).toBeGreaterThanOrEqual(starts.get(job.id)![0].threwAt! + 1500);
     expect(waiting).toMatchObject({ lockedBy: null, leaseUntil: null, error: { message: 'planned failure 1', attempt: 1 } });
-    await app!.close();
-    app = undefined;
+    await first.app.close();
     expect(starts.get(job.id)!.map((run) => run.generation)).toEqual([1]);
 
     const second = await openApp();
@@ -149,7 +136,12 @@ describe('retries', () => {
     expect(runs[1].runAt).toBe(waiting.runAt.getTime());
     const done = await second.admin.getJob(job.id);
     // The error of the failed attempt stays on the job for the record.
-    expect(done).toMatchObject({ status: 'completed', attempts: 2, result: 'done on attempt 2', error: { message: 'planned failure 1', attempt: 1 } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      attempts: 2,
+      result: 'done on attempt 2',
+      error: { message: 'planned failure 1', attempt: 1 },
+    });
   });
 
   it('UnrecoverableError fails the job at once, with attempts 1, whatever attempts are left', async () => {

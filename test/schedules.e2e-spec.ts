@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import { Provider } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { JOBS_TABLE, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SCHEDULES_TABLE, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { JOBS_TABLE, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SCHEDULES_TABLE, SqliteQueueModuleOptions } from '../lib';
 import { ChildApp, readRunLog } from './support/child-app';
-import { itSqliteOnly } from './support/describe-backend';
 import { queryDatabase, startOpsApp } from './support/ops';
-import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
+import { describeEachBackend, itWhen, perTestApp, TestDatabase } from './support/backends';
 
 /** Records every job it runs, whatever the queue. */
 const ran: Job[] = [];
@@ -41,79 +40,83 @@ interface OccurrenceRow {
 }
 
 /** The jobs of a queue with the occurrence (epoch ms) each was enqueued for, oldest first. */
-async function occurrencesOf(database: string, queue: string): Promise<{ id: string; name: string; at: number }[]> {
-  const rows = await queryDatabase<OccurrenceRow>(database, `SELECT id, schedule_key FROM ${JOBS_TABLE} WHERE queue = ? ORDER BY id`, [queue]);
+async function occurrencesOf(database: TestDatabase, queue: string): Promise<{ id: string; name: string; at: number }[]> {
+  const rows = await queryDatabase<OccurrenceRow>(database, `SELECT id, schedule_key FROM ${JOBS_TABLE} WHERE queue = ? ORDER BY id`, [
+    queue,
+  ]);
   return rows.map((row) => {
     const [name, at] = String(row.schedule_key).split('@');
     return { id: String(row.id), name, at: Number(at) };
   });
 }
 
-describe('recurring jobs (schedules)', () => {
-  let db: ReturnType<typeof tempDatabase>;
+describeEachBackend('recurring jobs (schedules)', (backend) => {
   let app: TestingModule | undefined;
   const children: ChildApp[] = [];
 
   beforeEach(() => {
-    db = tempDatabase();
     ran.length = 0;
   });
   afterEach(async () => {
     await Promise.all(children.splice(0).map((child) => child.kill()));
-    await app?.close();
     app = undefined;
-    db.cleanup();
   });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
 
-  async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
-      providers,
-    }).compile();
-    await app.init();
+  async function startApp(
+    providers: Provider[],
+    options: SqliteQueueModuleOptions = {},
+  ): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
+    app = await current.startApp({ module: { pollInterval: 100, ...options }, providers });
     return { admin: app.get(QueueAdmin), producer: app.get(QueueProducer) };
   }
 
-  itSqliteOnly('an `every: 1000` schedule declared in three OS processes enqueues exactly one job per tick', async () => {
-    const runLog = join(db.path, '..', 'run.log');
-    for (let i = 0; i < 3; i++) {
-      children.push(
-        startOpsApp({
-          database: db.path,
-          runLog,
-          module: { pollInterval: 100 },
-          queues: [{ name: 'tick', options: { concurrency: 2, schedules: [{ name: 'heartbeat', every: 1000, data: { kind: 'tick' } }] } }],
-        }),
-      );
-    }
-    await Promise.all(children.map((child) => child.printed('READY')));
-    const start = Date.now();
-    const { producer } = await startApp([], { processing: false });
-    const [schedule] = await producer.listSchedules();
-    expect(schedule).toMatchObject({ queue: 'tick', name: 'heartbeat', every: 1000, cron: null, timezone: null, data: { kind: 'tick' } });
+  itWhen(backend.kind === 'sqlite')(
+    'an `every: 1000` schedule declared in three OS processes enqueues exactly one job per tick',
+    async () => {
+      const runLog = join(current.db.path, '..', 'run.log');
+      for (let i = 0; i < 3; i++) {
+        children.push(
+          startOpsApp({
+            connection: current.db.options,
+            runLog,
+            module: { pollInterval: 100 },
+            queues: [
+              { name: 'tick', options: { concurrency: 2, schedules: [{ name: 'heartbeat', every: 1000, data: { kind: 'tick' } }] } },
+            ],
+          }),
+        );
+      }
+      await Promise.all(children.map((child) => child.printed('READY')));
+      const start = Date.now();
+      const { producer } = await startApp([], { processing: false });
+      const [schedule] = await producer.listSchedules();
+      expect(schedule).toMatchObject({ queue: 'tick', name: 'heartbeat', every: 1000, cron: null, timezone: null, data: { kind: 'tick' } });
 
-    // Watch five ticks go by with all three processes up.
-    const afterStart = async () => (await occurrencesOf(db.path, 'tick')).filter((job) => job.at > start);
-    await waitFor(async () => (await afterStart()).length >= 5, 'five ticks after all three processes were up', 30_000);
-    const end = Date.now();
-    await Promise.all(children.map((child) => child.stop()));
+      // Watch five ticks go by with all three processes up.
+      const afterStart = async () => (await occurrencesOf(current.db, 'tick')).filter((job) => job.at > start);
+      await waitFor(async () => (await afterStart()).length >= 5, 'five ticks after all three processes were up', 30_000);
+      const end = Date.now();
+      await Promise.all(children.map((child) => child.stop()));
 
-    const jobs = await occurrencesOf(db.path, 'tick');
-    const times = jobs.map((job) => job.at);
-    expect(jobs.every((job) => job.name === 'heartbeat')).toBe(true);
-    // No two jobs for one tick, and every tick on the one grid (no second schedule series from a racing boot).
-    expect(new Set(times).size).toBe(times.length);
-    expect(times.every((at) => (at - times[0]) % 1000 === 0)).toBe(true);
-    // While all three ran: one job per tick, no tick skipped, none doubled.
-    const watched = times.filter((at) => at > start).sort((a, b) => a - b);
-    expect(watched.slice(1).map((at, i) => at - watched[i])).toEqual(watched.slice(1).map(() => 1000));
-    const elapsedTicks = Math.floor((end - start) / 1000);
-    expect(watched.filter((at) => at <= end).length).toBeGreaterThanOrEqual(elapsedTicks - 1);
-    expect(watched.filter((at) => at <= end).length).toBeLessThanOrEqual(elapsedTicks + 1);
-    // Each job ran once, somewhere.
-    const runs = readRunLog(runLog).filter((entry) => entry.queue === 'tick');
-    expect(new Set(runs.map((entry) => entry.id)).size).toBe(runs.length);
-  });
+      const jobs = await occurrencesOf(current.db, 'tick');
+      const times = jobs.map((job) => job.at);
+      expect(jobs.every((job) => job.name === 'heartbeat')).toBe(true);
+      // No two jobs for one tick, and every tick on the one grid (no second schedule series from a racing boot).
+      expect(new Set(times).size).toBe(times.length);
+      expect(times.every((at) => (at - times[0]) % 1000 === 0)).toBe(true);
+      // While all three ran: one job per tick, no tick skipped, none doubled.
+      const watched = times.filter((at) => at > start).sort((a, b) => a - b);
+      expect(watched.slice(1).map((at, i) => at - watched[i])).toEqual(watched.slice(1).map(() => 1000));
+      const elapsedTicks = Math.floor((end - start) / 1000);
+      expect(watched.filter((at) => at <= end).length).toBeGreaterThanOrEqual(elapsedTicks - 1);
+      expect(watched.filter((at) => at <= end).length).toBeLessThanOrEqual(elapsedTicks + 1);
+      // Each job ran once, somewhere.
+      const runs = readRunLog(runLog).filter((entry) => entry.queue === 'tick');
+      expect(new Set(runs.map((entry) => entry.id)).size).toBe(runs.length);
+    },
+  );
 
   it('upsertSchedule (cron) enqueues jobs with the schedule’s data and job options; removeSchedule stops it, and only it', async () => {
     const { admin, producer } = await startApp([CronProcessor, PulseProcessor]);
@@ -122,9 +125,19 @@ describe('recurring jobs (schedules)', () => {
       data: { hello: 'world' },
       jobOptions: { maxAttempts: 5, priority: 3 },
     });
-    expect(info).toMatchObject({ queue: 'cron-q', name: 'each-second', cron: '* * * * * *', every: null, timezone: null, data: { hello: 'world' } });
+    expect(info).toMatchObject({
+      queue: 'cron-q',
+      name: 'each-second',
+      cron: '* * * * * *',
+      every: null,
+      timezone: null,
+      data: { hello: 'world' },
+    });
     expect(info.nextRunAt).toBeInstanceOf(Date);
-    expect((await producer.listSchedules()).map((schedule) => `${schedule.queue}/${schedule.name}`)).toEqual(['cron-q/each-second', 'pulse-q/pulse']);
+    expect((await producer.listSchedules()).map((schedule) => `${schedule.queue}/${schedule.name}`)).toEqual([
+      'cron-q/each-second',
+      'pulse-q/pulse',
+    ]);
 
     const cronJobs = () => ran.filter((job) => job.queue === 'cron-q');
     const pulses = () => ran.filter((job) => job.queue === 'pulse-q').length;
@@ -144,7 +157,7 @@ describe('recurring jobs (schedules)', () => {
     // A scheduler tick that had already read it may still enqueue one; after the next pulse tick, none.
     const pulsesAtRemoval = pulses();
     await waitFor(() => pulses() >= pulsesAtRemoval + 1, 'a pulse after the removal', 15_000);
-    const settled = (await admin.getCounts('cron-q'));
+    const settled = await admin.getCounts('cron-q');
     const total = settled.pending + settled.running + settled.completed;
     await waitFor(() => pulses() >= pulsesAtRemoval + 3, 'two more pulses', 15_000);
     const later = await admin.getCounts('cron-q');
@@ -175,28 +188,31 @@ describe('recurring jobs (schedules)', () => {
     }
   });
 
-  itSqliteOnly.each([
+  itWhen(backend.kind === 'sqlite').each([
     ['every: 1000', { every: 1000 }, 10_500],
     ['cron each second', { cron: '* * * * * *' }, 3_600_000],
-  ])('after downtime (%s), enqueues ONE missed occurrence, then continues from the next one after now', async (_case, options, missedBy) => {
-    // Create the schedule, then shut down and pretend the processes stayed down while many occurrences passed.
-    const { producer } = await startApp([], { processing: false });
-    await producer.upsertSchedule('late', 'catchup', options);
-    await app!.close();
-    const missed = Math.floor((Date.now() - missedBy) / 1000) * 1000;
-    await queryDatabase(db.path, `UPDATE ${SCHEDULES_TABLE} SET next_run_at = ? WHERE name = 'catchup'`, [missed]);
+  ])(
+    'after downtime (%s), enqueues ONE missed occurrence, then continues from the next one after now',
+    async (_case, options, missedBy) => {
+      // Create the schedule, then shut down and pretend the processes stayed down while many occurrences passed.
+      const { producer } = await startApp([], { processing: false });
+      await producer.upsertSchedule('late', 'catchup', options);
+      await current.close(app!);
+      const missed = Math.floor((Date.now() - missedBy) / 1000) * 1000;
+      await queryDatabase(current.db, `UPDATE ${SCHEDULES_TABLE} SET next_run_at = ? WHERE name = 'catchup'`, [missed]);
 
-    const restartedAt = Date.now();
-    const { producer: restarted } = await startApp([LateProcessor]);
-    await waitFor(() => ran.length >= 1, 'the missed occurrence ran');
-    const [next] = await restarted.listSchedules();
-    expect(next.nextRunAt.getTime()).toBeGreaterThan(restartedAt);
-    expect(next.nextRunAt.getTime() % 1000).toBe(0);
-    expect(await occurrencesOf(db.path, 'late')).toEqual([{ id: ran[0].id, name: 'catchup', at: missed }]);
+      const restartedAt = Date.now();
+      const { producer: restarted } = await startApp([LateProcessor]);
+      await waitFor(() => ran.length >= 1, 'the missed occurrence ran');
+      const [next] = await restarted.listSchedules();
+      expect(next.nextRunAt.getTime()).toBeGreaterThan(restartedAt);
+      expect(next.nextRunAt.getTime() % 1000).toBe(0);
+      expect(await occurrencesOf(current.db, 'late')).toEqual([{ id: ran[0].id, name: 'catchup', at: missed }]);
 
-    await waitFor(() => ran.length >= 2, 'the next occurrence ran', 15_000);
-    const jobs = await occurrencesOf(db.path, 'late');
-    expect(jobs.slice(0, 2).map((job) => job.at)).toEqual([missed, next.nextRunAt.getTime()]);
-    expect(jobs.every((job, i) => i === 0 || job.at > restartedAt)).toBe(true);
-  });
+      await waitFor(() => ran.length >= 2, 'the next occurrence ran', 15_000);
+      const jobs = await occurrencesOf(current.db, 'late');
+      expect(jobs.slice(0, 2).map((job) => job.at)).toEqual([missed, next.nextRunAt.getTime()]);
+      expect(jobs.every((job, i) => i === 0 || job.at > restartedAt)).toBe(true);
+    },
+  );
 });

@@ -6,14 +6,13 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { InvalidModuleOptionsError, QueueAdmin, SchemaOutdatedError, SqliteQueueModule, getMigrations } from '../lib';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
-import { perTestApp } from './support/per-test-app';
-import { postgresSchemaFor, testBackend } from './support/test-backend';
+import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 
-async function boot(path: string, migrate: unknown): Promise<TestingModule> {
+async function boot(db: TestDatabase, migrate: unknown): Promise<TestingModule> {
   const app = await Test.createTestingModule({
     imports: [
       SqliteQueueModule.forRoot({
-        database: path,
+        ...db.options,
         processing: false,
         migrate: migrate as boolean,
       }),
@@ -28,41 +27,41 @@ async function boot(path: string, migrate: unknown): Promise<TestingModule> {
   return app;
 }
 
-async function hasMigrationsTable(path: string): Promise<boolean> {
-  const rows = await rawSql(path, [
-    testBackend() === 'sqlite'
+async function hasMigrationsTable(db: TestDatabase): Promise<boolean> {
+  const rows = await rawSql(db, [
+    !db.options.postgres
       ? `SELECT name FROM sqlite_master WHERE name = 'nest_queue_migrations'`
-      : `SELECT table_name FROM information_schema.tables WHERE table_schema = '${postgresSchemaFor(path)}'
+      : `SELECT table_name FROM information_schema.tables WHERE table_schema = '${db.options.postgres?.schema}'
           AND table_name = 'nest_queue_migrations'`,
   ]);
   return rows.length > 0;
 }
 
-describe('migrate: false', () => {
-  const current = perTestApp();
+describeEachBackend('migrate: false', (backend) => {
+  const current = perTestApp(backend);
 
   it('refuses a 0.1.0 database, naming its version and the one needed, and changes nothing', async () => {
-    await createLegacyDatabase(current.db.path);
-    const refusal = boot(current.db.path, false);
+    await createLegacyDatabase(current.db);
+    const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(SchemaOutdatedError);
     await expect(refusal).rejects.toThrow('version 1, and this build needs version 2');
-    expect(await hasMigrationsTable(current.db.path)).toBe(false);
+    expect(await hasMigrationsTable(current.db)).toBe(false);
   });
 
   it('refuses an empty database (version 0)', async () => {
-    await expect(boot(current.db.path, false)).rejects.toThrow('version 0, and this build needs version 2');
+    await expect(boot(current.db, false)).rejects.toThrow('version 0, and this build needs version 2');
   });
 
   it('boots on a database the application migrated with the statements of getMigrations()', async () => {
-    await createLegacyDatabase(current.db.path);
+    await createLegacyDatabase(current.db);
     const steps =
-      testBackend() === 'sqlite'
+      backend.kind === 'sqlite'
         ? getMigrations('sqlite')
         : getMigrations('postgres', {
-            schema: postgresSchemaFor(current.db.path),
+            schema: current.db.options.postgres!.schema!,
           });
     expect(steps.map((step) => [step.version, step.name])).toEqual(
-      testBackend() === 'sqlite'
+      backend.kind === 'sqlite'
         ? [
             [1, 'initial'],
             [2, 'finished-index'],
@@ -72,8 +71,8 @@ describe('migrate: false', () => {
             [2, 'partial-status-index'],
           ],
     );
-    for (const step of steps) await rawSql(current.db.path, step.sql);
-    current.app = await boot(current.db.path, false);
+    for (const step of steps) await rawSql(current.db, step.sql);
+    current.app = await boot(current.db, false);
     expect(await current.app.get(QueueAdmin).getCounts(LEGACY_QUEUE)).toEqual({
       pending: 2,
       running: 1,
@@ -81,13 +80,11 @@ describe('migrate: false', () => {
       failed: 1,
       cancelled: 1,
     });
-    const versions = await rawSql<{ version: number }>(current.db.path, [
-      'SELECT version FROM {schema}.nest_queue_migrations ORDER BY version',
-    ]);
+    const versions = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
     expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
   });
 
   it('is a boolean', async () => {
-    await expect(boot(current.db.path, 'no')).rejects.toBeInstanceOf(InvalidModuleOptionsError);
+    await expect(boot(current.db, 'no')).rejects.toBeInstanceOf(InvalidModuleOptionsError);
   });
 });

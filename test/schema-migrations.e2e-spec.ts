@@ -18,9 +18,7 @@ import {
 } from '../lib';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { startChildApp } from './support/child-app';
-import { perTestApp } from './support/per-test-app';
-import { tempDatabase } from './support/temp-database';
-import { postgresSchemaFor, testBackend } from './support/test-backend';
+import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 const LATEST = 2;
@@ -36,11 +34,11 @@ class LegacyProcessor implements QueueProcessor<{ n: number }, number> {
   }
 }
 
-async function boot(path: string, processing: boolean): Promise<TestingModule> {
+async function boot(db: TestDatabase, processing: boolean): Promise<TestingModule> {
   const app = await Test.createTestingModule({
     imports: [
       SqliteQueueModule.forRoot({
-        database: path,
+        ...db.options,
         processing,
         pollInterval: 100,
       }),
@@ -56,19 +54,19 @@ async function boot(path: string, processing: boolean): Promise<TestingModule> {
   return app;
 }
 
-async function recordedVersions(path: string): Promise<number[]> {
-  const rows = await rawSql<{ version: number }>(path, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
+async function recordedVersions(db: TestDatabase): Promise<number[]> {
+  const rows = await rawSql<{ version: number }>(db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
   return rows.map((row) => Number(row.version));
 }
 
 /** The shape of the queue's tables, comparable between two databases (schema names and comments taken out). */
-async function schemaShape(path: string): Promise<unknown> {
-  if (testBackend() === 'sqlite') {
+async function schemaShape(db: TestDatabase): Promise<unknown> {
+  if (!db.options.postgres) {
     const rows = await rawSql<{
       type: string;
       name: string;
       sql: string | null;
-    }>(path, [`SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'nest_queue_%' ORDER BY name`]);
+    }>(db, [`SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'nest_queue_%' ORDER BY name`]);
     return rows.map((row) => ({
       ...row,
       sql: String(row.sql)
@@ -78,9 +76,9 @@ async function schemaShape(path: string): Promise<unknown> {
         .trim(),
     }));
   }
-  const schema = postgresSchemaFor(path);
+  const schema = db.options.postgres!.schema!;
   const columns = await rawSql(
-    path,
+    db,
     [
       `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
       WHERE table_schema = ? ORDER BY table_name, column_name`,
@@ -88,12 +86,12 @@ async function schemaShape(path: string): Promise<unknown> {
     [schema],
   );
   const indexes = await rawSql<{ indexname: string; indexdef: string }>(
-    path,
+    db,
     [`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = ? ORDER BY indexname`],
     [schema],
   );
   const options = await rawSql(
-    path,
+    db,
     [
       `SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = ? AND c.relkind = 'r' ORDER BY c.relname`,
@@ -111,40 +109,40 @@ async function schemaShape(path: string): Promise<unknown> {
 }
 
 /** The definition of the jobs' status-and-finish-time index: gone (SQLite) or partial (PostgreSQL) after migration 2. */
-async function finishedIndexes(path: string): Promise<string[]> {
-  if (testBackend() === 'sqlite') {
-    const rows = await rawSql<{ name: string }>(path, [
+async function finishedIndexes(db: TestDatabase): Promise<string[]> {
+  if (!db.options.postgres) {
+    const rows = await rawSql<{ name: string }>(db, [
       `SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (
       'nest_queue_jobs_status', 'nest_queue_jobs_finished') ORDER BY name`,
     ]);
     return rows.map((row) => row.name);
   }
   const rows = await rawSql<{ indexdef: string }>(
-    path,
+    db,
     [
       `SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname =
     'nest_queue_jobs_status'`,
     ],
-    [postgresSchemaFor(path)],
+    [db.options.postgres?.schema],
   );
   return rows.map((row) => row.indexdef.replace(/^.* USING btree /, ''));
 }
 
-describe('schema migrations', () => {
-  const current = perTestApp();
+describeEachBackend('schema migrations', (backend) => {
+  const current = perTestApp(backend);
 
   beforeEach(() => processed.splice(0));
 
   it('upgrades a 0.1.0 database: adopted as version 1, migrated to 2, its jobs kept, read and claimed', async () => {
-    await createLegacyDatabase(current.db.path);
-    expect(await finishedIndexes(current.db.path)).toEqual(
-      testBackend() === 'sqlite' ? ['nest_queue_jobs_status'] : ['(queue, status, finished_at)'],
+    await createLegacyDatabase(current.db);
+    expect(await finishedIndexes(current.db)).toEqual(
+      backend.kind === 'sqlite' ? ['nest_queue_jobs_status'] : ['(queue, status, finished_at)'],
     );
 
-    current.app = await boot(current.db.path, false);
-    expect(await recordedVersions(current.db.path)).toEqual([1, 2]);
-    expect(await finishedIndexes(current.db.path)).toEqual(
-      testBackend() === 'sqlite'
+    current.app = await boot(current.db, false);
+    expect(await recordedVersions(current.db)).toEqual([1, 2]);
+    expect(await finishedIndexes(current.db)).toEqual(
+      backend.kind === 'sqlite'
         ? ['nest_queue_jobs_finished']
         : [`(queue, status, finished_at) WHERE (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text]))`],
     );
@@ -159,64 +157,60 @@ describe('schema migrations', () => {
     expect((await admin.getJobs(LEGACY_QUEUE, { status: 'completed' })).map((job) => job.data)).toEqual([{ n: 4 }]);
     await current.app.close();
 
-    current.app = await boot(current.db.path, true);
+    current.app = await boot(current.db, true);
     await current.app.get(QueueProducer).add(LEGACY_QUEUE, { n: 7 });
     // The two pending jobs, the one added now, and the running one whose process died long ago.
     await waitFor(async () => (await current.app!.get(QueueAdmin).getCounts(LEGACY_QUEUE)).completed === 5, 'every job done');
     expect([...processed].sort()).toEqual([1, 2, 3, 7]);
-    expect(await recordedVersions(current.db.path)).toEqual([1, 2]);
+    expect(await recordedVersions(current.db)).toEqual([1, 2]);
   });
 
   it('leaves a migrated 0.1.0 database with exactly the schema a fresh database gets', async () => {
-    const fresh = tempDatabase();
-    try {
-      current.app = await boot(fresh.path, false);
-      await current.app.close();
-      current.app = undefined;
-      await createLegacyDatabase(current.db.path);
-      current.app = await boot(current.db.path, false);
-      expect(await schemaShape(current.db.path)).toEqual(await schemaShape(fresh.path));
-      expect(await recordedVersions(fresh.path)).toEqual([1, 2]);
-    } finally {
-      fresh.cleanup();
-    }
+    const fresh = current.otherDatabase('fresh');
+    current.app = await boot(fresh, false);
+    await current.app.close();
+    current.app = undefined;
+    await createLegacyDatabase(current.db);
+    current.app = await boot(current.db, false);
+    expect(await schemaShape(current.db)).toEqual(await schemaShape(fresh));
+    expect(await recordedVersions(fresh)).toEqual([1, 2]);
   });
 
   it('two processes booting the same 0.1.0 database at once both start, and each step is recorded once', async () => {
-    await createLegacyDatabase(current.db.path);
+    await createLegacyDatabase(current.db);
     const children = [0, 1].map(() =>
       startChildApp({
-        database: current.db.path,
+        connection: current.db.options,
         module: { processing: false },
       }),
     );
     try {
       await Promise.all(children.map((child) => child.printed('READY')));
     } catch (error) {
-      throw new Error(`${String(error)}\n${children.map((child) => child.stderr()).join('\n')}`);
+      throw new Error(`${String(error)}\n${children.map((child) => child.stderr()).join('\n')}`, { cause: error });
     } finally {
       await Promise.all(children.map((child) => child.stop()));
     }
-    const rows = await rawSql<{ version: number }>(current.db.path, ['SELECT version FROM {schema}.nest_queue_migrations']);
+    const rows = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations']);
     expect(rows.map((row) => Number(row.version)).sort()).toEqual([1, 2]);
-    expect(await finishedIndexes(current.db.path)).toHaveLength(1);
+    expect(await finishedIndexes(current.db)).toHaveLength(1);
   });
 
   it('refuses to start on a schema a newer build migrated, naming both versions, and writes nothing', async () => {
-    current.app = await boot(current.db.path, false);
+    current.app = await boot(current.db, false);
     await current.app.close();
     current.app = undefined;
-    await rawSql(current.db.path, [`INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (3, 'future', 0)`]);
-    const refusal = boot(current.db.path, false);
+    await rawSql(current.db, [`INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (3, 'future', 0)`]);
+    const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(SchemaTooNewError);
     await expect(refusal).rejects.toThrow(`version 3, newer than version ${LATEST}`);
-    expect(await recordedVersions(current.db.path)).toEqual([1, 2, 3]);
+    expect(await recordedVersions(current.db)).toEqual([1, 2, 3]);
   });
 
   it('refuses a jobs table another application made with one more NOT NULL column, leaving its rows alone', async () => {
-    const integer = testBackend() === 'sqlite' ? 'INTEGER' : 'bigint';
-    await rawSql(current.db.path, [
-      ...(testBackend() === 'sqlite' ? [] : ['CREATE SCHEMA {schema}']),
+    const integer = backend.kind === 'sqlite' ? 'INTEGER' : 'bigint';
+    await rawSql(current.db, [
+      ...(backend.kind === 'sqlite' ? [] : ['CREATE SCHEMA {schema}']),
       `CREATE TABLE {schema}.nest_queue_jobs (id ${integer} PRIMARY KEY, queue TEXT NOT NULL, status TEXT NOT NULL, data TEXT NOT NULL,
         priority ${integer} NOT NULL DEFAULT 0, run_at ${integer} NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
         max_attempts ${integer} NOT NULL, backoff TEXT, timeout_ms ${integer}, unique_key TEXT, locked_by TEXT, lease_until ${integer},
@@ -225,10 +219,10 @@ describe('schema migrations', () => {
       `INSERT INTO {schema}.nest_queue_jobs (id, queue, status, data, run_at, max_attempts, created_at, updated_at, tenant_id)
         VALUES (1, 'theirs', 'pending', '{}', 0, 1, 0, 0, 'acme')`,
     ]);
-    const refusal = boot(current.db.path, true);
+    const refusal = boot(current.db, true);
     await expect(refusal).rejects.toBeInstanceOf(ForeignSchemaError);
     await expect(refusal).rejects.toThrow(/nest_queue_jobs was not created by this library \(unexpected column tenant_id\)/);
-    const rows = await rawSql(current.db.path, ['SELECT id, status, attempts FROM {schema}.nest_queue_jobs']);
+    const rows = await rawSql(current.db, ['SELECT id, status, attempts FROM {schema}.nest_queue_jobs']);
     expect(
       rows.map((row) => ({
         id: Number(row.id),
@@ -236,21 +230,21 @@ describe('schema migrations', () => {
         attempts: Number(row.attempts),
       })),
     ).toEqual([{ id: 1, status: 'pending', attempts: 0 }]);
-    const tables = await rawSql(current.db.path, [
-      testBackend() === 'sqlite'
+    const tables = await rawSql(current.db, [
+      backend.kind === 'sqlite'
         ? `SELECT name FROM sqlite_master WHERE name = 'nest_queue_migrations'`
-        : `SELECT table_name FROM information_schema.tables WHERE table_schema = '${postgresSchemaFor(current.db.path)}'
+        : `SELECT table_name FROM information_schema.tables WHERE table_schema = '${current.db.options.postgres?.schema}'
             AND table_name = 'nest_queue_migrations'`,
     ]);
     expect(tables).toEqual([]);
   });
 
   it('refuses a table of the same name with another shape, naming the missing column', async () => {
-    await rawSql(current.db.path, [
-      ...(testBackend() === 'sqlite' ? [] : ['CREATE SCHEMA {schema}']),
+    await rawSql(current.db, [
+      ...(backend.kind === 'sqlite' ? [] : ['CREATE SCHEMA {schema}']),
       `CREATE TABLE {schema}.nest_queue_jobs (id INTEGER PRIMARY KEY, name TEXT, status TEXT)`,
     ]);
-    const refusal = boot(current.db.path, false);
+    const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(ForeignSchemaError);
     await expect(refusal).rejects.toThrow(/missing columns queue, data, priority/);
   });

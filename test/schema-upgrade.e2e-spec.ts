@@ -6,30 +6,29 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { JOBS_TABLE, MIGRATIONS_TABLE } from '../lib/sqlite-queue.constants';
-import { describeSqliteOnly } from './support/describe-backend';
 import { rawQuery } from './support/raw-sqlite';
-import { perTestApp } from './support/per-test-app';
+import { describeEachSqlite, perTestApp, TestDatabase } from './support/backends';
 
-async function startProducerApp(path: string): Promise<TestingModule> {
-  const app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ database: path, processing: false })] }).compile();
+async function startProducerApp(db: TestDatabase): Promise<TestingModule> {
+  const app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false })] }).compile();
   await app.init();
   return app;
 }
 
-async function indexNames(path: string): Promise<string[]> {
+async function indexNames(db: TestDatabase): Promise<string[]> {
   const rows = await rawQuery<{ name: string }>(
-    path,
+    db,
     `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`,
     [JOBS_TABLE],
   );
   return rows.map((row) => row.name);
 }
 
-describeSqliteOnly('schema upgrade from the status index to the finished index', () => {
-  const current = perTestApp();
+describeEachSqlite('schema upgrade from the status index to the finished index', (backend) => {
+  const current = perTestApp(backend);
 
   it('drops the old index at boot, and counts, lists and cleans finished and pending jobs as before', async () => {
-    current.app = await startProducerApp(current.db.path);
+    current.app = await startProducerApp(current.db);
     const jobs = await current.app.get(QueueProducer).addBulk(
       'upgrade',
       Array.from({ length: 6 }, (_, n) => ({ data: { n } })),
@@ -39,19 +38,15 @@ describeSqliteOnly('schema upgrade from the status index to the finished index',
     const [c1, c2, c3, f4] = jobs.map((job) => Number(job.id));
     // What the earlier build's schema and its workers left behind: its index, finished rows, and no migrations
     // table (0.1.0 recorded no versions: boot adopts it by its shape as version 1).
-    await rawQuery(current.db.path, `DROP TABLE ${MIGRATIONS_TABLE}`);
-    await rawQuery(current.db.path, `DROP INDEX ${JOBS_TABLE}_finished`);
-    await rawQuery(current.db.path, `CREATE INDEX ${JOBS_TABLE}_status ON ${JOBS_TABLE} (queue, status, finished_at)`);
-    await rawQuery(current.db.path, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [
-      c1,
-      c2,
-      c3,
-    ]);
-    await rawQuery(current.db.path, `UPDATE ${JOBS_TABLE} SET status = 'failed', finished_at = 1000 WHERE id = ?`, [f4]);
-    expect(await indexNames(current.db.path)).toContain(`${JOBS_TABLE}_status`);
+    await rawQuery(current.db, `DROP TABLE ${MIGRATIONS_TABLE}`);
+    await rawQuery(current.db, `DROP INDEX ${JOBS_TABLE}_finished`);
+    await rawQuery(current.db, `CREATE INDEX ${JOBS_TABLE}_status ON ${JOBS_TABLE} (queue, status, finished_at)`);
+    await rawQuery(current.db, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [c1, c2, c3]);
+    await rawQuery(current.db, `UPDATE ${JOBS_TABLE} SET status = 'failed', finished_at = 1000 WHERE id = ?`, [f4]);
+    expect(await indexNames(current.db)).toContain(`${JOBS_TABLE}_status`);
 
-    current.app = await startProducerApp(current.db.path);
-    const names = await indexNames(current.db.path);
+    current.app = await startProducerApp(current.db);
+    const names = await indexNames(current.db);
     expect(names).toContain(`${JOBS_TABLE}_finished`);
     expect(names).not.toContain(`${JOBS_TABLE}_status`);
 

@@ -15,9 +15,26 @@ const POLL_INTERVAL = 600_000;
 
 function record(id: string, runAt: number, queue = 'q', priority = 0): JobRecord {
   return {
-    id, queue, status: 'pending', data: '{}', priority, runAt, attempts: 0, maxAttempts: 3, backoff: null,
-    timeout: null, key: null, lockedBy: null, leaseUntil: null, result: null, error: null, progress: null,
-    createdAt: runAt, startedAt: null, finishedAt: null, updatedAt: runAt,
+    id,
+    queue,
+    status: 'pending',
+    data: '{}',
+    priority,
+    runAt,
+    attempts: 0,
+    maxAttempts: 3,
+    backoff: null,
+    timeout: null,
+    key: null,
+    lockedBy: null,
+    leaseUntil: null,
+    result: null,
+    error: null,
+    progress: null,
+    createdAt: runAt,
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: runAt,
   };
 }
 
@@ -109,10 +126,12 @@ function pipelineSetUp(settings: { pollInterval?: number; batchWindow?: number; 
       new Promise<JobRecord[]>((resolve, reject) => {
         active++;
         mostActive = Math.max(mostActive, active);
-        const settle = <T>(done: (value: T) => void) => (value: T) => {
-          active--;
-          done(value);
-        };
+        const settle =
+          <T>(done: (value: T) => void) =>
+          (value: T) => {
+            active--;
+            done(value);
+          };
         held.push({ requests, resolve: settle(resolve), reject: settle(reject) });
       }),
   );
@@ -191,7 +210,10 @@ describe('SharedPoller pipeline', () => {
   });
 
   it('claims again at once while a queue gets its full limit, and routes the jobs in claim order', async () => {
-    const requests = [{ queue: 'a', limit: 2 }, { queue: 'b', limit: 3 }];
+    const requests = [
+      { queue: 'a', limit: 2 },
+      { queue: 'b', limit: 3 },
+    ];
     const { poller, claim, held, routed } = pipelineSetUp({ requests });
     poller.start();
     await jest.advanceTimersByTimeAsync(10);

@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LoggerService } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModule, SqliteQueueModuleOptions } from '../lib';
+import { TestingModule } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { JOBS_TABLE, Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModuleOptions } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
-import { tempDatabase } from './support/temp-database';
-import { waitFor } from './support/wait-for';
+import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, describePostgres, perTestApp } from './support/backends';
 
 /** One handler start. */
 interface Run {
@@ -34,18 +35,8 @@ class CapturingLogger implements LoggerService {
  * Invariant 2 at shutdown: `app.close()` lets running jobs finish (up to `shutdownTimeout`), hands back
  * everything else at once, and leaves nothing `running` in the database for a lease to expire on.
  */
-describe('graceful shutdown', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let open: TestingModule[];
-
-  beforeEach(() => {
-    db = tempDatabase();
-    open = [];
-  });
-  afterEach(async () => {
-    for (const app of open.splice(0).reverse()) await app.close();
-    db.cleanup();
-  });
+describeEachBackend('graceful shutdown', (backend) => {
+  const current = perTestApp(backend);
 
   async function startApp(
     options: SqliteQueueModuleOptions,
@@ -53,20 +44,14 @@ describe('graceful shutdown', () => {
     concurrency = 1,
     logger?: LoggerService,
   ): Promise<TestingModule> {
-    const builder = Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 100, ...options })],
+    return current.startApp({
+      module: { pollInterval: 100, ...options },
       providers: handle ? [defineProcessor('work', handle, { concurrency })] : [],
+      logger,
     });
-    const app = await (logger ? builder.setLogger(logger) : builder).compile();
-    await app.init();
-    open.push(app);
-    return app;
   }
 
-  async function close(app: TestingModule): Promise<void> {
-    open.splice(open.indexOf(app), 1);
-    await app.close();
-  }
+  const close = (app: TestingModule): Promise<void> => current.close(app);
 
   /** Every job of the file, read through a producer-only app (it claims nothing, so it changes nothing). */
   async function inspect(ids: string[]): Promise<{ counts: ReturnType<typeof jobCounts>; jobs: JobInfo[] }> {
@@ -93,9 +78,12 @@ describe('graceful shutdown', () => {
       },
       CONCURRENCY,
     );
-    const ids = (await first.get(QueueProducer).addBulk('work', Array.from({ length: JOBS }, (_, n) => ({ data: { n } })))).map(
-      (job) => job.id,
-    );
+    const ids = (
+      await first.get(QueueProducer).addBulk(
+        'work',
+        Array.from({ length: JOBS }, (_, n) => ({ data: { n } })),
+      )
+    ).map((job) => job.id);
     await waitFor(() => runs.length > CONCURRENCY && running === CONCURRENCY, 'a second full batch running');
 
     await close(first);
@@ -147,7 +135,12 @@ describe('graceful shutdown', () => {
       },
       3,
     );
-    const ids = (await first.get(QueueProducer).addBulk('work', Array.from({ length: 5 }, (_, n) => ({ data: { n } })))).map((job) => job.id);
+    const ids = (
+      await first.get(QueueProducer).addBulk(
+        'work',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      )
+    ).map((job) => job.id);
     const firstAdmin = first.get(QueueAdmin);
     await waitFor(async () => started === 3 && (await firstAdmin.getCounts('work')).running === 3, 'three jobs hanging');
 
@@ -223,6 +216,74 @@ describe('graceful shutdown', () => {
     expect(afterClose.counts).toEqual(jobCounts({ pending: 2 }));
     for (const job of afterClose.jobs) {
       expect({ status: job.status, attempts: job.attempts, error: job.error }).toEqual({ status: 'pending', attempts: 0, error: null });
+    }
+  });
+});
+
+/**
+ * On a connection pool a job can be claimed while its slot is still saving the previous outcome (the slot is
+ * offered as soon as that write is queued); it waits in the worker for the slot. Shutdown must hand it back
+ * unstarted, or it stays running under a lease nobody renews. Only PostgreSQL runs statements out of order: on
+ * SQLite the claim queues behind the write on the one connection, so no job waits.
+ */
+describePostgres('graceful shutdown: a job claimed while waiting for a slot', (backend) => {
+  const current = perTestApp(backend);
+
+  it('is handed back at shutdown, pending and uncounted, and never started', async () => {
+    const { url, schema } = current.db.options.postgres!;
+    const gate = deferred();
+    const started: string[] = [];
+    const Slots = defineProcessor<{ name: string }>(
+      'slots',
+      async (job) => {
+        started.push(job.data.name);
+        if (job.data.name === 'first') await gate.promise;
+        return job.data.name;
+      },
+      { concurrency: 1 },
+    );
+    // Polls and heartbeats far apart: nothing but the events of this test runs a statement.
+    const app = await current.startApp({ module: { pollInterval: 30_000, leaseDuration: 120_000 }, providers: [Slots] });
+    const producer = app.get(QueueProducer);
+    const first = await producer.add('slots', { name: 'first' });
+    await waitFor(() => started.includes('first'), 'the first job started');
+
+    // The test's own transaction locks the first job's row: its completion waits for the lock, with its slot offered.
+    const locker = new DataSource({ type: 'postgres', url, poolSize: 1 });
+    await locker.initialize();
+    const runner = locker.createQueryRunner();
+    const row = async (id: string) =>
+      (
+        (await runner.query(`SELECT status, attempts, locked_by FROM "${schema}".${JOBS_TABLE} WHERE id = $1`, [id])) as {
+          status: string;
+          attempts: number;
+          locked_by: string | null;
+        }[]
+      )[0];
+    let closing: Promise<void> | undefined;
+    let second: { id: string } | undefined;
+    try {
+      await runner.connect();
+      await runner.startTransaction();
+      await runner.query(`SELECT id FROM "${schema}".${JOBS_TABLE} WHERE id = $1 FOR UPDATE`, [first.id]);
+      second = await producer.add('slots', { name: 'second' });
+      gate.resolve();
+      const secondId = second.id;
+      await waitFor(async () => (await row(secondId)).status === 'running', 'the second job claimed while the first one is being saved');
+      expect(started).toEqual(['first']);
+      closing = app.close();
+      await waitFor(async () => (await row(secondId)).status === 'pending', 'the waiting job handed back at shutdown', 10_000);
+    } finally {
+      await runner.commitTransaction().catch(() => undefined);
+      await closing?.catch(() => undefined);
+      try {
+        expect(started).toEqual(['first']);
+        expect(await row(first.id)).toMatchObject({ status: 'completed' });
+        if (second) expect(await row(second.id)).toMatchObject({ status: 'pending', attempts: 0, locked_by: null });
+      } finally {
+        await runner.release();
+        await locker.destroy();
+      }
     }
   });
 });

@@ -2,10 +2,9 @@
  * Timeouts: an attempt that outlives its `timeout` fails with JobTimeoutError and its signal is aborted,
  * even when the handler ignores the signal and never settles; its slot is freed and the queue goes on.
  */
-import { Test, TestingModule } from '@nestjs/testing';
-import { InvalidProcessorError, Job, JobTimeoutError, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
-import { tempDatabase } from './support/temp-database';
+import { InvalidProcessorError, Job, JobTimeoutError, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface SlowData {
   /** Never settle and ignore the signal. */
@@ -58,33 +57,26 @@ class LimitedProcessor implements QueueProcessor<SlowData, string> {
   }
 }
 
-describe('timeouts', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
+describeEachBackend('timeouts', (backend) => {
   let producer: QueueProducer;
   let admin: QueueAdmin;
+  // Before the app closes (perTestApp's afterEach runs next): a held handler would hold up shutdown.
+  afterEach(() => gates.forEach((gate) => gate.resolve()));
+  const current = perTestApp(backend);
 
   beforeEach(async () => {
-    db = tempDatabase();
     signals.clear();
     gates.clear();
     hangActive = false;
     active = 0;
     maxActive = 0;
     quickStarts.length = 0;
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50, shutdownTimeout: 500 })],
+    const app = await current.startApp({
+      module: { pollInterval: 50, shutdownTimeout: 500 },
       providers: [SlowProcessor, LimitedProcessor],
-    }).compile();
-    await app.init();
+    });
     producer = app.get(QueueProducer);
     admin = app.get(QueueAdmin);
-  });
-  afterEach(async () => {
-    gates.forEach((gate) => gate.resolve());
-    await app?.close();
-    app = undefined;
-    db.cleanup();
   });
 
   const statusOf = async (id: string) => (await admin.getJob(id))?.status;
@@ -92,7 +84,10 @@ describe('timeouts', () => {
   it('fails a hanging handler that ignores its signal after `timeout`, aborts the signal, and keeps the other slot busy meanwhile', async () => {
     const hung = await producer.add<SlowData>('slow', { hang: true }, { timeout: 1500, maxAttempts: 1 });
     await waitFor(() => signals.has(`${hung.id}#1`), 'the hanging job started');
-    const quick = await producer.addBulk<SlowData>('slow', Array.from({ length: 50 }, () => ({ data: {} })));
+    const quick = await producer.addBulk<SlowData>(
+      'slow',
+      Array.from({ length: 50 }, () => ({ data: {} })),
+    );
     await waitFor(async () => (await admin.getCounts('slow')).completed === 50, 'the 50 quick jobs completed');
     await waitFor(async () => (await statusOf(hung.id)) === 'failed', 'the hanging job failed');
 
@@ -113,7 +108,10 @@ describe('timeouts', () => {
     const pair = await producer.addBulk<SlowData>('slow', [{ data: { gate: 'pair' } }, { data: { gate: 'pair' } }]);
     await waitFor(() => active === 2, 'both slots run a job at once after the timeout');
     gates.get('pair')!.resolve();
-    await waitFor(async () => (await statusOf(pair[0].id)) === 'completed' && (await statusOf(pair[1].id)) === 'completed', 'the pair completed');
+    await waitFor(
+      async () => (await statusOf(pair[0].id)) === 'completed' && (await statusOf(pair[1].id)) === 'completed',
+      'the pair completed',
+    );
     expect(await admin.getCounts('slow')).toMatchObject({ pending: 0, running: 0, completed: 52, failed: 1 });
   });
 
@@ -121,14 +119,21 @@ describe('timeouts', () => {
     const hung = await producer.add<SlowData>('limited', { hang: true }, { maxAttempts: 1 });
     const patient = await producer.add<SlowData>('limited', { sleep: 600 }, { timeout: 20_000, maxAttempts: 1 });
     await waitFor(async () => (await statusOf(hung.id)) === 'failed', 'the hanging job failed on the processor timeout');
-    expect((await admin.getJob(hung.id))!.error).toMatchObject({ name: 'JobTimeoutError', message: `Job ${hung.id} timed out after 300 ms` });
+    expect((await admin.getJob(hung.id))!.error).toMatchObject({
+      name: 'JobTimeoutError',
+      message: `Job ${hung.id} timed out after 300 ms`,
+    });
     expect(signals.get(`${hung.id}#1`)!.aborted).toBe(true);
     await waitFor(async () => (await statusOf(patient.id)) === 'completed', 'the job with its own longer timeout completed');
     expect(signals.get(`${patient.id}#1`)!.aborted).toBe(false);
   });
 
   it('a timed-out attempt is retried while attempts remain', async () => {
-    const job = await producer.add<SlowData>('slow', { hangOnce: true }, { timeout: 300, maxAttempts: 2, backoff: { type: 'fixed', delay: 0 } });
+    const job = await producer.add<SlowData>(
+      'slow',
+      { hangOnce: true },
+      { timeout: 300, maxAttempts: 2, backoff: { type: 'fixed', delay: 0 } },
+    );
     await waitFor(async () => (await statusOf(job.id)) === 'completed', 'the second attempt completed');
     expect(await admin.getJob(job.id)).toMatchObject({
       status: 'completed',
@@ -147,21 +152,13 @@ describe('timeouts', () => {
         return handle(job);
       }
     }
-    const other = tempDatabase();
-    try {
-      const module = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRoot({ database: other.path })],
-        providers: [TooPatientProcessor],
-      }).compile();
-      const error = await module.init().then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
-      await module.close().catch(() => undefined); // close() rethrows the failed init
-      expect(error).toBeInstanceOf(InvalidProcessorError);
-      expect((error as Error).message).toMatch(/timeout must be a positive number of ms, at most 2147483647/);
-    } finally {
-      other.cleanup();
-    }
+    // On a database of its own; closed after the test (close() rethrows the failed init, see closeApp).
+    const module = await current.compileApp({ providers: [TooPatientProcessor] }, current.otherDatabase());
+    const error = await module.init().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(InvalidProcessorError);
+    expect((error as Error).message).toMatch(/timeout must be a positive number of ms, at most 2147483647/);
   });
 });

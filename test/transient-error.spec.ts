@@ -33,7 +33,17 @@ describe('isTransientStorageError', () => {
     ['a plain error', new Error('something else')],
     ['a string', 'SQLITE_BUSY'],
     ['null', null],
-    ['a Proxy whose traps throw', new Proxy({}, { get: () => { throw new Error('trap'); } })],
+    [
+      'a Proxy whose traps throw',
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
+    ],
   ])('%s is not transient', (_case, error) => {
     expect(isTransientStorageError(error)).toBe(false);
   });

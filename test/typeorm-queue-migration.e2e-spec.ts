@@ -7,38 +7,38 @@ import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { QueueAdmin, SqliteQueueModule, createQueueMigration } from '../lib';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
-import { perTestApp } from './support/per-test-app';
-import { postgresSchemaFor, postgresTestUrl, testBackend, testSqliteDriver } from './support/test-backend';
+import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
+import { postgresTestUrl } from './support/test-backend';
 
-function applicationDataSource(path: string, migration: ReturnType<typeof createQueueMigration>): DataSource {
-  if (testBackend() === 'postgres') {
+function applicationDataSource(db: TestDatabase, migration: ReturnType<typeof createQueueMigration>): DataSource {
+  if (db.options.postgres) {
     // TypeORM's own migrations table in the test's schema, so parallel tests do not share it.
     return new DataSource({
       type: 'postgres',
       url: postgresTestUrl(),
-      schema: postgresSchemaFor(path),
+      schema: db.options.postgres?.schema,
       migrations: [migration],
       poolSize: 1,
     });
   }
   return new DataSource({
-    type: testSqliteDriver() === 'better-sqlite3' ? 'better-sqlite3' : 'sqlite',
-    database: path,
+    type: db.options.driver === 'better-sqlite3' ? 'better-sqlite3' : 'sqlite',
+    database: db.path,
     migrations: [migration],
   });
 }
 
-describe('createQueueMigration with TypeORM runMigrations()', () => {
-  const current = perTestApp();
+describeEachBackend('createQueueMigration with TypeORM runMigrations()', (backend) => {
+  const current = perTestApp(backend);
 
   it('migrates a 0.1.0 database inside TypeORM, then a migrate: false module boots on it', async () => {
-    await createLegacyDatabase(current.db.path);
+    await createLegacyDatabase(current.db);
     const migration = createQueueMigration({
-      backend: testBackend(),
-      schema: testBackend() === 'postgres' ? postgresSchemaFor(current.db.path) : undefined,
+      backend: backend.kind,
+      schema: current.db.options.postgres?.schema,
       name: 'NestQueueSchema1735689600000',
     });
-    const dataSource = await applicationDataSource(current.db.path, migration).initialize();
+    const dataSource = await applicationDataSource(current.db, migration).initialize();
     try {
       const ran = await dataSource.runMigrations({ transaction: 'all' });
       expect(ran.map((entry) => entry.name)).toEqual(['NestQueueSchema1735689600000']);
@@ -46,15 +46,13 @@ describe('createQueueMigration with TypeORM runMigrations()', () => {
     } finally {
       await dataSource.destroy();
     }
-    const versions = await rawSql<{ version: number }>(current.db.path, [
-      'SELECT version FROM {schema}.nest_queue_migrations ORDER BY version',
-    ]);
+    const versions = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
     expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
 
     current.app = await Test.createTestingModule({
       imports: [
         SqliteQueueModule.forRoot({
-          database: current.db.path,
+          ...current.db.options,
           processing: false,
           migrate: false,
         }),

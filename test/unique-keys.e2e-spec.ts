@@ -4,11 +4,10 @@
  * holds across OS processes racing on one file.
  */
 import { writeFileSync } from 'node:fs';
-import { Test, TestingModule } from '@nestjs/testing';
-import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
+import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { ChildApp, readLines, startChildApp } from './support/child-app';
-import { tempDatabase } from './support/temp-database';
 import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
 
 interface KeyedData {
   n: number;
@@ -29,41 +28,32 @@ class KeyedProcessor implements QueueProcessor<KeyedData, number> {
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0);
 
-describe('unique keys', () => {
-  let db: ReturnType<typeof tempDatabase>;
-  let app: TestingModule | undefined;
+describeEachBackend('unique keys', (backend) => {
   let children: ChildApp[] = [];
-
-  beforeEach(() => {
-    db = tempDatabase();
-    gates.clear();
-    started.clear();
-  });
+  // Before the app closes (perTestApp's afterEach runs next): a held handler would hold up shutdown.
   afterEach(async () => {
     gates.forEach((gate) => gate.resolve());
     await Promise.all(children.map((child) => child.kill()));
     children = [];
-    await app?.close();
-    app = undefined;
-    db.cleanup();
+  });
+  const current = perTestApp(backend);
+  beforeEach(() => {
+    gates.clear();
+    started.clear();
   });
 
   async function openApp(processing: boolean): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
-    app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: db.path, pollInterval: 50, processing })],
-      providers: processing ? [KeyedProcessor] : [],
-    }).compile();
-    await app.init();
+    const app = await current.startApp({ module: { pollInterval: 50, processing }, providers: processing ? [KeyedProcessor] : [] });
     return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
   }
 
   /** Two producer processes that each add `count` jobs one add() at a time, released at the same instant. */
   async function raceTwoProducers(produce: { key?: string; keyPrefix?: string; count: number }): Promise<string[][]> {
-    const gateFile = `${db.path}.go`;
-    const logs = [`${db.path}.ids-a`, `${db.path}.ids-b`];
+    const gateFile = `${current.db.path}.go`;
+    const logs = [`${current.db.path}.ids-a`, `${current.db.path}.ids-b`];
     const producers = logs.map((idLog) =>
       startChildApp({
-        database: db.path,
+        connection: current.db.options,
         produce: { queue: 'dedupe', single: true, gateFile, idLog, ...produce },
         exitAfterProduce: true,
       }),

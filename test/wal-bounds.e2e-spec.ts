@@ -7,27 +7,29 @@ import { existsSync, statSync } from 'node:fs';
 import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeSqliteOnly } from './support/describe-backend';
 import { waitFor } from './support/wait-for';
-import { perTestApp } from './support/per-test-app';
+import { describeEachSqlite, perTestApp } from './support/backends';
 
 const JOBS = 40_000;
 const QUEUES = ['w1', 'w2'];
 
-describeSqliteOnly('the WAL under load', () => {
-  const current = perTestApp();
+describeEachSqlite('the WAL under load', (backend) => {
+  const current = perTestApp(backend);
 
   it(`stays within a few MiB while ${JOBS.toLocaleString('en-US')} jobs are processed`, async () => {
     let handled = 0;
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ database: current.db.path })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options })],
       providers: QUEUES.map((queue) => defineProcessor(queue, async () => void handled++, { concurrency: 50 })),
     }).compile();
     await current.app.init();
     const producer = current.app.get(QueueProducer);
     for (const queue of QUEUES) {
       for (let done = 0; done < JOBS / QUEUES.length; done += 1000) {
-        await producer.addBulk(queue, Array.from({ length: 1000 }, (_, n) => ({ data: { n: done + n } })));
+        await producer.addBulk(
+          queue,
+          Array.from({ length: 1000 }, (_, n) => ({ data: { n: done + n } })),
+        );
       }
     }
     let largestWal = 0;

@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { NodeSqlite3Module, WalCheckpointer } from '../lib/storage/sqlite/wal-checkpointer';
-import { describeSqliteOnly } from './support/describe-backend';
 import { tempDatabase } from './support/temp-database';
 import { waitFor } from './support/wait-for';
 
@@ -23,7 +22,7 @@ function close(database: import('sqlite3').Database): Promise<void> {
 }
 
 // node-sqlite3 only: the checkpointer is a second node-sqlite3 connection beside the module's own.
-describeSqliteOnly('WalCheckpointer (unit, real files): the WAL is copied back from a second connection', () => {
+describe('WalCheckpointer (unit, real files): the WAL is copied back from a second connection', () => {
   let db: ReturnType<typeof tempDatabase>;
   let writer: import('sqlite3').Database;
 
@@ -39,7 +38,10 @@ describeSqliteOnly('WalCheckpointer (unit, real files): the WAL is copied back f
   });
 
   it('copies what the writer committed into the database file, and closes cleanly', async () => {
-    await exec(writer, `INSERT INTO t (pad) SELECT printf('%.500c', 'x') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i FROM n)`);
+    await exec(
+      writer,
+      `INSERT INTO t (pad) SELECT printf('%.500c', 'x') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT i FROM n)`,
+    );
     const before = statSync(db.path).size;
     expect(statSync(`${db.path}-wal`).size).toBeGreaterThan(1_000_000);
 

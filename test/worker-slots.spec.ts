@@ -55,7 +55,7 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
   it('keeps its invariant over any sequence of routing, queued writes and settles', () => {
     // A seeded generator: the same sequence every run.
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (const concurrency of [1, 2, 5]) {
       const slots = new WorkerSlots<number>(concurrency);
       const started: { writeQueued: boolean }[] = [];

@@ -25,7 +25,9 @@ exports.throughput = async ({ queues, total, chunk }) => {
   let t = now();
   for (const queue of queues) {
     for (let done = 0; done < perQueue; done += chunk) {
-      await utils.addJobs(Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ identifier: queue, payload: { i: done + i } })));
+      await utils.addJobs(
+        Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ identifier: queue, payload: { i: done + i } })),
+      );
     }
   }
   const bulkMs = now() - t;

@@ -60,7 +60,15 @@ exports.throughput = async ({ tag, driver, queues, total, concurrency, chunk, ad
 
   return {
     bulkEnqueue: { jobs: total, ms: bulkMs, rate: (total / bulkMs) * 1000 },
-    process: { jobs: total, ms: processMs, rate: (total / processMs) * 1000, rssMiB, handled, completed: counts.completed, failed: counts.failed },
+    process: {
+      jobs: total,
+      ms: processMs,
+      rate: (total / processMs) * 1000,
+      rssMiB,
+      handled,
+      completed: counts.completed,
+      failed: counts.failed,
+    },
     addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
     errors: app.log.errors,
     busy: app.log.busy,
@@ -110,7 +118,10 @@ exports.postgresEnqueue = async ({ queues, total, chunk }) => {
   const t = now();
   for (const queue of queues) {
     for (let done = 0; done < perQueue; done += chunk) {
-      await app.producer.addBulk(queue, Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ data: { i: done + i } })));
+      await app.producer.addBulk(
+        queue,
+        Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ data: { i: done + i } })),
+      );
     }
   }
   const ms = now() - t;

@@ -51,7 +51,9 @@ exports.throughput = async ({ queues, total, chunk }) => {
   // work() completes a batch without awaiting it: the clock stops once every job is completed in the table.
   const countCompleted = `SELECT count(*) FROM "${SCHEMAS.pgboss}".job WHERE state = 'completed'`;
   let completed = 0;
-  await withClient(PG_URL, (client) => waitFor(async () => (completed = await scalar(client, countCompleted)) >= total, { what: 'all completed' }));
+  await withClient(PG_URL, (client) =>
+    waitFor(async () => (completed = await scalar(client, countCompleted)) >= total, { what: 'all completed' }),
+  );
   const processMs = now() - t;
   await boss.stop({ graceful: true, wait: true });
 

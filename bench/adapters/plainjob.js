@@ -16,7 +16,10 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   let t = now();
   for (const type of queues) {
     for (let done = 0; done < perQueue; done += chunk) {
-      queue.addMany(type, Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ i: done + i })));
+      queue.addMany(
+        type,
+        Array.from({ length: Math.min(chunk, perQueue - done) }, (_, i) => ({ i: done + i })),
+      );
       await null; // an async producer yields between chunks, like the others
     }
   }
@@ -58,7 +61,15 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
 
   return {
     bulkEnqueue: { jobs: total, ms: bulkMs, rate: (total / bulkMs) * 1000 },
-    process: { jobs: total, ms: processMs, rate: (total / processMs) * 1000, rssMiB, handled: completed, completed: done, failed: failedCount },
+    process: {
+      jobs: total,
+      ms: processMs,
+      rate: (total / processMs) * 1000,
+      rssMiB,
+      handled: completed,
+      completed: done,
+      failed: failedCount,
+    },
     addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
     errors: failed,
   };

@@ -22,7 +22,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   const insertFull = db.prepare(raw.insertSql(ROWS_PER_INSERT));
   const insertChunk = db.transaction((queue, from, count) => {
     const time = Date.now();
-    for (let done = 0; done < count; ) {
+    for (let done = 0; done < count;) {
       const rows = Math.min(ROWS_PER_INSERT, count - done);
       const params = [];
       for (let i = 0; i < rows; i++) params.push(...raw.rowParams(queue, JSON.stringify({ i: from + done + i }), time));
@@ -45,7 +45,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   let handled = 0;
   const rss = rssSampler();
   t = now();
-  for (let idle = 0; idle < queues.length; ) {
+  for (let idle = 0; idle < queues.length;) {
     idle = 0;
     for (const queue of queues) {
       const time = Date.now();

@@ -13,21 +13,28 @@ const CLAIM_BATCH = 100;
 function wrap(db) {
   const prepared = [];
   return {
-    run: (sql, params = []) => new Promise((resolve, reject) => db.run(sql, params, function done(error) {
-      if (error) reject(error);
-      else resolve(this.changes);
-    })),
-    all: (sql, params = []) => new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows)))),
+    run: (sql, params = []) =>
+      new Promise((resolve, reject) =>
+        db.run(sql, params, function done(error) {
+          if (error) reject(error);
+          else resolve(this.changes);
+        }),
+      ),
+    all: (sql, params = []) =>
+      new Promise((resolve, reject) => db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows)))),
     /** A statement prepared once; `.all(params)` / `.run(params)` reuse it. */
     prepare: (sql) => {
       const statement = db.prepare(sql);
       prepared.push(statement);
       return {
         all: (params) => new Promise((resolve, reject) => statement.all(params, (error, rows) => (error ? reject(error) : resolve(rows)))),
-        run: (params) => new Promise((resolve, reject) => statement.run(params, function done(error) {
-          if (error) reject(error);
-          else resolve(this.changes);
-        })),
+        run: (params) =>
+          new Promise((resolve, reject) =>
+            statement.run(params, function done(error) {
+              if (error) reject(error);
+              else resolve(this.changes);
+            }),
+          ),
       };
     },
     close: async () => {
@@ -38,9 +45,11 @@ function wrap(db) {
 }
 
 async function open(file) {
-  const db = wrap(await new Promise((resolve, reject) => {
-    const handle = new sqlite3.Database(file, (error) => (error ? reject(error) : resolve(handle)));
-  }));
+  const db = wrap(
+    await new Promise((resolve, reject) => {
+      const handle = new sqlite3.Database(file, (error) => (error ? reject(error) : resolve(handle)));
+    }),
+  );
   for (const pragma of raw.PRAGMAS) await db.all(pragma);
   for (const statement of raw.SCHEMA_SQL) await db.run(statement);
   return db;
@@ -56,7 +65,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
       const count = Math.min(chunk, perQueue - from);
       const time = Date.now();
       await db.run('BEGIN');
-      for (let done = 0; done < count; ) {
+      for (let done = 0; done < count;) {
         const rows = Math.min(ROWS_PER_INSERT, count - done);
         const params = [];
         for (let i = 0; i < rows; i++) params.push(...raw.rowParams(queue, JSON.stringify({ i: from + done + i }), time));
@@ -74,7 +83,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   let handled = 0;
   const rss = rssSampler();
   t = now();
-  for (let idle = 0; idle < queues.length; ) {
+  for (let idle = 0; idle < queues.length;) {
     idle = 0;
     for (const queue of queues) {
       const time = Date.now();

@@ -44,7 +44,12 @@ function percentile(values, p) {
 
 /** p50/p95/p99/max of latency samples (ms): from add() resolved (the reported figure) and from add() called. */
 function summarizeLatency(fromResolved, fromCalled, log) {
-  const stats = (values) => ({ p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), max: Math.max(...values) });
+  const stats = (values) => ({
+    p50: percentile(values, 50),
+    p95: percentile(values, 95),
+    p99: percentile(values, 99),
+    max: Math.max(...values),
+  });
   return { samples: fromResolved.length, fromResolved: stats(fromResolved), fromCalled: stats(fromCalled), errors: log ? log.errors : 0 };
 }
 

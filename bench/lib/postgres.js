@@ -44,7 +44,9 @@ function dropSchemas(names) {
  */
 function analyzeSchema(schema) {
   return withClient(PG_URL, async (client) => {
-    const { rows } = await client.query('SELECT format(\'%I.%I\', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1', [schema]);
+    const { rows } = await client.query("SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1", [
+      schema,
+    ]);
     if (rows.length) await client.query(`ANALYZE ${rows.map((row) => row.name).join(', ')}`);
   });
 }

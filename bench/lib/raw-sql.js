@@ -6,7 +6,9 @@ const path = require('node:path');
 const { DIST_DIR } = require('./common');
 
 // sqlite-schema.js since the storage split; builds from before it (for A/B runs) kept it in sqlite-queue.sql.js.
-const { SCHEMA_SQL } = requireFirst(['sqlite-schema.js', 'sqlite-queue.sql.js'].map((file) => path.join(DIST_DIR, 'storage', 'sqlite', file)));
+const { SCHEMA_SQL } = requireFirst(
+  ['sqlite-schema.js', 'sqlite-queue.sql.js'].map((file) => path.join(DIST_DIR, 'storage', 'sqlite', file)),
+);
 const { JOBS_TABLE: T } = require(DIST_DIR);
 
 function requireFirst(files) {

@@ -50,7 +50,8 @@ async function collectVersions() {
   const root = {};
   for (const name of ['typeorm', 'sqlite3', 'better-sqlite3', '@nestjs/core', 'rxjs']) root[name] = packageVersion(ROOT_DIR, name);
   const bench = {};
-  for (const name of ['bullmq', 'ioredis', 'plainjob', 'pg', 'pg-boss', 'graphile-worker', 'vega', 'vega-lite']) bench[name] = packageVersion(BENCH_DIR, name);
+  for (const name of ['bullmq', 'ioredis', 'plainjob', 'pg', 'pg-boss', 'graphile-worker', 'vega', 'vega-lite'])
+    bench[name] = packageVersion(BENCH_DIR, name);
   return {
     library: JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')).version,
     root,

@@ -29,7 +29,15 @@ exports.contend = async ({ file, jobs, queues }) => {
   await stop;
   clearInterval(progress);
   await app.close();
-  return { pid: process.pid, produced: jobs, produceMs, handled, errors: app.log.errors, busy: app.log.busy, errorSamples: app.log.samples };
+  return {
+    pid: process.pid,
+    produced: jobs,
+    produceMs,
+    handled,
+    errors: app.log.errors,
+    busy: app.log.busy,
+    errorSamples: app.log.samples,
+  };
 };
 
 /** Parent: `processes` children share `total` jobs; the clock runs from "go" until every job was handled. */
@@ -62,7 +70,9 @@ async function once({ processes, total, queues, tag }) {
     }
   };
   const outcomes = await Promise.all(
-    Array.from({ length: processes }, () => runChild('scenarios/contention.js', 'contend', { file, jobs: total / processes, queues }, { onMessage })),
+    Array.from({ length: processes }, () =>
+      runChild('scenarios/contention.js', 'contend', { file, jobs: total / processes, queues }, { onMessage }),
+    ),
   );
   await sleep(10);
   const check = new Database(file, { readonly: true });
@@ -88,7 +98,10 @@ async function once({ processes, total, queues, tag }) {
 async function run({ runs, total, queues }) {
   const results = { single: [], two: [] };
   await repeat(runs, async (rep) => {
-    for (const [key, processes] of [['single', 1], ['two', 2]]) {
+    for (const [key, processes] of [
+      ['single', 1],
+      ['two', 2],
+    ]) {
       console.log(`contention: ${processes} process(es), ${total} jobs, run ${rep + 1}/${runs}`);
       const result = await once({ processes, total, queues, tag: `${key}-${rep}` });
       console.log(`  ${Math.round(result.rate)} jobs/s, busy ${result.busy}, errors ${result.errors}, duplicates ${result.duplicates}`);

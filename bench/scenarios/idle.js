@@ -12,7 +12,14 @@ const POLL_INTERVAL = 1000; // the library's default, used by both strategies
 function countingDataSource(file) {
   const counter = { statements: 0 };
   const ignore = () => {};
-  const logger = { logQuery: () => counter.statements++, logQueryError: ignore, logQuerySlow: ignore, logSchemaBuild: ignore, logMigration: ignore, log: ignore };
+  const logger = {
+    logQuery: () => counter.statements++,
+    logQueryError: ignore,
+    logQuerySlow: ignore,
+    logSchemaBuild: ignore,
+    logMigration: ignore,
+    log: ignore,
+  };
   const dataSource = new DataSource({ type: 'sqlite', database: file, enableWAL: true, busyTimeout: 5000, entities: [], logger });
   return { dataSource, counter };
 }
@@ -52,7 +59,14 @@ exports.measure = async ({ strategy, queueCount, warmupMs, windowMs }) => {
   const cpu = process.cpuUsage(before.cpu);
   const statements = counter.statements - before.statements;
   await stop();
-  return { strategy, queueCount, seconds, statements, perSecond: statements / seconds, cpuMsPerSecond: (cpu.user + cpu.system) / 1000 / seconds };
+  return {
+    strategy,
+    queueCount,
+    seconds,
+    statements,
+    perSecond: statements / seconds,
+    cpuMsPerSecond: (cpu.user + cpu.system) / 1000 / seconds,
+  };
 };
 
 /** Parent: every combination, all children of one run side by side (they are idle, so they do not compete). */

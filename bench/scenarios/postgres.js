@@ -41,7 +41,9 @@ async function libraryOnce({ processes, total, chunk, queues }) {
       }
     };
     const consumers = Promise.all(
-      Array.from({ length: processes }, () => runChild('adapters/library.js', 'postgresConsume', { queues, concurrency: CONCURRENCY }, { onMessage })),
+      Array.from({ length: processes }, () =>
+        runChild('adapters/library.js', 'postgresConsume', { queues, concurrency: CONCURRENCY }, { onMessage }),
+      ),
     );
     let completed = 0;
     try {

@@ -27,7 +27,10 @@ async function run({ runs, total, chunk, addOneCount, queues }) {
       }));
       results[system.id].push(result);
       if (result.skipped) console.log(`  skipped: ${result.skipped}`);
-      else console.log(`  process ${Math.round(result.process.rate)} jobs/s, addBulk ${Math.round(result.bulkEnqueue.rate)}/s, add ${Math.round(result.addOne.rate)}/s`);
+      else
+        console.log(
+          `  process ${Math.round(result.process.rate)} jobs/s, addBulk ${Math.round(result.bulkEnqueue.rate)}/s, add ${Math.round(result.addOne.rate)}/s`,
+        );
     }
   });
   return { systems: SYSTEMS.map(({ id, label }) => ({ id, label, concurrency: CONCURRENCY[id] })), results };

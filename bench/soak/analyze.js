@@ -64,8 +64,7 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
       const previous = list[i - 1];
       if (list[i].attempt === previous.attempt) {
         claimedTwice.push(`${id} attempt ${previous.attempt} (pids ${previous.pid}, ${list[i].pid})`);
-      }
-      else if (planned.has(`${id}/${previous.attempt}`)) reruns.planned++;
+      } else if (planned.has(`${id}/${previous.attempt}`)) reruns.planned++;
       else if (killedPids.has(previous.pid)) reruns.explained++;
       else if (acrossOutage(previous, list[i])) reruns.outage++;
       else reruns.unexplained.push(`${id} attempt ${list[i].attempt} after attempt ${previous.attempt} of live pid ${previous.pid}`);

@@ -36,7 +36,10 @@ function sqliteBackend({ driver }) {
     async rows() {
       const conn = open(spec.database);
       if (!hasTable(conn)) return [];
-      return conn.prepare(`SELECT id, status, attempts FROM ${JOBS}`).all().map((row) => ({ ...row, id: String(row.id) }));
+      return conn
+        .prepare(`SELECT id, status, attempts FROM ${JOBS}`)
+        .all()
+        .map((row) => ({ ...row, id: String(row.id) }));
     },
     async close() {
       if (db) db.close();
@@ -70,8 +73,7 @@ function postgresBackend({ adminUrl, keep }) {
       await client.end().catch(() => undefined);
     }
   };
-  const tableExists = async (client) =>
-    (await client.query(`SELECT to_regclass($1) AS t`, [`${SCHEMA}.${JOBS}`])).rows[0].t !== null;
+  const tableExists = async (client) => (await client.query(`SELECT to_regclass($1) AS t`, [`${SCHEMA}.${JOBS}`])).rows[0].t !== null;
   return {
     name: 'postgres',
     label: 'PostgreSQL',

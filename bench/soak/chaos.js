@@ -87,11 +87,17 @@ async function runBackend(backend, options, dataDir) {
   const timers = [];
   const every = (meanMs, fn) => {
     if (!meanMs) return;
-    const schedule = () => timers.push(setTimeout(async () => {
-      if (phase !== 'chaos') return;
-      await fn();
-      schedule();
-    }, meanMs * (0.5 + random())));
+    const schedule = () =>
+      timers.push(
+        setTimeout(
+          async () => {
+            if (phase !== 'chaos') return;
+            await fn();
+            schedule();
+          },
+          meanMs * (0.5 + random()),
+        ),
+      );
     schedule();
   };
   every(options.killMs, () => {
@@ -114,23 +120,33 @@ async function runBackend(backend, options, dataDir) {
   let restarting = Promise.resolve();
   let serverRestarting = false; // no terminations while the server is down: nothing to terminate
   if (backend.terminateBackends) {
-    every(options.terminateMs, () => serverRestarting || fault('terminate', async () => {
-      faults.terminations += await backend.terminateBackends(random);
-      faults.terminationRounds++;
-    }));
+    every(
+      options.terminateMs,
+      () =>
+        serverRestarting ||
+        fault('terminate', async () => {
+          faults.terminations += await backend.terminateBackends(random);
+          faults.terminationRounds++;
+        }),
+    );
   }
   if (backend.restartServer && options.pgRestart) {
-    timers.push(setTimeout(() => {
-      if (phase !== 'chaos') return;
-      log('restarting the PostgreSQL server');
-      serverRestarting = true;
-      restarting = fault('restart', async () => {
-        const from = Date.now();
-        const ms = await backend.restartServer().finally(() => (serverRestarting = false));
-        faults.restarts.push({ from, to: Date.now(), ms });
-        log(`PostgreSQL server restarted in ${ms} ms`);
-      });
-    }, startedAt - t0 + options.produceMs * 0.4));
+    timers.push(
+      setTimeout(
+        () => {
+          if (phase !== 'chaos') return;
+          log('restarting the PostgreSQL server');
+          serverRestarting = true;
+          restarting = fault('restart', async () => {
+            const from = Date.now();
+            const ms = await backend.restartServer().finally(() => (serverRestarting = false));
+            faults.restarts.push({ from, to: Date.now(), ms });
+            log(`PostgreSQL server restarted in ${ms} ms`);
+          });
+        },
+        startedAt - t0 + options.produceMs * 0.4,
+      ),
+    );
   }
 
   // Chaos until every producer has acknowledged its quota, or the cap.
@@ -142,14 +158,15 @@ async function runBackend(backend, options, dataDir) {
   await restarting;
   const chaosMs = Date.now() - t0;
   log(`chaos over after ${(chaosMs / 1000).toFixed(1)} s${capped ? ' (duration cap: producers stopped short)' : ''}; draining`);
-  for (const entry of producers()) if (!entry.done && entry.child) {
-    entry.stopping = true;
-    entry.child.send({ type: 'stop' });
-  }
+  for (const entry of producers())
+    if (!entry.done && entry.child) {
+      entry.stopping = true;
+      entry.child.send({ type: 'stop' });
+    }
 
   // Drain: no more faults; wait until no job is pending or running.
   const drainDeadline = Date.now() + options.drainMs;
-  let open = null;
+  let open;
   for (;;) {
     try {
       open = await backend.openJobs();
@@ -219,7 +236,12 @@ async function runBackend(backend, options, dataDir) {
 function firstError(output) {
   const lines = output.split('\n');
   const at = lines.findIndex((line) => /error|exception|fatal/i.test(line) && !/^\s+at /.test(line));
-  return at < 0 ? lines.slice(-3).join(' | ') : lines.slice(at, at + 2).join(' | ').slice(0, 600);
+  return at < 0
+    ? lines.slice(-3).join(' | ')
+    : lines
+        .slice(at, at + 2)
+        .join(' | ')
+        .slice(0, 600);
 }
 
 /** Counts of what the children's library instances logged (warnings, errors), with a few distinct samples. */
@@ -231,7 +253,10 @@ function readLibraryLogs(dir) {
       const [level, , ...rest] = line.split(' ');
       counts[level] = (counts[level] || 0) + 1;
       const text = rest.join(' ');
-      const shape = `${level} ${text.replace(/soak-[a-d]/g, 'Q').replace(/\d+/g, 'N').slice(0, 90)}`;
+      const shape = `${level} ${text
+        .replace(/soak-[a-d]/g, 'Q')
+        .replace(/\d+/g, 'N')
+        .slice(0, 90)}`;
       if (!samples.has(shape)) samples.set(shape, { count: 0, example: `${level}: ${text.slice(0, 240)}` });
       samples.get(shape).count++;
     }

@@ -55,7 +55,10 @@ async function main() {
         const size = Math.min(random.int(10, 100), args.quota - next);
         const queue = random.pick(args.queues);
         const items = Array.from({ length: size }, (_, i) => item(next + i));
-        const jobs = await producer.addBulk(queue, items.map(({ data, options }) => ({ data, options })));
+        const jobs = await producer.addBulk(
+          queue,
+          items.map(({ data, options }) => ({ data, options })),
+        );
         write.many(jobs.map((job, i) => ['A', job.id, items[i].data.m, queue]));
         next += size;
       } else if (roll < 0.88) {

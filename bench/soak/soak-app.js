@@ -24,10 +24,12 @@ function moduleOptions(backend, processing) {
 /** A Nest logger that appends warnings and errors, one line each, to `file` (synchronously: a kill may follow). */
 function fileLogger(file) {
   const fd = fs.openSync(file, 'a');
-  const note = (level) => (message, ...rest) => {
-    const text = [message, ...rest].map((part) => (part instanceof Error ? part.stack : String(part))).join(' ');
-    fs.writeSync(fd, `${level} ${Date.now()} ${text.replace(/\n/g, ' | ')}\n`);
-  };
+  const note =
+    (level) =>
+    (message, ...rest) => {
+      const text = [message, ...rest].map((part) => (part instanceof Error ? part.stack : String(part))).join(' ');
+      fs.writeSync(fd, `${level} ${Date.now()} ${text.replace(/\n/g, ' | ')}\n`);
+    };
   return { log() {}, debug() {}, verbose() {}, warn: note('warn'), error: note('error'), fatal: note('fatal') };
 }
 

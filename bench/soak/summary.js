@@ -49,8 +49,9 @@ function printSummary(results, options) {
   );
   row('  PG server restarts (took)', (r) => (r.faults.restarts.length ? r.faults.restarts.map((x) => `${x.ms} ms`).join(', ') : '-'));
   row('  boots refused while the server restarted', (r) => String(r.bootRefused.length));
-  row('  library errors / warnings logged', (r) =>
-    `${thousands(r.libraryLog.counts.error || 0)} / ${thousands(r.libraryLog.counts.warn || 0)}`,
+  row(
+    '  library errors / warnings logged',
+    (r) => `${thousands(r.libraryLog.counts.error || 0)} / ${thousands(r.libraryLog.counts.warn || 0)}`,
   );
   row('  add() calls that rejected (resent)', (r) => thousands(r.libraryLog.counts['producer-error'] || 0));
   section('jobs');

@@ -1,15 +1,17 @@
+import { existsSync } from 'node:fs';
 import { Injectable, Logger } from '@nestjs/common';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { guardStorage } from '../utils/storage-boundary.util';
 import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
 import { toJobInfo } from './to-job-info';
 
@@ -22,9 +24,9 @@ const RETRY_ROUNDS = 3;
 /** Inspects and controls jobs and queues, across every process sharing the database. Inject it anywhere. */
 @Injectable()
 export class QueueAdmin {
-  private readonly logger = new Logger('SqliteQueue');
+  private readonly logger = new Logger('JobQueue');
 
-  constructor(private readonly factory: SqliteQueueFactory) {}
+  constructor(private readonly factory: QueueFactory) {}
 
   /** One job with its whole state, or `null` when no job has that id. */
   async getJob<TData = unknown, TResult = unknown>(id: string): Promise<JobInfo<TData, TResult> | null> {
@@ -55,7 +57,8 @@ export class QueueAdmin {
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
       throw new InvalidArgumentError('getJobs', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
     }
-    if (!(Number.isSafeInteger(offset) && offset >= 0)) throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
+    if (!(Number.isSafeInteger(offset) && offset >= 0))
+      throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
     const records = await (await this.storage()).listJobs(queue, { status, limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
@@ -74,7 +77,13 @@ export class QueueAdmin {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, queueCounts]) => {
         const processor = this.factory.getProcessor(name);
-        return { name, counts: queueCounts, paused: pausedSet.has(name), hasProcessor: !!processor, concurrency: processor?.settings.concurrency ?? null };
+        return {
+          name,
+          counts: queueCounts,
+          paused: pausedSet.has(name),
+          hasProcessor: !!processor,
+          concurrency: processor?.settings.concurrency ?? null,
+        };
       });
   }
 
@@ -182,7 +191,8 @@ export class QueueAdmin {
    */
   async clean(queue: string, options: CleanOptions): Promise<number> {
     assertQueueName(queue);
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('clean', 'options', 'must be { status, olderThan? }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidArgumentError('clean', 'options', 'must be { status, olderThan? }');
     const statuses = Array.isArray(options.status) ? options.status : [options.status];
     if (statuses.length === 0) throw new InvalidArgumentError('clean', 'status', 'must name at least one status');
     for (const status of statuses) {
@@ -206,15 +216,37 @@ export class QueueAdmin {
   async getMetrics(options: { windowMinutes?: number } = {}): Promise<MetricsSnapshot> {
     const windowMinutes = options.windowMinutes ?? 15;
     if (!(Number.isSafeInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 1440)) {
-      throw new InvalidArgumentError('getMetrics', 'windowMinutes', `must be an integer from 1 to 1440, got ${describeValue(windowMinutes)}`);
+      throw new InvalidArgumentError(
+        'getMetrics',
+        'windowMinutes',
+        `must be an integer from 1 to 1440, got ${describeValue(windowMinutes)}`,
+      );
     }
     const now = Date.now();
     const timings = await (await this.storage()).finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE);
     return computeMetrics(timings, now, windowMinutes, timings.length === METRICS_SAMPLE);
   }
 
-  private storage(): Promise<QueueStorage> {
-    return this.factory.storage();
+  /**
+   * Writes a consistent copy of the live queue database to `destination`, a new file: safe while jobs run and
+   * other processes write (SQLite's `VACUUM INTO` reads one snapshot). The copy is a complete database, with no
+   * -wal file to carry along. This connection is busy for the copy's duration (seconds for hundreds of MB).
+   * @throws InvalidArgumentError (not a non-empty path, or the file exists: a backup never overwrites),
+   *   BackupNotSupportedError on PostgreSQL (use pg_dump).
+   */
+  async backup(destination: string): Promise<void> {
+    if (typeof destination !== 'string' || destination.length === 0 || destination === ':memory:' || destination.includes('\0')) {
+      throw new InvalidArgumentError('backup', 'destination', `must be the path of a new file, got ${describeValue(destination)}`);
+    }
+    if (existsSync(destination)) {
+      throw new InvalidArgumentError('backup', 'destination', `already exists (${destination}): a backup never overwrites a file`);
+    }
+    await (await this.storage()).backup(destination);
+  }
+
+  /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */
+  private async storage(): Promise<QueueStorage> {
+    return guardStorage(await this.factory.storage(), 'QueueAdmin');
   }
 }
 

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** An argument of a `QueueAdmin` method that is out of range or of the wrong type (a negative limit, an unknown status...). */
-export class InvalidArgumentError extends SqliteQueueError {
+export class InvalidArgumentError extends QueueError {
   constructor(
     /** The method, e.g. `clean`. */
     readonly method: string,

@@ -1,10 +1,10 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * Job data that would not come back unchanged from JSON (a function, `undefined`, a BigInt, a cycle,
  * a class instance, a non-finite number...). Nothing is written when it is thrown.
  */
-export class InvalidJobDataError extends SqliteQueueError {
+export class InvalidJobDataError extends QueueError {
   constructor(
     /** The queue the job was meant for. */
     readonly queue: string,

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** An `add()` / `addBulk()` option (or a bulk item) that is out of range or of the wrong type. Nothing is written. */
-export class InvalidJobOptionsError extends SqliteQueueError {
+export class InvalidJobOptionsError extends QueueError {
   constructor(
     /** The queue the job was meant for. */
     readonly queue: string,

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** A value passed to `job.updateProgress()` that is not a finite number or a small JSON object. Nothing is written. */
-export class InvalidJobProgressError extends SqliteQueueError {
+export class InvalidJobProgressError extends QueueError {
   constructor(
     /** The job's queue. */
     readonly queue: string,

@@ -1,4 +1,4 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * Recorded as the error of an attempt whose handler returned a result that would not come back unchanged from
@@ -6,7 +6,7 @@ import { SqliteQueueError } from './sqlite-queue.error';
  * remaining retries: the handler's work is done, and running it again would repeat its side effects only to
  * return the same value.
  */
-export class InvalidJobResultError extends SqliteQueueError {
+export class InvalidJobResultError extends QueueError {
   constructor(
     /** The job whose result was refused. */
     readonly jobId: string,

@@ -1,8 +1,8 @@
 import { JobStatus } from '../interfaces/job-info.interface';
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** An operation that the job's current status does not allow (retrying a completed job, removing a running one...). */
-export class InvalidJobStateError extends SqliteQueueError {
+export class InvalidJobStateError extends QueueError {
   constructor(
     /** The job. */
     readonly jobId: string,
@@ -13,6 +13,8 @@ export class InvalidJobStateError extends SqliteQueueError {
     /** Statuses the operation accepts. */
     readonly allowed: readonly JobStatus[],
   ) {
-    super(`Cannot ${operation} job ${jobId}: it is ${status} (only ${allowed.join(' or ')} jobs can be ${operation === 'retry' ? 'retried' : `${operation}${operation.endsWith('e') ? 'd' : 'ed'}`})`);
+    super(
+      `Cannot ${operation} job ${jobId}: it is ${status} (only ${allowed.join(' or ')} jobs can be ${operation === 'retry' ? 'retried' : `${operation}${operation.endsWith('e') ? 'd' : 'ed'}`})`,
+    );
   }
 }

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** `SqliteQueueModule.forRoot()` / `forRootAsync()` options that cannot work; `app.init()` rejects with it. */
-export class InvalidModuleOptionsError extends SqliteQueueError {
+export class InvalidModuleOptionsError extends QueueError {
   constructor(
     /** The offending option name. */
     readonly option: string,

@@ -1,10 +1,10 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * A `@Processor` class that cannot run jobs: it has no `process()` method, its options are invalid,
  * or it is request-scoped. `app.init()` rejects with it.
  */
-export class InvalidProcessorError extends SqliteQueueError {
+export class InvalidProcessorError extends QueueError {
   constructor(
     /** The class carrying the `@Processor` decorator. */
     readonly processor: string,

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** A queue name that is not a non-empty string of letters, digits and `_ . : -` (at most 128). */
-export class InvalidQueueNameError extends SqliteQueueError {
+export class InvalidQueueNameError extends QueueError {
   constructor(
     /** The rejected value, whatever its type. */
     readonly queue: unknown,

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** A schedule that cannot work: bad cron expression, bad `every`, unknown time zone, bad name or data. Nothing is written. */
-export class InvalidScheduleError extends SqliteQueueError {
+export class InvalidScheduleError extends QueueError {
   constructor(
     /** The schedule's queue. */
     readonly queue: string,
@@ -9,6 +9,8 @@ export class InvalidScheduleError extends SqliteQueueError {
     readonly scheduleName: unknown,
     reason: string,
   ) {
-    super(`Invalid schedule ${typeof scheduleName === 'string' ? `"${scheduleName}"` : ''} for queue "${queue}": ${reason}. Nothing was written.`);
+    super(
+      `Invalid schedule ${typeof scheduleName === 'string' ? `"${scheduleName}"` : ''} for queue "${queue}": ${reason}. Nothing was written.`,
+    );
   }
 }

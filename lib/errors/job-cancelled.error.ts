@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** The reason of a running job's `signal` when an operator cancels it. */
-export class JobCancelledError extends SqliteQueueError {
+export class JobCancelledError extends QueueError {
   constructor(
     /** The cancelled job. */
     readonly jobId: string,

@@ -1,11 +1,11 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * A job's unique key is held by another live (pending or running) job of its queue: `retry()` of a failed or
  * cancelled job whose key was taken meanwhile, or an `add()` whose key kept changing hands faster than it could
  * be enqueued or found. Nothing is written.
  */
-export class JobKeyConflictError extends SqliteQueueError {
+export class JobKeyConflictError extends QueueError {
   constructor(
     /** The queue. */
     readonly queue: string,

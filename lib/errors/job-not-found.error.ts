@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** An operation named a job id that no job has. */
-export class JobNotFoundError extends SqliteQueueError {
+export class JobNotFoundError extends QueueError {
   constructor(
     /** The id given. */
     readonly jobId: unknown,

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** `job.updateProgress()` called on a job that this process is not running (finished, cancelled, or returned by `add()`). */
-export class JobNotRunningError extends SqliteQueueError {
+export class JobNotRunningError extends QueueError {
   constructor(
     /** The job. */
     readonly jobId: string,

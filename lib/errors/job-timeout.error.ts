@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** Recorded as the error of an attempt that outlived its `timeout`; the job's signal was aborted with it. */
-export class JobTimeoutError extends SqliteQueueError {
+export class JobTimeoutError extends QueueError {
   constructor(
     /** The job that timed out. */
     readonly jobId: string,

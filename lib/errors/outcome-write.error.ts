@@ -1,4 +1,4 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * Recorded as the error of an attempt whose outcome the database refused with an error a retry cannot fix (a value
@@ -6,7 +6,7 @@ import { SqliteQueueError } from './sqlite-queue.error';
  * attempt for good with this error instead, so the job ends in a defined state and its slot is freed. `cause` is
  * the database's error.
  */
-export class OutcomeWriteError extends SqliteQueueError {
+export class OutcomeWriteError extends QueueError {
   constructor(
     /** The job whose outcome could not be saved. */
     readonly jobId: string,

@@ -1,7 +1,7 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** Two `@Processor` classes claim the same queue in one application; `app.init()` rejects with it. */
-export class QueueAlreadyRegisteredError extends SqliteQueueError {
+export class QueueAlreadyRegisteredError extends QueueError {
   constructor(
     /** The queue both processors name. */
     readonly queue: string,

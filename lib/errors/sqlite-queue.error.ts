@@ -1,10 +1,9 @@
+import { QueueError } from './queue.error';
+
 /**
- * Base class of every error this library throws on purpose, so callers can catch them all with one
- * `instanceof` check and still tell them apart by their own class.
+ * The name 0.1 gave the base class of every error of this library; the same class as `QueueError`, so
+ * `instanceof SqliteQueueError` keeps working whichever backend threw.
  */
-export abstract class SqliteQueueError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export const SqliteQueueError = QueueError;
+/** See the `SqliteQueueError` value. */
+export type SqliteQueueError = QueueError;

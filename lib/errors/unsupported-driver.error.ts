@@ -1,10 +1,10 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * The chosen SQLite driver does not exist in the installed TypeORM (TypeORM 1 removed `sqlite3`); `app.init()`
  * rejects with it before anything is opened. The message names the fix.
  */
-export class UnsupportedDriverError extends SqliteQueueError {
+export class UnsupportedDriverError extends QueueError {
   constructor(
     /** The driver that was asked for. */
     readonly driver: string,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Observable, filter } from 'rxjs';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
 import { JobEventType, QueueEvent, QueueEventOf } from '../interfaces/queue-event.interface';
 
 /**
@@ -9,7 +9,7 @@ import { JobEventType, QueueEvent, QueueEventOf } from '../interfaces/queue-even
  */
 @Injectable()
 export class QueueEvents {
-  constructor(private readonly factory: SqliteQueueFactory) {}
+  constructor(private readonly factory: QueueFactory) {}
 
   /** Every event of every queue. An error thrown inside your own `subscribe` callback follows RxJS rules; prefer `@OnJobEvent` for handlers that may throw. */
   get events$(): Observable<QueueEvent> {

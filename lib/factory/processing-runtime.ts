@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { RetentionKeeper } from '../housekeeping/retention-keeper';
 import { LeaseKeeper } from '../poller/lease-keeper';
@@ -14,11 +15,6 @@ import { ResolvedModuleOptions } from './resolve-module-options';
 
 /** Most outcomes one batch of writes carries (completions go out as one statement). */
 const OUTCOME_BATCH = 500;
-
-/** Raised in handlers' signals when shutdown outlasts `shutdownTimeout`. */
-export class ShutdownAbortError extends Error {
-  override name = 'ShutdownAbortError';
-}
 
 /**
  * Everything that runs while a process processes: the workers, the one shared poller, the lease keeper,
@@ -47,7 +43,10 @@ export class ProcessingRuntime {
     const retentionByQueue = new Map(
       definitions.map(({ queue, settings }) => [
         queue,
-        { removeOnComplete: settings.removeOnComplete ?? moduleRetention.removeOnComplete, removeOnFail: settings.removeOnFail ?? moduleRetention.removeOnFail },
+        {
+          removeOnComplete: settings.removeOnComplete ?? moduleRetention.removeOnComplete,
+          removeOnFail: settings.removeOnFail ?? moduleRetention.removeOnFail,
+        },
       ]),
     );
     this.retention = new RetentionKeeper(
@@ -64,7 +63,7 @@ export class ProcessingRuntime {
         workerId: options.workerId,
         defaultBackoff: options.backoff,
         events,
-        logger: new Logger(`SqliteQueue:${definition.queue}`),
+        logger: new Logger(`JobQueue:${definition.queue}`),
         onSlotFreed: () => this.poller.wake(),
         onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),
         onFinished: (queue, status) => this.retention.mark(queue, status),
@@ -81,7 +80,13 @@ export class ProcessingRuntime {
           if (job.status === 'failed') {
             // It failed for good here: 'failed' listeners (alerts) must hear of it like of any other final failure.
             const message = leaseExpiredMessage(job.attempts);
-            events.emit({ type: 'failed', queue: job.queue, jobId: job.id, attempt: job.attempts, error: { name: LEASE_EXPIRED_ERROR_NAME, message, attempt: job.attempts } });
+            events.emit({
+              type: 'failed',
+              queue: job.queue,
+              jobId: job.id,
+              attempt: job.attempts,
+              error: { name: LEASE_EXPIRED_ERROR_NAME, message, attempt: job.attempts },
+            });
             this.retention.mark(job.queue, 'failed');
           }
         }
@@ -89,7 +94,12 @@ export class ProcessingRuntime {
         for (const job of jobs) if (job.status === 'pending') this.poller.wakeAt(job.runAt);
       },
     });
-    this.scheduler = new Scheduler(storage, options.pollInterval, (queue) => byQueue.get(queue)?.settings.maxAttempts ?? options.maxAttempts, logger);
+    this.scheduler = new Scheduler(
+      storage,
+      options.pollInterval,
+      (queue) => byQueue.get(queue)?.settings.maxAttempts ?? options.maxAttempts,
+      logger,
+    );
   }
 
   /** Epoch ms of the poller's last successful round, or null before the first. */
@@ -145,7 +155,9 @@ export class ProcessingRuntime {
     );
     const finished = await settlesWithin(Promise.all(workers.map((worker) => worker.whenIdle())), this.options.shutdownTimeout);
     if (!finished) {
-      const reason = new ShutdownAbortError(`Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`);
+      const reason = new ShutdownAbortError(
+        `Application shutdown: still running after shutdownTimeout (${this.options.shutdownTimeout} ms)`,
+      );
       const refs = workers.flatMap((worker) => worker.abortRunning(reason));
       // The one line that says what happens to these attempts: their handlers' rejections are not logged as failures.
       if (refs.length > 0) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
 
 /** Thresholds of `QueueHealthIndicator.isHealthy()`. */
 export interface QueueHealthOptions {
@@ -22,7 +22,7 @@ export type QueueHealthResult = Record<string, { status: 'up' | 'down'; [detail:
  */
 @Injectable()
 export class QueueHealthIndicator {
-  constructor(private readonly factory: SqliteQueueFactory) {}
+  constructor(private readonly factory: QueueFactory) {}
 
   /** Checks the queue; never throws, reports `down` with the reason instead. */
   async isHealthy(key = 'queue', options: QueueHealthOptions = {}): Promise<QueueHealthResult> {
@@ -32,7 +32,11 @@ export class QueueHealthIndicator {
     const maxPendingAge = options.maxPendingAge ?? 60_000;
     let oldest;
     try {
-      oldest = await (await this.factory.storage()).oldestDuePending(now);
+      const storage = await this.factory.storage();
+      // A deleted, replaced or corrupted file may still answer queries (the process has the old file open).
+      const fault = storage.fault;
+      if (fault) return { [key]: { status: 'down', database: 'down', error: fault.message } };
+      oldest = await storage.oldestDuePending(now);
     } catch (error) {
       return { [key]: { status: 'down', database: 'down', error: error instanceof Error ? error.message : String(error) } };
     }
@@ -42,7 +46,10 @@ export class QueueHealthIndicator {
     const heardFrom = lastRound ?? runtime?.startedAt ?? null;
     const pollerUp = !runtime || (heardFrom !== null && now - heardFrom <= maxPollerSilence);
     const poller = !processing || !runtime ? 'not running in this process' : pollerUp ? 'up' : 'down';
-    const checked = new Set(options.queues ?? (this.factory.processors().length > 0 ? this.factory.processors().map((p) => p.queue) : oldest.map((row) => row.queue)));
+    const checked = new Set(
+      options.queues ??
+        (this.factory.processors().length > 0 ? this.factory.processors().map((p) => p.queue) : oldest.map((row) => row.queue)),
+    );
     const queues: Record<string, { oldestPendingAgeMs: number; status: 'up' | 'down' }> = {};
     for (const queue of checked) {
       const age = Math.max(0, now - (oldest.find((row) => row.queue === queue)?.runAt ?? now));

@@ -47,13 +47,7 @@ export type JobCancelledEvent = JobEventBase<'cancelled'>;
 
 /** Any job event. Discriminate on `type`. */
 export type QueueEvent =
-  | JobActiveEvent
-  | JobProgressEvent
-  | JobRetryingEvent
-  | JobStalledEvent
-  | JobCompletedEvent
-  | JobFailedEvent
-  | JobCancelledEvent;
+  JobActiveEvent | JobProgressEvent | JobRetryingEvent | JobStalledEvent | JobCompletedEvent | JobFailedEvent | JobCancelledEvent;
 
 /** The event type of one kind. */
 export type QueueEventOf<TType extends JobEventType> = Extract<QueueEvent, { type: TType }>;

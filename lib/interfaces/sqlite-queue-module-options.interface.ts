@@ -75,6 +75,8 @@ export interface SqliteQueueOptionsFactory {
 /** Options of `SqliteQueueModule.forRootAsync()`. */
 export interface SqliteQueueModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   /** Build the options with a factory function. */
+  // Nest calls it with the resolved `inject` tokens, whose types it cannot know.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   useFactory?: (...args: any[]) => Promise<SqliteQueueModuleOptions> | SqliteQueueModuleOptions;
   /** Providers passed to `useFactory`. */
   inject?: (InjectionToken | OptionalFactoryDependency)[];

@@ -27,7 +27,7 @@ export class WorkerPool {
     if (open.length === 0) return [];
     const start = this.rotation++ % open.length;
     let left = budget;
-    for (let progress = true; left > 0 && progress; ) {
+    for (let progress = true; left > 0 && progress;) {
       progress = false;
       for (let i = 0; i < open.length && left > 0; i++) {
         const entry = open[(start + i) % open.length];

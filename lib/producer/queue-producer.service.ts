@@ -7,8 +7,10 @@ import { Job } from '../interfaces/job.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
+import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
+import { guardStorage } from '../utils/storage-boundary.util';
 import { toJob } from '../worker/job-runtime';
 import { JobDefaults, prepareJob } from './prepare-job';
 
@@ -22,7 +24,7 @@ function notRunning<TData>(record: JobRecord): Job<TData> {
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
-  constructor(private readonly factory: SqliteQueueFactory) {}
+  constructor(private readonly factory: QueueFactory) {}
 
   /**
    * Enqueues one job. Resolves once it is committed. With `options.key` taken by a live job of the queue,
@@ -34,7 +36,12 @@ export class QueueProducer {
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const storage = await this.factory.storage();
-    const [stored] = await storage.enqueue(queue, [record], now);
+    let stored: JobRecord;
+    try {
+      [stored] = await storage.enqueue(queue, [record], now);
+    } catch (error) {
+      throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
+    }
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
     return notRunning<TData>(stored);
   }
@@ -57,12 +64,21 @@ export class QueueProducer {
       // `{ data, delay: 100 }` would otherwise drop the option silently: job options go in `options`.
       const stray = Object.keys(item).find((field) => field !== 'data' && field !== 'options');
       if (stray !== undefined) {
-        throw new InvalidJobOptionsError(queue, `items[${index}].${stray}`, 'is not a field of a bulk item (an item is { data, options? }; job options go in options)');
+        throw new InvalidJobOptionsError(
+          queue,
+          `items[${index}].${stray}`,
+          'is not a field of a bulk item (an item is { data, options? }; job options go in options)',
+        );
       }
       return prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
     });
     const storage = await this.factory.storage();
-    const stored = await storage.enqueue(queue, records, now);
+    let stored: JobRecord[];
+    try {
+      stored = await storage.enqueue(queue, records, now);
+    } catch (error) {
+      throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
+    }
     const firstDelayed = records.reduce((first, record) => (record.runAt > now && record.runAt < first ? record.runAt : first), Infinity);
     if (firstDelayed !== Infinity) this.factory.runtime?.wakeAt(firstDelayed);
     return stored.map((record) => notRunning<TData>(record));
@@ -77,7 +93,7 @@ export class QueueProducer {
     assertQueueName(queue);
     const now = Date.now();
     const record = toScheduleRecord(queue, name, options, now);
-    await Scheduler.upsert(await this.factory.storage(), [record], now);
+    await Scheduler.upsert(guardStorage(await this.factory.storage(), 'QueueProducer'), [record], now);
     const stored = (await this.listSchedules<TData>()).find((schedule) => schedule.queue === queue && schedule.name === name);
     return stored as ScheduleInfo<TData>;
   }
@@ -85,12 +101,12 @@ export class QueueProducer {
   /** Deletes a recurring job; resolves false when there was none. Jobs it already enqueued stay. */
   async removeSchedule(queue: string, name: string): Promise<boolean> {
     assertQueueName(queue);
-    return (await this.factory.storage()).removeSchedule(queue, name);
+    return guardStorage(await this.factory.storage(), 'QueueProducer').removeSchedule(queue, name);
   }
 
   /** Every recurring job, with its next run time. */
   async listSchedules<TData = unknown>(): Promise<ScheduleInfo<TData>[]> {
-    const records = await (await this.factory.storage()).listSchedules();
+    const records = await guardStorage(await this.factory.storage(), 'QueueProducer').listSchedules();
     return records.map((record) => ({
       queue: record.queue,
       name: record.name,

@@ -15,7 +15,8 @@ export function toScheduleRecord(queue: string, name: unknown, options: Schedule
   if (typeof name !== 'string' || !SCHEDULE_NAME.test(name)) {
     throw invalid(`the name must be 1 to 128 letters, digits, "_", ".", ":" or "-", got ${describeValue(name)}`);
   }
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object { cron | every, data?, timezone?, jobOptions? }');
+  if (typeof options !== 'object' || options === null)
+    throw invalid('options must be an object { cron | every, data?, timezone?, jobOptions? }');
   const { cron, every, timezone, data, jobOptions } = options;
   if ((cron === undefined) === (every === undefined)) throw invalid('give exactly one of cron or every');
   if (every !== undefined && !isIntegerInRange(every, 1, LIMITS.durationMs)) {
@@ -73,7 +74,8 @@ export function sameDefinition(a: ScheduleRecord, b: ScheduleRecord): boolean {
 
 function validateJobOptions(jobOptions: object, invalid: (reason: string) => Error): void {
   for (const key of Object.keys(jobOptions)) {
-    if (!ALLOWED_JOB_OPTIONS.has(key)) throw invalid(`jobOptions.${key} is not allowed on a schedule (allowed: ${[...ALLOWED_JOB_OPTIONS].join(', ')})`);
+    if (!ALLOWED_JOB_OPTIONS.has(key))
+      throw invalid(`jobOptions.${key} is not allowed on a schedule (allowed: ${[...ALLOWED_JOB_OPTIONS].join(', ')})`);
   }
   const { priority, maxAttempts, backoff, timeout } = jobOptions as Record<string, unknown>;
   if (priority !== undefined && !isIntegerInRange(priority, 0, Number.MAX_SAFE_INTEGER)) {
@@ -82,7 +84,8 @@ function validateJobOptions(jobOptions: object, invalid: (reason: string) => Err
   if (maxAttempts !== undefined && !isIntegerInRange(maxAttempts, 1, LIMITS.maxAttempts)) {
     throw invalid(`jobOptions.maxAttempts must be an integer from 1 to ${LIMITS.maxAttempts}`);
   }
-  if (timeout !== undefined && !isTimerDuration(timeout)) throw invalid(`jobOptions.timeout must be a positive number of ms, at most ${MAX_TIMER_MS}`);
+  if (timeout !== undefined && !isTimerDuration(timeout))
+    throw invalid(`jobOptions.timeout must be a positive number of ms, at most ${MAX_TIMER_MS}`);
   if (backoff !== undefined) {
     const problem = backoffProblem(backoff);
     if (problem) throw invalid(`jobOptions.backoff ${problem}`);

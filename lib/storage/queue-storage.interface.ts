@@ -234,6 +234,15 @@ export interface QueueStorage {
    * by the next attempt, which finds the occurrence already enqueued. True when this call inserted the job.
    */
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean>;
+
+  // --- operations ---
+  /**
+   * Set when the storage can no longer be used safely until a restart (SQLite: the file was deleted, replaced or
+   * found corrupted): the poller then claims nothing, producers get this error and health reports it.
+   */
+  readonly fault: Error | undefined;
+  /** Writes a consistent copy of the live database to a new file (SQLite); PostgreSQL throws BackupNotSupportedError. */
+  backup(destination: string): Promise<void>;
 }
 
 /** A failed job that cannot be retried while another live job holds its key. */

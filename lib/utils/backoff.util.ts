@@ -21,8 +21,7 @@ export function backoffProblem(backoff: unknown): string | null {
  * [0, MAX_RETRY_DELAY] whatever the options say, so `now + delay` is always a date both backends store.
  */
 export function backoffDelay(backoff: BackoffOptions, attempt: number, random: () => number = Math.random): number {
-  const base =
-    backoff.type === 'fixed' ? backoff.delay : backoff.delay * 2 ** Math.min(Math.max(attempt - 1, 0), 52);
+  const base = backoff.type === 'fixed' ? backoff.delay : backoff.delay * 2 ** Math.min(Math.max(attempt - 1, 0), 52);
   const cap = backoff.maxDelay ?? (backoff.type === 'exponential' ? DEFAULT_MAX_EXPONENTIAL_DELAY : Infinity);
   // NaN (a value no validation let through) waits the longest rather than retrying in a hot loop.
   const capped = Number.isNaN(base) || Number.isNaN(cap) ? MAX_RETRY_DELAY : Math.max(0, Math.min(base, cap, MAX_RETRY_DELAY));

@@ -6,14 +6,18 @@ import { LIMITS, describeValue, isDurationMs } from './validation.util';
 export function retentionProblem(option: unknown): string | null {
   if (option === undefined || typeof option === 'boolean') return null;
   if (typeof option === 'number') {
-    return Number.isSafeInteger(option) && option >= 0 ? null : `must be true, false, a count >= 0 or { count?, age? }, got ${describeValue(option)}`;
+    return Number.isSafeInteger(option) && option >= 0
+      ? null
+      : `must be true, false, a count >= 0 or { count?, age? }, got ${describeValue(option)}`;
   }
-  if (typeof option !== 'object' || option === null) return `must be true, false, a count >= 0 or { count?, age? }, got ${describeValue(option)}`;
+  if (typeof option !== 'object' || option === null)
+    return `must be true, false, a count >= 0 or { count?, age? }, got ${describeValue(option)}`;
   const { count, age, ...rest } = option as { count?: unknown; age?: unknown };
   const unknown = Object.keys(rest);
   if (unknown.length > 0) return `has unknown key "${unknown[0]}" (known: count, age)`;
   if (count === undefined && age === undefined) return 'needs count, age or both';
-  if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 0)) return `count must be an integer >= 0, got ${describeValue(count)}`;
+  if (count !== undefined && !(Number.isSafeInteger(count) && (count as number) >= 0))
+    return `count must be an integer >= 0, got ${describeValue(count)}`;
   if (age !== undefined && !isDurationMs(age)) {
     return `age must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(age)}`;
   }

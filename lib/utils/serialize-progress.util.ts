@@ -18,7 +18,11 @@ export function serializeProgress(queue: string, jobId: string, progress: unknow
     throw new InvalidJobProgressError(queue, jobId, error instanceof Error ? error.message : String(error));
   }
   if (Buffer.byteLength(json) > MAX_PROGRESS_BYTES) {
-    throw new InvalidJobProgressError(queue, jobId, `is ${Buffer.byteLength(json)} bytes as JSON; at most ${MAX_PROGRESS_BYTES} are allowed`);
+    throw new InvalidJobProgressError(
+      queue,
+      jobId,
+      `is ${Buffer.byteLength(json)} bytes as JSON; at most ${MAX_PROGRESS_BYTES} are allowed`,
+    );
   }
   return json;
 }

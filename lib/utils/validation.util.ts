@@ -49,6 +49,8 @@ export function isDurationMs(value: unknown): value is number {
 }
 
 /** A NUL, or a UTF-16 surrogate without its other half. */
+// NUL is the point of this pattern.
+// eslint-disable-next-line no-control-regex
 const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
+import { InvalidStoredDataError } from '../errors/invalid-stored-data.error';
 import { JobTimeoutError } from '../errors/job-timeout.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
@@ -62,12 +63,18 @@ export class AttemptRunner {
     } catch (error) {
       logger.error(`Job ${record.id} (queue ${queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);
-      return { kind: 'fail', error: { name: 'InvalidStoredDataError', message: `Stored job data is not valid JSON: ${cause}`, attempt: record.attempts } };
+      return {
+        kind: 'fail',
+        error: { name: InvalidStoredDataError.name, message: `Stored job data is not valid JSON: ${cause}`, attempt: record.attempts },
+      };
     }
     const timeout = record.timeout ?? this.context.timeout;
     try {
       // Without a timeout the handler is called directly: one promise and one turn fewer per job.
-      const result = timeout === undefined ? await processor.process(job) : await withTimeout(() => processor.process(job), timeout, controller, record.id);
+      const result =
+        timeout === undefined
+          ? await processor.process(job)
+          : await withTimeout(() => processor.process(job), timeout, controller, record.id);
       return attempt.abandoned ? ABANDONED : this.completeOutcome(record, result);
     } catch (thrown) {
       // A handler that honours its signal rejects with the abort reason: its attempt is handed back or cancelled,

@@ -6,7 +6,7 @@ import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { DeclaredSchedule } from '../interfaces/schedule-options.interface';
 import { JOB_EVENT_TYPES } from '../interfaces/queue-event.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { SqliteQueueFactory } from '../factory/sqlite-queue.factory';
+import { QueueFactory } from '../factory/queue.factory';
 import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
@@ -19,7 +19,15 @@ import { WorkerSettings } from './queue-worker';
 /** A provider as `DiscoveryService` lists it (its wrapper type is not exported from a public path). */
 type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 
-const KNOWN_OPTIONS = new Set<string>(['concurrency', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail', 'schedules']);
+const KNOWN_OPTIONS = new Set<string>([
+  'concurrency',
+  'maxAttempts',
+  'backoff',
+  'timeout',
+  'removeOnComplete',
+  'removeOnFail',
+  'schedules',
+]);
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
 @Injectable()
@@ -28,7 +36,7 @@ export class ProcessorExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: ProcessorMetadataAccessor,
-    private readonly factory: SqliteQueueFactory,
+    private readonly factory: QueueFactory,
   ) {}
 
   onModuleInit(): void {
@@ -41,11 +49,19 @@ export class ProcessorExplorer implements OnModuleInit {
       const name = processorClass.name || 'anonymous class';
       assertQueueName(metadata.queue);
       if (!wrapper.isDependencyTreeStatic()) {
-        throw new InvalidProcessorError(name, metadata.queue, 'it is request-scoped (or depends on a request-scoped provider); processors must be singletons');
+        throw new InvalidProcessorError(
+          name,
+          metadata.queue,
+          'it is request-scoped (or depends on a request-scoped provider); processors must be singletons',
+        );
       }
       const instance = wrapper.instance as Partial<QueueProcessor> | undefined;
       if (!instance || typeof instance.process !== 'function') {
-        throw new InvalidProcessorError(name, metadata.queue, 'it has no process(job) method; implement QueueProcessor or extend WorkerHost');
+        throw new InvalidProcessorError(
+          name,
+          metadata.queue,
+          'it has no process(job) method; implement QueueProcessor or extend WorkerHost',
+        );
       }
       if (seen.has(instance)) continue;
       seen.add(instance);
@@ -81,7 +97,11 @@ export class ProcessorExplorer implements OnModuleInit {
       const type = this.accessor.getOnJobEventMetadata(handler);
       if (!type) continue;
       if (!JOB_EVENT_TYPES.includes(type)) {
-        throw new InvalidProcessorError(processorName, queue, `@OnJobEvent('${String(type)}') on ${method}() names no event (known: ${JOB_EVENT_TYPES.join(', ')})`);
+        throw new InvalidProcessorError(
+          processorName,
+          queue,
+          `@OnJobEvent('${String(type)}') on ${method}() names no event (known: ${JOB_EVENT_TYPES.join(', ')})`,
+        );
       }
       this.factory.addEventListener(queue, type, (event) => handler.call(instance, event), `${processorName}.${method}()`);
     }

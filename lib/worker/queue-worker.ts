@@ -171,7 +171,8 @@ export class QueueWorker {
     }
     this.running.set(record.id, attempt);
     try {
-      if (this.context.events.observed) this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
+      if (this.context.events.observed)
+        this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
       const outcome = await this.runner.run(attempt);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
       const saved = await this.context.outcomes.save({

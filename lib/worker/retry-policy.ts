@@ -12,9 +12,7 @@ export interface ResolvedBackoff {
 }
 
 /** What follows a failed attempt: fail for good, or run again `delay` ms later, at `runAt`. */
-export type RetryDecision =
-  | { kind: 'fail' }
-  | { kind: 'retry'; delay: number; runAt: number; storedBackoffInvalid: boolean };
+export type RetryDecision = { kind: 'fail' } | { kind: 'retry'; delay: number; runAt: number; storedBackoffInvalid: boolean };
 
 /** Whether a thrown value asks to fail for good; `instanceof` itself throws on a Proxy whose traps throw. */
 export function isUnrecoverable(thrown: unknown): boolean {

@@ -133,7 +133,8 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 
 async function runOk(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<RunResult> {
   const result = await run(command, args, cwd, env);
-  if (result.code !== 0) throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${result.code}:\n${result.output.slice(-6000)}`);
+  if (result.code !== 0)
+    throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${result.code}:\n${result.output.slice(-6000)}`);
   return result;
 }
 
@@ -164,8 +165,14 @@ function note(line: string): void {
   });
 
   it('the tarball holds dist (code, types, maps with their sources), LICENSE, README and package.json, nothing else', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/terminus.js']));
-    expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(packedFiles).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/terminus.js']),
+    );
+    expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ]);
     // lib/ is not shipped, so a map is only useful with the TypeScript inside it.
     const map = JSON.parse(readFileSync(join(REPO, 'dist', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
     expect(map.sourcesContent).toHaveLength(map.sources.length);
@@ -184,10 +191,19 @@ function note(line: string): void {
       async () => {
         const appDir = join(workDir, app.name);
         mkdirSync(join(appDir, 'src'), { recursive: true });
-        writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: app.name, version: '0.0.0', private: true, ...app.manifest }, null, 2));
+        writeFileSync(
+          join(appDir, 'package.json'),
+          JSON.stringify({ name: app.name, version: '0.0.0', private: true, ...app.manifest }, null, 2),
+        );
         writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: app.tsconfig, include: ['src'] }, null, 2));
         copyFileSync(join(__dirname, 'app', 'main.ts'), join(appDir, 'src', 'main.ts'));
-        const npmEnv = { npm_config_cache: NPM_CACHE, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...localPrebuildsEnv(PREBUILDS) };
+        const npmEnv = {
+          npm_config_cache: NPM_CACHE,
+          npm_config_audit: 'false',
+          npm_config_fund: 'false',
+          npm_config_update_notifier: 'false',
+          ...localPrebuildsEnv(PREBUILDS),
+        };
 
         const installed = await runOk('npm', ['install', tarball, ...app.install], appDir, npmEnv);
         const kept = keepBuiltDrivers(appDir, PREBUILDS);

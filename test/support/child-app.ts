@@ -2,7 +2,6 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueueAppConfig } from '../fixtures/queue-app';
-import { backendPreloadArgs } from './test-backend';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -23,7 +22,7 @@ export interface ChildApp {
   kill(): Promise<number | string>;
 }
 
-/** Starts a Nest application (test/fixtures/queue-app.ts) in a new OS process. */
+/** Starts a Nest application (test/fixtures/queue-app.ts) in a new OS process, on the database `config.connection` names. */
 export function startChildApp(config: QueueAppConfig): ChildApp {
   return startScript('test/fixtures/queue-app.ts', [JSON.stringify(config)]);
 }
@@ -39,7 +38,7 @@ export function startLockHolder(database: string, holdMs: number): ChildApp {
 
 /** Runs a TypeScript file of this repository with ts-node in a new OS process. */
 export function startScript(script: string, args: string[]): ChildApp {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', ...backendPreloadArgs(), join(ROOT, script), ...args], {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],

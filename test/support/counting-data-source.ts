@@ -1,6 +1,6 @@
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
 import type { SqliteQueueModuleOptions } from '../../lib';
-import { postgresSchemaFor, postgresTestUrl, testBackend, testSqliteDriver } from './test-backend';
+import type { TestDatabase } from './backends';
 
 /** One statement as TypeORM sent it to the database. */
 export interface LoggedStatement {
@@ -51,21 +51,19 @@ export interface CountingConnection {
 }
 
 /**
- * A not yet initialised DataSource for the database a test names by its temporary SQLite file, with a
- * statement log as its logger. On SQLite it opens that file; in the `postgres` jest project it connects to the
- * test server and uses the schema the backend setup maps that file to, so child apps given the same path
- * (mapped by the same setup) share the queue with it.
+ * A not yet initialised DataSource for a test's database, with a statement log as its logger: the SQLite file
+ * with the database's driver, or on PostgreSQL a connection to the test server and the database's schema, so
+ * child apps given the same database share the queue with it.
  */
-export function countingConnection(database: string): CountingConnection {
+export function countingConnection(db: TestDatabase): CountingConnection {
   const log = new StatementLog();
-  const dataSource =
-    testBackend() === 'postgres'
-      ? new DataSource({ type: 'postgres', url: postgresTestUrl(), logger: log, poolSize: 4 })
-      : testSqliteDriver() === 'better-sqlite3'
-        ? new DataSource({ type: 'better-sqlite3', database, logger: log, entities: [], synchronize: false })
-        : new DataSource({ type: 'sqlite', database, logger: log, entities: [], synchronize: false });
-  const options: CountingConnection['options'] =
-    testBackend() === 'postgres' ? { dataSource, postgres: { schema: postgresSchemaFor(database) } } : { dataSource };
+  const { database, driver, postgres } = db.options;
+  const dataSource = postgres
+    ? new DataSource({ type: 'postgres', url: postgres.url, logger: log, poolSize: 4 })
+    : driver === 'better-sqlite3'
+      ? new DataSource({ type: 'better-sqlite3', database: database!, logger: log, entities: [], synchronize: false })
+      : new DataSource({ type: 'sqlite', database: database!, logger: log, entities: [], synchronize: false });
+  const options: CountingConnection['options'] = postgres ? { dataSource, postgres: { schema: postgres.schema } } : { dataSource };
   return {
     options,
     dataSource,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { OpsAppConfig } from '../fixtures/ops-app';
 import { ChildApp, startScript } from './child-app';
+import type { TestDatabase } from './backends';
 import { rawQuery } from './raw-sqlite';
 
 /** Starts test/fixtures/ops-app.ts (a Nest app for the operations tests) in a new OS process. */
@@ -18,11 +19,11 @@ export function readJsonLines<T>(path: string): T[] {
 }
 
 /**
- * Runs one statement on the database file through a connection of its own (not the module's): for reading
- * what the public API does not show (schedule_key) and for simulating downtime.
+ * Runs one statement on a test's SQLite database through a connection of its own (not the module's): for
+ * reading what the public API does not show (schedule_key) and for simulating downtime.
  */
-export function queryDatabase<T = Record<string, unknown>>(path: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  return rawQuery<T>(path, sql, params);
+export function queryDatabase<T = Record<string, unknown>>(db: TestDatabase, sql: string, params: unknown[] = []): Promise<T[]> {
+  return rawQuery<T>(db, sql, params);
 }
 
 /** The error a promise rejects with; fails when it resolves. */

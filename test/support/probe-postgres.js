@@ -10,8 +10,11 @@ function testUrl() {
 
 function notice(reason) {
   return (
-    '*** PostgreSQL test suite SKIPPED: ' + reason + '. Only the SQLite backend was tested.\n' +
-    '*** To run it, start PostgreSQL (trust auth) at ' + testUrl().replace(/\/\/[^@/]*@/, '//') +
+    '*** PostgreSQL test suite SKIPPED: ' +
+    reason +
+    '. Only the SQLite backend was tested.\n' +
+    '*** To run it, start PostgreSQL (trust auth) at ' +
+    testUrl().replace(/\/\/[^@/]*@/, '//') +
     ' or set QUEUE_TEST_POSTGRES_URL.'
   );
 }
@@ -32,7 +35,9 @@ async function probePostgres() {
     await client.query('SELECT 1');
     return null;
   } catch (error) {
-    return notice('no server at ' + testUrl().replace(/\/\/[^@/]*@/, '//') + ' (' + (error && error.message ? error.message : String(error)) + ')');
+    return notice(
+      'no server at ' + testUrl().replace(/\/\/[^@/]*@/, '//') + ' (' + (error && error.message ? error.message : String(error)) + ')',
+    );
   } finally {
     await client.end().catch(() => undefined);
   }

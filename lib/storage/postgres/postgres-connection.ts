@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
+import { DatabaseOpenError } from '../../errors/database-open.error';
+import { SqliteQueueError } from '../../errors/sqlite-queue.error';
 import { PostgresQueueOptions } from '../../interfaces/postgres-queue-options.interface';
 import { BurstLogger } from '../../utils/burst-logger';
 import { StatementRunner } from '../shared/statement-runner';
@@ -21,7 +23,7 @@ export type PostgresConnectionSource = { dataSource: DataSource } | { connection
 export class PostgresConnection {
   private readonly dataSource: DataSource;
   private readonly ownsDataSource: boolean;
-  private readonly logger = new Logger('SqliteQueue:postgres');
+  private readonly logger = new Logger('JobQueue:postgres');
   /** Connection errors come in storms (every pooled connection at once): one line per storm. */
   private readonly connectionErrors = new BurstLogger(this.logger);
   private listener?: PostgresNotificationListener;
@@ -96,8 +98,26 @@ export class PostgresConnection {
       await this.listener.start();
     } catch (error) {
       await this.releaseResources().catch(() => undefined);
-      throw error;
+      // pg says ECONNREFUSED or 28P01 without naming the server it tried. The library's own errors say enough.
+      throw error instanceof SqliteQueueError ? error : new DatabaseOpenError(`server ${this.serverName()}`, error);
     }
+  }
+
+  /** `host:port/database` of the pool, for messages (never the password). */
+  private serverName(): string {
+    const options = this.dataSource.options as { url?: string; host?: string; port?: number; database?: string };
+    let { host, port, database } = options;
+    if (options.url) {
+      try {
+        const url = new URL(options.url);
+        host = url.hostname || host;
+        port = url.port ? Number(url.port) : port;
+        database = url.pathname.replace(/^\//, '') || database;
+      } catch {
+        return '(unparsable url)';
+      }
+    }
+    return `${host ?? 'localhost'}:${port ?? 5432}/${database ?? '(default database)'}`;
   }
 
   /** No error of a pooled connection may go unhandled (that kills the process): see guardPoolErrors. */

@@ -20,6 +20,7 @@ import {
 } from '../queue-storage.interface';
 import { PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { PostgresConnection, PostgresConnectionSource } from './postgres-connection';
+import { BackupNotSupportedError } from '../../errors/backup-not-supported.error';
 import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } from './postgres-schema';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
@@ -197,5 +198,14 @@ export class PostgresQueueStorage implements QueueStorage {
 
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
     return enqueueOccurrence(this.db, occurrence, now);
+  }
+
+  backup(): Promise<void> {
+    return Promise.reject(new BackupNotSupportedError(this.schema));
+  }
+
+  /** PostgreSQL reports its own failures statement by statement: no lasting fault state here. */
+  get fault(): Error | undefined {
+    return undefined;
   }
 }

@@ -28,7 +28,10 @@ function internalsOf(dataSource: DataSource): PostgresDriverInternals {
 }
 
 /** The pg `Client` class and the pool's connection options, to open a connection configured like the pool's. */
-export function clientFactoryOf(dataSource: DataSource): { Client: new (config: object) => PgListenClient; options: Record<string, unknown> } {
+export function clientFactoryOf(dataSource: DataSource): {
+  Client: new (config: object) => PgListenClient;
+  options: Record<string, unknown>;
+} {
   const driver = internalsOf(dataSource);
   const Client = driver.postgres?.Client;
   const options = driver.master?.options;

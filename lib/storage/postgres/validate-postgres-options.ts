@@ -38,7 +38,10 @@ export function validatePostgresOptions(options: unknown, context: PostgresOptio
   const dataSourceType = context.dataSource?.options?.type;
   if (context.dataSource !== undefined) {
     if (dataSourceType !== 'postgres') {
-      throw new InvalidModuleOptionsError('postgres', `needs a DataSource of type 'postgres' when combined with dataSource, got '${String(dataSourceType)}'`);
+      throw new InvalidModuleOptionsError(
+        'postgres',
+        `needs a DataSource of type 'postgres' when combined with dataSource, got '${String(dataSourceType)}'`,
+      );
     }
     const connectionFields = CONNECTION_FIELDS.filter((field) => given[field] !== undefined);
     if (connectionFields.length > 0) {

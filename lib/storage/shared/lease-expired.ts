@@ -4,7 +4,7 @@
  */
 
 /** The `name` of the recorded error. */
-export const LEASE_EXPIRED_ERROR_NAME = 'LeaseExpiredError';
+export const LEASE_EXPIRED_ERROR_NAME = 'LeaseExpiredError'; // = LeaseExpiredError.name (lib/errors)
 
 const PREFIX = 'Lease expired during attempt ';
 const REASON = 'stopped renewing it (the process crashed, hung or was killed)';

@@ -1,10 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { Observable, Subject, merge } from 'rxjs';
 import { DataSource } from 'typeorm';
+import { DatabaseOpenError } from '../../errors/database-open.error';
+import { DatabaseUnavailableError } from '../../errors/database-unavailable.error';
+import { SqliteQueueError } from '../../errors/sqlite-queue.error';
+import { storageFailureKind } from '../../utils/storage-failure.util';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
 import { StatementRunner } from '../shared/statement-runner';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
+import { FileIdentityWatch } from './file-identity-watch';
+import { probeWrite } from './sql/probe.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
 import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
@@ -24,6 +30,9 @@ export class SqliteConnection {
   private hints$?: Observable<void>;
   /** Our own inserts announce themselves: no native round trip per row. */
   private readonly localInserts = new Subject<void>();
+  private readonly logger = new Logger('JobQueue');
+  private watch?: FileIdentityWatch;
+  private faulted?: DatabaseUnavailableError;
 
   constructor(source: SqliteConnectionSource) {
     if ('dataSource' in source) {
@@ -37,6 +46,11 @@ export class SqliteConnection {
           : new DataSource({ ...common, type: 'sqlite', busyTimeout: BUSY_TIMEOUT_MS, driver: quietSqlite3() });
       this.ownsDataSource = true;
     }
+  }
+
+  /** The database file (or `:memory:`). */
+  get path(): string {
+    return String(this.dataSource.options.database);
   }
 
   /** Runs the storage's statements; only between `open` and `close`. */
@@ -60,20 +74,28 @@ export class SqliteConnection {
     if (type !== 'sqlite' && type !== 'better-sqlite3') {
       throw new Error(`SqliteQueueStorage needs a DataSource of type 'sqlite' or 'better-sqlite3', got '${type}'`);
     }
-    if (!this.dataSource.isInitialized) await this.dataSource.initialize();
-    const connection = nativeConnectionOf(this.dataSource);
-    if (type === 'sqlite') serializeStatements(connection);
-    this.statements =
-      type === 'sqlite' && this.ownsDataSource
-        ? new PreparedNodeSqlite3Statements(connection as NodeSqlite3Database)
-        : new QueryRunnerStatements(this.dataSource.createQueryRunner());
-    await this.configure(this.statements);
-    await setUp(this.statements);
+    let connection: unknown;
+    try {
+      if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      connection = nativeConnectionOf(this.dataSource);
+      if (type === 'sqlite') serializeStatements(connection);
+      this.statements =
+        type === 'sqlite' && this.ownsDataSource
+          ? new PreparedNodeSqlite3Statements(connection as NodeSqlite3Database)
+          : new QueryRunnerStatements(this.dataSource.createQueryRunner());
+      await this.configure(this.statements);
+      await setUp(this.statements);
+      await probeWrite(this.statements);
+    } catch (error) {
+      // The drivers say SQLITE_NOTADB or SQLITE_CANTOPEN without the path, and a read-only file opens fine.
+      // The library's own errors (a schema it cannot upgrade, say) already say what is wrong.
+      throw error instanceof SqliteQueueError ? error : new DatabaseOpenError(`file "${this.path}"`, error);
+    }
     // Only where it can run beside the writer: our own node-sqlite3 connection (better-sqlite3 would run it on
     // this thread, and a borrowed connection's file is the application's to manage).
     if (type === 'sqlite' && this.ownsDataSource && this.dataSource.options.database !== ':memory:') {
-      const logger = new Logger('SqliteQueue');
-      const checkpointer = new WalCheckpointer(String(this.dataSource.options.database), logger);
+      const logger = this.logger;
+      const checkpointer = new WalCheckpointer(this.path, logger);
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         await checkpointer.open(require('sqlite3') as NodeSqlite3Module);
@@ -82,6 +104,10 @@ export class SqliteConnection {
         // Only speed is lost: the writer's own automatic checkpoint keeps the WAL in bounds.
         logger.warn(`No background WAL checkpoints (second connection refused): ${String(error)}`);
       }
+    }
+    if (this.path !== ':memory:' && this.path !== '') {
+      this.watch = new FileIdentityWatch(this.path, this.logger, (what) => this.fail(new DatabaseUnavailableError(this.path, what)));
+      this.watch.start();
     }
     this.hints$ = this.localInserts.asObservable();
     // SQLite's update hook reports every row change of the connection to JavaScript, one event each (three per
@@ -93,8 +119,30 @@ export class SqliteConnection {
     }
   }
 
+  /**
+   * Set once the file was deleted, replaced or found corrupted: from then on this process claims nothing and
+   * refuses new jobs (see DatabaseUnavailableError). Cleared only by a restart.
+   */
+  get fault(): DatabaseUnavailableError | undefined {
+    return this.faulted;
+  }
+
+  /** Looks at a failed statement's error: a corrupted file faults the connection (once, logged once). */
+  noteFailure(error: unknown): void {
+    const kind = storageFailureKind(error);
+    if (kind === 'corrupt' || kind === 'not-a-database') this.fail(new DatabaseUnavailableError(this.path, 'corrupt', error));
+  }
+
+  private fail(fault: DatabaseUnavailableError): void {
+    if (this.faulted) return;
+    this.faulted = fault;
+    // The one line that says it: the loops meet this state as "nothing to claim", not as errors to log again.
+    this.logger.error(fault.message);
+  }
+
   /** Releases what `open` opened. */
   async close(): Promise<void> {
+    await this.watch?.stop();
     await this.statements?.close();
     await this.checkpointer?.close();
     if (this.ownsDataSource && this.dataSource.isInitialized) await this.dataSource.destroy();

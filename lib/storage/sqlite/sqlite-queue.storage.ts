@@ -18,6 +18,7 @@ import {
   ScheduleRecord,
 } from '../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
+import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
@@ -59,7 +60,18 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   async enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
-    return pairEnqueued(this.pairing, queue, jobs, await this.insert(queue, jobs, now), now);
+    // Jobs written to a deleted or replaced file would be lost at restart, unseen by every other process.
+    if (this.db.fault) throw this.db.fault;
+    try {
+      return pairEnqueued(this.pairing, queue, jobs, await this.insert(queue, jobs, now), now);
+    } catch (error) {
+      this.db.noteFailure(error);
+      throw this.db.fault ?? error;
+    }
+  }
+
+  get fault(): Error | undefined {
+    return this.db.fault;
   }
 
   /** The insert statement alone: the rows it inserted, in input order. */
@@ -83,7 +95,15 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   async claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {
-    const jobs = await claimJobs(this.db.runner, requests, workerId, now, leaseDuration);
+    // A deleted, replaced or corrupted file: claim nothing (said once, by the connection), not an error per round.
+    if (this.db.fault) return [];
+    let jobs: JobRecord[];
+    try {
+      jobs = await claimJobs(this.db.runner, requests, workerId, now, leaseDuration);
+    } catch (error) {
+      this.db.noteFailure(error);
+      throw error;
+    }
     if (jobs.length > 0) this.db.written();
     return jobs;
   }
@@ -199,5 +219,9 @@ export class SqliteQueueStorage implements QueueStorage {
     const inserted = await enqueueOccurrence(this.db.runner, occurrence, now);
     if (inserted) this.db.inserted();
     return inserted;
+  }
+
+  backup(destination: string): Promise<void> {
+    return vacuumInto(this.db.runner, destination);
   }
 }

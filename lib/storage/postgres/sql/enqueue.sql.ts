@@ -43,9 +43,7 @@ export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJo
     jobs.map((job) => job.key),
   ]);
   // Only ids come back (the rest is what we sent): a bulk insert does not echo its payloads over the wire.
-  return rows
-    .map((row) => ({ id: String(row.id), key: (row.unique_key as string | null) ?? null }))
-    .sort((a, b) => compareIds(a.id, b.id));
+  return rows.map((row) => ({ id: String(row.id), key: (row.unique_key as string | null) ?? null })).sort((a, b) => compareIds(a.id, b.id));
 }
 
 /** Live (pending or running) jobs of `queue` holding these keys. */

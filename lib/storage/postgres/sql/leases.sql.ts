@@ -18,7 +18,11 @@ const sql = perSchema((tables) => {
       SELECT (SELECT count(*) FROM released) AS count, (SELECT count(*) FROM hint) AS hinted`,
 
     // By id, through the primary key: a row under the same worker id that this process does not hold expires.
-    extendLeases: `UPDATE ${T} SET lease_until = $1, updated_at = $2 WHERE id = ANY($3::bigint[]) AND locked_by = $4 AND status = 'running'`,
+    // A row another statement has locked is being completed, failed, retried or recovered: it needs no renewal, and
+    // waiting for it could deadlock against a completion batch of this process that locks the same rows in another
+    // order. The next beat renews it if it is still running.
+    extendLeases: `UPDATE ${T} SET lease_until = $1, updated_at = $2
+      WHERE id IN (SELECT id FROM ${T} WHERE id = ANY($3::bigint[]) AND locked_by = $4 AND status = 'running' FOR UPDATE SKIP LOCKED)`,
 
     findCancelled: `SELECT id FROM ${T}
       WHERE locked_by = $1 AND status = 'cancelled'

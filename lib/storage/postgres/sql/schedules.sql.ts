@@ -63,8 +63,19 @@ export async function dueSchedules(db: PostgresContext, now: number): Promise<Sc
 export async function enqueueOccurrence(db: PostgresContext, occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
   const { schedule, occurrenceAt, job, nextRunAt } = occurrence;
   const [row] = await db.runner.all(sql(db.tables).enqueueOccurrence, [
-    schedule.queue, job.data, job.priority, ms(job.runAt), job.maxAttempts, job.backoff, job.timeout, job.key,
-    `${schedule.name}@${occurrenceAt}`, ms(now), schedule.name, ms(nextRunAt), ms(schedule.nextRunAt),
+    schedule.queue,
+    job.data,
+    job.priority,
+    ms(job.runAt),
+    job.maxAttempts,
+    job.backoff,
+    job.timeout,
+    job.key,
+    `${schedule.name}@${occurrenceAt}`,
+    ms(now),
+    schedule.name,
+    ms(nextRunAt),
+    ms(schedule.nextRunAt),
   ]);
   return Number(row?.inserted ?? 0) === 1;
 }

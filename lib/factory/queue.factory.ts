@@ -27,10 +27,10 @@ import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-op
  * where start and stop order is decided, on Nest's lifecycle hooks.
  */
 @Injectable()
-export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   /** Job events of this process. */
   readonly events = new JobEventBus();
-  private readonly logger = new Logger('SqliteQueue');
+  private readonly logger = new Logger('JobQueue');
   private readonly definitions = new Map<string, ProcessorDefinition>();
   private readonly listeners: Subscription[] = [];
   private resolved?: ResolvedModuleOptions;
@@ -99,7 +99,10 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
    */
   addEventListener(queue: string, type: JobEventType, listener: (event: QueueEvent) => unknown, label: string): void {
     const report = (error: unknown, event: QueueEvent) =>
-      this.logger.error(`Event listener ${label} threw on '${type}' of job ${event.jobId} (queue ${queue}): ${String(error)}`, (error as Error)?.stack);
+      this.logger.error(
+        `Event listener ${label} threw on '${type}' of job ${event.jobId} (queue ${queue}): ${String(error)}`,
+        (error as Error)?.stack,
+      );
     this.listeners.push(
       this.events.events$.pipe(filter((event) => event.queue === queue && event.type === type)).subscribe((event) => {
         try {
@@ -119,7 +122,9 @@ export class SqliteQueueFactory implements OnModuleInit, OnApplicationBootstrap,
     const now = Date.now();
     await Scheduler.upsert(
       storage,
-      this.processors().flatMap(({ queue, settings }) => (settings.schedules ?? []).map(({ name, ...schedule }) => toScheduleRecord(queue, name, schedule, now))),
+      this.processors().flatMap(({ queue, settings }) =>
+        (settings.schedules ?? []).map(({ name, ...schedule }) => toScheduleRecord(queue, name, schedule, now)),
+      ),
       now,
     );
     this.runtimeInstance = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger);

@@ -1,0 +1,92 @@
+/**
+ * What a storage error means for the person running the application, read from the codes of the driver's error
+ * (SQLite result codes of node-sqlite3 and better-sqlite3, PostgreSQL SQLSTATEs, Node socket and file errors),
+ * following TypeORM's `driverError` and `cause` chains. One lookup, used at boot and at run time.
+ */
+
+/** The storage failures the library tells apart. */
+export type StorageFailureKind =
+  | 'not-a-database'
+  | 'corrupt'
+  | 'cannot-open'
+  | 'read-only'
+  | 'disk-full'
+  | 'connection-refused'
+  | 'host-not-found'
+  | 'authentication-failed'
+  | 'database-missing'
+  | 'other';
+
+const BY_CODE: ReadonlyMap<string, StorageFailureKind> = new Map([
+  ['SQLITE_NOTADB', 'not-a-database'],
+  ['SQLITE_CORRUPT', 'corrupt'],
+  ['SQLITE_CANTOPEN', 'cannot-open'],
+  ['SQLITE_READONLY', 'read-only'],
+  ['SQLITE_FULL', 'disk-full'],
+  // TypeORM creates the file's folder first: these come from that mkdir.
+  ['EACCES', 'cannot-open'],
+  ['EPERM', 'cannot-open'],
+  ['ENOTDIR', 'cannot-open'],
+  ['EEXIST', 'cannot-open'],
+  ['EROFS', 'read-only'],
+  ['ENOSPC', 'disk-full'],
+  ['ECONNREFUSED', 'connection-refused'],
+  ['ENOTFOUND', 'host-not-found'],
+  ['EAI_AGAIN', 'host-not-found'],
+  // PostgreSQL: invalid password, invalid authorization, no such database.
+  ['28P01', 'authentication-failed'],
+  ['28000', 'authentication-failed'],
+  ['3D000', 'database-missing'],
+  ['53100', 'disk-full'],
+]);
+
+/** What to tell the operator for each kind. */
+const EXPLANATION: Record<StorageFailureKind, string> = {
+  'not-a-database': 'the file is not a SQLite database, or it is encrypted or damaged (check the path; restore it from a backup)',
+  corrupt:
+    'the database file is corrupted: stop every process using it, run `PRAGMA integrity_check` on it with the sqlite3 tool, ' +
+    'and restore it from a backup (or recover it with `.recover`)',
+  'cannot-open': 'the file cannot be opened or created: its folder is missing, is not a folder, or is not writable by this process',
+  'read-only': 'the file or its folder is read-only for this process: the queue must write (jobs, leases, and the -wal and -shm files)',
+  'disk-full': 'the disk is full',
+  'connection-refused': 'nothing accepts connections at that address (is the server running, and is the port right?)',
+  'host-not-found': 'the host name does not resolve',
+  'authentication-failed': 'the server refused the user name or password',
+  'database-missing': 'the server has no such database',
+  other: 'unexpected database error',
+};
+
+/** How deep `cause` / `driverError` chains are followed. */
+const MAX_DEPTH = 4;
+
+/** The kind of a storage error; `other` when no known code is found. */
+export function storageFailureKind(error: unknown): StorageFailureKind {
+  try {
+    let current: unknown = error;
+    for (let depth = 0; depth < MAX_DEPTH && current !== null && typeof current === 'object'; depth++) {
+      const { code, driverError, cause } = current as { code?: unknown; driverError?: unknown; cause?: unknown };
+      // Extended SQLite codes (SQLITE_READONLY_DBMOVED, SQLITE_CANTOPEN_ISDIR...) mean what their primary code means.
+      const primary = typeof code === 'string' ? code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1') : undefined;
+      const kind = primary === undefined ? undefined : BY_CODE.get(primary);
+      if (kind) return kind;
+      current = driverError ?? cause;
+    }
+  } catch {
+    // An error whose fields cannot be read says nothing more.
+  }
+  return 'other';
+}
+
+/** What the kind means and what to do about it, for messages. */
+export function explainStorageFailure(kind: StorageFailureKind): string {
+  return EXPLANATION[kind];
+}
+
+/** The message of an error, without throwing on hostile objects. */
+export function storageErrorText(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'an unreadable error';
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * At run time, a database failure reaches callers of QueueProducer and QueueAdmin as a `StorageError` naming the
+ * call and its queue, job or file, the driver's error kept as `cause`; the library's own typed errors are
+ * unchanged; nothing is written.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Test } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { JobNotFoundError, QueueAdmin, QueueProducer, SqliteQueueModule, StorageError } from '../lib';
+import { BUSY_TIMEOUT_MS } from '../lib/sqlite-queue.constants';
+import { ChildApp, startLockHolder } from './support/child-app';
+import { describeEachSqlite, describePostgres, perTestApp } from './support/backends';
+import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
+
+describeEachSqlite('run-time storage errors on SQLite', (backend) => {
+  const t = perTestApp(backend);
+  let holder: ChildApp | undefined;
+  afterEach(async () => {
+    await holder?.kill();
+    holder = undefined;
+  });
+
+  async function start(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
+    const options = { ...t.db.options };
+    t.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot(options)] }).compile();
+    await t.app.init();
+    return { producer: t.app.get(QueueProducer), admin: t.app.get(QueueAdmin) };
+  }
+
+  it('a backup into a missing folder: StorageError naming the call and the destination, driver error as cause', async () => {
+    const { admin } = await start();
+    const destination = join(t.db.path, '..', 'no-such-folder', 'copy.sqlite');
+    const error = await admin.backup(destination).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).kind).toBe('cannot-open');
+    expect((error as Error).message).toContain('QueueAdmin.backup');
+    expect((error as Error).message).toContain(destination);
+    expect((error as StorageError).cause).toBeInstanceOf(Error);
+    expect(existsSync(destination)).toBe(false);
+  });
+
+  it("the library's own errors are not wrapped", async () => {
+    const { admin } = await start();
+    await expect(admin.cancel('424242')).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
+  it('an add that waits past the busy timeout: StorageError, transient, SQLITE_BUSY cause, queue named, nothing written', async () => {
+    const { producer, admin } = await start();
+    holder = startLockHolder(t.db.path, BUSY_TIMEOUT_MS + 3000);
+    await holder.printed('LOCKED');
+    const error = await producer.add('busy-queue', { n: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).transient).toBe(true);
+    expect((error as Error).message).toContain('QueueProducer.add');
+    expect((error as Error).message).toContain('"busy-queue"');
+    expect(String((error as StorageError).cause)).toMatch(/SQLITE_BUSY|database is locked/);
+    expect(await holder.exited).toBe(0);
+    expect((await admin.getCounts('busy-queue')).pending).toBe(0);
+  }, 30_000);
+});
+
+describePostgres('run-time storage errors on PostgreSQL', (backend) => {
+  const t = perTestApp(backend);
+
+  it('tables gone under a running app: StorageError naming the call, DatabaseError as cause, not a raw QueryFailedError', async () => {
+    t.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...t.db.options })] }).compile();
+    await t.app.init();
+    const producer = t.app.get(QueueProducer);
+    const admin = t.app.get(QueueAdmin);
+    const other = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
+    await other.initialize();
+    try {
+      await other.query(`DROP SCHEMA "${postgresSchemaFor(t.db.path)}" CASCADE`);
+    } finally {
+      await other.destroy();
+    }
+    const counts = await admin.getCounts('gone').catch((caught: unknown) => caught);
+    expect(counts).toBeInstanceOf(StorageError);
+    expect((counts as Error).message).toContain('QueueAdmin.getCounts');
+    const added = await producer.add('gone', {}).catch((caught: unknown) => caught);
+    expect(added).toBeInstanceOf(StorageError);
+    expect((added as Error).message).toContain('"gone"');
+    expect(((added as StorageError).cause as { name?: string }).name).toBe('QueryFailedError');
+  });
+});

@@ -1,0 +1,53 @@
+import { QueryFailedError } from 'typeorm';
+import { StorageError } from '../lib';
+import { storageFailureKind } from '../lib/utils/storage-failure.util';
+
+const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+describe('storageFailureKind: one lookup over the drivers error codes', () => {
+  it.each([
+    [coded('SQLITE_NOTADB'), 'not-a-database'],
+    [coded('SQLITE_CORRUPT'), 'corrupt'],
+    [coded('SQLITE_CORRUPT_INDEX'), 'corrupt'],
+    [coded('SQLITE_CANTOPEN_ISDIR'), 'cannot-open'],
+    [coded('SQLITE_READONLY_DBMOVED'), 'read-only'],
+    [coded('SQLITE_FULL'), 'disk-full'],
+    [coded('ECONNREFUSED'), 'connection-refused'],
+    [coded('ENOTFOUND'), 'host-not-found'],
+    [coded('28P01'), 'authentication-failed'],
+    [coded('3D000'), 'database-missing'],
+    [coded('SQLITE_BUSY'), 'other'],
+    [new Error('no code'), 'other'],
+    ['a string', 'other'],
+  ])('%p is %s', (error, kind) => {
+    expect(storageFailureKind(error)).toBe(kind);
+  });
+
+  it("follows TypeORM's driverError and cause chains", () => {
+    const failed = new QueryFailedError('SELECT 1', [], coded('SQLITE_CORRUPT'));
+    expect(storageFailureKind(failed)).toBe('corrupt');
+    expect(storageFailureKind(new Error('outer', { cause: coded('28P01') }))).toBe('authentication-failed');
+  });
+
+  it('a hostile error object is other, not a throw', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('no');
+        },
+      },
+    );
+    expect(storageFailureKind(hostile)).toBe('other');
+  });
+
+  it('StorageError keeps the cause and says whether a retry may work', () => {
+    const busy = coded('SQLITE_BUSY', 'SQLITE_BUSY: database is locked');
+    const error = new StorageError('QueueProducer.add', 'queue "q"', busy);
+    expect(error.cause).toBe(busy);
+    expect(error.transient).toBe(true);
+    expect(error.message).toBe(
+      'QueueProducer.add (queue "q") failed in the database: the database is busy or unreachable for now: SQLITE_BUSY: database is locked',
+    );
+  });
+});

@@ -1,0 +1,235 @@
+/**
+ * The backends a test file runs against, as an explicit fixture: `describeEachBackend('...', (backend) => ...)`
+ * runs its block once per backend of this run, and everything the block opens names that backend. No module or
+ * storage is patched: a test's database options are what `backend.tempDatabase().options` says they are.
+ *
+ * Backends: `sqlite3` and `better-sqlite3` (the two SQLite drivers, on a temporary file each), and `postgres` (a
+ * fresh schema per database on the test server) when a server answered at the start of the run; when none did,
+ * jest.config.js prints the skip notice at the start and at the end of the run. No jest globals at import time
+ * except in the describe helpers: child processes import the types only.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestingModule, Test } from '@nestjs/testing';
+import type { LoggerService, ModuleMetadata } from '@nestjs/common';
+import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
+import { QueueFactory } from '../../lib/factory/queue.factory';
+import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
+import { postgresSchemaFor, postgresTestUrl } from './test-backend';
+
+/** The backends the suite knows. */
+export type BackendName = 'sqlite3' | 'better-sqlite3' | 'postgres';
+
+/** The options of `forRoot` that say where the queue lives (the rest is the test's). */
+export type ConnectionOptions = Pick<SqliteQueueModuleOptions, 'database' | 'driver' | 'postgres'>;
+
+/** One database of one backend, fresh for a test. */
+export interface TestDatabase {
+  /** A temporary folder of the test's own, for logs and files beside the database. */
+  readonly dir: string;
+  /** The SQLite file (on PostgreSQL a path in `dir` that nothing opens: it names the schema and log files). */
+  readonly path: string;
+  /** What `forRoot` needs to open this database: spread it into the options (`{ ...db.options, pollInterval }`). */
+  readonly options: ConnectionOptions;
+  /** Removes the folder (a PostgreSQL schema is dropped by the global teardown of the run). */
+  cleanup(): void;
+}
+
+/** What `startApp` builds: the module's options beyond the connection, and the rest of the testing module. */
+export interface AppSpec extends Omit<ModuleMetadata, 'imports'> {
+  /** Options of `forRoot` beyond the connection (which comes from the database). */
+  module?: Omit<SqliteQueueModuleOptions, 'database' | 'driver' | 'postgres'> & Partial<ConnectionOptions>;
+  /** Further imports beside `SqliteQueueModule.forRoot(...)`. */
+  imports?: ModuleMetadata['imports'];
+  /** Replace the whole imports list (forRootAsync tests); `module` is ignored then. */
+  replaceImports?: boolean;
+  /** The app's logger (`setLogger` of the testing module builder). */
+  logger?: LoggerService;
+}
+
+/** One backend of this run. */
+export interface Backend {
+  readonly name: BackendName;
+  /** `sqlite` for both SQLite drivers. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** The SQLite driver (undefined on PostgreSQL). */
+  readonly driver: 'sqlite3' | 'better-sqlite3' | undefined;
+  /** A fresh database of this backend. */
+  tempDatabase(name?: string): TestDatabase;
+}
+
+type SqliteDriver = 'sqlite3' | 'better-sqlite3';
+
+/** The environment variable jest.config.js sets when PostgreSQL did not answer (see probe-postgres.js). */
+const POSTGRES_SKIPPED_ENV = 'QUEUE_TEST_POSTGRES_SKIPPED';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'sqlite-queue-test-'));
+}
+
+function sqliteBackend(driver: SqliteDriver): Backend {
+  return {
+    name: driver,
+    kind: 'sqlite',
+    driver,
+    tempDatabase(name = 'queue.sqlite') {
+      const dir = tempDir();
+      const path = join(dir, name);
+      return { dir, path, options: { database: path, driver }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  };
+}
+
+const postgresBackend: Backend = {
+  name: 'postgres',
+  kind: 'postgres',
+  driver: undefined,
+  tempDatabase(name = 'queue.sqlite') {
+    const dir = tempDir();
+    const path = join(dir, name);
+    return {
+      dir,
+      path,
+      options: { postgres: { url: postgresTestUrl(), schema: postgresSchemaFor(path) } },
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+};
+
+/** Every backend by name, whether or not it runs now (child processes and the contract suite pick by name). */
+export const BACKENDS_BY_NAME: Record<BackendName, Backend> = {
+  sqlite3: sqliteBackend('sqlite3'),
+  'better-sqlite3': sqliteBackend('better-sqlite3'),
+  postgres: postgresBackend,
+};
+
+/** The backends of this run: both SQLite drivers, and PostgreSQL unless the run found no server. */
+export function availableBackends(): Backend[] {
+  const postgres = process.env[POSTGRES_SKIPPED_ENV] ? [] : [postgresBackend];
+  return [BACKENDS_BY_NAME.sqlite3, BACKENDS_BY_NAME['better-sqlite3'], ...postgres];
+}
+
+/** Which backends a block applies to. */
+export type BackendFilter = 'all' | 'sqlite' | 'postgres' | BackendName[];
+
+function matches(backend: Backend, filter: BackendFilter): boolean {
+  if (filter === 'all') return true;
+  if (filter === 'sqlite' || filter === 'postgres') return backend.kind === filter;
+  return filter.includes(backend.name);
+}
+
+/**
+ * `describe(name)` once per backend of this run that `only` admits, named `[backend] name`. When none is
+ * available (PostgreSQL-only tests without a server), one skipped block says so.
+ */
+export function describeEachBackend(name: string, body: (backend: Backend) => void, only: BackendFilter = 'all'): void {
+  const backends = availableBackends().filter((backend) => matches(backend, only));
+  if (backends.length === 0) {
+    describe.skip(`${name} (no backend of ${JSON.stringify(only)} in this run)`, () => it('skipped', () => undefined));
+    return;
+  }
+  for (const backend of backends) describe(`[${backend.name}] ${name}`, () => body(backend));
+}
+
+/** `describeEachBackend` for tests that only make sense on SQLite (they open the file, count SQLite statements...). */
+export function describeEachSqlite(name: string, body: (backend: Backend) => void): void {
+  describeEachBackend(name, body, 'sqlite');
+}
+
+/** `describeEachBackend` for tests of the PostgreSQL backend itself. */
+export function describePostgres(name: string, body: (backend: Backend) => void): void {
+  describeEachBackend(name, body, 'postgres');
+}
+
+/** `it` when `condition` holds (e.g. `backend.kind === 'sqlite'`), else `it.skip`: a test that applies to some backends. */
+export function itWhen(condition: boolean): jest.It {
+  return condition ? it : it.skip;
+}
+
+/**
+ * Closes an app; after a failed `init()` Nest's `close()` re-throws the init error and runs no shutdown hook, so
+ * the module is asked to release what it opened through its own shutdown hook.
+ */
+export async function closeApp(app: TestingModule): Promise<void> {
+  try {
+    await app.close();
+  } catch {
+    const factory = app.get(QueueFactory, { strict: false });
+    await factory.onApplicationShutdown().catch(() => undefined);
+  }
+}
+
+/** What `perTestApp(backend)` hands a describe block: the current test's database, its app, and the one app helper. */
+export interface PerTestApp {
+  readonly backend: Backend;
+  readonly db: TestDatabase;
+  /** The app a test set itself; closed (and cleared) after it, with every app `startApp` built. */
+  app: TestingModule | undefined;
+  /**
+   * Compiles and initialises an app on the current test's database (or `db`): `SqliteQueueModule.forRoot({
+   * ...db.options, ...spec.module })` plus `spec.imports` and `spec.providers`. Closed after the test.
+   */
+  startApp(spec?: AppSpec, db?: TestDatabase): Promise<TestingModule>;
+  /** Like `startApp` without `init()`: for tests of a failing boot (the app is still closed after the test). */
+  compileApp(spec?: AppSpec, db?: TestDatabase): Promise<TestingModule>;
+  /** Closes an app before the test ends (and stops tracking it). */
+  close(app: TestingModule): Promise<void>;
+  /** A further fresh database of the same backend, removed after the test. */
+  otherDatabase(name?: string): TestDatabase;
+}
+
+/**
+ * Registers, in the calling describe block, a fresh database of `backend` before each test and, after it,
+ * closes the apps the test started (or set as `app`) and removes the database.
+ */
+export function perTestApp(backend: Backend): PerTestApp {
+  let db: TestDatabase | undefined;
+  const extra: TestDatabase[] = [];
+  const apps: TestingModule[] = [];
+  const compileApp = async (spec: AppSpec = {}, on?: TestDatabase): Promise<TestingModule> => {
+    const target = on ?? state.db;
+    const imports = spec.replaceImports
+      ? (spec.imports ?? [])
+      : [SqliteQueueModule.forRoot({ ...target.options, ...spec.module }), ...(spec.imports ?? [])];
+    const { module: _module, imports: _imports, replaceImports: _replace, logger, ...metadata } = spec;
+    const builder = Test.createTestingModule({ ...metadata, imports });
+    const app = await (logger ? builder.setLogger(logger) : builder).compile();
+    apps.push(app);
+    return app;
+  };
+  const state: PerTestApp = {
+    backend,
+    get db(): TestDatabase {
+      if (!db) throw new Error('perTestApp().db read outside a test');
+      return db;
+    },
+    app: undefined,
+    compileApp,
+    async startApp(spec, on) {
+      const app = await compileApp(spec, on);
+      await app.init();
+      return app;
+    },
+    async close(app) {
+      if (apps.includes(app)) apps.splice(apps.indexOf(app), 1);
+      if (state.app === app) state.app = undefined;
+      await app.close();
+    },
+    otherDatabase(name) {
+      const other = backend.tempDatabase(name);
+      extra.push(other);
+      return other;
+    },
+  };
+  beforeEach(() => (db = backend.tempDatabase()));
+  afterEach(async () => {
+    const open = [...new Set([...apps.splice(0).reverse(), ...(state.app ? [state.app] : [])])];
+    state.app = undefined;
+    for (const app of open) await closeApp(app);
+    db?.cleanup();
+    db = undefined;
+    extra.splice(0).forEach((other) => other.cleanup());
+  });
+  return state;
+}
