@@ -6,6 +6,10 @@ export type {
   SqliteQueueModuleAsyncOptions as QueueModuleAsyncOptions,
 } from './interfaces/sqlite-queue-module-options.interface';
 export { getPostgresSchemaSql, DEFAULT_POSTGRES_SCHEMA } from './storage/postgres/postgres-schema';
+export { getMigrations } from './storage/get-migrations';
+export type { QueueSchemaMigration } from './storage/get-migrations';
+export { createQueueMigration } from './storage/typeorm-queue-migration';
+export type { QueueMigrationOptions } from './storage/typeorm-queue-migration';
 export { Processor } from './decorators/processor.decorator';
 export { OnJobEvent } from './decorators/on-job-event.decorator';
 export { QueueEvents } from './events/queue-events.service';

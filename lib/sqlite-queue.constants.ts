@@ -58,3 +58,6 @@ export const MAX_RECOVERY_JITTER_MS = 10_000;
 
 /** SQLite waits this long for a lock held by another connection before reporting SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
+
+/** The schema version each migration wrote; its presence also marks the tables beside it as this library's. */
+export const MIGRATIONS_TABLE = 'nest_queue_migrations';

@@ -86,14 +86,19 @@ describePostgres('PostgreSQL backend', () => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
         [schema],
       );
-      expect(tables.map((t) => t.table_name)).toEqual(['nest_queue_jobs', 'nest_queue_queues', 'nest_queue_schedules']);
+      expect(tables.map((t) => t.table_name)).toEqual([
+        'nest_queue_jobs',
+        'nest_queue_migrations',
+        'nest_queue_queues',
+        'nest_queue_schedules',
+      ]);
       // And again, on an existing schema.
       await storage(schema);
     });
 
     it('getPostgresSchemaSql() gives the statements to run in a migration; createSchema: false then boots on them', async () => {
       const schema = freshSchema();
-      await expect(storage(schema, false)).rejects.toThrow(/createSchema is false.*getPostgresSchemaSql/);
+      await expect(storage(schema, false)).rejects.toThrow(/version 0, and this build needs version 2.*getMigrations/);
       const db = await admin();
       const statements = getPostgresSchemaSql(schema);
       expect(statements[0]).toBe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);

@@ -1,11 +1,11 @@
 /**
  * A database written by an earlier 0.1.0 build carries an index on every row's status (queue, status,
- * finished_at). The schema step at boot drops it and builds the finished-only index in its place; counts,
- * listings and clean() read the same jobs through the new indexes.
+ * finished_at), and no migrations table. Boot adopts it as version 1, and migration 2 drops the index and builds
+ * the finished-only index in its place; counts, listings and clean() read the same jobs through the new indexes.
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { JOBS_TABLE } from '../lib/sqlite-queue.constants';
+import { JOBS_TABLE, MIGRATIONS_TABLE } from '../lib/sqlite-queue.constants';
 import { rawQuery } from './support/raw-sqlite';
 import { describeEachSqlite, perTestApp, TestDatabase } from './support/backends';
 
@@ -36,7 +36,9 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
     await current.app.close();
     current.app = undefined;
     const [c1, c2, c3, f4] = jobs.map((job) => Number(job.id));
-    // What the earlier build's schema and its workers left behind: its index, and finished rows.
+    // What the earlier build's schema and its workers left behind: its index, finished rows, and no migrations
+    // table (0.1.0 recorded no versions: boot adopts it by its shape as version 1).
+    await rawQuery(current.db, `DROP TABLE ${MIGRATIONS_TABLE}`);
     await rawQuery(current.db, `DROP INDEX ${JOBS_TABLE}_finished`);
     await rawQuery(current.db, `CREATE INDEX ${JOBS_TABLE}_status ON ${JOBS_TABLE} (queue, status, finished_at)`);
     await rawQuery(current.db, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [c1, c2, c3]);

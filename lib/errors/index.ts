@@ -27,3 +27,6 @@ export * from './database-open.error';
 export * from './backup-not-supported.error';
 export * from './database-unavailable.error';
 export * from './storage.error';
+export * from './foreign-schema.error';
+export * from './schema-too-new.error';
+export * from './schema-outdated.error';

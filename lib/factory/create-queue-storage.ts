@@ -7,10 +7,13 @@ import { ResolvedModuleOptions } from './resolve-module-options';
  * Picks the backend from the resolved options: PostgreSQL for a DataSource of type `postgres` or for the
  * `postgres` option, SQLite otherwise. Nothing above the storage interface knows which one runs.
  */
-export function createQueueStorage(options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'>): QueueStorage {
-  const { dataSource, database, driver, postgres } = options;
-  const schema = { schema: postgres?.schema, createSchema: postgres?.createSchema };
+export function createQueueStorage(
+  options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'> & { migrate?: boolean },
+): QueueStorage {
+  const { dataSource, database, driver, postgres, migrate = true } = options;
+  // `createSchema: false` was the PostgreSQL-only form of `migrate: false`; either one turns migrations off.
+  const schema = { schema: postgres?.schema, createSchema: migrate && (postgres?.createSchema ?? true) };
   if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
   if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
-  return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver });
+  return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver }, migrate);
 }

@@ -43,6 +43,7 @@ const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'leaseDuration',
   'shutdownTimeout',
   'processing',
+  'migrate',
   'maxAttempts',
   'backoff',
   'removeOnComplete',
@@ -97,6 +98,7 @@ export function resolveModuleOptions(
     leaseDuration: given.leaseDuration ?? MODULE_DEFAULTS.leaseDuration,
     shutdownTimeout: given.shutdownTimeout ?? MODULE_DEFAULTS.shutdownTimeout,
     processing: given.processing ?? MODULE_DEFAULTS.processing,
+    migrate: given.migrate ?? true,
     maxAttempts: given.maxAttempts ?? MODULE_DEFAULTS.maxAttempts,
     backoff: given.backoff ?? DEFAULT_BACKOFF,
     removeOnComplete: given.removeOnComplete ?? false,
@@ -146,6 +148,9 @@ export function resolveModuleOptions(
   if (!isIntegerInRange(resolved.maxAttempts, 1, LIMITS.maxAttempts)) {
     const reason = `must be an integer from 1 to ${LIMITS.maxAttempts}, got ${describeValue(resolved.maxAttempts)}`;
     throw new InvalidModuleOptionsError('maxAttempts', reason);
+  }
+  if (typeof resolved.migrate !== 'boolean') {
+    throw new InvalidModuleOptionsError('migrate', `must be a boolean, got ${describeValue(resolved.migrate)}`);
   }
   if (typeof resolved.processing !== 'boolean') {
     throw new InvalidModuleOptionsError('processing', `must be a boolean, got ${describeValue(resolved.processing)}`);

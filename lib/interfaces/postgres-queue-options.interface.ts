@@ -30,8 +30,10 @@ export interface PostgresQueueOptions {
    */
   schema?: string;
   /**
-   * `false`: do not create the schema at boot; it must already exist (run `getPostgresSchemaSql(schema)` in your
-   * migrations). Use it when the application's database user may not run DDL. Default `true`.
+   * `false`: apply no migration at boot, as the module option `migrate: false`; the schema must already be at the
+   * version this build needs (run `getPostgresSchemaSql(schema)` or `getMigrations('postgres', { schema })` in your
+   * migrations), or boot rejects with `SchemaOutdatedError`. Use it when the application's database user may not
+   * run DDL. Default `true`.
    */
   createSchema?: boolean;
 }

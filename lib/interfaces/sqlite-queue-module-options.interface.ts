@@ -49,6 +49,11 @@ export interface SqliteQueueModuleOptions {
   shutdownTimeout?: number;
   /** `false`: this process only produces and inspects; it claims nothing. Default `true`. */
   processing?: boolean;
+  /**
+   * `false`: boot applies no schema migration; it only checks that the database is at the version this build
+   * needs and otherwise rejects with `SchemaOutdatedError` (run `getMigrations()` yourself). Default `true`.
+   */
+  migrate?: boolean;
   /** `maxAttempts` of jobs that set none and whose queue's processor sets none. Default 3. */
   maxAttempts?: number;
   /** Backoff of retries when neither the job nor its processor sets one. Default exponential, 1000 ms, jitter. */

@@ -39,7 +39,11 @@ import { applySqliteSchema } from './sqlite-schema';
 export class SqliteQueueStorage implements QueueStorage {
   private readonly db: SqliteConnection;
 
-  constructor(source: SqliteConnectionSource) {
+  /** `migrate` false: boot only checks the schema version (see `applySqliteSchema`). */
+  constructor(
+    source: SqliteConnectionSource,
+    private readonly migrate = true,
+  ) {
     this.db = new SqliteConnection(source);
   }
 
@@ -48,7 +52,7 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   initialize(): Promise<void> {
-    return this.db.open(applySqliteSchema);
+    return this.db.open((runner) => applySqliteSchema(runner, this.migrate));
   }
 
   close(): Promise<void> {

@@ -1,79 +1,118 @@
 /**
- * The SQLite schema, in one place: tables, indexes and the upgrade steps of databases made by older versions.
- * `applySqliteSchema` is the one entry point; every statement is idempotent.
+ * The SQLite schema, in one place: the numbered migrations of `migrations/`, applied once each and recorded in
+ * the migrations table, and the check at boot that the tables are this library's and not newer than it knows.
+ * `applySqliteSchema` is the one entry point.
  */
-import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
+import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
+import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
+import {
+  FoundSchema,
+  KNOWN_COLUMNS,
+  QueueSchemaMigration,
+  SchemaMigration,
+  columnDifference,
+  latestVersion,
+} from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
+import { SQLITE_MIGRATIONS } from './migrations';
 
-const T = JOBS_TABLE;
-const Q = QUEUES_TABLE;
-const S = SCHEDULES_TABLE;
+/** The newest SQLite schema version this build knows. */
+export const SQLITE_SCHEMA_VERSION = latestVersion(SQLITE_MIGRATIONS);
 
-/** Idempotent schema: safe to run at every boot, from several processes at once. */
-export const SCHEMA_SQL: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS ${T} (
-    -- AUTOINCREMENT: never reuse the id of a deleted job (retention, remove, clean), so a stale id cannot name a newer job.
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue        TEXT    NOT NULL,
-    status       TEXT    NOT NULL CHECK (status IN ('pending', 'running', 'completed', 'failed', 'cancelled')),
-    data         TEXT    NOT NULL,
-    priority     INTEGER NOT NULL DEFAULT 0,
-    run_at       INTEGER NOT NULL,
-    attempts     INTEGER NOT NULL DEFAULT 0,
-    max_attempts INTEGER NOT NULL,
-    backoff      TEXT,
-    timeout_ms   INTEGER,
-    unique_key   TEXT,
-    locked_by    TEXT,
-    lease_until  INTEGER,
-    result       TEXT,
-    error        TEXT,
-    progress     TEXT,
-    schedule_key TEXT,
-    created_at   INTEGER NOT NULL,
-    started_at   INTEGER,
-    finished_at  INTEGER,
-    updated_at   INTEGER NOT NULL
-  )`,
-  // The claim walks this per queue in exactly its ORDER BY, touching only due pending rows.
-  `CREATE INDEX IF NOT EXISTS ${T}_claim ON ${T} (queue, priority DESC, run_at, id) WHERE status = 'pending'`,
-  // Running rows are few (at most the sum of all concurrencies): one small index serves lease recovery (by
-  // expiry); the heartbeat names its jobs by id. Every index is paid on each claim and completion.
-  `CREATE INDEX IF NOT EXISTS ${T}_running ON ${T} (lease_until) WHERE status = 'running'`,
-  // Finished jobs only: finished_at is set exactly when a job becomes completed, failed or cancelled. Serves
-  // counts, listings, retention and metrics by finish time; queries name `finished_at IS NOT NULL` (or compare
-  // finished_at) so SQLite may use it. Pending and running rows stay out: an index on every row's status was
-  // rewritten by both the claim and the completion, about 15 % of SQLite's time per job.
-  `CREATE INDEX IF NOT EXISTS ${T}_finished ON ${T} (queue, status, finished_at) WHERE finished_at IS NOT NULL`,
-  // Its predecessor (0.1.0 before this index), dropped from existing databases.
-  `DROP INDEX IF EXISTS ${T}_status`,
-  // One job per schedule occurrence, ever: the database decides which process enqueues it.
-  `CREATE UNIQUE INDEX IF NOT EXISTS ${T}_schedule_key ON ${T} (queue, schedule_key) WHERE schedule_key IS NOT NULL`,
-  `CREATE TABLE IF NOT EXISTS ${Q} (
-    queue      TEXT    PRIMARY KEY,
-    paused     INTEGER NOT NULL DEFAULT 0,
-    updated_at INTEGER NOT NULL
-  )`,
-  `CREATE TABLE IF NOT EXISTS ${S} (
-    queue       TEXT    NOT NULL,
-    name        TEXT    NOT NULL,
-    cron        TEXT,
-    every_ms    INTEGER,
-    timezone    TEXT,
-    data        TEXT    NOT NULL,
-    options     TEXT,
-    next_run_at INTEGER NOT NULL,
-    created_at  INTEGER NOT NULL,
-    updated_at  INTEGER NOT NULL,
-    PRIMARY KEY (queue, name)
-  )`,
-  `CREATE INDEX IF NOT EXISTS ${S}_due ON ${S} (next_run_at)`,
-  // The database, not a read-then-write in JavaScript, keeps one live job per key and queue.
-  `CREATE UNIQUE INDEX IF NOT EXISTS ${T}_unique_key ON ${T} (queue, unique_key)
-     WHERE unique_key IS NOT NULL AND status IN ('pending', 'running')`,
-];
+const CREATE_MIGRATIONS_TABLE_SQL = `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`;
 
-/** Creates the schema, or brings an older one up to date. Safe at every boot, from several processes at once. */
-export async function applySqliteSchema(runner: StatementRunner): Promise<void> {
-  for (const statement of SCHEMA_SQL) await runner.run(statement, []);
+/** The row recording a step; OR IGNORE so a step run twice by hand records once. Values are our own constants. */
+function recordSql(migration: SchemaMigration): string {
+  return `INSERT OR IGNORE INTO ${MIGRATIONS_TABLE} (version, name, applied_at)
+  VALUES (${migration.version}, '${migration.name}', CAST(strftime('%s', 'now') AS INTEGER) * 1000)`;
+}
+
+/** Every SQLite step as complete SQL: the step's DDL, the migrations table, the row recording the step. */
+export function getSqliteMigrations(): QueueSchemaMigration[] {
+  return SQLITE_MIGRATIONS.map((migration) => ({
+    version: migration.version,
+    name: migration.name,
+    sql: [...migration.statements, CREATE_MIGRATIONS_TABLE_SQL, recordSql(migration)],
+  }));
+}
+
+const TABLES_SQL = `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?, ?)`;
+const RECORDED_VERSION_SQL = `SELECT max(version) AS version FROM ${MIGRATIONS_TABLE}`;
+const COLUMNS_SQL = `SELECT name FROM pragma_table_info(?)`;
+const JOB_INDEXES_SQL = `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`;
+
+/**
+ * Brings the schema to the newest version, or with `migrate` false only checks that it is there. Throws
+ * `SchemaTooNewError` for a schema a newer build migrated, `ForeignSchemaError` for queue tables this library
+ * did not make, `SchemaOutdatedError` when `migrate` is false and a step is missing. A database at the newest,
+ * recorded version costs a few reads and no write lock; otherwise the check is repeated and the steps applied
+ * under BEGIN IMMEDIATE, so processes booting together apply each step once (the second waits, then finds it done).
+ */
+export async function applySqliteSchema(runner: StatementRunner, migrate = true): Promise<void> {
+  const found = await findSchema(runner);
+  if (found.version === SQLITE_SCHEMA_VERSION && found.recorded) return;
+  if (!migrate) {
+    if (found.version < SQLITE_SCHEMA_VERSION) throw new SchemaOutdatedError(found.version, SQLITE_SCHEMA_VERSION);
+    return;
+  }
+  await runner.run('BEGIN IMMEDIATE', []);
+  try {
+    const locked = await findSchema(runner);
+    if (!(locked.version === SQLITE_SCHEMA_VERSION && locked.recorded)) {
+      await runner.run(CREATE_MIGRATIONS_TABLE_SQL, []);
+      // A database an unrecorded older build made: its steps are there already, only their record is missing.
+      for (const migration of SQLITE_MIGRATIONS.slice(0, locked.recorded ? 0 : locked.version)) await runner.run(recordSql(migration), []);
+      for (const migration of SQLITE_MIGRATIONS.slice(locked.version)) {
+        for (const statement of migration.statements) await runner.run(statement, []);
+        await runner.run(recordSql(migration), []);
+      }
+    }
+    await runner.run('COMMIT', []);
+  } catch (error) {
+    await runner.run('ROLLBACK', []).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function findSchema(runner: StatementRunner): Promise<FoundSchema> {
+  const tables = (await runner.all(TABLES_SQL, [MIGRATIONS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE])).map((row) =>
+    String(row.name),
+  );
+  if (tables.includes(MIGRATIONS_TABLE)) {
+    const [row] = await runner.all(RECORDED_VERSION_SQL, []);
+    const version = Number(row?.version ?? 0);
+    if (version > SQLITE_SCHEMA_VERSION) throw new SchemaTooNewError(version, SQLITE_SCHEMA_VERSION);
+    return { version, recorded: true };
+  }
+  if (tables.length === 0) return { version: 0, recorded: false };
+  return { version: await unrecordedVersion(runner, tables), recorded: false };
+}
+
+/**
+ * Which version an older build (before versions were recorded) left, told by its shape; any other shape is not
+ * ours. Columns must match exactly: a table with one more NOT NULL column would fail every insert.
+ */
+async function unrecordedVersion(runner: StatementRunner, tables: string[]): Promise<number> {
+  const expected: [string, readonly string[]][] = [
+    [JOBS_TABLE, KNOWN_COLUMNS.jobs],
+    [QUEUES_TABLE, KNOWN_COLUMNS.queues],
+    [SCHEDULES_TABLE, KNOWN_COLUMNS.schedules],
+  ];
+  for (const [table, columns] of expected) {
+    if (!tables.includes(table)) throw new ForeignSchemaError(table, 'the table is missing beside the other queue tables');
+    const found = (await runner.all(COLUMNS_SQL, [table])).map((row) => String(row.name));
+    const difference = columnDifference(found, columns);
+    if (difference) throw new ForeignSchemaError(table, difference);
+  }
+  const indexes = (await runner.all(JOB_INDEXES_SQL, [JOBS_TABLE])).map((row) => String(row.name));
+  const required = ['claim', 'running', 'schedule_key', 'unique_key'].map((suffix) => `${JOBS_TABLE}_${suffix}`);
+  const missing = required.filter((index) => !indexes.includes(index));
+  if (missing.length > 0) throw new ForeignSchemaError(JOBS_TABLE, `missing index${missing.length > 1 ? 'es' : ''} ${missing.join(', ')}`);
+  if (indexes.includes(`${JOBS_TABLE}_finished`)) return 2;
+  if (indexes.includes(`${JOBS_TABLE}_status`)) return 1;
+  throw new ForeignSchemaError(JOBS_TABLE, `neither index ${JOBS_TABLE}_status nor ${JOBS_TABLE}_finished`);
 }
