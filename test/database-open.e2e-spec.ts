@@ -2,7 +2,8 @@
  * A database that cannot be opened or written fails `app.init()` with a `DatabaseOpenError` that names the SQLite
  * file or the PostgreSQL server and the likely cause, keeps the driver's error as `cause`, and changes nothing.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Test, TestingModule } from '@nestjs/testing';
 import { DatabaseOpenError, Processor, QueueProcessor, SqliteQueueModule, SqliteQueueModuleOptions, SqliteQueueError } from '../lib';
@@ -31,6 +32,42 @@ async function bootError(options: SqliteQueueModuleOptions): Promise<DatabaseOpe
 }
 
 const runningAsRoot = process.getuid?.() === 0;
+
+/** What test/fixtures/boot-error-app.ts reports of a boot. */
+interface BootReport {
+  booted?: true;
+  isDatabaseOpenError?: boolean;
+  isQueueError?: boolean;
+  hasCause?: boolean;
+  kind?: string;
+  message?: string;
+}
+
+/**
+ * Boots in a child process run as `nobody` (setpriv): root writes read-only files anyway, so as root the read-only
+ * case can only be made by another user. The file's folder is opened up for that user to read.
+ */
+function bootAsNobody(db: TestDatabase): BootReport {
+  chmodSync(db.dir, 0o755);
+  const app = join(__dirname, 'fixtures', 'boot-error-app.ts');
+  const run = spawnSync(
+    'setpriv',
+    [
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      process.execPath,
+      '-r',
+      'ts-node/register/transpile-only',
+      app,
+      JSON.stringify(db.options),
+    ],
+    { cwd: join(__dirname, '..'), encoding: 'utf8', timeout: 60_000 },
+  );
+  const line = run.stdout.split('\n').find((text) => text.startsWith('RESULT '));
+  if (!line) throw new Error(`the unprivileged boot printed no result (status ${run.status}): ${run.stderr || run.error}`);
+  return JSON.parse(line.slice('RESULT '.length)) as BootReport;
+}
 
 describeEachSqlite('SQLite file that cannot be opened or written', (backend) => {
   let db: TestDatabase;
@@ -65,21 +102,27 @@ describeEachSqlite('SQLite file that cannot be opened or written', (backend) => 
     expect(readFileSync(db.path, 'utf8')).toBe('x');
   });
 
-  // root writes read-only files anyway: the case cannot be made as root.
-  (runningAsRoot ? it.skip : it)('a read-only file fails at boot (not on every poll): the path named, nothing written', async () => {
+  it('a read-only file fails at boot (not on every poll): the path named, nothing written', async () => {
     // A queue file made by an earlier run (WAL mode, schema in place), then made read-only.
     const first = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot(sqlite(db.path))] }).compile();
     await first.init();
     await first.close();
     const before = readFileSync(db.path);
-    chmodSync(db.path, 0o444);
+    const files = [db.path, `${db.path}-wal`, `${db.path}-shm`].filter((file) => existsSync(file));
+    files.forEach((file) => chmodSync(file, 0o444));
     try {
-      const error = await bootError(sqlite(db.path));
-      expect(error.kind).toBe('read-only');
-      expect(error.message).toContain(db.path);
+      if (runningAsRoot) {
+        const report = bootAsNobody(db);
+        expect(report).toMatchObject({ isDatabaseOpenError: true, isQueueError: true, hasCause: true, kind: 'read-only' });
+        expect(report.message).toContain(db.path);
+      } else {
+        const error = await bootError(sqlite(db.path));
+        expect(error.kind).toBe('read-only');
+        expect(error.message).toContain(db.path);
+      }
       expect(readFileSync(db.path).equals(before)).toBe(true);
     } finally {
-      chmodSync(db.path, 0o644);
+      files.forEach((file) => chmodSync(file, 0o644));
     }
   });
 });
