@@ -164,13 +164,14 @@ function note(line: string): void {
     process.stderr.write(`\nconsumer test timings (cache ${CACHE}):\n  ${timings.join('\n  ')}\n\n`);
   });
 
-  it('the tarball holds dist (code, types, maps with their sources), LICENSE, README and package.json, nothing else', () => {
+  it('the tarball holds dist (code, types, maps with their sources), the docs the README links, LICENSE, README and package.json, nothing else', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/terminus.js']),
     );
     expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual([
       'LICENSE',
       'README.md',
+      'docs/architecture.md',
       'package.json',
     ]);
     // lib/ is not shipped, so a map is only useful with the TypeScript inside it.
