@@ -67,6 +67,7 @@ export class ProcessingRuntime {
         onSlotFreed: () => this.poller.wake(),
         onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),
         onFinished: (queue, status) => this.retention.mark(queue, status),
+        onRemovable: (id, status) => this.retention.remove(id, status),
       });
       this.pool.register(worker);
       worker.attach(this.poller.jobs$);

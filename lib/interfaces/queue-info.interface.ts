@@ -16,6 +16,8 @@ export interface QueueInfo {
 export interface GetJobsOptions {
   /** Only jobs of this status. */
   status?: JobStatus;
+  /** Only jobs of this name (see `JobOptions.name`). */
+  name?: string;
   /** At most this many (1 to 1000, default 50). */
   limit?: number;
   /** Skip this many (default 0). */

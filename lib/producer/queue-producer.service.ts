@@ -16,9 +16,10 @@ import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
-/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress. */
+/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress, log or update data. */
 function notRunning<TData>(record: JobRecord): Job<TData> {
-  return toJob<TData>(record, NEVER_ABORTED, () => Promise.reject(new JobNotRunningError(record.id, record.queue)));
+  const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
+  return toJob<TData>(record, NEVER_ABORTED, { updateProgress: refuse, log: refuse, updateData: refuse });
 }
 
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
