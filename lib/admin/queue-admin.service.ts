@@ -82,13 +82,21 @@ export class QueueAdmin {
   /** Every queue known to the database or to this application, with its counts, paused state and processor. */
   async listQueues(): Promise<QueueInfo[]> {
     const storage = await this.storage();
-    const [rows, paused] = await Promise.all([storage.getCounts(), storage.getPausedQueues()]);
+    const [rows, paused, announced] = await Promise.all([
+      storage.getCounts(),
+      storage.getPausedQueues(),
+      storage.processedQueues(Date.now()),
+    ]);
     const counts = new Map<string, JobCounts>();
     const countsOf = (queue: string) => counts.get(queue) ?? counts.set(queue, emptyCounts()).get(queue)!;
     for (const row of rows) countsOf(row.queue)[row.status] += row.count;
     for (const queue of paused) countsOf(queue);
     for (const processor of this.factory.processors()) countsOf(processor.queue);
+    for (const queue of announced) countsOf(queue);
     const pausedSet = new Set(paused);
+    const processed = new Set(announced);
+    // This process's own queues count from its start, before its first announcement lands.
+    if (this.factory.runtime) for (const processor of this.factory.processors()) processed.add(processor.queue);
     return [...counts.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, queueCounts]) => {
@@ -98,6 +106,7 @@ export class QueueAdmin {
           counts: queueCounts,
           paused: pausedSet.has(name),
           hasProcessor: !!processor,
+          processed: processed.has(name),
           concurrency: processor?.settings.concurrency ?? null,
         };
       });
