@@ -107,6 +107,7 @@ describeEachBackend('registerQueue and @InjectQueue', (backend) => {
     const { mail, asyncQueue } = app.get(SignupService);
     const other = await app.get(QueueProducer).add('handle-other', { to: 'x' });
     expect(await mail.getJob(other.id)).toBeNull();
+    expect(await mail.getJobLogs(other.id)).toBeNull();
     expect(await app.get(QueueAdmin).getJob(other.id)).not.toBeNull();
 
     await mail.pause();

@@ -58,7 +58,11 @@ export class Queue<TData = unknown, TResult = unknown> {
       // BullMQ's `opts` (or any other field) would otherwise be dropped silently.
       const stray = Object.keys(job).find((field) => field !== 'name' && field !== 'data' && field !== 'options');
       if (stray !== undefined) {
-        throw new InvalidJobOptionsError(this.name, `jobs[${index}].${stray}`, 'is not a field of a job (a job is { name, data, options? })');
+        throw new InvalidJobOptionsError(
+          this.name,
+          `jobs[${index}].${stray}`,
+          'is not a field of a job (a job is { name, data, options? })',
+        );
       }
       return { data: job.data, options: this.optionsOf(job.name, job.options, `jobs[${index}].options`) };
     });
@@ -69,6 +73,11 @@ export class Queue<TData = unknown, TResult = unknown> {
   async getJob(id: string): Promise<JobInfo<TData, TResult> | null> {
     const job = await this.admin.getJob<TData, TResult>(id);
     return job && job.queue === this.name ? job : null;
+  }
+
+  /** The lines a job of this queue stored with `job.log()`, oldest first, or null (also for a job of another queue). */
+  async getJobLogs(id: string): Promise<string[] | null> {
+    return (await this.getJob(id)) ? this.admin.getJobLogs(id) : null;
   }
 
   /** Jobs of this queue, newest first, optionally of one status and/or name, a page at a time. */
