@@ -49,8 +49,8 @@ export function prepareJob(
   const serialized = serializeJobData(queue, data, `${label}data`);
   const invalid = (option: string, reason: string) => new InvalidJobOptionsError(queue, `${label}${option}`, reason);
   if (options === undefined || options === null) {
-    const bare = { data: serialized, priority: 0, runAt: now, maxAttempts: defaults.maxAttempts, backoff: null, timeout: null, key: null };
-    return { ...bare, name: null, removeOn: null };
+    const { maxAttempts } = defaults;
+    return { data: serialized, priority: 0, runAt: now, maxAttempts, backoff: null, timeout: null, key: null, name: null, removeOn: null };
   }
   if (typeof options !== 'object') throw invalid('options', `must be an object, got ${describeValue(options)}`);
   for (const key of Object.keys(options)) {
