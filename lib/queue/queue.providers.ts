@@ -52,7 +52,8 @@ export function createQueueProviders(registrations: RegisterQueueOptions[]): Pro
 export function createAsyncQueueProviders(registrations: RegisterQueueAsyncOptions[]): Provider[] {
   return registrations.map((registration) => {
     const { name, useFactory, inject = [] } = registration;
-    if (typeof useFactory !== 'function') throw new InvalidModuleOptionsError(`registerQueueAsync(${name}).useFactory`, 'must be a function');
+    if (typeof useFactory !== 'function')
+      throw new InvalidModuleOptionsError(`registerQueueAsync(${name}).useFactory`, 'must be a function');
     return {
       provide: getQueueToken(name),
       useFactory: async (producer: QueueProducer, admin: QueueAdmin, ...args: unknown[]) =>
