@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { BulkJobItem, QueueProducer } from '../lib';
+import { BulkJobItem, InjectQueue, Queue, QueueBulkJob, QueueProducer } from '../lib';
 import { BILLING_QUEUE, BillCustomerJob } from './billing/bill-customer.job';
-import { EMAIL_QUEUE, SendEmailJob } from './email/send-email.job';
+import { EMAIL_QUEUE, SendEmailJob, SendEmailResult } from './email/send-email.job';
 import { IMAGES_QUEUE, ResizeImageJob } from './images/resize-image.job';
 import { SAMPLE_CONFIG } from './sample.config';
 
@@ -10,11 +10,16 @@ const INTERACTIVE_PRIORITY = 10;
 
 /**
  * Plays the part of the application code that creates work: batches go in with `addBulk` (one atomic
- * statement per call), one-off jobs with `add`. Any provider can inject `QueueProducer` the same way.
+ * statement per call), one-off jobs with `add`. E-mail goes through the `email` queue's handle (`@InjectQueue`,
+ * registered by EmailModule), with a job name per kind of e-mail, as a BullMQ app would; the other queues through
+ * `QueueProducer`, which any provider can inject.
  */
 @Injectable()
 export class ProducerService {
-  constructor(private readonly producer: QueueProducer) {}
+  constructor(
+    private readonly producer: QueueProducer,
+    @InjectQueue(EMAIL_QUEUE) private readonly email: Queue<SendEmailJob, SendEmailResult>,
+  ) {}
 
   /** Enqueues the whole demo workload and returns how many jobs went to each queue. */
   async enqueueAll(): Promise<Record<string, number>> {
@@ -24,25 +29,19 @@ export class ProducerService {
 
   private async enqueueEmails(): Promise<[string, number]> {
     const { newsletters, passwordResets, welcomeFollowUps } = SAMPLE_CONFIG.jobs;
-    const batch: BulkJobItem<SendEmailJob>[] = range(newsletters).map((i) => ({
-      data: { to: `subscriber${i}@example.com`, template: 'newsletter' },
+    const batch: QueueBulkJob<SendEmailJob>[] = range(newsletters).map((i) => ({
+      name: 'newsletter',
+      data: { to: `subscriber${i}@example.com` },
     }));
-    await this.producer.addBulk(EMAIL_QUEUE, batch);
-    // Added after the newsletter batch, yet they jump ahead of it: a user is waiting for these.
+    await this.email.addBulk(batch);
+    // Added after the newsletter batch, yet they jump ahead of it: a user is waiting for these. BullMQ's argument
+    // order: name, data, options.
     for (const i of range(passwordResets)) {
-      await this.producer.add<SendEmailJob>(
-        EMAIL_QUEUE,
-        { to: `user${i}@example.com`, template: 'password-reset' },
-        { priority: INTERACTIVE_PRIORITY },
-      );
+      await this.email.add('password-reset', { to: `user${i}@example.com` }, { priority: INTERACTIVE_PRIORITY });
     }
     // Delayed jobs sit in `pending` until they are due, then run like any other.
     for (const i of range(welcomeFollowUps)) {
-      await this.producer.add<SendEmailJob>(
-        EMAIL_QUEUE,
-        { to: `new${i}@example.com`, template: 'welcome-follow-up' },
-        { delay: SAMPLE_CONFIG.delayMs },
-      );
+      await this.email.add('welcome-follow-up', { to: `new${i}@example.com` }, { delay: SAMPLE_CONFIG.delayMs });
     }
     return [EMAIL_QUEUE, newsletters + passwordResets + welcomeFollowUps];
   }

@@ -11,6 +11,8 @@ import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllRepor
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { jobNameProblem } from '../utils/job-name.util';
+import { parseJobLogs } from '../utils/job-logs.util';
 import { guardStorage } from '../utils/storage-boundary.util';
 import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
 import { toJobInfo } from './to-job-info';
@@ -36,6 +38,16 @@ export class QueueAdmin {
   }
 
   /**
+   * The lines a job's handlers stored with `job.log()`, oldest first (at most the newest 100), or `null` when no job
+   * has that id.
+   */
+  async getJobLogs(id: string): Promise<string[] | null> {
+    if (typeof id !== 'string') return null;
+    const stored = await (await this.storage()).getJobLogs(id);
+    return stored === undefined ? null : parseJobLogs(stored);
+  }
+
+  /**
    * Number of jobs per status, of one queue or of all queues together. Every status is present (0 when none).
    * @throws InvalidQueueNameError for a malformed queue name.
    */
@@ -52,27 +64,39 @@ export class QueueAdmin {
    */
   async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
     assertQueueName(queue);
-    const { status, limit = 50, offset = 0 } = options;
+    const { status, name, limit = 50, offset = 0 } = options;
     if (status !== undefined) assertStatus('getJobs', status);
+    if (name !== undefined) {
+      const problem = jobNameProblem(name);
+      if (problem) throw new InvalidArgumentError('getJobs', 'name', problem);
+    }
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
       throw new InvalidArgumentError('getJobs', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
     }
     if (!(Number.isSafeInteger(offset) && offset >= 0))
       throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
-    const records = await (await this.storage()).listJobs(queue, { status, limit, offset });
+    const records = await (await this.storage()).listJobs(queue, { status, name, limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 
   /** Every queue known to the database or to this application, with its counts, paused state and processor. */
   async listQueues(): Promise<QueueInfo[]> {
     const storage = await this.storage();
-    const [rows, paused] = await Promise.all([storage.getCounts(), storage.getPausedQueues()]);
+    const [rows, paused, announced] = await Promise.all([
+      storage.getCounts(),
+      storage.getPausedQueues(),
+      storage.processedQueues(Date.now()),
+    ]);
     const counts = new Map<string, JobCounts>();
     const countsOf = (queue: string) => counts.get(queue) ?? counts.set(queue, emptyCounts()).get(queue)!;
     for (const row of rows) countsOf(row.queue)[row.status] += row.count;
     for (const queue of paused) countsOf(queue);
     for (const processor of this.factory.processors()) countsOf(processor.queue);
+    for (const queue of announced) countsOf(queue);
     const pausedSet = new Set(paused);
+    const processed = new Set(announced);
+    // This process's own queues count from its start, before its first announcement lands.
+    if (this.factory.runtime) for (const processor of this.factory.processors()) processed.add(processor.queue);
     return [...counts.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, queueCounts]) => {
@@ -82,6 +106,7 @@ export class QueueAdmin {
           counts: queueCounts,
           paused: pausedSet.has(name),
           hasProcessor: !!processor,
+          processed: processed.has(name),
           concurrency: processor?.settings.concurrency ?? null,
         };
       });

@@ -8,6 +8,7 @@ export function toJobInfo<TData, TResult>(record: JobRecord): JobInfo<TData, TRe
   return {
     id: record.id,
     queue: record.queue,
+    name: record.name ?? null,
     status: record.status,
     data: parseOrRaw(record.data) as TData,
     priority: record.priority,

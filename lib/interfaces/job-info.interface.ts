@@ -30,6 +30,8 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   id: string;
   /** The queue. */
   queue: string;
+  /** The job's name inside its queue (`JobOptions.name`), or null. */
+  name: string | null;
   /** Current status. */
   status: JobStatus;
   /** The payload. */

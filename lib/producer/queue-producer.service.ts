@@ -4,6 +4,7 @@ import { JobNotRunningError } from '../errors/job-not-running.error';
 import { JobRecord } from '../storage/queue-storage.interface';
 import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import { Job } from '../interfaces/job.interface';
+import { QueueDataOf } from '../interfaces/queue-registry.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
@@ -16,9 +17,10 @@ import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
-/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress. */
+/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress, log or update data. */
 function notRunning<TData>(record: JobRecord): Job<TData> {
-  return toJob<TData>(record, NEVER_ABORTED, () => Promise.reject(new JobNotRunningError(record.id, record.queue)));
+  const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
+  return toJob<TData>(record, NEVER_ABORTED, { updateProgress: refuse, log: refuse, updateData: refuse });
 }
 
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
@@ -28,10 +30,15 @@ export class QueueProducer {
 
   /**
    * Enqueues one job. Resolves once it is committed. With `options.key` taken by a live job of the queue,
-   * resolves with that job and inserts nothing.
+   * resolves with that job and inserts nothing. A queue declared in `QueueRegistry` types `data` by its name;
+   * otherwise `TData` is inferred from `data` or given (`add<Invoice>('billing', invoice)`).
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError (nothing is written).
    */
-  async add<TData>(queue: string, data: TData, options?: JobOptions): Promise<Job<TData>> {
+  async add<TData = unknown, Q extends string = string>(
+    queue: Q,
+    data: QueueDataOf<Q, TData>,
+    options?: JobOptions,
+  ): Promise<Job<QueueDataOf<Q, TData>>> {
     assertQueueName(queue);
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
@@ -43,7 +50,7 @@ export class QueueProducer {
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-    return notRunning<TData>(stored);
+    return notRunning<QueueDataOf<Q, TData>>(stored);
   }
 
   /**
@@ -51,7 +58,10 @@ export class QueueProducer {
    * per item, in order. Every item is validated before anything is written.
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError (nothing is written).
    */
-  async addBulk<TData>(queue: string, items: BulkJobItem<TData>[]): Promise<Job<TData>[]> {
+  async addBulk<TData = unknown, Q extends string = string>(
+    queue: Q,
+    items: BulkJobItem<QueueDataOf<Q, TData>>[],
+  ): Promise<Job<QueueDataOf<Q, TData>>[]> {
     assertQueueName(queue);
     if (!Array.isArray(items)) throw new InvalidJobOptionsError(queue, 'items', 'must be an array of { data, options? }');
     if (items.length === 0) return [];
@@ -81,7 +91,7 @@ export class QueueProducer {
     }
     const firstDelayed = records.reduce((first, record) => (record.runAt > now && record.runAt < first ? record.runAt : first), Infinity);
     if (firstDelayed !== Infinity) this.factory.runtime?.wakeAt(firstDelayed);
-    return stored.map((record) => notRunning<TData>(record));
+    return stored.map((record) => notRunning<QueueDataOf<Q, TData>>(record));
   }
 
   /**

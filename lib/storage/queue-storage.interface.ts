@@ -10,6 +10,10 @@ export interface NewJobRecord {
   backoff: string | null;
   timeout: number | null;
   key: string | null;
+  /** The job's name inside its queue, if it was given one (absent: none). */
+  name?: string | null;
+  /** Bit 1: delete once completed; bit 2: once failed; null or absent: neither (the queue's retention applies). */
+  removeOn?: number | null;
 }
 
 /** A stored job row, in storage-neutral form. Times are epoch ms. */
@@ -25,6 +29,10 @@ export interface JobRecord {
   backoff: string | null;
   timeout: number | null;
   key: string | null;
+  /** Absent on records built before names existed: read as null. */
+  name?: string | null;
+  /** See `NewJobRecord.removeOn`. */
+  removeOn?: number | null;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;
@@ -74,6 +82,8 @@ export interface CountRow {
 /** Filter and page of `listJobs`. */
 export interface ListJobsQuery {
   status?: JobStatus;
+  /** Only jobs of this name. */
+  name?: string;
   limit: number;
   offset: number;
 }
@@ -163,6 +173,13 @@ export interface QueueStorage {
   fail(ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean>;
   /** Stores progress of a running attempt; false when no longer owned. */
   updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean>;
+  /**
+   * Appends a line to a running attempt's job log, keeping at most `maxLines` (the oldest go); false when no longer
+   * owned.
+   */
+  appendLog(ref: AttemptRef, workerId: string, line: string, maxLines: number, now: number): Promise<boolean>;
+  /** Replaces a running attempt's job data (JSON); false when no longer owned. */
+  updateData(ref: AttemptRef, workerId: string, data: string, now: number): Promise<boolean>;
   /** Hands attempts back to pending as if they never started; returns how many were still owned. */
   release(refs: AttemptRef[], workerId: string, now: number): Promise<number>;
   /**
@@ -184,6 +201,8 @@ export interface QueueStorage {
   // --- inspection ---
   /** One job, or null. */
   getJob(id: string): Promise<JobRecord | null>;
+  /** A job's stored log (a JSON array of lines, or null for none); undefined when there is no such job. */
+  getJobLogs(id: string): Promise<string | null | undefined>;
   /** Jobs of a queue, newest first. */
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]>;
   /** Job counts per queue and status, optionally of one queue. */
@@ -214,10 +233,23 @@ export interface QueueStorage {
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]>;
   /** Deletes a job that is not running. Returns its status before, or null when there is no such job. */
   remove(id: string): Promise<JobStatus | null>;
+  /** Deletes the given jobs that are (still) in `status` (per-job removeOnComplete / removeOnFail). Returns how many. */
+  removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number>;
   /** Applies a retention rule to one queue's finished jobs of one status, deleting at most `limit`. */
   applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number>;
   /** Deletes a queue's jobs of the given statuses finished (or, for pending, created) before `before`. Returns how many. */
   clean(queue: string, statuses: JobStatus[], before: number): Promise<number>;
+
+  // --- which queues are processed, cluster-wide ---
+  /**
+   * Records, in one statement whatever the number of queues, that this process has processors for `queues` until
+   * `until` (epoch ms); renewed periodically, so a process that died stops counting once its announcement lapses.
+   */
+  announceProcessors(queues: string[], until: number, now: number): Promise<void>;
+  /** Queues some process announced a processor for, still valid at `now`. */
+  processedQueues(now: number): Promise<string[]>;
+  /** Queues with pending jobs due by `dueBy` and no processor announced at `now`, each with its oldest such job's due time. */
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]>;
 
   // --- recurring jobs ---
   /** Creates or replaces a schedule. */

@@ -10,6 +10,15 @@ export interface SignalSource {
 /** Stores a job's progress. */
 export type ProgressWriter = (progress: JobProgress) => Promise<void>;
 
+/** What a `Job` does with the database: only the running attempt's can write, the others reject. */
+export interface JobWriters {
+  updateProgress: ProgressWriter;
+  /** Appends one line to the job's log. */
+  log(line: string): Promise<void>;
+  /** Validates and stores new data; resolves with the data as the job now holds it. */
+  updateData(data: unknown): Promise<unknown>;
+}
+
 /**
  * The `Job` a handler (or a producer) receives. A class rather than an object literal: a literal with an accessor
  * is built on V8's slow path (1.7 µs against 0.25 µs per job in a microbenchmark; end to end, 46k -> 59k jobs/s),
@@ -18,7 +27,8 @@ export type ProgressWriter = (progress: JobProgress) => Promise<void>;
 class QueueJob<TData> implements Job<TData> {
   readonly id: string;
   readonly queue: string;
-  readonly data: TData;
+  readonly name: string | null;
+  data: TData;
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly priority: number;
@@ -27,10 +37,12 @@ class QueueJob<TData> implements Job<TData> {
   readonly key: string | null;
   readonly updateProgress: ProgressWriter;
   readonly #signals: SignalSource;
+  readonly #writers: JobWriters;
 
-  constructor(record: JobRecord, signals: SignalSource, updateProgress: ProgressWriter) {
+  constructor(record: JobRecord, signals: SignalSource, writers: JobWriters) {
     this.id = record.id;
     this.queue = record.queue;
+    this.name = record.name ?? null;
     this.data = JSON.parse(record.data) as TData;
     this.attempt = record.attempts;
     this.maxAttempts = record.maxAttempts;
@@ -38,16 +50,25 @@ class QueueJob<TData> implements Job<TData> {
     this.createdAt = new Date(record.createdAt);
     this.runAt = new Date(record.runAt);
     this.key = record.key;
-    this.updateProgress = updateProgress;
+    this.updateProgress = writers.updateProgress;
     this.#signals = signals;
+    this.#writers = writers;
   }
 
   get signal(): AbortSignal {
     return this.#signals.signal;
   }
+
+  log(line: string): Promise<void> {
+    return this.#writers.log(line);
+  }
+
+  async updateData(data: TData): Promise<void> {
+    this.data = (await this.#writers.updateData(data)) as TData;
+  }
 }
 
 /** Builds the `Job` a handler (or a producer) receives from a row; throws a SyntaxError on an unreadable payload. */
-export function toJob<TData>(record: JobRecord, signals: SignalSource, updateProgress: ProgressWriter): Job<TData> {
-  return new QueueJob<TData>(record, signals, updateProgress);
+export function toJob<TData>(record: JobRecord, signals: SignalSource, writers: JobWriters): Job<TData> {
+  return new QueueJob<TData>(record, signals, writers);
 }

@@ -25,6 +25,8 @@ import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } f
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
+import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -110,6 +112,35 @@ export class PostgresQueueStorage implements QueueStorage {
 
   updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean> {
     return updateProgress(this.db, ref, workerId, progress, now);
+  }
+
+  appendLog(ref: AttemptRef, workerId: string, line: string, maxLines: number, now: number): Promise<boolean> {
+    return appendLog(this.db, ref, workerId, line, maxLines, now);
+  }
+
+  updateData(ref: AttemptRef, workerId: string, data: string, now: number): Promise<boolean> {
+    return updateData(this.db, ref, workerId, data, now);
+  }
+
+  getJobLogs(id: string): Promise<string | null | undefined> {
+    return getJobLogs(this.db, id);
+  }
+
+  async removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number> {
+    if (ids.length === 0) return 0;
+    return removeFinishedJobs(this.db, ids, status);
+  }
+
+  announceProcessors(queues: string[], until: number, now: number): Promise<void> {
+    return announceProcessors(this.db, queues, until, now);
+  }
+
+  processedQueues(now: number): Promise<string[]> {
+    return processedQueues(this.db, now);
+  }
+
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]> {
+    return unprocessedQueues(this.db, dueBy, now);
   }
 
   findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]> {

@@ -22,6 +22,8 @@ import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
+import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -125,6 +127,35 @@ export class SqliteQueueStorage implements QueueStorage {
 
   updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean> {
     return updateProgress(this.db.runner, ref, workerId, progress, now);
+  }
+
+  appendLog(ref: AttemptRef, workerId: string, line: string, maxLines: number, now: number): Promise<boolean> {
+    return appendLog(this.db.runner, ref, workerId, line, maxLines, now);
+  }
+
+  updateData(ref: AttemptRef, workerId: string, data: string, now: number): Promise<boolean> {
+    return updateData(this.db.runner, ref, workerId, data, now);
+  }
+
+  getJobLogs(id: string): Promise<string | null | undefined> {
+    return getJobLogs(this.db.runner, id);
+  }
+
+  async removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number> {
+    if (ids.length === 0) return 0;
+    return removeFinishedJobs(this.db.runner, ids, status);
+  }
+
+  announceProcessors(queues: string[], until: number, now: number): Promise<void> {
+    return announceProcessors(this.db.runner, queues, until, now);
+  }
+
+  processedQueues(now: number): Promise<string[]> {
+    return processedQueues(this.db.runner, now);
+  }
+
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]> {
+    return unprocessedQueues(this.db.runner, dueBy, now);
   }
 
   async findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]> {
