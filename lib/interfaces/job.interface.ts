@@ -33,4 +33,9 @@ export interface Job<TData = unknown> {
    * `progress` event. Only the running attempt can report progress; elsewhere it rejects.
    */
   updateProgress(progress: JobProgress): Promise<void>;
+  /**
+   * The results of this job's completed children (see `QueueProducer.addFlow()`), keyed by child job id: what each
+   * child's handler resolved with (`null` for nothing). Empty for a job without children.
+   */
+  getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>>;
 }

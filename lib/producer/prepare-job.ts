@@ -14,7 +14,8 @@ import {
   unstorableTextProblem,
 } from '../utils/validation.util';
 
-const KNOWN_OPTIONS = new Set<string>(['delay', 'runAt', 'priority', 'maxAttempts', 'backoff', 'timeout', 'key']);
+// `manager` is the caller's transaction: the producer uses it, it is not stored.
+const KNOWN_OPTIONS = new Set<string>(['delay', 'runAt', 'priority', 'maxAttempts', 'backoff', 'timeout', 'key', 'manager']);
 const MAX_KEY_LENGTH = 1024;
 
 /** Defaults a job falls back to when its options leave something out. */

@@ -59,7 +59,7 @@ export class AttemptRunner {
     const { queue, logger, processor } = this.context;
     let job: Job;
     try {
-      job = toJob(record, controller, (progress) => this.updateProgress(attempt, progress));
+      job = toJob(record, controller, (progress) => this.updateProgress(attempt, progress), this.context.storage);
     } catch (error) {
       logger.error(`Job ${record.id} (queue ${queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);

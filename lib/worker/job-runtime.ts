@@ -1,10 +1,16 @@
 import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
-import { JobRecord } from '../storage/queue-storage.interface';
+import { ChildRow, JobRecord } from '../storage/queue-storage.interface';
+import { intendedRunAt } from '../storage/shared/flow-wait';
 
 /** Where a job's `signal` comes from: read only when the handler asks (see LazyAbortController). */
 export interface SignalSource {
   readonly signal: AbortSignal;
+}
+
+/** Where a job reads its children from (the storage). */
+export interface ChildrenSource {
+  childrenOf(id: string): Promise<ChildRow[]>;
 }
 
 /** Stores a job's progress. */
@@ -27,8 +33,9 @@ class QueueJob<TData> implements Job<TData> {
   readonly key: string | null;
   readonly updateProgress: ProgressWriter;
   readonly #signals: SignalSource;
+  readonly #children: ChildrenSource;
 
-  constructor(record: JobRecord, signals: SignalSource, updateProgress: ProgressWriter) {
+  constructor(record: JobRecord, signals: SignalSource, updateProgress: ProgressWriter, children: ChildrenSource) {
     this.id = record.id;
     this.queue = record.queue;
     this.data = JSON.parse(record.data) as TData;
@@ -36,18 +43,33 @@ class QueueJob<TData> implements Job<TData> {
     this.maxAttempts = record.maxAttempts;
     this.priority = record.priority;
     this.createdAt = new Date(record.createdAt);
-    this.runAt = new Date(record.runAt);
+    // A flow parent that still waits for its children stores its run time pushed far ahead (see flow-wait.ts).
+    this.runAt = new Date(intendedRunAt(record.runAt));
     this.key = record.key;
     this.updateProgress = updateProgress;
     this.#signals = signals;
+    this.#children = children;
   }
 
   get signal(): AbortSignal {
     return this.#signals.signal;
   }
+
+  async getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>> {
+    const results: Record<string, TResult> = {};
+    for (const child of await this.#children.childrenOf(this.id)) {
+      if (child.status === 'completed') results[child.id] = (child.result === null ? null : JSON.parse(child.result)) as TResult;
+    }
+    return results;
+  }
 }
 
 /** Builds the `Job` a handler (or a producer) receives from a row; throws a SyntaxError on an unreadable payload. */
-export function toJob<TData>(record: JobRecord, signals: SignalSource, updateProgress: ProgressWriter): Job<TData> {
-  return new QueueJob<TData>(record, signals, updateProgress);
+export function toJob<TData>(
+  record: JobRecord,
+  signals: SignalSource,
+  updateProgress: ProgressWriter,
+  children: ChildrenSource,
+): Job<TData> {
+  return new QueueJob<TData>(record, signals, updateProgress, children);
 }
