@@ -6,7 +6,7 @@
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { QueueAdmin, SqliteQueueModule, createQueueMigration } from '../lib';
-import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
+import { ALL_VERSIONS, LATEST_VERSION, LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
 
@@ -47,7 +47,7 @@ describeEachBackend('createQueueMigration with TypeORM runMigrations()', (backen
       await dataSource.destroy();
     }
     const versions = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
+    expect(versions.map((row) => Number(row.version))).toEqual(ALL_VERSIONS);
 
     current.app = await Test.createTestingModule({
       imports: [
