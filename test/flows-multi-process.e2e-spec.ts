@@ -13,7 +13,7 @@ describeEachBackend('flows across OS processes', (backend) => {
         connection: current.db.options,
         runLog,
         // A short lease: the killed worker's children come back quickly.
-        module: { pollInterval: 100, leaseDuration: 1500 },
+        module: { pollInterval: 100, leaseDuration: 6100 },
         queues: [
           { name: 'fetch', concurrency: 4 },
           { name: 'resize', concurrency: 4 },
