@@ -96,16 +96,19 @@ describeEachBackend('transactional enqueue (options.manager)', (backend) => {
       providers: [mail],
     });
     const producer = app.get(QueueProducer);
+    // A first job settles the poller: after it, nothing but a wake-up makes it claim again within the test.
+    await producer.add('mail', { n: 0 });
+    await waitFor(() => started.length === 1, 'the warm-up job started');
     let committedAt = 0;
     await dataSource.transaction(async (manager) => {
       await producer.add('mail', { n: 1 }, { manager });
       // Room for a wrong implementation (a hint acted on before commit) to start the job; nothing to wait for instead.
       await sleep(300);
-      expect(started).toEqual([]);
+      expect(started).toHaveLength(1);
       committedAt = Date.now();
     });
-    await waitFor(() => started.length === 1, 'the job started after commit', 10_000);
-    expect(started[0] - committedAt).toBeLessThan(5_000);
+    await waitFor(() => started.length === 2, 'the job started after commit', 10_000);
+    expect(started[1] - committedAt).toBeLessThan(5_000);
   });
 
   it('refuses a manager that is no open transaction, or of another database, with UnsupportedTransactionError, writing nothing', async () => {
