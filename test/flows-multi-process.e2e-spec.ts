@@ -31,7 +31,10 @@ describeEachBackend('flows across OS processes', (backend) => {
       data: { collectChildren: true },
       children: Array.from({ length: 100 }, (_, n) => ({ queue: n % 2 ? 'fetch' : 'resize', data: { n, sleep: 30 } })),
     });
-    await waitFor(() => readRunLog(runLog).filter((run) => run.pid === workers[0].process.pid).length >= 10, 'the first worker ran 10 children');
+    await waitFor(
+      () => readRunLog(runLog).filter((run) => run.pid === workers[0].process.pid).length >= 10,
+      'the first worker ran 10 children',
+    );
     await workers[0].kill();
     await waitFor(async () => (await admin.getJob(parent.id))?.status === 'completed', 'the parent completed', 60_000, 50);
     await workers[1].stop();

@@ -89,7 +89,14 @@ describeEachBackend('flows (addFlow)', (backend) => {
       data: { name: 'root' },
       children: [
         { queue: 'fetch', data: { n: 1 } },
-        { queue: 'assemble', data: { name: 'middle' }, children: [{ queue: 'resize', data: { n: 2 } }, { queue: 'resize', data: { n: 3 } }] },
+        {
+          queue: 'assemble',
+          data: { name: 'middle' },
+          children: [
+            { queue: 'resize', data: { n: 2 } },
+            { queue: 'resize', data: { n: 3 } },
+          ],
+        },
       ],
     });
     await waitFor(async () => (await statusOf(admin, root.id)) === 'failed', 'the root failed');
@@ -153,12 +160,12 @@ describeEachBackend('flows (addFlow)', (backend) => {
     const app = await current.startApp({ module: { processing: false } });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
-    const bad = { queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { key: 'k' } }] };
+    const bad = { queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { key: 'k' } }] } as never;
     await expect(producer.addFlow(bad)).rejects.toThrow(InvalidJobOptionsError);
     await expect(producer.addFlow(bad)).rejects.toThrow('flow.children[0].options.key');
-    await expect(producer.addFlow({ queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { delay: -1 } }] })).rejects.toThrow(
-      'flow.children[0].delay',
-    );
+    await expect(
+      producer.addFlow({ queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { delay: -1 } }] }),
+    ).rejects.toThrow('flow.children[0].delay');
     await expect(producer.addFlow({ queue: 'assemble', data: {}, children: 'x' } as never)).rejects.toThrow(InvalidJobOptionsError);
     expect((await admin.getCounts()).pending).toBe(0);
   });

@@ -200,7 +200,9 @@ describeEachBackend('schema migrations', (backend) => {
     current.app = await boot(current.db, false);
     await current.app.close();
     current.app = undefined;
-    await rawSql(current.db, [`INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (${LATEST + 1}, 'future', 0)`]);
+    await rawSql(current.db, [
+      `INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (${LATEST + 1}, 'future', 0)`,
+    ]);
     const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(SchemaTooNewError);
     await expect(refusal).rejects.toThrow(`version ${LATEST + 1}, newer than version ${LATEST}`);

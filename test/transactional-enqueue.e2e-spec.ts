@@ -131,9 +131,9 @@ describeEachBackend('transactional enqueue (options.manager)', (backend) => {
     try {
       await other.transaction(async (manager) => {
         await expect(producer.add('mail', {}, { manager })).rejects.toEqual(refusal('other-database'));
-        await expect(producer.addFlow({ queue: 'mail', data: {}, children: [{ queue: 'mail', data: {} }] }, { manager })).rejects.toBeInstanceOf(
-          UnsupportedTransactionError,
-        );
+        await expect(
+          producer.addFlow({ queue: 'mail', data: {}, children: [{ queue: 'mail', data: {} }] }, { manager }),
+        ).rejects.toBeInstanceOf(UnsupportedTransactionError);
       });
     } finally {
       await other.destroy();

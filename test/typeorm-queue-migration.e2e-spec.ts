@@ -6,7 +6,7 @@
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { QueueAdmin, SqliteQueueModule, createQueueMigration } from '../lib';
-import { ALL_VERSIONS, LATEST_VERSION, LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
+import { ALL_VERSIONS, LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
 

@@ -200,9 +200,11 @@ export class QueueAdmin {
     if (cascade) {
       const record = await storage.getJob(assertJobId(id));
       if (!record) throw new JobNotFoundError(id);
-      if (record.status === 'running') throw new InvalidJobStateError(id, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+      if (record.status === 'running')
+        throw new InvalidJobStateError(id, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
       const [running] = await storage.runningDescendants(id);
-      if (running !== undefined) throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+      if (running !== undefined)
+        throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
       await storage.removeDescendants(id);
     }
     const before = await storage.remove(assertJobId(id));

@@ -24,12 +24,20 @@ export function prepareFlow(flow: FlowJob, defaultsFor: (queue: string) => JobDe
       throw new InvalidJobOptionsError('(flow)', 'flow', `has more than ${MAX_FLOW_JOBS} jobs (or a child that contains itself)`);
     }
     if (typeof node !== 'object' || node === null || Array.isArray(node)) {
-      throw new InvalidJobOptionsError('(flow)', path, `must be an object { queue, data, options?, children?, onChildFailure? }, got ${describeValue(node)}`);
+      throw new InvalidJobOptionsError(
+        '(flow)',
+        path,
+        `must be an object { queue, data, options?, children?, onChildFailure? }, got ${describeValue(node)}`,
+      );
     }
     const job = node as Partial<FlowJob> & Record<string, unknown>;
     const stray = Object.keys(job).find((field) => !FLOW_FIELDS.has(field));
     if (stray !== undefined) {
-      throw new InvalidJobOptionsError('(flow)', `${path}.${stray}`, `is not a field of a flow job (known: ${[...FLOW_FIELDS].join(', ')})`);
+      throw new InvalidJobOptionsError(
+        '(flow)',
+        `${path}.${stray}`,
+        `is not a field of a flow job (known: ${[...FLOW_FIELDS].join(', ')})`,
+      );
     }
     assertQueueName(job.queue);
     const queue = job.queue as string;
@@ -45,7 +53,7 @@ export function prepareFlow(flow: FlowJob, defaultsFor: (queue: string) => JobDe
       // A key could make one node's insert a no-op and leave its children without their parent; the manager is the
       // whole flow's (addFlow's second argument).
       if ('key' in options) throw invalid('options.key', 'is not supported in a flow');
-      if ('manager' in options) throw invalid('options.manager', "is given for the whole flow: addFlow(flow, { manager })");
+      if ('manager' in options) throw invalid('options.manager', 'is given for the whole flow: addFlow(flow, { manager })');
     }
     const record = prepareJob(queue, job.data, job.options, defaultsFor(queue), now, `${path}.`);
     const hasChildren = children.length > 0;

@@ -34,16 +34,24 @@ function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityMa
     const candidate = option && typeof option === 'object' ? option.manager : undefined;
     if (candidate === undefined) return;
     if (typeof candidate !== 'object' || candidate === null) {
-      throw new InvalidJobOptionsError(queue, options.length > 1 ? `items[${index}].manager` : 'manager', 'must be a TypeORM EntityManager');
+      throw new InvalidJobOptionsError(
+        queue,
+        options.length > 1 ? `items[${index}].manager` : 'manager',
+        'must be a TypeORM EntityManager',
+      );
     }
     if (manager !== undefined && candidate !== manager) {
-      throw new InvalidJobOptionsError(queue, `items[${index}].manager`, 'differs from an earlier item\'s: one addBulk is one transaction');
+      throw new InvalidJobOptionsError(queue, `items[${index}].manager`, "differs from an earlier item's: one addBulk is one transaction");
     }
     manager = candidate;
   });
   if (manager !== undefined && options.some((option) => !option || option.manager === undefined)) {
     const index = options.findIndex((option) => !option || option.manager === undefined);
-    throw new InvalidJobOptionsError(queue, `items[${index}].manager`, 'is missing while other items name one: one addBulk is one transaction');
+    throw new InvalidJobOptionsError(
+      queue,
+      `items[${index}].manager`,
+      'is missing while other items name one: one addBulk is one transaction',
+    );
   }
   return manager;
 }
@@ -116,7 +124,10 @@ export class QueueProducer {
     } catch (error) {
       throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
     }
-    this.wakeForDelayed(records.map((record) => record.runAt), now);
+    this.wakeForDelayed(
+      records.map((record) => record.runAt),
+      now,
+    );
     return stored.map((record) => notRunning<TData>(record, storage));
   }
 

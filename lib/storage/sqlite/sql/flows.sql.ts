@@ -54,7 +54,10 @@ export async function insertFlow(runner: StatementRunner, nodes: NewFlowNode[], 
     ]),
   );
   const rows = await runner.all(INSERT_FLOW_SQL, [now, now, payload]);
-  return rows.map((row) => Number(row.id)).sort((a, b) => a - b).map(String);
+  return rows
+    .map((row) => Number(row.id))
+    .sort((a, b) => a - b)
+    .map(String);
 }
 
 /** A job's place in a flow, or null when there is no such job. */
