@@ -14,7 +14,11 @@ const QUEUES = ['q0', 'q1', 'q2', 'q3'];
 const PG_URL = process.env.FLOWS_BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const PG_SCHEMA = 'bench_flows_cost';
 const T = 'nest_queue_jobs';
-const DROP_FLOWS = [`DROP TRIGGER IF EXISTS ${T}_child_finished`, `DROP TRIGGER IF EXISTS ${T}_child_removed`, `DROP INDEX IF EXISTS ${T}_children`];
+const DROP_FLOWS = [
+  `DROP TRIGGER IF EXISTS ${T}_child_finished`,
+  `DROP TRIGGER IF EXISTS ${T}_child_removed`,
+  `DROP INDEX IF EXISTS ${T}_children`,
+];
 
 async function measure({ backend, variant, tag }) {
   const { startLibraryApp } = require('./lib/library-app');
@@ -88,11 +92,16 @@ function main() {
       const order = run % 2 ? ['without', 'with'] : ['with', 'without'];
       for (const variant of order) {
         const args = JSON.stringify({ backend, variant, tag: `${backend}-${variant}-${run}` });
-        const child = spawnSync(process.execPath, [__filename, args], { encoding: 'utf8', cwd: path.join(__dirname, '..') });
+        const child = spawnSync(process.execPath, [path.join(__dirname, 'flows-cost.js'), args], {
+          encoding: 'utf8',
+          cwd: path.join(__dirname, '..'),
+        });
         if (child.status !== 0) throw new Error(`${backend}/${variant} failed: ${child.stderr}`);
         const result = JSON.parse(child.stdout.trim().split('\n').pop());
         (results[`${backend}/${variant}`] ??= []).push(result);
-        console.error(`${backend} ${variant} run ${run + 1}: process ${Math.round(result.processRate)} jobs/s, addBulk ${Math.round(result.enqueueRate)}/s`);
+        console.error(
+          `${backend} ${variant} run ${run + 1}: process ${Math.round(result.processRate)} jobs/s, addBulk ${Math.round(result.enqueueRate)}/s`,
+        );
       }
     }
   }
