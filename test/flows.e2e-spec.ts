@@ -1,4 +1,4 @@
-import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, QueueAdmin, QueueProducer } from '../lib';
+import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, ProcessorOptions, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
@@ -8,7 +8,7 @@ interface Seen {
   runs: { queue: string; id: string; at: number; results?: Record<string, unknown> }[];
 }
 
-function processors(seen: Seen, failing: Set<number> = new Set()) {
+function processors(seen: Seen, failing: Set<number> = new Set(), leafOptions: ProcessorOptions = {}) {
   const leaf = (queue: string) =>
     defineProcessor<{ n: number }>(
       queue,
@@ -17,7 +17,7 @@ function processors(seen: Seen, failing: Set<number> = new Set()) {
         if (failing.has(job.data.n)) throw new Error(`child ${job.data.n} fails`);
         return job.data.n * 10;
       },
-      { concurrency: 8, maxAttempts: 1 },
+      { concurrency: 8, maxAttempts: 1, ...leafOptions },
     );
   const parent = defineProcessor<{ name: string }>(
     'assemble',
@@ -126,6 +126,30 @@ describeEachBackend('flows (addFlow)', (backend) => {
     expect(await statusOf(admin, failed)).toBe('failed');
     const parentRun = seen.runs.find((run) => run.queue === 'assemble');
     expect(Object.values(parentRun?.results ?? {}).sort()).toEqual([0, 20]);
+  });
+
+  it("keeps completed children that retention would remove until their parent has read their results", async () => {
+    const seen: Seen = { runs: [] };
+    const app = await current.startApp({ module: { pollInterval: 100 }, providers: processors(seen, new Set(), { removeOnComplete: true }) });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    await admin.pause('assemble');
+    const parent = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'kept' },
+      children: Array.from({ length: 20 }, (_, n) => ({ queue: 'fetch', data: { n } })),
+    });
+    await waitFor(() => seen.runs.length === 20, 'every child ran');
+    await waitFor(async () => (await admin.getJob(parent.id))?.flow?.waitingForChildren === false, 'the parent is due');
+    // Retention had every chance meanwhile: each completion asks for a pass.
+    await producer.add('fetch', { n: 100 });
+    await waitFor(async () => (await admin.getCounts('fetch')).completed === 20, 'retention removed the plain job only');
+    await admin.resume('assemble');
+    await waitFor(async () => (await statusOf(admin, parent.id)) === 'completed', 'the parent completed');
+    expect(Object.keys(seen.runs.find((run) => run.queue === 'assemble')?.results ?? {})).toHaveLength(20);
+    // The queue's next retention pass (after its next completion) removes them.
+    await producer.add('fetch', { n: 101 });
+    await waitFor(async () => (await admin.getCounts('fetch')).completed === 0, 'the children removed once the parent finished');
   });
 
   it('cancels and removes a whole tree with { cascade: true }, and a removed child no longer holds its parent', async () => {
