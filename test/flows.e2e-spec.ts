@@ -128,9 +128,12 @@ describeEachBackend('flows (addFlow)', (backend) => {
     expect(Object.values(parentRun?.results ?? {}).sort()).toEqual([0, 20]);
   });
 
-  it("keeps completed children that retention would remove until their parent has read their results", async () => {
+  it('keeps completed children that retention would remove until their parent has read their results', async () => {
     const seen: Seen = { runs: [] };
-    const app = await current.startApp({ module: { pollInterval: 100 }, providers: processors(seen, new Set(), { removeOnComplete: true }) });
+    const app = await current.startApp({
+      module: { pollInterval: 100 },
+      providers: processors(seen, new Set(), { removeOnComplete: true }),
+    });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
     await admin.pause('assemble');
@@ -142,8 +145,9 @@ describeEachBackend('flows (addFlow)', (backend) => {
     await waitFor(() => seen.runs.length === 20, 'every child ran');
     await waitFor(async () => (await admin.getJob(parent.id))?.flow?.waitingForChildren === false, 'the parent is due');
     // Retention had every chance meanwhile: each completion asks for a pass.
-    await producer.add('fetch', { n: 100 });
-    await waitFor(async () => (await admin.getCounts('fetch')).completed === 20, 'retention removed the plain job only');
+    const plain = await producer.add('fetch', { n: 100 });
+    await waitFor(async () => (await admin.getJob(plain.id)) === null, 'retention removed the plain job');
+    expect((await admin.getCounts('fetch')).completed).toBe(20);
     await admin.resume('assemble');
     await waitFor(async () => (await statusOf(admin, parent.id)) === 'completed', 'the parent completed');
     expect(Object.keys(seen.runs.find((run) => run.queue === 'assemble')?.results ?? {})).toHaveLength(20);
