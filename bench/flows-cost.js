@@ -68,13 +68,18 @@ async function measure({ backend, variant, tag }) {
   await producer.close();
   let handled = 0;
   t = performance.now();
+  // CPU time of this process (every thread: node-sqlite3 runs SQLite on the libuv pool) per job: steadier than
+  // wall time on a machine shared with other work. On PostgreSQL the server's share is not in it.
+  const cpuBefore = process.cpuUsage();
   const app = await startLibraryApp({ options, queues: QUEUES, concurrency: 50, handler: () => void handled++ });
   while (handled < TOTAL) await new Promise((resolve) => setTimeout(resolve, 5));
   while ((await app.admin.getCounts()).completed < TOTAL) await new Promise((resolve) => setTimeout(resolve, 2));
   const processRate = TOTAL / ((performance.now() - t) / 1000);
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMicrosPerJob = (cpu.user + cpu.system) / TOTAL;
   await app.close();
   await measure.done();
-  return { enqueueRate, processRate };
+  return { enqueueRate, processRate, cpuMicrosPerJob };
 }
 
 function median(values) {
@@ -105,16 +110,20 @@ function main() {
       }
     }
   }
-  console.log(`| backend | addBulk without / with flows (jobs/s) | process without / with flows (jobs/s) | process change |`);
-  console.log(`|---|---|---|---|`);
+  console.log(
+    `| backend | addBulk without / with flows (jobs/s) | process without / with flows (jobs/s) | change | CPU µs/job processing, without / with | change |`,
+  );
+  console.log(`|---|---|---|---|---|---|`);
   for (const backend of backends) {
     const without = results[`${backend}/without`];
     const withFlows = results[`${backend}/with`];
     const m = (list, key) => median(list.map((r) => r[key]));
     const change = ((m(withFlows, 'processRate') / m(without, 'processRate') - 1) * 100).toFixed(1);
+    const cpuChange = ((m(withFlows, 'cpuMicrosPerJob') / m(without, 'cpuMicrosPerJob') - 1) * 100).toFixed(1);
     console.log(
       `| ${backend} | ${Math.round(m(without, 'enqueueRate'))} / ${Math.round(m(withFlows, 'enqueueRate'))} | ` +
-        `${Math.round(m(without, 'processRate'))} / ${Math.round(m(withFlows, 'processRate'))} | ${change} % |`,
+        `${Math.round(m(without, 'processRate'))} / ${Math.round(m(withFlows, 'processRate'))} | ${change} % | ` +
+        `${m(without, 'cpuMicrosPerJob').toFixed(1)} / ${m(withFlows, 'cpuMicrosPerJob').toFixed(1)} | ${cpuChange} % |`,
     );
   }
 }
