@@ -92,7 +92,8 @@ describeEachBackend('transactional enqueue (options.manager)', (backend) => {
     // A poll period far longer than the test: only a wake-up can start the job in time.
     const app = await current.startApp({
       replaceImports: true,
-      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 60_000 })],
+      // forRootAsync hands the module the application's existing DataSource just as well.
+      imports: [SqliteQueueModule.forRootAsync({ useFactory: () => ({ ...connection!.options, pollInterval: 60_000 }) })],
       providers: [mail],
     });
     const producer = app.get(QueueProducer);
@@ -109,6 +110,30 @@ describeEachBackend('transactional enqueue (options.manager)', (backend) => {
     });
     await waitFor(() => started.length === 2, 'the job started after commit', 10_000);
     expect(started[1] - committedAt).toBeLessThan(5_000);
+  });
+
+  it('works with another DataSource on the same database (the module opened its own): rollback leaves nothing, commit runs it', async () => {
+    // The application's DataSource is not the module's: the module opens its own from the database options.
+    connection = await appConnection(current);
+    const { dataSource, orders } = connection;
+    const seen: number[] = [];
+    const mail = defineProcessor<{ n: number }>('mail', async (job) => {
+      seen.push(job.data.n);
+    });
+    const app = await current.startApp({ module: { pollInterval: 100 }, providers: [mail] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    await rolledBack(dataSource, async (manager) => {
+      await manager.query(`INSERT INTO ${orders} (id, item) VALUES (1, 'lost')`);
+      await producer.add('mail', { n: 1 }, { manager });
+    });
+    const job = await dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO ${orders} (id, item) VALUES (2, 'kept')`);
+      return producer.add('mail', { n: 2 }, { manager });
+    });
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the committed job completed');
+    expect(seen).toEqual([2]);
+    expect(await admin.getCounts('mail')).toMatchObject({ pending: 0, running: 0, completed: 1 });
   });
 
   it('refuses a manager that is no open transaction, or of another database, with UnsupportedTransactionError, writing nothing', async () => {
