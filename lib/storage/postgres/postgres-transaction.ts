@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { UnsupportedTransactionError } from '../../errors/unsupported-transaction.error';
 import { StatementRunner } from '../shared/statement-runner';
-import { transactionRunnerOf } from '../shared/transaction-statements';
+import { dataSourceOfManager, transactionRunnerOf } from '../shared/transaction-statements';
 import { PostgresTables } from './sql/postgres-sql-fragments';
 
 /** Which database a connection is on, and which jobs table it sees (an oid is unique within a database). */
@@ -24,7 +24,7 @@ export class PostgresTransactions {
 
   async runnerFor(manager: EntityManager): Promise<QueryRunner> {
     const runner = transactionRunnerOf(manager);
-    const source = manager.connection;
+    const source = dataSourceOfManager(manager);
     if (source === this.queueSource()) return runner;
     if (source?.options?.type !== 'postgres') {
       throw new UnsupportedTransactionError(

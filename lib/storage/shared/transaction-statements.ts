@@ -1,4 +1,4 @@
-import type { EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { UnsupportedTransactionError } from '../../errors/unsupported-transaction.error';
 import { StorageRow } from './job-row.mapper';
 import { StatementRunner } from './statement-runner';
@@ -29,4 +29,10 @@ export function transactionRunnerOf(manager: EntityManager): QueryRunner {
     );
   }
   return runner;
+}
+
+/** The DataSource of a manager: `connection` on TypeORM 0.3, `dataSource` on TypeORM 1 (which keeps `connection` as a deprecated alias). */
+export function dataSourceOfManager(manager: EntityManager): DataSource {
+  const { dataSource, connection } = manager as EntityManager & { dataSource?: DataSource };
+  return dataSource ?? connection;
 }

@@ -32,7 +32,7 @@ import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { SqliteConnection, SqliteConnectionSource } from './sqlite-connection';
-import { TransactionStatements } from '../shared/transaction-statements';
+import { TransactionStatements, dataSourceOfManager } from '../shared/transaction-statements';
 import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
 import { sqliteTransactionRunner } from './sqlite-transaction';
 import { SqliteTransactionWatch } from './sqlite-transaction-watch';
@@ -113,7 +113,7 @@ export class SqliteQueueStorage implements QueueStorage {
 
   /** Wakes this process's poller when the caller's transaction commits: its jobs are invisible before. */
   private afterCommit(manager: EntityManager, runner: Parameters<SqliteTransactionWatch['afterCommit']>[0]): void {
-    SqliteTransactionWatch.of(manager.connection).afterCommit(runner, () => {
+    SqliteTransactionWatch.of(dataSourceOfManager(manager)).afterCommit(runner, () => {
       this.db.inserted();
       this.db.written();
     });

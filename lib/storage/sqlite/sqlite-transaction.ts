@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { UnsupportedTransactionError } from '../../errors/unsupported-transaction.error';
-import { transactionRunnerOf } from '../shared/transaction-statements';
+import { dataSourceOfManager, transactionRunnerOf } from '../shared/transaction-statements';
 
 /**
  * The query runner of the caller's transaction, when it can write the queue's tables atomically with the caller's
@@ -12,7 +12,7 @@ import { transactionRunnerOf } from '../shared/transaction-statements';
  */
 export function sqliteTransactionRunner(manager: EntityManager, queueSource: DataSource): QueryRunner {
   const runner = transactionRunnerOf(manager);
-  const source = manager.connection;
+  const source = dataSourceOfManager(manager);
   if (source === queueSource) return runner;
   const type = source?.options?.type;
   if (type !== 'sqlite' && type !== 'better-sqlite3') {
