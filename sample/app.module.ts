@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SqliteQueueModule } from '../lib';
+import { AlbumsModule } from './albums/albums.module';
 import { BillingModule } from './billing/billing.module';
 import { EmailModule } from './email/email.module';
 import { EventsReporterService } from './events-reporter.service';
@@ -16,7 +17,14 @@ import { SAMPLE_CONFIG } from './sample.config';
  * / `QueueEvents`.
  */
 @Module({
-  imports: [SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }), EmailModule, ImagesModule, BillingModule, ReportsModule],
+  imports: [
+    SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }),
+    EmailModule,
+    ImagesModule,
+    BillingModule,
+    ReportsModule,
+    AlbumsModule,
+  ],
   providers: [ProducerService, ProgressReporterService, EventsReporterService, RunSummaryService],
 })
 export class AppModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DurationPercentiles, QueueAdmin, QueueProducer } from '../lib';
+import { ALBUMS_QUEUE, PublishAlbumResult } from './albums/publish-album.job';
 import { BillingProcessor } from './billing/billing.processor';
 import { EMAIL_QUEUE } from './email/send-email.job';
 import { EventsReporterService } from './events-reporter.service';
@@ -29,7 +30,19 @@ export class RunSummaryService {
     await this.printRetries();
     await this.printEmailKinds();
     await this.printRecurring();
+    await this.printAlbums();
     await this.printQueues();
+  }
+
+  /** The flow: the album ran once, after its photos, with their results (`getJob().flow` shows the tree). */
+  private async printAlbums(): Promise<void> {
+    for (const listed of await this.admin.getJobs<unknown, PublishAlbumResult>(ALBUMS_QUEUE)) {
+      const album = await this.admin.getJob<unknown, PublishAlbumResult>(listed.id);
+      const photos = album?.flow?.childrenIds.length ?? 0;
+      console.log(
+        `albums: job ${listed.id} ${album?.status} after its ${photos} photos in the images queue (a flow): ${JSON.stringify(album?.result)}`,
+      );
+    }
   }
 
   /** Shows, with `getJob()`, that a retried job succeeded later and that its first error stays on record. */

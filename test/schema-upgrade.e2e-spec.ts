@@ -40,6 +40,15 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
     // What the earlier build's schema and its workers left behind: its index, finished rows, and no migrations
     // table (0.1.0 recorded no versions: boot adopts it by its shape as version 1).
     await rawQuery(current.db, `DROP TABLE ${MIGRATIONS_TABLE}`);
+    // Later steps undone too: 0.1.0 had no flows (their triggers and index name the columns, so they go first).
+    for (const statement of [
+      `DROP TRIGGER ${JOBS_TABLE}_child_finished`,
+      `DROP TRIGGER ${JOBS_TABLE}_child_removed`,
+      `DROP INDEX ${JOBS_TABLE}_children`,
+      `ALTER TABLE ${JOBS_TABLE} DROP COLUMN parent_id`,
+      `ALTER TABLE ${JOBS_TABLE} DROP COLUMN on_child_failure`,
+    ])
+      await rawQuery(current.db, statement);
     // Columns later migrations added: a database that recorded no version never had them.
     for (const [table, known] of [
       [JOBS_TABLE, KNOWN_COLUMNS.jobs],

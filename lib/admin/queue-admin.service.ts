@@ -15,7 +15,8 @@ import { jobNameProblem } from '../utils/job-name.util';
 import { parseJobLogs } from '../utils/job-logs.util';
 import { guardStorage } from '../utils/storage-boundary.util';
 import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
-import { toJobInfo } from './to-job-info';
+import { CascadeOptions } from '../interfaces/flow-job.interface';
+import { toJobFlowInfo, toJobInfo } from './to-job-info';
 
 const MAX_PAGE = 1000;
 /** Most finished jobs a metrics snapshot reads; beyond that it uses the newest and says so. */
@@ -30,11 +31,16 @@ export class QueueAdmin {
 
   constructor(private readonly factory: QueueFactory) {}
 
-  /** One job with its whole state, or `null` when no job has that id. */
+  /** One job with its whole state, including its place in a flow (`flow`), or `null` when no job has that id. */
   async getJob<TData = unknown, TResult = unknown>(id: string): Promise<JobInfo<TData, TResult> | null> {
     if (typeof id !== 'string') return null;
-    const record = await (await this.storage()).getJob(id);
-    return record ? toJobInfo<TData, TResult>(record) : null;
+    const storage = await this.storage();
+    const [record, flow] = await Promise.all([storage.getJob(id), storage.getFlow(id)]);
+    if (!record) return null;
+    const info = toJobInfo<TData, TResult>(record);
+    // Removed between the two reads: the job itself is still shown.
+    if (flow) info.flow = toJobFlowInfo(record, flow);
+    return info;
   }
 
   /**
@@ -128,13 +134,21 @@ export class QueueAdmin {
   /**
    * Cancels a pending or running job: a pending one never runs; a running one has its `signal` aborted (at
    * once in this process, at its next heartbeat elsewhere) and its outcome is discarded. Ends `cancelled`.
+   * A cancelled child of a flow counts as failed for its parent. With `{ cascade: true }`, every live descendant
+   * of the job (children, their children...) is cancelled too.
    * @throws JobNotFoundError, InvalidJobStateError (the job already finished).
    */
-  async cancel(id: string): Promise<void> {
-    const before = await (await this.storage()).cancel(assertJobId(id), Date.now());
+  async cancel(id: string, options: CascadeOptions = {}): Promise<void> {
+    const cascade = cascadeOf('cancel', options);
+    const storage = await this.storage();
+    const now = Date.now();
+    const before = await storage.cancel(assertJobId(id), now);
     if (before === null) throw new JobNotFoundError(id);
     if (before !== 'pending' && before !== 'running') throw new InvalidJobStateError(id, before, 'cancel', ['pending', 'running']);
     if (before === 'running') this.factory.runtime?.cancelLocally(id);
+    if (!cascade) return;
+    // A second statement: a crash between the two leaves descendants that simply run (their parent is cancelled).
+    for (const running of await storage.cancelDescendants(id, now)) this.factory.runtime?.cancelLocally(running.id);
   }
 
   /**
@@ -201,11 +215,24 @@ export class QueueAdmin {
   }
 
   /**
-   * Deletes a job that is not running.
+   * Deletes a job that is not running. Removing a live child of a flow releases its parent from waiting for it. With
+   * `{ cascade: true }`, every descendant is deleted too; then none may be running (nothing is deleted otherwise).
    * @throws JobNotFoundError, InvalidJobStateError (running: cancel it first).
    */
-  async remove(id: string): Promise<void> {
-    const before = await (await this.storage()).remove(assertJobId(id));
+  async remove(id: string, options: CascadeOptions = {}): Promise<void> {
+    const cascade = cascadeOf('remove', options);
+    const storage = await this.storage();
+    if (cascade) {
+      const record = await storage.getJob(assertJobId(id));
+      if (!record) throw new JobNotFoundError(id);
+      if (record.status === 'running')
+        throw new InvalidJobStateError(id, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+      const [running] = await storage.runningDescendants(id);
+      if (running !== undefined)
+        throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+      await storage.removeDescendants(id);
+    }
+    const before = await storage.remove(assertJobId(id));
     if (before === null) throw new JobNotFoundError(id);
     if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', ['pending', 'completed', 'failed', 'cancelled']);
   }
@@ -283,6 +310,13 @@ function assertStatus(method: string, status: unknown): asserts status is JobSta
   if (!JOB_STATUSES.includes(status as JobStatus)) {
     throw new InvalidArgumentError(method, 'status', `must be one of ${JOB_STATUSES.join(', ')}, got ${describeValue(status)}`);
   }
+}
+
+function cascadeOf(method: string, options: CascadeOptions): boolean {
+  if (typeof options !== 'object' || options === null || (options.cascade !== undefined && typeof options.cascade !== 'boolean')) {
+    throw new InvalidArgumentError(method, 'options', `must be { cascade?: boolean }, got ${describeValue(options)}`);
+  }
+  return options.cascade === true;
 }
 
 function assertJobId(id: unknown): string {

@@ -13,3 +13,4 @@ export * from './queue-info.interface';
 export * from './metrics.interface';
 export * from './queue-registry.interface';
 export * from './register-queue-options.interface';
+export * from './flow-job.interface';

@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import { BackoffOptions } from './backoff-options.interface';
 
 /** Options of one job, given to `QueueProducer.add()` or with each `addBulk()` item. */
@@ -31,6 +32,15 @@ export interface JobOptions {
   removeOnComplete?: boolean;
   /** `true`: delete this job as soon as it fails for good. Default: the queue's retention. */
   removeOnFail?: boolean;
+  /**
+   * Transactional enqueue: the `EntityManager` of your open TypeORM transaction
+   * (`dataSource.transaction(async (manager) => ...)`). The job is written by that transaction: invisible until it
+   * commits, gone if it rolls back, and workers wake at commit. PostgreSQL: your DataSource or another one on the
+   * same database. SQLite: the DataSource you gave the module (`dataSource` option), or one on the same file. Any
+   * other throws `UnsupportedTransactionError` and writes nothing. With `addBulk`, every item must name the same
+   * manager (or none).
+   */
+  manager?: EntityManager;
 }
 
 /** One item of `QueueProducer.addBulk()`. */

@@ -47,4 +47,9 @@ export interface Job<TData = unknown> {
    * can update it; elsewhere it rejects with `JobNotRunningError`.
    */
   updateData(data: TData): Promise<void>;
+  /**
+   * The results of this job's completed children (see `QueueProducer.addFlow()`), keyed by child job id: what each
+   * child's handler resolved with (`null` for nothing). Empty for a job without children.
+   */
+  getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>>;
 }

@@ -15,6 +15,7 @@ import {
   unstorableTextProblem,
 } from '../utils/validation.util';
 
+// `manager` is the caller's transaction: the producer uses it, it is not stored.
 const KNOWN_OPTIONS = new Set<string>([
   'name',
   'delay',
@@ -26,6 +27,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'key',
   'removeOnComplete',
   'removeOnFail',
+  'manager',
 ]);
 const MAX_KEY_LENGTH = 1024;
 

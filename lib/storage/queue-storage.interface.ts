@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../interfaces/job-info.interface';
 
 /** A job to insert, already validated and serialised. Times are epoch ms. */
@@ -14,6 +15,37 @@ export interface NewJobRecord {
   name?: string | null;
   /** Bit 1: delete once completed; bit 2: once failed; null or absent: neither (the queue's retention applies). */
   removeOn?: number | null;
+}
+
+/** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
+export type ChildFailurePolicy = 'fail' | 'continue';
+
+/**
+ * One job of a flow to insert. Nodes come parents first: `parentIndex` is the index of the node's parent among
+ * the nodes (-1 for the root). A node with children has a policy and a run_at already pushed by FLOW_WAIT_OFFSET.
+ */
+export interface NewFlowNode {
+  queue: string;
+  job: NewJobRecord;
+  parentIndex: number;
+  onChildFailure: ChildFailurePolicy | null;
+}
+
+/** A job's place in a flow. */
+export interface FlowRecord {
+  parentId: string | null;
+  /** Set on jobs added with children. */
+  onChildFailure: ChildFailurePolicy | null;
+  /** Its children, oldest first. */
+  children: { id: string; status: JobStatus }[];
+}
+
+/** A child of a job, with its result (JSON) once completed. */
+export interface ChildRow {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  result: string | null;
 }
 
 /** A stored job row, in storage-neutral form. Times are epoch ms. */
@@ -157,6 +189,14 @@ export interface QueueStorage {
    */
   enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
   /**
+   * `enqueue` written by the caller's TypeORM transaction (`manager` of `dataSource.transaction()`): invisible until
+   * it commits, gone if it rolls back; pollers are woken at commit. Throws UnsupportedTransactionError (writing
+   * nothing) when that transaction cannot write this queue's tables atomically (another database, another file).
+   */
+  enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
+  /** Inserts a flow's nodes in one atomic write (in `manager`'s transaction when given); their ids, in node order. */
+  enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]>;
+  /**
    * Atomically takes up to each request's limit of due pending jobs of queues that are not paused,
    * marking them running for `workerId` for `leaseDuration` ms. Where a statement can wait for a lock (SQLite's
    * busy timeout), the lease is measured from when it runs, not from `now`, so the wait does not eat the lease.
@@ -205,6 +245,10 @@ export interface QueueStorage {
   getJobLogs(id: string): Promise<string | null | undefined>;
   /** Jobs of a queue, newest first. */
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]>;
+  /** A job's parent and children, or null when there is no such job. */
+  getFlow(id: string): Promise<FlowRecord | null>;
+  /** The children of a job, with their results. */
+  childrenOf(id: string): Promise<ChildRow[]>;
   /** Job counts per queue and status, optionally of one queue. */
   getCounts(queue?: string): Promise<CountRow[]>;
   /** Queues currently paused. */
@@ -231,6 +275,12 @@ export interface QueueStorage {
   findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]>;
   /** Failed jobs of `queue`, finished no later than `finishedAtMost`, whose key a live job holds (so a retry skips them). */
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]>;
+  /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
+  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
+  /** Ids of the running descendants of a job. */
+  runningDescendants(id: string): Promise<string[]>;
+  /** Deletes every descendant of a job that is not running; returns how many. */
+  removeDescendants(id: string): Promise<number>;
   /** Deletes a job that is not running. Returns its status before, or null when there is no such job. */
   remove(id: string): Promise<JobStatus | null>;
   /** Deletes the given jobs that are (still) in `status` (per-job removeOnComplete / removeOnFail). Returns how many. */

@@ -61,11 +61,16 @@ export class AttemptRunner {
     const { queue, logger, processor } = this.context;
     let job: Job;
     try {
-      job = toJob(record, controller, {
-        updateProgress: (progress) => this.updateProgress(attempt, progress),
-        log: (line) => this.log(attempt, line),
-        updateData: (data) => this.updateData(attempt, data),
-      });
+      job = toJob(
+        record,
+        controller,
+        {
+          updateProgress: (progress) => this.updateProgress(attempt, progress),
+          log: (line) => this.log(attempt, line),
+          updateData: (data) => this.updateData(attempt, data),
+        },
+        this.context.storage,
+      );
     } catch (error) {
       logger.error(`Job ${record.id} (queue ${queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);

@@ -1,10 +1,16 @@
 import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
-import { JobRecord } from '../storage/queue-storage.interface';
+import { ChildRow, JobRecord } from '../storage/queue-storage.interface';
+import { intendedRunAt } from '../storage/shared/flow-wait';
 
 /** Where a job's `signal` comes from: read only when the handler asks (see LazyAbortController). */
 export interface SignalSource {
   readonly signal: AbortSignal;
+}
+
+/** Where a job reads its children from (the storage). */
+export interface ChildrenSource {
+  childrenOf(id: string): Promise<ChildRow[]>;
 }
 
 /** Stores a job's progress. */
@@ -38,8 +44,9 @@ class QueueJob<TData> implements Job<TData> {
   readonly updateProgress: ProgressWriter;
   readonly #signals: SignalSource;
   readonly #writers: JobWriters;
+  readonly #children: ChildrenSource;
 
-  constructor(record: JobRecord, signals: SignalSource, writers: JobWriters) {
+  constructor(record: JobRecord, signals: SignalSource, writers: JobWriters, children: ChildrenSource) {
     this.id = record.id;
     this.queue = record.queue;
     this.name = record.name ?? null;
@@ -48,11 +55,13 @@ class QueueJob<TData> implements Job<TData> {
     this.maxAttempts = record.maxAttempts;
     this.priority = record.priority;
     this.createdAt = new Date(record.createdAt);
-    this.runAt = new Date(record.runAt);
+    // A flow parent that still waits for its children stores its run time pushed far ahead (see flow-wait.ts).
+    this.runAt = new Date(intendedRunAt(record.runAt));
     this.key = record.key;
     this.updateProgress = writers.updateProgress;
     this.#signals = signals;
     this.#writers = writers;
+    this.#children = children;
   }
 
   get signal(): AbortSignal {
@@ -66,9 +75,17 @@ class QueueJob<TData> implements Job<TData> {
   async updateData(data: TData): Promise<void> {
     this.data = (await this.#writers.updateData(data)) as TData;
   }
+
+  async getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>> {
+    const results: Record<string, TResult> = {};
+    for (const child of await this.#children.childrenOf(this.id)) {
+      if (child.status === 'completed') results[child.id] = (child.result === null ? null : JSON.parse(child.result)) as TResult;
+    }
+    return results;
+  }
 }
 
 /** Builds the `Job` a handler (or a producer) receives from a row; throws a SyntaxError on an unreadable payload. */
-export function toJob<TData>(record: JobRecord, signals: SignalSource, writers: JobWriters): Job<TData> {
-  return new QueueJob<TData>(record, signals, writers);
+export function toJob<TData>(record: JobRecord, signals: SignalSource, writers: JobWriters, children: ChildrenSource): Job<TData> {
+  return new QueueJob<TData>(record, signals, writers, children);
 }

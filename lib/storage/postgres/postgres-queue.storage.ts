@@ -1,15 +1,18 @@
 import { Observable } from 'rxjs';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {
   AttemptRef,
+  ChildRow,
   ClaimRequest,
   Completion,
   CountRow,
   FinishedJobTiming,
+  FlowRecord,
   JobRecord,
   KeyBlockedJob,
   ListJobsQuery,
+  NewFlowNode,
   NewJobRecord,
   OldestDueRow,
   QueueStorage,
@@ -31,6 +34,9 @@ import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQue
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
+import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
+import { PostgresTransactions } from './postgres-transaction';
+import { TransactionStatements } from '../shared/transaction-statements';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 
@@ -54,6 +60,7 @@ export class PostgresQueueStorage implements QueueStorage {
   private readonly db: PostgresContext;
   private readonly schema: string;
   private readonly createSchema: boolean;
+  private readonly transactions: PostgresTransactions;
 
   constructor(config: PostgresStorageConfig) {
     this.schema = config.schema ?? DEFAULT_POSTGRES_SCHEMA;
@@ -62,6 +69,7 @@ export class PostgresQueueStorage implements QueueStorage {
     this.createSchema = config.createSchema ?? true;
     this.connection = new PostgresConnection(config, this.schema);
     this.db = this.connection.context;
+    this.transactions = new PostgresTransactions(() => this.connection.source, this.db.runner, this.db.tables);
   }
 
   get insertHints$(): Observable<void> {
@@ -82,6 +90,46 @@ export class PostgresQueueStorage implements QueueStorage {
   async enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
     if (jobs.length === 0) return [];
     return pairEnqueued(this.pairing, queue, jobs, await insertJobs(this.db, queue, jobs, ms(now)), ms(now));
+  }
+
+  async enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
+    if (jobs.length === 0) return [];
+    // The insert's NOTIFY is part of the caller's transaction: PostgreSQL delivers it at commit, drops it on rollback.
+    const db = this.inTransaction(await this.transactions.runnerFor(manager));
+    const pairing: PairingBackend = {
+      findByKeys: (keyQueue, keys) => findLiveByKeys(db, keyQueue, keys),
+      insert: (insertQueue, insertJobsOf, insertNow) => insertJobs(db, insertQueue, insertJobsOf, ms(insertNow)),
+    };
+    return pairEnqueued(pairing, queue, jobs, await pairing.insert(queue, jobs, now), ms(now));
+  }
+
+  async enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]> {
+    const db = manager ? this.inTransaction(await this.transactions.runnerFor(manager)) : this.db;
+    return insertFlow(db, nodes, now);
+  }
+
+  private inTransaction(runner: ConstructorParameters<typeof TransactionStatements>[0]): PostgresContext {
+    return { runner: new TransactionStatements(runner), tables: this.db.tables };
+  }
+
+  getFlow(id: string): Promise<FlowRecord | null> {
+    return flowOf(this.db, id);
+  }
+
+  childrenOf(id: string): Promise<ChildRow[]> {
+    return childrenOf(this.db, id);
+  }
+
+  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {
+    return cancelDescendants(this.db, id, now);
+  }
+
+  runningDescendants(id: string): Promise<string[]> {
+    return runningDescendants(this.db, id);
+  }
+
+  removeDescendants(id: string): Promise<number> {
+    return removeDescendants(this.db, id);
   }
 
   /** Backend half of `pairEnqueued`. */
