@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Job, QueueAdmin, QueueProducer, RateLimitError } from '../lib';
+import { Job, QueueAdmin, QueueProducer, RateLimitError, SqliteQueueModule } from '../lib';
+import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { deferred, waitFor } from './support/wait-for';
@@ -21,7 +22,42 @@ function busiestWindow(starts: number[], duration: number): number {
 }
 
 describeEachBackend('queue limits: rate limiter, RateLimitError, global concurrency', (backend) => {
+  let connection: CountingConnection | undefined;
   const current = perTestApp(backend);
+  // After perTestApp's hook (declared later, runs later): a borrowed DataSource outlives the app that used it.
+  afterEach(async () => {
+    await connection?.destroy();
+    connection = undefined;
+  });
+
+  it('does not claim for a queue whose window is used up, however often jobs are added, and claims again at its end', async () => {
+    const duration = 1500;
+    connection = countingConnection(current.db);
+    const Limited = defineProcessor('limited', async () => undefined, { concurrency: 10, limiter: { max: 2, duration } });
+    const app = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 5000 })],
+      providers: [Limited],
+    });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const opened = Date.now();
+    await producer.addBulk('limited', [{ data: { n: 0 } }, { data: { n: 1 } }, { data: { n: 2 } }]);
+    await waitFor(async () => (await admin.getCounts('limited')).completed === 2, 'the window used up');
+    // The round that came back short reads the window's end.
+    const readsLimits = () => connection!.log.statements.some((statement) => statement.sql.includes(' AS until'));
+    await waitFor(readsLimits, 'the poller read the window end');
+    const claimsBefore = connection.log.claims;
+    // Every add wakes the poller; a poller that claimed for the closed queue would run one claim per add.
+    for (let n = 3; n < 33; n++) {
+      await producer.add('limited', { n });
+      await sleep(5);
+    }
+    expect(Date.now() - opened).toBeLessThan(duration);
+    expect(connection.log.claims - claimsBefore).toBeLessThanOrEqual(2);
+    // The next window opens: the poller wakes for it (the 5 s poll has not come round).
+    await waitFor(async () => (await admin.getCounts('limited')).completed === 4, 'two more jobs in the next window', 3000);
+  });
 
   it('a limiter starts at most max jobs per window, wakes at the window end, and never holds up another queue', async () => {
     const max = 5;
