@@ -211,7 +211,8 @@ export class SharedPoller {
       const limited = await this.storage.limitedUntil(queues, Date.now());
       for (const [queue, until] of limited) this.limitedUntil(queue, until);
     } catch (error) {
-      // Only a wake-up is lost: the fallback poll still claims for these queues.
+      // Only a wake-up is lost: the fallback poll still claims for these queues. After stop() it is not even that.
+      if (this.mode !== PollerMode.Running) return;
       this.logger.warn(`Reading the rate limits of ${queues.join(', ')} failed; their next claim waits for the poll: ${String(error)}`);
     }
   }
