@@ -102,7 +102,10 @@ async function child(args) {
 
 function runChild(args) {
   return new Promise((resolve, reject) => {
-    const proc = fork(__filename, ['--child', JSON.stringify(args)], { cwd: ROOT_DIR, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const proc = fork(path.join(BENCH_DIR, 'limits.js'), ['--child', JSON.stringify(args)], {
+      cwd: ROOT_DIR,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let result;
     proc.on('message', (message) => (result = message));
     proc.on('exit', (code) => (result ? resolve(result) : reject(new Error(`child exited ${code}`))));
