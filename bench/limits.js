@@ -125,9 +125,11 @@ async function main() {
   const backends = (process.env.LIMITS_BACKENDS || 'sqlite,postgres').split(',');
   const dist = path.resolve(process.env.BENCH_DIST_DIR || path.join(ROOT_DIR, 'dist'));
   const baseDist = process.env.LIMITS_BASE_DIST ? path.resolve(process.env.LIMITS_BASE_DIST) : undefined;
+  // LIMITS_CONFIGS=plain narrows the run to some configurations (the A/B alone, say); `plain` is always kept.
+  const only = process.env.LIMITS_CONFIGS ? ['plain', ...process.env.LIMITS_CONFIGS.split(',')] : undefined;
   const variants = [
     ...(baseDist ? [{ id: 'base-plain', label: 'no limits, build before this feature', dist: baseDist, options: {} }] : []),
-    ...CONFIGS.map((config) => ({ ...config, dist })),
+    ...CONFIGS.filter((config) => !only || only.includes(config.id)).map((config) => ({ ...config, dist })),
   ];
   const results = {};
   const cpu = {};

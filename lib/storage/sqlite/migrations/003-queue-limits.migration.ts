@@ -13,6 +13,9 @@ const Q = QUEUES_TABLE;
  * trigger, in the same statement. The trigger watches run_at, a column the plain claim never sets: SQLite leaves a
  * trigger out of a statement's program when none of its `UPDATE OF` columns is assigned, so only the claim text for
  * rate-limited queues (which assigns `run_at = run_at`) pays for it. Only a claim moves a job from pending to running.
+ *
+ * SQLite has no `ADD COLUMN IF NOT EXISTS`: unlike the earlier steps, these statements fail when run by hand a second
+ * time (the version recorded with them keeps the library from doing so).
  */
 export const SQLITE_MIGRATION_3: SchemaMigration = {
   version: 3,
