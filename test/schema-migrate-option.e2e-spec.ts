@@ -5,6 +5,7 @@
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { InvalidModuleOptionsError, QueueAdmin, SchemaOutdatedError, SqliteQueueModule, getMigrations } from '../lib';
+import { SQLITE_MIGRATIONS } from '../lib/storage/sqlite/migrations';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 
@@ -44,12 +45,12 @@ describeEachBackend('migrate: false', (backend) => {
     await createLegacyDatabase(current.db);
     const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(SchemaOutdatedError);
-    await expect(refusal).rejects.toThrow('version 1, and this build needs version 2');
+    await expect(refusal).rejects.toThrow(`version 1, and this build needs version ${SQLITE_MIGRATIONS.length}`);
     expect(await hasMigrationsTable(current.db)).toBe(false);
   });
 
   it('refuses an empty database (version 0)', async () => {
-    await expect(boot(current.db, false)).rejects.toThrow('version 0, and this build needs version 2');
+    await expect(boot(current.db, false)).rejects.toThrow(`version 0, and this build needs version ${SQLITE_MIGRATIONS.length}`);
   });
 
   it('boots on a database the application migrated with the statements of getMigrations()', async () => {
@@ -65,10 +66,12 @@ describeEachBackend('migrate: false', (backend) => {
         ? [
             [1, 'initial'],
             [2, 'finished-index'],
+            [3, 'queue-limits'],
           ]
         : [
             [1, 'initial'],
             [2, 'partial-status-index'],
+            [3, 'queue-limits'],
           ],
     );
     for (const step of steps) await rawSql(current.db, step.sql);
@@ -81,7 +84,7 @@ describeEachBackend('migrate: false', (backend) => {
       cancelled: 1,
     });
     const versions = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
+    expect(versions.map((row) => Number(row.version))).toEqual(SQLITE_MIGRATIONS.map((migration) => migration.version));
   });
 
   it('is a boolean', async () => {

@@ -6,6 +6,7 @@
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { QueueAdmin, SqliteQueueModule, createQueueMigration } from '../lib';
+import { SQLITE_MIGRATIONS } from '../lib/storage/sqlite/migrations';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
@@ -47,7 +48,7 @@ describeEachBackend('createQueueMigration with TypeORM runMigrations()', (backen
       await dataSource.destroy();
     }
     const versions = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
+    expect(versions.map((row) => Number(row.version))).toEqual(SQLITE_MIGRATIONS.map((migration) => migration.version));
 
     current.app = await Test.createTestingModule({
       imports: [
