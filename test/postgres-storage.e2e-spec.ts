@@ -20,6 +20,7 @@ import {
 } from '../lib';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { POSTGRES_MIGRATIONS } from '../lib/storage/postgres/migrations';
 import { waitFor } from './support/wait-for';
 import { describePostgres } from './support/backends';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
@@ -98,7 +99,9 @@ describePostgres('PostgreSQL backend', () => {
 
     it('getPostgresSchemaSql() gives the statements to run in a migration; createSchema: false then boots on them', async () => {
       const schema = freshSchema();
-      await expect(storage(schema, false)).rejects.toThrow(/version 0, and this build needs version 2.*getMigrations/);
+      await expect(storage(schema, false)).rejects.toThrow(
+        new RegExp(`version 0, and this build needs version ${POSTGRES_MIGRATIONS.length}.*getMigrations`),
+      );
       const db = await admin();
       const statements = getPostgresSchemaSql(schema);
       expect(statements[0]).toBe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
