@@ -1,5 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Job, QueueAdmin, QueueProducer, RateLimitError, SqliteQueueModule } from '../lib';
+import {
+  InvalidModuleOptionsError,
+  InvalidProcessorError,
+  Job,
+  QueueAdmin,
+  QueueProducer,
+  RateLimitError,
+  SqliteQueueModule,
+} from '../lib';
 import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp } from './support/backends';
@@ -160,5 +168,25 @@ describeEachBackend('queue limits: rate limiter, RateLimitError, global concurre
     );
     await waitFor(async () => (await admin.getCounts('capped')).completed === 40, '40 capped jobs done', 20_000);
     expect(most).toBe(3);
+  });
+
+  it('refuses bad limits at app.init() with a typed error naming the option', async () => {
+    const bad: [object, string][] = [
+      [{ limiter: { max: 0, duration: 1000 } }, 'limiter.max must be an integer from 1'],
+      [{ limiter: { max: 5, duration: 1.5 } }, 'limiter.duration must be an integer number of ms'],
+      [{ limiter: { max: 5, duration: 1000, per: 'x' } }, 'limiter has an unknown option "per"'],
+      [{ limiter: 100 }, 'limiter must be { max, duration }'],
+      [{ globalConcurrency: 0 }, 'globalConcurrency must be an integer from 1'],
+    ];
+    for (const [options, message] of bad) {
+      const app = await current.compileApp({ providers: [defineProcessor('bad', async () => undefined, options)] });
+      const init = app.init();
+      await expect(init).rejects.toBeInstanceOf(InvalidProcessorError);
+      await expect(init).rejects.toThrow(message);
+    }
+    const app = await current.compileApp({ module: { queueLimits: { mail: { limiter: { max: 1 } } } } as never });
+    const init = app.init();
+    await expect(init).rejects.toBeInstanceOf(InvalidModuleOptionsError);
+    await expect(init).rejects.toThrow('queueLimits.mail');
   });
 });
