@@ -62,15 +62,21 @@ describeEachBackend('migrate: false', (backend) => {
             schema: current.db.options.postgres!.schema!,
           });
     expect(steps.map((step) => step.version)).toEqual(allSchemaVersions(backend.kind));
-    expect(steps.slice(0, 2).map((step) => [step.version, step.name])).toEqual(
+    expect(steps.slice(0, 5).map((step) => [step.version, step.name])).toEqual(
       backend.kind === 'sqlite'
         ? [
             [1, 'initial'],
             [2, 'finished-index'],
+            [3, 'job-names'],
+            [4, 'flows'],
+            [5, 'queue-limits'],
           ]
         : [
             [1, 'initial'],
             [2, 'partial-status-index'],
+            [3, 'job-names'],
+            [4, 'flows'],
+            [5, 'queue-limits'],
           ],
     );
     for (const step of steps) await rawSql(current.db, step.sql);

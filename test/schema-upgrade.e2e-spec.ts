@@ -40,8 +40,10 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
     // What the earlier build's schema and its workers left behind: its index, finished rows, and no migrations
     // table (0.1.0 recorded no versions: boot adopts it by its shape as version 1).
     await rawQuery(current.db, `DROP TABLE ${MIGRATIONS_TABLE}`);
-    // Later steps undone too: 0.1.0 had no flows (their triggers and index name the columns, so they go first).
+    // Later steps undone too: 0.1.0 had no flows nor queue limits (their triggers and index name the columns, so
+    // they go first).
     for (const statement of [
+      `DROP TRIGGER ${JOBS_TABLE}_rate_window`,
       `DROP TRIGGER ${JOBS_TABLE}_child_finished`,
       `DROP TRIGGER ${JOBS_TABLE}_child_removed`,
       `DROP INDEX ${JOBS_TABLE}_children`,

@@ -32,3 +32,4 @@ export * from './schema-too-new.error';
 export * from './schema-outdated.error';
 export * from './unsupported-transaction.error';
 export * from './child-failed.error';
+export * from './rate-limit.error';

@@ -11,7 +11,8 @@ import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
 import { LEASE_EXPIRED_ERROR_NAME, leaseExpiredMessage } from '../storage/shared/lease-expired';
 import { ProcessorDefinition } from '../worker/processor-definition';
 import { OutcomeWriter } from '../worker/outcome-writer';
-import { QueueWorker } from '../worker/queue-worker';
+import { QueueWorker, WorkerSettings } from '../worker/queue-worker';
+import { QueueLimits } from '../interfaces/queue-limits.interface';
 import { ResolvedModuleOptions } from './resolve-module-options';
 
 /** Most outcomes one batch of writes carries (completions go out as one statement). */
@@ -59,7 +60,8 @@ export class ProcessingRuntime {
     );
     const outcomes = new OutcomeWriter(storage, options.workerId, OUTCOME_BATCH);
     for (const definition of definitions) {
-      const worker = new QueueWorker(definition.queue, definition.processorName, definition.instance, definition.settings, {
+      const settings = withQueueLimits(definition.settings, options.queueLimits[definition.queue]);
+      const worker = new QueueWorker(definition.queue, definition.processorName, definition.instance, settings, {
         storage,
         outcomes,
         workerId: options.workerId,
@@ -70,6 +72,7 @@ export class ProcessingRuntime {
         onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),
         onFinished: (queue, status) => this.retention.mark(queue, status),
         onRemovable: (id, status) => this.retention.remove(id, status),
+        onRateLimited: (queue, until) => this.poller.limitedUntil(queue, until),
       });
       this.pool.register(worker);
       worker.attach(this.poller.jobs$);
@@ -119,6 +122,19 @@ export class ProcessingRuntime {
   /** Epoch ms when `start()` ran, or null before: a poller is not silent before its first round is due. */
   get startedAt(): number | null {
     return this.started;
+  }
+
+  /**
+   * Records the limiters of this process's queues for every process, and creates the queues rows a limited claim
+   * locks: before `start()`, so the first claim finds them.
+   */
+  async declareLimits(): Promise<void> {
+    const now = Date.now();
+    const limiters = this.pool
+      .all()
+      .filter(({ settings }) => settings.limiter !== undefined || settings.globalConcurrency !== undefined)
+      .map(({ queue, settings }) => ({ queue, max: settings.limiter?.max ?? null, duration: settings.limiter?.duration ?? null }));
+    await this.storage.declareLimits(limiters, now);
   }
 
   /** Starts every loop. */
@@ -193,6 +209,16 @@ export class ProcessingRuntime {
       );
     }
   }
+}
+
+/** A processor's settings with the module's limits for its queue where the processor sets none. */
+function withQueueLimits(settings: WorkerSettings, moduleLimits: QueueLimits | undefined): WorkerSettings {
+  if (!moduleLimits) return settings;
+  return {
+    ...settings,
+    limiter: settings.limiter ?? moduleLimits.limiter,
+    globalConcurrency: settings.globalConcurrency ?? moduleLimits.globalConcurrency,
+  };
 }
 
 /** True when `work` settles within `ms`; the timer never outlives the call. */

@@ -127,8 +127,10 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
       ),
       now,
     );
-    this.runtimeInstance = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger);
-    this.runtimeInstance.start();
+    const runtime = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger);
+    await runtime.declareLimits();
+    this.runtimeInstance = runtime;
+    runtime.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {

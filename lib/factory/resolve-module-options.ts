@@ -8,6 +8,8 @@ import { BUSY_TIMEOUT_MS, DEFAULT_BACKOFF, MODULE_DEFAULTS } from '../sqlite-que
 import { validatePostgresOptions } from '../storage/postgres/validate-postgres-options';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
+import { queueLimitsProblem } from '../utils/queue-limits.util';
+import { QueueLimits } from '../interfaces/queue-limits.interface';
 import { closestName } from '../utils/closest-name.util';
 import {
   LIMITS,
@@ -49,6 +51,7 @@ const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'removeOnComplete',
   'removeOnFail',
   'workerId',
+  'queueLimits',
 ];
 
 /** Slack on top of the busy timeout and one heartbeat interval, for the event loop and the statements queued before. */
@@ -104,6 +107,7 @@ export function resolveModuleOptions(
     removeOnComplete: given.removeOnComplete ?? false,
     removeOnFail: given.removeOnFail ?? false,
     workerId: given.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    queueLimits: given.queueLimits ?? {},
   };
   if (typeof resolved.database !== 'string' || resolved.database.length === 0) {
     throw new InvalidModuleOptionsError('database', `must be a file path or ':memory:', got ${describeValue(resolved.database)}`);
@@ -168,7 +172,24 @@ export function resolveModuleOptions(
     const retention = retentionProblem(resolved[name]);
     if (retention) throw new InvalidModuleOptionsError(name, retention);
   }
+  validateQueueLimits(resolved.queueLimits);
   return resolved;
+}
+
+function validateQueueLimits(queueLimits: unknown): void {
+  if (typeof queueLimits !== 'object' || queueLimits === null || Array.isArray(queueLimits)) {
+    throw new InvalidModuleOptionsError('queueLimits', `must be an object of limits by queue name, got ${describeValue(queueLimits)}`);
+  }
+  for (const [queue, limits] of Object.entries(queueLimits as Record<string, unknown>)) {
+    if (typeof limits !== 'object' || limits === null) {
+      throw new InvalidModuleOptionsError(`queueLimits.${queue}`, `must be { limiter?, globalConcurrency? }, got ${describeValue(limits)}`);
+    }
+    const unknown = Object.keys(limits).find((key) => key !== 'limiter' && key !== 'globalConcurrency');
+    if (unknown)
+      throw new InvalidModuleOptionsError(`queueLimits.${queue}`, `has an unknown option "${unknown}" (known: limiter, globalConcurrency)`);
+    const problem = queueLimitsProblem(limits as QueueLimits);
+    if (problem) throw new InvalidModuleOptionsError(`queueLimits.${queue}`, problem);
+  }
 }
 
 function isDataSourceLike(value: unknown): boolean {

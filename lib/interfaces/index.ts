@@ -14,3 +14,4 @@ export * from './metrics.interface';
 export * from './queue-registry.interface';
 export * from './register-queue-options.interface';
 export * from './flow-job.interface';
+export * from './queue-limits.interface';

@@ -1,9 +1,13 @@
 import { BackoffOptions } from './backoff-options.interface';
+import { QueueLimits } from './queue-limits.interface';
 import { RetentionOption } from './retention-options.interface';
 import { DeclaredSchedule } from './schedule-options.interface';
 
-/** Options of `@Processor(queue, options)`. */
-export interface ProcessorOptions {
+/**
+ * Options of `@Processor(queue, options)`. `limiter` and `globalConcurrency` (see QueueLimits) override the module's
+ * `queueLimits` for this queue.
+ */
+export interface ProcessorOptions extends QueueLimits {
   /** How many jobs of this queue run at once in this process. Default 1. */
   concurrency?: number;
   /** Default `maxAttempts` of jobs of this queue enqueued by this application. */

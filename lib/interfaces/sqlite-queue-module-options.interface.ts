@@ -1,3 +1,4 @@
+import { QueueLimits } from './queue-limits.interface';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { BackoffOptions } from './backoff-options.interface';
@@ -64,6 +65,12 @@ export interface SqliteQueueModuleOptions {
   removeOnFail?: RetentionOption;
   /** Identifies this process in `locked_by`. Default `<hostname>:<pid>:<random>`. */
   workerId?: string;
+  /**
+   * Rate limits and global concurrency by queue name, for queues whose `@Processor` sets none of its own (a
+   * processor's `limiter` / `globalConcurrency` win). Every process running a queue should declare the same limits:
+   * each claims by the limits it knows. Default none.
+   */
+  queueLimits?: Record<string, QueueLimits>;
 }
 
 /** A class that builds the options, for `forRootAsync({ useClass | useExisting })`. */

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Observable, Subject, asapScheduler, asyncScheduler, merge, takeUntil, throttleTime, timer } from 'rxjs';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
+import { LimitWatch } from './limit-watch';
 import { exhaustMapWithTrailing } from './exhaust-map-with-trailing.operator';
 import { WorkerPool } from './worker-pool';
 
@@ -48,6 +49,7 @@ export class SharedPoller {
   /** Times `wakeAt` asked for, ascending, distinct, at most `MAX_WAKE_TIMES`. */
   private readonly wakeTimes: number[] = [];
   private lastRound: number | null = null;
+  private readonly limits: LimitWatch;
 
   /** Every claimed job, once; workers subscribe with a filter on their queue. */
   readonly jobs$: Observable<JobRecord> = this.jobsSubject.asObservable();
@@ -59,6 +61,7 @@ export class SharedPoller {
     private readonly logger: Logger,
   ) {
     this.claimFailures = new FailureStreak(logger, 'Claiming jobs', settings.pollInterval);
+    this.limits = new LimitWatch((queue) => pool.rateWindowOf(queue));
   }
 
   /**
@@ -110,12 +113,21 @@ export class SharedPoller {
    * then. Up to `MAX_WAKE_TIMES` such times within the next poll are kept, each woken for in turn (jobs due at
    * different times are claimed apart); the fallback poll covers the rest.
    */
-  wakeAt(at: number): void {
+  wakeAt(at: number, evenAfterNextPoll = false): void {
     if (this.mode !== PollerMode.Running) return;
     const delay = at - Date.now();
     if (delay <= 0) return this.wake();
-    if (delay >= this.settings.pollInterval || !insertSorted(this.wakeTimes, at)) return;
+    if ((delay >= this.settings.pollInterval && !evenAfterNextPoll) || !insertSorted(this.wakeTimes, at)) return;
     if (at < this.wakeTimerAt) this.armWakeTimer();
+  }
+
+  /**
+   * `queue` cannot be claimed before `until` (a RateLimitError of this process): leave it out of claims until then
+   * and wake for it at that time, even past the next poll (the fallback poll is not aligned with it).
+   */
+  limitedUntil(queue: string, until: number): void {
+    this.limits.close(queue, until);
+    this.wakeAt(until, true);
   }
 
   /** Stops claiming and waits for a claim in progress; its jobs are handed back, not routed. Idempotent. */
@@ -155,7 +167,8 @@ export class SharedPoller {
 
   private async claimRound(): Promise<ClaimedRound> {
     if (this.mode !== PollerMode.Running) return NOTHING_CLAIMED;
-    const requests = this.pool.claimRequests(this.settings.batchSize);
+    const started = Date.now();
+    const requests = this.pool.claimRequests(this.settings.batchSize, (queue) => this.limits.isClosed(queue, started));
     if (requests.length === 0) {
       this.lastRound = Date.now();
       return NOTHING_CLAIMED;
@@ -177,6 +190,9 @@ export class SharedPoller {
       return NOTHING_CLAIMED;
     }
     const claimedPerQueue = countBy(jobs);
+    const toCheck = this.limits.toCheck(requests, claimedPerQueue, started);
+    // Not awaited: the round's jobs go to their workers now; the answer only schedules a later wake-up.
+    if (toCheck.length > 0) void this.readLimits(toCheck);
     return { jobs, full: requests.some((request) => claimedPerQueue.get(request.queue) === request.limit) };
   }
 
@@ -187,6 +203,18 @@ export class SharedPoller {
     for (const job of jobs) this.jobsSubject.next(job);
     // A queue that got all it asked for may have more due jobs: go again instead of waiting for a tick.
     if (full && this.mode === PollerMode.Running) this.wake$.next();
+  }
+
+  /** Asks when rate-limited queues that came back short open again, and wakes then (see LimitWatch). */
+  private async readLimits(queues: string[]): Promise<void> {
+    try {
+      const limited = await this.storage.limitedUntil(queues, Date.now());
+      for (const [queue, until] of limited) this.limitedUntil(queue, until);
+    } catch (error) {
+      // Only a wake-up is lost: the fallback poll still claims for these queues. After stop() it is not even that.
+      if (this.mode !== PollerMode.Running) return;
+      this.logger.warn(`Reading the rate limits of ${queues.join(', ')} failed; their next claim waits for the poll: ${String(error)}`);
+    }
   }
 
   private async handBack(jobs: JobRecord[]): Promise<void> {

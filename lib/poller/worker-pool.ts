@@ -11,6 +11,11 @@ export class WorkerPool {
     this.workers.set(worker.queue, worker);
   }
 
+  /** The rate window (ms) of a queue with a limiter, else undefined. */
+  rateWindowOf(queue: string): number | undefined {
+    return this.workers.get(queue)?.settings.limiter?.duration;
+  }
+
   /** Every worker. */
   all(): QueueWorker[] {
     return [...this.workers.values()];
@@ -20,10 +25,10 @@ export class WorkerPool {
    * Shares at most `budget` claims among the queues with free slots, one slot at a time round-robin, starting
    * one queue further each round so a small budget does not always favour the same queues.
    */
-  claimRequests(budget: number): ClaimRequest[] {
+  claimRequests(budget: number, isClosed: (queue: string) => boolean = () => false): ClaimRequest[] {
     const open = this.all()
-      .map((worker) => ({ queue: worker.queue, free: worker.freeSlots, limit: 0 }))
-      .filter((entry) => entry.free > 0);
+      .map((worker) => ({ worker, queue: worker.queue, free: worker.freeSlots, limit: 0 }))
+      .filter((entry) => entry.free > 0 && !isClosed(entry.queue));
     if (open.length === 0) return [];
     const start = this.rotation++ % open.length;
     let left = budget;
@@ -38,6 +43,13 @@ export class WorkerPool {
         }
       }
     }
-    return open.filter((entry) => entry.limit > 0).map(({ queue, limit }) => ({ queue, limit }));
+    return open.filter((entry) => entry.limit > 0).map(({ worker, queue, limit }) => requestOf(worker, queue, limit));
   }
+}
+
+/** A claim request; only limited queues carry their limits (the plain claim text stays the common case). */
+function requestOf(worker: QueueWorker, queue: string, limit: number): ClaimRequest {
+  const { limiter, globalConcurrency } = worker.settings;
+  if (limiter === undefined && globalConcurrency === undefined) return { queue, limit };
+  return { queue, limit, rateLimited: limiter !== undefined, globalConcurrency };
 }

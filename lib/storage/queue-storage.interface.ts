@@ -80,6 +80,19 @@ export interface JobRecord {
 export interface ClaimRequest {
   queue: string;
   limit: number;
+  /** The queue has a rate limiter (declared with `declareLimits`): the claim takes no more than its window allows. */
+  rateLimited?: boolean;
+  /** The claim leaves at most this many of the queue's jobs running across all processes. */
+  globalConcurrency?: number;
+}
+
+/** A queue's rate limiter as the storage keeps it for every process. */
+export interface QueueLimiterRecord {
+  queue: string;
+  /** Most jobs started per window, or null for a queue that only has a global concurrency. */
+  max: number | null;
+  /** The window in ms, or null with `max`. */
+  duration: number | null;
 }
 
 /** Identifies one attempt of one job: writes are fenced by it so a stale attempt cannot overwrite a newer one. */
@@ -202,6 +215,23 @@ export interface QueueStorage {
    * busy timeout), the lease is measured from when it runs, not from `now`, so the wait does not eat the lease.
    */
   claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]>;
+  /**
+   * Records the limiters of queues this process runs, for every process: each claim of a rate-limited queue counts
+   * against the window kept with it. Creates the queue's row, which a limited claim also relies on.
+   */
+  declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void>;
+  /**
+   * Stops claims of `queue`, by every process, until `until` (epoch ms; an earlier pause already in place is kept
+   * when longer), and hands `ref` back to pending without counting its attempt. Two statements on SQLite (the pause
+   * first: a crash between them leaves the job to lease recovery); false when the job was no longer owned.
+   */
+  rateLimit(queue: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean>;
+  /**
+   * Of these queues, those that cannot be claimed now because their rate window is used up or a RateLimitError
+   * paused them, with the epoch ms when they can be claimed again. Read by the poller after a rate-limited queue
+   * came back short, so that it waits for the window's end instead of polling.
+   */
+  limitedUntil(queues: string[], now: number): Promise<Map<string, number>>;
   /**
    * Marks many attempts completed in one statement; returns the ids of those this worker still owned
    * (the others were cancelled or lost their lease meanwhile).

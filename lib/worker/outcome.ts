@@ -7,10 +7,12 @@ export type Outcome =
   /** `writeFailed`: the database refused the attempt's first outcome; if it refuses this too, nothing more is tried. */
   | { kind: 'fail'; error: JobError; writeFailed?: true }
   // Handed back at shutdown or cancelled while it ran: nothing to save, log or announce.
-  | { kind: 'abandoned' };
+  | { kind: 'abandoned' }
+  /** The handler threw RateLimitError: the job goes back unspent and its queue pauses until `until` (epoch ms). */
+  | { kind: 'rateLimited'; until: number; error: JobError };
 
 /** The one abandoned outcome: it carries nothing, so it is shared. */
 export const ABANDONED: Outcome = { kind: 'abandoned' };
 
 /** An outcome that has something to write. */
-export type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' }>;
+export type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' } | { kind: 'rateLimited' }>;

@@ -11,6 +11,7 @@ import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
+import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
@@ -27,6 +28,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'removeOnComplete',
   'removeOnFail',
   'schedules',
+  'limiter',
+  'globalConcurrency',
 ]);
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
@@ -132,6 +135,8 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
     const problem = retentionProblem(options[key]);
     if (problem) throw invalid(`${key} ${problem}`);
   }
+  const limitsProblem = queueLimitsProblem(options);
+  if (limitsProblem) throw invalid(limitsProblem);
   if (options.schedules !== undefined) {
     if (!Array.isArray(options.schedules)) throw invalid('schedules must be an array of { name, cron | every, ... }');
     // Validated here, at discovery, so a bad schedule fails app.init() whether or not this process processes.

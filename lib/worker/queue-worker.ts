@@ -31,6 +31,8 @@ export interface QueueWorkerContext {
   onFinished(queue: string, status: FinishedJobStatus): void;
   /** A job added with `removeOnComplete` / `removeOnFail` reached that outcome: delete it soon. */
   onRemovable?(id: string, status: 'completed' | 'failed'): void;
+  /** A handler's RateLimitError paused this queue until `until` (epoch ms). */
+  onRateLimited?(queue: string, until: number): void;
 }
 
 /** The settings of one queue's processor, validated. */
@@ -178,6 +180,7 @@ export class QueueWorker {
         this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
       const outcome = await this.runner.run(attempt);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
+      if (outcome.kind === 'rateLimited') return await this.rateLimited(record, outcome.until);
       const saved = await this.context.outcomes.save({
         ref: { id: record.id, attempt: record.attempts },
         queue: this.queue,
@@ -192,6 +195,20 @@ export class QueueWorker {
       if (this.running.get(record.id) === attempt) this.running.delete(record.id);
       this.settle(attempt);
     }
+  }
+
+  /** Pauses the queue for every process and hands the job back unspent; its slot frees when `execute` settles. */
+  private async rateLimited(record: JobRecord, until: number): Promise<void> {
+    const ref = { id: record.id, attempt: record.attempts };
+    try {
+      const owned = await this.context.storage.rateLimit(this.queue, ref, this.context.workerId, until, Date.now());
+      if (!owned) this.context.logger.warn(`Job ${record.id} (queue ${this.queue}): no longer owned when handed back after RateLimitError`);
+    } catch (error) {
+      this.context.logger.error(
+        `Job ${record.id} (queue ${this.queue}): pausing the queue after RateLimitError failed; the job's lease will expire and free it: ${String(error)}`,
+      );
+    }
+    this.context.onRateLimited?.(this.queue, until);
   }
 
   /** The attempt's outcome is queued for writing: offer its slot to the poller (see `freeSlots`). */

@@ -5,6 +5,7 @@ import {
   AttemptRef,
   ChildRow,
   ClaimRequest,
+  QueueLimiterRecord,
   Completion,
   CountRow,
   FinishedJobTiming,
@@ -26,6 +27,7 @@ import { PostgresConnection, PostgresConnectionSource } from './postgres-connect
 import { BackupNotSupportedError } from '../../errors/backup-not-supported.error';
 import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } from './postgres-schema';
 import { claimJobs } from './sql/claim.sql';
+import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
@@ -144,6 +146,21 @@ export class PostgresQueueStorage implements QueueStorage {
 
   claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {
     return claimJobs(this.db, requests, workerId, now, leaseDuration);
+  }
+
+  declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void> {
+    return declareLimits(this.db, limiters, now);
+  }
+
+  async rateLimit(queue: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean> {
+    // The pause first: a crash before the hand-back leaves the job running until its lease expires, never claimable
+    // again while the queue should be paused.
+    await pauseUntil(this.db, queue, until, now);
+    return (await this.release([ref], workerId, now)) > 0;
+  }
+
+  limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {
+    return limitedUntil(this.db, queues, now);
   }
 
   completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {

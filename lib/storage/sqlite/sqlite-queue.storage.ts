@@ -5,6 +5,7 @@ import {
   AttemptRef,
   ChildRow,
   ClaimRequest,
+  QueueLimiterRecord,
   Completion,
   CountRow,
   FinishedJobTiming,
@@ -24,6 +25,7 @@ import {
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
+import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
@@ -173,6 +175,21 @@ export class SqliteQueueStorage implements QueueStorage {
     }
     if (jobs.length > 0) this.db.written();
     return jobs;
+  }
+
+  declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void> {
+    return declareLimits(this.db.runner, limiters, now);
+  }
+
+  async rateLimit(queue: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean> {
+    // The pause first: a crash before the hand-back leaves the job running until its lease expires, never claimable
+    // again while the queue should be paused.
+    await pauseUntil(this.db.runner, queue, until, now);
+    return (await this.release([ref], workerId, now)) > 0;
+  }
+
+  limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {
+    return limitedUntil(this.db.runner, queues, now);
   }
 
   async completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {

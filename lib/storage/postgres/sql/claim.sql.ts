@@ -6,6 +6,16 @@ import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
 const CLAIMED_JOB_COLUMNS =
   'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on';
 
+/** The claim's update of the picked rows, shared by both texts. */
+const claimUpdate = (T: string) => `UPDATE ${T}
+      SET status = 'running', attempts = attempts + 1, locked_by = $1, lease_until = $2, started_at = $3, updated_at = $3
+      WHERE id = ANY (ARRAY(SELECT id FROM picked))
+      RETURNING ${CLAIMED_JOB_COLUMNS}`;
+
+/** Paused by an operator, or by a handler's RateLimitError until limited_until. */
+const notPaused = (Q: string, queue: string) =>
+  `NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ${queue} AND (paused OR limited_until > $3))`;
+
 /**
  * One statement that claims for several queues at once: one index walk per requested queue (a LATERAL join
  * over the requests), each with its own LIMIT and `FOR UPDATE SKIP LOCKED`, so a queue never takes more than
@@ -23,15 +33,62 @@ const claimSql = perSchema(
           LIMIT request.lim
           FOR UPDATE SKIP LOCKED
         ) AS job
-        WHERE NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = request.queue AND paused)
+        WHERE ${notPaused(Q, 'request.queue')}
       )
-      UPDATE ${T}
-      SET status = 'running', attempts = attempts + 1, locked_by = $1, lease_until = $2, started_at = $3, updated_at = $3
-      WHERE id = ANY (ARRAY(SELECT id FROM picked))
-      RETURNING ${CLAIMED_JOB_COLUMNS}`,
+      ${claimUpdate(T)}`,
 );
 
-/** Takes up to each request's limit of due pending jobs of unpaused queues for `workerId`, in one statement. Hot path. */
+/**
+ * The claim when a requested queue has a rate limit or a global concurrency: the same walk, with each limited
+ * queue's LIMIT also bounded by what its window and global slots allow. Claims of a limited queue take turns:
+ * each locks the queue's row (in queue order, so two never deadlock) for the length of its statement, reads the
+ * window from that row (a row lock returns its newest version) and counts running jobs with a VOLATILE function,
+ * which reads a fresh snapshot: the statement's own snapshot predates the claim it waited for. The same statement
+ * advances the window by what it picked. Unlimited queues of the round are claimed as in the plain text, unlocked.
+ */
+const limitedClaimSql = perSchema(
+  ({ T, Q, runningCount }) => `/* claim */ WITH request AS (
+        SELECT * FROM unnest($4::text[], $5::int[], $6::bool[], $7::int[]) AS request(queue, lim, rated, gmax)
+      ),
+      locked AS MATERIALIZED (
+        SELECT queue, rate_max, rate_duration, window_start, window_count FROM ${Q}
+        WHERE queue IN (SELECT queue FROM request WHERE rated OR gmax IS NOT NULL)
+        ORDER BY queue
+        FOR UPDATE
+      ),
+      allowed AS MATERIALIZED (
+        SELECT request.queue, request.rated, GREATEST(0, LEAST(request.lim,
+            CASE WHEN request.rated THEN
+              CASE WHEN locked.window_start + locked.rate_duration > $3 THEN locked.rate_max - locked.window_count ELSE locked.rate_max END
+            END,
+            CASE WHEN request.gmax IS NOT NULL THEN request.gmax - ${runningCount}(request.queue, $3) END)) AS lim
+        FROM request LEFT JOIN locked ON locked.queue = request.queue
+      ),
+      picked AS MATERIALIZED (
+        SELECT job.id, allowed.queue, allowed.rated FROM allowed
+        CROSS JOIN LATERAL (
+          SELECT id FROM ${T}
+          WHERE queue = allowed.queue AND status = 'pending' AND run_at <= $3
+          ORDER BY priority DESC, run_at, id
+          LIMIT allowed.lim
+          FOR UPDATE SKIP LOCKED
+        ) AS job
+        WHERE ${notPaused(Q, 'allowed.queue')}
+      ),
+      counted AS (
+        UPDATE ${Q} AS q SET
+          window_count = CASE WHEN q.window_start + q.rate_duration > $3 THEN q.window_count + taken.n ELSE taken.n END,
+          window_start = CASE WHEN q.window_start + q.rate_duration > $3 THEN q.window_start ELSE $3 END
+        FROM (SELECT queue, count(*)::int AS n FROM picked WHERE rated GROUP BY queue) AS taken
+        WHERE q.queue = taken.queue AND q.rate_max IS NOT NULL
+      )
+      ${claimUpdate(T)}`,
+);
+
+/**
+ * Takes up to each request's limit of due pending jobs of unpaused queues for `workerId`, in one statement, within
+ * the rate limits and global concurrency the requests name. Hot path.
+ */
 export async function claimJobs(
   db: PostgresContext,
   requests: ClaimRequest[],
@@ -44,12 +101,20 @@ export async function claimJobs(
   const leaseUntil = now + leaseDuration;
   const wanted = requests.filter((request) => request.limit > 0);
   if (wanted.length === 0) return [];
-  const rows = await db.runner.all(claimSql(db.tables), [
+  const limited = wanted.some((request) => request.rateLimited || request.globalConcurrency !== undefined);
+  const params: unknown[] = [
     workerId,
     ms(leaseUntil),
     ms(now),
     wanted.map((request) => request.queue),
     wanted.map((request) => request.limit),
-  ]);
+  ];
+  if (limited) {
+    params.push(
+      wanted.map((request) => request.rateLimited === true),
+      wanted.map((request) => request.globalConcurrency ?? null),
+    );
+  }
+  const rows = await db.runner.all((limited ? limitedClaimSql : claimSql)(db.tables), params);
   return rows.map((row) => claimedJobRecord(claimedFieldsOf(row), workerId, leaseUntil, now));
 }

@@ -24,6 +24,8 @@ export interface PostgresTables {
   readonly S: string;
   /** The schema's LISTEN/NOTIFY channel. */
   readonly channel: string;
+  /** The function counting a queue's running jobs on a fresh snapshot (migration 5, `queue-limits`), schema-qualified. */
+  readonly runningCount: string;
 }
 
 /** What every statement function of `postgres/sql/` is given: where to run, and the schema's tables. */
@@ -48,6 +50,7 @@ export function postgresTables(schema: string): PostgresTables {
       Q: `"${schema}".${QUEUES_TABLE}`,
       S: `"${schema}".${SCHEDULES_TABLE}`,
       channel: notifyChannel(schema),
+      runningCount: `"${schema}".${JOBS_TABLE}_running_count`,
     };
     tablesBySchema.set(schema, tables);
   }

@@ -3,6 +3,7 @@ import { SQLITE_MIGRATION_1 } from './001-initial.migration';
 import { SQLITE_MIGRATION_2 } from './002-finished-index.migration';
 import { SQLITE_MIGRATION_3 } from './003-job-names.migration';
 import { SQLITE_MIGRATION_FLOWS } from './004-flows.migration';
+import { SQLITE_MIGRATION_QUEUE_LIMITS } from './005-queue-limits.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
@@ -10,4 +11,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_2,
   SQLITE_MIGRATION_3,
   SQLITE_MIGRATION_FLOWS,
+  SQLITE_MIGRATION_QUEUE_LIMITS,
 ];

@@ -1,0 +1,22 @@
+/**
+ * A rate limit shared by every process of a queue: together they start at most `max` jobs per `duration` ms.
+ * Counted in fixed windows kept in the database, so within any one window the cluster never starts more than
+ * `max`; across a window boundary, as with any fixed-window limiter, two windows' worth may start close together.
+ */
+export interface RateLimiterOptions {
+  /** Most jobs started per window, by all processes together. An integer of at least 1. */
+  max: number;
+  /** The window, in ms. */
+  duration: number;
+}
+
+/** Limits of one queue enforced where jobs are claimed, across every process sharing the database. */
+export interface QueueLimits {
+  /** Start at most `max` jobs per `duration` ms across all processes. */
+  limiter?: RateLimiterOptions;
+  /**
+   * Run at most this many jobs of the queue at once across all processes (next to the per-process `concurrency`).
+   * A job whose lease expired (its process died) no longer counts.
+   */
+  globalConcurrency?: number;
+}

@@ -1,0 +1,51 @@
+import { ClaimRequest } from '../storage/queue-storage.interface';
+
+/** Shortest and longest gap between two reads of one queue's limiter state while it keeps coming back short. */
+const MIN_CHECK_GAP_MS = 10;
+const MAX_CHECK_GAP_MS = 100;
+
+/**
+ * What the poller knows about queues that cannot be claimed for a while: a rate window used up (by any process) or
+ * a RateLimitError pause. Such a queue is left out of claim requests until it opens, and the poller wakes at that
+ * time, instead of claiming for it every round (a queue full of due jobs behind a used-up window would otherwise
+ * make every round try it) or waiting for the fallback poll.
+ *
+ * A rate-limited queue that came back short was either drained or stopped by its window; which one, and the window's
+ * end, only the database knows, so the poller asks (`QueueStorage.limitedUntil`), at most once per check gap per
+ * queue, so an empty limited queue in a busy process costs a bounded number of reads.
+ */
+export class LimitWatch {
+  private readonly closedUntil = new Map<string, number>();
+  private readonly checkedAt = new Map<string, number>();
+
+  /** `durationOf` gives a rate-limited queue's window in ms. */
+  constructor(private readonly durationOf: (queue: string) => number | undefined) {}
+
+  /** Whether `queue` is known to be closed at `now`. */
+  isClosed(queue: string, now: number): boolean {
+    const until = this.closedUntil.get(queue);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.closedUntil.delete(queue);
+    return false;
+  }
+
+  /** Records that `queue` cannot be claimed before `until`. */
+  close(queue: string, until: number): void {
+    this.closedUntil.set(queue, Math.max(until, this.closedUntil.get(queue) ?? 0));
+  }
+
+  /** The rate-limited queues of a round that came back short and were not read lately: the ones to ask about. */
+  toCheck(requests: ClaimRequest[], claimed: Map<string, number>, now: number): string[] {
+    const queues: string[] = [];
+    for (const request of requests) {
+      if (!request.rateLimited || (claimed.get(request.queue) ?? 0) >= request.limit) continue;
+      const duration = this.durationOf(request.queue) ?? MAX_CHECK_GAP_MS;
+      const gap = Math.max(MIN_CHECK_GAP_MS, Math.min(MAX_CHECK_GAP_MS, duration / 10));
+      if (now - (this.checkedAt.get(request.queue) ?? -Infinity) < gap) continue;
+      this.checkedAt.set(request.queue, now);
+      queues.push(request.queue);
+    }
+    return queues;
+  }
+}

@@ -1,0 +1,121 @@
+import { QueueAdmin, QueueProducer } from '../lib';
+import { ChildApp, readLines, startChildApp } from './support/child-app';
+import { describeEachBackend, perTestApp } from './support/backends';
+import { waitFor } from './support/wait-for';
+
+/** Most starts in any interval of `duration` ms. */
+function busiestWindow(starts: number[], duration: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < starts.length; i++) {
+    while (starts[i] - starts[j] >= duration) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+/**
+ * Most handlers running at once across processes, from span logs ("S id pid t" / "E id pid t"). A handler of a
+ * killed process counts until the kill: it ran until then.
+ */
+function mostRunningAtOnce(lines: string[], killedPid: number, killedAt: number): number {
+  const open = new Map<string, number>();
+  const edges: [number, number][] = [];
+  for (const line of lines) {
+    const [kind, id, pid, at] = line.split(' ');
+    const span = `${id} ${pid}`;
+    if (kind === 'S') open.set(span, Number(at));
+    else {
+      edges.push([open.get(span)!, 1], [Number(at), -1]);
+      open.delete(span);
+    }
+  }
+  for (const [span, startedAt] of open) {
+    if (Number(span.split(' ')[1]) !== killedPid) throw new Error(`handler ${span} never ended in a live process`);
+    edges.push([startedAt, 1], [killedAt, -1]);
+  }
+  // An end and a start at the same ms: the end first (the slot was free by then).
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let running = 0;
+  let most = 0;
+  for (const [, change] of edges) most = Math.max(most, (running += change));
+  return most;
+}
+
+describeEachBackend('queue limits across OS processes', (backend) => {
+  const current = perTestApp(backend);
+  const children: ChildApp[] = [];
+
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map((child) => child.kill()));
+  });
+
+  it('ten processes together start at most max jobs per window of one limiter', async () => {
+    const max = 10;
+    const duration = 500;
+    const total = 60;
+    for (let i = 0; i < 10; i++) {
+      children.push(
+        startChildApp({
+          connection: current.db.options,
+          module: { pollInterval: 200 },
+          queues: [{ name: 'api', concurrency: 5, limiter: { max, duration } }],
+        }),
+      );
+    }
+    await Promise.all(children.map((child) => child.printed('READY')));
+    const app = await current.startApp({ module: { processing: false } });
+    const admin = app.get(QueueAdmin);
+    await app.get(QueueProducer).addBulk(
+      'api',
+      Array.from({ length: total }, (_, n) => ({ data: { n } })),
+    );
+    await waitFor(async () => (await admin.getCounts('api')).completed === total, `${total} jobs done`, 30_000);
+    const jobs = await admin.getJobs('api', { status: 'completed', limit: total });
+    const starts = jobs.map((job) => job.startedAt!.getTime()).sort((a, b) => a - b);
+    // A fixed window: no window holds more than max, so no interval of one window holds more than two windows' worth.
+    expect(busiestWindow(starts, duration)).toBeLessThanOrEqual(2 * max);
+    // Six windows' worth of jobs: at least five window lengths from the first start to the last.
+    expect(starts[total - 1] - starts[0]).toBeGreaterThanOrEqual((total / max - 1) * duration);
+    // Ten apps booting at once on two busy cores take a while.
+  }, 180_000);
+
+  it('global concurrency is never exceeded when a process is killed with -9, and its expired leases free their slots', async () => {
+    const spanLog = `${current.db.path}.spans`;
+    const limit = 3;
+    const total = 24;
+    const spawnWorker = () =>
+      startChildApp({
+        connection: current.db.options,
+        spanLog,
+        module: { pollInterval: 100, leaseDuration: backend.kind === 'sqlite' ? 6100 : 1500 },
+        queues: [{ name: 'capped', concurrency: 3, globalConcurrency: limit }],
+      });
+    const victim = spawnWorker();
+    children.push(victim);
+    await victim.printed('READY');
+    const app = await current.startApp({ module: { processing: false } });
+    const admin = app.get(QueueAdmin);
+    await app.get(QueueProducer).addBulk(
+      'capped',
+      Array.from({ length: total }, (_, n) => ({ data: { n, sleep: 150 } })),
+    );
+    // The victim holds every global slot when it dies.
+    await waitFor(() => readLines(spanLog).filter((line) => line.startsWith('S')).length >= limit, 'the victim runs three jobs');
+    const victimPid = victim.process.pid!;
+    const killedAt = Date.now();
+    await victim.kill();
+    for (let i = 0; i < 2; i++) children.push(spawnWorker());
+    await Promise.all(children.slice(1).map((child) => child.printed('READY')));
+    await waitFor(async () => (await admin.getCounts('capped')).completed === total, `all ${total} jobs done`, 60_000);
+    const lines = readLines(spanLog);
+    expect(mostRunningAtOnce(lines, victimPid, killedAt)).toBeLessThanOrEqual(limit);
+    // The survivors used the slots: more than one of their jobs ran at once.
+    expect(
+      mostRunningAtOnce(
+        lines.filter((line) => !line.includes(` ${victimPid} `)),
+        victimPid,
+        killedAt,
+      ),
+    ).toBe(limit);
+  });
+});
