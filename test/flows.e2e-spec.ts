@@ -192,13 +192,17 @@ describeEachBackend('flows (addFlow)', (backend) => {
       queue: 'assemble',
       data: { name: 'named' },
       options: { name: 'publish' },
-      children: [{ queue: 'fetch', data: { n: 1 }, options: { name: 'download', removeOnComplete: true } }],
+      children: [{ queue: 'fetch', data: { n: 1 }, options: { name: 'download', removeOnFail: true } }],
     });
     const info = await admin.getJob(parent.id);
     expect(info?.name).toBe('publish');
     const child = await admin.getJob(info!.flow!.childrenIds[0]);
     expect(child?.name).toBe('download');
     expect((await admin.getJobs('fetch', { name: 'download' })).map((job) => job.id)).toEqual([child!.id]);
+    // Deleting a completed child at once would take its result from the parent.
+    await expect(
+      producer.addFlow({ queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { removeOnComplete: true } }] }),
+    ).rejects.toThrow(InvalidJobOptionsError);
   });
 
   it('refuses a bad flow with a typed error naming the node, and writes nothing', async () => {

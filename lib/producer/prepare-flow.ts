@@ -54,6 +54,10 @@ export function prepareFlow(flow: FlowJob, defaultsFor: (queue: string) => JobDe
       // whole flow's (addFlow's second argument).
       if ('key' in options) throw invalid('options.key', 'is not supported in a flow');
       if ('manager' in options) throw invalid('options.manager', 'is given for the whole flow: addFlow(flow, { manager })');
+      // Deleting a completed child at once would take away the result its parent reads when it runs.
+      if (parentIndex >= 0 && options.removeOnComplete === true) {
+        throw invalid('options.removeOnComplete', "is not supported on a flow's child: its parent reads its result");
+      }
     }
     const record = prepareJob(queue, job.data, job.options, defaultsFor(queue), now, `${path}.`);
     const hasChildren = children.length > 0;
