@@ -18,6 +18,15 @@ export const QUEUES_TABLE = 'nest_queue_queues';
 /** Recurring job definitions. */
 export const SCHEDULES_TABLE = 'nest_queue_schedules';
 
+/** Job events published for other processes (only written by processes with `clusterEvents: true`). */
+export const EVENTS_TABLE = 'nest_queue_events';
+
+/** Metadata key of `@QueueEventsListener` (the queue it listens to). */
+export const QUEUE_EVENTS_LISTENER_METADATA = 'sqlite-queue:queue-events-listener';
+
+/** Metadata key of `@OnQueueEvent` (the event type). */
+export const ON_QUEUE_EVENT_METADATA = 'sqlite-queue:on-queue-event';
+
 /** Defaults of the module options that have a plain value. */
 export const MODULE_DEFAULTS = {
   database: 'queue.sqlite',

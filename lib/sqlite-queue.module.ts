@@ -13,12 +13,14 @@ import { QueueProducer } from './producer/queue-producer.service';
 import { SQLITE_QUEUE_MODULE_OPTIONS } from './sqlite-queue.constants';
 import { InvalidModuleOptionsError } from './errors/invalid-module-options.error';
 import { ProcessorExplorer } from './worker/processor.explorer';
+import { EventListenerExplorer } from './events/event-listener.explorer';
 import { ProcessorMetadataAccessor } from './worker/processor-metadata.accessor';
 
 const CORE_PROVIDERS: Provider[] = [
   QueueFactory,
   ProcessorMetadataAccessor,
   ProcessorExplorer,
+  EventListenerExplorer,
   QueueProducer,
   QueueAdmin,
   QueueEvents,

@@ -44,12 +44,12 @@ describeEachBackend('migrate: false', (backend) => {
     await createLegacyDatabase(current.db);
     const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(SchemaOutdatedError);
-    await expect(refusal).rejects.toThrow('version 1, and this build needs version 2');
+    await expect(refusal).rejects.toThrow(`version 1, and this build needs version ${getMigrations('sqlite').length}`);
     expect(await hasMigrationsTable(current.db)).toBe(false);
   });
 
   it('refuses an empty database (version 0)', async () => {
-    await expect(boot(current.db, false)).rejects.toThrow('version 0, and this build needs version 2');
+    await expect(boot(current.db, false)).rejects.toThrow(`version 0, and this build needs version ${getMigrations('sqlite').length}`);
   });
 
   it('boots on a database the application migrated with the statements of getMigrations()', async () => {
@@ -60,7 +60,8 @@ describeEachBackend('migrate: false', (backend) => {
         : getMigrations('postgres', {
             schema: current.db.options.postgres!.schema!,
           });
-    expect(steps.map((step) => [step.version, step.name])).toEqual(
+    // Other branches append steps: check the released ones and that versions are contiguous.
+    expect(steps.slice(0, 2).map((step) => [step.version, step.name])).toEqual(
       backend.kind === 'sqlite'
         ? [
             [1, 'initial'],
@@ -71,6 +72,7 @@ describeEachBackend('migrate: false', (backend) => {
             [2, 'partial-status-index'],
           ],
     );
+    expect(steps.map((step) => step.version)).toEqual(steps.map((_, i) => i + 1));
     for (const step of steps) await rawSql(current.db, step.sql);
     current.app = await boot(current.db, false);
     expect(await current.app.get(QueueAdmin).getCounts(LEGACY_QUEUE)).toEqual({
@@ -81,7 +83,7 @@ describeEachBackend('migrate: false', (backend) => {
       cancelled: 1,
     });
     const versions = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
+    expect(versions.map((row) => Number(row.version))).toEqual(getMigrations('sqlite').map((_, i) => i + 1));
   });
 
   it('is a boolean', async () => {

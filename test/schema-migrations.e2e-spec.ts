@@ -7,6 +7,7 @@
 import { Injectable } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import {
+  getMigrations,
   ForeignSchemaError,
   Job,
   Processor,
@@ -21,7 +22,10 @@ import { startChildApp } from './support/child-app';
 import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
 
-const LATEST = 2;
+/** Read from the migrations list: other branches add steps. */
+const LATEST = getMigrations('sqlite').length;
+/** Every version a fully migrated database records. */
+const ALL_VERSIONS = Array.from({ length: LATEST }, (_, i) => i + 1);
 
 const processed: number[] = [];
 
@@ -140,7 +144,7 @@ describeEachBackend('schema migrations', (backend) => {
     );
 
     current.app = await boot(current.db, false);
-    expect(await recordedVersions(current.db)).toEqual([1, 2]);
+    expect(await recordedVersions(current.db)).toEqual(ALL_VERSIONS);
     expect(await finishedIndexes(current.db)).toEqual(
       backend.kind === 'sqlite'
         ? ['nest_queue_jobs_finished']
@@ -162,7 +166,7 @@ describeEachBackend('schema migrations', (backend) => {
     // The two pending jobs, the one added now, and the running one whose process died long ago.
     await waitFor(async () => (await current.app!.get(QueueAdmin).getCounts(LEGACY_QUEUE)).completed === 5, 'every job done');
     expect([...processed].sort()).toEqual([1, 2, 3, 7]);
-    expect(await recordedVersions(current.db)).toEqual([1, 2]);
+    expect(await recordedVersions(current.db)).toEqual(ALL_VERSIONS);
   });
 
   it('leaves a migrated 0.1.0 database with exactly the schema a fresh database gets', async () => {
@@ -173,7 +177,7 @@ describeEachBackend('schema migrations', (backend) => {
     await createLegacyDatabase(current.db);
     current.app = await boot(current.db, false);
     expect(await schemaShape(current.db)).toEqual(await schemaShape(fresh));
-    expect(await recordedVersions(fresh)).toEqual([1, 2]);
+    expect(await recordedVersions(fresh)).toEqual(ALL_VERSIONS);
   });
 
   it('two processes booting the same 0.1.0 database at once both start, and each step is recorded once', async () => {
@@ -192,7 +196,7 @@ describeEachBackend('schema migrations', (backend) => {
       await Promise.all(children.map((child) => child.stop()));
     }
     const rows = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations']);
-    expect(rows.map((row) => Number(row.version)).sort()).toEqual([1, 2]);
+    expect(rows.map((row) => Number(row.version)).sort()).toEqual(ALL_VERSIONS);
     expect(await finishedIndexes(current.db)).toHaveLength(1);
   });
 
@@ -200,11 +204,13 @@ describeEachBackend('schema migrations', (backend) => {
     current.app = await boot(current.db, false);
     await current.app.close();
     current.app = undefined;
-    await rawSql(current.db, [`INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (3, 'future', 0)`]);
+    await rawSql(current.db, [
+      `INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (${LATEST + 1}, 'future', 0)`,
+    ]);
     const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(SchemaTooNewError);
-    await expect(refusal).rejects.toThrow(`version 3, newer than version ${LATEST}`);
-    expect(await recordedVersions(current.db)).toEqual([1, 2, 3]);
+    await expect(refusal).rejects.toThrow(`version ${LATEST + 1}, newer than version ${LATEST}`);
+    expect(await recordedVersions(current.db)).toEqual([...ALL_VERSIONS, LATEST + 1]);
   });
 
   it('refuses a jobs table another application made with one more NOT NULL column, leaving its rows alone', async () => {

@@ -30,3 +30,5 @@ export * from './storage.error';
 export * from './foreign-schema.error';
 export * from './schema-too-new.error';
 export * from './schema-outdated.error';
+export * from './wait-timeout.error';
+export * from './invalid-event-listener.error';

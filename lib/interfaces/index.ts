@@ -11,3 +11,4 @@ export * from './retention-options.interface';
 export * from './schedule-options.interface';
 export * from './queue-info.interface';
 export * from './metrics.interface';
+export * from './wait-options.interface';

@@ -3,7 +3,12 @@ import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
 import { JobRecord } from '../storage/queue-storage.interface';
 import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
-import { Job } from '../interfaces/job.interface';
+import { EnqueuedJob } from '../interfaces/job.interface';
+import { JobInfo } from '../interfaces/job-info.interface';
+import { WaitOptions } from '../interfaces/wait-options.interface';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { toJobInfo } from '../admin/to-job-info';
+import { MAX_TIMER_MS, describeValue, isTimerDuration } from '../utils/validation.util';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
@@ -16,22 +21,40 @@ import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
-/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress. */
-function notRunning<TData>(record: JobRecord): Job<TData> {
-  return toJob<TData>(record, NEVER_ABORTED, () => Promise.reject(new JobNotRunningError(record.id, record.queue)));
-}
-
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
   constructor(private readonly factory: QueueFactory) {}
 
   /**
+   * A job handed back to a producer: not started (its signal never aborts, it cannot report progress), and it can be
+   * waited for. Announces it as `added` when it was inserted now (not a live job found by its key).
+   */
+  private enqueued<TData, TResult>(record: JobRecord, now: number): EnqueuedJob<TData, TResult> {
+    const job = toJob<TData>(record, NEVER_ABORTED, () => Promise.reject(new JobNotRunningError(record.id, record.queue)));
+    if (this.factory.events.observed && record.createdAt === now) {
+      this.factory.events.emit({ type: 'added', queue: record.queue, jobId: record.id, attempt: 0, runAt: new Date(record.runAt) });
+    }
+    return Object.assign(job, {
+      waitUntilFinished: async (options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> => {
+        if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
+          throw new InvalidArgumentError(
+            'waitUntilFinished',
+            'timeout',
+            `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`,
+          );
+        }
+        return toJobInfo<TData, TResult>(await this.factory.finishWatcher.wait(record.id, options.timeout));
+      },
+    });
+  }
+
+  /**
    * Enqueues one job. Resolves once it is committed. With `options.key` taken by a live job of the queue,
    * resolves with that job and inserts nothing.
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError (nothing is written).
    */
-  async add<TData>(queue: string, data: TData, options?: JobOptions): Promise<Job<TData>> {
+  async add<TData, TResult = unknown>(queue: string, data: TData, options?: JobOptions): Promise<EnqueuedJob<TData, TResult>> {
     assertQueueName(queue);
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
@@ -43,7 +66,7 @@ export class QueueProducer {
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-    return notRunning<TData>(stored);
+    return this.enqueued<TData, TResult>(stored, now);
   }
 
   /**
@@ -51,7 +74,7 @@ export class QueueProducer {
    * per item, in order. Every item is validated before anything is written.
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError (nothing is written).
    */
-  async addBulk<TData>(queue: string, items: BulkJobItem<TData>[]): Promise<Job<TData>[]> {
+  async addBulk<TData, TResult = unknown>(queue: string, items: BulkJobItem<TData>[]): Promise<EnqueuedJob<TData, TResult>[]> {
     assertQueueName(queue);
     if (!Array.isArray(items)) throw new InvalidJobOptionsError(queue, 'items', 'must be an array of { data, options? }');
     if (items.length === 0) return [];
@@ -81,7 +104,7 @@ export class QueueProducer {
     }
     const firstDelayed = records.reduce((first, record) => (record.runAt > now && record.runAt < first ? record.runAt : first), Infinity);
     if (firstDelayed !== Infinity) this.factory.runtime?.wakeAt(firstDelayed);
-    return stored.map((record) => notRunning<TData>(record));
+    return stored.map((record) => this.enqueued<TData, TResult>(record, now));
   }
 
   /**

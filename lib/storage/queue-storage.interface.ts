@@ -121,6 +121,21 @@ export interface FinishedJobTiming {
   finishedAt: number;
 }
 
+/** A job event as stored for other processes. Times are epoch ms. */
+export interface StoredEvent {
+  /** Assigned by the database; increasing in the order events become visible. Absent on input. */
+  id?: string;
+  /** The publishing process (its instance id), so it can skip its own events when reading. */
+  origin: string;
+  queue: string;
+  jobId: string;
+  type: string;
+  attempt: number;
+  /** JSON of the event's other fields, or null. */
+  payload: string | null;
+  createdAt: number;
+}
+
 /** Oldest due pending job of a queue. */
 export interface OldestDueRow {
   queue: string;
@@ -194,6 +209,17 @@ export interface QueueStorage {
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]>;
   /** Per queue, the run time of its oldest due pending job (queues without one are absent). */
   oldestDuePending(now: number): Promise<OldestDueRow[]>;
+
+  /** Of these jobs, those that are completed, failed or cancelled, in one statement whatever their number. */
+  getFinishedJobs(ids: string[]): Promise<JobRecord[]>;
+
+  // --- cluster events ---
+  /** Appends events to the shared event log in one statement (any number). */
+  appendEvents(events: StoredEvent[]): Promise<void>;
+  /** Events after `afterId` (oldest first, at most `limit`); `afterId` null reads none and returns the cursor to start from. */
+  readEvents(afterId: string | null, limit: number): Promise<{ events: StoredEvent[]; cursor: string }>;
+  /** Deletes events created before `before`; returns how many. */
+  pruneEvents(before: number): Promise<number>;
 
   // --- control ---
   /** Pauses or resumes a queue for every process sharing the database. */

@@ -17,6 +17,7 @@ import {
   RetentionRule,
   ScheduleOccurrence,
   ScheduleRecord,
+  StoredEvent,
 } from '../queue-storage.interface';
 import { PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { PostgresConnection, PostgresConnectionSource } from './postgres-connection';
@@ -25,6 +26,7 @@ import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } f
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { appendEvents, getFinishedJobs, pruneEvents, readEvents } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -146,6 +148,22 @@ export class PostgresQueueStorage implements QueueStorage {
 
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {
     return finishedSince(this.db, since, limit);
+  }
+
+  getFinishedJobs(ids: string[]): Promise<JobRecord[]> {
+    return getFinishedJobs(this.db, ids);
+  }
+
+  appendEvents(events: StoredEvent[]): Promise<void> {
+    return appendEvents(this.db, events);
+  }
+
+  readEvents(afterId: string | null, limit: number): Promise<{ events: StoredEvent[]; cursor: string }> {
+    return readEvents(this.db, afterId, limit);
+  }
+
+  pruneEvents(before: number): Promise<number> {
+    return pruneEvents(this.db, before);
   }
 
   oldestDuePending(now: number): Promise<OldestDueRow[]> {

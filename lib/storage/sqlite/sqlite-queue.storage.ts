@@ -16,12 +16,14 @@ import {
   RetentionRule,
   ScheduleOccurrence,
   ScheduleRecord,
+  StoredEvent,
 } from '../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { appendEvents, getFinishedJobs, pruneEvents, readEvents } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -163,6 +165,22 @@ export class SqliteQueueStorage implements QueueStorage {
 
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {
     return finishedSince(this.db.runner, since, limit);
+  }
+
+  getFinishedJobs(ids: string[]): Promise<JobRecord[]> {
+    return getFinishedJobs(this.db.runner, ids);
+  }
+
+  appendEvents(events: StoredEvent[]): Promise<void> {
+    return appendEvents(this.db.runner, events);
+  }
+
+  readEvents(afterId: string | null, limit: number): Promise<{ events: StoredEvent[]; cursor: string }> {
+    return readEvents(this.db.runner, afterId, limit);
+  }
+
+  pruneEvents(before: number): Promise<number> {
+    return pruneEvents(this.db.runner, before);
   }
 
   oldestDuePending(now: number): Promise<OldestDueRow[]> {

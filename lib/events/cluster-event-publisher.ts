@@ -1,0 +1,102 @@
+import { Logger } from '@nestjs/common';
+import { Subscription, filter } from 'rxjs';
+import { QueueStorage, StoredEvent } from '../storage/queue-storage.interface';
+import { encodeEvent } from './event-codec';
+import { JobEventBus } from './job-event-bus';
+
+/** Most events one insert carries. */
+const WRITE_BATCH = 1000;
+/** Most events held while the database is unreachable; the oldest are dropped past it (events are notifications). */
+const MAX_BUFFERED = 10_000;
+
+/** Settings of the publisher. */
+export interface ClusterEventPublisherSettings {
+  /** This process's instance id, stored with each event so readers skip their own. */
+  origin: string;
+  /** Events older than this (ms) are pruned. */
+  retention: number;
+  /** At most one prune per this many ms, and only after writes: an idle process sends nothing. */
+  pruneInterval: number;
+}
+
+/**
+ * Copies this process's job events to the shared event log (`clusterEvents`). Events of one turn of the event loop
+ * go out as one insert, after the outcome write that caused them (the local bus emits after it), and writes run one
+ * at a time, so a burst of completions costs one statement per batch, not per job. Nothing here can throw into the
+ * engine: a failed write is logged with its jobs and the events are dropped.
+ */
+export class ClusterEventPublisher {
+  private buffer: StoredEvent[] = [];
+  private scheduled = false;
+  private writing: Promise<void> = Promise.resolve();
+  private subscription?: Subscription;
+  private lastPrune = Date.now();
+  private wroteSincePrune = false;
+
+  constructor(
+    private readonly bus: JobEventBus,
+    private readonly storage: () => Promise<QueueStorage>,
+    private readonly settings: ClusterEventPublisherSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts copying events (subscribing makes the engine build them: the only cost when nothing else listens). */
+  start(): void {
+    this.subscription ??= this.bus.events$.pipe(filter((event) => event.origin === undefined)).subscribe((event) => {
+      this.buffer.push(encodeEvent(event, this.settings.origin));
+      if (this.buffer.length > MAX_BUFFERED) {
+        const dropped = this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
+        this.logger.warn(`Cluster events: dropped ${dropped.length} unpublished events (the database is not keeping up)`);
+      }
+      this.schedule();
+    });
+  }
+
+  /** Stops copying and writes what is buffered. Idempotent. */
+  async stop(): Promise<void> {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    await this.flush();
+  }
+
+  /** Resolves once every event emitted so far is written (or its write failed). */
+  flush(): Promise<void> {
+    this.writing = this.writing.then(() => this.writeAll());
+    return this.writing;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, WRITE_BATCH);
+      try {
+        await (await this.storage()).appendEvents(batch);
+        this.wroteSincePrune = true;
+      } catch (error) {
+        const jobs = [...new Set(batch.map((event) => `${event.queue}/${event.jobId}`))].slice(0, 10).join(', ');
+        this.logger.error(`Cluster events: publishing ${batch.length} events failed (jobs ${jobs}…); they are lost: ${String(error)}`);
+      }
+    }
+    await this.pruneIfDue();
+  }
+
+  private async pruneIfDue(): Promise<void> {
+    const now = Date.now();
+    if (!this.wroteSincePrune || now - this.lastPrune < this.settings.pruneInterval) return;
+    this.lastPrune = now;
+    this.wroteSincePrune = false;
+    try {
+      await (await this.storage()).pruneEvents(now - this.settings.retention);
+    } catch (error) {
+      this.logger.error(`Cluster events: pruning old events failed (tried again later): ${String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { PostgresMigration } from './postgres-migration';
+
+/**
+ * A short-lived log of job events that processes publish for each other (`clusterEvents`). Readers follow it by id;
+ * writers take a transaction-scoped advisory lock before inserting (see `sql/events.sql.ts`), so ids become visible
+ * in order and a reader's cursor never passes a row that commits later.
+ */
+export const POSTGRES_MIGRATION_4: PostgresMigration = {
+  version: 4,
+  name: 'events-table',
+  statements: (s) => [
+    `CREATE TABLE IF NOT EXISTS ${s}.${EVENTS_TABLE} (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    origin     text    NOT NULL,
+    queue      text    NOT NULL,
+    job_id     text    NOT NULL,
+    type       text    NOT NULL,
+    attempt    integer NOT NULL,
+    payload    text,
+    created_at bigint  NOT NULL
+  )`,
+  ],
+};

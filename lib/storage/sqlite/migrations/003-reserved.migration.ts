@@ -1,0 +1,11 @@
+import { SchemaMigration } from '../../shared/schema-migration';
+
+/**
+ * BRANCH PLACEHOLDER, NOT FOR RELEASE: version 3 belongs to another branch merged beside this one; versions must be
+ * contiguous, so this empty step stands in for it here. Delete this file (and its line in the index) at merge.
+ */
+export const SQLITE_MIGRATION_3_PLACEHOLDER: SchemaMigration = {
+  version: 3,
+  name: 'reserved',
+  statements: ['DROP TABLE IF EXISTS nest_queue_reserved_placeholder'],
+};

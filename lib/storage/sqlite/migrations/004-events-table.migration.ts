@@ -1,0 +1,26 @@
+import { EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { SchemaMigration } from '../../shared/schema-migration';
+
+const E = EVENTS_TABLE;
+
+/**
+ * A short-lived log of job events that processes publish for each other (`clusterEvents`). AUTOINCREMENT keeps ids
+ * growing even after pruning empties the table: readers follow it by id, and a reused id would hide events. Writes
+ * are serialized by SQLite, so ids appear in commit order and a reader's cursor never skips a row.
+ */
+export const SQLITE_MIGRATION_4: SchemaMigration = {
+  version: 4,
+  name: 'events-table',
+  statements: [
+    `CREATE TABLE IF NOT EXISTS ${E} (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    origin     TEXT    NOT NULL,
+    queue      TEXT    NOT NULL,
+    job_id     TEXT    NOT NULL,
+    type       TEXT    NOT NULL,
+    attempt    INTEGER NOT NULL,
+    payload    TEXT,
+    created_at INTEGER NOT NULL
+  )`,
+  ],
+};
