@@ -3,10 +3,10 @@ import { Observable, share } from 'rxjs';
 import { QueueEvent } from '../interfaces/queue-event.interface';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
-import { decodeEvent } from './event-codec';
+import { decodeEvents } from './event-codec';
 
-/** Most events one read returns; a full read is followed by another at once. */
-const READ_BATCH = 1000;
+/** Most stored batches one read returns; a full read is followed by another at once. */
+const READ_BATCH = 100;
 
 /**
  * Events other processes published (`clusterEvents`), read from the shared event log. ONE reader per process
@@ -42,8 +42,11 @@ export class ClusterEventFeed {
               const starting = cursor === null;
               cursor = read.cursor;
               if (starting) this.markReady?.();
-              for (const stored of read.events) if (stored.origin !== this.origin) subscriber.next(decodeEvent(stored));
-              full = read.events.length === READ_BATCH;
+              for (const batch of read.batches) {
+                if (batch.origin === this.origin) continue;
+                for (const event of decodeEvents(batch.events, batch.origin)) subscriber.next(event);
+              }
+              full = read.batches.length === READ_BATCH;
             }
             failures.succeeded();
           } catch (error) {

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Subscription, filter } from 'rxjs';
-import { QueueStorage, StoredEvent } from '../storage/queue-storage.interface';
+import { QueueStorage } from '../storage/queue-storage.interface';
 import { encodeEvent } from './event-codec';
 import { JobEventBus } from './job-event-bus';
 
-/** Most events one insert carries. */
+/** Most events one stored batch (one row) carries. */
 const WRITE_BATCH = 1000;
 /** Most events held while the database is unreachable; the oldest are dropped past it (events are notifications). */
 const MAX_BUFFERED = 10_000;
@@ -21,12 +21,15 @@ export interface ClusterEventPublisherSettings {
 
 /**
  * Copies this process's job events to the shared event log (`clusterEvents`). Events of one turn of the event loop
- * go out as one insert, after the outcome write that caused them (the local bus emits after it), and writes run one
+ * go out as one row, after the outcome write that caused them (the local bus emits after it), and writes run one
  * at a time, so a burst of completions costs one statement per batch, not per job. Nothing here can throw into the
  * engine: a failed write is logged with its jobs and the events are dropped.
  */
 export class ClusterEventPublisher {
-  private buffer: StoredEvent[] = [];
+  /** Encoded events (JSON elements) not yet written. */
+  private buffer: string[] = [];
+  /** `queue/jobId` of each buffered event, for the log line of a failed write. */
+  private jobs: string[] = [];
   private scheduled = false;
   private writing: Promise<void> = Promise.resolve();
   private subscription?: Subscription;
@@ -43,8 +46,10 @@ export class ClusterEventPublisher {
   /** Starts copying events (subscribing makes the engine build them: the only cost when nothing else listens). */
   start(): void {
     this.subscription ??= this.bus.events$.pipe(filter((event) => event.origin === undefined)).subscribe((event) => {
-      this.buffer.push(encodeEvent(event, this.settings.origin));
+      this.buffer.push(encodeEvent(event));
+      this.jobs.push(`${event.queue}/${event.jobId}`);
       if (this.buffer.length > MAX_BUFFERED) {
+        this.jobs.splice(0, this.buffer.length - MAX_BUFFERED);
         const dropped = this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
         this.logger.warn(`Cluster events: dropped ${dropped.length} unpublished events (the database is not keeping up)`);
       }
@@ -77,11 +82,12 @@ export class ClusterEventPublisher {
   private async writeAll(): Promise<void> {
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, WRITE_BATCH);
+      const jobsOfBatch = this.jobs.splice(0, WRITE_BATCH);
       try {
-        await (await this.storage()).appendEvents(batch);
+        await (await this.storage()).appendEvents({ origin: this.settings.origin, createdAt: Date.now(), events: `[${batch.join(',')}]` });
         this.wroteSincePrune = true;
       } catch (error) {
-        const jobs = [...new Set(batch.map((event) => `${event.queue}/${event.jobId}`))].slice(0, 10).join(', ');
+        const jobs = [...new Set(jobsOfBatch)].slice(0, 10).join(', ');
         this.logger.error(`Cluster events: publishing ${batch.length} events failed (jobs ${jobs}…); they are lost: ${String(error)}`);
       }
     }

@@ -121,19 +121,18 @@ export interface FinishedJobTiming {
   finishedAt: number;
 }
 
-/** A job event as stored for other processes. Times are epoch ms. */
-export interface StoredEvent {
-  /** Assigned by the database; increasing in the order events become visible. Absent on input. */
+/**
+ * A batch of job events of one process as stored for the others: ONE row per batch, so publishing costs one small
+ * row per flush rather than one per event. Times are epoch ms.
+ */
+export interface StoredEventBatch {
+  /** Assigned by the database; increasing in the order batches become visible. Absent on input. */
   id?: string;
   /** The publishing process (its instance id), so it can skip its own events when reading. */
   origin: string;
-  queue: string;
-  jobId: string;
-  type: string;
-  attempt: number;
-  /** JSON of the event's other fields, or null. */
-  payload: string | null;
   createdAt: number;
+  /** JSON array of encoded events (see `events/event-codec.ts`). */
+  events: string;
 }
 
 /** Oldest due pending job of a queue. */
@@ -214,11 +213,11 @@ export interface QueueStorage {
   getFinishedJobs(ids: string[]): Promise<JobRecord[]>;
 
   // --- cluster events ---
-  /** Appends events to the shared event log in one statement (any number). */
-  appendEvents(events: StoredEvent[]): Promise<void>;
-  /** Events after `afterId` (oldest first, at most `limit`); `afterId` null reads none and returns the cursor to start from. */
-  readEvents(afterId: string | null, limit: number): Promise<{ events: StoredEvent[]; cursor: string }>;
-  /** Deletes events created before `before`; returns how many. */
+  /** Appends one batch of events to the shared event log (one row, one statement). */
+  appendEvents(batch: StoredEventBatch): Promise<void>;
+  /** Batches after `afterId` (oldest first, at most `limit`); `afterId` null reads none and returns the cursor to start from. */
+  readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }>;
+  /** Deletes batches created before `before`; returns how many. */
   pruneEvents(before: number): Promise<number>;
 
   // --- control ---

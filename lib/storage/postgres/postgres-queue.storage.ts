@@ -17,7 +17,7 @@ import {
   RetentionRule,
   ScheduleOccurrence,
   ScheduleRecord,
-  StoredEvent,
+  StoredEventBatch,
 } from '../queue-storage.interface';
 import { PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { PostgresConnection, PostgresConnectionSource } from './postgres-connection';
@@ -154,11 +154,11 @@ export class PostgresQueueStorage implements QueueStorage {
     return getFinishedJobs(this.db, ids);
   }
 
-  appendEvents(events: StoredEvent[]): Promise<void> {
-    return appendEvents(this.db, events);
+  appendEvents(batch: StoredEventBatch): Promise<void> {
+    return appendEvents(this.db, batch);
   }
 
-  readEvents(afterId: string | null, limit: number): Promise<{ events: StoredEvent[]; cursor: string }> {
+  readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
     return readEvents(this.db, afterId, limit);
   }
 

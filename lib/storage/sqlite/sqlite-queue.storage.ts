@@ -16,7 +16,7 @@ import {
   RetentionRule,
   ScheduleOccurrence,
   ScheduleRecord,
-  StoredEvent,
+  StoredEventBatch,
 } from '../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
@@ -171,11 +171,11 @@ export class SqliteQueueStorage implements QueueStorage {
     return getFinishedJobs(this.db.runner, ids);
   }
 
-  appendEvents(events: StoredEvent[]): Promise<void> {
-    return appendEvents(this.db.runner, events);
+  appendEvents(batch: StoredEventBatch): Promise<void> {
+    return appendEvents(this.db.runner, batch);
   }
 
-  readEvents(afterId: string | null, limit: number): Promise<{ events: StoredEvent[]; cursor: string }> {
+  readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
     return readEvents(this.db.runner, afterId, limit);
   }
 

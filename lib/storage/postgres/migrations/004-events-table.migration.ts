@@ -2,7 +2,7 @@ import { EVENTS_TABLE } from '../../../sqlite-queue.constants';
 import { PostgresMigration } from './postgres-migration';
 
 /**
- * A short-lived log of job events that processes publish for each other (`clusterEvents`). Readers follow it by id;
+ * A short-lived log of job events, one row per batch a process published, that processes publish for each other (`clusterEvents`). Readers follow it by id;
  * writers take a transaction-scoped advisory lock before inserting (see `sql/events.sql.ts`), so ids become visible
  * in order and a reader's cursor never passes a row that commits later.
  */
@@ -13,12 +13,8 @@ export const POSTGRES_MIGRATION_4: PostgresMigration = {
     `CREATE TABLE IF NOT EXISTS ${s}.${EVENTS_TABLE} (
     id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     origin     text    NOT NULL,
-    queue      text    NOT NULL,
-    job_id     text    NOT NULL,
-    type       text    NOT NULL,
-    attempt    integer NOT NULL,
-    payload    text,
-    created_at bigint  NOT NULL
+    created_at bigint NOT NULL,
+    events     text    NOT NULL
   )`,
   ],
 };

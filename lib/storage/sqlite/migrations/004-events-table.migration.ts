@@ -4,7 +4,7 @@ import { SchemaMigration } from '../../shared/schema-migration';
 const E = EVENTS_TABLE;
 
 /**
- * A short-lived log of job events that processes publish for each other (`clusterEvents`). AUTOINCREMENT keeps ids
+ * A short-lived log of job events, one row per batch a process published, that processes publish for each other (`clusterEvents`). AUTOINCREMENT keeps ids
  * growing even after pruning empties the table: readers follow it by id, and a reused id would hide events. Writes
  * are serialized by SQLite, so ids appear in commit order and a reader's cursor never skips a row.
  */
@@ -15,12 +15,8 @@ export const SQLITE_MIGRATION_4: SchemaMigration = {
     `CREATE TABLE IF NOT EXISTS ${E} (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
     origin     TEXT    NOT NULL,
-    queue      TEXT    NOT NULL,
-    job_id     TEXT    NOT NULL,
-    type       TEXT    NOT NULL,
-    attempt    INTEGER NOT NULL,
-    payload    TEXT,
-    created_at INTEGER NOT NULL
+    created_at INTEGER NOT NULL,
+    events     TEXT    NOT NULL
   )`,
   ],
 };

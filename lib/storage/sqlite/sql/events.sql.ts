@@ -1,5 +1,5 @@
 import { EVENTS_TABLE } from '../../../sqlite-queue.constants';
-import { JobRecord, StoredEvent } from '../../queue-storage.interface';
+import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { StorageRow, toJobRecord } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
@@ -11,11 +11,9 @@ const E = EVENTS_TABLE;
 const FINISHED_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
   WHERE id IN (SELECT value FROM json_each(?)) AND finished_at IS NOT NULL`;
 
-/** Events travel as one JSON array of arrays: one statement and one SQL text for any batch. */
-const APPEND_EVENTS_SQL = `INSERT INTO ${E} (origin, queue, job_id, type, attempt, payload, created_at)
-  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 FROM json_each(?)`;
+const APPEND_EVENTS_SQL = `INSERT INTO ${E} (origin, created_at, events) VALUES (?, ?, ?)`;
 
-const READ_EVENTS_SQL = `SELECT id, origin, queue, job_id, type, attempt, payload, created_at FROM ${E} WHERE id > ? ORDER BY id LIMIT ?`;
+const READ_EVENTS_SQL = `SELECT id, origin, created_at, events FROM ${E} WHERE id > ? ORDER BY id LIMIT ?`;
 
 /** sqlite_sequence keeps the last id handed out even when pruning emptied the table. */
 const LAST_EVENT_ID_SQL = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${E}'), 0) AS id`;
@@ -29,42 +27,31 @@ export async function getFinishedJobs(runner: StatementRunner, ids: string[]): P
   return (await runner.all(FINISHED_JOBS_SQL, [JSON.stringify(rowIds)])).map(toJobRecord);
 }
 
-/** Appends events in one statement. */
-export async function appendEvents(runner: StatementRunner, events: StoredEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const rows = events.map((event) => [event.origin, event.queue, event.jobId, event.type, event.attempt, event.payload, event.createdAt]);
-  await runner.run(APPEND_EVENTS_SQL, [JSON.stringify(rows)]);
+/** Appends one batch of events (one row). */
+export async function appendEvents(runner: StatementRunner, batch: StoredEventBatch): Promise<void> {
+  await runner.run(APPEND_EVENTS_SQL, [batch.origin, batch.createdAt, batch.events]);
 }
 
-/** Events after a cursor, or (cursor null) the cursor of the newest event. */
+/** Batches after a cursor, or (cursor null) the cursor of the newest batch. */
 export async function readEvents(
   runner: StatementRunner,
   afterId: string | null,
   limit: number,
-): Promise<{ events: StoredEvent[]; cursor: string }> {
+): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
   if (afterId === null) {
     const [row] = await runner.all(LAST_EVENT_ID_SQL, []);
-    return { events: [], cursor: String(row?.id ?? 0) };
+    return { batches: [], cursor: String(row?.id ?? 0) };
   }
-  const events = (await runner.all(READ_EVENTS_SQL, [Number(afterId), limit])).map(toStoredEvent);
-  return { events, cursor: events.length > 0 ? events[events.length - 1].id! : afterId };
+  const batches = (await runner.all(READ_EVENTS_SQL, [Number(afterId), limit])).map(toStoredEventBatch);
+  return { batches, cursor: batches.length > 0 ? batches[batches.length - 1].id! : afterId };
 }
 
-/** Deletes events older than `before`. */
+/** Deletes batches older than `before`. */
 export function pruneEvents(runner: StatementRunner, before: number): Promise<number> {
   return runner.run(PRUNE_EVENTS_SQL, [before]);
 }
 
-/** A stored event row, on either backend. */
-export function toStoredEvent(row: StorageRow): StoredEvent {
-  return {
-    id: String(row.id),
-    origin: String(row.origin),
-    queue: String(row.queue),
-    jobId: String(row.job_id),
-    type: String(row.type),
-    attempt: Number(row.attempt),
-    payload: row.payload === null || row.payload === undefined ? null : String(row.payload),
-    createdAt: Number(row.created_at),
-  };
+/** A stored batch row, on either backend. */
+export function toStoredEventBatch(row: StorageRow): StoredEventBatch {
+  return { id: String(row.id), origin: String(row.origin), createdAt: Number(row.created_at), events: String(row.events) };
 }
