@@ -58,7 +58,7 @@ function main() {
   for (let run = 0; run < runs; run++) {
     for (const [name, dist] of variants) {
       const env = { ...process.env, ...(dist ? { BENCH_DIST_DIR: dist } : {}) };
-      const out = spawnSync(process.execPath, [__filename, '--child', name === 'base' ? 'events-off' : name, String(jobs)], {
+      const out = spawnSync(process.execPath, [process.argv[1], '--child', name === 'base' ? 'events-off' : name, String(jobs)], {
         cwd: ROOT,
         env,
         encoding: 'utf8',

@@ -17,10 +17,16 @@ export interface ClusterEventPublisherSettings {
   retention: number;
   /** At most one prune per this many ms, and only after writes: an idle process sends nothing. */
   pruneInterval: number;
+  /**
+   * Events wait up to this many ms to be written together. Readers poll every `pollInterval` anyway, so a short
+   * wait adds little latency, while writing once per turn of the event loop put one more statement beside nearly
+   * every claim and completion (halving throughput on SQLite in the A/B bench).
+   */
+  flushDelay: number;
 }
 
 /**
- * Copies this process's job events to the shared event log (`clusterEvents`). Events of one turn of the event loop
+ * Copies this process's job events to the shared event log (`clusterEvents`). Events of up to `flushDelay` ms
  * go out as one row, after the outcome write that caused them (the local bus emits after it), and writes run one
  * at a time, so a burst of completions costs one statement per batch, not per job. Nothing here can throw into the
  * engine: a failed write is logged with its jobs and the events are dropped.
@@ -73,10 +79,10 @@ export class ClusterEventPublisher {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.scheduled = false;
       void this.flush();
-    });
+    }, this.settings.flushDelay).unref();
   }
 
   private async writeAll(): Promise<void> {

@@ -164,7 +164,12 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
         this.events,
         () => this.storage(),
         // Readers poll every pollInterval: keep events for many of their periods, at least five minutes.
-        { origin: this.instanceId, retention: Math.max(300_000, 20 * options.pollInterval), pruneInterval: 30_000 },
+        {
+          origin: this.instanceId,
+          retention: Math.max(300_000, 20 * options.pollInterval),
+          pruneInterval: 30_000,
+          flushDelay: Math.min(100, options.pollInterval / 2),
+        },
         this.logger,
       );
       this.publisher.start();
