@@ -21,6 +21,9 @@ export const SCHEDULES_TABLE = 'nest_queue_schedules';
 /** Job events published for other processes (only written by processes with `clusterEvents: true`). */
 export const EVENTS_TABLE = 'nest_queue_events';
 
+/** Processes currently reading cluster events (a heartbeat each): publishers write events only while one is recent. */
+export const EVENT_READERS_TABLE = 'nest_queue_event_readers';
+
 /** Metadata key of `@QueueEventsListener` (the queue it listens to). */
 export const QUEUE_EVENTS_LISTENER_METADATA = 'sqlite-queue:queue-events-listener';
 

@@ -23,6 +23,12 @@ export interface ClusterEventPublisherSettings {
    * every claim and completion (halving throughput on SQLite in the A/B bench).
    */
   flushDelay: number;
+  /** How often to ask whether any process reads (one statement), in ms: the module's pollInterval. */
+  checkInterval: number;
+  /** Readers whose last heartbeat is older than this (ms) no longer count. */
+  readerTtl: number;
+  /** True while this process reads itself: no need to ask the database. */
+  readingHere(): boolean;
 }
 
 /**
@@ -41,6 +47,8 @@ export class ClusterEventPublisher {
   private subscription?: Subscription;
   private lastPrune = Date.now();
   private wroteSincePrune = false;
+  private checkTimer?: NodeJS.Timeout;
+  private stopped = false;
 
   constructor(
     private readonly bus: JobEventBus,
@@ -49,8 +57,38 @@ export class ClusterEventPublisher {
     private readonly logger: Logger,
   ) {}
 
-  /** Starts copying events (subscribing makes the engine build them: the only cost when nothing else listens). */
+  /**
+   * Starts watching for readers: events are copied only while some process reads them (subscribing to the bus
+   * makes the engine build events, the main cost of publishing). One statement per `checkInterval` asks, none
+   * while this process reads itself.
+   */
   start(): void {
+    const check = async (): Promise<void> => {
+      let readers = this.settings.readingHere();
+      if (!readers) {
+        try {
+          readers = await (await this.storage()).hasEventReaders(Date.now() - this.settings.readerTtl);
+        } catch (error) {
+          // Unknown: keep the current state until the next check.
+          this.logger.error(`Cluster events: checking for readers failed: ${String(error)}`);
+          readers = this.subscription !== undefined;
+        }
+      }
+      if (this.stopped) return;
+      if (readers) this.publish();
+      else this.pause();
+      this.checkTimer = setTimeout(() => void check(), this.settings.checkInterval);
+      this.checkTimer.unref();
+    };
+    void check();
+  }
+
+  private pause(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+  }
+
+  private publish(): void {
     this.subscription ??= this.bus.events$.pipe(filter((event) => event.origin === undefined)).subscribe((event) => {
       this.buffer.push(encodeEvent(event));
       this.jobs.push(`${event.queue}/${event.jobId}`);
@@ -65,8 +103,9 @@ export class ClusterEventPublisher {
 
   /** Stops copying and writes what is buffered. Idempotent. */
   async stop(): Promise<void> {
-    this.subscription?.unsubscribe();
-    this.subscription = undefined;
+    this.stopped = true;
+    clearTimeout(this.checkTimer);
+    this.pause();
     await this.flush();
   }
 

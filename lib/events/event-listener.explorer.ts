@@ -75,15 +75,13 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
   }
 
   /**
-   * Subscribes the `@QueueEventsListener` methods; with `clusterEvents`, waits until the shared reader has its
-   * starting point, so every event published after `app.init()` reaches them.
+   * Subscribes the `@QueueEventsListener` methods. With `clusterEvents`, other processes' events reach them from
+   * about one `pollInterval` after boot (`QueueEvents.listening()` resolves then); boot does not wait for it.
    */
-  async onApplicationBootstrap(): Promise<void> {
-    if (this.queueListeners.length === 0) return;
+  onApplicationBootstrap(): void {
     for (const { queue, type, handler, label } of this.queueListeners) {
       this.factory.addEventListener(queue, type, handler, label, this.factory.allEvents$);
     }
-    await this.factory.clusterListening();
   }
 
   private decoratedMethods(target: Function) {

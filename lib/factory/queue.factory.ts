@@ -10,7 +10,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { Observable, Subscription, filter, merge } from 'rxjs';
 import { QueueAlreadyRegisteredError } from '../errors/queue-already-registered.error';
-import { ClusterEventFeed } from '../events/cluster-event-feed';
+import { ClusterEventFeed, READER_TTL_MS } from '../events/cluster-event-feed';
 import { ClusterEventPublisher } from '../events/cluster-event-publisher';
 import { FinishWatcher } from '../events/finish-watcher';
 import { JobEventBus } from '../events/job-event-bus';
@@ -169,6 +169,9 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
           retention: Math.max(300_000, 20 * options.pollInterval),
           pruneInterval: 30_000,
           flushDelay: Math.min(100, options.pollInterval / 2),
+          checkInterval: options.pollInterval,
+          readerTtl: READER_TTL_MS,
+          readingHere: () => this.feed?.reading ?? false,
         },
         this.logger,
       );

@@ -217,8 +217,12 @@ export interface QueueStorage {
   appendEvents(batch: StoredEventBatch): Promise<void>;
   /** Batches after `afterId` (oldest first, at most `limit`); `afterId` null reads none and returns the cursor to start from. */
   readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }>;
-  /** Deletes batches created before `before`; returns how many. */
+  /** Deletes batches created before `before`, and reader heartbeats older than that; returns how many batches. */
   pruneEvents(before: number): Promise<number>;
+  /** Records that `origin` reads cluster events (a heartbeat). */
+  markEventReader(origin: string, now: number): Promise<void>;
+  /** Whether any process left a reader heartbeat at or after `since`. */
+  hasEventReaders(since: number): Promise<boolean>;
 
   // --- control ---
   /** Pauses or resumes a queue for every process sharing the database. */

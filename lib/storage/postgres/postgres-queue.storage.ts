@@ -26,7 +26,7 @@ import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } f
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
-import { appendEvents, getFinishedJobs, pruneEvents, readEvents } from './sql/events.sql';
+import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -160,6 +160,14 @@ export class PostgresQueueStorage implements QueueStorage {
 
   readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
     return readEvents(this.db, afterId, limit);
+  }
+
+  markEventReader(origin: string, now: number): Promise<void> {
+    return markEventReader(this.db, origin, now);
+  }
+
+  hasEventReaders(since: number): Promise<boolean> {
+    return hasEventReaders(this.db, since);
   }
 
   pruneEvents(before: number): Promise<number> {

@@ -23,7 +23,7 @@ import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
-import { appendEvents, getFinishedJobs, pruneEvents, readEvents } from './sql/events.sql';
+import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -177,6 +177,14 @@ export class SqliteQueueStorage implements QueueStorage {
 
   readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
     return readEvents(this.db.runner, afterId, limit);
+  }
+
+  markEventReader(origin: string, now: number): Promise<void> {
+    return markEventReader(this.db.runner, origin, now);
+  }
+
+  hasEventReaders(since: number): Promise<boolean> {
+    return hasEventReaders(this.db.runner, since);
   }
 
   pruneEvents(before: number): Promise<number> {

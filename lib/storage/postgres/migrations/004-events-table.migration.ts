@@ -1,4 +1,4 @@
-import { EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
 import { PostgresMigration } from './postgres-migration';
 
 /**
@@ -15,6 +15,10 @@ export const POSTGRES_MIGRATION_4: PostgresMigration = {
     origin     text    NOT NULL,
     created_at bigint NOT NULL,
     events     text    NOT NULL
+  )`,
+    `CREATE TABLE IF NOT EXISTS ${s}.${EVENT_READERS_TABLE} (
+    origin  text   PRIMARY KEY,
+    seen_at bigint NOT NULL
   )`,
   ],
 };

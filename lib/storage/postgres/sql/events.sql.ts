@@ -1,4 +1,4 @@
-import { EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
 import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
@@ -13,6 +13,7 @@ import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragment
  */
 const sql = perSchema(({ T }) => {
   const E = T.replace(/[^.]+$/, EVENTS_TABLE);
+  const R = T.replace(/[^.]+$/, EVENT_READERS_TABLE);
   return {
     finishedJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ANY($1::bigint[]) AND status IN ('completed', 'failed', 'cancelled')`,
     appendEvents: `INSERT INTO ${E} (origin, created_at, events)
@@ -20,6 +21,9 @@ const sql = perSchema(({ T }) => {
     readEvents: `SELECT id, origin, created_at, events FROM ${E} WHERE id > $1 ORDER BY id LIMIT $2`,
     lastEventId: `SELECT COALESCE(MAX(id), 0) AS id FROM ${E}`,
     pruneEvents: `DELETE FROM ${E} WHERE created_at < $1`,
+    pruneReaders: `DELETE FROM ${R} WHERE seen_at < $1`,
+    markReader: `INSERT INTO ${R} (origin, seen_at) VALUES ($1, $2) ON CONFLICT (origin) DO UPDATE SET seen_at = excluded.seen_at`,
+    hasReaders: `SELECT EXISTS (SELECT 1 FROM ${R} WHERE seen_at >= $1) AS found`,
   };
 });
 
@@ -50,7 +54,19 @@ export async function readEvents(
   return { batches, cursor: batches.length > 0 ? batches[batches.length - 1].id! : afterId };
 }
 
-/** Deletes batches older than `before`. */
-export function pruneEvents(db: PostgresContext, before: number): Promise<number> {
+/** Deletes batches (and reader heartbeats) older than `before`. */
+export async function pruneEvents(db: PostgresContext, before: number): Promise<number> {
+  await db.runner.run(sql(db.tables).pruneReaders, [ms(before)]);
   return db.runner.run(sql(db.tables).pruneEvents, [ms(before)]);
+}
+
+/** A reader's heartbeat. */
+export async function markEventReader(db: PostgresContext, origin: string, now: number): Promise<void> {
+  await db.runner.run(sql(db.tables).markReader, [origin, ms(now)]);
+}
+
+/** Whether a reader's heartbeat is at or after `since`. */
+export async function hasEventReaders(db: PostgresContext, since: number): Promise<boolean> {
+  const [row] = await db.runner.all(sql(db.tables).hasReaders, [ms(since)]);
+  return row?.found === true || row?.found === 't' || Number(row?.found) === 1;
 }

@@ -1,4 +1,4 @@
-import { EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
 import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { StorageRow, toJobRecord } from '../../shared/job-row.mapper';
@@ -19,6 +19,13 @@ const READ_EVENTS_SQL = `SELECT id, origin, created_at, events FROM ${E} WHERE i
 const LAST_EVENT_ID_SQL = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${E}'), 0) AS id`;
 
 const PRUNE_EVENTS_SQL = `DELETE FROM ${E} WHERE created_at < ?`;
+
+const PRUNE_READERS_SQL = `DELETE FROM ${EVENT_READERS_TABLE} WHERE seen_at < ?`;
+
+const MARK_READER_SQL = `INSERT INTO ${EVENT_READERS_TABLE} (origin, seen_at) VALUES (?, ?)
+  ON CONFLICT (origin) DO UPDATE SET seen_at = excluded.seen_at`;
+
+const HAS_READERS_SQL = `SELECT EXISTS (SELECT 1 FROM ${EVENT_READERS_TABLE} WHERE seen_at >= ?) AS found`;
 
 /** Of these jobs, the finished ones. */
 export async function getFinishedJobs(runner: StatementRunner, ids: string[]): Promise<JobRecord[]> {
@@ -46,9 +53,21 @@ export async function readEvents(
   return { batches, cursor: batches.length > 0 ? batches[batches.length - 1].id! : afterId };
 }
 
-/** Deletes batches older than `before`. */
-export function pruneEvents(runner: StatementRunner, before: number): Promise<number> {
+/** Deletes batches (and reader heartbeats) older than `before`. */
+export async function pruneEvents(runner: StatementRunner, before: number): Promise<number> {
+  await runner.run(PRUNE_READERS_SQL, [before]);
   return runner.run(PRUNE_EVENTS_SQL, [before]);
+}
+
+/** A reader's heartbeat. */
+export async function markEventReader(runner: StatementRunner, origin: string, now: number): Promise<void> {
+  await runner.run(MARK_READER_SQL, [origin, now]);
+}
+
+/** Whether a reader's heartbeat is at or after `since`. */
+export async function hasEventReaders(runner: StatementRunner, since: number): Promise<boolean> {
+  const [row] = await runner.all(HAS_READERS_SQL, [since]);
+  return Number(row?.found ?? 0) === 1;
 }
 
 /** A stored batch row, on either backend. */
