@@ -79,14 +79,18 @@ function main() {
       if (out.status !== 0) throw new Error(`${name} failed: ${out.stderr}`);
       const line = JSON.parse(out.stdout.trim().split('\n').pop());
       results.get(name).push(line.jobsPerSecond);
-      process.stderr.write(`run ${run + 1} ${name}: ${Math.round(line.jobsPerSecond)} jobs/s${line.errors ? ` (${line.errors} errors)` : ''}\n`);
+      process.stderr.write(
+        `run ${run + 1} ${name}: ${Math.round(line.jobsPerSecond)} jobs/s${line.errors ? ` (${line.errors} errors)` : ''}\n`,
+      );
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const reference = median(results.get('events-off'));
   for (const [name, values] of results) {
     const m = median(values);
-    console.log(`${name.padEnd(15)} median ${Math.round(m)} jobs/s (${((m / reference - 1) * 100).toFixed(1)} % vs events-off), runs: ${values.map(Math.round).join(', ')}`);
+    console.log(
+      `${name.padEnd(15)} median ${Math.round(m)} jobs/s (${((m / reference - 1) * 100).toFixed(1)} % vs events-off), runs: ${values.map(Math.round).join(', ')}`,
+    );
   }
 }
 

@@ -42,13 +42,13 @@ describeEachBackend('idle cost', (backend) => {
    * `watchers`, the app has `clusterEvents` and, before the window, that many QueueEvents subscribers and that many
    * waiters (`waitUntilFinished`) on jobs of a queue nobody processes.
    */
-  async function measureIdle(queueCount: number, watchers?: number): Promise<IdleWindow> {
+  async function measureIdle(queueCount: number, watchers?: number, clusterEvents = watchers !== undefined): Promise<IdleWindow> {
     const db = backend.tempDatabase();
     cleanups.push(db.cleanup);
     connection = countingConnection(db);
     const log = connection.log;
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL_INTERVAL, clusterEvents: watchers !== undefined })],
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL_INTERVAL, clusterEvents })],
       // Classes generated at run time: one distinct @Processor class per queue, as an app with 50 queues has.
       providers: Array.from({ length: queueCount }, (_, i) => defineProcessor(`idle-${i}`, async () => undefined)),
     }).compile();
@@ -138,5 +138,15 @@ describeEachBackend('idle cost', (backend) => {
       expect(checks(idle)).toBeLessThanOrEqual(ROUNDS + 1);
     }
     expect(reads(plain) + checks(plain)).toBe(0);
+  });
+
+  it('with clusterEvents and nobody listening anywhere: one reader check per poll, and nothing published', async () => {
+    const plain = await measureIdle(1);
+    const quiet = await measureIdle(1, undefined, true);
+    expect(quiet.claims).toHaveLength(ROUNDS);
+    const checks = quiet.others.filter((statement) => /nest_queue_event_readers/.test(statement.sql));
+    expect(checks.length).toBeLessThanOrEqual(ROUNDS + 1);
+    expect(quiet.others.length - plain.others.length).toBeLessThanOrEqual(ROUNDS + 2);
+    expect(quiet.others.filter((statement) => /nest_queue_events\b/.test(statement.sql))).toEqual([]);
   });
 });
