@@ -23,7 +23,8 @@ async function child() {
     : { database: path.join(dir, 'queue.sqlite'), driver: process.env.BENCH_AB_DRIVER || 'sqlite3' };
   // events-on: clusterEvents set but nobody listens anywhere (publishers stay quiet); events-listened: a process
   // listens (here this one, through QueueEvents), so every event of every job is published and read back.
-  if (variant !== 'events-off') options.clusterEvents = true;
+  // local-listened: a QueueEvents subscriber without clusterEvents (the engine builds events, nothing is published).
+  if (variant === 'events-on' || variant === 'events-listened') options.clusterEvents = true;
   let done = 0;
   let resolveAll;
   const all = new Promise((resolve) => (resolveAll = resolve));
@@ -36,7 +37,7 @@ async function child() {
     },
   });
   let subscription;
-  if (variant === 'events-listened') {
+  if (variant === 'events-listened' || variant === 'local-listened') {
     const events = app.app.get(require('./lib/library-app').lib.QueueEvents);
     subscription = events.subscribe(() => undefined);
     await events.listening();
@@ -61,11 +62,13 @@ async function child() {
 function main() {
   const jobs = Number(process.argv[2] ?? 20000);
   const runs = Number(process.argv[3] ?? 5);
+  const only = process.env.BENCH_AB_VARIANTS?.split(',');
   const variants = [
     ['events-off', undefined],
     ['events-on', undefined],
     ['events-listened', undefined],
-  ];
+    ['local-listened', undefined],
+  ].filter(([name]) => !only || name === 'events-off' || only.includes(name));
   if (process.env.BENCH_AB_BASE_DIST) variants.push(['base', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
   const results = new Map(variants.map(([name]) => [name, []]));
   for (let run = 0; run < runs; run++) {

@@ -51,7 +51,7 @@ export class ClusterEventFeed {
             }
             let full = true;
             while (full && !stopped) {
-              const read = await storage.readEvents(cursor, READ_BATCH);
+              const read = await storage.readEvents(cursor, READ_BATCH, this.origin);
               const starting = cursor === null;
               cursor = read.cursor;
               // Publishers check for readers every pollInterval (and write every flushDelay): past that, they publish.

@@ -54,9 +54,9 @@ export interface SqliteQueueModuleOptions {
   /**
    * `true`: this process publishes its job events (added, active, progress, retrying, stalled, completed, failed,
    * cancelled) to the database, and `QueueEvents` / `@QueueEventsListener` classes also receive the events that
-   * other processes with this option published, within about `pollInterval`. Costs one small batched insert per
-   * batch of events while anything listens anywhere, and one read per poll while this process listens. Default
-   * `false`: `QueueEvents` carries only this process's events.
+   * other processes with this option published, within about `pollInterval`. Events are published only while some
+   * process listens (one check per poll otherwise); then one row per 100 ms batch of events, and one read per poll
+   * in each listening process. Default `false`: `QueueEvents` carries only this process's events.
    */
   clusterEvents?: boolean;
   /** `false`: this process only produces and inspects; it claims nothing. Default `true`. */

@@ -215,8 +215,11 @@ export interface QueueStorage {
   // --- cluster events ---
   /** Appends one batch of events to the shared event log (one row, one statement). */
   appendEvents(batch: StoredEventBatch): Promise<void>;
-  /** Batches after `afterId` (oldest first, at most `limit`); `afterId` null reads none and returns the cursor to start from. */
-  readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }>;
+  /**
+   * Batches of other origins than `origin` after `afterId` (oldest first, at most `limit`);
+   * `afterId` null reads none and returns the cursor to start from.
+   */
+  readEvents(afterId: string | null, limit: number, origin: string): Promise<{ batches: StoredEventBatch[]; cursor: string }>;
   /** Deletes batches created before `before`, and reader heartbeats older than that; returns how many batches. */
   pruneEvents(before: number): Promise<number>;
   /** Records that `origin` reads cluster events (a heartbeat). */

@@ -158,8 +158,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return appendEvents(this.db, batch);
   }
 
-  readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
-    return readEvents(this.db, afterId, limit);
+  readEvents(afterId: string | null, limit: number, origin: string): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
+    return readEvents(this.db, afterId, limit, origin);
   }
 
   markEventReader(origin: string, now: number): Promise<void> {

@@ -175,8 +175,8 @@ export class SqliteQueueStorage implements QueueStorage {
     return appendEvents(this.db.runner, batch);
   }
 
-  readEvents(afterId: string | null, limit: number): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
-    return readEvents(this.db.runner, afterId, limit);
+  readEvents(afterId: string | null, limit: number, origin: string): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
+    return readEvents(this.db.runner, afterId, limit, origin);
   }
 
   markEventReader(origin: string, now: number): Promise<void> {

@@ -18,7 +18,7 @@ const sql = perSchema(({ T }) => {
     finishedJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ANY($1::bigint[]) AND status IN ('completed', 'failed', 'cancelled')`,
     appendEvents: `INSERT INTO ${E} (origin, created_at, events)
       SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext('${E}'))) AS lock`,
-    readEvents: `SELECT id, origin, created_at, events FROM ${E} WHERE id > $1 ORDER BY id LIMIT $2`,
+    readEvents: `SELECT id, origin, created_at, events FROM ${E} WHERE id > $1 AND origin <> $3 ORDER BY id LIMIT $2`,
     lastEventId: `SELECT COALESCE(MAX(id), 0) AS id FROM ${E}`,
     pruneEvents: `DELETE FROM ${E} WHERE created_at < $1`,
     pruneReaders: `DELETE FROM ${R} WHERE seen_at < $1`,
@@ -44,13 +44,14 @@ export async function readEvents(
   db: PostgresContext,
   afterId: string | null,
   limit: number,
+  origin: string,
 ): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
   const statements = sql(db.tables);
   if (afterId === null) {
     const [row] = await db.runner.all(statements.lastEventId, []);
     return { batches: [], cursor: String(row?.id ?? 0) };
   }
-  const batches = (await db.runner.all(statements.readEvents, [afterId, limit])).map(toStoredEventBatch);
+  const batches = (await db.runner.all(statements.readEvents, [afterId, limit, origin])).map(toStoredEventBatch);
   return { batches, cursor: batches.length > 0 ? batches[batches.length - 1].id! : afterId };
 }
 

@@ -13,7 +13,7 @@ const FINISHED_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
 
 const APPEND_EVENTS_SQL = `INSERT INTO ${E} (origin, created_at, events) VALUES (?, ?, ?)`;
 
-const READ_EVENTS_SQL = `SELECT id, origin, created_at, events FROM ${E} WHERE id > ? ORDER BY id LIMIT ?`;
+const READ_EVENTS_SQL = `SELECT id, origin, created_at, events FROM ${E} WHERE id > ? AND origin <> ? ORDER BY id LIMIT ?`;
 
 /** sqlite_sequence keeps the last id handed out even when pruning emptied the table. */
 const LAST_EVENT_ID_SQL = `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${E}'), 0) AS id`;
@@ -44,12 +44,13 @@ export async function readEvents(
   runner: StatementRunner,
   afterId: string | null,
   limit: number,
+  origin: string,
 ): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
   if (afterId === null) {
     const [row] = await runner.all(LAST_EVENT_ID_SQL, []);
     return { batches: [], cursor: String(row?.id ?? 0) };
   }
-  const batches = (await runner.all(READ_EVENTS_SQL, [Number(afterId), limit])).map(toStoredEventBatch);
+  const batches = (await runner.all(READ_EVENTS_SQL, [Number(afterId), origin, limit])).map(toStoredEventBatch);
   return { batches, cursor: batches.length > 0 ? batches[batches.length - 1].id! : afterId };
 }
 
