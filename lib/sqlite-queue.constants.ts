@@ -18,6 +18,18 @@ export const QUEUES_TABLE = 'nest_queue_queues';
 /** Recurring job definitions. */
 export const SCHEDULES_TABLE = 'nest_queue_schedules';
 
+/** Job events published for other processes (only written by processes with `clusterEvents: true`). */
+export const EVENTS_TABLE = 'nest_queue_events';
+
+/** Processes currently reading cluster events (a heartbeat each): publishers write events only while one is recent. */
+export const EVENT_READERS_TABLE = 'nest_queue_event_readers';
+
+/** Metadata key of `@QueueEventsListener` (the queue it listens to). */
+export const QUEUE_EVENTS_LISTENER_METADATA = 'sqlite-queue:queue-events-listener';
+
+/** Metadata key of `@OnQueueEvent` (the event type). */
+export const ON_QUEUE_EVENT_METADATA = 'sqlite-queue:on-queue-event';
+
 /** Defaults of the module options that have a plain value. */
 export const MODULE_DEFAULTS = {
   database: 'queue.sqlite',

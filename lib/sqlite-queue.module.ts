@@ -15,12 +15,14 @@ import { InvalidModuleOptionsError } from './errors/invalid-module-options.error
 import { RegisterQueueAsyncOptions, RegisterQueueOptions } from './interfaces/register-queue-options.interface';
 import { createAsyncQueueProviders, createQueueProviders } from './queue/queue.providers';
 import { ProcessorExplorer } from './worker/processor.explorer';
+import { EventListenerExplorer } from './events/event-listener.explorer';
 import { ProcessorMetadataAccessor } from './worker/processor-metadata.accessor';
 
 const CORE_PROVIDERS: Provider[] = [
   QueueFactory,
   ProcessorMetadataAccessor,
   ProcessorExplorer,
+  EventListenerExplorer,
   QueueProducer,
   QueueAdmin,
   QueueEvents,

@@ -1,5 +1,6 @@
 import { Test, TestingModule } from '@nestjs/testing';
-import { SqliteQueueModule } from '../lib';
+import { Subscription } from 'rxjs';
+import { QueueEvents, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { CountingConnection, LoggedStatement, StatementLog, countingConnection } from './support/counting-data-source';
 import { waitFor } from './support/wait-for';
@@ -36,21 +37,43 @@ describeEachBackend('idle cost', (backend) => {
     cleanups.splice(0).forEach((cleanup) => cleanup());
   });
 
-  /** Boots an app with `queueCount` idle queues on a fresh database and records what it sends while idle. */
-  async function measureIdle(queueCount: number): Promise<IdleWindow> {
+  /**
+   * Boots an app with `queueCount` idle queues on a fresh database and records what it sends while idle. With
+   * `watchers`, the app has `clusterEvents` and, before the window, that many QueueEvents subscribers and that many
+   * waiters (`waitUntilFinished`) on jobs of a queue nobody processes.
+   */
+  async function measureIdle(queueCount: number, watchers?: number, clusterEvents = watchers !== undefined): Promise<IdleWindow> {
     const db = backend.tempDatabase();
     cleanups.push(db.cleanup);
     connection = countingConnection(db);
     const log = connection.log;
     app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL_INTERVAL })],
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL_INTERVAL, clusterEvents })],
       // Classes generated at run time: one distinct @Processor class per queue, as an app with 50 queues has.
       providers: Array.from({ length: queueCount }, (_, i) => defineProcessor(`idle-${i}`, async () => undefined)),
     }).compile();
     await app.init();
+    const subscriptions: Subscription[] = [];
+    if (watchers !== undefined) {
+      const events = app.get(QueueEvents);
+      for (let i = 0; i < watchers; i++) subscriptions.push(events.subscribe(() => undefined));
+      await events.listening();
+      const jobs = await app.get(QueueProducer).addBulk(
+        'parked',
+        Array.from({ length: watchers }, (_, n) => ({ data: n })),
+      );
+      // Rejected with ShutdownAbortError when the app closes: expected.
+      for (const job of jobs) job.waitUntilFinished().catch(() => undefined);
+      await waitFor(
+        () => log.statements.some((statement) => statement.sql.includes('json_each') || statement.sql.includes('ANY($1::bigint[])')),
+        'a finished-jobs check',
+      );
+      log.statements.splice(0);
+    }
 
     // The clock of the measurement is the claim counter itself: wait for the claims, not for a time.
     await waitFor(() => log.claims >= WARM_UP + ROUNDS + 1, `${WARM_UP + ROUNDS + 1} claim rounds`, 30_000, 5);
+    subscriptions.forEach((subscription) => subscription.unsubscribe());
     await app.close();
     app = undefined;
     await connection.destroy();
@@ -95,5 +118,35 @@ describeEachBackend('idle cost', (backend) => {
     // number of queues. A lower bound on elapsed time, with one period of slack for timer jitter on the first claim.
     expect(fifty.elapsed).toBeGreaterThanOrEqual((ROUNDS - 1) * POLL_INTERVAL);
     expect(one.elapsed).toBeGreaterThanOrEqual((ROUNDS - 1) * POLL_INTERVAL);
+  });
+
+  it('with clusterEvents, 50 event subscribers and 50 waiters cost what 1 of each does: at most one statement each per poll', async () => {
+    const plain = await measureIdle(1);
+    const one = await measureIdle(1, 1);
+    const fifty = await measureIdle(1, 50);
+
+    for (const idle of [plain, one, fifty]) expect(idle.claims).toHaveLength(ROUNDS);
+    // Independent of the number of listeners and waiters (timer phase slack of one per periodic task).
+    expect(Math.abs(fifty.others.length - one.others.length)).toBeLessThanOrEqual(2);
+    // The events read and the finished-jobs check: one each per poll period over what a plain idle app sends.
+    expect(one.others.length - plain.others.length).toBeLessThanOrEqual(2 * ROUNDS + 2);
+    const reads = (idle: IdleWindow) => idle.others.filter((statement) => /nest_queue_events/.test(statement.sql)).length;
+    const checks = (idle: IdleWindow) => idle.others.filter((statement) => /json_each|ANY\(\$1::bigint\[\]\)/.test(statement.sql)).length;
+    for (const idle of [one, fifty]) {
+      expect(reads(idle)).toBeLessThanOrEqual(ROUNDS + 1);
+      expect(reads(idle)).toBeGreaterThanOrEqual(ROUNDS - 2);
+      expect(checks(idle)).toBeLessThanOrEqual(ROUNDS + 1);
+    }
+    expect(reads(plain) + checks(plain)).toBe(0);
+  });
+
+  it('with clusterEvents and nobody listening anywhere: one reader check per poll, and nothing published', async () => {
+    const plain = await measureIdle(1);
+    const quiet = await measureIdle(1, undefined, true);
+    expect(quiet.claims).toHaveLength(ROUNDS);
+    const checks = quiet.others.filter((statement) => /nest_queue_event_readers/.test(statement.sql));
+    expect(checks.length).toBeLessThanOrEqual(ROUNDS + 1);
+    expect(quiet.others.length - plain.others.length).toBeLessThanOrEqual(ROUNDS + 2);
+    expect(quiet.others.filter((statement) => /nest_queue_events\b/.test(statement.sql))).toEqual([]);
   });
 });

@@ -62,7 +62,7 @@ describeEachBackend('migrate: false', (backend) => {
             schema: current.db.options.postgres!.schema!,
           });
     expect(steps.map((step) => step.version)).toEqual(allSchemaVersions(backend.kind));
-    expect(steps.slice(0, 5).map((step) => [step.version, step.name])).toEqual(
+    expect(steps.slice(0, 6).map((step) => [step.version, step.name])).toEqual(
       backend.kind === 'sqlite'
         ? [
             [1, 'initial'],
@@ -70,6 +70,7 @@ describeEachBackend('migrate: false', (backend) => {
             [3, 'job-names'],
             [4, 'flows'],
             [5, 'queue-limits'],
+            [6, 'events-table'],
           ]
         : [
             [1, 'initial'],
@@ -77,8 +78,10 @@ describeEachBackend('migrate: false', (backend) => {
             [3, 'job-names'],
             [4, 'flows'],
             [5, 'queue-limits'],
+            [6, 'events-table'],
           ],
     );
+    expect(steps.map((step) => step.version)).toEqual(steps.map((_, i) => i + 1));
     for (const step of steps) await rawSql(current.db, step.sql);
     current.app = await boot(current.db, false);
     expect(await current.app.get(QueueAdmin).getCounts(LEGACY_QUEUE)).toEqual({

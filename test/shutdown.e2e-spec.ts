@@ -210,7 +210,7 @@ describeEachBackend('graceful shutdown', (backend) => {
     const expected = /^warn Shutdown: 2 jobs still running after shutdownTimeout \(200 ms\); .*handing them back, attempt uncounted/;
     expect(shutdownLines[0]).toMatch(expected);
     for (const id of ids) expect(shutdownLines[0]).toContain(id);
-    expect(heard.map((event) => event.type).filter((type) => type !== 'active')).toEqual([]);
+    expect(heard.map((event) => event.type).filter((type) => type !== 'active' && type !== 'added')).toEqual([]);
 
     const afterClose = await inspect(ids);
     expect(afterClose.counts).toEqual(jobCounts({ pending: 2 }));

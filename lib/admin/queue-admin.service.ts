@@ -14,8 +14,10 @@ import { assertQueueName } from '../utils/queue-name.util';
 import { jobNameProblem } from '../utils/job-name.util';
 import { parseJobLogs } from '../utils/job-logs.util';
 import { guardStorage } from '../utils/storage-boundary.util';
-import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
+import { LIMITS, MAX_TIMER_MS, describeValue, isDurationMs, isTimerDuration } from '../utils/validation.util';
 import { CascadeOptions } from '../interfaces/flow-job.interface';
+import { WaitOptions } from '../interfaces/wait-options.interface';
+import { waitUntilIdle } from './wait-until-idle';
 import { toJobFlowInfo, toJobInfo } from './to-job-info';
 
 const MAX_PAGE = 1000;
@@ -296,6 +298,39 @@ export class QueueAdmin {
     await (await this.storage()).backup(destination);
   }
 
+  /**
+   * Resolves with the job's final state once it is completed, failed or cancelled, whichever process runs it (at
+   * once if it already is). All waits of the process share one mechanism: the job's own events when this process
+   * finishes it, else ONE statement per `pollInterval` for every waited job together (so a job finished elsewhere
+   * is seen within about `pollInterval`); nothing is sent while nobody waits. A job removed meanwhile (retention)
+   * is not seen: give such waits a `timeout`.
+   * @throws JobNotFoundError (no such job), WaitTimeoutError (after `timeout` ms), ShutdownAbortError (the
+   * application closed first), InvalidArgumentError (bad timeout).
+   */
+  async waitUntilFinished<TData = unknown, TResult = unknown>(id: string, options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> {
+    const rowId = assertJobId(id);
+    const timeout = assertTimeout('waitUntilFinished', options);
+    await this.storage();
+    return toJobInfo<TData, TResult>(await this.factory.finishWatcher.wait(rowId, timeout));
+  }
+
+  /**
+   * Resolves once `queue` (or every queue) is idle: no running job and no due pending job, paused queues aside. Jobs
+   * due later (delayed, or waiting for a retry) do not count. Meant for tests: `await admin.waitUntilIdle('email')`
+   * after enqueuing, then assert. Each call checks for itself, at once after a job of this process settles and
+   * otherwise every min(`pollInterval`, 50 ms).
+   * @throws WaitTimeoutError, InvalidQueueNameError, InvalidArgumentError.
+   */
+  async waitUntilIdle(queue?: string, options: WaitOptions = {}): Promise<void> {
+    if (queue !== undefined) assertQueueName(queue);
+    const timeout = assertTimeout('waitUntilIdle', options);
+    await waitUntilIdle(await this.storage(), this.factory.events, {
+      queue,
+      timeout,
+      interval: Math.min(this.factory.options.pollInterval, 50),
+    });
+  }
+
   /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */
   private async storage(): Promise<QueueStorage> {
     return guardStorage(await this.factory.storage(), 'QueueAdmin');
@@ -317,6 +352,18 @@ function cascadeOf(method: string, options: CascadeOptions): boolean {
     throw new InvalidArgumentError(method, 'options', `must be { cascade?: boolean }, got ${describeValue(options)}`);
   }
   return options.cascade === true;
+}
+
+function assertTimeout(method: string, options: WaitOptions): number | undefined {
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(method, 'options', 'must be an object { timeout? }');
+  if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
+    throw new InvalidArgumentError(
+      method,
+      'timeout',
+      `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`,
+    );
+  }
+  return options.timeout;
 }
 
 function assertJobId(id: unknown): string {

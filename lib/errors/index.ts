@@ -33,3 +33,5 @@ export * from './schema-outdated.error';
 export * from './unsupported-transaction.error';
 export * from './child-failed.error';
 export * from './rate-limit.error';
+export * from './wait-timeout.error';
+export * from './invalid-event-listener.error';

@@ -7,8 +7,12 @@ import {
   OnApplicationShutdown,
   OnModuleInit,
 } from '@nestjs/common';
-import { Subscription, filter } from 'rxjs';
+import { randomUUID } from 'node:crypto';
+import { Observable, Subscription, filter, merge } from 'rxjs';
 import { QueueAlreadyRegisteredError } from '../errors/queue-already-registered.error';
+import { ClusterEventFeed, READER_TTL_MS } from '../events/cluster-event-feed';
+import { ClusterEventPublisher } from '../events/cluster-event-publisher';
+import { FinishWatcher } from '../events/finish-watcher';
 import { JobEventBus } from '../events/job-event-bus';
 import { JobEventType, QueueEvent } from '../interfaces/queue-event.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
@@ -36,6 +40,12 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
   private resolved?: ResolvedModuleOptions;
   private storagePromise?: Promise<QueueStorage>;
   private runtimeInstance?: ProcessingRuntime;
+  private publisher?: ClusterEventPublisher;
+  private feed?: ClusterEventFeed;
+  private watcher?: FinishWatcher;
+  private eventStream?: Observable<QueueEvent>;
+  /** This process's identity in the shared event log (unlike `workerId`, never shared by two processes). */
+  readonly instanceId = randomUUID();
 
   constructor(@Inject(SQLITE_QUEUE_MODULE_OPTIONS) private readonly rawOptions: SqliteQueueModuleOptions) {}
 
@@ -76,6 +86,31 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
     return this.storagePromise;
   }
 
+  /**
+   * Every job event this process can see: its own, and with `clusterEvents` those of every other process too
+   * (read by one shared reader while anything subscribes).
+   */
+  get allEvents$(): Observable<QueueEvent> {
+    this.eventStream ??= this.options.clusterEvents ? merge(this.events.events$, this.clusterFeed().events$) : this.events.events$;
+    return this.eventStream;
+  }
+
+  /** Resolves once events of other processes published from now on reach current subscribers (at once without `clusterEvents`). */
+  clusterListening(): Promise<void> {
+    return this.feed?.listening() ?? Promise.resolve();
+  }
+
+  /** The one watcher behind every `waitUntilFinished` of the process. */
+  get finishWatcher(): FinishWatcher {
+    this.watcher ??= new FinishWatcher(() => this.storage(), this.events, this.options.pollInterval, this.logger);
+    return this.watcher;
+  }
+
+  private clusterFeed(): ClusterEventFeed {
+    this.feed ??= new ClusterEventFeed(() => this.storage(), this.instanceId, this.options.pollInterval, this.logger);
+    return this.feed;
+  }
+
   /** Registers a discovered processor; a second one for the same queue is a boot error. */
   registerProcessor(definition: ProcessorDefinition): void {
     const existing = this.definitions.get(definition.queue);
@@ -97,14 +132,20 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
    * Calls `listener` with the events of one type of one queue. A listener that throws or rejects is logged
    * with the job and never reaches the engine.
    */
-  addEventListener(queue: string, type: JobEventType, listener: (event: QueueEvent) => unknown, label: string): void {
+  addEventListener(
+    queue: string | undefined,
+    type: JobEventType,
+    listener: (event: QueueEvent) => unknown,
+    label: string,
+    source: Observable<QueueEvent> = this.events.events$,
+  ): void {
     const report = (error: unknown, event: QueueEvent) =>
       this.logger.error(
-        `Event listener ${label} threw on '${type}' of job ${event.jobId} (queue ${queue}): ${String(error)}`,
+        `Event listener ${label} threw on '${type}' of job ${event.jobId} (queue ${event.queue}): ${String(error)}`,
         (error as Error)?.stack,
       );
     this.listeners.push(
-      this.events.events$.pipe(filter((event) => event.queue === queue && event.type === type)).subscribe((event) => {
+      source.pipe(filter((event) => event.type === type && (queue === undefined || event.queue === queue))).subscribe((event) => {
         try {
           const returned = listener(event);
           if (returned instanceof Promise) returned.catch((error: unknown) => report(error, event));
@@ -118,6 +159,24 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
   async onApplicationBootstrap(): Promise<void> {
     const options = this.options;
     const storage = await this.storage();
+    if (options.clusterEvents) {
+      this.publisher = new ClusterEventPublisher(
+        this.events,
+        () => this.storage(),
+        // Readers poll every pollInterval: keep events for many of their periods, at least five minutes.
+        {
+          origin: this.instanceId,
+          retention: Math.max(300_000, 20 * options.pollInterval),
+          pruneInterval: 30_000,
+          flushDelay: Math.min(100, options.pollInterval / 2),
+          checkInterval: options.pollInterval,
+          readerTtl: READER_TTL_MS,
+          readingHere: () => this.feed?.reading ?? false,
+        },
+        this.logger,
+      );
+      this.publisher.start();
+    }
     if (!options.processing || this.definitions.size === 0) return;
     const now = Date.now();
     await Scheduler.upsert(
@@ -139,6 +198,9 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
 
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
+    this.watcher?.close();
+    // After the runtime stopped: the last completions are published too.
+    await this.publisher?.stop();
     this.listeners.splice(0).forEach((subscription) => subscription.unsubscribe());
     this.events.complete();
     if (this.storagePromise) {

@@ -31,6 +31,12 @@ export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOp
   backoff: BackoffOptions;
 }
 
+/**
+ * Default shutdownTimeout under jest: `app.close()` in a hook must end within jest's default 5 s hook timeout even
+ * when a job still runs (the job is aborted and handed back, its attempt uncounted, as at any shutdown deadline).
+ */
+export const TEST_SHUTDOWN_TIMEOUT = 2000;
+
 const MS_OPTIONS = ['pollInterval', 'leaseDuration'] as const;
 
 /** Every option `forRoot` / `forRootAsync` takes; anything else is a typo that would otherwise be ignored. */
@@ -52,6 +58,7 @@ const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'removeOnFail',
   'workerId',
   'queueLimits',
+  'clusterEvents',
 ];
 
 /** Slack on top of the busy timeout and one heartbeat interval, for the event loop and the statements queued before. */
@@ -99,7 +106,8 @@ export function resolveModuleOptions(
     batchWindow: given.batchWindow ?? MODULE_DEFAULTS.batchWindow,
     batchSize: given.batchSize ?? MODULE_DEFAULTS.batchSize,
     leaseDuration: given.leaseDuration ?? MODULE_DEFAULTS.leaseDuration,
-    shutdownTimeout: given.shutdownTimeout ?? MODULE_DEFAULTS.shutdownTimeout,
+    shutdownTimeout: given.shutdownTimeout ?? (process.env.JEST_WORKER_ID ? TEST_SHUTDOWN_TIMEOUT : MODULE_DEFAULTS.shutdownTimeout),
+    clusterEvents: given.clusterEvents ?? false,
     processing: given.processing ?? MODULE_DEFAULTS.processing,
     migrate: given.migrate ?? true,
     maxAttempts: given.maxAttempts ?? MODULE_DEFAULTS.maxAttempts,
@@ -129,6 +137,9 @@ export function resolveModuleOptions(
         `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(resolved[name])}`,
       );
     }
+  }
+  if (typeof resolved.clusterEvents !== 'boolean') {
+    throw new InvalidModuleOptionsError('clusterEvents', `must be true or false, got ${describeValue(resolved.clusterEvents)}`);
   }
   for (const name of ['batchWindow', 'shutdownTimeout'] as const) {
     if (!(isNonNegativeFinite(resolved[name]) && resolved[name] <= MAX_TIMER_MS)) {

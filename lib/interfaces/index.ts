@@ -15,3 +15,4 @@ export * from './queue-registry.interface';
 export * from './register-queue-options.interface';
 export * from './flow-job.interface';
 export * from './queue-limits.interface';
+export * from './wait-options.interface';

@@ -1,4 +1,5 @@
-import { JobProgress } from './job-info.interface';
+import { JobInfo, JobProgress } from './job-info.interface';
+import { WaitOptions } from './wait-options.interface';
 
 /**
  * A job as a processor sees it, and as `QueueProducer.add()` returns it.
@@ -52,4 +53,14 @@ export interface Job<TData = unknown> {
    * child's handler resolved with (`null` for nothing). Empty for a job without children.
    */
   getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>>;
+}
+
+/** A job as `QueueProducer.add()` / `addBulk()` return it: a `Job` that can also be waited for. */
+export interface EnqueuedJob<TData = unknown, TResult = unknown> extends Job<TData> {
+  /**
+   * Resolves with the job's final state (completed, failed or cancelled), whichever process runs it: the same as
+   * `QueueAdmin.waitUntilFinished(job.id, options)`.
+   * @throws WaitTimeoutError, JobNotFoundError (the job was removed meanwhile), ShutdownAbortError.
+   */
+  waitUntilFinished(options?: WaitOptions): Promise<JobInfo<TData, TResult>>;
 }

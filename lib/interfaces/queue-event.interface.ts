@@ -1,15 +1,26 @@
 import { JobError, JobProgress } from './job-info.interface';
 
 /** The kinds of job event, in the order a job can go through them. */
-export type JobEventType = 'active' | 'progress' | 'retrying' | 'stalled' | 'completed' | 'failed' | 'cancelled';
+export type JobEventType = 'added' | 'active' | 'progress' | 'retrying' | 'stalled' | 'completed' | 'failed' | 'cancelled';
 
 interface JobEventBase<TType extends JobEventType> {
   type: TType;
   queue: string;
   jobId: string;
-  /** The attempt the event belongs to (1-based). */
+  /** The attempt the event belongs to (1-based; 0 for `added`). */
   attempt: number;
   timestamp: Date;
+  /**
+   * Set on events another process published (module option `clusterEvents`): that process's instance id. Absent
+   * on this process's own events.
+   */
+  origin?: string;
+}
+
+/** The job was enqueued (emitted by the process that added it; `attempt` is 0). */
+export interface JobAddedEvent extends JobEventBase<'added'> {
+  /** When it is due (later than now for a delayed job). */
+  runAt: Date;
 }
 
 /** An attempt started. */
@@ -35,6 +46,8 @@ export interface JobStalledEvent extends JobEventBase<'stalled'> {
 /** The job completed. */
 export interface JobCompletedEvent<TResult = unknown> extends JobEventBase<'completed'> {
   result: TResult;
+  /** Set on an event from another process when the result was too large to publish (read it with `admin.getJob`). */
+  resultOmitted?: true;
 }
 
 /** The job failed for good. */
@@ -47,10 +60,26 @@ export type JobCancelledEvent = JobEventBase<'cancelled'>;
 
 /** Any job event. Discriminate on `type`. */
 export type QueueEvent =
-  JobActiveEvent | JobProgressEvent | JobRetryingEvent | JobStalledEvent | JobCompletedEvent | JobFailedEvent | JobCancelledEvent;
+  | JobAddedEvent
+  | JobActiveEvent
+  | JobProgressEvent
+  | JobRetryingEvent
+  | JobStalledEvent
+  | JobCompletedEvent
+  | JobFailedEvent
+  | JobCancelledEvent;
 
 /** The event type of one kind. */
 export type QueueEventOf<TType extends JobEventType> = Extract<QueueEvent, { type: TType }>;
 
 /** Every event kind. */
-export const JOB_EVENT_TYPES: readonly JobEventType[] = ['active', 'progress', 'retrying', 'stalled', 'completed', 'failed', 'cancelled'];
+export const JOB_EVENT_TYPES: readonly JobEventType[] = [
+  'added',
+  'active',
+  'progress',
+  'retrying',
+  'stalled',
+  'completed',
+  'failed',
+  'cancelled',
+];

@@ -46,8 +46,20 @@ export interface SqliteQueueModuleOptions {
   batchSize?: number;
   /** How long a claimed job stays owned without a heartbeat, in ms. Default 30000. */
   leaseDuration?: number;
-  /** How long `app.close()` waits for running jobs before aborting them and handing them back, in ms. Default 10000. */
+  /**
+   * How long `app.close()` waits for running jobs before aborting them and handing them back, in ms. Default 10000;
+   * 2000 when the process runs under jest (`JEST_WORKER_ID` is set), so `app.close()` in an `afterEach` fits jest's
+   * default 5 s hook timeout. Set it to keep the same value everywhere.
+   */
   shutdownTimeout?: number;
+  /**
+   * `true`: this process publishes its job events (added, active, progress, retrying, stalled, completed, failed,
+   * cancelled) to the database, and `QueueEvents` / `@QueueEventsListener` classes also receive the events that
+   * other processes with this option published, within about `pollInterval`. Events are published only while some
+   * process listens (one check per poll otherwise); then one row per 100 ms batch of events, and one read per poll
+   * in each listening process. Default `false`: `QueueEvents` carries only this process's events.
+   */
+  clusterEvents?: boolean;
   /** `false`: this process only produces and inspects; it claims nothing. Default `true`. */
   processing?: boolean;
   /**

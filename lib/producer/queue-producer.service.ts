@@ -9,8 +9,12 @@ import { AddFlowOptions, FlowJob } from '../interfaces/flow-job.interface';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { prepareFlow } from './prepare-flow';
 import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
-import { Job } from '../interfaces/job.interface';
-import { QueueDataOf } from '../interfaces/queue-registry.interface';
+import { EnqueuedJob } from '../interfaces/job.interface';
+import { JobInfo } from '../interfaces/job-info.interface';
+import { WaitOptions } from '../interfaces/wait-options.interface';
+import { QueueDataOf, QueueResultOf } from '../interfaces/queue-registry.interface';
+import { toJobInfo } from '../admin/to-job-info';
+import { MAX_TIMER_MS, describeValue, isTimerDuration } from '../utils/validation.util';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
@@ -22,12 +26,6 @@ import { toJob } from '../worker/job-runtime';
 import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
-
-/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress, log or update data. */
-function notRunning<TData>(record: JobRecord, storage: QueueStorage): Job<TData> {
-  const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
-  return toJob<TData>(record, NEVER_ABORTED, { updateProgress: refuse, log: refuse, updateData: refuse }, storage);
-}
 
 /** The one transaction named by the jobs' options (`manager`), if any; items naming different ones are refused. */
 function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityManager | undefined {
@@ -64,6 +62,37 @@ export class QueueProducer {
   constructor(private readonly factory: QueueFactory) {}
 
   /**
+   * A job handed back to a producer: not started (its signal never aborts, it cannot report progress, log or update
+   * data), and it can be
+   * waited for. Announces it as `added` when it was inserted now (not a live job found by its key).
+   */
+  private enqueued<TData, TResult>(
+    record: JobRecord,
+    now: number,
+    storage: QueueStorage,
+    inTransaction: boolean,
+  ): EnqueuedJob<TData, TResult> {
+    const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
+    const job = toJob<TData>(record, NEVER_ABORTED, { updateProgress: refuse, log: refuse, updateData: refuse }, storage);
+    // A job written by the caller's transaction does not exist for anyone else until that commits, maybe never.
+    if (!inTransaction && this.factory.events.observed && record.createdAt === now) {
+      this.factory.events.emit({ type: 'added', queue: record.queue, jobId: record.id, attempt: 0, runAt: new Date(record.runAt) });
+    }
+    return Object.assign(job, {
+      waitUntilFinished: async (options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> => {
+        if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
+          throw new InvalidArgumentError(
+            'waitUntilFinished',
+            'timeout',
+            `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`,
+          );
+        }
+        return toJobInfo<TData, TResult>(await this.factory.finishWatcher.wait(record.id, options.timeout));
+      },
+    });
+  }
+
+  /**
    * Enqueues one job. Resolves once it is committed. With `options.key` taken by a live job of the queue,
    * resolves with that job and inserts nothing. A queue declared in `QueueRegistry` types `data` by its name;
    * otherwise `TData` is inferred from `data` or given (`add<Invoice>('billing', invoice)`).
@@ -72,11 +101,11 @@ export class QueueProducer {
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError, UnsupportedTransactionError (nothing
    * is written).
    */
-  async add<TData = unknown, Q extends string = string>(
+  async add<TData = unknown, TResult = unknown, Q extends string = string>(
     queue: Q,
     data: QueueDataOf<Q, TData>,
     options?: JobOptions,
-  ): Promise<Job<QueueDataOf<Q, TData>>> {
+  ): Promise<EnqueuedJob<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>> {
     assertQueueName(queue);
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
@@ -89,7 +118,7 @@ export class QueueProducer {
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-    return notRunning<QueueDataOf<Q, TData>>(stored, storage);
+    return this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(stored, now, storage, manager !== undefined);
   }
 
   /**
@@ -99,10 +128,10 @@ export class QueueProducer {
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError, UnsupportedTransactionError (nothing
    * is written).
    */
-  async addBulk<TData = unknown, Q extends string = string>(
+  async addBulk<TData = unknown, TResult = unknown, Q extends string = string>(
     queue: Q,
     items: BulkJobItem<QueueDataOf<Q, TData>>[],
-  ): Promise<Job<QueueDataOf<Q, TData>>[]> {
+  ): Promise<EnqueuedJob<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>[]> {
     assertQueueName(queue);
     if (!Array.isArray(items)) throw new InvalidJobOptionsError(queue, 'items', 'must be an array of { data, options? }');
     if (items.length === 0) return [];
@@ -138,7 +167,9 @@ export class QueueProducer {
       records.map((record) => record.runAt),
       now,
     );
-    return stored.map((record) => notRunning<QueueDataOf<Q, TData>>(record, storage));
+    return stored.map((record) =>
+      this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(record, now, storage, manager !== undefined),
+    );
   }
 
   /**
@@ -150,7 +181,7 @@ export class QueueProducer {
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError, UnsupportedTransactionError (nothing
    * is written).
    */
-  async addFlow<TData>(flow: FlowJob<TData>, options: AddFlowOptions = {}): Promise<Job<TData>> {
+  async addFlow<TData, TResult = unknown>(flow: FlowJob<TData>, options: AddFlowOptions = {}): Promise<EnqueuedJob<TData, TResult>> {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('addFlow', 'options', 'must be { manager? }');
     const now = Date.now();
     const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now);
@@ -167,7 +198,12 @@ export class QueueProducer {
       now,
     );
     const root = nodes[0];
-    return notRunning<TData>({ ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) }, storage);
+    return this.enqueued<TData, TResult>(
+      { ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) },
+      now,
+      storage,
+      manager !== undefined,
+    );
   }
 
   /** Sets this process's timer for the first of these run times that lies ahead (a waiting parent's is not one). */

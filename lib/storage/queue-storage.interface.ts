@@ -176,6 +176,20 @@ export interface FinishedJobTiming {
   finishedAt: number;
 }
 
+/**
+ * A batch of job events of one process as stored for the others: ONE row per batch, so publishing costs one small
+ * row per flush rather than one per event. Times are epoch ms.
+ */
+export interface StoredEventBatch {
+  /** Assigned by the database; increasing in the order batches become visible. Absent on input. */
+  id?: string;
+  /** The publishing process (its instance id), so it can skip its own events when reading. */
+  origin: string;
+  createdAt: number;
+  /** JSON array of encoded events (see `events/event-codec.ts`). */
+  events: string;
+}
+
 /** Oldest due pending job of a queue. */
 export interface OldestDueRow {
   queue: string;
@@ -287,6 +301,24 @@ export interface QueueStorage {
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]>;
   /** Per queue, the run time of its oldest due pending job (queues without one are absent). */
   oldestDuePending(now: number): Promise<OldestDueRow[]>;
+
+  /** Of these jobs, those that are completed, failed or cancelled, in one statement whatever their number. */
+  getFinishedJobs(ids: string[]): Promise<JobRecord[]>;
+
+  // --- cluster events ---
+  /** Appends one batch of events to the shared event log (one row, one statement). */
+  appendEvents(batch: StoredEventBatch): Promise<void>;
+  /**
+   * Batches of other origins than `origin` after `afterId` (oldest first, at most `limit`);
+   * `afterId` null reads none and returns the cursor to start from.
+   */
+  readEvents(afterId: string | null, limit: number, origin: string): Promise<{ batches: StoredEventBatch[]; cursor: string }>;
+  /** Deletes batches created before `before`, and reader heartbeats older than that; returns how many batches. */
+  pruneEvents(before: number): Promise<number>;
+  /** Records that `origin` reads cluster events (a heartbeat). */
+  markEventReader(origin: string, now: number): Promise<void>;
+  /** Whether any process left a reader heartbeat at or after `since`. */
+  hasEventReaders(since: number): Promise<boolean>;
 
   // --- control ---
   /** Pauses or resumes a queue for every process sharing the database. */

@@ -97,8 +97,9 @@ export class ProcessorExplorer implements OnModuleInit {
     for (const method of this.scanner.getAllMethodNames(prototype)) {
       const handler = prototype[method];
       if (typeof handler !== 'function') continue;
-      const type = this.accessor.getOnJobEventMetadata(handler);
-      if (!type) continue;
+      const metadata = this.accessor.getOnJobEventMetadata(handler);
+      if (!metadata) continue;
+      const { type } = metadata;
       if (!JOB_EVENT_TYPES.includes(type)) {
         throw new InvalidProcessorError(
           processorName,
@@ -106,7 +107,12 @@ export class ProcessorExplorer implements OnModuleInit {
           `@OnJobEvent('${String(type)}') on ${method}() names no event (known: ${JOB_EVENT_TYPES.join(', ')})`,
         );
       }
-      this.factory.addEventListener(queue, type, (event) => handler.call(instance, event), `${processorName}.${method}()`);
+      this.factory.addEventListener(
+        metadata.queue ?? queue,
+        type,
+        (event) => handler.call(instance, event),
+        `${processorName}.${method}()`,
+      );
     }
   }
 }

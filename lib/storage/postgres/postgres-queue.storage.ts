@@ -21,6 +21,7 @@ import {
   RetentionRule,
   ScheduleOccurrence,
   ScheduleRecord,
+  StoredEventBatch,
 } from '../queue-storage.interface';
 import { PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { PostgresConnection, PostgresConnectionSource } from './postgres-connection';
@@ -32,6 +33,7 @@ import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
+import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -242,6 +244,30 @@ export class PostgresQueueStorage implements QueueStorage {
 
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {
     return finishedSince(this.db, since, limit);
+  }
+
+  getFinishedJobs(ids: string[]): Promise<JobRecord[]> {
+    return getFinishedJobs(this.db, ids);
+  }
+
+  appendEvents(batch: StoredEventBatch): Promise<void> {
+    return appendEvents(this.db, batch);
+  }
+
+  readEvents(afterId: string | null, limit: number, origin: string): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
+    return readEvents(this.db, afterId, limit, origin);
+  }
+
+  markEventReader(origin: string, now: number): Promise<void> {
+    return markEventReader(this.db, origin, now);
+  }
+
+  hasEventReaders(since: number): Promise<boolean> {
+    return hasEventReaders(this.db, since);
+  }
+
+  pruneEvents(before: number): Promise<number> {
+    return pruneEvents(this.db, before);
   }
 
   oldestDuePending(now: number): Promise<OldestDueRow[]> {

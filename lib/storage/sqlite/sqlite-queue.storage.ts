@@ -21,6 +21,7 @@ import {
   RetentionRule,
   ScheduleOccurrence,
   ScheduleRecord,
+  StoredEventBatch,
 } from '../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
@@ -30,6 +31,7 @@ import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
+import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -178,18 +180,18 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void> {
-    return declareLimits(this.db.runner, limiters, now);
+    return declareLimits(this.db.background, limiters, now);
   }
 
   async rateLimit(queue: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean> {
     // The pause first: a crash before the hand-back leaves the job running until its lease expires, never claimable
     // again while the queue should be paused.
-    await pauseUntil(this.db.runner, queue, until, now);
+    await pauseUntil(this.db.background, queue, until, now);
     return (await this.release([ref], workerId, now)) > 0;
   }
 
   limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {
-    return limitedUntil(this.db.runner, queues, now);
+    return limitedUntil(this.db.background, queues, now);
   }
 
   async completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
@@ -225,11 +227,11 @@ export class SqliteQueueStorage implements QueueStorage {
 
   async removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number> {
     if (ids.length === 0) return 0;
-    return removeFinishedJobs(this.db.runner, ids, status);
+    return removeFinishedJobs(this.db.background, ids, status);
   }
 
   announceProcessors(queues: string[], until: number, now: number): Promise<void> {
-    return announceProcessors(this.db.runner, queues, until, now);
+    return announceProcessors(this.db.background, queues, until, now);
   }
 
   processedQueues(now: number): Promise<string[]> {
@@ -237,7 +239,7 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]> {
-    return unprocessedQueues(this.db.runner, dueBy, now);
+    return unprocessedQueues(this.db.background, dueBy, now);
   }
 
   async findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]> {
@@ -276,6 +278,30 @@ export class SqliteQueueStorage implements QueueStorage {
 
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {
     return finishedSince(this.db.runner, since, limit);
+  }
+
+  getFinishedJobs(ids: string[]): Promise<JobRecord[]> {
+    return getFinishedJobs(this.db.background, ids);
+  }
+
+  appendEvents(batch: StoredEventBatch): Promise<void> {
+    return appendEvents(this.db.background, batch);
+  }
+
+  readEvents(afterId: string | null, limit: number, origin: string): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
+    return readEvents(this.db.background, afterId, limit, origin);
+  }
+
+  markEventReader(origin: string, now: number): Promise<void> {
+    return markEventReader(this.db.background, origin, now);
+  }
+
+  hasEventReaders(since: number): Promise<boolean> {
+    return hasEventReaders(this.db.background, since);
+  }
+
+  pruneEvents(before: number): Promise<number> {
+    return pruneEvents(this.db.background, before);
   }
 
   oldestDuePending(now: number): Promise<OldestDueRow[]> {

@@ -4,6 +4,7 @@ import { POSTGRES_MIGRATION_2 } from './002-partial-status-index.migration';
 import { POSTGRES_MIGRATION_3 } from './003-job-names.migration';
 import { POSTGRES_MIGRATION_FLOWS } from './004-flows.migration';
 import { POSTGRES_MIGRATION_QUEUE_LIMITS } from './005-queue-limits.migration';
+import { POSTGRES_MIGRATION_EVENTS } from './006-events-table.migration';
 
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
@@ -12,4 +13,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_3,
   POSTGRES_MIGRATION_FLOWS,
   POSTGRES_MIGRATION_QUEUE_LIMITS,
+  POSTGRES_MIGRATION_EVENTS,
 ];

@@ -4,6 +4,7 @@ import { SQLITE_MIGRATION_2 } from './002-finished-index.migration';
 import { SQLITE_MIGRATION_3 } from './003-job-names.migration';
 import { SQLITE_MIGRATION_FLOWS } from './004-flows.migration';
 import { SQLITE_MIGRATION_QUEUE_LIMITS } from './005-queue-limits.migration';
+import { SQLITE_MIGRATION_EVENTS } from './006-events-table.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
@@ -12,4 +13,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_3,
   SQLITE_MIGRATION_FLOWS,
   SQLITE_MIGRATION_QUEUE_LIMITS,
+  SQLITE_MIGRATION_EVENTS,
 ];

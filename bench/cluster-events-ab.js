@@ -1,0 +1,107 @@
+'use strict';
+// A/B of the hot path with cluster-wide events off and on (issue 15 item 4), and against another build.
+//   node bench/cluster-events-ab.js [jobs=20000] [runs=5]
+// Each run is a fresh child process on a fresh database: enqueue `jobs` no-op jobs (addBulk, 1000 a call), then
+// process them with concurrency 50 and time enqueue -> last completion. Variants run interleaved (A B C A B C …)
+// so machine noise hits all alike; the median per variant is printed.
+//   BENCH_AB_BASE_DIST=path/to/dist   adds a variant "base" loaded from that build (e.g. the main branch's dist)
+//   BENCH_AB_DRIVER=better-sqlite3    (default sqlite3); BENCH_AB_PG=1 runs on PostgreSQL (127.0.0.1, trust auth)
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+
+async function child() {
+  const [, , , variant, jobsText] = process.argv;
+  const jobs = Number(jobsText);
+  const { startLibraryApp } = require('./lib/library-app');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ab-'));
+  const options = process.env.BENCH_AB_PG
+    ? { postgres: { host: '127.0.0.1', username: 'postgres', database: 'test', schema: `ab_${process.pid}` } }
+    : { database: path.join(dir, 'queue.sqlite'), driver: process.env.BENCH_AB_DRIVER || 'sqlite3' };
+  // events-on: clusterEvents set but nobody listens anywhere (publishers stay quiet); events-listened: a process
+  // listens (here this one, through QueueEvents), so every event of every job is published and read back.
+  // local-listened: a QueueEvents subscriber without clusterEvents (the engine builds events, nothing is published).
+  if (variant === 'events-on' || variant === 'events-listened') options.clusterEvents = true;
+  let done = 0;
+  let resolveAll;
+  const all = new Promise((resolve) => (resolveAll = resolve));
+  const app = await startLibraryApp({
+    options: { ...options, pollInterval: 1000 },
+    queues: ['ab'],
+    concurrency: 50,
+    handler: () => {
+      if (++done === jobs) setImmediate(resolveAll);
+    },
+  });
+  let subscription;
+  if (variant === 'events-listened' || variant === 'local-listened') {
+    const events = app.app.get(require('./lib/library-app').lib.QueueEvents);
+    subscription = events.subscribe(() => undefined);
+    await events.listening();
+  }
+  const started = process.hrtime.bigint();
+  for (let start = 0; start < jobs; start += 1000) {
+    await app.producer.addBulk(
+      'ab',
+      Array.from({ length: Math.min(1000, jobs - start) }, (_, i) => ({ data: { n: start + i } })),
+    );
+  }
+  await all;
+  // The last outcomes are written in batches: wait until the database says every job completed.
+  while ((await app.admin.getCounts('ab')).completed < jobs) await new Promise((resolve) => setTimeout(resolve, 5));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  subscription?.unsubscribe();
+  await app.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.stdout.write(`${JSON.stringify({ variant, jobsPerSecond: jobs / seconds, errors: app.log.errors })}\n`);
+}
+
+function main() {
+  const jobs = Number(process.argv[2] ?? 20000);
+  const runs = Number(process.argv[3] ?? 5);
+  const only = process.env.BENCH_AB_VARIANTS?.split(',');
+  const variants = [
+    ['events-off', undefined],
+    ['events-on', undefined],
+    ['events-listened', undefined],
+    ['local-listened', undefined],
+  ].filter(([name]) => !only || name === 'events-off' || only.includes(name));
+  if (process.env.BENCH_AB_BASE_DIST) variants.push(['base', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
+  const results = new Map(variants.map(([name]) => [name, []]));
+  for (let run = 0; run < runs; run++) {
+    for (const [name, dist] of variants) {
+      const env = { ...process.env, ...(dist ? { BENCH_DIST_DIR: dist } : {}) };
+      const out = spawnSync(process.execPath, [process.argv[1], '--child', name === 'base' ? 'events-off' : name, String(jobs)], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+      });
+      if (out.status !== 0) throw new Error(`${name} failed: ${out.stderr}`);
+      const line = JSON.parse(out.stdout.trim().split('\n').pop());
+      results.get(name).push(line.jobsPerSecond);
+      process.stderr.write(
+        `run ${run + 1} ${name}: ${Math.round(line.jobsPerSecond)} jobs/s${line.errors ? ` (${line.errors} errors)` : ''}\n`,
+      );
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const reference = median(results.get('events-off'));
+  for (const [name, values] of results) {
+    const m = median(values);
+    console.log(
+      `${name.padEnd(15)} median ${Math.round(m)} jobs/s (${((m / reference - 1) * 100).toFixed(1)} % vs events-off), runs: ${values.map(Math.round).join(', ')}`,
+    );
+  }
+}
+
+if (process.argv[2] === '--child') {
+  child().catch((error) => {
+    process.stderr.write(`${error.stack}\n`);
+    process.exit(1);
+  });
+} else {
+  main();
+}

@@ -1,0 +1,156 @@
+import { Logger } from '@nestjs/common';
+import { Subscription, filter } from 'rxjs';
+import { JobNotFoundError } from '../errors/job-not-found.error';
+import { ShutdownAbortError } from '../errors/shutdown-abort.error';
+import { WaitTimeoutError } from '../errors/wait-timeout.error';
+import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { FailureStreak } from '../utils/failure-streak';
+import { JobEventBus } from './job-event-bus';
+
+interface Waiter {
+  resolve(record: JobRecord): void;
+  reject(error: Error): void;
+  timer?: NodeJS.Timeout;
+}
+
+const FINAL_EVENTS = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * The one mechanism behind every `waitUntilFinished` of the process, however many wait. Jobs this process finishes
+ * are seen at once through its own events; jobs another process finishes (or an operator cancels) are found by ONE
+ * statement per `pollInterval` for all waited ids together, sent only while someone waits: no per-waiter polling,
+ * nothing at all when nobody waits.
+ */
+export class FinishWatcher {
+  private readonly waiting = new Map<string, Set<Waiter>>();
+  private readonly failures: FailureStreak;
+  private timer?: NodeJS.Timeout;
+  private local?: Subscription;
+  private readonly soon = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly storage: () => Promise<QueueStorage>,
+    private readonly bus: JobEventBus,
+    private readonly pollInterval: number,
+    logger: Logger,
+  ) {
+    this.failures = new FailureStreak(logger, 'Checking waited-for jobs', pollInterval);
+  }
+
+  /**
+   * Resolves with the job's record once it is completed, failed or cancelled (at once if it already is).
+   * @throws JobNotFoundError, WaitTimeoutError, ShutdownAbortError (the application closed first).
+   */
+  wait(id: string, timeout?: number): Promise<JobRecord> {
+    if (this.closed) return Promise.reject(new ShutdownAbortError(`Cannot wait for job ${id}: the queue module is shut down`));
+    return new Promise<JobRecord>((resolve, reject) => {
+      // Registered before the first look, so a finish between that look and now is not missed.
+      const waiter: Waiter = { resolve, reject };
+      if (timeout !== undefined) {
+        waiter.timer = setTimeout(() => {
+          this.remove(id, waiter);
+          reject(new WaitTimeoutError(`job ${id}`, timeout));
+        }, timeout);
+      }
+      let set = this.waiting.get(id);
+      if (!set) this.waiting.set(id, (set = new Set()));
+      set.add(waiter);
+      this.ensureRunning();
+      void this.firstLook(id, waiter);
+    });
+  }
+
+  /** Rejects every waiter (application shutdown) and stops. */
+  close(): void {
+    this.closed = true;
+    for (const [id, waiters] of this.waiting) {
+      for (const waiter of waiters) {
+        clearTimeout(waiter.timer);
+        waiter.reject(new ShutdownAbortError(`Stopped waiting for job ${id}: the application is shutting down`));
+      }
+    }
+    this.waiting.clear();
+    this.stopIfIdle();
+  }
+
+  private async firstLook(id: string, waiter: Waiter): Promise<void> {
+    try {
+      const record = await (await this.storage()).getJob(id);
+      if (record === null) {
+        if (this.remove(id, waiter)) waiter.reject(new JobNotFoundError(id));
+      } else if (record.finishedAt !== null) {
+        this.settle([record]);
+      }
+    } catch (error) {
+      if (this.remove(id, waiter)) waiter.reject(error as Error);
+    }
+  }
+
+  private ensureRunning(): void {
+    this.local ??= this.bus.events$
+      .pipe(filter((event) => FINAL_EVENTS.has(event.type) && this.waiting.has(event.jobId)))
+      .subscribe((event) => this.checkSoon(event.jobId));
+    this.timer ??= setTimeout(() => void this.poll(), this.pollInterval);
+  }
+
+  private stopIfIdle(): void {
+    if (this.waiting.size > 0) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.local?.unsubscribe();
+    this.local = undefined;
+  }
+
+  /** A job of this process finished: read it in the same turn as others that finished with it (one statement). */
+  private checkSoon(id: string): void {
+    this.soon.add(id);
+    if (this.soon.size > 1) return;
+    setImmediate(() => {
+      const ids = [...this.soon];
+      this.soon.clear();
+      void this.check(ids);
+    });
+  }
+
+  private async poll(): Promise<void> {
+    const mine = this.timer;
+    if (this.waiting.size > 0 && this.failures.canTry()) await this.check([...this.waiting.keys()]);
+    // Stopped (or restarted) meanwhile: that timer chain is not ours any more.
+    if (this.timer !== mine) return;
+    this.timer = undefined;
+    if (this.waiting.size > 0 && !this.closed) this.timer = setTimeout(() => void this.poll(), this.pollInterval);
+  }
+
+  private async check(ids: string[]): Promise<void> {
+    try {
+      this.settle(await (await this.storage()).getFinishedJobs(ids));
+      this.failures.succeeded();
+    } catch (error) {
+      this.failures.failed(error);
+    }
+  }
+
+  private settle(records: JobRecord[]): void {
+    for (const record of records) {
+      const waiters = this.waiting.get(record.id);
+      if (!waiters) continue;
+      this.waiting.delete(record.id);
+      for (const waiter of waiters) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(record);
+      }
+    }
+    this.stopIfIdle();
+  }
+
+  /** Forgets one waiter; false when it was already settled. */
+  private remove(id: string, waiter: Waiter): boolean {
+    const waiters = this.waiting.get(id);
+    if (!waiters?.delete(waiter)) return false;
+    clearTimeout(waiter.timer);
+    if (waiters.size === 0) this.waiting.delete(id);
+    this.stopIfIdle();
+    return true;
+  }
+}

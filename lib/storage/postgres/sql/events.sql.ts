@@ -1,0 +1,73 @@
+import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
+import { JOB_COLUMNS } from '../../shared/job-columns';
+import { toJobRecord } from '../../shared/job-row.mapper';
+import { toStoredEventBatch } from '../../sqlite/sql/events.sql';
+import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
+
+/**
+ * Identity values are handed out when a row is inserted, not when it commits: two writers could commit ids 11 then
+ * 10, and a reader between the commits would move its cursor past 10 for ever. Writers therefore hold one
+ * transaction-scoped advisory lock (keyed by the table name) from before their insert until their commit, so ids
+ * become visible in order. One row per batch of events: rare next to job writes, and only they wait on this lock; only they wait on this lock.
+ */
+const sql = perSchema(({ T }) => {
+  const E = T.replace(/[^.]+$/, EVENTS_TABLE);
+  const R = T.replace(/[^.]+$/, EVENT_READERS_TABLE);
+  return {
+    finishedJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ANY($1::bigint[]) AND status IN ('completed', 'failed', 'cancelled')`,
+    appendEvents: `INSERT INTO ${E} (origin, created_at, events)
+      SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext('${E}'))) AS lock`,
+    readEvents: `SELECT id, origin, created_at, events FROM ${E} WHERE id > $1 AND origin <> $3 ORDER BY id LIMIT $2`,
+    lastEventId: `SELECT COALESCE(MAX(id), 0) AS id FROM ${E}`,
+    pruneEvents: `DELETE FROM ${E} WHERE created_at < $1`,
+    pruneReaders: `DELETE FROM ${R} WHERE seen_at < $1`,
+    markReader: `INSERT INTO ${R} (origin, seen_at) VALUES ($1, $2) ON CONFLICT (origin) DO UPDATE SET seen_at = excluded.seen_at`,
+    hasReaders: `SELECT EXISTS (SELECT 1 FROM ${R} WHERE seen_at >= $1) AS found`,
+  };
+});
+
+/** Of these jobs, the finished ones, in one statement. */
+export async function getFinishedJobs(db: PostgresContext, ids: string[]): Promise<JobRecord[]> {
+  const rowIds = ids.map(toRowId).filter((id): id is string => id !== null);
+  if (rowIds.length === 0) return [];
+  return (await db.runner.all(sql(db.tables).finishedJobs, [rowIds])).map(toJobRecord);
+}
+
+/** Appends one batch of events (one row). */
+export async function appendEvents(db: PostgresContext, batch: StoredEventBatch): Promise<void> {
+  await db.runner.run(sql(db.tables).appendEvents, [batch.origin, ms(batch.createdAt), batch.events]);
+}
+
+/** Batches after a cursor, or (cursor null) the cursor of the newest batch. */
+export async function readEvents(
+  db: PostgresContext,
+  afterId: string | null,
+  limit: number,
+  origin: string,
+): Promise<{ batches: StoredEventBatch[]; cursor: string }> {
+  const statements = sql(db.tables);
+  if (afterId === null) {
+    const [row] = await db.runner.all(statements.lastEventId, []);
+    return { batches: [], cursor: String(row?.id ?? 0) };
+  }
+  const batches = (await db.runner.all(statements.readEvents, [afterId, limit, origin])).map(toStoredEventBatch);
+  return { batches, cursor: batches.length > 0 ? batches[batches.length - 1].id! : afterId };
+}
+
+/** Deletes batches (and reader heartbeats) older than `before`. */
+export async function pruneEvents(db: PostgresContext, before: number): Promise<number> {
+  await db.runner.run(sql(db.tables).pruneReaders, [ms(before)]);
+  return db.runner.run(sql(db.tables).pruneEvents, [ms(before)]);
+}
+
+/** A reader's heartbeat. */
+export async function markEventReader(db: PostgresContext, origin: string, now: number): Promise<void> {
+  await db.runner.run(sql(db.tables).markReader, [origin, ms(now)]);
+}
+
+/** Whether a reader's heartbeat is at or after `since`. */
+export async function hasEventReaders(db: PostgresContext, since: number): Promise<boolean> {
+  const [row] = await db.runner.all(sql(db.tables).hasReaders, [ms(since)]);
+  return row?.found === true || row?.found === 't' || Number(row?.found) === 1;
+}
