@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
-import { JobRecord } from '../storage/queue-storage.interface';
+import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
 import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import { Job } from '../interfaces/job.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
@@ -12,6 +12,7 @@ import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
 import { guardStorage } from '../utils/storage-boundary.util';
 import { toJob } from '../worker/job-runtime';
+import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
@@ -24,11 +25,14 @@ function notRunning<TData>(record: JobRecord): Job<TData> {
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
+  private groupCommit?: { storage: QueueStorage; commit: AddGroupCommit };
+
   constructor(private readonly factory: QueueFactory) {}
 
   /**
    * Enqueues one job. Resolves once it is committed. With `options.key` taken by a live job of the queue,
-   * resolves with that job and inserts nothing.
+   * resolves with that job and inserts nothing. Adds made while another add's insert is in flight are written
+   * together in one statement when it returns (group commit); each still gets its own job or error.
    * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError (nothing is written).
    */
   async add<TData>(queue: string, data: TData, options?: JobOptions): Promise<Job<TData>> {
@@ -38,7 +42,7 @@ export class QueueProducer {
     const storage = await this.factory.storage();
     let stored: JobRecord;
     try {
-      [stored] = await storage.enqueue(queue, [record], now);
+      stored = await this.groupCommitFor(storage).add(queue, record, now);
     } catch (error) {
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
@@ -116,6 +120,14 @@ export class QueueProducer {
       data: JSON.parse(record.data) as TData,
       nextRunAt: new Date(record.nextRunAt),
     }));
+  }
+
+  /** The group commit of `storage`'s adds (one storage per application; kept per storage all the same). */
+  private groupCommitFor(storage: QueueStorage): AddGroupCommit {
+    if (this.groupCommit?.storage !== storage) {
+      this.groupCommit = { storage, commit: new AddGroupCommit((queue, jobs, now) => storage.enqueue(queue, jobs, now)) };
+    }
+    return this.groupCommit.commit;
   }
 
   private defaultsFor(queue: string): JobDefaults {
