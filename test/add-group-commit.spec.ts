@@ -92,6 +92,23 @@ describe('AddGroupCommit', () => {
     await fake.finishAll();
   });
 
+  it('with two inserts in flight allowed (a pooled database), the second add goes at once too, the rest line up', async () => {
+    const fake = new FakeEnqueue();
+    const commit = new AddGroupCommit(fake.call, 2);
+    const all = ['0', '1', '2', '3', '4'].map((data) => commit.add('a', record(data), NOW));
+    expect(fake.calls.map((call) => call.data)).toEqual([['0'], ['1']]);
+    await fake.finishAll();
+    // The first to return takes the whole line; the other finds it empty.
+    expect(fake.calls.map((call) => call.data)).toEqual([['2', '3', '4']]);
+    await fake.finishAll();
+    expect((await Promise.all(all)).map((job) => job.data)).toEqual(['0', '1', '2', '3', '4']);
+    // Both drains ended: the next two adds go at once again.
+    void commit.add('a', record('5'), NOW);
+    void commit.add('a', record('6'), NOW);
+    expect(fake.calls).toHaveLength(2);
+    await fake.finishAll();
+  });
+
   it('writes at most 1,000 adds per statement', async () => {
     const fake = new FakeEnqueue();
     const commit = new AddGroupCommit(fake.call);

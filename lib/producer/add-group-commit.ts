@@ -32,32 +32,42 @@ const MAX_GROUP = 1_000;
  * the add that caused it gets the error.
  */
 export class AddGroupCommit {
-  /** Per queue with an insert in flight: the adds lined up behind it. */
-  private readonly lines = new Map<string, WaitingAdd[]>();
+  /** Per queue with an insert in flight: how many, and the adds lined up behind them. */
+  private readonly queues = new Map<string, { inFlight: number; line: WaitingAdd[] }>();
 
-  constructor(private readonly enqueue: EnqueueCall) {}
+  /**
+   * @param maxInFlight inserts of one queue in flight at once: 1 where the database has one writer (SQLite), so
+   *   ids follow call order; more where statements run side by side on a pool (PostgreSQL), where concurrent adds
+   *   never had an id order (each took its own pooled connection) and the commits' disk flushes overlap.
+   */
+  constructor(
+    private readonly enqueue: EnqueueCall,
+    private readonly maxInFlight = 1,
+  ) {}
 
   /** Writes one prepared job of `queue`; `now` is the time the caller prepared it at. */
   add(queue: string, record: NewJobRecord, now: number): Promise<JobRecord> {
     return new Promise<JobRecord>((resolve, reject) => {
       const waiting: WaitingAdd = { record, now, resolve, reject };
-      const line = this.lines.get(queue);
-      if (line) {
-        line.push(waiting);
+      let state = this.queues.get(queue);
+      if (!state) {
+        state = { inFlight: 0, line: [] };
+        this.queues.set(queue, state);
+      }
+      if (state.inFlight >= this.maxInFlight) {
+        state.line.push(waiting);
         return;
       }
-      this.lines.set(queue, []);
-      void this.drain(queue, [waiting]);
+      void this.drain(queue, state, [waiting]);
     });
   }
 
   /** Writes `group`, then each group that lined up meanwhile, until the line is empty. */
-  private async drain(queue: string, group: WaitingAdd[]): Promise<void> {
-    const line = this.lines.get(queue) as WaitingAdd[];
-    for (let next = group; next.length > 0; next = line.splice(0, MAX_GROUP)) await this.write(queue, next);
-    this.lines.delete(queue);
+  private async drain(queue: string, state: { inFlight: number; line: WaitingAdd[] }, group: WaitingAdd[]): Promise<void> {
+    state.inFlight++;
+    for (let next = group; next.length > 0; next = state.line.splice(0, MAX_GROUP)) await this.write(queue, next);
+    if (--state.inFlight === 0) this.queues.delete(queue);
   }
-
   /** One statement for the group; never rejects (every outcome goes to its own caller). */
   private async write(queue: string, group: WaitingAdd[]): Promise<void> {
     // The latest caller's time: created_at is not before any add of the group, and every job due at its add is

@@ -125,7 +125,10 @@ export class QueueProducer {
   /** The group commit of `storage`'s adds (one storage per application; kept per storage all the same). */
   private groupCommitFor(storage: QueueStorage): AddGroupCommit {
     if (this.groupCommit?.storage !== storage) {
-      this.groupCommit = { storage, commit: new AddGroupCommit((queue, jobs, now) => storage.enqueue(queue, jobs, now)) };
+      this.groupCommit = {
+        storage,
+        commit: new AddGroupCommit((queue, jobs, now) => storage.enqueue(queue, jobs, now), storage.parallelInserts),
+      };
     }
     return this.groupCommit.commit;
   }
