@@ -1,6 +1,7 @@
 'use strict';
 // Turns the raw results of run.js into bench/RESULTS.md (and the rows of the throughput chart).
 const { median } = require('./lib/common');
+const { concurrentAddSection, concurrentAddTargets } = require('./lib/report-concurrent-add');
 
 const fmt = (value, digits = 0) =>
   typeof value === 'number' && Number.isFinite(value)
@@ -204,6 +205,7 @@ function buildReport(data) {
       `${conBusy} busy, ${conErrors} errors logged, ${conDup} duplicates, ${conLost} runs with lost jobs`,
       conBusy === 0 && conErrors === 0 && conDup === 0 && conLost === 0,
     ],
+    ...concurrentAddTargets(data),
   ];
 
   const tRows = data.throughput.systems.map(({ id, label, concurrency }) => {
@@ -423,6 +425,7 @@ function buildReport(data) {
   if (samples.length) lines.push('Logged errors (samples):', '', '```', ...samples.slice(0, 5), '```', '');
 
   lines.push(...postgresSection(data));
+  lines.push(...concurrentAddSection(data));
 
   lines.push('## Profile notes', '');
   lines.push('<!-- PROFILE-NOTES: filled in by hand by the lead (where time goes, what was changed); bench/run.js keeps this section. -->');

@@ -19,6 +19,10 @@ const CONFIG = {
   backlog: { runs: QUICK ? 1 : 3, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
   contention: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 30_000 },
   postgres: { runs: QUICK ? 1 : 3, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
+  concurrentAdd: {
+    runs: QUICK ? 1 : 3,
+    sizes: { total: QUICK ? 2_000 : 20_000, inFlight: 1_000, loneCount: QUICK ? 100 : 500, warmup: QUICK ? 20 : 100 },
+  },
 };
 const RESULTS_FILE = QUICK ? path.join(DATA_DIR, 'RESULTS.quick.md') : path.join(BENCH_DIR, 'RESULTS.md');
 const CHART_FILE = QUICK ? path.join(DATA_DIR, 'throughput.quick.svg') : path.join(BENCH_DIR, 'throughput.svg');
@@ -95,6 +99,7 @@ async function main() {
   await scenario('contention', { ...CONFIG.contention, queues: QUEUES });
   // Skipped with a note (not failed) when no PostgreSQL server answers on 127.0.0.1:5432.
   await scenario('postgres', { ...CONFIG.postgres, queues: QUEUES });
+  await scenario('concurrent-add', CONFIG.concurrentAdd);
   data.durationMs = now() - started;
   await render(data);
   // Keep the raw results; delete the database files.

@@ -100,3 +100,16 @@ exports.latency = async ({ count, gapMs, warmup }) => {
   await flushBenchDb();
   return summarizeLatency(fromResolved, fromCalled);
 };
+
+/** Child: a lone add's latency, then `inFlight` callers each awaiting its own `Queue.add()`. */
+exports.concurrentAdd = async ({ sizes }) => {
+  const { measureAdds } = require('../lib/add-load');
+  await flushBenchDb();
+  const queue = new Queue('bench-a', { connection: connection() });
+  await queue.waitUntilReady();
+  const result = await measureAdds((i) => queue.add('job', { i }), sizes);
+  const stored = await queue.count();
+  await queue.close();
+  await flushBenchDb();
+  return { ...result, stored };
+};

@@ -1,5 +1,6 @@
 'use strict';
 // This library (nestjs-sqlite-queue from ../dist) as a benchmark system.
+const path = require('node:path');
 const { startLibraryApp, supportsDriverOption, loadedDrivers } = require('../lib/library-app');
 const { freshDbFile, now, rssSampler, waitFor, sleep, summarizeLatency } = require('../lib/common');
 
@@ -150,4 +151,43 @@ exports.postgresConsume = async ({ queues, concurrency }) => {
   clearInterval(progress);
   await app.close();
   return { handled, errors: app.log.errors, errorSamples: app.log.samples };
+};
+
+// ---- Concurrent single adds (scenarios/concurrent-add.js): SQLite or PostgreSQL, producer-only app. ----
+
+/**
+ * Child: a lone add's latency, then `inFlight` callers each awaiting its own add(). `perAdd: true` writes every
+ * add with its own statement (the storage's enqueue of one job, as add() did before group commit): the A/B
+ * reference of the same build.
+ */
+exports.concurrentAdd = async ({ tag, driver, postgres, perAdd, sizes }) => {
+  const { measureAdds } = require('../lib/add-load');
+  let options;
+  if (postgres) {
+    const { PG_URL, SCHEMAS, dropSchemas } = require('../lib/postgres');
+    await dropSchemas([SCHEMAS.library]);
+    options = { postgres: { url: PG_URL, schema: SCHEMAS.library }, processing: false };
+  } else {
+    options = moduleOptions(freshDbFile(`concurrent-add-${tag}.sqlite`), driver, { processing: false });
+  }
+  const app = await startLibraryApp({ options });
+  let add = (i) => app.producer.add('bench-a', { i });
+  if (perAdd) {
+    // Internal modules of the same build: the bench's A/B switch, not public API.
+    const { DIST_DIR } = require('../lib/common');
+    const { QueueFactory } = require(path.join(DIST_DIR, 'factory/queue.factory'));
+    const { prepareJob } = require(path.join(DIST_DIR, 'producer/prepare-job'));
+    const factory = app.app.get(QueueFactory);
+    const storage = await factory.storage();
+    const defaults = { maxAttempts: factory.options.maxAttempts };
+    add = (i) => {
+      const at = Date.now();
+      return storage.enqueue('bench-a', [prepareJob('bench-a', { i }, undefined, defaults, at)], at);
+    };
+  }
+  const result = await measureAdds(add, sizes);
+  const counts = await app.admin.getCounts('bench-a');
+  await app.close();
+  if (postgres) await require('../lib/postgres').dropSchemas([require('../lib/postgres').SCHEMAS.library]);
+  return { ...result, stored: counts.pending, errors: app.log.errors, errorSamples: app.log.samples };
 };
