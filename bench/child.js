@@ -2,6 +2,8 @@
 // Entry point of every benchmark child process: `node child.js <module> <function> <json args>`.
 // Runs one exported function of an adapter or scenario module and reports its result to the parent over IPC.
 const path = require('node:path');
+// First of all: lib/cpu-split.js notes which threads exist before libuv's pool starts.
+require('./lib/cpu-split');
 
 async function main() {
   const [modulePath, fn, rawArgs] = process.argv.slice(2);

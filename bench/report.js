@@ -1,6 +1,11 @@
 'use strict';
 // Turns the raw results of run.js into bench/RESULTS.md (and the rows of the throughput chart).
 const { median } = require('./lib/common');
+const { concurrentAddSection, concurrentAddTargets } = require('./lib/report-concurrent-add');
+const { realHandlersSection, realHandlersTargets } = require('./lib/report-real-handlers');
+const { footprintSection, footprintTargets } = require('./lib/report-footprint');
+const { cpuSection, cpuTargets } = require('./lib/report-cpu');
+const { pgLatencySection, pgLatencyTargets } = require('./lib/report-pg-latency');
 
 const fmt = (value, digits = 0) =>
   typeof value === 'number' && Number.isFinite(value)
@@ -204,6 +209,11 @@ function buildReport(data) {
       `${conBusy} busy, ${conErrors} errors logged, ${conDup} duplicates, ${conLost} runs with lost jobs`,
       conBusy === 0 && conErrors === 0 && conDup === 0 && conLost === 0,
     ],
+    ...cpuTargets(data),
+    ...concurrentAddTargets(data),
+    ...realHandlersTargets(data),
+    ...footprintTargets(data),
+    ...pgLatencyTargets(data),
   ];
 
   const tRows = data.throughput.systems.map(({ id, label, concurrency }) => {
@@ -303,6 +313,7 @@ function buildReport(data) {
     '',
   );
   lines.push('![Throughput chart](throughput.svg)', '');
+  lines.push(...cpuSection(data));
 
   lines.push('## 2. Latency: add() to handler start', '');
   lines.push(
@@ -423,6 +434,10 @@ function buildReport(data) {
   if (samples.length) lines.push('Logged errors (samples):', '', '```', ...samples.slice(0, 5), '```', '');
 
   lines.push(...postgresSection(data));
+  lines.push(...concurrentAddSection(data));
+  lines.push(...realHandlersSection(data));
+  lines.push(...footprintSection(data));
+  lines.push(...pgLatencySection(data));
 
   lines.push('## Profile notes', '');
   lines.push('<!-- PROFILE-NOTES: filled in by hand by the lead (where time goes, what was changed); bench/run.js keeps this section. -->');

@@ -13,12 +13,28 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const QUEUES = ['bench-a', 'bench-b', 'bench-c', 'bench-d'];
 const CONFIG = {
   queues: QUEUES,
-  throughput: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 100_000, chunk: 1_000, addOneCount: QUICK ? 500 : 5_000 },
+  throughput: { runs: QUICK ? 1 : 5, total: QUICK ? 4_000 : 100_000, chunk: 1_000, addOneCount: QUICK ? 500 : 5_000 },
   latency: { runs: QUICK ? 1 : 3, count: QUICK ? 100 : 1_000, gapMs: 10, warmup: QUICK ? 10 : 20 },
   idle: { runs: QUICK ? 1 : 3, queueCounts: [1, 10, 100], warmupMs: 1_500, windowMs: QUICK ? 2_000 : 5_000 },
   backlog: { runs: QUICK ? 1 : 3, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
   contention: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 30_000 },
   postgres: { runs: QUICK ? 1 : 3, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
+  concurrentAdd: {
+    runs: QUICK ? 1 : 3,
+    sizes: { total: QUICK ? 2_000 : 20_000, inFlight: 1_000, loneCount: QUICK ? 100 : 500, warmup: QUICK ? 20 : 100 },
+  },
+  pgLatency: { runs: QUICK ? 1 : 3, count: QUICK ? 50 : 300, gapMs: 10, warmup: QUICK ? 5 : 20 },
+  footprint: {
+    count: QUICK ? 5_000 : 100_000,
+    retention: { rounds: QUICK ? 3 : 6, perRound: QUICK ? 4_000 : 40_000, keep: 1_000 },
+  },
+  realHandlers: {
+    runs: QUICK ? 1 : 2,
+    loads: [
+      { concurrency: 100, total: QUICK ? 2_000 : 20_000 },
+      { concurrency: 10, total: QUICK ? 800 : 6_000 },
+    ],
+  },
 };
 const RESULTS_FILE = QUICK ? path.join(DATA_DIR, 'RESULTS.quick.md') : path.join(BENCH_DIR, 'RESULTS.md');
 const CHART_FILE = QUICK ? path.join(DATA_DIR, 'throughput.quick.svg') : path.join(BENCH_DIR, 'throughput.svg');
@@ -95,6 +111,10 @@ async function main() {
   await scenario('contention', { ...CONFIG.contention, queues: QUEUES });
   // Skipped with a note (not failed) when no PostgreSQL server answers on 127.0.0.1:5432.
   await scenario('postgres', { ...CONFIG.postgres, queues: QUEUES });
+  await scenario('concurrent-add', CONFIG.concurrentAdd);
+  await scenario('real-handlers', { ...CONFIG.realHandlers, queues: QUEUES });
+  await scenario('footprint', { ...CONFIG.footprint, queues: QUEUES });
+  await scenario('pg-latency', CONFIG.pgLatency);
   data.durationMs = now() - started;
   await render(data);
   // Keep the raw results; delete the database files.

@@ -20,6 +20,10 @@ import {
 } from '../lib';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { PostgresStatements } from '../lib/storage/postgres/postgres-statements';
+import { claimJobs } from '../lib/storage/postgres/sql/claim.sql';
+import { completeJobs } from '../lib/storage/postgres/sql/outcomes.sql';
+import { postgresTables } from '../lib/storage/postgres/sql/postgres-sql-fragments';
 import { waitFor } from './support/wait-for';
 import { describePostgres } from './support/backends';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
@@ -210,6 +214,24 @@ describePostgres('PostgreSQL backend', () => {
   });
 
   describe('claims', () => {
+    it('commit without waiting for the WAL flush, and the pooled connection keeps synchronous commits for what follows', async () => {
+      const schema = freshSchema();
+      const s = await storage(schema);
+      const now = Date.now();
+      await s.enqueue('q', [newJob({ runAt: now }), newJob({ runAt: now })], now);
+      // One connection only: whatever the claim set would still be set for the next statement on it.
+      const dataSource = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
+      dataSources.push(dataSource);
+      await dataSource.initialize();
+      const db = { runner: new PostgresStatements(dataSource), tables: postgresTables(schema) };
+      const [claimed] = await claimJobs(db, [{ queue: 'q', limit: 1 }], 'w1', Date.now(), 30_000);
+      expect(claimed).toBeDefined();
+      expect(await dataSource.query('SHOW synchronous_commit')).toEqual([{ synchronous_commit: 'on' }]);
+      // The completion on that connection is a synchronous commit again, and the claim it follows holds.
+      const completed = await completeJobs(db, [{ ref: { id: claimed.id, attempt: claimed.attempts }, result: null }], 'w1', Date.now());
+      expect([...completed]).toEqual([claimed.id]);
+    });
+
     it('skip rows another transaction holds locked instead of waiting for them', async () => {
       const schema = freshSchema();
       const s = await storage(schema);

@@ -1,10 +1,10 @@
 /**
  * The retention keeper on fake timers with a stand-in storage: nothing runs while no queue finished jobs; a
- * queue that did gets one bounded DELETE per outcome within a period, repeated while batches come back full;
+ * queue that did gets bounded DELETEs per outcome within a period, repeated while batches come back full (up to a bound);
  * an age bound waits for the jobs to reach their age; sweeps never overlap; a failure is logged once.
  */
 import { Logger } from '@nestjs/common';
-import { QueueRetention, RETENTION_BATCH, RetentionKeeper } from '../lib/housekeeping/retention-keeper';
+import { MAX_BATCHES_PER_SWEEP, QueueRetention, RETENTION_BATCH, RetentionKeeper } from '../lib/housekeeping/retention-keeper';
 import { QueueStorage, RetentionRule } from '../lib/storage/queue-storage.interface';
 
 const PERIOD = 1000;
@@ -56,13 +56,30 @@ describe('RetentionKeeper', () => {
     await keeper.stop();
   });
 
-  it('goes on, one batch per period, while batches come back full', async () => {
+  it('goes on while batches come back full, in the same sweep', async () => {
     const { keeper, storage } = setUp({ a: { removeOnComplete: true } });
     storage.applyRetention.mockResolvedValueOnce(RETENTION_BATCH).mockResolvedValueOnce(RETENTION_BATCH).mockResolvedValueOnce(3);
     keeper.start();
     keeper.mark('a', 'completed');
     await jest.advanceTimersByTimeAsync(10 * PERIOD);
     expect(storage.applyRetention).toHaveBeenCalledTimes(3);
+    await keeper.stop();
+  });
+
+  it('deletes at most MAX_BATCHES_PER_SWEEP full batches per sweep, and goes on in the next period', async () => {
+    const { keeper, storage } = setUp({ a: { removeOnComplete: true } });
+    storage.applyRetention.mockResolvedValue(RETENTION_BATCH);
+    keeper.start();
+    keeper.mark('a', 'completed');
+    await jest.advanceTimersByTimeAsync(PERIOD);
+    expect(storage.applyRetention).toHaveBeenCalledTimes(MAX_BATCHES_PER_SWEEP);
+    await jest.advanceTimersByTimeAsync(PERIOD);
+    expect(storage.applyRetention).toHaveBeenCalledTimes(2 * MAX_BATCHES_PER_SWEEP);
+    storage.applyRetention.mockResolvedValue(0);
+    await jest.advanceTimersByTimeAsync(PERIOD);
+    expect(storage.applyRetention).toHaveBeenCalledTimes(2 * MAX_BATCHES_PER_SWEEP + 1);
+    await jest.advanceTimersByTimeAsync(5 * PERIOD);
+    expect(storage.applyRetention).toHaveBeenCalledTimes(2 * MAX_BATCHES_PER_SWEEP + 1);
     await keeper.stop();
   });
 

@@ -100,3 +100,68 @@ exports.latency = async ({ count, gapMs, warmup }) => {
   await flushBenchDb();
   return summarizeLatency(fromResolved, fromCalled);
 };
+
+/** Child: a lone add's latency, then `inFlight` callers each awaiting its own `Queue.add()`. */
+exports.concurrentAdd = async ({ sizes }) => {
+  const { measureAdds } = require('../lib/add-load');
+  await flushBenchDb();
+  const queue = new Queue('bench-a', { connection: connection() });
+  await queue.waitUntilReady();
+  const result = await measureAdds((i) => queue.add('job', { i }), sizes);
+  const stored = await queue.count();
+  await queue.close();
+  await flushBenchDb();
+  return { ...result, stored };
+};
+
+/** Child: addBulk of `total` jobs over `queues`, then workers at `concurrency` per queue with I/O-bound handlers. */
+exports.realHandlers = async ({ queues, total, concurrency }) => {
+  const { ioHandler, ioResult } = require('../lib/io-handler');
+  await flushBenchDb();
+  const perQueue = total / queues.length;
+  const producers = queues.map((name) => new Queue(name, { connection: connection() }));
+  for (const queue of producers)
+    for (let done = 0; done < perQueue; done += 1_000)
+      await queue.addBulk(Array.from({ length: Math.min(1_000, perQueue - done) }, (_, i) => ({ name: 'job', data: { i: done + i } })));
+  const handler = ioHandler();
+  let completed = 0;
+  const workers = queues.map((name) => {
+    const worker = new Worker(name, handler.handle, { connection: connection(), concurrency, autorun: false });
+    worker.on('completed', () => completed++);
+    return worker;
+  });
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  const t = now();
+  workers.forEach((worker) => void worker.run());
+  await waitFor(() => completed >= total, { what: `${total} completed`, timeoutMs: 120_000 });
+  const ms = now() - t;
+  await Promise.all(workers.map((worker) => worker.close()));
+  await Promise.all(producers.map((queue) => queue.close()));
+  await flushBenchDb();
+  return ioResult({ total, ms, inFlight: concurrency * queues.length, handler, extra: { completed } });
+};
+
+/**
+ * Child: Redis memory per pending BullMQ job. `used_memory` is instance-wide (other clients may write meanwhile), so
+ * it is cross-checked with MEMORY USAGE of the job hashes (sampled) and of the wait list, which count this queue only.
+ */
+exports.footprint = async ({ count }) => {
+  await flushBenchDb();
+  const redis = new IORedis({ ...REDIS });
+  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))[1]);
+  const queue = new Queue('bench-a', { connection: connection() });
+  await queue.waitUntilReady();
+  const before = await usedMemory();
+  for (let done = 0; done < count; done += 1_000)
+    await queue.addBulk(Array.from({ length: Math.min(1_000, count - done) }, (_, i) => ({ name: 'job', data: { i: done + i } })));
+  const after = await usedMemory();
+  const sample = [];
+  for (let id = 1; id <= count; id += Math.max(1, Math.floor(count / 200)))
+    sample.push(Number(await redis.memory('USAGE', `bull:bench-a:${id}`)));
+  const hashBytes = sample.reduce((a, b) => a + b, 0) / sample.length;
+  const listBytes = Number(await redis.memory('USAGE', 'bull:bench-a:wait'));
+  await queue.close();
+  await redis.quit();
+  await flushBenchDb();
+  return { count, perJob: (after - before) / count, perJobKeys: hashBytes + listBytes / count, hashBytes, listBytes };
+};

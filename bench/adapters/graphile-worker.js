@@ -61,3 +61,56 @@ exports.throughput = async ({ queues, total, chunk }) => {
     errors,
   };
 };
+
+/** Child: addJobs of `total` jobs, then one runner (concurrency = per-queue concurrency × queues) with I/O-bound handlers. */
+exports.realHandlers = async ({ queues, total, concurrency }) => {
+  const { ioHandler, ioResult } = require('../lib/io-handler');
+  await dropSchemas([SCHEMAS.graphile]);
+  const logger = new Logger(() => () => undefined);
+  const shared = { connectionString: PG_URL, schema: SCHEMAS.graphile, logger };
+  const utils = await makeWorkerUtils(shared);
+  await utils.migrate();
+  const perQueue = total / queues.length;
+  for (const queue of queues)
+    for (let done = 0; done < perQueue; done += 1_000)
+      await utils.addJobs(
+        Array.from({ length: Math.min(1_000, perQueue - done) }, (_, i) => ({ identifier: queue, payload: { i: done + i } })),
+      );
+  await utils.release();
+  await analyzeSchema(SCHEMAS.graphile);
+  const handler = ioHandler();
+  const inFlight = concurrency * queues.length;
+  const t = now();
+  const runner = await run({
+    ...shared,
+    concurrency: inFlight,
+    maxPoolSize: 10,
+    noHandleSignals: true,
+    taskList: Object.fromEntries(queues.map((queue) => [queue, handler.handle])),
+    preset: { worker: { localQueue: { size: inFlight }, completeJobBatchDelay: 0 } },
+  });
+  await waitFor(() => handler.durations.length >= total, { what: `${total} handled`, timeoutMs: 120_000 });
+  const countLeft = `SELECT count(*) FROM "${SCHEMAS.graphile}"._private_jobs`;
+  await withClient(PG_URL, (client) => waitFor(async () => (await scalar(client, countLeft)) === 0, { what: 'all completed' }));
+  const ms = now() - t;
+  await runner.stop();
+  await dropSchemas([SCHEMAS.graphile]);
+  return ioResult({ total, ms, inFlight, handler });
+};
+
+/** Child: PostgreSQL bytes per pending graphile-worker job (its jobs table, indexes and TOAST included). */
+exports.footprint = async ({ count }) => {
+  await dropSchemas([SCHEMAS.graphile]);
+  const utils = await makeWorkerUtils({ connectionString: PG_URL, schema: SCHEMAS.graphile, logger: new Logger(() => () => undefined) });
+  await utils.migrate();
+  const size = () => withClient(PG_URL, (client) => scalar(client, `SELECT pg_total_relation_size('"${SCHEMAS.graphile}"._private_jobs')`));
+  const before = await size();
+  for (let done = 0; done < count; done += 1_000)
+    await utils.addJobs(
+      Array.from({ length: Math.min(1_000, count - done) }, (_, i) => ({ identifier: 'bench-a', payload: { i: done + i } })),
+    );
+  const after = await size();
+  await utils.release();
+  await dropSchemas([SCHEMAS.graphile]);
+  return { count, bytes: after - before, perJob: (after - before) / count };
+};

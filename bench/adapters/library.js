@@ -1,5 +1,6 @@
 'use strict';
 // This library (nestjs-sqlite-queue from ../dist) as a benchmark system.
+const path = require('node:path');
 const { startLibraryApp, supportsDriverOption, loadedDrivers } = require('../lib/library-app');
 const { freshDbFile, now, rssSampler, waitFor, sleep, summarizeLatency } = require('../lib/common');
 
@@ -30,6 +31,7 @@ exports.throughput = async ({ tag, driver, queues, total, concurrency, chunk, ad
   // 2. Process: the clock starts before the application boots (boot time is charged to the library).
   let handled = 0;
   const rss = rssSampler();
+  const cpu = require('../lib/cpu-split').cpuSplit();
   t = now();
   const app = await startLibraryApp({
     options: moduleOptions(file, driver),
@@ -43,6 +45,7 @@ exports.throughput = async ({ tag, driver, queues, total, concurrency, chunk, ad
   let counts;
   await waitFor(async () => (counts = await app.admin.getCounts()).completed >= total, { everyMs: 2, what: 'all completed' });
   const processMs = now() - t;
+  const cpuPerJob = cpu.stop(total);
   const rssMiB = rss.stop();
   const drivers = loadedDrivers();
   await app.close();
@@ -68,6 +71,7 @@ exports.throughput = async ({ tag, driver, queues, total, concurrency, chunk, ad
       handled,
       completed: counts.completed,
       failed: counts.failed,
+      cpuPerJob,
     },
     addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
     errors: app.log.errors,
@@ -150,4 +154,190 @@ exports.postgresConsume = async ({ queues, concurrency }) => {
   clearInterval(progress);
   await app.close();
   return { handled, errors: app.log.errors, errorSamples: app.log.samples };
+};
+
+// ---- Concurrent single adds (scenarios/concurrent-add.js): SQLite or PostgreSQL, producer-only app. ----
+
+/**
+ * Child: a lone add's latency, then `inFlight` callers each awaiting its own add(). `perAdd: true` writes every
+ * add with its own statement (the storage's enqueue of one job, as add() did before group commit): the A/B
+ * reference of the same build.
+ */
+exports.concurrentAdd = async ({ tag, driver, postgres, perAdd, sizes }) => {
+  const { measureAdds } = require('../lib/add-load');
+  let options;
+  if (postgres) {
+    const { PG_URL, SCHEMAS, dropSchemas } = require('../lib/postgres');
+    await dropSchemas([SCHEMAS.library]);
+    options = { postgres: { url: PG_URL, schema: SCHEMAS.library }, processing: false };
+  } else {
+    options = moduleOptions(freshDbFile(`concurrent-add-${tag}.sqlite`), driver, { processing: false });
+  }
+  const app = await startLibraryApp({ options });
+  let add = (i) => app.producer.add('bench-a', { i });
+  if (perAdd) {
+    // Internal modules of the same build: the bench's A/B switch, not public API.
+    const { DIST_DIR } = require('../lib/common');
+    const { QueueFactory } = require(path.join(DIST_DIR, 'factory/queue.factory'));
+    const { prepareJob } = require(path.join(DIST_DIR, 'producer/prepare-job'));
+    const factory = app.app.get(QueueFactory);
+    const storage = await factory.storage();
+    const defaults = { maxAttempts: factory.options.maxAttempts };
+    add = (i) => {
+      const at = Date.now();
+      return storage.enqueue('bench-a', [prepareJob('bench-a', { i }, undefined, defaults, at)], at);
+    };
+  }
+  const result = await measureAdds(add, sizes);
+  const counts = await app.admin.getCounts('bench-a');
+  await app.close();
+  if (postgres) await require('../lib/postgres').dropSchemas([require('../lib/postgres').SCHEMAS.library]);
+  return { ...result, stored: counts.pending, errors: app.log.errors, errorSamples: app.log.samples };
+};
+
+// ---- Real handlers (scenarios/real-handlers.js): each job awaits 1-5 ms of I/O. ----
+
+/** Child: bulk-enqueues `total` jobs over `queues`, then processes them with I/O-bound handlers at `concurrency` per queue. */
+exports.realHandlers = async ({ tag, postgres, queues, total, concurrency }) => {
+  const { ioHandler, ioResult } = require('../lib/io-handler');
+  let options;
+  if (postgres) {
+    const { PG_URL, SCHEMAS, dropSchemas } = require('../lib/postgres');
+    await dropSchemas([SCHEMAS.library]);
+    options = { postgres: { url: PG_URL, schema: SCHEMAS.library } };
+  } else {
+    options = moduleOptions(freshDbFile(`real-handlers-${tag}.sqlite`), undefined);
+  }
+  const producerApp = await startLibraryApp({ options: { ...options, processing: false } });
+  const perQueue = total / queues.length;
+  for (const queue of queues)
+    for (let done = 0; done < perQueue; done += 1_000)
+      await producerApp.producer.addBulk(
+        queue,
+        Array.from({ length: Math.min(1_000, perQueue - done) }, (_, i) => ({ data: { i: done + i } })),
+      );
+  await producerApp.close();
+  if (postgres) await require('../lib/postgres').analyzeSchema(require('../lib/postgres').SCHEMAS.library);
+  const handler = ioHandler();
+  const t = now();
+  const app = await startLibraryApp({ options, queues, concurrency, handler: handler.handle });
+  await waitFor(() => handler.durations.length >= total, { what: `${total} handled`, timeoutMs: 120_000 });
+  let counts;
+  await waitFor(async () => (counts = await app.admin.getCounts()).completed >= total, { everyMs: 2, what: 'all completed' });
+  const ms = now() - t;
+  await app.close();
+  if (postgres) await require('../lib/postgres').dropSchemas([require('../lib/postgres').SCHEMAS.library]);
+  return ioResult({
+    total,
+    ms,
+    inFlight: concurrency * queues.length,
+    handler,
+    extra: { errors: app.log.errors, completed: counts.completed },
+  });
+};
+
+// ---- Footprint (scenarios/footprint.js): bytes per pending job, and retention keeping the file bounded. ----
+
+/** Child: `count` pending jobs added with addBulk; the SQLite file size (checkpointed) or PostgreSQL relation size per job. */
+exports.footprint = async ({ tag, postgres, count }) => {
+  const fs = require('node:fs');
+  const pg = require('../lib/postgres');
+  const { JOBS_TABLE } = require(require('../lib/common').DIST_DIR);
+  const file = postgres ? undefined : freshDbFile(`footprint-${tag}.sqlite`);
+  const options = postgres
+    ? { postgres: { url: pg.PG_URL, schema: pg.SCHEMAS.library }, processing: false }
+    : moduleOptions(file, undefined, { processing: false });
+  if (postgres) await pg.dropSchemas([pg.SCHEMAS.library]);
+  const relationSize = () =>
+    pg.withClient(pg.PG_URL, (client) => pg.scalar(client, `SELECT pg_total_relation_size('"${pg.SCHEMAS.library}".${JOBS_TABLE}')`));
+  // The empty schema first (SQLite: closed, so the WAL is checkpointed into the file).
+  let app = await startLibraryApp({ options });
+  await app.close();
+  const before = postgres ? await relationSize() : fs.statSync(file).size;
+  app = await startLibraryApp({ options });
+  for (let done = 0; done < count; done += 1_000)
+    await app.producer.addBulk(
+      'bench-a',
+      Array.from({ length: Math.min(1_000, count - done) }, (_, i) => ({ data: { i: done + i } })),
+    );
+  await app.close();
+  const after = postgres ? await relationSize() : fs.statSync(file).size;
+  if (postgres) await pg.dropSchemas([pg.SCHEMAS.library]);
+  return { count, bytes: after - before, perJob: (after - before) / count, totalBytes: after };
+};
+
+/**
+ * Child: `rounds` rounds of `perRound` jobs added and processed with `removeOnComplete: { count: keep }`; the file
+ * size (database + WAL) after each round. SQLite reuses the pages deleted rows free, so the file levels off at the
+ * size of the live rows plus the kept ones, without VACUUM.
+ */
+exports.retention = async ({ tag, rounds, perRound, keep, queues }) => {
+  const fs = require('node:fs');
+  const file = freshDbFile(`retention-${tag}.sqlite`);
+  let handled = 0;
+  const app = await startLibraryApp({
+    options: moduleOptions(file, undefined, { removeOnComplete: { count: keep } }),
+    queues,
+    concurrency: 50,
+    handler: () => void handled++,
+  });
+  const sizes = [];
+  const t = now();
+  for (let round = 0; round < rounds; round++) {
+    const perQueue = perRound / queues.length;
+    for (const queue of queues)
+      for (let done = 0; done < perQueue; done += 1_000)
+        await app.producer.addBulk(
+          queue,
+          Array.from({ length: Math.min(1_000, perQueue - done) }, (_, i) => ({ data: { round, i: done + i } })),
+        );
+    await waitFor(() => handled >= (round + 1) * perRound, { what: `round ${round}`, timeoutMs: 120_000 });
+    const counts = await app.admin.getCounts();
+    const wal = fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0;
+    sizes.push({
+      jobs: (round + 1) * perRound,
+      fileBytes: fs.statSync(file).size,
+      walBytes: wal,
+      rows: Object.values(counts).reduce((a, b) => a + b, 0),
+    });
+  }
+  const ms = now() - t;
+  await app.close();
+  return { rounds, perRound, keep, sizes, ms, errors: app.log.errors };
+};
+
+// ---- PostgreSQL add -> start across processes (scenarios/pg-latency.js). ----
+
+const wallNow = () => performance.timeOrigin + performance.now();
+
+/** Child: a consumer (concurrency 1) that reports each handler start (wall clock, µs precision) to the parent. */
+exports.pgLatencyConsumer = async () => {
+  const { PG_URL, SCHEMAS } = require('../lib/postgres');
+  const stop = new Promise((resolve) => process.on('message', (m) => m && m.type === 'stop' && resolve()));
+  const app = await startLibraryApp({
+    options: { postgres: { url: PG_URL, schema: SCHEMAS.library } },
+    queues: ['latency'],
+    concurrency: 1,
+    handler: (job) => process.send({ type: 'started', i: job.data.i, at: wallNow() }),
+  });
+  await sleep(300); // the first claim and lease recovery are behind us
+  process.send({ type: 'ready' });
+  await stop;
+  await app.close();
+  return { errors: app.log.errors };
+};
+
+/** Child: adds `count` jobs one at a time, `gapMs` apart, from a producer-only process; the wall-clock times of each. */
+exports.pgLatencyProducer = async ({ count, gapMs, warmup }) => {
+  const { PG_URL, SCHEMAS } = require('../lib/postgres');
+  const app = await startLibraryApp({ options: { postgres: { url: PG_URL, schema: SCHEMAS.library }, processing: false } });
+  const adds = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const calledAt = wallNow();
+    await app.producer.add('latency', { i });
+    adds.push({ i, calledAt, resolvedAt: wallNow(), warm: i < warmup });
+    await sleep(gapMs);
+  }
+  await app.close();
+  return { adds };
 };

@@ -5,11 +5,18 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { DIST_DIR } = require('./common');
 
-// sqlite-schema.js since the storage split; builds from before it (for A/B runs) kept it in sqlite-queue.sql.js.
-const { SCHEMA_SQL } = requireFirst(
-  ['sqlite-schema.js', 'sqlite-queue.sql.js'].map((file) => path.join(DIST_DIR, 'storage', 'sqlite', file)),
-);
+// Since the versioned migrations, the schema is every step of getSqliteMigrations() (DDL and its recording, all
+// idempotent); builds from before them (for A/B runs) exported SCHEMA_SQL from sqlite-schema.js or sqlite-queue.sql.js.
+const SCHEMA_SQL = loadSchemaSql();
 const { JOBS_TABLE: T } = require(DIST_DIR);
+
+function loadSchemaSql() {
+  const schemaModule = requireFirst(
+    ['sqlite-schema.js', 'sqlite-queue.sql.js'].map((file) => path.join(DIST_DIR, 'storage', 'sqlite', file)),
+  );
+  if (typeof schemaModule.getSqliteMigrations === 'function') return schemaModule.getSqliteMigrations().flatMap((step) => step.sql);
+  return schemaModule.SCHEMA_SQL;
+}
 
 function requireFirst(files) {
   const found = files.find((file) => fs.existsSync(file));

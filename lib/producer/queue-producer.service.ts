@@ -23,6 +23,7 @@ import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
 import { guardStorage } from '../utils/storage-boundary.util';
 import { toJob } from '../worker/job-runtime';
+import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
@@ -59,6 +60,8 @@ function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityMa
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
+  private groupCommit?: { storage: QueueStorage; commit: AddGroupCommit };
+
   constructor(private readonly factory: QueueFactory) {}
 
   /**
@@ -113,7 +116,9 @@ export class QueueProducer {
     const storage = await this.factory.storage();
     let stored: JobRecord;
     try {
-      [stored] = manager ? await storage.enqueueIn(manager, queue, [record], now) : await storage.enqueue(queue, [record], now);
+      [stored] = manager
+        ? await storage.enqueueIn(manager, queue, [record], now)
+        : [await this.groupCommitFor(storage).add(queue, record, now)];
     } catch (error) {
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
@@ -244,6 +249,17 @@ export class QueueProducer {
       data: JSON.parse(record.data) as TData,
       nextRunAt: new Date(record.nextRunAt),
     }));
+  }
+
+  /** The group commit of `storage`'s adds (one storage per application; kept per storage all the same). */
+  private groupCommitFor(storage: QueueStorage): AddGroupCommit {
+    if (this.groupCommit?.storage !== storage) {
+      this.groupCommit = {
+        storage,
+        commit: new AddGroupCommit((queue, jobs, now) => storage.enqueue(queue, jobs, now), storage.parallelInserts),
+      };
+    }
+    return this.groupCommit.commit;
   }
 
   private defaultsFor(queue: string): JobDefaults {

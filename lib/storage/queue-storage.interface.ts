@@ -224,6 +224,11 @@ export interface QueueStorage {
   /** Inserts a flow's nodes in one atomic write (in `manager`'s transaction when given); their ids, in node order. */
   enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]>;
   /**
+   * How many inserts of one queue the producer's group commit keeps in flight at once (default 1): one where the
+   * database has a single writer, more where statements run side by side and their commits' disk flushes overlap.
+   */
+  readonly parallelInserts?: number;
+  /**
    * Atomically takes up to each request's limit of due pending jobs of queues that are not paused,
    * marking them running for `workerId` for `leaseDuration` ms. Where a statement can wait for a lock (SQLite's
    * busy timeout), the lease is measured from when it runs, not from `now`, so the wait does not eat the lease.

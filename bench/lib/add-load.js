@@ -1,0 +1,38 @@
+'use strict';
+// The load of the concurrent-add scenario, shared by every system: a lone add measured one at a time, then
+// `inFlight` callers (HTTP handlers, say) that each await their own add() and start the next one at once.
+const { now, percentile } = require('./common');
+
+const stats = (values) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values) });
+
+/**
+ * @param {(i: number) => Promise<unknown>} add  one add() of job number i
+ * @param {{ total: number, inFlight: number, loneCount: number, warmup: number }} sizes
+ */
+async function measureAdds(add, { total, inFlight, loneCount, warmup }) {
+  for (let i = 0; i < warmup; i++) await add(-1 - i);
+  // A lone add: nothing else in flight, the latency every request of a quiet application sees.
+  const lone = [];
+  for (let i = 0; i < loneCount; i++) {
+    const t = now();
+    await add(i);
+    lone.push(now() - t);
+  }
+  // Then `inFlight` callers at once, each awaiting its own add, until `total` adds are done.
+  const each = [];
+  let next = 0;
+  const caller = async () => {
+    while (next < total) {
+      const i = next++;
+      const t = now();
+      await add(loneCount + i);
+      each.push(now() - t);
+    }
+  };
+  const t0 = now();
+  await Promise.all(Array.from({ length: inFlight }, caller));
+  const ms = now() - t0;
+  return { lone: stats(lone), concurrent: { jobs: total, inFlight, ms, rate: (total / ms) * 1000, ...stats(each) } };
+}
+
+module.exports = { measureAdds };

@@ -1,0 +1,59 @@
+'use strict';
+// RESULTS.md: the per-job CPU split of scenario 1 (issue 18 item 4), and the raised SQLite targets.
+const { fmt, ratio, table, asciiBars, median, pairedRatio } = require('./report-helpers');
+
+const KINDS = [
+  ['jsUs', 'JavaScript (main thread, GC pauses excluded)'],
+  ['gcUs', 'GC pauses (main thread)'],
+  ['poolUs', "libuv pool threads (node-sqlite3: SQLite's work)"],
+  ['helpersUs', 'V8 helper threads (concurrent GC, compiler)'],
+];
+
+function cpuSection(data) {
+  const t = data.throughput;
+  const lines = ['## 1b. Per-job CPU profile (scenario 1)', ''];
+  const withCpu = t.systems.filter(({ id }) => (t.results[id] || []).some((r) => r.process && r.process.cpuPerJob));
+  if (!withCpu.length) return [...lines, '_Not measured: these results predate the per-thread CPU split._', ''];
+  lines.push(
+    'CPU time per job during the end-to-end phase of scenario 1, per thread of the process, read from `/proc/self/task/*/stat`',
+    "(10 ms ticks, summed over the whole phase) and V8's `gc` performance entries. The threads Node starts with are V8's helpers;",
+    "threads that appear later are libuv's pool, where node-sqlite3 runs every statement (better-sqlite3 runs SQLite on the main",
+    'thread, so there it is inside "JavaScript"). Median of the runs.',
+    '',
+  );
+  const rows = withCpu.map(({ id, label }) => {
+    const runs = t.results[id].filter((r) => r.process && r.process.cpuPerJob).map((r) => r.process.cpuPerJob);
+    const m = (key) => median(runs.map((r) => r[key]));
+    return { label, values: Object.fromEntries([...KINDS.map(([key]) => [key, m(key)]), ['totalUs', m('totalUs')]]) };
+  });
+  lines.push(
+    table(
+      ['system', ...KINDS.map(([, name]) => `${name}, µs/job`), 'total µs/job'],
+      rows.map((r) => [r.label, ...KINDS.map(([key]) => fmt(r.values[key], 1)), `**${fmt(r.values.totalUs, 1)}**`]),
+    ),
+    '',
+    asciiBars(
+      rows.flatMap((r) => KINDS.map(([key, name]) => [`${r.label}: ${name.split(' (')[0]}`, r.values[key]])),
+      'µs/job',
+      40,
+    ),
+    '',
+  );
+  return lines;
+}
+
+/** Issue 18 item 4: the raised SQLite targets, median of the interleaved runs of scenario 1. */
+function cpuTargets(data) {
+  const t = data.throughput;
+  const rates = (id) => (t.results[id] || []).filter((r) => !r.skipped).map((r) => r.process.rate);
+  const lib = rates('library');
+  if (!lib.length) return [];
+  const vsRaw = pairedRatio(lib, rates('raw-sqlite3'));
+  const vsBull = pairedRatio(lib, rates('bullmq'));
+  return [
+    [`Issue 18: ≥ 75 % of raw node-sqlite3 (median of ${lib.length} interleaved runs)`, `${fmt(vsRaw * 100)} %`, vsRaw >= 0.75],
+    [`Issue 18: ≥ 4× BullMQ end to end (median of ${lib.length} interleaved runs)`, ratio(vsBull), vsBull >= 4],
+  ];
+}
+
+module.exports = { cpuSection, cpuTargets };
