@@ -78,7 +78,8 @@ export class QueueProducer {
     const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
     const job = toJob<TData>(record, NEVER_ABORTED, { updateProgress: refuse, log: refuse, updateData: refuse }, storage);
     // A job written by the caller's transaction does not exist for anyone else until that commits, maybe never.
-    if (!inTransaction && this.factory.events.observed && record.createdAt === now) {
+    // `>=`: a group commit stamps its rows with the latest caller's time; a job found by its key was created before.
+    if (!inTransaction && this.factory.events.observed && record.createdAt >= now) {
       this.factory.events.emit({ type: 'added', queue: record.queue, jobId: record.id, attempt: 0, runAt: new Date(record.runAt) });
     }
     return Object.assign(job, {
