@@ -30,3 +30,4 @@ export * from './storage.error';
 export * from './foreign-schema.error';
 export * from './schema-too-new.error';
 export * from './schema-outdated.error';
+export * from './invalid-dashboard-options.error';

@@ -186,6 +186,8 @@ export interface QueueStorage {
   getJob(id: string): Promise<JobRecord | null>;
   /** Jobs of a queue, newest first. */
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]>;
+  /** Jobs of a queue with this unique key, in any status, newest first, at most `limit`. */
+  jobsByKey(queue: string, key: string, limit: number): Promise<JobRecord[]>;
   /** Job counts per queue and status, optionally of one queue. */
   getCounts(queue?: string): Promise<CountRow[]>;
   /** Queues currently paused. */

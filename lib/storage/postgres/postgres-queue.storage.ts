@@ -25,7 +25,7 @@ import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } f
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
-import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
@@ -134,6 +134,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
     return listJobs(this.db, queue, query);
+  }
+
+  jobsByKey(queue: string, key: string, limit: number): Promise<JobRecord[]> {
+    return jobsByKey(this.db, queue, key, limit);
   }
 
   getCounts(queue?: string): Promise<CountRow[]> {

@@ -22,7 +22,7 @@ import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
-import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
@@ -151,6 +151,10 @@ export class SqliteQueueStorage implements QueueStorage {
 
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
     return listJobs(this.db.runner, queue, query);
+  }
+
+  jobsByKey(queue: string, key: string, limit: number): Promise<JobRecord[]> {
+    return jobsByKey(this.db.runner, queue, key, limit);
   }
 
   getCounts(queue?: string): Promise<CountRow[]> {

@@ -30,6 +30,9 @@ const LIST_JOBS_BY_STATUS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ?
 const LIST_FINISHED_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
   WHERE queue = ? AND status = ? AND finished_at IS NOT NULL ORDER BY id DESC LIMIT ? OFFSET ?`;
 
+/** Any status: a finished job's key is not indexed (only live keys are), so this reads the queue's rows; an operator's look-up. */
+const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND unique_key = ? ORDER BY id DESC LIMIT ?`;
+
 const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
 
 /** Walks the finished index queue by queue instead of scanning the table. */
@@ -57,6 +60,11 @@ export async function listJobs(runner: StatementRunner, queue: string, query: Li
       ? await runner.all(LIST_JOBS_SQL, [queue, limit, offset])
       : await runner.all(isFinishedStatus(status) ? LIST_FINISHED_JOBS_SQL : LIST_JOBS_BY_STATUS_SQL, [queue, status, limit, offset]);
   return rows.map(toJobRecord);
+}
+
+/** Jobs of a queue with this unique key, in any status, newest first. */
+export async function jobsByKey(runner: StatementRunner, queue: string, key: string, limit: number): Promise<JobRecord[]> {
+  return (await runner.all(JOBS_BY_KEY_SQL, [queue, key, limit])).map(toJobRecord);
 }
 
 /** Job counts per queue and status, optionally of one queue. */
