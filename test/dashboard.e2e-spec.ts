@@ -271,7 +271,7 @@ describeEachBackend(
           '-r',
           'ts-node/register/transpile-only',
           '-e',
-          "require('./lib'); console.log(Object.keys(require.cache).filter((f) => f.includes('dashboard')).length)",
+          "require('./lib'); console.log(Object.keys(require.cache).filter((f) => /lib[\\/]dashboard/.test(f)).length)",
         ],
         { cwd: join(__dirname, '..'), encoding: 'utf8' },
       );

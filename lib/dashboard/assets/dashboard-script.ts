@@ -141,7 +141,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     }).join('; ');
   }
   function sparkline(series, unit, minutes) {
-    var width = 120, height = 30, max = maxOf(series);
+    var width = 96, height = 26, max = maxOf(series);
     var svg = s('svg', { class: 'spark', width: width, height: height, viewBox: '0 0 ' + width + ' ' + height, role: 'img', 'aria-label': describe(series, unit, minutes) });
     svg.appendChild(s('line', { x1: 0, x2: width, y1: height - 1, y2: height - 1, stroke: '#d0d7de', 'stroke-width': 1 }));
     series.forEach(function (one) {

@@ -23,7 +23,7 @@ h2 { font-size: 1.15em; margin: 1.4em 0 0.5em; }
 .status-line.error { border-color: #ff8182; background: #ffebe9; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: middle; white-space: nowrap; }
+th, td { text-align: left; padding: 7px 9px; border-bottom: 1px solid var(--line); vertical-align: middle; white-space: nowrap; }
 th { background: var(--soft); font-weight: 600; font-size: 0.9em; }
 tr:last-child td { border-bottom: 0; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -57,7 +57,7 @@ svg.spark { display: block; }
 .swatch { display: inline-block; width: 12px; height: 3px; vertical-align: middle; margin-right: 4px; }
 .swatch.completed { background: var(--ok); } .swatch.failed { background: var(--bad); }
 .swatch.wait { background: var(--wait); } .swatch.run { background: var(--run); }
-.metric { display: flex; align-items: center; gap: 6px; }
+.metric { display: flex; flex-direction: column; align-items: flex-start; gap: 2px; font-size: 0.85em; color: var(--muted); }
 .muted { color: var(--muted); }
 dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
 dl.fields dt { color: var(--muted); }
