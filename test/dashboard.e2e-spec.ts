@@ -143,6 +143,39 @@ describeEachBackend(
           await page.close();
         });
 
+        it('retries all failed and cleans finished jobs by age from the queue page, by keyboard', async () => {
+          await producer.addBulk<{ n?: number; fail?: boolean }>('mail', [
+            { data: { n: 1 } },
+            { data: { fail: true } },
+            { data: { fail: true } },
+          ]);
+          await waitFor(async () => (await admin.getCounts('mail')).failed === 2, 'two failed');
+          const page = await openPage(`${running.url}/queues#/queue/mail`);
+          await page.getByRole('button', { name: 'Retry all failed' }).waitFor();
+          // The first Tab reaches the skip link, the next ones the navigation: all of it works without a mouse.
+          await page.keyboard.press('Tab');
+          expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+          running.behaviour.failing = false;
+          await page.getByRole('button', { name: 'Retry all failed' }).focus();
+          await page.keyboard.press('Enter');
+          await page.getByRole('status').getByText('2 failed job(s) of mail are pending again.').waitFor();
+          await waitFor(async () => (await admin.getCounts('mail')).completed === 3, 'all three completed');
+
+          await page.getByLabel('Clean jobs').selectOption('completed');
+          await page.getByLabel('finished more than (minutes) ago').fill('0');
+          await page.getByRole('button', { name: 'Clean' }).click();
+          await page.getByRole('status').getByText('Removed 3 completed job(s) of mail finished more than 0 minute(s) ago.').waitFor();
+          expect((await admin.getCounts('mail')).completed).toBe(0);
+
+          // A search by key, through its labelled field.
+          const keyed = await producer.add('mail', { n: 2 }, { key: 'invoice-17' });
+          await page.getByLabel('Search by job id or key').fill('invoice-17');
+          await page.keyboard.press('Enter');
+          await page.locator(`tr[data-job="${keyed.id}"]`).waitFor();
+          expect(await page.locator('tr[data-job]').count()).toBe(1);
+          await page.close();
+        });
+
         it('shows a <script> payload as text, never running it', async () => {
           const job = await producer.add('mail', { html: XSS, fail: true }, { key: XSS });
           await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'xss job failed');

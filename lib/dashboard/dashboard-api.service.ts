@@ -63,11 +63,29 @@ export class DashboardApi {
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
       if (search !== '') {
         const jobs = await this.search(name, search);
-        return { queue, jobs: jobs.map(summary), total: jobs.length, offset: 0, limit: PAGE_SIZE, status: null, search };
+        return {
+          readOnly: this.options.readOnly,
+          queue,
+          jobs: jobs.map(summary),
+          total: jobs.length,
+          offset: 0,
+          limit: PAGE_SIZE,
+          status: null,
+          search,
+        };
       }
       const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE });
       const total = status ? info.counts[status] : JOB_STATUSES.reduce((sum, each) => sum + info.counts[each], 0);
-      return { queue, jobs: jobs.map(summary), total, offset, limit: PAGE_SIZE, status: status ?? null, search };
+      return {
+        readOnly: this.options.readOnly,
+        queue,
+        jobs: jobs.map(summary),
+        total,
+        offset,
+        limit: PAGE_SIZE,
+        status: status ?? null,
+        search,
+      };
     } catch (error) {
       throw toHttpError(error, `Reading queue ${name}`);
     }
@@ -95,6 +113,7 @@ export class DashboardApi {
   async schedules() {
     const schedules = await this.producer.listSchedules();
     return {
+      readOnly: this.options.readOnly,
       schedules: schedules.map((schedule) => {
         const data = redactValue(this.options.redact.data, schedule.data, schedule, 'data');
         return { ...schedule, data: data.hidden ? null : data.value, dataHidden: data.hidden };

@@ -134,6 +134,14 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     });
     return out.join(' ');
   }
+  /** A value with no neighbour draws no line: mark it with a dot so a lone minute of activity shows. */
+  function dots(svg, one, width, height, max, pad, radius) {
+    var step = one.values.length > 1 ? (width - 2 * pad) / (one.values.length - 1) : 0;
+    one.values.forEach(function (v, i) {
+      if (typeof v !== 'number' || typeof one.values[i - 1] === 'number' || typeof one.values[i + 1] === 'number') return;
+      svg.appendChild(s('circle', { cx: (pad + i * step).toFixed(1), cy: (height - pad - (max > 0 ? (v / max) * (height - 2 * pad) : 0)).toFixed(1), r: radius, fill: COLORS[one.color] }));
+    });
+  }
   function describe(series, unit, minutes) {
     return series.map(function (one) {
       var last = one.values[one.values.length - 1];
@@ -146,6 +154,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     svg.appendChild(s('line', { x1: 0, x2: width, y1: height - 1, y2: height - 1, stroke: '#d0d7de', 'stroke-width': 1 }));
     series.forEach(function (one) {
       svg.appendChild(s('polyline', { points: points(one.values, width, height, max, 2), fill: 'none', stroke: COLORS[one.color], 'stroke-width': 1.5 }));
+      dots(svg, one, width, height, max, 2, 2);
     });
     return svg;
   }
@@ -167,6 +176,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     svg.appendChild(right);
     series.forEach(function (one) {
       svg.appendChild(s('polyline', { points: points(one.values, width, height, max, pad), fill: 'none', stroke: COLORS[one.color], 'stroke-width': 2, 'stroke-dasharray': one.dashed ? '5 4' : 'none' }));
+      dots(svg, one, width, height, max, pad, 3);
     });
     var legend = h('div', { class: 'legend' }, series.map(function (one) { return h('span', null, [h('span', { class: 'swatch ' + one.color }), one.name]); }));
     return h('figure', null, [h('figcaption', { text: title }), svg, legend]);
@@ -194,23 +204,23 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
           var m = q.metrics;
           var cells = [
             h('th', { scope: 'row' }, h('a', { href: queueHref(q.name), 'data-focus': 'q:' + q.name, text: q.name })),
-            h('td', null, q.paused ? badge('paused') : badge('active')),
-            h('td', null, q.hasProcessor ? 'yes (' + q.concurrency + ')' : h('span', { class: 'badge none', text: 'none here' }))
+            h('td', { 'data-label': 'State' }, q.paused ? badge('paused') : badge('active')),
+            h('td', { 'data-label': 'Processor' }, q.hasProcessor ? 'yes (' + q.concurrency + ')' : h('span', { class: 'badge none', text: 'none here' }))
           ].concat(STATUSES.map(function (st) {
-            return h('td', { class: 'num', 'data-count': st }, h('a', { href: queueHref(q.name, { status: st }), 'aria-label': count(q.counts[st]) + ' ' + st + ' in ' + q.name, text: count(q.counts[st]) }));
+            return h('td', { class: 'num', 'data-count': st, 'data-label': st[0].toUpperCase() + st.slice(1) }, h('a', { href: queueHref(q.name, { status: st }), 'aria-label': count(q.counts[st]) + ' ' + st + ' in ' + q.name, text: count(q.counts[st]) }));
           })).concat([
-            h('td', null, m ? h('div', { class: 'metric' }, [sparkline(throughputSeries(m), 'count', minutes), m.completed + m.failed + ' done']) : h('span', { class: 'muted', text: 'idle' })),
-            h('td', null, m && m.waitTime ? h('div', { class: 'metric' }, [sparkline([{ name: 'Wait p95', values: pick(m.waitTimePerMinute, 'p95'), color: 'wait' }], 'ms', minutes), ms(m.waitTime.p50) + ' / ' + ms(m.waitTime.p95)]) : '–'),
-            h('td', null, m && m.runTime ? h('div', { class: 'metric' }, [sparkline([{ name: 'Run p95', values: pick(m.runTimePerMinute, 'p95'), color: 'run' }], 'ms', minutes), ms(m.runTime.p50) + ' / ' + ms(m.runTime.p95)]) : '–')
+            h('td', { 'data-label': 'Throughput' }, m ? h('div', { class: 'metric' }, [sparkline(throughputSeries(m), 'count', minutes), m.completed + m.failed + ' done']) : h('span', { class: 'muted', text: 'idle' })),
+            h('td', { 'data-label': 'Wait p50 / p95' }, m && m.waitTime ? h('div', { class: 'metric' }, [sparkline([{ name: 'Wait p95', values: pick(m.waitTimePerMinute, 'p95'), color: 'wait' }], 'ms', minutes), ms(m.waitTime.p50) + ' / ' + ms(m.waitTime.p95)]) : '–'),
+            h('td', { 'data-label': 'Run p50 / p95' }, m && m.runTime ? h('div', { class: 'metric' }, [sparkline([{ name: 'Run p95', values: pick(m.runTimePerMinute, 'p95'), color: 'run' }], 'ms', minutes), ms(m.runTime.p50) + ' / ' + ms(m.runTime.p95)]) : '–')
           ]);
           if (!data.readOnly) {
-            cells.push(h('td', null, q.paused
+            cells.push(h('td', { 'data-label': 'Actions' }, q.paused
               ? actionButton('Resume', 'queues/' + encodeURIComponent(q.name) + '/resume', null, null, { 'aria-label': 'Resume ' + q.name })
               : actionButton('Pause', 'queues/' + encodeURIComponent(q.name) + '/pause', null, null, { 'aria-label': 'Pause ' + q.name })));
           }
           return h('tr', { 'data-queue': q.name }, cells);
         });
-        fill(table, data.queues.length ? h('table', null, [h('caption', { class: 'muted', text: 'Jobs per queue and status', hidden: true }), h('thead', null, head), h('tbody', null, rows)]) : h('p', { text: 'No queue yet: queues appear once they have a job, a processor or a pause.' }));
+        fill(table, data.queues.length ? h('table', { class: 'cards' }, [h('caption', { class: 'muted', text: 'Jobs per queue and status', hidden: true }), h('thead', null, head), h('tbody', null, rows)]) : h('p', { text: 'No queue yet: queues appear once they have a job, a processor or a pause.' }));
       }
     };
   }
@@ -240,8 +250,8 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
       },
       update: function (data) {
         var q = data.queue;
-        fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), q.hasProcessor ? h('span', { class: 'muted', text: 'processor here, concurrency ' + q.concurrency }) : h('span', { class: 'badge none', text: 'no processor in this app' })]);
-        if (!state.readOnly) fill(tools, queueTools(q));
+        fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), q.hasProcessor ? h('small', { class: 'muted', text: 'processor here, concurrency ' + q.concurrency }) : h('span', { class: 'badge none', text: 'no processor in this app' })]);
+        if (!data.readOnly) fill(tools, queueTools(q));
         else if (!mountedTools) fill(tools, h('p', { class: 'muted', text: 'Read-only dashboard: no actions.' }));
         mountedTools = true;
         var m = q.metrics;
@@ -289,18 +299,18 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     var rows = data.jobs.map(function (job) {
       return h('tr', { 'data-job': job.id }, [
         h('td', null, h('a', { href: jobHref(job.id), 'data-focus': 'job:' + job.id, text: job.id })),
-        h('td', null, badge(job.status)),
-        h('td', { class: 'wrap' }, job.key === null ? h('span', { class: 'muted', text: '–' }) : job.key),
-        h('td', { class: 'num' }, job.attempts + ' / ' + job.maxAttempts),
-        h('td', { class: 'hide-narrow' }, when(job.createdAt)),
-        h('td', { class: 'hide-narrow' }, when(job.finishedAt)),
-        h('td', { class: 'wrap' }, job.error || '')
+        h('td', { 'data-label': 'Status' }, badge(job.status)),
+        h('td', { class: 'wrap', 'data-label': 'Key' }, job.key === null ? h('span', { class: 'muted', text: '–' }) : job.key),
+        h('td', { class: 'num', 'data-label': 'Attempts' }, job.attempts + ' / ' + job.maxAttempts),
+        h('td', { 'data-label': 'Created' }, when(job.createdAt)),
+        h('td', { 'data-label': 'Finished' }, when(job.finishedAt)),
+        h('td', { class: 'wrap', 'data-label': 'Last error' }, job.error || '')
       ]);
     });
     var head = h('tr', null, ['Id', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error'].map(function (title, i) {
-      return h('th', { scope: 'col', class: (i === 3 ? 'num' : '') + (i === 4 || i === 5 ? ' hide-narrow' : ''), text: title });
+      return h('th', { scope: 'col', class: i === 3 ? 'num' : null, text: title });
     }));
-    var parts = [h('div', { class: 'table-wrap' }, h('table', null, [h('thead', null, head), h('tbody', null, rows)]))];
+    var parts = [h('div', { class: 'table-wrap' }, h('table', { class: 'cards' }, [h('thead', null, head), h('tbody', null, rows)]))];
     if (!data.search) {
       var from = data.offset + 1, to = data.offset + data.jobs.length;
       var name = data.queue.name, status = data.status || '';

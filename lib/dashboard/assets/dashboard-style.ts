@@ -16,6 +16,7 @@ a { color: var(--link); }
 .live { margin: 0; color: var(--muted); font-size: 0.9em; }
 main { padding: 16px 20px 40px; max-width: 1400px; margin: 0 auto; }
 main:focus { outline: none; }
+h1 small { font-size: 0.6em; font-weight: 500; }
 h1 { font-size: 1.5em; margin: 0.2em 0 0.6em; display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: center; }
 h2 { font-size: 1.15em; margin: 1.4em 0 0.5em; }
 .status-line { min-height: 0; margin: 0 20px; }
@@ -71,6 +72,13 @@ progress { width: 16em; max-width: 100%; }
   h1 { font-size: 1.25em; }
   dl.fields { grid-template-columns: 1fr; }
   dl.fields dd { margin-bottom: 6px; }
-  .hide-narrow { display: none; }
+  /* Tables become one card per row: each cell says what it is. */
+  table.cards thead { display: none; }
+  table.cards, table.cards tbody, table.cards tr, table.cards th, table.cards td { display: block; width: 100%; }
+  table.cards tr { border-bottom: 1px solid var(--line); padding: 6px 0; }
+  table.cards th, table.cards td { border: 0; padding: 3px 10px; white-space: normal; text-align: left; }
+  table.cards td[data-label] { display: flex; gap: 12px; justify-content: space-between; align-items: center; }
+  table.cards td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 0.85em; }
+  .table-wrap { overflow-x: visible; }
 }
 `;
