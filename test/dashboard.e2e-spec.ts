@@ -283,6 +283,16 @@ describeEachBackend(
       expect(await fetch(`${running.url}/queues`).then((r) => r.status)).toBe(403);
     });
 
+    it.each(['express', 'fastify'] as const)('follows the app global prefix on %s', async (adapter) => {
+      running = await startDashboardApp(db, adapter, {}, [], (app) => app.setGlobalPrefix('ops'));
+      const html = await fetch(`${running.url}/ops/queues`).then((r) => r.text());
+      expect(html).toContain('src="/ops/queues/assets/dashboard.js"');
+      expect(await fetch(`${running.url}/queues`).then((r) => r.status)).toBe(404);
+      const page = await openPage(`${running.url}/ops/queues`);
+      await page.locator('tr[data-queue="mail"]').waitFor();
+      await page.close();
+    });
+
     it('redact: data hidden, result rewritten, before they leave the server', async () => {
       running = await startDashboardApp(db, 'express', {
         redact: { data: true, result: (value) => ({ ...(value as object), id: '***' }) },

@@ -296,9 +296,12 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
 
   function jobsTable(data) {
     if (!data.jobs.length) return h('p', { text: data.search ? 'No job of this queue has id or key "' + data.search + '".' : 'No job here.' });
+    // A job name column appears when the server's jobs carry one (JobInfo may grow fields; the page follows).
+    var named = data.jobs.some(function (job) { return typeof job.name === 'string'; });
     var rows = data.jobs.map(function (job) {
       return h('tr', { 'data-job': job.id }, [
         h('td', null, h('a', { href: jobHref(job.id), 'data-focus': 'job:' + job.id, text: job.id })),
+        named ? h('td', { 'data-label': 'Name', text: typeof job.name === 'string' ? job.name : '' }) : null,
         h('td', { 'data-label': 'Status' }, badge(job.status)),
         h('td', { class: 'wrap', 'data-label': 'Key' }, job.key === null ? h('span', { class: 'muted', text: '–' }) : job.key),
         h('td', { class: 'num', 'data-label': 'Attempts' }, job.attempts + ' / ' + job.maxAttempts),
@@ -307,8 +310,9 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
         h('td', { class: 'wrap', 'data-label': 'Last error' }, job.error || '')
       ]);
     });
-    var head = h('tr', null, ['Id', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error'].map(function (title, i) {
-      return h('th', { scope: 'col', class: i === 3 ? 'num' : null, text: title });
+    var titles = named ? ['Id', 'Name', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error'] : ['Id', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error'];
+    var head = h('tr', null, titles.map(function (title) {
+      return h('th', { scope: 'col', class: title === 'Attempts' ? 'num' : null, text: title });
     }));
     var parts = [h('div', { class: 'table-wrap' }, h('table', { class: 'cards' }, [h('thead', null, head), h('tbody', null, rows)]))];
     if (!data.search) {
