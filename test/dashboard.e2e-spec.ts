@@ -70,10 +70,11 @@ describeEachBackend(
         });
 
         it('shows the counts QueueAdmin gives, a failed job with its error, and retries it to completion', async () => {
+          const twice = { maxAttempts: 2, backoff: { type: 'fixed' as const, delay: 1 } };
           await producer.addBulk<{ n?: number; fail?: boolean }>('mail', [
             ...Array.from({ length: 6 }, (_, i) => ({ data: { n: i } })),
-            { data: { fail: true } },
-            { data: { fail: true } },
+            { data: { fail: true }, options: twice },
+            { data: { fail: true }, options: twice },
           ]);
           await producer.upsertSchedule('other', 'nightly-digest', { cron: '0 3 * * *', data: { kind: 'digest' } });
           await waitFor(
@@ -98,8 +99,10 @@ describeEachBackend(
           expect(await page.locator('tr[data-job]').count()).toBe(2);
           if (screenshotsWanted(backend, adapter)) await page.screenshot({ path: join(IMAGES, 'dashboard-queue.png'), fullPage: true });
           await page.getByRole('link', { name: failed.id, exact: true }).click();
-          await page.getByRole('heading', { name: /Attempt 1: Error/ }).waitFor();
-          expect(await page.locator('[data-error-message]').innerText()).toContain('SMTP said no <script>');
+          // Each attempt's error, the last first, with its stack.
+          await page.getByRole('heading', { name: 'Attempt 2: Error' }).waitFor();
+          await page.getByRole('heading', { name: 'Attempt 1: Error' }).waitFor();
+          expect(await page.locator('[data-error-message]').first().innerText()).toContain('SMTP said no <script>');
           expect(await page.getByText('at ').first().count()).toBeGreaterThan(0);
           if (screenshotsWanted(backend, adapter)) await page.screenshot({ path: join(IMAGES, 'dashboard-job.png'), fullPage: true });
 

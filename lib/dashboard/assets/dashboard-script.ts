@@ -378,15 +378,15 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     return json(progress);
   }
   function errorsOf(job) {
-    // Several attempts' errors when the server sends them as a list; the last attempt's otherwise.
-    var list = Array.isArray(job.errors) ? job.errors : job.error ? [job.error] : [];
+    // The last attempt's error first, then the earlier attempts' it carries (newest first).
+    var list = job.error ? [job.error].concat(Array.isArray(job.error.previous) ? job.error.previous : []) : [];
     if (!list.length) return h('p', { class: 'muted', text: 'No failed attempt.' });
     return list.map(function (error) {
       return h('div', { class: 'error-box' }, [
         h('h3', { text: 'Attempt ' + (error.attempt || '?') + ': ' + error.name }),
         h('p', { 'data-error-message': '' }, error.message),
         error.code !== undefined ? h('p', { class: 'muted', text: 'code ' + error.code }) : null,
-        error.stack ? h('details', { open: true }, [h('summary', { text: 'Stack' }), json(error.stack)]) : null
+        error.stack ? h('details', { open: error === list[0] ? true : null }, [h('summary', { text: 'Stack' }), json(error.stack)]) : null
       ]);
     });
   }
