@@ -8,7 +8,7 @@ import { assertQueueName } from '../utils/queue-name.util';
 import { toHttpError } from './dashboard-http-error';
 import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
 import { QUEUE_DASHBOARD_OPTIONS } from './queue-dashboard.constants';
-import { redactValue } from './redact-job';
+import { redactValue } from './redact-value';
 
 /** Jobs per page of a queue's list. */
 const PAGE_SIZE = 25;
