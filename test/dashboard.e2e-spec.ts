@@ -202,24 +202,30 @@ describeEachBackend(
           expect((await post({ 'content-type': 'application/json' })).status).toBe(403);
           expect((await post({ 'content-type': 'text/plain', origin: running.url })).status).toBe(403);
 
-          // A page of another origin (another port) posts a form and a no-cors fetch at the dashboard.
+          // A page of another origin (another port) sends a no-cors fetch and posts a form at the dashboard; each
+          // step has its own deadline so a stuck one names itself.
           const evil: Server = createServer((_request, response) => {
             response.setHeader('content-type', 'text/html');
             response.end(
-              `<form id="f" method="POST" action="${pause}" enctype="text/plain"><input name='{"a":"' value='"}'></form>` +
-                `<script>fetch(${JSON.stringify(pause)}, { method: 'POST', mode: 'no-cors', body: '{}' }).finally(() => document.getElementById('f').submit())</script>`,
+              `<form method="POST" action="${pause}" enctype="text/plain"><input name='{"a":"' value='"}'>` +
+                `<button id="go">go</button></form>`,
             );
           });
           await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+          const refusedPost = (page: Page) =>
+            page.waitForResponse((response) => response.url() === pause && response.status() === 403, { timeout: 15_000 });
           try {
             const page = await browser.context.newPage();
-            const refused = page.waitForResponse(
-              (response) => response.url() === pause && response.request().method() === 'POST' && response.status() === 403,
-            );
             await page.goto(`http://127.0.0.1:${(evil.address() as { port: number }).port}/`);
-            await refused;
+            const fetched = refusedPost(page);
+            await page.evaluate((url) => void fetch(url, { method: 'POST', mode: 'no-cors', body: '{}' }), pause);
+            await fetched;
+            const submitted = refusedPost(page);
+            await page.click('#go');
+            await submitted;
             await page.close();
           } finally {
+            evil.closeAllConnections();
             evil.close();
           }
           expect((await admin.listQueues()).find((queue) => queue.name === 'mail')?.paused ?? false).toBe(false);
