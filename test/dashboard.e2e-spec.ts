@@ -5,7 +5,7 @@
  * The screenshots in docs/images/ come from this run (Express on better-sqlite3).
  */
 import { execFileSync } from 'node:child_process';
-import { createServer, Server } from 'node:http';
+import { createServer, request, Server } from 'node:http';
 import { join } from 'node:path';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Page } from 'playwright-core';
@@ -41,6 +41,30 @@ async function shownCounts(page: Page, queue: string): Promise<Record<string, nu
     counts[status] = Number((await row.locator(`td[data-count="${status}"]`).innerText()).replace(/,/g, ''));
   }
   return counts;
+}
+
+/**
+ * One POST on a connection of its own (no keep-alive pool: a refused request's connection is never reused), failing
+ * after 10 s instead of hanging; resolves with the status and the body.
+ */
+function postOnce(url: string, headers: Record<string, string>, body = '{}'): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      agent: false,
+      timeout: 10_000,
+    });
+    req.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`POST ${url} got no answer in 10 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 function screenshotsWanted(backend: Backend, adapter: Adapter): boolean {
@@ -194,13 +218,11 @@ describeEachBackend(
 
         it('refuses actions from another origin (CSRF), and without a JSON body', async () => {
           const pause = `${running.url}/queues/api/queues/mail/pause`;
-          const post = (headers: Record<string, string>) => fetch(pause, { method: 'POST', headers, body: '{}' });
-          expect((await post({ 'content-type': 'application/json', origin: 'http://evil.example' })).status).toBe(403);
-          expect((await post({ 'content-type': 'application/json', 'sec-fetch-site': 'cross-site', origin: running.url })).status).toBe(
-            403,
-          );
-          expect((await post({ 'content-type': 'application/json' })).status).toBe(403);
-          expect((await post({ 'content-type': 'text/plain', origin: running.url })).status).toBe(403);
+          const post = async (headers: Record<string, string>) => (await postOnce(pause, headers)).status;
+          expect(await post({ 'content-type': 'application/json', origin: 'http://evil.example' })).toBe(403);
+          expect(await post({ 'content-type': 'application/json', 'sec-fetch-site': 'cross-site', origin: running.url })).toBe(403);
+          expect(await post({ 'content-type': 'application/json' })).toBe(403);
+          expect(await post({ 'content-type': 'text/plain', origin: running.url })).toBe(403);
 
           // A page of another origin (another port) sends a no-cors fetch and posts a form at the dashboard; each
           // step has its own deadline so a stuck one names itself.
@@ -229,7 +251,7 @@ describeEachBackend(
             evil.close();
           }
           expect((await admin.listQueues()).find((queue) => queue.name === 'mail')?.paused ?? false).toBe(false);
-          expect((await post({ 'content-type': 'application/json', origin: running.url })).status).toBe(200);
+          expect(await post({ 'content-type': 'application/json', origin: running.url })).toBe(200);
           expect((await admin.listQueues()).find((queue) => queue.name === 'mail')?.paused).toBe(true);
         });
       });
@@ -264,13 +286,12 @@ describeEachBackend(
       expect(await page.getByRole('button').count()).toBe(0);
       expect(await page.locator('#live').innerText()).toContain('read-only');
       await page.close();
-      const answer = await fetch(`${running.url}/queues/api/jobs/${job.id}/retry`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: running.url },
-        body: '{}',
+      const answer = await postOnce(`${running.url}/queues/api/jobs/${job.id}/retry`, {
+        'content-type': 'application/json',
+        origin: running.url,
       });
       expect(answer.status).toBe(403);
-      expect(((await answer.json()) as { message: string }).message).toContain('read-only');
+      expect((JSON.parse(answer.body) as { message: string }).message).toContain('read-only');
       expect((await admin.getJob(job.id))?.status).toBe('failed');
     });
 
