@@ -39,6 +39,8 @@ export async function launchChromium(): Promise<TestBrowser> {
     args: ARGS,
     viewport: { width: 1280, height: 900 },
   });
+  // Every action and wait has a deadline well inside jest's, so a stuck step fails naming itself.
+  context.setDefaultTimeout(20_000);
   return {
     context,
     async close() {
