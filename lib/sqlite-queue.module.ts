@@ -12,6 +12,8 @@ import {
 import { QueueProducer } from './producer/queue-producer.service';
 import { SQLITE_QUEUE_MODULE_OPTIONS } from './sqlite-queue.constants';
 import { InvalidModuleOptionsError } from './errors/invalid-module-options.error';
+import { RegisterQueueAsyncOptions, RegisterQueueOptions } from './interfaces/register-queue-options.interface';
+import { createAsyncQueueProviders, createQueueProviders } from './queue/queue.providers';
 import { ProcessorExplorer } from './worker/processor.explorer';
 import { ProcessorMetadataAccessor } from './worker/processor-metadata.accessor';
 
@@ -51,6 +53,27 @@ export class SqliteQueueModule {
       imports: [DiscoveryModule, ...(options.imports ?? [])],
       providers: [...SqliteQueueModule.createAsyncProviders(options), ...CORE_PROVIDERS],
       exports: EXPORTS,
+    };
+  }
+
+  /**
+   * Registers queue handles for this module: `@InjectQueue(name)` then injects a `Queue` that adds (with the
+   * registration's `defaultJobOptions`), inspects and controls that queue. Import it in each feature module that
+   * injects the handle; `forRoot` / `forRootAsync` must be imported once in the app.
+   */
+  static registerQueue(...registrations: RegisterQueueOptions[]): DynamicModule {
+    const providers = createQueueProviders(registrations);
+    return { module: SqliteQueueModule, providers, exports: providers };
+  }
+
+  /** `registerQueue` with each queue's settings built by a factory (`imports`, `inject`, `useFactory`). */
+  static registerQueueAsync(...registrations: RegisterQueueAsyncOptions[]): DynamicModule {
+    const providers = createAsyncQueueProviders(registrations);
+    return {
+      module: SqliteQueueModule,
+      imports: registrations.flatMap((registration) => registration.imports ?? []),
+      providers,
+      exports: providers,
     };
   }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SqliteQueueModule } from '../lib';
 import { QueueDashboardModule } from '../lib/dashboard';
+import { AlbumsModule } from './albums/albums.module';
 import { BillingModule } from './billing/billing.module';
 import { EmailModule } from './email/email.module';
 import { EventsReporterService } from './events-reporter.service';
@@ -25,6 +26,7 @@ import { SAMPLE_CONFIG } from './sample.config';
     ImagesModule,
     BillingModule,
     ReportsModule,
+    AlbumsModule,
   ],
   providers: [ProducerService, ProgressReporterService, EventsReporterService, RunSummaryService],
 })

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { BulkJobItem, QueueProducer } from '../lib';
+import { BulkJobItem, InjectQueue, Queue, QueueBulkJob, QueueProducer } from '../lib';
 import { BILLING_QUEUE, BillCustomerJob } from './billing/bill-customer.job';
-import { EMAIL_QUEUE, SendEmailJob } from './email/send-email.job';
+import { EMAIL_QUEUE, SendEmailJob, SendEmailResult } from './email/send-email.job';
+import { ALBUMS_QUEUE, PublishAlbumJob } from './albums/publish-album.job';
 import { IMAGES_QUEUE, ResizeImageJob } from './images/resize-image.job';
 import { SAMPLE_CONFIG } from './sample.config';
 
@@ -10,44 +11,65 @@ const INTERACTIVE_PRIORITY = 10;
 
 /**
  * Plays the part of the application code that creates work: batches go in with `addBulk` (one atomic
- * statement per call), one-off jobs with `add`. Any provider can inject `QueueProducer` the same way.
+ * statement per call), one-off jobs with `add`. E-mail goes through the `email` queue's handle (`@InjectQueue`,
+ * registered by EmailModule), with a job name per kind of e-mail, as a BullMQ app would; the other queues through
+ * `QueueProducer`, which any provider can inject.
  */
 @Injectable()
 export class ProducerService {
-  constructor(private readonly producer: QueueProducer) {}
+  constructor(
+    private readonly producer: QueueProducer,
+    @InjectQueue(EMAIL_QUEUE) private readonly email: Queue<SendEmailJob, SendEmailResult>,
+  ) {}
 
   /** Enqueues the whole demo workload and returns how many jobs went to each queue. */
   async enqueueAll(): Promise<Record<string, number>> {
-    const counts = await Promise.all([this.enqueueEmails(), this.enqueueImages(), this.enqueueBilling()]);
-    return Object.fromEntries(counts);
+    const counts = await Promise.all([this.enqueueEmails(), this.enqueueImages(), this.enqueueBilling(), this.enqueueAlbum()]);
+    const total: Record<string, number> = {};
+    for (const [queue, count] of counts.flat()) total[queue] = (total[queue] ?? 0) + count;
+    return total;
   }
 
-  private async enqueueEmails(): Promise<[string, number]> {
+  /**
+   * A flow: one `albums` job that runs only after its photos, resized in the `images` queue, have all completed,
+   * enqueued in one atomic call (see AlbumsProcessor).
+   */
+  private async enqueueAlbum(): Promise<[string, number][]> {
+    const photos = 6;
+    await this.producer.addFlow<PublishAlbumJob>({
+      queue: ALBUMS_QUEUE,
+      data: { albumId: 'summer-trip' },
+      children: range(photos).map((i) => ({
+        queue: IMAGES_QUEUE,
+        data: { imageKey: `albums/summer-trip/${i}.jpg`, width: 1600, height: 1200 } satisfies ResizeImageJob,
+      })),
+    });
+    return [
+      [ALBUMS_QUEUE, 1],
+      [IMAGES_QUEUE, photos],
+    ];
+  }
+
+  private async enqueueEmails(): Promise<[string, number][]> {
     const { newsletters, passwordResets, welcomeFollowUps } = SAMPLE_CONFIG.jobs;
-    const batch: BulkJobItem<SendEmailJob>[] = range(newsletters).map((i) => ({
-      data: { to: `subscriber${i}@example.com`, template: 'newsletter' },
+    const batch: QueueBulkJob<SendEmailJob>[] = range(newsletters).map((i) => ({
+      name: 'newsletter',
+      data: { to: `subscriber${i}@example.com` },
     }));
-    await this.producer.addBulk(EMAIL_QUEUE, batch);
-    // Added after the newsletter batch, yet they jump ahead of it: a user is waiting for these.
+    await this.email.addBulk(batch);
+    // Added after the newsletter batch, yet they jump ahead of it: a user is waiting for these. BullMQ's argument
+    // order: name, data, options.
     for (const i of range(passwordResets)) {
-      await this.producer.add<SendEmailJob>(
-        EMAIL_QUEUE,
-        { to: `user${i}@example.com`, template: 'password-reset' },
-        { priority: INTERACTIVE_PRIORITY },
-      );
+      await this.email.add('password-reset', { to: `user${i}@example.com` }, { priority: INTERACTIVE_PRIORITY });
     }
     // Delayed jobs sit in `pending` until they are due, then run like any other.
     for (const i of range(welcomeFollowUps)) {
-      await this.producer.add<SendEmailJob>(
-        EMAIL_QUEUE,
-        { to: `new${i}@example.com`, template: 'welcome-follow-up' },
-        { delay: SAMPLE_CONFIG.delayMs },
-      );
+      await this.email.add('welcome-follow-up', { to: `new${i}@example.com` }, { delay: SAMPLE_CONFIG.delayMs });
     }
-    return [EMAIL_QUEUE, newsletters + passwordResets + welcomeFollowUps];
+    return [[EMAIL_QUEUE, newsletters + passwordResets + welcomeFollowUps]];
   }
 
-  private async enqueueImages(): Promise<[string, number]> {
+  private async enqueueImages(): Promise<[string, number][]> {
     const { imageResizes } = SAMPLE_CONFIG.jobs;
     const { panoramaEvery } = SAMPLE_CONFIG;
     const batch: BulkJobItem<ResizeImageJob>[] = range(imageResizes).map((i) => {
@@ -61,10 +83,10 @@ export class ProducerService {
       };
     });
     await this.producer.addBulk(IMAGES_QUEUE, batch);
-    return [IMAGES_QUEUE, imageResizes];
+    return [[IMAGES_QUEUE, imageResizes]];
   }
 
-  private async enqueueBilling(): Promise<[string, number]> {
+  private async enqueueBilling(): Promise<[string, number][]> {
     const { invoices, scheduledCharges } = SAMPLE_CONFIG.jobs;
     const batch: BulkJobItem<BillCustomerJob>[] = range(invoices).map((i) => ({
       data: { customerId: `cus_${1000 + i}`, invoiceNumber: i + 1, amountCents: 990 + (i % 7) * 500 },
@@ -74,7 +96,7 @@ export class ProducerService {
       const data: BillCustomerJob = { customerId: `cus_sched_${i}`, invoiceNumber: 100_000 + i, amountCents: 4900 };
       await this.producer.add(BILLING_QUEUE, data, { delay: SAMPLE_CONFIG.delayMs });
     }
-    return [BILLING_QUEUE, invoices + scheduledCharges];
+    return [[BILLING_QUEUE, invoices + scheduledCharges]];
   }
 }
 

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DurationPercentiles, QueueAdmin, QueueProducer } from '../lib';
+import { ALBUMS_QUEUE, PublishAlbumResult } from './albums/publish-album.job';
 import { BillingProcessor } from './billing/billing.processor';
+import { EMAIL_QUEUE } from './email/send-email.job';
 import { EventsReporterService } from './events-reporter.service';
 import { QueueSnapshot } from './progress-reporter.service';
 import { BacklogSnapshotResult, REPORTS_QUEUE } from './reports/backlog-snapshot.job';
@@ -26,8 +28,21 @@ export class RunSummaryService {
     for (const note of this.events.takeNotes()) console.log(note);
     console.log(`job events seen through QueueEvents: ${this.events.describeCounts()}`);
     await this.printRetries();
+    await this.printEmailKinds();
     await this.printRecurring();
+    await this.printAlbums();
     await this.printQueues();
+  }
+
+  /** The flow: the album ran once, after its photos, with their results (`getJob().flow` shows the tree). */
+  private async printAlbums(): Promise<void> {
+    for (const listed of await this.admin.getJobs<unknown, PublishAlbumResult>(ALBUMS_QUEUE)) {
+      const album = await this.admin.getJob<unknown, PublishAlbumResult>(listed.id);
+      const photos = album?.flow?.childrenIds.length ?? 0;
+      console.log(
+        `albums: job ${listed.id} ${album?.status} after its ${photos} photos in the images queue (a flow): ${JSON.stringify(album?.result)}`,
+      );
+    }
   }
 
   /** Shows, with `getJob()`, that a retried job succeeded later and that its first error stays on record. */
@@ -40,6 +55,19 @@ export class RunSummaryService {
       console.log(
         `  e.g. job ${job.id}: ${job.status} on attempt ${job.attempts}/${job.maxAttempts}, last error: ${job.error?.name}: ${job.error?.message}`,
       );
+  }
+
+  /** One queue, several kinds of job: `getJobs({ name })` per job name, and a log line one handler stored with `job.log()`. */
+  private async printEmailKinds(): Promise<void> {
+    const kinds = ['newsletter', 'password-reset', 'welcome-follow-up'];
+    const counts = await Promise.all(
+      kinds.map(async (name) => (await this.admin.getJobs(EMAIL_QUEUE, { name, status: 'completed', limit: 1000 })).length),
+    );
+    console.log(
+      `email: completed by job name: ${kinds.map((name, i) => `${name} ${counts[i]}${counts[i] === 1000 ? '+' : ''}`).join(', ')}`,
+    );
+    const [reset] = await this.admin.getJobs(EMAIL_QUEUE, { name: 'password-reset', limit: 1 });
+    if (reset) console.log(`  job ${reset.id} (${reset.name}) logged: ${(await this.admin.getJobLogs(reset.id))?.join(' | ')}`);
   }
 
   /** The recurring job's runs, oldest first, and when the schedule fires next. */
@@ -71,7 +99,7 @@ export class RunSummaryService {
         formatPercentiles(waitTime).padStart(17),
         formatPercentiles(runTime).padStart(16),
       ];
-      console.log(`  ${cells.join(' ')}${q.paused ? ' (paused)' : ''}`);
+      console.log(`  ${cells.join(' ')}${q.paused ? ' (paused)' : ''}${q.processed ? '' : ' (no process has a processor for it)'}`);
     }
   }
 }

@@ -194,11 +194,11 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
 
       const none = { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
       expect(await admin.listQueues()).toEqual([
-        { name: 'again', counts: none, paused: false, hasProcessor: true, concurrency: 2 },
-        { name: 'canary', counts: none, paused: false, hasProcessor: true, concurrency: 1 },
-        { name: 'ctl', counts: { ...none, completed: 3, failed: 2 }, paused: false, hasProcessor: true, concurrency: 2 },
-        { name: 'noproc', counts: { ...none, pending: 5 }, paused: false, hasProcessor: false, concurrency: null },
-        { name: 'quiet', counts: none, paused: true, hasProcessor: false, concurrency: null },
+        { name: 'again', counts: none, paused: false, hasProcessor: true, processed: true, concurrency: 2 },
+        { name: 'canary', counts: none, paused: false, hasProcessor: true, processed: true, concurrency: 1 },
+        { name: 'ctl', counts: { ...none, completed: 3, failed: 2 }, paused: false, hasProcessor: true, processed: true, concurrency: 2 },
+        { name: 'noproc', counts: { ...none, pending: 5 }, paused: false, hasProcessor: false, processed: false, concurrency: null },
+        { name: 'quiet', counts: none, paused: true, hasProcessor: false, processed: false, concurrency: null },
       ]);
       await admin.resume('quiet');
       expect((await admin.listQueues()).find((queue) => queue.name === 'quiet')).toBeUndefined();

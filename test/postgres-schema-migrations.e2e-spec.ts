@@ -9,6 +9,7 @@ import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.sto
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describePostgres } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
+import { allSchemaVersions, latestSchemaVersion } from './support/schema-versions';
 
 describePostgres('PostgreSQL migrations run by the application', (backend) => {
   let db: TestDatabase;
@@ -47,7 +48,7 @@ describePostgres('PostgreSQL migrations run by the application', (backend) => {
     await createLegacyDatabase(db);
     const refusal = storage();
     await expect(refusal).rejects.toBeInstanceOf(SchemaOutdatedError);
-    await expect(refusal).rejects.toThrow('version 1, and this build needs version 2');
+    await expect(refusal).rejects.toThrow(`version 1, and this build needs version ${latestSchemaVersion(backend.kind)}`);
 
     const dataSource = await new DataSource({
       type: 'postgres',
@@ -64,7 +65,7 @@ describePostgres('PostgreSQL migrations run by the application', (backend) => {
       await dataSource.destroy();
     }
     const versions = await rawSql<{ version: number }>(db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
+    expect(versions.map((row) => Number(row.version))).toEqual(allSchemaVersions(backend.kind));
     const s = await storage();
     expect((await s.getCounts(LEGACY_QUEUE)).find((row) => row.status === 'pending')?.count).toBe(2);
   });

@@ -16,6 +16,8 @@ describe('prepareJob', () => {
       backoff: null,
       timeout: null,
       key: null,
+      name: null,
+      removeOn: null,
     });
   });
 
@@ -30,7 +32,17 @@ describe('prepareJob', () => {
 
   it('keeps every option it is given', () => {
     const backoff = { type: 'exponential' as const, delay: 100, maxDelay: 1000, jitter: true };
-    expect(prepareJob('q', 'x', { priority: 7, maxAttempts: 9, timeout: 1234, backoff, key: 'k' }, defaults, NOW)).toEqual({
+    const options = {
+      priority: 7,
+      maxAttempts: 9,
+      timeout: 1234,
+      backoff,
+      key: 'k',
+      name: 'n',
+      removeOnComplete: true,
+      removeOnFail: true,
+    };
+    expect(prepareJob('q', 'x', options, defaults, NOW)).toEqual({
       data: '"x"',
       priority: 7,
       runAt: NOW,
@@ -38,6 +50,8 @@ describe('prepareJob', () => {
       backoff: JSON.stringify(backoff),
       timeout: 1234,
       key: 'k',
+      name: 'n',
+      removeOn: 3,
     });
   });
 

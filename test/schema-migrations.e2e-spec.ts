@@ -20,8 +20,7 @@ import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-sc
 import { startChildApp } from './support/child-app';
 import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
-
-const LATEST = 2;
+import { allSchemaVersions, latestSchemaVersion } from './support/schema-versions';
 
 const processed: number[] = [];
 
@@ -129,6 +128,7 @@ async function finishedIndexes(db: TestDatabase): Promise<string[]> {
 }
 
 describeEachBackend('schema migrations', (backend) => {
+  const LATEST = latestSchemaVersion(backend.kind);
   const current = perTestApp(backend);
 
   beforeEach(() => processed.splice(0));
@@ -140,7 +140,7 @@ describeEachBackend('schema migrations', (backend) => {
     );
 
     current.app = await boot(current.db, false);
-    expect(await recordedVersions(current.db)).toEqual([1, 2]);
+    expect(await recordedVersions(current.db)).toEqual(allSchemaVersions(backend.kind));
     expect(await finishedIndexes(current.db)).toEqual(
       backend.kind === 'sqlite'
         ? ['nest_queue_jobs_finished']
@@ -162,7 +162,7 @@ describeEachBackend('schema migrations', (backend) => {
     // The two pending jobs, the one added now, and the running one whose process died long ago.
     await waitFor(async () => (await current.app!.get(QueueAdmin).getCounts(LEGACY_QUEUE)).completed === 5, 'every job done');
     expect([...processed].sort()).toEqual([1, 2, 3, 7]);
-    expect(await recordedVersions(current.db)).toEqual([1, 2]);
+    expect(await recordedVersions(current.db)).toEqual(allSchemaVersions(backend.kind));
   });
 
   it('leaves a migrated 0.1.0 database with exactly the schema a fresh database gets', async () => {
@@ -173,7 +173,7 @@ describeEachBackend('schema migrations', (backend) => {
     await createLegacyDatabase(current.db);
     current.app = await boot(current.db, false);
     expect(await schemaShape(current.db)).toEqual(await schemaShape(fresh));
-    expect(await recordedVersions(fresh)).toEqual([1, 2]);
+    expect(await recordedVersions(fresh)).toEqual(allSchemaVersions(backend.kind));
   });
 
   it('two processes booting the same 0.1.0 database at once both start, and each step is recorded once', async () => {
@@ -192,7 +192,7 @@ describeEachBackend('schema migrations', (backend) => {
       await Promise.all(children.map((child) => child.stop()));
     }
     const rows = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations']);
-    expect(rows.map((row) => Number(row.version)).sort()).toEqual([1, 2]);
+    expect(rows.map((row) => Number(row.version)).sort()).toEqual(allSchemaVersions(backend.kind));
     expect(await finishedIndexes(current.db)).toHaveLength(1);
   });
 
@@ -200,11 +200,13 @@ describeEachBackend('schema migrations', (backend) => {
     current.app = await boot(current.db, false);
     await current.app.close();
     current.app = undefined;
-    await rawSql(current.db, [`INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (3, 'future', 0)`]);
+    await rawSql(current.db, [
+      `INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (${LATEST + 1}, 'future', 0)`,
+    ]);
     const refusal = boot(current.db, false);
     await expect(refusal).rejects.toBeInstanceOf(SchemaTooNewError);
-    await expect(refusal).rejects.toThrow(`version 3, newer than version ${LATEST}`);
-    expect(await recordedVersions(current.db)).toEqual([1, 2, 3]);
+    await expect(refusal).rejects.toThrow(`version ${LATEST + 1}, newer than version ${LATEST}`);
+    expect(await recordedVersions(current.db)).toEqual([...allSchemaVersions(backend.kind), LATEST + 1]);
   });
 
   it('refuses a jobs table another application made with one more NOT NULL column, leaving its rows alone', async () => {

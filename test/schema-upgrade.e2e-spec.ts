@@ -5,7 +5,8 @@
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { JOBS_TABLE, MIGRATIONS_TABLE } from '../lib/sqlite-queue.constants';
+import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../lib/sqlite-queue.constants';
+import { KNOWN_COLUMNS } from '../lib/storage/shared/schema-migration';
 import { rawQuery } from './support/raw-sqlite';
 import { describeEachSqlite, perTestApp, TestDatabase } from './support/backends';
 
@@ -39,6 +40,24 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
     // What the earlier build's schema and its workers left behind: its index, finished rows, and no migrations
     // table (0.1.0 recorded no versions: boot adopts it by its shape as version 1).
     await rawQuery(current.db, `DROP TABLE ${MIGRATIONS_TABLE}`);
+    // Later steps undone too: 0.1.0 had no flows (their triggers and index name the columns, so they go first).
+    for (const statement of [
+      `DROP TRIGGER ${JOBS_TABLE}_child_finished`,
+      `DROP TRIGGER ${JOBS_TABLE}_child_removed`,
+      `DROP INDEX ${JOBS_TABLE}_children`,
+      `ALTER TABLE ${JOBS_TABLE} DROP COLUMN parent_id`,
+      `ALTER TABLE ${JOBS_TABLE} DROP COLUMN on_child_failure`,
+    ])
+      await rawQuery(current.db, statement);
+    // Columns later migrations added: a database that recorded no version never had them.
+    for (const [table, known] of [
+      [JOBS_TABLE, KNOWN_COLUMNS.jobs],
+      [QUEUES_TABLE, KNOWN_COLUMNS.queues],
+      [SCHEDULES_TABLE, KNOWN_COLUMNS.schedules],
+    ] as const) {
+      const columns = await rawQuery<{ name: string }>(current.db, `SELECT name FROM pragma_table_info('${table}')`);
+      for (const { name } of columns) if (!known.includes(name)) await rawQuery(current.db, `ALTER TABLE ${table} DROP COLUMN ${name}`);
+    }
     await rawQuery(current.db, `DROP INDEX ${JOBS_TABLE}_finished`);
     await rawQuery(current.db, `CREATE INDEX ${JOBS_TABLE}_status ON ${JOBS_TABLE} (queue, status, finished_at)`);
     await rawQuery(current.db, `UPDATE ${JOBS_TABLE} SET status = 'completed', finished_at = 1000 WHERE id IN (?, ?, ?)`, [c1, c2, c3]);

@@ -466,4 +466,57 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect((await storage.listSchedules()).map((row) => row.name)).toEqual(['cron']);
     });
   });
+
+  describe('job names, logs, data and removal (schema 3)', () => {
+    it('claims carry name and removal bits; stale writers of log and data are refused', async () => {
+      await add('named', { name: 'welcome', removeOn: 3 });
+      const { stale, current } = await reclaimedByB('named-stale');
+      const now = Date.now();
+      expect(await storage.appendLog(ref(stale), A, 'stale', 100, now)).toBe(false);
+      expect(await storage.updateData(ref(stale), A, '{"stale":true}', now)).toBe(false);
+      expect(await storage.getJobLogs(current.id)).toBeNull();
+      expect(await storage.updateData(ref(current), B, '{"fresh":true}', now)).toBe(true);
+      expect(await storage.getJob(current.id)).toMatchObject({ data: '{"fresh":true}' });
+      const claimed = await claimOne('named', A);
+      expect(claimed).toMatchObject({ name: 'welcome', removeOn: 3 });
+      expect(await storage.getJob(claimed.id)).toMatchObject({ name: 'welcome', removeOn: 3 });
+      expect(await storage.getJobLogs('999999')).toBeUndefined();
+    });
+
+    it('appendLog keeps the newest maxLines lines, in order', async () => {
+      await add('logs');
+      const job = await claimOne('logs', A);
+      for (const line of ['a', 'b', 'c', 'd']) expect(await storage.appendLog(ref(job), A, line, 3, Date.now())).toBe(true);
+      expect(JSON.parse((await storage.getJobLogs(job.id))!)).toEqual(['b', 'c', 'd']);
+    });
+
+    it('removeFinishedJobs deletes only the given jobs still in that status', async () => {
+      await add('rm');
+      await add('rm');
+      const [done, failed] = await storage.claim([{ queue: 'rm', limit: 2 }], A, Date.now(), LEASE);
+      await storage.completeMany([{ ref: ref(done), result: null }], A, Date.now());
+      await storage.fail(ref(failed), A, '{}', Date.now());
+      expect(await storage.removeFinishedJobs([done.id, failed.id], 'failed')).toBe(1);
+      expect(await storage.getJob(failed.id)).toBeNull();
+      expect(await storage.getJob(done.id)).toMatchObject({ status: 'completed' });
+      expect(await storage.removeFinishedJobs([done.id, 'junk'], 'completed')).toBe(1);
+    });
+
+    it('announceProcessors: one statement for all queues, never moved back; unprocessed queues are those with due jobs and no live announcement', async () => {
+      const now = Date.now();
+      await storage.setPaused('paused-one', true, now);
+      await storage.announceProcessors(['p1', 'p2', 'paused-one'], now + 10_000, now);
+      await storage.announceProcessors(['p1'], now + 5_000, now);
+      expect((await storage.processedQueues(now)).sort()).toEqual(['p1', 'p2', 'paused-one']);
+      expect((await storage.processedQueues(now + 7_000)).sort()).toEqual(['p1', 'p2', 'paused-one']);
+      expect(await storage.processedQueues(now + 10_000)).toEqual([]);
+      expect(await storage.getPausedQueues()).toEqual(['paused-one']);
+      const lonely = await add('lonely', { runAt: now - 500 });
+      await add('p1', { runAt: now - 500 });
+      await add('lonely', { runAt: now + 60_000 });
+      expect(await storage.unprocessedQueues(now, now)).toEqual([{ queue: 'lonely', runAt: lonely.runAt }]);
+      expect(await storage.unprocessedQueues(now - 1000, now)).toEqual([]);
+      expect((await storage.unprocessedQueues(now, now + 20_000)).map((row) => row.queue).sort()).toEqual(['lonely', 'p1']);
+    });
+  });
 });

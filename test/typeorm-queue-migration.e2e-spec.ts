@@ -9,6 +9,7 @@ import { QueueAdmin, SqliteQueueModule, createQueueMigration } from '../lib';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
+import { allSchemaVersions } from './support/schema-versions';
 
 function applicationDataSource(db: TestDatabase, migration: ReturnType<typeof createQueueMigration>): DataSource {
   if (db.options.postgres) {
@@ -47,7 +48,7 @@ describeEachBackend('createQueueMigration with TypeORM runMigrations()', (backen
       await dataSource.destroy();
     }
     const versions = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations ORDER BY version']);
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2]);
+    expect(versions.map((row) => Number(row.version))).toEqual(allSchemaVersions(backend.kind));
 
     current.app = await Test.createTestingModule({
       imports: [

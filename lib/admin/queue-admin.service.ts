@@ -11,9 +11,12 @@ import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllRepor
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { jobNameProblem } from '../utils/job-name.util';
+import { parseJobLogs } from '../utils/job-logs.util';
 import { guardStorage } from '../utils/storage-boundary.util';
 import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
-import { toJobInfo } from './to-job-info';
+import { CascadeOptions } from '../interfaces/flow-job.interface';
+import { toJobFlowInfo, toJobInfo } from './to-job-info';
 
 const MAX_PAGE = 1000;
 /** Most finished jobs a metrics snapshot reads; beyond that it uses the newest and says so. */
@@ -28,11 +31,26 @@ export class QueueAdmin {
 
   constructor(private readonly factory: QueueFactory) {}
 
-  /** One job with its whole state, or `null` when no job has that id. */
+  /** One job with its whole state, including its place in a flow (`flow`), or `null` when no job has that id. */
   async getJob<TData = unknown, TResult = unknown>(id: string): Promise<JobInfo<TData, TResult> | null> {
     if (typeof id !== 'string') return null;
-    const record = await (await this.storage()).getJob(id);
-    return record ? toJobInfo<TData, TResult>(record) : null;
+    const storage = await this.storage();
+    const [record, flow] = await Promise.all([storage.getJob(id), storage.getFlow(id)]);
+    if (!record) return null;
+    const info = toJobInfo<TData, TResult>(record);
+    // Removed between the two reads: the job itself is still shown.
+    if (flow) info.flow = toJobFlowInfo(record, flow);
+    return info;
+  }
+
+  /**
+   * The lines a job's handlers stored with `job.log()`, oldest first (at most the newest 100), or `null` when no job
+   * has that id.
+   */
+  async getJobLogs(id: string): Promise<string[] | null> {
+    if (typeof id !== 'string') return null;
+    const stored = await (await this.storage()).getJobLogs(id);
+    return stored === undefined ? null : parseJobLogs(stored);
   }
 
   /**
@@ -52,14 +70,18 @@ export class QueueAdmin {
    */
   async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
     assertQueueName(queue);
-    const { status, limit = 50, offset = 0 } = options;
+    const { status, name, limit = 50, offset = 0 } = options;
     if (status !== undefined) assertStatus('getJobs', status);
+    if (name !== undefined) {
+      const problem = jobNameProblem(name);
+      if (problem) throw new InvalidArgumentError('getJobs', 'name', problem);
+    }
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
       throw new InvalidArgumentError('getJobs', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
     }
     if (!(Number.isSafeInteger(offset) && offset >= 0))
       throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
-    const records = await (await this.storage()).listJobs(queue, { status, limit, offset });
+    const records = await (await this.storage()).listJobs(queue, { status, name, limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 
@@ -89,13 +111,21 @@ export class QueueAdmin {
   /** Every queue known to the database or to this application, with its counts, paused state and processor. */
   async listQueues(): Promise<QueueInfo[]> {
     const storage = await this.storage();
-    const [rows, paused] = await Promise.all([storage.getCounts(), storage.getPausedQueues()]);
+    const [rows, paused, announced] = await Promise.all([
+      storage.getCounts(),
+      storage.getPausedQueues(),
+      storage.processedQueues(Date.now()),
+    ]);
     const counts = new Map<string, JobCounts>();
     const countsOf = (queue: string) => counts.get(queue) ?? counts.set(queue, emptyCounts()).get(queue)!;
     for (const row of rows) countsOf(row.queue)[row.status] += row.count;
     for (const queue of paused) countsOf(queue);
     for (const processor of this.factory.processors()) countsOf(processor.queue);
+    for (const queue of announced) countsOf(queue);
     const pausedSet = new Set(paused);
+    const processed = new Set(announced);
+    // This process's own queues count from its start, before its first announcement lands.
+    if (this.factory.runtime) for (const processor of this.factory.processors()) processed.add(processor.queue);
     return [...counts.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, queueCounts]) => {
@@ -105,6 +135,7 @@ export class QueueAdmin {
           counts: queueCounts,
           paused: pausedSet.has(name),
           hasProcessor: !!processor,
+          processed: processed.has(name),
           concurrency: processor?.settings.concurrency ?? null,
         };
       });
@@ -126,13 +157,21 @@ export class QueueAdmin {
   /**
    * Cancels a pending or running job: a pending one never runs; a running one has its `signal` aborted (at
    * once in this process, at its next heartbeat elsewhere) and its outcome is discarded. Ends `cancelled`.
+   * A cancelled child of a flow counts as failed for its parent. With `{ cascade: true }`, every live descendant
+   * of the job (children, their children...) is cancelled too.
    * @throws JobNotFoundError, InvalidJobStateError (the job already finished).
    */
-  async cancel(id: string): Promise<void> {
-    const before = await (await this.storage()).cancel(assertJobId(id), Date.now());
+  async cancel(id: string, options: CascadeOptions = {}): Promise<void> {
+    const cascade = cascadeOf('cancel', options);
+    const storage = await this.storage();
+    const now = Date.now();
+    const before = await storage.cancel(assertJobId(id), now);
     if (before === null) throw new JobNotFoundError(id);
     if (before !== 'pending' && before !== 'running') throw new InvalidJobStateError(id, before, 'cancel', ['pending', 'running']);
     if (before === 'running') this.factory.runtime?.cancelLocally(id);
+    if (!cascade) return;
+    // A second statement: a crash between the two leaves descendants that simply run (their parent is cancelled).
+    for (const running of await storage.cancelDescendants(id, now)) this.factory.runtime?.cancelLocally(running.id);
   }
 
   /**
@@ -199,11 +238,24 @@ export class QueueAdmin {
   }
 
   /**
-   * Deletes a job that is not running.
+   * Deletes a job that is not running. Removing a live child of a flow releases its parent from waiting for it. With
+   * `{ cascade: true }`, every descendant is deleted too; then none may be running (nothing is deleted otherwise).
    * @throws JobNotFoundError, InvalidJobStateError (running: cancel it first).
    */
-  async remove(id: string): Promise<void> {
-    const before = await (await this.storage()).remove(assertJobId(id));
+  async remove(id: string, options: CascadeOptions = {}): Promise<void> {
+    const cascade = cascadeOf('remove', options);
+    const storage = await this.storage();
+    if (cascade) {
+      const record = await storage.getJob(assertJobId(id));
+      if (!record) throw new JobNotFoundError(id);
+      if (record.status === 'running')
+        throw new InvalidJobStateError(id, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+      const [running] = await storage.runningDescendants(id);
+      if (running !== undefined)
+        throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+      await storage.removeDescendants(id);
+    }
+    const before = await storage.remove(assertJobId(id));
     if (before === null) throw new JobNotFoundError(id);
     if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', ['pending', 'completed', 'failed', 'cancelled']);
   }
@@ -281,6 +333,13 @@ function assertStatus(method: string, status: unknown): asserts status is JobSta
   if (!JOB_STATUSES.includes(status as JobStatus)) {
     throw new InvalidArgumentError(method, 'status', `must be one of ${JOB_STATUSES.join(', ')}, got ${describeValue(status)}`);
   }
+}
+
+function cascadeOf(method: string, options: CascadeOptions): boolean {
+  if (typeof options !== 'object' || options === null || (options.cascade !== undefined && typeof options.cascade !== 'boolean')) {
+    throw new InvalidArgumentError(method, 'options', `must be { cascade?: boolean }, got ${describeValue(options)}`);
+  }
+  return options.cascade === true;
 }
 
 function assertJobId(id: unknown): string {

@@ -1,5 +1,7 @@
 import { JobInfo } from '../interfaces/job-info.interface';
-import { JobRecord } from '../storage/queue-storage.interface';
+import { JobFlowInfo } from '../interfaces/flow-job.interface';
+import { FlowRecord, JobRecord } from '../storage/queue-storage.interface';
+import { intendedRunAt, isWaitingRunAt } from '../storage/shared/flow-wait';
 import { parseJobError } from '../utils/error.util';
 
 /** A stored row as operators see it. Unparseable JSON is shown as the raw text rather than hidden. */
@@ -8,6 +10,7 @@ export function toJobInfo<TData, TResult>(record: JobRecord): JobInfo<TData, TRe
   return {
     id: record.id,
     queue: record.queue,
+    name: record.name ?? null,
     status: record.status,
     data: parseOrRaw(record.data) as TData,
     priority: record.priority,
@@ -20,10 +23,21 @@ export function toJobInfo<TData, TResult>(record: JobRecord): JobInfo<TData, TRe
     lockedBy: record.lockedBy,
     leaseUntil: date(record.leaseUntil),
     createdAt: new Date(record.createdAt),
-    runAt: new Date(record.runAt),
+    runAt: new Date(intendedRunAt(record.runAt)),
     startedAt: date(record.startedAt),
     finishedAt: date(record.finishedAt),
     updatedAt: new Date(record.updatedAt),
+  };
+}
+
+/** A job's place in a flow, as operators see it. */
+export function toJobFlowInfo(record: JobRecord, flow: FlowRecord): JobFlowInfo {
+  return {
+    parentId: flow.parentId,
+    childrenIds: flow.children.map((child) => child.id),
+    pendingChildren: flow.children.filter((child) => child.status === 'pending' || child.status === 'running').length,
+    onChildFailure: flow.onChildFailure,
+    waitingForChildren: record.status === 'pending' && isWaitingRunAt(record.runAt),
   };
 }
 

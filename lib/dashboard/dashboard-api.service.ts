@@ -200,7 +200,7 @@ function summary(job: JobInfo) {
 
 function emptyQueue(name: string): QueueInfo {
   const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
-  return { name, counts, paused: false, hasProcessor: false, concurrency: null };
+  return { name, counts, paused: false, hasProcessor: false, concurrency: null, processed: false };
 }
 
 function parseStatus(status: unknown): JobStatus | undefined {

@@ -31,3 +31,5 @@ export * from './foreign-schema.error';
 export * from './schema-too-new.error';
 export * from './schema-outdated.error';
 export * from './invalid-dashboard-options.error';
+export * from './unsupported-transaction.error';
+export * from './child-failed.error';

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { JobEventBus } from '../events/job-event-bus';
+import { ProcessorAnnouncer, announcePeriod } from '../housekeeping/processor-announcer';
 import { RetentionKeeper } from '../housekeeping/retention-keeper';
 import { LeaseKeeper } from '../poller/lease-keeper';
 import { SharedPoller } from '../poller/shared-poller';
@@ -26,6 +27,7 @@ export class ProcessingRuntime {
   private readonly leaseKeeper: LeaseKeeper;
   private readonly retention: RetentionKeeper;
   private readonly scheduler: Scheduler;
+  private readonly announcer: ProcessorAnnouncer;
   private stopping?: Promise<void>;
   private started: number | null = null;
 
@@ -67,6 +69,7 @@ export class ProcessingRuntime {
         onSlotFreed: () => this.poller.wake(),
         onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),
         onFinished: (queue, status) => this.retention.mark(queue, status),
+        onRemovable: (id, status) => this.retention.remove(id, status),
       });
       this.pool.register(worker);
       worker.attach(this.poller.jobs$);
@@ -94,6 +97,12 @@ export class ProcessingRuntime {
         for (const job of jobs) if (job.status === 'pending') this.poller.wakeAt(job.runAt);
       },
     });
+    this.announcer = new ProcessorAnnouncer(
+      storage,
+      definitions.map((definition) => definition.queue),
+      announcePeriod(options.pollInterval),
+      logger,
+    );
     this.scheduler = new Scheduler(
       storage,
       options.pollInterval,
@@ -118,6 +127,7 @@ export class ProcessingRuntime {
     this.leaseKeeper.start();
     this.retention.start();
     this.scheduler.start();
+    this.announcer.start();
     this.poller.start();
   }
 
@@ -148,7 +158,7 @@ export class ProcessingRuntime {
   private async stopInOrder(): Promise<void> {
     const workers = this.pool.all();
     workers.forEach((worker) => worker.stopAccepting());
-    await Promise.all([this.poller.stop(), this.scheduler.stop()]);
+    await Promise.all([this.poller.stop(), this.scheduler.stop(), this.announcer.stop()]);
     await this.handBack(
       workers.flatMap((worker) => worker.takeUnstarted()),
       'claimed but not started at shutdown',

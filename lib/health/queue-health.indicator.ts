@@ -30,30 +30,41 @@ export class QueueHealthIndicator {
     const { pollInterval, processing } = this.factory.options;
     const maxPollerSilence = options.maxPollerSilence ?? Math.max(3 * pollInterval, 5000);
     const maxPendingAge = options.maxPendingAge ?? 60_000;
+    const runtime = this.factory.runtime;
     let oldest;
+    let unprocessed;
     try {
       const storage = await this.factory.storage();
       // A deleted, replaced or corrupted file may still answer queries (the process has the old file open).
       const fault = storage.fault;
       if (fault) return { [key]: { status: 'down', database: 'down', error: fault.message } };
-      oldest = await storage.oldestDuePending(now);
+      [oldest, unprocessed] = await Promise.all([storage.oldestDuePending(now), storage.unprocessedQueues(now, now)]);
     } catch (error) {
       return { [key]: { status: 'down', database: 'down', error: error instanceof Error ? error.message : String(error) } };
     }
-    const runtime = this.factory.runtime;
     const lastRound = runtime?.lastPollerRoundAt ?? null;
     // Before its first round, the poller has been silent since it started, not forever.
     const heardFrom = lastRound ?? runtime?.startedAt ?? null;
     const pollerUp = !runtime || (heardFrom !== null && now - heardFrom <= maxPollerSilence);
     const poller = !processing || !runtime ? 'not running in this process' : pollerUp ? 'up' : 'down';
+    // Queues with due jobs that no process has a processor for are checked too: their jobs wait for ever.
+    // This process's own queues count from its start, before its first announcement lands.
+    const local = new Set(runtime ? this.factory.processors().map((p) => p.queue) : []);
+    const unprocessedNames = unprocessed.map((row) => row.queue).filter((queue) => !local.has(queue));
     const checked = new Set(
       options.queues ??
-        (this.factory.processors().length > 0 ? this.factory.processors().map((p) => p.queue) : oldest.map((row) => row.queue)),
+        (this.factory.processors().length > 0
+          ? [...this.factory.processors().map((p) => p.queue), ...unprocessedNames]
+          : oldest.map((row) => row.queue)),
     );
-    const queues: Record<string, { oldestPendingAgeMs: number; status: 'up' | 'down' }> = {};
+    const queues: Record<string, { oldestPendingAgeMs: number; processed: boolean; status: 'up' | 'down' }> = {};
     for (const queue of checked) {
       const age = Math.max(0, now - (oldest.find((row) => row.queue === queue)?.runAt ?? now));
-      queues[queue] = { oldestPendingAgeMs: age, status: age <= maxPendingAge ? 'up' : 'down' };
+      queues[queue] = {
+        oldestPendingAgeMs: age,
+        processed: !unprocessedNames.includes(queue),
+        status: age <= maxPendingAge ? 'up' : 'down',
+      };
     }
     const down = poller === 'down' || Object.values(queues).some((queue) => queue.status === 'down');
     return {
@@ -62,6 +73,8 @@ export class QueueHealthIndicator {
         database: 'up',
         poller,
         pollerLastRoundAgoMs: lastRound === null ? null : now - lastRound,
+        // Queues with due jobs and no processor in any process sharing the database.
+        unprocessedQueues: unprocessedNames,
         queues,
       },
     };

@@ -30,6 +30,8 @@ interface Mark {
  */
 export class RetentionKeeper {
   private readonly marks = new Map<string, Mark>();
+  /** Jobs added with `removeOnComplete` / `removeOnFail` that finished here, by outcome, waiting for the next sweep. */
+  private readonly flagged = { completed: new Set<string>(), failed: new Set<string>() };
   private readonly task: PeriodicTask;
 
   constructor(
@@ -57,6 +59,15 @@ export class RetentionKeeper {
     }
   }
 
+  /**
+   * Notes a job added with `removeOnComplete` / `removeOnFail` that finished here with that outcome: the next sweep
+   * deletes it, with the others of its period in one statement. A crash before then leaves the row, kept like any
+   * other finished job (the queue's retention still applies to it).
+   */
+  remove(id: string, status: 'completed' | 'failed'): void {
+    this.flagged[status].add(id);
+  }
+
   /** Starts the period timer. */
   start(): void {
     this.task.start();
@@ -80,6 +91,14 @@ export class RetentionKeeper {
   /** One bounded DELETE per due mark; false when nothing was due (no statement ran). Throws on the first failure. */
   private async sweep(now: number): Promise<boolean> {
     let tried = false;
+    for (const status of ['completed', 'failed'] as const) {
+      const ids = [...this.flagged[status]].slice(0, RETENTION_BATCH);
+      if (ids.length === 0) continue;
+      tried = true;
+      // Forgotten only once deleted: a failed sweep tries them again after the back-off.
+      await this.storage.removeFinishedJobs(ids, status);
+      ids.forEach((id) => this.flagged[status].delete(id));
+    }
     for (const [key, mark] of [...this.marks]) {
       if (mark.dueAt > now) continue;
       this.marks.delete(key);

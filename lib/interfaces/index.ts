@@ -11,3 +11,6 @@ export * from './retention-options.interface';
 export * from './schedule-options.interface';
 export * from './queue-info.interface';
 export * from './metrics.interface';
+export * from './queue-registry.interface';
+export * from './register-queue-options.interface';
+export * from './flow-job.interface';

@@ -1,3 +1,5 @@
+import type { JobFlowInfo } from './flow-job.interface';
+
 /**
  * Where a job is in its life. `pending` includes delayed jobs and jobs waiting for a retry; `cancelled`
  * is set by `QueueAdmin.cancel()`.
@@ -36,6 +38,8 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   id: string;
   /** The queue. */
   queue: string;
+  /** The job's name inside its queue (`JobOptions.name`), or null. */
+  name: string | null;
   /** Current status. */
   status: JobStatus;
   /** The payload. */
@@ -68,6 +72,8 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   finishedAt: Date | null;
   /** Last change of any kind. */
   updatedAt: Date;
+  /** Its parent and children in a flow: set by `QueueAdmin.getJob()` (not by listings). */
+  flow?: JobFlowInfo;
 }
 
 /** What `job.updateProgress()` accepts: a number or a small JSON object. */

@@ -1,7 +1,13 @@
+import type { EntityManager } from 'typeorm';
 import { BackoffOptions } from './backoff-options.interface';
 
 /** Options of one job, given to `QueueProducer.add()` or with each `addBulk()` item. */
 export interface JobOptions {
+  /**
+   * What the job is, inside its queue (BullMQ's job name): one queue may carry several kinds of job, and the
+   * handler tells them apart by `job.name`. 1 to 256 characters. Default: none (`null`).
+   */
+  name?: string;
   /** Do not start before this many ms from now (>= 0). Combined with `runAt`, the later wins. */
   delay?: number;
   /** Do not start before this moment. */
@@ -19,6 +25,22 @@ export interface JobOptions {
    * with the same key inserts nothing and returns the existing job.
    */
   key?: string;
+  /**
+   * `true`: delete this job as soon as it completes (its result is then gone; `completed` events still carry it).
+   * Overrides the queue's retention for this job only. Default: the queue's retention.
+   */
+  removeOnComplete?: boolean;
+  /** `true`: delete this job as soon as it fails for good. Default: the queue's retention. */
+  removeOnFail?: boolean;
+  /**
+   * Transactional enqueue: the `EntityManager` of your open TypeORM transaction
+   * (`dataSource.transaction(async (manager) => ...)`). The job is written by that transaction: invisible until it
+   * commits, gone if it rolls back, and workers wake at commit. PostgreSQL: your DataSource or another one on the
+   * same database. SQLite: the DataSource you gave the module (`dataSource` option), or one on the same file. Any
+   * other throws `UnsupportedTransactionError` and writes nothing. With `addBulk`, every item must name the same
+   * manager (or none).
+   */
+  manager?: EntityManager;
 }
 
 /** One item of `QueueProducer.addBulk()`. */

@@ -9,7 +9,9 @@ export interface Job<TData = unknown> {
   readonly id: string;
   /** The queue the job belongs to. */
   readonly queue: string;
-  /** The payload. */
+  /** The job's name inside its queue (`add(queue, data, { name })`), or null when it was given none. */
+  readonly name: string | null;
+  /** The payload (after `updateData()`, the new one). */
   readonly data: TData;
   /** 1-based number of this run (0 on a job returned by `add()`, which has not run yet). */
   readonly attempt: number;
@@ -33,4 +35,21 @@ export interface Job<TData = unknown> {
    * `progress` event. Only the running attempt can report progress; elsewhere it rejects.
    */
   updateProgress(progress: JobProgress): Promise<void>;
+  /**
+   * Appends a line to the job's log, kept with the job across attempts and read with `QueueAdmin.getJobLogs(id)`.
+   * Bounded: at most 100 lines (a new line past that drops the oldest) of at most 1,000 characters (a longer one is
+   * cut, saying so). Only the running attempt can log; elsewhere it rejects with `JobNotRunningError`.
+   */
+  log(line: string): Promise<void>;
+  /**
+   * Replaces the job's data, validated like `add()`'s (`InvalidJobDataError`, nothing written), e.g. to record how
+   * far it got so a retry resumes there. `job.data` shows the new value once it resolves. Only the running attempt
+   * can update it; elsewhere it rejects with `JobNotRunningError`.
+   */
+  updateData(data: TData): Promise<void>;
+  /**
+   * The results of this job's completed children (see `QueueProducer.addFlow()`), keyed by child job id: what each
+   * child's handler resolved with (`null` for nothing). Empty for a job without children.
+   */
+  getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>>;
 }

@@ -8,6 +8,12 @@ export interface QueueInfo {
   paused: boolean;
   /** Whether this application has a `@Processor` for it. */
   hasProcessor: boolean;
+  /**
+   * Whether some process sharing the database (this one or another) processes it: one with a `@Processor` for it
+   * announced itself within the last few announcement periods (30 poll intervals each, 1 to 30 s). False for a
+   * queue nobody processes (a typo, a job name passed as the queue, a worker not deployed): its jobs wait for ever.
+   */
+  processed: boolean;
   /** Its processor's concurrency in this application, when it has one. */
   concurrency: number | null;
 }
@@ -16,6 +22,8 @@ export interface QueueInfo {
 export interface GetJobsOptions {
   /** Only jobs of this status. */
   status?: JobStatus;
+  /** Only jobs of this name (see `JobOptions.name`). */
+  name?: string;
   /** At most this many (1 to 1000, default 50). */
   limit?: number;
   /** Skip this many (default 0). */

@@ -15,8 +15,11 @@ export interface ScheduleOptions<TData = unknown> {
   timezone?: string;
   /** The data each occurrence's job carries. Default `{}`. */
   data?: TData;
-  /** Options each occurrence's job gets (`delay`, `runAt` and `key` are not allowed here). */
-  jobOptions?: Pick<JobOptions, 'priority' | 'maxAttempts' | 'backoff' | 'timeout'>;
+  /**
+   * Options each occurrence's job gets (`delay`, `runAt` and `key` are not allowed here). Each job is named
+   * `jobOptions.name`, else the schedule's name, so one handler can tell scheduled jobs apart by `job.name`.
+   */
+  jobOptions?: Pick<JobOptions, 'name' | 'priority' | 'maxAttempts' | 'backoff' | 'timeout' | 'removeOnComplete' | 'removeOnFail'>;
 }
 
 /** A schedule declared on a `@Processor`. */

@@ -2,6 +2,7 @@ import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobOptions } from '../interfaces/job-options.interface';
 import { NewJobRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
+import { jobNameProblem, removalBits } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
 import {
   LIMITS,
@@ -14,7 +15,20 @@ import {
   unstorableTextProblem,
 } from '../utils/validation.util';
 
-const KNOWN_OPTIONS = new Set<string>(['delay', 'runAt', 'priority', 'maxAttempts', 'backoff', 'timeout', 'key']);
+// `manager` is the caller's transaction: the producer uses it, it is not stored.
+const KNOWN_OPTIONS = new Set<string>([
+  'name',
+  'delay',
+  'runAt',
+  'priority',
+  'maxAttempts',
+  'backoff',
+  'timeout',
+  'key',
+  'removeOnComplete',
+  'removeOnFail',
+  'manager',
+]);
 const MAX_KEY_LENGTH = 1024;
 
 /** Defaults a job falls back to when its options leave something out. */
@@ -37,13 +51,24 @@ export function prepareJob(
   const serialized = serializeJobData(queue, data, `${label}data`);
   const invalid = (option: string, reason: string) => new InvalidJobOptionsError(queue, `${label}${option}`, reason);
   if (options === undefined || options === null) {
-    return { data: serialized, priority: 0, runAt: now, maxAttempts: defaults.maxAttempts, backoff: null, timeout: null, key: null };
+    const { maxAttempts } = defaults;
+    return { data: serialized, priority: 0, runAt: now, maxAttempts, backoff: null, timeout: null, key: null, name: null, removeOn: null };
   }
   if (typeof options !== 'object') throw invalid('options', `must be an object, got ${describeValue(options)}`);
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw invalid(key, `is not an option (known: ${[...KNOWN_OPTIONS].join(', ')})`);
   }
-  const { delay, runAt, priority, maxAttempts, backoff, timeout, key } = options;
+  const { name, delay, runAt, priority, maxAttempts, backoff, timeout, key, removeOnComplete, removeOnFail } = options;
+  if (name !== undefined) {
+    const problem = jobNameProblem(name);
+    if (problem) throw invalid('name', problem);
+  }
+  if (removeOnComplete !== undefined && typeof removeOnComplete !== 'boolean') {
+    throw invalid('removeOnComplete', `must be true or false, got ${describeValue(removeOnComplete)}`);
+  }
+  if (removeOnFail !== undefined && typeof removeOnFail !== 'boolean') {
+    throw invalid('removeOnFail', `must be true or false, got ${describeValue(removeOnFail)}`);
+  }
   if (delay !== undefined && !isDurationMs(delay)) {
     throw invalid('delay', `must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(delay)}`);
   }
@@ -81,5 +106,7 @@ export function prepareJob(
     backoff: backoff === undefined ? null : JSON.stringify(backoff),
     timeout: timeout ?? null,
     key: key ?? null,
+    name: name ?? null,
+    removeOn: removalBits(removeOnComplete, removeOnFail),
   };
 }

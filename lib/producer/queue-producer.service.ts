@@ -1,9 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
-import { JobRecord } from '../storage/queue-storage.interface';
+import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { newJobRecord } from '../storage/shared/job-row.mapper';
+import { intendedRunAt } from '../storage/shared/flow-wait';
+import { AddFlowOptions, FlowJob } from '../interfaces/flow-job.interface';
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { prepareFlow } from './prepare-flow';
 import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import { Job } from '../interfaces/job.interface';
+import { QueueDataOf } from '../interfaces/queue-registry.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
@@ -16,9 +23,39 @@ import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
-/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress. */
-function notRunning<TData>(record: JobRecord): Job<TData> {
-  return toJob<TData>(record, NEVER_ABORTED, () => Promise.reject(new JobNotRunningError(record.id, record.queue)));
+/** Jobs handed back to producers have not started: their signal never aborts and they cannot report progress, log or update data. */
+function notRunning<TData>(record: JobRecord, storage: QueueStorage): Job<TData> {
+  const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
+  return toJob<TData>(record, NEVER_ABORTED, { updateProgress: refuse, log: refuse, updateData: refuse }, storage);
+}
+
+/** The one transaction named by the jobs' options (`manager`), if any; items naming different ones are refused. */
+function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityManager | undefined {
+  let manager: EntityManager | undefined;
+  options.forEach((option, index) => {
+    const candidate = option && typeof option === 'object' ? option.manager : undefined;
+    if (candidate === undefined) return;
+    if (typeof candidate !== 'object' || candidate === null) {
+      throw new InvalidJobOptionsError(
+        queue,
+        options.length > 1 ? `items[${index}].manager` : 'manager',
+        'must be a TypeORM EntityManager',
+      );
+    }
+    if (manager !== undefined && candidate !== manager) {
+      throw new InvalidJobOptionsError(queue, `items[${index}].manager`, "differs from an earlier item's: one addBulk is one transaction");
+    }
+    manager = candidate;
+  });
+  if (manager !== undefined && options.some((option) => !option || option.manager === undefined)) {
+    const index = options.findIndex((option) => !option || option.manager === undefined);
+    throw new InvalidJobOptionsError(
+      queue,
+      `items[${index}].manager`,
+      'is missing while other items name one: one addBulk is one transaction',
+    );
+  }
+  return manager;
 }
 
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
@@ -28,30 +65,44 @@ export class QueueProducer {
 
   /**
    * Enqueues one job. Resolves once it is committed. With `options.key` taken by a live job of the queue,
-   * resolves with that job and inserts nothing.
-   * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError (nothing is written).
+   * resolves with that job and inserts nothing. A queue declared in `QueueRegistry` types `data` by its name;
+   * otherwise `TData` is inferred from `data` or given (`add<Invoice>('billing', invoice)`).
+   * With `options.manager`, the job is written by that transaction (see `JobOptions.manager`) and resolves before
+   * it commits.
+   * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError, UnsupportedTransactionError (nothing
+   * is written).
    */
-  async add<TData>(queue: string, data: TData, options?: JobOptions): Promise<Job<TData>> {
+  async add<TData = unknown, Q extends string = string>(
+    queue: Q,
+    data: QueueDataOf<Q, TData>,
+    options?: JobOptions,
+  ): Promise<Job<QueueDataOf<Q, TData>>> {
     assertQueueName(queue);
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
+    const manager = options?.manager === undefined ? undefined : managerOf(queue, [options]);
     const storage = await this.factory.storage();
     let stored: JobRecord;
     try {
-      [stored] = await storage.enqueue(queue, [record], now);
+      [stored] = manager ? await storage.enqueueIn(manager, queue, [record], now) : await storage.enqueue(queue, [record], now);
     } catch (error) {
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-    return notRunning<TData>(stored);
+    return notRunning<QueueDataOf<Q, TData>>(stored, storage);
   }
 
   /**
    * Enqueues many jobs of one queue in one atomic statement: all are written or none. Resolves with one job
-   * per item, in order. Every item is validated before anything is written.
-   * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError (nothing is written).
+   * per item, in order. Every item is validated before anything is written. Items may name one transaction as
+   * `options.manager` (all of them, the same one).
+   * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError, UnsupportedTransactionError (nothing
+   * is written).
    */
-  async addBulk<TData>(queue: string, items: BulkJobItem<TData>[]): Promise<Job<TData>[]> {
+  async addBulk<TData = unknown, Q extends string = string>(
+    queue: Q,
+    items: BulkJobItem<QueueDataOf<Q, TData>>[],
+  ): Promise<Job<QueueDataOf<Q, TData>>[]> {
     assertQueueName(queue);
     if (!Array.isArray(items)) throw new InvalidJobOptionsError(queue, 'items', 'must be an array of { data, options? }');
     if (items.length === 0) return [];
@@ -72,16 +123,57 @@ export class QueueProducer {
       }
       return prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
     });
+    const manager = managerOf(
+      queue,
+      items.map((item) => item.options),
+    );
     const storage = await this.factory.storage();
     let stored: JobRecord[];
     try {
-      stored = await storage.enqueue(queue, records, now);
+      stored = manager ? await storage.enqueueIn(manager, queue, records, now) : await storage.enqueue(queue, records, now);
     } catch (error) {
       throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
     }
-    const firstDelayed = records.reduce((first, record) => (record.runAt > now && record.runAt < first ? record.runAt : first), Infinity);
-    if (firstDelayed !== Infinity) this.factory.runtime?.wakeAt(firstDelayed);
-    return stored.map((record) => notRunning<TData>(record));
+    this.wakeForDelayed(
+      records.map((record) => record.runAt),
+      now,
+    );
+    return stored.map((record) => notRunning<QueueDataOf<Q, TData>>(record, storage));
+  }
+
+  /**
+   * Enqueues a flow: a parent job that runs only after all of its children completed (and each child after its own
+   * children), in one atomic write, across any queues. Resolves with the parent (the root) once committed; its
+   * handler reads the children's results with `job.getChildrenResults()`. A child that fails for good (or is
+   * cancelled) fails the parent, or with `onChildFailure: 'continue'` lets it run once the others are done.
+   * With `options.manager`, the whole flow is written by that transaction.
+   * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError, UnsupportedTransactionError (nothing
+   * is written).
+   */
+  async addFlow<TData>(flow: FlowJob<TData>, options: AddFlowOptions = {}): Promise<Job<TData>> {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('addFlow', 'options', 'must be { manager? }');
+    const now = Date.now();
+    const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now);
+    const manager = options.manager === undefined ? undefined : managerOf(nodes[0].queue, [options]);
+    const storage = await this.factory.storage();
+    let ids: string[];
+    try {
+      ids = await storage.enqueueFlow(nodes, now, manager);
+    } catch (error) {
+      throw asStorageError(error, 'QueueProducer.addFlow', `queue "${nodes[0].queue}"`);
+    }
+    this.wakeForDelayed(
+      nodes.map((node) => node.job.runAt),
+      now,
+    );
+    const root = nodes[0];
+    return notRunning<TData>({ ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) }, storage);
+  }
+
+  /** Sets this process's timer for the first of these run times that lies ahead (a waiting parent's is not one). */
+  private wakeForDelayed(runAts: number[], now: number): void {
+    const firstDelayed = runAts.reduce((first, runAt) => (runAt > now && runAt < first ? runAt : first), Infinity);
+    if (firstDelayed !== Infinity && firstDelayed === intendedRunAt(firstDelayed)) this.factory.runtime?.wakeAt(firstDelayed);
   }
 
   /**

@@ -3,11 +3,12 @@ import { InvalidScheduleError } from '../errors/invalid-schedule.error';
 import { ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { ScheduleRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
+import { jobNameProblem } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 
 const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
-const ALLOWED_JOB_OPTIONS = new Set(['priority', 'maxAttempts', 'backoff', 'timeout']);
+const ALLOWED_JOB_OPTIONS = new Set(['name', 'priority', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail']);
 
 /** Validates a schedule and turns it into a record whose first occurrence is the next one after `now`. */
 export function toScheduleRecord(queue: string, name: unknown, options: ScheduleOptions, now: number): ScheduleRecord {
@@ -77,7 +78,17 @@ function validateJobOptions(jobOptions: object, invalid: (reason: string) => Err
     if (!ALLOWED_JOB_OPTIONS.has(key))
       throw invalid(`jobOptions.${key} is not allowed on a schedule (allowed: ${[...ALLOWED_JOB_OPTIONS].join(', ')})`);
   }
-  const { priority, maxAttempts, backoff, timeout } = jobOptions as Record<string, unknown>;
+  const { name, priority, maxAttempts, backoff, timeout, removeOnComplete, removeOnFail } = jobOptions as Record<string, unknown>;
+  if (name !== undefined) {
+    const problem = jobNameProblem(name);
+    if (problem) throw invalid(`jobOptions.name ${problem}`);
+  }
+  for (const [option, value] of [
+    ['removeOnComplete', removeOnComplete],
+    ['removeOnFail', removeOnFail],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'boolean') throw invalid(`jobOptions.${option} must be true or false`);
+  }
   if (priority !== undefined && !isIntegerInRange(priority, 0, Number.MAX_SAFE_INTEGER)) {
     throw invalid(`jobOptions.priority must be an integer from 0 to ${Number.MAX_SAFE_INTEGER}`);
   }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { removalBits } from '../utils/job-name.util';
 import { JobOptions } from '../interfaces/job-options.interface';
 import { QueueStorage, ScheduleRecord } from '../storage/queue-storage.interface';
 import { PeriodicTask } from '../utils/periodic-task';
@@ -71,6 +72,8 @@ export class Scheduler {
               backoff: options.backoff ? JSON.stringify(options.backoff) : null,
               timeout: options.timeout ?? null,
               key: null,
+              name: options.name ?? schedule.name,
+              removeOn: removalBits(options.removeOnComplete, options.removeOnFail),
             },
           },
           now,

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../interfaces/job-info.interface';
 
 /** A job to insert, already validated and serialised. Times are epoch ms. */
@@ -10,6 +11,41 @@ export interface NewJobRecord {
   backoff: string | null;
   timeout: number | null;
   key: string | null;
+  /** The job's name inside its queue, if it was given one (absent: none). */
+  name?: string | null;
+  /** Bit 1: delete once completed; bit 2: once failed; null or absent: neither (the queue's retention applies). */
+  removeOn?: number | null;
+}
+
+/** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
+export type ChildFailurePolicy = 'fail' | 'continue';
+
+/**
+ * One job of a flow to insert. Nodes come parents first: `parentIndex` is the index of the node's parent among
+ * the nodes (-1 for the root). A node with children has a policy and a run_at already pushed by FLOW_WAIT_OFFSET.
+ */
+export interface NewFlowNode {
+  queue: string;
+  job: NewJobRecord;
+  parentIndex: number;
+  onChildFailure: ChildFailurePolicy | null;
+}
+
+/** A job's place in a flow. */
+export interface FlowRecord {
+  parentId: string | null;
+  /** Set on jobs added with children. */
+  onChildFailure: ChildFailurePolicy | null;
+  /** Its children, oldest first. */
+  children: { id: string; status: JobStatus }[];
+}
+
+/** A child of a job, with its result (JSON) once completed. */
+export interface ChildRow {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  result: string | null;
 }
 
 /** A stored job row, in storage-neutral form. Times are epoch ms. */
@@ -25,6 +61,10 @@ export interface JobRecord {
   backoff: string | null;
   timeout: number | null;
   key: string | null;
+  /** Absent on records built before names existed: read as null. */
+  name?: string | null;
+  /** See `NewJobRecord.removeOn`. */
+  removeOn?: number | null;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;
@@ -74,6 +114,8 @@ export interface CountRow {
 /** Filter and page of `listJobs`. */
 export interface ListJobsQuery {
   status?: JobStatus;
+  /** Only jobs of this name. */
+  name?: string;
   limit: number;
   offset: number;
 }
@@ -147,6 +189,14 @@ export interface QueueStorage {
    */
   enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
   /**
+   * `enqueue` written by the caller's TypeORM transaction (`manager` of `dataSource.transaction()`): invisible until
+   * it commits, gone if it rolls back; pollers are woken at commit. Throws UnsupportedTransactionError (writing
+   * nothing) when that transaction cannot write this queue's tables atomically (another database, another file).
+   */
+  enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
+  /** Inserts a flow's nodes in one atomic write (in `manager`'s transaction when given); their ids, in node order. */
+  enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]>;
+  /**
    * Atomically takes up to each request's limit of due pending jobs of queues that are not paused,
    * marking them running for `workerId` for `leaseDuration` ms. Where a statement can wait for a lock (SQLite's
    * busy timeout), the lease is measured from when it runs, not from `now`, so the wait does not eat the lease.
@@ -163,6 +213,13 @@ export interface QueueStorage {
   fail(ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean>;
   /** Stores progress of a running attempt; false when no longer owned. */
   updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean>;
+  /**
+   * Appends a line to a running attempt's job log, keeping at most `maxLines` (the oldest go); false when no longer
+   * owned.
+   */
+  appendLog(ref: AttemptRef, workerId: string, line: string, maxLines: number, now: number): Promise<boolean>;
+  /** Replaces a running attempt's job data (JSON); false when no longer owned. */
+  updateData(ref: AttemptRef, workerId: string, data: string, now: number): Promise<boolean>;
   /** Hands attempts back to pending as if they never started; returns how many were still owned. */
   release(refs: AttemptRef[], workerId: string, now: number): Promise<number>;
   /**
@@ -184,10 +241,16 @@ export interface QueueStorage {
   // --- inspection ---
   /** One job, or null. */
   getJob(id: string): Promise<JobRecord | null>;
+  /** A job's stored log (a JSON array of lines, or null for none); undefined when there is no such job. */
+  getJobLogs(id: string): Promise<string | null | undefined>;
   /** Jobs of a queue, newest first. */
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]>;
   /** Jobs of a queue with this unique key, in any status, newest first, at most `limit`. */
   jobsByKey(queue: string, key: string, limit: number): Promise<JobRecord[]>;
+  /** A job's parent and children, or null when there is no such job. */
+  getFlow(id: string): Promise<FlowRecord | null>;
+  /** The children of a job, with their results. */
+  childrenOf(id: string): Promise<ChildRow[]>;
   /** Job counts per queue and status, optionally of one queue. */
   getCounts(queue?: string): Promise<CountRow[]>;
   /** Queues currently paused. */
@@ -214,12 +277,31 @@ export interface QueueStorage {
   findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]>;
   /** Failed jobs of `queue`, finished no later than `finishedAtMost`, whose key a live job holds (so a retry skips them). */
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]>;
+  /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
+  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
+  /** Ids of the running descendants of a job. */
+  runningDescendants(id: string): Promise<string[]>;
+  /** Deletes every descendant of a job that is not running; returns how many. */
+  removeDescendants(id: string): Promise<number>;
   /** Deletes a job that is not running. Returns its status before, or null when there is no such job. */
   remove(id: string): Promise<JobStatus | null>;
+  /** Deletes the given jobs that are (still) in `status` (per-job removeOnComplete / removeOnFail). Returns how many. */
+  removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number>;
   /** Applies a retention rule to one queue's finished jobs of one status, deleting at most `limit`. */
   applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number>;
   /** Deletes a queue's jobs of the given statuses finished (or, for pending, created) before `before`. Returns how many. */
   clean(queue: string, statuses: JobStatus[], before: number): Promise<number>;
+
+  // --- which queues are processed, cluster-wide ---
+  /**
+   * Records, in one statement whatever the number of queues, that this process has processors for `queues` until
+   * `until` (epoch ms); renewed periodically, so a process that died stops counting once its announcement lapses.
+   */
+  announceProcessors(queues: string[], until: number, now: number): Promise<void>;
+  /** Queues some process announced a processor for, still valid at `now`. */
+  processedQueues(now: number): Promise<string[]>;
+  /** Queues with pending jobs due by `dueBy` and no processor announced at `now`, each with its oldest such job's due time. */
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]>;
 
   // --- recurring jobs ---
   /** Creates or replaces a schedule. */

@@ -12,6 +12,8 @@ import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
 import { toJobError, withEarlierErrors } from '../utils/error.util';
 import { findJsonProblem } from '../utils/json-value.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
+import { serializeJobData } from '../utils/serialize-job-data.util';
+import { MAX_JOB_LOG_LINES, toLogLine } from '../utils/job-logs.util';
 import { toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
 import { ABANDONED, Outcome } from './outcome';
@@ -59,7 +61,16 @@ export class AttemptRunner {
     const { queue, logger, processor } = this.context;
     let job: Job;
     try {
-      job = toJob(record, controller, (progress) => this.updateProgress(attempt, progress));
+      job = toJob(
+        record,
+        controller,
+        {
+          updateProgress: (progress) => this.updateProgress(attempt, progress),
+          log: (line) => this.log(attempt, line),
+          updateData: (data) => this.updateData(attempt, data),
+        },
+        this.context.storage,
+      );
     } catch (error) {
       logger.error(`Job ${record.id} (queue ${queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);
@@ -109,6 +120,32 @@ export class AttemptRunner {
     const owned = await storage.updateProgress({ id: record.id, attempt: record.attempts }, workerId, json, this.context.now());
     if (!owned) throw new JobNotRunningError(record.id, queue);
     events.emit({ type: 'progress', queue, jobId: record.id, attempt: record.attempts, progress: JSON.parse(json) as JobProgress });
+  }
+
+  private async log(attempt: RunningAttempt, line: string): Promise<void> {
+    const { record } = attempt;
+    const { queue, storage, workerId } = this.context;
+    const text = toLogLine(queue, record.id, line);
+    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    const owned = await storage.appendLog(
+      { id: record.id, attempt: record.attempts },
+      workerId,
+      text,
+      MAX_JOB_LOG_LINES,
+      this.context.now(),
+    );
+    if (!owned) throw new JobNotRunningError(record.id, queue);
+  }
+
+  /** Stores new data as `add()` would (same validation); the parsed copy is what the job holds from now on. */
+  private async updateData(attempt: RunningAttempt, data: unknown): Promise<unknown> {
+    const { record } = attempt;
+    const { queue, storage, workerId } = this.context;
+    const json = serializeJobData(queue, data);
+    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    const owned = await storage.updateData({ id: record.id, attempt: record.attempts }, workerId, json, this.context.now());
+    if (!owned) throw new JobNotRunningError(record.id, queue);
+    return JSON.parse(json);
   }
 
   private failureOutcome(record: JobRecord, thrown: unknown): Outcome {

@@ -1,14 +1,29 @@
 import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
-import { JobRecord } from '../storage/queue-storage.interface';
+import { ChildRow, JobRecord } from '../storage/queue-storage.interface';
+import { intendedRunAt } from '../storage/shared/flow-wait';
 
 /** Where a job's `signal` comes from: read only when the handler asks (see LazyAbortController). */
 export interface SignalSource {
   readonly signal: AbortSignal;
 }
 
+/** Where a job reads its children from (the storage). */
+export interface ChildrenSource {
+  childrenOf(id: string): Promise<ChildRow[]>;
+}
+
 /** Stores a job's progress. */
 export type ProgressWriter = (progress: JobProgress) => Promise<void>;
+
+/** What a `Job` does with the database: only the running attempt's can write, the others reject. */
+export interface JobWriters {
+  updateProgress: ProgressWriter;
+  /** Appends one line to the job's log. */
+  log(line: string): Promise<void>;
+  /** Validates and stores new data; resolves with the data as the job now holds it. */
+  updateData(data: unknown): Promise<unknown>;
+}
 
 /**
  * The `Job` a handler (or a producer) receives. A class rather than an object literal: a literal with an accessor
@@ -18,7 +33,8 @@ export type ProgressWriter = (progress: JobProgress) => Promise<void>;
 class QueueJob<TData> implements Job<TData> {
   readonly id: string;
   readonly queue: string;
-  readonly data: TData;
+  readonly name: string | null;
+  data: TData;
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly priority: number;
@@ -27,27 +43,49 @@ class QueueJob<TData> implements Job<TData> {
   readonly key: string | null;
   readonly updateProgress: ProgressWriter;
   readonly #signals: SignalSource;
+  readonly #writers: JobWriters;
+  readonly #children: ChildrenSource;
 
-  constructor(record: JobRecord, signals: SignalSource, updateProgress: ProgressWriter) {
+  constructor(record: JobRecord, signals: SignalSource, writers: JobWriters, children: ChildrenSource) {
     this.id = record.id;
     this.queue = record.queue;
+    this.name = record.name ?? null;
     this.data = JSON.parse(record.data) as TData;
     this.attempt = record.attempts;
     this.maxAttempts = record.maxAttempts;
     this.priority = record.priority;
     this.createdAt = new Date(record.createdAt);
-    this.runAt = new Date(record.runAt);
+    // A flow parent that still waits for its children stores its run time pushed far ahead (see flow-wait.ts).
+    this.runAt = new Date(intendedRunAt(record.runAt));
     this.key = record.key;
-    this.updateProgress = updateProgress;
+    this.updateProgress = writers.updateProgress;
     this.#signals = signals;
+    this.#writers = writers;
+    this.#children = children;
   }
 
   get signal(): AbortSignal {
     return this.#signals.signal;
   }
+
+  log(line: string): Promise<void> {
+    return this.#writers.log(line);
+  }
+
+  async updateData(data: TData): Promise<void> {
+    this.data = (await this.#writers.updateData(data)) as TData;
+  }
+
+  async getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>> {
+    const results: Record<string, TResult> = {};
+    for (const child of await this.#children.childrenOf(this.id)) {
+      if (child.status === 'completed') results[child.id] = (child.result === null ? null : JSON.parse(child.result)) as TResult;
+    }
+    return results;
+  }
 }
 
 /** Builds the `Job` a handler (or a producer) receives from a row; throws a SyntaxError on an unreadable payload. */
-export function toJob<TData>(record: JobRecord, signals: SignalSource, updateProgress: ProgressWriter): Job<TData> {
-  return new QueueJob<TData>(record, signals, updateProgress);
+export function toJob<TData>(record: JobRecord, signals: SignalSource, writers: JobWriters, children: ChildrenSource): Job<TData> {
+  return new QueueJob<TData>(record, signals, writers, children);
 }

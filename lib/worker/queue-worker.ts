@@ -7,6 +7,7 @@ import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from '../utils/job-name.util';
 import { AttemptRunner, RunningAttempt } from './attempt-runner';
 import { LazyAbortController } from './lazy-abort-controller';
 import { SavableOutcome } from './outcome';
@@ -28,6 +29,8 @@ export interface QueueWorkerContext {
   onRetryScheduled(runAt: number): void;
   /** A job of this queue reached a finished status: retention may have work. */
   onFinished(queue: string, status: FinishedJobStatus): void;
+  /** A job added with `removeOnComplete` / `removeOnFail` reached that outcome: delete it soon. */
+  onRemovable?(id: string, status: 'completed' | 'failed'): void;
 }
 
 /** The settings of one queue's processor, validated. */
@@ -209,6 +212,7 @@ export class QueueWorker {
         events.emit({ queue: this.queue, jobId: record.id, attempt: record.attempts, type: 'completed', result });
       }
       this.context.onFinished(this.queue, 'completed');
+      if (record.removeOn && record.removeOn & REMOVE_ON_COMPLETE) this.context.onRemovable?.(record.id, 'completed');
       return;
     }
     const base = { queue: this.queue, jobId: record.id, attempt: record.attempts };
@@ -220,6 +224,7 @@ export class QueueWorker {
       case 'fail':
         events.emit({ ...base, type: 'failed', error: outcome.error });
         this.context.onFinished(this.queue, 'failed');
+        if (record.removeOn && record.removeOn & REMOVE_ON_FAIL) this.context.onRemovable?.(record.id, 'failed');
         return;
     }
   }

@@ -205,7 +205,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
           var cells = [
             h('th', { scope: 'row' }, h('a', { href: queueHref(q.name), 'data-focus': 'q:' + q.name, text: q.name })),
             h('td', { 'data-label': 'State' }, q.paused ? badge('paused') : badge('active')),
-            h('td', { 'data-label': 'Processor' }, q.hasProcessor ? 'yes (' + q.concurrency + ')' : h('span', { class: 'badge none', text: 'none here' }))
+            h('td', { 'data-label': 'Processor' }, q.hasProcessor ? 'yes (' + q.concurrency + ')' : q.processed ? 'elsewhere' : h('span', { class: 'badge none', text: 'none' }))
           ].concat(STATUSES.map(function (st) {
             return h('td', { class: 'num', 'data-count': st, 'data-label': st[0].toUpperCase() + st.slice(1) }, h('a', { href: queueHref(q.name, { status: st }), 'aria-label': count(q.counts[st]) + ' ' + st + ' in ' + q.name, text: count(q.counts[st]) }));
           })).concat([
@@ -327,7 +327,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     return parts;
   }
 
-  var KNOWN = ['id', 'queue', 'status', 'data', 'result', 'error', 'progress', 'priority', 'attempts', 'maxAttempts', 'key', 'lockedBy', 'leaseUntil', 'createdAt', 'runAt', 'startedAt', 'finishedAt', 'updatedAt'];
+  var KNOWN = ['id', 'queue', 'name', 'status', 'data', 'result', 'error', 'progress', 'priority', 'attempts', 'maxAttempts', 'key', 'lockedBy', 'leaseUntil', 'createdAt', 'runAt', 'startedAt', 'finishedAt', 'updatedAt'];
   function jobView(id) {
     var body = h('div');
     return {
@@ -343,7 +343,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
           if (job.status !== 'running') actions.push(actionButton('Remove', 'jobs/' + encodeURIComponent(job.id) + '/remove', null, 'Remove job ' + job.id + ' for good? This cannot be undone.', { class: 'danger' }));
         }
         var fields = [
-          ['Queue', h('a', { href: queueHref(job.queue), text: job.queue })], ['Status', badge(job.status)], ['Attempts', job.attempts + ' of ' + job.maxAttempts],
+          ['Queue', h('a', { href: queueHref(job.queue), text: job.queue })], ['Name', typeof job.name === 'string' ? job.name : '–'], ['Status', badge(job.status)], ['Attempts', job.attempts + ' of ' + job.maxAttempts],
           ['Priority', String(job.priority)], ['Key', job.key === null ? '–' : job.key], ['Owner (worker)', job.lockedBy || '–'], ['Lease until', when(job.leaseUntil)],
           ['Created', when(job.createdAt)], ['Due', when(job.runAt)], ['Started', when(job.startedAt)], ['Finished', when(job.finishedAt)], ['Updated', when(job.updatedAt)]
         ];

@@ -59,6 +59,11 @@ export class PostgresConnection {
     this.context = { runner: new PostgresStatements(this.dataSource), tables: postgresTables(schema) };
   }
 
+  /** The TypeORM DataSource of the pool (its own, or the application's). */
+  get source(): DataSource {
+    return this.dataSource;
+  }
+
   /** Hints that jobs were enqueued, by any process on any machine sharing the schema. */
   get insertHints$(): Observable<void> {
     if (!this.listener) throw new Error('PostgresQueueStorage used before initialize()');

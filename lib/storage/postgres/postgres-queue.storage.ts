@@ -1,15 +1,18 @@
 import { Observable } from 'rxjs';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {
   AttemptRef,
+  ChildRow,
   ClaimRequest,
   Completion,
   CountRow,
   FinishedJobTiming,
+  FlowRecord,
   JobRecord,
   KeyBlockedJob,
   ListJobsQuery,
+  NewFlowNode,
   NewJobRecord,
   OldestDueRow,
   QueueStorage,
@@ -25,10 +28,15 @@ import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } f
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
+import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
+import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
+import { PostgresTransactions } from './postgres-transaction';
+import { TransactionStatements } from '../shared/transaction-statements';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 
@@ -52,6 +60,7 @@ export class PostgresQueueStorage implements QueueStorage {
   private readonly db: PostgresContext;
   private readonly schema: string;
   private readonly createSchema: boolean;
+  private readonly transactions: PostgresTransactions;
 
   constructor(config: PostgresStorageConfig) {
     this.schema = config.schema ?? DEFAULT_POSTGRES_SCHEMA;
@@ -60,6 +69,7 @@ export class PostgresQueueStorage implements QueueStorage {
     this.createSchema = config.createSchema ?? true;
     this.connection = new PostgresConnection(config, this.schema);
     this.db = this.connection.context;
+    this.transactions = new PostgresTransactions(() => this.connection.source, this.db.runner, this.db.tables);
   }
 
   get insertHints$(): Observable<void> {
@@ -80,6 +90,46 @@ export class PostgresQueueStorage implements QueueStorage {
   async enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
     if (jobs.length === 0) return [];
     return pairEnqueued(this.pairing, queue, jobs, await insertJobs(this.db, queue, jobs, ms(now)), ms(now));
+  }
+
+  async enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
+    if (jobs.length === 0) return [];
+    // The insert's NOTIFY is part of the caller's transaction: PostgreSQL delivers it at commit, drops it on rollback.
+    const db = this.inTransaction(await this.transactions.runnerFor(manager));
+    const pairing: PairingBackend = {
+      findByKeys: (keyQueue, keys) => findLiveByKeys(db, keyQueue, keys),
+      insert: (insertQueue, insertJobsOf, insertNow) => insertJobs(db, insertQueue, insertJobsOf, ms(insertNow)),
+    };
+    return pairEnqueued(pairing, queue, jobs, await pairing.insert(queue, jobs, now), ms(now));
+  }
+
+  async enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]> {
+    const db = manager ? this.inTransaction(await this.transactions.runnerFor(manager)) : this.db;
+    return insertFlow(db, nodes, now);
+  }
+
+  private inTransaction(runner: ConstructorParameters<typeof TransactionStatements>[0]): PostgresContext {
+    return { runner: new TransactionStatements(runner), tables: this.db.tables };
+  }
+
+  getFlow(id: string): Promise<FlowRecord | null> {
+    return flowOf(this.db, id);
+  }
+
+  childrenOf(id: string): Promise<ChildRow[]> {
+    return childrenOf(this.db, id);
+  }
+
+  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {
+    return cancelDescendants(this.db, id, now);
+  }
+
+  runningDescendants(id: string): Promise<string[]> {
+    return runningDescendants(this.db, id);
+  }
+
+  removeDescendants(id: string): Promise<number> {
+    return removeDescendants(this.db, id);
   }
 
   /** Backend half of `pairEnqueued`. */
@@ -110,6 +160,35 @@ export class PostgresQueueStorage implements QueueStorage {
 
   updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean> {
     return updateProgress(this.db, ref, workerId, progress, now);
+  }
+
+  appendLog(ref: AttemptRef, workerId: string, line: string, maxLines: number, now: number): Promise<boolean> {
+    return appendLog(this.db, ref, workerId, line, maxLines, now);
+  }
+
+  updateData(ref: AttemptRef, workerId: string, data: string, now: number): Promise<boolean> {
+    return updateData(this.db, ref, workerId, data, now);
+  }
+
+  getJobLogs(id: string): Promise<string | null | undefined> {
+    return getJobLogs(this.db, id);
+  }
+
+  async removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number> {
+    if (ids.length === 0) return 0;
+    return removeFinishedJobs(this.db, ids, status);
+  }
+
+  announceProcessors(queues: string[], until: number, now: number): Promise<void> {
+    return announceProcessors(this.db, queues, until, now);
+  }
+
+  processedQueues(now: number): Promise<string[]> {
+    return processedQueues(this.db, now);
+  }
+
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]> {
+    return unprocessedQueues(this.db, dueBy, now);
   }
 
   findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]> {

@@ -6,7 +6,7 @@
 /** Columns every job-returning statement selects, in the order `toJobRecord` reads them. */
 export const JOB_COLUMNS =
   'id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, ' +
-  'locked_by, lease_until, result, error, progress, created_at, started_at, finished_at, updated_at';
+  'locked_by, lease_until, result, error, progress, created_at, started_at, finished_at, updated_at, name, remove_on';
 
 /** Columns of a schedule row, in the order `toScheduleRecord` reads them (and the upsert binds them). */
 export const SCHEDULE_COLUMNS = 'queue, name, cron, every_ms, timezone, data, options, next_run_at';

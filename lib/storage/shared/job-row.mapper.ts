@@ -21,7 +21,19 @@ export function nullableNumber(value: unknown): number | null {
 /** What a claim reads of a job; everything else about a claimed job is known. */
 export type ClaimedJobFields = Pick<
   JobRecord,
-  'id' | 'queue' | 'data' | 'priority' | 'runAt' | 'attempts' | 'maxAttempts' | 'backoff' | 'timeout' | 'key' | 'createdAt'
+  | 'id'
+  | 'queue'
+  | 'data'
+  | 'priority'
+  | 'runAt'
+  | 'attempts'
+  | 'maxAttempts'
+  | 'backoff'
+  | 'timeout'
+  | 'key'
+  | 'createdAt'
+  | 'name'
+  | 'removeOn'
 >;
 
 /** The columns every job row has, claimed or not. Ids stay strings (PostgreSQL ids may exceed 2^53). */
@@ -38,6 +50,8 @@ export function claimedFieldsOf(row: StorageRow): ClaimedJobFields {
     timeout: nullableNumber(row.timeout_ms),
     key: (row.unique_key as string | null) ?? null,
     createdAt: Number(row.created_at),
+    name: (row.name as string | null) ?? null,
+    removeOn: nullableNumber(row.remove_on),
   };
 }
 
@@ -71,6 +85,8 @@ export function claimedJobRecord(job: ClaimedJobFields, workerId: string, leaseU
     backoff: job.backoff,
     timeout: job.timeout,
     key: job.key,
+    name: job.name,
+    removeOn: job.removeOn,
     lockedBy: workerId,
     leaseUntil,
     result: null,
@@ -97,6 +113,8 @@ export function newJobRecord(queue: string, job: NewJobRecord, id: string, now: 
     backoff: job.backoff,
     timeout: job.timeout,
     key: job.key,
+    name: job.name ?? null,
+    removeOn: job.removeOn ?? null,
     lockedBy: null,
     leaseUntil: null,
     result: null,

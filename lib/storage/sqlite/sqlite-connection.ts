@@ -14,6 +14,8 @@ import { probeWrite } from './sql/probe.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
 import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
+import { SqliteTransactionWatch } from './sqlite-transaction-watch';
+import { TransactionGate } from './transaction-gate';
 
 /** Where the SQLite storage gets its connection. */
 export type SqliteConnectionSource = { dataSource: DataSource } | { database: string; driver: SqliteDriverName };
@@ -26,6 +28,7 @@ export class SqliteConnection {
   private readonly dataSource: DataSource;
   private readonly ownsDataSource: boolean;
   private statements?: SqliteStatements;
+  private backgroundStatements?: StatementRunner;
   private checkpointer?: WalCheckpointer;
   private hints$?: Observable<void>;
   /** Our own inserts announce themselves: no native round trip per row. */
@@ -59,6 +62,21 @@ export class SqliteConnection {
     return this.statements;
   }
 
+  /**
+   * Runs the statements the module makes on its own (claims, outcomes, heartbeats, recovery, housekeeping). The same
+   * as `runner`, except on a DataSource shared with the application: there they wait while the application has a
+   * transaction open on the one connection (see SqliteTransactionWatch).
+   */
+  get background(): StatementRunner {
+    if (!this.backgroundStatements) throw new Error('SqliteQueueStorage used before initialize()');
+    return this.backgroundStatements;
+  }
+
+  /** The TypeORM DataSource the storage runs on (its own, or the application's). */
+  get source(): DataSource {
+    return this.dataSource;
+  }
+
   /** Hints that jobs were inserted: ours, and on a borrowed node-sqlite3 connection the application's too. */
   get insertHints$(): Observable<void> {
     if (!this.hints$) throw new Error('SqliteQueueStorage used before initialize()');
@@ -84,6 +102,12 @@ export class SqliteConnection {
           ? new PreparedNodeSqlite3Statements(connection as NodeSqlite3Database)
           : new QueryRunnerStatements(this.dataSource.createQueryRunner());
       await this.configure(this.statements);
+      this.backgroundStatements = this.statements;
+      if (!this.ownsDataSource) {
+        const gate = new TransactionGate(this.statements);
+        SqliteTransactionWatch.of(this.dataSource).setGate(gate);
+        this.backgroundStatements = gate;
+      }
       await setUp(this.statements);
       await probeWrite(this.statements);
     } catch (error) {
@@ -162,6 +186,8 @@ export class SqliteConnection {
     const memory = this.dataSource.options.database === ':memory:';
     if (!memory) await runner.all('PRAGMA journal_mode = WAL', []);
     await runner.all(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`, []);
+    // A flow parent failed by its child's trigger is itself a child: its own trigger must fire too (nested flows).
+    await runner.run('PRAGMA recursive_triggers = ON', []);
     // A borrowed connection keeps its owner's durability choice; our own trades fsync per commit for WAL's
     // checkpoint-time durability, as SQLite recommends for WAL.
     if (this.ownsDataSource) await runner.run('PRAGMA synchronous = NORMAL', []);

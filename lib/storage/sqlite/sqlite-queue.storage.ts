@@ -1,14 +1,18 @@
 import { Observable } from 'rxjs';
+import type { EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {
   AttemptRef,
+  ChildRow,
   ClaimRequest,
   Completion,
   CountRow,
   FinishedJobTiming,
+  FlowRecord,
   JobRecord,
   KeyBlockedJob,
   ListJobsQuery,
+  NewFlowNode,
   NewJobRecord,
   OldestDueRow,
   QueueStorage,
@@ -22,12 +26,18 @@ import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
+import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { SqliteConnection, SqliteConnectionSource } from './sqlite-connection';
+import { TransactionStatements, dataSourceOfManager } from '../shared/transaction-statements';
+import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
+import { sqliteTransactionRunner } from './sqlite-transaction';
+import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { applySqliteSchema } from './sqlite-schema';
 
 /**
@@ -74,6 +84,63 @@ export class SqliteQueueStorage implements QueueStorage {
     return this.db.fault;
   }
 
+  async enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
+    if (this.db.fault) throw this.db.fault;
+    const runner = sqliteTransactionRunner(manager, this.db.source);
+    const statements = new TransactionStatements(runner);
+    const pairing: PairingBackend = {
+      findByKeys: (keyQueue, keys) => findLiveByKeys(statements, keyQueue, keys),
+      insert: async (insertQueue, insertJobsOf, insertNow) => {
+        const inserted = await insertJobs(statements, insertQueue, insertJobsOf, insertNow);
+        if (inserted.length > 0) this.afterCommit(manager, runner);
+        return inserted;
+      },
+    };
+    return pairEnqueued(pairing, queue, jobs, await pairing.insert(queue, jobs, now), now);
+  }
+
+  async enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]> {
+    if (this.db.fault) throw this.db.fault;
+    if (manager) {
+      const runner = sqliteTransactionRunner(manager, this.db.source);
+      const ids = await insertFlow(new TransactionStatements(runner), nodes, now);
+      this.afterCommit(manager, runner);
+      return ids;
+    }
+    const ids = await insertFlow(this.db.runner, nodes, now);
+    this.db.inserted();
+    this.db.written();
+    return ids;
+  }
+
+  /** Wakes this process's poller when the caller's transaction commits: its jobs are invisible before. */
+  private afterCommit(manager: EntityManager, runner: Parameters<SqliteTransactionWatch['afterCommit']>[0]): void {
+    SqliteTransactionWatch.of(dataSourceOfManager(manager)).afterCommit(runner, () => {
+      this.db.inserted();
+      this.db.written();
+    });
+  }
+
+  getFlow(id: string): Promise<FlowRecord | null> {
+    return flowOf(this.db.runner, id);
+  }
+
+  childrenOf(id: string): Promise<ChildRow[]> {
+    return childrenOf(this.db.runner, id);
+  }
+
+  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {
+    return cancelDescendants(this.db.runner, id, now);
+  }
+
+  runningDescendants(id: string): Promise<string[]> {
+    return runningDescendants(this.db.runner, id);
+  }
+
+  removeDescendants(id: string): Promise<number> {
+    return removeDescendants(this.db.runner, id);
+  }
+
   /** The insert statement alone: the rows it inserted, in input order. */
   private async insert(queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
     const inserted = await insertJobs(this.db.runner, queue, jobs, now);
@@ -99,7 +166,7 @@ export class SqliteQueueStorage implements QueueStorage {
     if (this.db.fault) return [];
     let jobs: JobRecord[];
     try {
-      jobs = await claimJobs(this.db.runner, requests, workerId, now, leaseDuration);
+      jobs = await claimJobs(this.db.background, requests, workerId, now, leaseDuration);
     } catch (error) {
       this.db.noteFailure(error);
       throw error;
@@ -110,39 +177,68 @@ export class SqliteQueueStorage implements QueueStorage {
 
   async completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
     if (completions.length === 0) return new Set();
-    const completed = await completeJobs(this.db.runner, completions, workerId, now);
+    const completed = await completeJobs(this.db.background, completions, workerId, now);
     this.db.written();
     return completed;
   }
 
   retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean> {
-    return retryJob(this.db.runner, ref, workerId, error, runAt, now);
+    return retryJob(this.db.background, ref, workerId, error, runAt, now);
   }
 
   fail(ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
-    return failJob(this.db.runner, ref, workerId, error, now);
+    return failJob(this.db.background, ref, workerId, error, now);
   }
 
   updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean> {
     return updateProgress(this.db.runner, ref, workerId, progress, now);
   }
 
+  appendLog(ref: AttemptRef, workerId: string, line: string, maxLines: number, now: number): Promise<boolean> {
+    return appendLog(this.db.runner, ref, workerId, line, maxLines, now);
+  }
+
+  updateData(ref: AttemptRef, workerId: string, data: string, now: number): Promise<boolean> {
+    return updateData(this.db.runner, ref, workerId, data, now);
+  }
+
+  getJobLogs(id: string): Promise<string | null | undefined> {
+    return getJobLogs(this.db.runner, id);
+  }
+
+  async removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number> {
+    if (ids.length === 0) return 0;
+    return removeFinishedJobs(this.db.runner, ids, status);
+  }
+
+  announceProcessors(queues: string[], until: number, now: number): Promise<void> {
+    return announceProcessors(this.db.runner, queues, until, now);
+  }
+
+  processedQueues(now: number): Promise<string[]> {
+    return processedQueues(this.db.runner, now);
+  }
+
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]> {
+    return unprocessedQueues(this.db.runner, dueBy, now);
+  }
+
   async findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]> {
     if (refs.length === 0) return [];
-    return findCancelled(this.db.runner, refs, workerId);
+    return findCancelled(this.db.background, refs, workerId);
   }
 
   async release(refs: AttemptRef[], workerId: string, now: number): Promise<number> {
     if (refs.length === 0) return 0;
-    return releaseJobs(this.db.runner, refs, workerId, now);
+    return releaseJobs(this.db.background, refs, workerId, now);
   }
 
   extendLeases(refs: AttemptRef[], workerId: string, leaseDuration: number, now: number): Promise<number> {
-    return extendLeases(this.db.runner, refs, workerId, leaseDuration, now);
+    return extendLeases(this.db.background, refs, workerId, leaseDuration, now);
   }
 
   recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]> {
-    return recoverExpiredLeases(this.db.runner, now, jitterWindow);
+    return recoverExpiredLeases(this.db.background, now, jitterWindow);
   }
 
   getJob(id: string): Promise<JobRecord | null> {
@@ -196,7 +292,7 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number> {
-    return applyRetention(this.db.runner, queue, status, rule, limit);
+    return applyRetention(this.db.background, queue, status, rule, limit);
   }
 
   clean(queue: string, statuses: JobStatus[], before: number): Promise<number> {
@@ -216,11 +312,11 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   dueSchedules(now: number): Promise<ScheduleRecord[]> {
-    return dueSchedules(this.db.runner, now);
+    return dueSchedules(this.db.background, now);
   }
 
   async enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
-    const inserted = await enqueueOccurrence(this.db.runner, occurrence, now);
+    const inserted = await enqueueOccurrence(this.db.background, occurrence, now);
     if (inserted) this.db.inserted();
     return inserted;
   }

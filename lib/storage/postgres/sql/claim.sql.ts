@@ -3,7 +3,8 @@ import { claimedFieldsOf, claimedJobRecord } from '../../shared/job-row.mapper';
 import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
 
 /** What a worker needs of a job it claimed (read by `claimedFieldsOf` in job-row.mapper.ts): the claim returns no more. */
-const CLAIMED_JOB_COLUMNS = 'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at';
+const CLAIMED_JOB_COLUMNS =
+  'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on';
 
 /**
  * One statement that claims for several queues at once: one index walk per requested queue (a LATERAL join

@@ -12,10 +12,11 @@ const sql = perSchema((tables) => {
      * them is due. Returns id and unique_key of the rows inserted.
      */
     enqueue: `WITH inserted AS (
-        INSERT INTO ${T} (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, updated_at)
-        SELECT $1, 'pending', j.data, j.priority, j.run_at, 0, j.max_attempts, j.backoff, j.timeout_ms, j.unique_key, $2, $2
-        FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::double precision[], $9::text[])
-          WITH ORDINALITY AS j(data, priority, run_at, max_attempts, backoff, timeout_ms, unique_key, ord)
+        INSERT INTO ${T} (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on,
+          created_at, updated_at)
+        SELECT $1, 'pending', j.data, j.priority, j.run_at, 0, j.max_attempts, j.backoff, j.timeout_ms, j.unique_key, j.name, j.remove_on, $2, $2
+        FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::double precision[], $9::text[], $10::text[],
+          $11::int[]) WITH ORDINALITY AS j(data, priority, run_at, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, ord)
         ORDER BY j.ord
         ON CONFLICT DO NOTHING
         RETURNING id, unique_key, run_at
@@ -41,6 +42,8 @@ export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJo
     jobs.map((job) => job.backoff),
     jobs.map((job) => job.timeout),
     jobs.map((job) => job.key),
+    jobs.map((job) => job.name ?? null),
+    jobs.map((job) => job.removeOn ?? null),
   ]);
   // Only ids come back (the rest is what we sent): a bulk insert does not echo its payloads over the wire.
   return rows.map((row) => ({ id: String(row.id), key: (row.unique_key as string | null) ?? null })).sort((a, b) => compareIds(a.id, b.id));

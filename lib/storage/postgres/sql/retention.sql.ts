@@ -4,13 +4,16 @@ import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T }) => ({
   // Deletes, in one bounded statement, the finished jobs of one queue and status that fall outside the
-  // newest maxCount or finished before a cutoff; a NULL bound matches nothing.
+  // newest maxCount or finished before a cutoff; a NULL bound matches nothing. A flow child whose parent has not
+  // finished is kept: the parent reads its result when it runs.
   applyRetention: `DELETE FROM ${T} WHERE id IN (
         SELECT id FROM (
           SELECT id, finished_at, row_number() OVER (ORDER BY finished_at DESC, id DESC) AS rank
           FROM ${T} WHERE queue = $1 AND status = $2 AND status IN ('completed', 'failed', 'cancelled')
         ) AS finished
-        WHERE finished.finished_at < $3 OR finished.rank > $4
+        WHERE (finished.finished_at < $3 OR finished.rank > $4)
+          AND NOT EXISTS (SELECT 1 FROM ${T} AS child JOIN ${T} AS parent ON parent.id = child.parent_id
+            WHERE child.id = finished.id AND parent.status IN ('pending', 'running'))
         LIMIT $5
       )`,
 

@@ -25,8 +25,9 @@ const sql = perSchema((tables) => {
      */
     enqueueOccurrence: `WITH inserted AS (
         INSERT INTO ${T}
-          (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, schedule_key, created_at, updated_at)
-        VALUES ($1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $9, $10, $10)
+          (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key,
+           created_at, updated_at)
+        VALUES ($1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $14, $15, $9, $10, $10)
         ON CONFLICT DO NOTHING
         RETURNING run_at
       ),
@@ -76,6 +77,8 @@ export async function enqueueOccurrence(db: PostgresContext, occurrence: Schedul
     schedule.name,
     ms(nextRunAt),
     ms(schedule.nextRunAt),
+    job.name ?? null,
+    job.removeOn ?? null,
   ]);
   return Number(row?.inserted ?? 0) === 1;
 }

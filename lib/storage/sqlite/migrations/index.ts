@@ -1,6 +1,13 @@
 import { SchemaMigration } from '../../shared/schema-migration';
 import { SQLITE_MIGRATION_1 } from './001-initial.migration';
 import { SQLITE_MIGRATION_2 } from './002-finished-index.migration';
+import { SQLITE_MIGRATION_3 } from './003-job-names.migration';
+import { SQLITE_MIGRATION_FLOWS } from './004-flows.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
-export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [SQLITE_MIGRATION_1, SQLITE_MIGRATION_2];
+export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
+  SQLITE_MIGRATION_1,
+  SQLITE_MIGRATION_2,
+  SQLITE_MIGRATION_3,
+  SQLITE_MIGRATION_FLOWS,
+];

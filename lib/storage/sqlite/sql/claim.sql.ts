@@ -9,7 +9,7 @@ import { NOW_MS, Q, T } from './sqlite-sql-fragments';
  * twice as much as one JSON.parse of the packed array (measured with node-sqlite3 on 200-row claims).
  */
 const CLAIMED_COLUMNS =
-  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until) AS m';
+  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on) AS m';
 
 /** One text per number of queues: the prepared-statement runner keeps one statement per text. */
 const claimSqlCache = new Map<number, string>();
@@ -56,11 +56,25 @@ export async function claimJobs(
 /** A claimed row: the payload, and the rest packed in the order of `CLAIMED_COLUMNS`. */
 function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRecord {
   const meta = JSON.parse(row.m as string) as ClaimedMeta;
-  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil] = meta;
+  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil, name, removeOn] = meta;
   const data = row.data as string;
-  const fields = { id: String(id), queue, data, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt };
+  const fields = { id: String(id), queue, data, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, name, removeOn };
   return claimedJobRecord(fields, workerId, leaseUntil, now);
 }
 
 /** The packed column of a claimed row, in the order of `CLAIMED_COLUMNS`. */
-type ClaimedMeta = [number, string, number, number, number, number, string | null, number | null, string | null, number, number];
+type ClaimedMeta = [
+  number,
+  string,
+  number,
+  number,
+  number,
+  number,
+  string | null,
+  number | null,
+  string | null,
+  number,
+  number,
+  string | null,
+  number | null,
+];

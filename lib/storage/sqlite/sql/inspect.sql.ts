@@ -21,14 +21,23 @@ const COUNT_ALL_SQL = countSql('');
 
 const COUNT_QUEUE_SQL = countSql('AND queue = ?');
 
-const LIST_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
+/**
+ * `nameFilter` is empty or `AND name = ?`: a job name is a filter on the rows the queue's (and status's) walk
+ * reaches, never an index of its own, so names cost nothing on the claim and completion paths.
+ */
+function listJobsSql(nameFilter: string) {
+  return {
+    all: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? ${nameFilter} ORDER BY id DESC LIMIT ? OFFSET ?`,
+    /** Pending or running jobs. */
+    byStatus: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND status = ? ${nameFilter} ORDER BY id DESC LIMIT ? OFFSET ?`,
+    /** Completed, failed or cancelled jobs, through the finished index. */
+    finished: `SELECT ${JOB_COLUMNS} FROM ${T}
+      WHERE queue = ? AND status = ? AND finished_at IS NOT NULL ${nameFilter} ORDER BY id DESC LIMIT ? OFFSET ?`,
+  };
+}
 
-/** Pending or running jobs. */
-const LIST_JOBS_BY_STATUS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND status = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
-
-/** Completed, failed or cancelled jobs, through the finished index. */
-const LIST_FINISHED_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
-  WHERE queue = ? AND status = ? AND finished_at IS NOT NULL ORDER BY id DESC LIMIT ? OFFSET ?`;
+const LIST_JOBS_SQL = listJobsSql('');
+const LIST_NAMED_JOBS_SQL = listJobsSql('AND name = ?');
 
 /** Any status: a finished job's key is not indexed (only live keys are), so this reads the queue's rows; an operator's look-up. */
 const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND unique_key = ? ORDER BY id DESC LIMIT ?`;
@@ -54,11 +63,13 @@ export async function getJob(runner: StatementRunner, id: string): Promise<JobRe
 
 /** Jobs of a queue, newest first. */
 export async function listJobs(runner: StatementRunner, queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
-  const { status, limit, offset } = query;
+  const { status, name, limit, offset } = query;
+  const statements = name === undefined ? LIST_JOBS_SQL : LIST_NAMED_JOBS_SQL;
+  const named = name === undefined ? [] : [name];
   const rows =
     status === undefined
-      ? await runner.all(LIST_JOBS_SQL, [queue, limit, offset])
-      : await runner.all(isFinishedStatus(status) ? LIST_FINISHED_JOBS_SQL : LIST_JOBS_BY_STATUS_SQL, [queue, status, limit, offset]);
+      ? await runner.all(statements.all, [queue, ...named, limit, offset])
+      : await runner.all(isFinishedStatus(status) ? statements.finished : statements.byStatus, [queue, status, ...named, limit, offset]);
   return rows.map(toJobRecord);
 }
 

@@ -3,15 +3,19 @@ import { RetentionRule } from '../../queue-storage.interface';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T } from './sqlite-sql-fragments';
 
+/** A flow child whose parent has not finished yet is kept: the parent reads its result when it runs. */
+const KEPT_FOR_PARENT = `(parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS parent
+    WHERE parent.id = ${T}.parent_id AND parent.status IN ('pending', 'running')))`;
+
 /**
  * Deletes, in one bounded statement, the finished jobs of one queue and status that fall outside the
- * newest `keep` or finished before a cutoff.
+ * newest `keep` or finished before a cutoff, except flow children their parent still needs.
  */
 const APPLY_RETENTION_SQL = `DELETE FROM ${T} WHERE id IN (
   SELECT id FROM ${T} WHERE queue = ? AND status = ? AND finished_at IS NOT NULL AND (
     finished_at < ?
     OR id NOT IN (SELECT id FROM ${T} WHERE queue = ? AND status = ? AND finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC LIMIT ?)
-  ) LIMIT ?)`;
+  ) AND ${KEPT_FOR_PARENT} LIMIT ?)`;
 
 /** Finished jobs by finish time, pending ones by creation time, each through its own index. */
 const CLEAN_SQL = `DELETE FROM ${T} WHERE id IN (

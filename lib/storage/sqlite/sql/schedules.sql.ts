@@ -21,8 +21,9 @@ const DUE_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_a
  * from any process, a no-op.
  */
 const ENQUEUE_OCCURRENCE_SQL = `INSERT INTO ${T}
-  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, schedule_key, created_at, updated_at)
-  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key, created_at,
+   updated_at)
+  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT DO NOTHING`;
 
 /** Advances a schedule only from the occurrence we saw (compare-and-set). */
@@ -62,5 +63,16 @@ export async function enqueueOccurrence(runner: StatementRunner, occurrence: Sch
 }
 
 function jobParams(queue: string, job: NewJobRecord): unknown[] {
-  return [queue, job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key];
+  return [
+    queue,
+    job.data,
+    job.priority,
+    job.runAt,
+    job.maxAttempts,
+    job.backoff,
+    job.timeout,
+    job.key,
+    job.name ?? null,
+    job.removeOn ?? null,
+  ];
 }

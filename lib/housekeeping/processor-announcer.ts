@@ -1,0 +1,69 @@
+import { Logger } from '@nestjs/common';
+import { QueueStorage } from '../storage/queue-storage.interface';
+import { closestName } from '../utils/closest-name.util';
+import { PeriodicTask } from '../utils/periodic-task';
+
+/**
+ * How often a processing process renews its processor announcement and looks for unprocessed queues: 30 poll
+ * periods, between 1 s and 30 s (30 s with the default poll). Two statements per period whatever the number of
+ * queues, so the idle cost stays independent of it.
+ */
+export function announcePeriod(pollInterval: number): number {
+  return Math.min(Math.max(30 * pollInterval, 1000), 30_000);
+}
+
+/** An announcement outlives three periods: a process that skips one beat (busy, a short outage) still counts. */
+export const ANNOUNCEMENT_PERIODS = 3;
+
+/** A queue is reported unprocessed once its oldest due job has waited this many periods with no processor anywhere. */
+export const UNPROCESSED_GRACE_PERIODS = 2;
+
+/**
+ * Tells the other processes which queues this one processes, and warns once per queue about jobs that no process
+ * has a processor for (a typo in a queue name, a job name passed as the queue, a worker that was never deployed).
+ * Each period: one statement announcing every local queue (`processor_until` on the queues table), one reading the
+ * queues with due jobs that no live announcement covers.
+ */
+export class ProcessorAnnouncer {
+  private readonly task: PeriodicTask;
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly storage: QueueStorage,
+    private readonly queues: string[],
+    private readonly period: number,
+    private readonly logger: Logger,
+  ) {
+    this.task = new PeriodicTask(() => this.beat(Date.now()), {
+      what: 'Announcing processors and looking for unprocessed queues',
+      period,
+      logger,
+      runOnStart: true,
+    });
+  }
+
+  /** Starts announcing (the first beat runs at once, so other processes see this one's queues from its start). */
+  start(): void {
+    this.task.start();
+  }
+
+  /** Stops the beat and waits for one in progress. Idempotent. The announcement lapses on its own. */
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  private async beat(now: number): Promise<void> {
+    await this.storage.announceProcessors(this.queues, now + ANNOUNCEMENT_PERIODS * this.period, now);
+    const unprocessed = await this.storage.unprocessedQueues(now - UNPROCESSED_GRACE_PERIODS * this.period, now);
+    for (const { queue, runAt } of unprocessed) {
+      if (this.warned.has(queue)) continue;
+      this.warned.add(queue);
+      const guess = closestName(queue, this.queues);
+      this.logger.warn(
+        `Queue "${queue}" has jobs waiting since ${new Date(runAt).toISOString()} and no process sharing this database has a ` +
+          `@Processor for it: they will not run until one does.${guess ? ` Did you mean queue "${guess}"?` : ''} A queue carries ` +
+          `several kinds of job through job names: add('${guess ?? 'queue'}', data, { name: '${queue}' }).`,
+      );
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
+import { FlowJob } from '../interfaces/flow-job.interface';
+import { NewFlowNode } from '../storage/queue-storage.interface';
+import { FLOW_WAIT_OFFSET } from '../storage/shared/flow-wait';
+import { assertQueueName } from '../utils/queue-name.util';
+import { describeValue } from '../utils/validation.util';
+import { JobDefaults, prepareJob } from './prepare-job';
+
+/** Most jobs one flow may hold: a bound on one statement's size (and on a tree that refers to itself). */
+export const MAX_FLOW_JOBS = 10_000;
+
+const FLOW_FIELDS = new Set(['queue', 'data', 'options', 'children', 'onChildFailure']);
+
+/**
+ * Validates a whole flow and flattens it, parents before their children, into the nodes one insert writes. Throws a
+ * typed error naming the offending node (`flow.children[2].options.delay`) before anything is written.
+ */
+export function prepareFlow(flow: FlowJob, defaultsFor: (queue: string) => JobDefaults, now: number): NewFlowNode[] {
+  const nodes: NewFlowNode[] = [];
+  const stack: { node: unknown; parentIndex: number; path: string }[] = [{ node: flow, parentIndex: -1, path: 'flow' }];
+  while (stack.length > 0) {
+    const { node, parentIndex, path } = stack.pop()!;
+    if (nodes.length >= MAX_FLOW_JOBS) {
+      throw new InvalidJobOptionsError('(flow)', 'flow', `has more than ${MAX_FLOW_JOBS} jobs (or a child that contains itself)`);
+    }
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) {
+      throw new InvalidJobOptionsError(
+        '(flow)',
+        path,
+        `must be an object { queue, data, options?, children?, onChildFailure? }, got ${describeValue(node)}`,
+      );
+    }
+    const job = node as Partial<FlowJob> & Record<string, unknown>;
+    const stray = Object.keys(job).find((field) => !FLOW_FIELDS.has(field));
+    if (stray !== undefined) {
+      throw new InvalidJobOptionsError(
+        '(flow)',
+        `${path}.${stray}`,
+        `is not a field of a flow job (known: ${[...FLOW_FIELDS].join(', ')})`,
+      );
+    }
+    assertQueueName(job.queue);
+    const queue = job.queue as string;
+    const invalid = (field: string, reason: string) => new InvalidJobOptionsError(queue, `${path}.${field}`, reason);
+    if (!('data' in job)) throw invalid('data', 'is missing (use null for no payload)');
+    const { children = [], onChildFailure } = job;
+    if (!Array.isArray(children)) throw invalid('children', `must be an array of flow jobs, got ${describeValue(children)}`);
+    if (onChildFailure !== undefined && onChildFailure !== 'fail' && onChildFailure !== 'continue') {
+      throw invalid('onChildFailure', `must be 'fail' or 'continue', got ${describeValue(onChildFailure)}`);
+    }
+    const options = job.options as Record<string, unknown> | undefined;
+    if (options && typeof options === 'object') {
+      // A key could make one node's insert a no-op and leave its children without their parent; the manager is the
+      // whole flow's (addFlow's second argument).
+      if ('key' in options) throw invalid('options.key', 'is not supported in a flow');
+      if ('manager' in options) throw invalid('options.manager', 'is given for the whole flow: addFlow(flow, { manager })');
+    }
+    const record = prepareJob(queue, job.data, job.options, defaultsFor(queue), now, `${path}.`);
+    const hasChildren = children.length > 0;
+    if (hasChildren) record.runAt += FLOW_WAIT_OFFSET;
+    const index = nodes.length;
+    nodes.push({ queue, job: record, parentIndex, onChildFailure: hasChildren ? (onChildFailure ?? 'fail') : null });
+    // Reversed onto the stack: children come out, and are numbered, in the order given.
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], parentIndex: index, path: `${path}.children[${i}]` });
+  }
+  return nodes;
+}

@@ -1,0 +1,64 @@
+import { Provider } from '@nestjs/common';
+import { QueueAdmin } from '../admin/queue-admin.service';
+import { InvalidModuleOptionsError } from '../errors/invalid-module-options.error';
+import { QueueError } from '../errors/queue.error';
+import { RegisterQueueAsyncOptions, RegisterQueueOptions } from '../interfaces/register-queue-options.interface';
+import { prepareJob } from '../producer/prepare-job';
+import { QueueProducer } from '../producer/queue-producer.service';
+import { assertQueueName } from '../utils/queue-name.util';
+import { describeValue } from '../utils/validation.util';
+import { getQueueToken } from './get-queue-token.util';
+import { Queue } from './queue';
+
+/** Options a handle cannot default: a shared key would make every job a duplicate, a fixed `runAt` is one moment. */
+const NOT_DEFAULTABLE = ['name', 'key', 'runAt'];
+
+/**
+ * Validates a registration and builds its handle. Runs when Nest instantiates the provider, so a bad registration
+ * fails `compile()` / `app.init()` with `InvalidQueueNameError` or `InvalidModuleOptionsError`.
+ */
+export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin): Queue {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidModuleOptionsError('registerQueue', `must be an object { name, defaultJobOptions? }, got ${describeValue(options)}`);
+  }
+  assertQueueName(options.name);
+  const option = `registerQueue(${options.name}).defaultJobOptions`;
+  const stray = Object.keys(options).find((key) => key !== 'name' && key !== 'defaultJobOptions');
+  if (stray !== undefined) throw new InvalidModuleOptionsError(`registerQueue(${options.name}).${stray}`, 'is not an option');
+  const defaults = options.defaultJobOptions ?? {};
+  if (typeof defaults !== 'object' || defaults === null) throw new InvalidModuleOptionsError(option, 'must be an object of job options');
+  const refused = Object.keys(defaults).find((key) => NOT_DEFAULTABLE.includes(key));
+  if (refused !== undefined) throw new InvalidModuleOptionsError(`${option}.${refused}`, 'cannot be a default; give it per job');
+  try {
+    // The same checks as every add(), once, at boot.
+    prepareJob(options.name, null, defaults, { maxAttempts: 1 }, Date.now());
+  } catch (error) {
+    if (error instanceof QueueError) throw new InvalidModuleOptionsError(option, error.message);
+    throw error;
+  }
+  return new Queue(options.name, producer, admin, { ...defaults });
+}
+
+/** The providers of `registerQueue(...)`: one handle per queue, under `getQueueToken(name)`. */
+export function createQueueProviders(registrations: RegisterQueueOptions[]): Provider[] {
+  return registrations.map((registration) => ({
+    provide: getQueueToken(registration?.name),
+    useFactory: (producer: QueueProducer, admin: QueueAdmin) => createQueueHandle(registration, producer, admin),
+    inject: [QueueProducer, QueueAdmin],
+  }));
+}
+
+/** The providers of `registerQueueAsync(...)`: the factory's settings, then the handle. */
+export function createAsyncQueueProviders(registrations: RegisterQueueAsyncOptions[]): Provider[] {
+  return registrations.map((registration) => {
+    const { name, useFactory, inject = [] } = registration;
+    if (typeof useFactory !== 'function')
+      throw new InvalidModuleOptionsError(`registerQueueAsync(${name}).useFactory`, 'must be a function');
+    return {
+      provide: getQueueToken(name),
+      useFactory: async (producer: QueueProducer, admin: QueueAdmin, ...args: unknown[]) =>
+        createQueueHandle({ ...(await useFactory(...args)), name }, producer, admin),
+      inject: [QueueProducer, QueueAdmin, ...inject],
+    };
+  });
+}

@@ -1,0 +1,112 @@
+import { ChildRow, FlowRecord, NewFlowNode } from '../../queue-storage.interface';
+import { StatementRunner } from '../../shared/statement-runner';
+import { T, toRowId } from './sqlite-sql-fragments';
+
+/**
+ * A whole flow in one statement, so it is atomic without a transaction (the module's connection never holds one
+ * open: see the README). Ids are given explicitly, after the highest ever used (AUTOINCREMENT's own rule), so a
+ * child can name its parent's id in the same statement. SQLite reads the source into a temporary table before it
+ * inserts (the statement reads the table it writes), so `base` is computed once.
+ */
+const INSERT_FLOW_SQL = `/* flow */ INSERT INTO ${T}
+  (id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, parent_id, on_child_failure, name, remove_on,
+   created_at, updated_at)
+  SELECT base.id + j.key + 1, j.value ->> 0, 'pending', j.value ->> 1, j.value ->> 2, j.value ->> 3, 0, j.value ->> 4, j.value ->> 5,
+    j.value ->> 6, CASE WHEN (j.value ->> 7) >= 0 THEN base.id + (j.value ->> 7) + 1 END, j.value ->> 8, j.value ->> 9, j.value ->> 10, ?, ?
+  FROM json_each(?) AS j,
+    (SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${T}'), 0), COALESCE((SELECT max(id) FROM ${T}), 0)) AS id) AS base
+  ORDER BY j.key
+  RETURNING id`;
+
+const FLOW_OF_SQL = `SELECT j.parent_id AS parent_id, j.on_child_failure AS on_child_failure,
+    (SELECT json_group_array(json_array(c.id, c.status)) FROM (SELECT id, status FROM ${T} WHERE parent_id = j.id ORDER BY id) AS c) AS children
+  FROM ${T} AS j WHERE j.id = ?`;
+
+const CHILDREN_SQL = `SELECT id, queue, status, result FROM ${T} WHERE parent_id = ? ORDER BY id`;
+
+/** Every descendant of a job, through the children index. */
+const DESCENDANTS = `WITH RECURSIVE tree(id) AS (
+    SELECT id FROM ${T} WHERE parent_id = ?
+    UNION ALL SELECT c.id FROM ${T} AS c JOIN tree ON c.parent_id = tree.id)`;
+
+/** Keeps locked_by (like a single cancel) so a running job's owner finds out at its next heartbeat. */
+const CANCEL_DESCENDANTS_SQL = `/* cancel */ ${DESCENDANTS}
+  UPDATE ${T} SET status = 'cancelled', finished_at = ?, updated_at = ?, lease_until = NULL
+  WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running')
+  RETURNING id, queue, locked_by`;
+
+const RUNNING_DESCENDANTS_SQL = `${DESCENDANTS} SELECT id FROM ${T} WHERE id IN (SELECT id FROM tree) AND status = 'running'`;
+
+const REMOVE_DESCENDANTS_SQL = `${DESCENDANTS} DELETE FROM ${T} WHERE id IN (SELECT id FROM tree) AND status <> 'running' RETURNING id`;
+
+/** Inserts the nodes of a flow (parents before their children); their ids, in node order. */
+export async function insertFlow(runner: StatementRunner, nodes: NewFlowNode[], now: number): Promise<string[]> {
+  const payload = JSON.stringify(
+    nodes.map(({ queue, job, parentIndex, onChildFailure }) => [
+      queue,
+      job.data,
+      job.priority,
+      job.runAt,
+      job.maxAttempts,
+      job.backoff,
+      job.timeout,
+      parentIndex,
+      onChildFailure,
+      job.name ?? null,
+      job.removeOn ?? null,
+    ]),
+  );
+  const rows = await runner.all(INSERT_FLOW_SQL, [now, now, payload]);
+  return rows
+    .map((row) => Number(row.id))
+    .sort((a, b) => a - b)
+    .map(String);
+}
+
+/** A job's place in a flow, or null when there is no such job. */
+export async function flowOf(runner: StatementRunner, id: string): Promise<FlowRecord | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const [row] = await runner.all(FLOW_OF_SQL, [rowId]);
+  if (!row) return null;
+  const children = (JSON.parse(String(row.children)) as [number, string][]).map(([childId, status]) => ({ id: String(childId), status }));
+  return {
+    parentId: row.parent_id === null || row.parent_id === undefined ? null : String(row.parent_id),
+    onChildFailure: (row.on_child_failure as FlowRecord['onChildFailure']) ?? null,
+    children: children as FlowRecord['children'],
+  };
+}
+
+/** The children of a job with their status and result. */
+export async function childrenOf(runner: StatementRunner, id: string): Promise<ChildRow[]> {
+  const rowId = toRowId(id);
+  if (rowId === null) return [];
+  return (await runner.all(CHILDREN_SQL, [rowId])).map((row) => ({
+    id: String(row.id),
+    queue: String(row.queue),
+    status: row.status as ChildRow['status'],
+    result: (row.result as string | null) ?? null,
+  }));
+}
+
+/** Cancels every live descendant; those that were running, with their queue. */
+export async function cancelDescendants(runner: StatementRunner, id: string, now: number): Promise<{ id: string; queue: string }[]> {
+  const rowId = toRowId(id);
+  if (rowId === null) return [];
+  const rows = await runner.all(CANCEL_DESCENDANTS_SQL, [rowId, now, now]);
+  return rows.filter((row) => row.locked_by !== null).map((row) => ({ id: String(row.id), queue: String(row.queue) }));
+}
+
+/** Ids of the running descendants of a job. */
+export async function runningDescendants(runner: StatementRunner, id: string): Promise<string[]> {
+  const rowId = toRowId(id);
+  if (rowId === null) return [];
+  return (await runner.all(RUNNING_DESCENDANTS_SQL, [rowId])).map((row) => String(row.id));
+}
+
+/** Deletes every descendant that is not running; how many. */
+export async function removeDescendants(runner: StatementRunner, id: string): Promise<number> {
+  const rowId = toRowId(id);
+  if (rowId === null) return 0;
+  return (await runner.all(REMOVE_DESCENDANTS_SQL, [rowId])).length;
+}

@@ -1,0 +1,34 @@
+import { OldestDueRow } from '../../queue-storage.interface';
+import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
+import { StatementRunner } from '../../shared/statement-runner';
+import { Q, T } from './sqlite-sql-fragments';
+
+/**
+ * One statement for all of a process's queues: each gets `processor_until`, never moved back (another process with
+ * a longer announcement keeps its own). A queue row made here is unpaused, as a queue without a row is.
+ */
+const ANNOUNCE_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, processor_until)
+  SELECT value, 0, ?, ? FROM json_each(?) WHERE true
+  ON CONFLICT (queue) DO UPDATE SET processor_until = max(COALESCE(processor_until, 0), excluded.processor_until)`;
+
+const PROCESSED_SQL = `SELECT queue FROM ${Q} WHERE processor_until > ?`;
+
+/** Per queue that no live announcement covers, its oldest pending job due by then (walks the claim index). */
+const UNPROCESSED_SQL = `SELECT queue, MIN(run_at) AS run_at FROM ${T}
+  WHERE status = 'pending' AND run_at <= ? AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > ?)
+  GROUP BY queue`;
+
+/** Announces that this process has processors for `queues` until `until`. */
+export async function announceProcessors(runner: StatementRunner, queues: string[], until: number, now: number): Promise<void> {
+  await runner.run(ANNOUNCE_SQL, [now, until, JSON.stringify(queues)]);
+}
+
+/** Queues some process announced a processor for, still valid at `now`. */
+export async function processedQueues(runner: StatementRunner, now: number): Promise<string[]> {
+  return queuesOf(await runner.all(PROCESSED_SQL, [now]));
+}
+
+/** Queues with pending jobs due by `dueBy` and no live processor announcement at `now`, with their oldest such job. */
+export async function unprocessedQueues(runner: StatementRunner, dueBy: number, now: number): Promise<OldestDueRow[]> {
+  return (await runner.all(UNPROCESSED_SQL, [dueBy, now])).map(toOldestDueRow);
+}

@@ -1,0 +1,217 @@
+import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, ProcessorOptions, QueueAdmin, QueueProducer } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { describeEachBackend, perTestApp } from './support/backends';
+import { waitFor } from './support/wait-for';
+
+/** What a test's handlers saw: each run, with the children's results a parent read. */
+interface Seen {
+  runs: { queue: string; id: string; at: number; results?: Record<string, unknown> }[];
+}
+
+function processors(seen: Seen, failing: Set<number> = new Set(), leafOptions: ProcessorOptions = {}) {
+  const leaf = (queue: string) =>
+    defineProcessor<{ n: number }>(
+      queue,
+      async (job: Job<{ n: number }>) => {
+        seen.runs.push({ queue, id: job.id, at: Date.now() });
+        if (failing.has(job.data.n)) throw new Error(`child ${job.data.n} fails`);
+        return job.data.n * 10;
+      },
+      { concurrency: 8, maxAttempts: 1, ...leafOptions },
+    );
+  const parent = defineProcessor<{ name: string }>(
+    'assemble',
+    async (job: Job<{ name: string }>) => {
+      const results = await job.getChildrenResults<number>();
+      seen.runs.push({ queue: 'assemble', id: job.id, at: Date.now(), results });
+      return Object.keys(results).length;
+    },
+    { concurrency: 2, maxAttempts: 1 },
+  );
+  return [leaf('fetch'), leaf('resize'), parent];
+}
+
+async function statusOf(admin: QueueAdmin, id: string): Promise<JobStatus | undefined> {
+  return (await admin.getJob(id))?.status;
+}
+
+describeEachBackend('flows (addFlow)', (backend) => {
+  const current = perTestApp(backend);
+
+  it('runs a parent exactly once, after the last of its 100 children in two queues, with all their results', async () => {
+    const seen: Seen = { runs: [] };
+    const app = await current.startApp({ module: { pollInterval: 100 }, providers: processors(seen) });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    await admin.pause('fetch');
+    await admin.pause('resize');
+    const parent = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'album' },
+      children: Array.from({ length: 100 }, (_, n) => ({ queue: n % 2 ? 'fetch' : 'resize', data: { n } })),
+    });
+    expect(parent.queue).toBe('assemble');
+    const waiting = await admin.getJob(parent.id);
+    expect(waiting?.status).toBe('pending');
+    expect(waiting?.flow).toMatchObject({ parentId: null, pendingChildren: 100, waitingForChildren: true, onChildFailure: 'fail' });
+    expect(waiting?.flow?.childrenIds).toHaveLength(100);
+    expect(Math.abs(waiting!.runAt.getTime() - Date.now())).toBeLessThan(60_000);
+    const child = await admin.getJob(waiting!.flow!.childrenIds[0]);
+    expect(child?.flow).toMatchObject({ parentId: parent.id, childrenIds: [], pendingChildren: 0, waitingForChildren: false });
+
+    await admin.resume('fetch');
+    await admin.resume('resize');
+    await waitFor(async () => (await statusOf(admin, parent.id)) === 'completed', 'the parent completed');
+    const parentRuns = seen.runs.filter((run) => run.queue === 'assemble');
+    expect(parentRuns).toHaveLength(1);
+    const childRuns = seen.runs.filter((run) => run.queue !== 'assemble');
+    expect(childRuns).toHaveLength(100);
+    expect(seen.runs.indexOf(parentRuns[0])).toBe(100);
+    const childIds = waiting!.flow!.childrenIds;
+    const lastChildFinished = Math.max(...(await Promise.all(childIds.map(async (id) => (await admin.getJob(id))!.finishedAt!.getTime()))));
+    const done = await admin.getJob(parent.id);
+    expect(done!.startedAt!.getTime()).toBeGreaterThanOrEqual(lastChildFinished);
+    expect(done?.result).toBe(100);
+    const expected = Object.fromEntries(
+      await Promise.all(childIds.map(async (id) => [id, ((await admin.getJob<{ n: number }>(id))!.data.n * 10) as number] as const)),
+    );
+    expect(parentRuns[0].results).toEqual(expected);
+    expect(done?.flow).toMatchObject({ pendingChildren: 0, waitingForChildren: false });
+  });
+
+  it("fails the parent without running it when a child fails for good (onChildFailure 'fail'), through nested levels", async () => {
+    const seen: Seen = { runs: [] };
+    const app = await current.startApp({ module: { pollInterval: 100 }, providers: processors(seen, new Set([2])) });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const root = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'root' },
+      children: [
+        { queue: 'fetch', data: { n: 1 } },
+        {
+          queue: 'assemble',
+          data: { name: 'middle' },
+          children: [
+            { queue: 'resize', data: { n: 2 } },
+            { queue: 'resize', data: { n: 3 } },
+          ],
+        },
+      ],
+    });
+    await waitFor(async () => (await statusOf(admin, root.id)) === 'failed', 'the root failed');
+    const info = await admin.getJob(root.id);
+    expect(info?.error?.name).toBe(ChildFailedError.name);
+    const middleId = info!.flow!.childrenIds[1];
+    const middle = await admin.getJob(middleId);
+    expect(middle?.status).toBe('failed');
+    expect(middle?.error?.name).toBe(ChildFailedError.name);
+    expect(middle?.error?.message).toContain('ended failed');
+    expect(seen.runs.filter((run) => run.queue === 'assemble')).toEqual([]);
+  });
+
+  it("runs the parent once every child has ended when onChildFailure is 'continue', with the completed children's results", async () => {
+    const seen: Seen = { runs: [] };
+    const app = await current.startApp({ module: { pollInterval: 100 }, providers: processors(seen, new Set([1])) });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const parent = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'tolerant' },
+      onChildFailure: 'continue',
+      children: [0, 1, 2].map((n) => ({ queue: 'fetch', data: { n } })),
+    });
+    await waitFor(async () => (await statusOf(admin, parent.id)) === 'completed', 'the parent completed');
+    const [failed] = (await admin.getJob(parent.id))!.flow!.childrenIds.filter((_, index) => index === 1);
+    expect(await statusOf(admin, failed)).toBe('failed');
+    const parentRun = seen.runs.find((run) => run.queue === 'assemble');
+    expect(Object.values(parentRun?.results ?? {}).sort()).toEqual([0, 20]);
+  });
+
+  it('keeps completed children that retention would remove until their parent has read their results', async () => {
+    const seen: Seen = { runs: [] };
+    const app = await current.startApp({
+      module: { pollInterval: 100 },
+      providers: processors(seen, new Set(), { removeOnComplete: true }),
+    });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    await admin.pause('assemble');
+    const parent = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'kept' },
+      children: Array.from({ length: 20 }, (_, n) => ({ queue: 'fetch', data: { n } })),
+    });
+    await waitFor(() => seen.runs.length === 20, 'every child ran');
+    await waitFor(async () => (await admin.getJob(parent.id))?.flow?.waitingForChildren === false, 'the parent is due');
+    // Retention had every chance meanwhile: each completion asks for a pass.
+    const plain = await producer.add('fetch', { n: 100 });
+    await waitFor(async () => (await admin.getJob(plain.id)) === null, 'retention removed the plain job');
+    expect((await admin.getCounts('fetch')).completed).toBe(20);
+    await admin.resume('assemble');
+    await waitFor(async () => (await statusOf(admin, parent.id)) === 'completed', 'the parent completed');
+    expect(Object.keys(seen.runs.find((run) => run.queue === 'assemble')?.results ?? {})).toHaveLength(20);
+    // The queue's next retention pass (after its next completion) removes them.
+    await producer.add('fetch', { n: 101 });
+    await waitFor(async () => (await admin.getCounts('fetch')).completed === 0, 'the children removed once the parent finished');
+  });
+
+  it('cancels and removes a whole tree with { cascade: true }, and a removed child no longer holds its parent', async () => {
+    const app = await current.startApp({ module: { pollInterval: 100, processing: false } });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const flow = {
+      queue: 'assemble',
+      data: { name: 'tree' },
+      children: [{ queue: 'fetch', data: { n: 1 }, children: [{ queue: 'resize', data: { n: 2 } }] }],
+    };
+    const first = await producer.addFlow(flow);
+    const middle = (await admin.getJob(first.id))!.flow!.childrenIds[0];
+    const leaf = (await admin.getJob(middle))!.flow!.childrenIds[0];
+    await admin.cancel(first.id, { cascade: true });
+    expect([await statusOf(admin, first.id), await statusOf(admin, middle), await statusOf(admin, leaf)]).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+    await admin.remove(first.id, { cascade: true });
+    expect([await admin.getJob(first.id), await admin.getJob(middle), await admin.getJob(leaf)]).toEqual([null, null, null]);
+
+    const second = await producer.addFlow({ queue: 'assemble', data: { name: 'single' }, children: [{ queue: 'fetch', data: { n: 1 } }] });
+    const only = (await admin.getJob(second.id))!.flow!.childrenIds[0];
+    await admin.remove(only);
+    const released = await admin.getJob(second.id);
+    expect(released?.flow).toMatchObject({ waitingForChildren: false, pendingChildren: 0 });
+  });
+
+  it("stores each node's job name and per-job removal like add() does", async () => {
+    const app = await current.startApp({ module: { pollInterval: 100, processing: false } });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const parent = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'named' },
+      options: { name: 'publish' },
+      children: [{ queue: 'fetch', data: { n: 1 }, options: { name: 'download', removeOnComplete: true } }],
+    });
+    const info = await admin.getJob(parent.id);
+    expect(info?.name).toBe('publish');
+    const child = await admin.getJob(info!.flow!.childrenIds[0]);
+    expect(child?.name).toBe('download');
+    expect((await admin.getJobs('fetch', { name: 'download' })).map((job) => job.id)).toEqual([child!.id]);
+  });
+
+  it('refuses a bad flow with a typed error naming the node, and writes nothing', async () => {
+    const app = await current.startApp({ module: { processing: false } });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const bad = { queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { key: 'k' } }] } as never;
+    await expect(producer.addFlow(bad)).rejects.toThrow(InvalidJobOptionsError);
+    await expect(producer.addFlow(bad)).rejects.toThrow('flow.children[0].options.key');
+    await expect(
+      producer.addFlow({ queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { delay: -1 } }] }),
+    ).rejects.toThrow('flow.children[0].delay');
+    await expect(producer.addFlow({ queue: 'assemble', data: {}, children: 'x' } as never)).rejects.toThrow(InvalidJobOptionsError);
+    expect((await admin.getCounts()).pending).toBe(0);
+  });
+});
