@@ -67,6 +67,13 @@ function postOnce(url: string, headers: Record<string, string>, body = '{}'): Pr
   });
 }
 
+/** `promise`, or a failure naming `step` after 20 s: a stuck step says which it was. */
+function within<T>(step: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`stuck: ${step}`)), 20_000)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
 function screenshotsWanted(backend: Backend, adapter: Adapter): boolean {
   return backend.name === 'better-sqlite3' && adapter === 'express';
 }
@@ -237,15 +244,18 @@ describeEachBackend(
           const refusedPost = (page: Page) =>
             page.waitForResponse((response) => response.url() === pause && response.status() === 403, { timeout: 15_000 });
           try {
-            const page = await browser.context.newPage();
-            await page.goto(`http://127.0.0.1:${(evil.address() as { port: number }).port}/`);
+            const page = await within('open a page', browser.context.newPage());
+            await within('load the other origin', page.goto(`http://127.0.0.1:${(evil.address() as { port: number }).port}/`));
             const fetched = refusedPost(page);
-            await page.evaluate((url) => void fetch(url, { method: 'POST', mode: 'no-cors', body: '{}' }), pause);
-            await fetched;
+            await within(
+              'send a no-cors fetch',
+              page.evaluate((url) => void fetch(url, { method: 'POST', mode: 'no-cors', body: '{}' }), pause),
+            );
+            await within('the fetch refused', fetched);
             const submitted = refusedPost(page);
-            await page.click('#go');
-            await submitted;
-            await page.close();
+            await within('submit the form', page.click('#go'));
+            await within('the form refused', submitted);
+            await within('close the page', page.close());
           } finally {
             evil.closeAllConnections();
             evil.close();

@@ -439,6 +439,9 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     return view.load().then(function (data) {
       if (token !== state.token) return;
       if (typeof data.readOnly === 'boolean') state.readOnly = data.readOnly;
+      // The statuses come from the server's counts, so a status a later version adds shows without a change here.
+      var counts = (data.queue && data.queue.counts) || (data.queues && data.queues[0] && data.queues[0].counts);
+      if (counts) STATUSES = Object.keys(counts);
       if (data.refreshInterval) state.refresh = data.refreshInterval;
       if (data.chartMinutes) state.chartMinutes = data.chartMinutes;
       view.update(data);
