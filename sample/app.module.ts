@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { SqliteQueueModule } from '../lib';
+import { QueueDashboardModule } from '../lib/dashboard';
 import { AlbumsModule } from './albums/albums.module';
 import { BillingModule } from './billing/billing.module';
 import { EmailModule } from './email/email.module';
@@ -12,13 +13,15 @@ import { RunSummaryService } from './run-summary.service';
 import { SAMPLE_CONFIG } from './sample.config';
 
 /**
- * The root module. `SqliteQueueModule.forRoot()` is imported once here; it is global, so the feature modules
+ * The root module. `SqliteQueueModule.forRoot()` is imported once here, with the dashboard beside it; it is global, so the feature modules
  * need not import it to have their `@Processor` classes found, nor to inject `QueueProducer` / `QueueAdmin`
  * / `QueueEvents`.
  */
 @Module({
   imports: [
     SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }),
+    // The web dashboard (nestjs-sqlite-queue/dashboard in an app): see and operate every queue at /queues.
+    QueueDashboardModule.forRoot({ path: '/queues' }),
     EmailModule,
     ImagesModule,
     BillingModule,

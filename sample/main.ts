@@ -1,8 +1,9 @@
 /**
- * The sample: boots a Nest application context (no HTTP server needed to run jobs), enqueues a few thousand
+ * The sample: boots a Nest HTTP application with the queue dashboard mounted at /queues, enqueues a few thousand
  * jobs on three queues while a schedule feeds a fourth, shows progress and notable job events live, prints
  * the throughput, the recurring job's runs and per-queue counts and timings, and closes the app cleanly.
- * Run it with `npm start` from the repository root.
+ * Run it with `npm start` from the repository root; `npm run start:dashboard` (or `--keep-open`) keeps the
+ * dashboard serving after the jobs are done, until Ctrl+C.
  */
 import 'reflect-metadata';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -26,12 +27,24 @@ function freshDatabase(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
+/** Resolves on the first Ctrl+C or SIGTERM. */
+function interrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+}
+
 async function main(): Promise<void> {
   freshDatabase(SAMPLE_CONFIG.database);
-  // init() runs inside: the table is created, the schedules are stored and the processors start claiming
+  // init() runs in listen(): the table is created, the schedules are stored and the processors start claiming
   // before this resolves.
-  const app = await NestFactory.createApplicationContext(AppModule, { logger: LOG_LEVELS });
+  const app = await NestFactory.create(AppModule, { logger: LOG_LEVELS, forceCloseConnections: true });
   try {
+    await app.listen(SAMPLE_CONFIG.port, SAMPLE_CONFIG.host);
+    const { port } = app.getHttpServer().address() as { port: number };
+    const dashboard = `http://${SAMPLE_CONFIG.host === '0.0.0.0' ? 'localhost' : SAMPLE_CONFIG.host}:${port}/queues`;
+    console.log(`Dashboard: ${dashboard}`);
     const producer = app.get(ProducerService);
     const reporter = app.get(ProgressReporterService);
 
@@ -42,6 +55,10 @@ async function main(): Promise<void> {
 
     const final = await reporter.waitUntilDrained(Object.keys(enqueued), [REPORTS_QUEUE], startedAt, SAMPLE_CONFIG.drainTimeoutMs);
     await app.get(RunSummaryService).print(final, performance.now() - startedAt);
+    if (SAMPLE_CONFIG.keepOpen) {
+      console.log(`The dashboard keeps serving at ${dashboard}; Ctrl+C to stop.`);
+      await interrupted();
+    }
   } finally {
     // Stops the shared poller and the scheduler, lets running jobs finish and closes the database. No
     // process.exit(): the process ends by itself once nothing is left open, which is what a clean shutdown means.

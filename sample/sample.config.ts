@@ -24,6 +24,11 @@ export const SAMPLE_CONFIG = {
   retriesShown: 3,
   /** How long the delayed jobs wait, in ms: long enough to be visibly "pending", short enough to keep the run quick. */
   delayMs: 1000,
+  /** Where the HTTP server (and the dashboard at /queues) listens: SAMPLE_PORT, default 3000 (0: any free port). */
+  port: Number(process.env.SAMPLE_PORT ?? 3000),
+  host: process.env.SAMPLE_HOST ?? '127.0.0.1',
+  /** Keep serving the dashboard after the run until Ctrl+C: `--keep-open` or SAMPLE_KEEP_OPEN=1. */
+  keepOpen: process.argv.includes('--keep-open') || process.env.SAMPLE_KEEP_OPEN === '1',
   /** Give up (and exit 1) if the queues have not drained by then. */
   drainTimeoutMs: 50_000,
 } as const;

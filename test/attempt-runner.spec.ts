@@ -53,7 +53,10 @@ class CapturingLogger extends Logger {
   }
 }
 
-/** A runner around `handle`, with a stand-in storage for progress, an injected clock and a processor timeout. */
+/**
+ * A runner around `handle`, with a stand-in storage for progress (and the stored error a failure reads back: none),
+ * an injected clock and a processor timeout.
+ */
 function setUp(handle: (job: Job) => unknown, options: { timeout?: number; current?: boolean; owned?: boolean } = {}) {
   const events = new JobEventBus();
   const heard: QueueEvent[] = [];
@@ -65,7 +68,7 @@ function setUp(handle: (job: Job) => unknown, options: { timeout?: number; curre
     processor: { process: async (job) => handle(job) },
     timeout: options.timeout,
     backoff: { type: 'fixed', delay: 250 },
-    storage: { updateProgress } as unknown as QueueStorage,
+    storage: { updateProgress, getJob: async () => null } as unknown as QueueStorage,
     workerId: 'w',
     events,
     logger,

@@ -173,5 +173,21 @@ describeEachBackend('retries', (backend) => {
     expect(info.error!.stack).toContain('runAndMaybeThrow');
     expect(info.finishedAt!.getTime()).toBeGreaterThanOrEqual(starts.get(job.id)![2].threwAt!);
     expect(starts.get(job.id)!.map((run) => run.attempt)).toEqual([1, 2, 3]);
+    // Every earlier attempt's error is kept with it, newest first, each with its stack.
+    expect(info.error!.previous).toEqual([
+      expect.objectContaining({
+        name: 'Error',
+        message: 'planned failure 2',
+        attempt: 2,
+        stack: expect.stringContaining('planned failure 2'),
+      }),
+      expect.objectContaining({
+        name: 'Error',
+        message: 'planned failure 1',
+        attempt: 1,
+        stack: expect.stringContaining('planned failure 1'),
+      }),
+    ]);
+    expect(info.error!.previous!.every((earlier) => earlier.previous === undefined)).toBe(true);
   });
 });

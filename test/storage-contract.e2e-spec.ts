@@ -350,6 +350,20 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(timings[0].runMs).toBeGreaterThanOrEqual(0);
       expect(await storage.finishedSince(Date.now() + 60_000, 10)).toEqual([]);
     });
+
+    it('jobsByKey: every job of the queue with that key, finished or live, newest first, at most limit', async () => {
+      const finished = await add('q', { key: 'k' });
+      await storage.completeMany([{ ref: ref(await claimOne('q', A)), result: null }], A, Date.now());
+      const live = await add('q', { key: 'k' });
+      await add('q', { key: 'other' });
+      await add('elsewhere', { key: 'k' });
+      expect((await storage.jobsByKey('q', 'k', 10)).map((job) => [job.id, job.status])).toEqual([
+        [live.id, 'pending'],
+        [finished.id, 'completed'],
+      ]);
+      expect((await storage.jobsByKey('q', 'k', 1)).map((job) => job.id)).toEqual([live.id]);
+      expect(await storage.jobsByKey('q', 'none', 10)).toEqual([]);
+    });
   });
 
   describe('control', () => {

@@ -87,6 +87,29 @@ export class QueueAdmin {
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 
+  /**
+   * Jobs of a queue carrying unique key `key`, in any status, newest first (at most `limit`, 1 to 1000, default
+   * 50): the live holder of the key and the finished jobs that held it before. Finished jobs' keys are not
+   * indexed, so this reads the queue's rows: meant for an operator's look-up, not a hot path.
+   * @throws InvalidQueueNameError, InvalidArgumentError.
+   */
+  async getJobsByKey<TData = unknown, TResult = unknown>(
+    queue: string,
+    key: string,
+    options: { limit?: number } = {},
+  ): Promise<JobInfo<TData, TResult>[]> {
+    assertQueueName(queue);
+    if (typeof key !== 'string' || key.length === 0) {
+      throw new InvalidArgumentError('getJobsByKey', 'key', `must be a non-empty string, got ${describeValue(key)}`);
+    }
+    const limit = options.limit ?? 50;
+    if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
+      throw new InvalidArgumentError('getJobsByKey', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
+    }
+    const records = await (await this.storage()).jobsByKey(queue, key, limit);
+    return records.map((record) => toJobInfo<TData, TResult>(record));
+  }
+
   /** Every queue known to the database or to this application, with its counts, paused state and processor. */
   async listQueues(): Promise<QueueInfo[]> {
     const storage = await this.storage();

@@ -24,6 +24,12 @@ export interface JobError {
   code?: string | number;
   /** The attempt that failed (1-based). */
   attempt: number;
+  /**
+   * The errors of the earlier failed attempts, newest first: at most `MAX_EARLIER_ERRORS` (9), their stacks cut to
+   * 2,048 characters. Absent on a first failure. A lease that expired is recorded as this attempt's
+   * `LeaseExpiredError` without the ones before it.
+   */
+  previous?: JobError[];
 }
 
 /** A job as `QueueAdmin.getJob()` shows it: its whole stored state. */

@@ -19,6 +19,10 @@ export interface QueueMetrics {
   completedPerMinute: number[];
   /** Final failures per minute, oldest minute first. */
   failedPerMinute: number[];
+  /** Wait time percentiles of the jobs finished in each minute, oldest minute first (null: none finished). */
+  waitTimePerMinute: (DurationPercentiles | null)[];
+  /** Run time percentiles of the jobs finished in each minute, oldest minute first (null: none finished). */
+  runTimePerMinute: (DurationPercentiles | null)[];
   /** From due to start of the last attempt, of jobs finished in the window. */
   waitTime: DurationPercentiles | null;
   /** From start to finish of the last attempt, of jobs finished in the window. */

@@ -6,7 +6,11 @@ const MINUTE = 60_000;
 /** Builds the metrics snapshot of a window from the timings of the jobs finished in it. */
 export function computeMetrics(timings: FinishedJobTiming[], now: number, windowMinutes: number, sampled: boolean): MetricsSnapshot {
   const start = now - windowMinutes * MINUTE;
-  const byQueue = new Map<string, { metrics: QueueMetrics; waits: number[]; runs: number[] }>();
+  // Per minute too, so a chart can show how the percentiles moved (a sparkline per queue on the dashboard).
+  const byQueue = new Map<
+    string,
+    { metrics: QueueMetrics; waits: number[]; runs: number[]; minuteWaits: number[][]; minuteRuns: number[][] }
+  >();
   for (const timing of timings) {
     if (timing.status === 'cancelled' || timing.finishedAt < start) continue;
     let entry = byQueue.get(timing.queue);
@@ -18,11 +22,15 @@ export function computeMetrics(timings: FinishedJobTiming[], now: number, window
           failed: 0,
           completedPerMinute: new Array<number>(windowMinutes).fill(0),
           failedPerMinute: new Array<number>(windowMinutes).fill(0),
+          waitTimePerMinute: [],
+          runTimePerMinute: [],
           waitTime: null,
           runTime: null,
         },
         waits: [],
         runs: [],
+        minuteWaits: Array.from({ length: windowMinutes }, () => []),
+        minuteRuns: Array.from({ length: windowMinutes }, () => []),
       };
       byQueue.set(timing.queue, entry);
     }
@@ -34,12 +42,24 @@ export function computeMetrics(timings: FinishedJobTiming[], now: number, window
       entry.metrics.failed++;
       entry.metrics.failedPerMinute[minute]++;
     }
-    if (timing.waitMs !== null && timing.waitMs >= 0) entry.waits.push(timing.waitMs);
-    if (timing.runMs !== null && timing.runMs >= 0) entry.runs.push(timing.runMs);
+    if (timing.waitMs !== null && timing.waitMs >= 0) {
+      entry.waits.push(timing.waitMs);
+      entry.minuteWaits[minute].push(timing.waitMs);
+    }
+    if (timing.runMs !== null && timing.runMs >= 0) {
+      entry.runs.push(timing.runMs);
+      entry.minuteRuns[minute].push(timing.runMs);
+    }
   }
   const queues: Record<string, QueueMetrics> = {};
-  for (const [queue, { metrics, waits, runs }] of byQueue) {
-    queues[queue] = { ...metrics, waitTime: percentiles(waits), runTime: percentiles(runs) };
+  for (const [queue, { metrics, waits, runs, minuteWaits, minuteRuns }] of byQueue) {
+    queues[queue] = {
+      ...metrics,
+      waitTimePerMinute: minuteWaits.map(percentiles),
+      runTimePerMinute: minuteRuns.map(percentiles),
+      waitTime: percentiles(waits),
+      runTime: percentiles(runs),
+    };
   }
   return { generatedAt: new Date(now), windowMinutes, queues, sampled };
 }

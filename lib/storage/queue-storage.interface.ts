@@ -294,6 +294,8 @@ export interface QueueStorage {
   getJobLogs(id: string): Promise<string | null | undefined>;
   /** Jobs of a queue, newest first. */
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]>;
+  /** Jobs of a queue with this unique key, in any status, newest first, at most `limit`. */
+  jobsByKey(queue: string, key: string, limit: number): Promise<JobRecord[]>;
   /** A job's parent and children, or null when there is no such job. */
   getFlow(id: string): Promise<FlowRecord | null>;
   /** The children of a job, with their results. */

@@ -20,6 +20,27 @@ export function toJobError(thrown: unknown, attempt: number): JobError {
   return { name: 'NonErrorThrown', message: bounded(describe(thrown)), attempt };
 }
 
+/** Most earlier attempts' errors a job's stored error carries. */
+export const MAX_EARLIER_ERRORS = 9;
+/** Longest stack kept of an earlier attempt's error: the latest keeps its whole (bounded) stack. */
+const EARLIER_STACK_LENGTH = 2048;
+
+/**
+ * The error of this attempt with those of the earlier ones (from the error the job carried when it was claimed),
+ * so an operator sees every attempt's failure, not only the last. Kept in the one error column: no schema change,
+ * no extra statement, and the size stays bounded (at most 9 earlier errors with 2 kB stacks).
+ */
+export function withEarlierErrors(error: JobError, stored: string | null): JobError {
+  const before = parseJobError(stored);
+  if (!before || typeof before !== 'object') return error;
+  const { previous, ...last } = before;
+  const earlier = [last, ...(Array.isArray(previous) ? previous : [])].slice(0, MAX_EARLIER_ERRORS).map((entry) => ({
+    ...entry,
+    ...(typeof entry.stack === 'string' ? { stack: entry.stack.slice(0, EARLIER_STACK_LENGTH) } : {}),
+  }));
+  return { ...error, previous: earlier };
+}
+
 /** Serialises a job error for storage; never throws, whatever the fields hold. */
 export function serializeJobError(error: JobError): string {
   try {

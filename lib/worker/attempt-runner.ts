@@ -10,7 +10,7 @@ import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
-import { toJobError } from '../utils/error.util';
+import { toJobError, withEarlierErrors } from '../utils/error.util';
 import { findJsonProblem } from '../utils/json-value.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
@@ -87,11 +87,29 @@ export class AttemptRunner {
         timeout === undefined
           ? await processor.process(job)
           : await withTimeout(() => processor.process(job), timeout, controller, record.id);
-      return attempt.abandoned ? ABANDONED : this.completeOutcome(record, result);
+      return attempt.abandoned ? ABANDONED : this.withEarlierErrors(record, this.completeOutcome(record, result));
     } catch (thrown) {
       // A handler that honours its signal rejects with the abort reason: its attempt is handed back or cancelled,
       // not failed, so it must not be logged as "failed, retrying".
-      return attempt.abandoned ? ABANDONED : this.failureOutcome(record, thrown);
+      return attempt.abandoned ? ABANDONED : this.withEarlierErrors(record, this.failureOutcome(record, thrown));
+    }
+  }
+
+  /**
+   * A failed attempt's error carries the earlier attempts' errors. The claim does not return the stored error
+   * (it keeps the hot path lean), so a failure reads it back: one read per failed attempt, none per success. A
+   * read that fails costs only the history, never the outcome.
+   */
+  private async withEarlierErrors(record: JobRecord, outcome: Outcome): Promise<Outcome> {
+    if (outcome.kind !== 'retry' && outcome.kind !== 'fail') return outcome;
+    try {
+      const stored = await this.context.storage.getJob(record.id);
+      return { ...outcome, error: withEarlierErrors(outcome.error, stored?.error ?? null) };
+    } catch (error) {
+      this.context.logger.warn(
+        `Job ${record.id} (queue ${this.context.queue}): could not read its earlier errors, keeping this one only: ${String(error)}`,
+      );
+      return outcome;
     }
   }
 

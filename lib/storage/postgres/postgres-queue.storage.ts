@@ -34,7 +34,7 @@ import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
-import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
@@ -240,6 +240,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
     return listJobs(this.db, queue, query);
+  }
+
+  jobsByKey(queue: string, key: string, limit: number): Promise<JobRecord[]> {
+    return jobsByKey(this.db, queue, key, limit);
   }
 
   getCounts(queue?: string): Promise<CountRow[]> {

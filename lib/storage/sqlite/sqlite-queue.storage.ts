@@ -32,7 +32,7 @@ import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
-import { countJobs, finishedSince, getJob, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
@@ -266,6 +266,10 @@ export class SqliteQueueStorage implements QueueStorage {
 
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
     return listJobs(this.db.runner, queue, query);
+  }
+
+  jobsByKey(queue: string, key: string, limit: number): Promise<JobRecord[]> {
+    return jobsByKey(this.db.runner, queue, key, limit);
   }
 
   getCounts(queue?: string): Promise<CountRow[]> {

@@ -1,6 +1,7 @@
 /**
  * The throwaway application of the consumer test, the same source for every combination: it imports the
- * installed tarball as an application would, boots, adds a job through QueueProducer, waits for it to complete,
+ * installed tarball as an application would (the dashboard's entry too: its module boots in an application context,
+ * with no HTTP server to mount on), boots, adds a job through QueueProducer, waits for it to complete,
  * checks the terminus indicator, and closes. It must then exit by itself (no handle left open).
  * Configuration comes from the environment that test/consumer/consumer-apps.consumer-spec.ts sets.
  */
@@ -19,6 +20,7 @@ import {
   UnsupportedDriverError,
 } from 'nestjs-sqlite-queue';
 import { QueueHealthIndicator, QueueHealthResult } from 'nestjs-sqlite-queue/terminus';
+import { QueueDashboardModule } from 'nestjs-sqlite-queue/dashboard';
 
 interface Greeting {
   name: string;
@@ -46,7 +48,10 @@ function required(name: string): string {
 }
 
 function appModule(options: QueueModuleOptions): new () => object {
-  @Module({ imports: [SqliteQueueModule.forRoot(options)], providers: [GreetingProcessor] })
+  @Module({
+    imports: [SqliteQueueModule.forRoot(options), QueueDashboardModule.forRoot({ path: '/queues' })],
+    providers: [GreetingProcessor],
+  })
   class AppModule {}
   return AppModule;
 }

@@ -17,6 +17,9 @@ const sql = perSchema(({ T, Q }) => ({
   listJobsByStatus: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND status = $2 AND ($5::text IS NULL OR name = $5)
       ORDER BY id DESC LIMIT $3 OFFSET $4`,
 
+  // Any status: a finished job's key is not indexed (only live keys are); an operator's look-up.
+  jobsByKey: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND unique_key = $2 ORDER BY id DESC LIMIT $3`,
+
   pausedQueues: `SELECT queue FROM ${Q} WHERE paused`,
 
   // A loose index scan finds the queues (one index probe each), then each queue's newest finished jobs per
@@ -56,6 +59,11 @@ export async function listJobs(db: PostgresContext, queue: string, query: ListJo
       ? await db.runner.all(statements.listJobs, [queue, query.limit, query.offset, query.name ?? null])
       : await db.runner.all(statements.listJobsByStatus, [queue, query.status, query.limit, query.offset, query.name ?? null]);
   return rows.map(toJobRecord);
+}
+
+/** Jobs of a queue with this unique key, in any status, newest first. */
+export async function jobsByKey(db: PostgresContext, queue: string, key: string, limit: number): Promise<JobRecord[]> {
+  return (await db.runner.all(sql(db.tables).jobsByKey, [queue, key, limit])).map(toJobRecord);
 }
 
 /** Job counts per queue and status, optionally of one queue. */

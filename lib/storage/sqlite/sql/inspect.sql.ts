@@ -39,6 +39,9 @@ function listJobsSql(nameFilter: string) {
 const LIST_JOBS_SQL = listJobsSql('');
 const LIST_NAMED_JOBS_SQL = listJobsSql('AND name = ?');
 
+/** Any status: a finished job's key is not indexed (only live keys are), so this reads the queue's rows; an operator's look-up. */
+const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND unique_key = ? ORDER BY id DESC LIMIT ?`;
+
 const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
 
 /** Walks the finished index queue by queue instead of scanning the table. */
@@ -68,6 +71,11 @@ export async function listJobs(runner: StatementRunner, queue: string, query: Li
       ? await runner.all(statements.all, [queue, ...named, limit, offset])
       : await runner.all(isFinishedStatus(status) ? statements.finished : statements.byStatus, [queue, status, ...named, limit, offset]);
   return rows.map(toJobRecord);
+}
+
+/** Jobs of a queue with this unique key, in any status, newest first. */
+export async function jobsByKey(runner: StatementRunner, queue: string, key: string, limit: number): Promise<JobRecord[]> {
+  return (await runner.all(JOBS_BY_KEY_SQL, [queue, key, limit])).map(toJobRecord);
 }
 
 /** Job counts per queue and status, optionally of one queue. */

@@ -1,0 +1,217 @@
+import { BadRequestException, ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { QueueAdmin } from '../admin/queue-admin.service';
+import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
+import { MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
+import { QueueInfo } from '../interfaces/queue-info.interface';
+import { QueueProducer } from '../producer/queue-producer.service';
+import { assertQueueName } from '../utils/queue-name.util';
+import { toHttpError } from './dashboard-http-error';
+import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
+import { QUEUE_DASHBOARD_OPTIONS } from './queue-dashboard.constants';
+import { redactValue } from './redact-value';
+
+/** Jobs per page of a queue's list. */
+const PAGE_SIZE = 25;
+/** Open tabs poll every few seconds: one metrics read serves them all for this long. */
+const METRICS_TTL_MS = 1000;
+const FINISHED: JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** A queue as the pages show it: `QueueAdmin.listQueues()` plus its recent metrics (null: nothing finished lately). */
+export type DashboardQueue = QueueInfo & { metrics: QueueMetrics | null };
+
+/** What an action did, in words for the operator. */
+export interface ActionAnswer {
+  message: string;
+}
+
+/**
+ * Everything the dashboard reads and does, through the public `QueueAdmin` and `QueueProducer`: the HTTP layer
+ * only maps routes to these methods. Job data and results pass the `redact` rules here, before any response.
+ */
+@Injectable()
+export class DashboardApi {
+  private metrics: { at: number; snapshot: Promise<MetricsSnapshot> } | undefined;
+
+  constructor(
+    private readonly admin: QueueAdmin,
+    private readonly producer: QueueProducer,
+    @Inject(QUEUE_DASHBOARD_OPTIONS) private readonly options: ResolvedDashboardOptions,
+  ) {}
+
+  /** Every queue with counts and metrics, and the settings the page needs. */
+  async overview() {
+    const [queues, snapshot] = await Promise.all([this.admin.listQueues(), this.snapshot()]);
+    return {
+      generatedAt: snapshot.generatedAt,
+      readOnly: this.options.readOnly,
+      refreshInterval: this.options.refreshInterval,
+      chartMinutes: snapshot.windowMinutes,
+      sampled: snapshot.sampled,
+      queues: queues.map((queue): DashboardQueue => ({ ...queue, metrics: snapshot.queues[queue.name] ?? null })),
+    };
+  }
+
+  /** One queue, and one page of its jobs (of a status, or matching a search by id or key), without data or result. */
+  async queue(name: string, query: { status?: string; offset?: string; search?: string }) {
+    const status = parseStatus(query.status);
+    const offset = parseOffset(query.offset);
+    const search = typeof query.search === 'string' ? query.search.trim().slice(0, 512) : '';
+    try {
+      assertQueueName(name);
+      const [queues, snapshot] = await Promise.all([this.admin.listQueues(), this.snapshot()]);
+      const info = queues.find((queue) => queue.name === name) ?? emptyQueue(name);
+      const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
+      if (search !== '') {
+        const jobs = await this.search(name, search);
+        return {
+          readOnly: this.options.readOnly,
+          queue,
+          jobs: jobs.map(summary),
+          total: jobs.length,
+          offset: 0,
+          limit: PAGE_SIZE,
+          status: null,
+          search,
+        };
+      }
+      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE });
+      const total = status ? info.counts[status] : JOB_STATUSES.reduce((sum, each) => sum + info.counts[each], 0);
+      return {
+        readOnly: this.options.readOnly,
+        queue,
+        jobs: jobs.map(summary),
+        total,
+        offset,
+        limit: PAGE_SIZE,
+        status: status ?? null,
+        search,
+      };
+    } catch (error) {
+      throw toHttpError(error, `Reading queue ${name}`);
+    }
+  }
+
+  /** One job, whole, with data and result as the `redact` option allows. */
+  async job(id: string) {
+    try {
+      const job = await this.admin.getJob(id);
+      if (!job) return null;
+      const data = redactValue(this.options.redact.data, job.data, job, 'data');
+      const result = redactValue(this.options.redact.result, job.result, job, 'result');
+      const hidden = [...(data.hidden ? ['data'] : []), ...(result.hidden ? ['result'] : [])];
+      return {
+        readOnly: this.options.readOnly,
+        hidden,
+        job: { ...job, data: data.hidden ? null : data.value, result: result.hidden ? null : result.value },
+      };
+    } catch (error) {
+      throw toHttpError(error, `Reading job ${id}`);
+    }
+  }
+
+  /** Every recurring job with its next run, data redacted like jobs' data. */
+  async schedules() {
+    const schedules = await this.producer.listSchedules();
+    return {
+      readOnly: this.options.readOnly,
+      schedules: schedules.map((schedule) => {
+        const data = redactValue(this.options.redact.data, schedule.data, schedule, 'data');
+        return { ...schedule, data: data.hidden ? null : data.value, dataHidden: data.hidden };
+      }),
+    };
+  }
+
+  /** Runs one action by name; refused in read-only mode. */
+  async act(action: string, target: string, body: Record<string, unknown>): Promise<ActionAnswer> {
+    if (this.options.readOnly) throw new ForbiddenException({ message: 'The dashboard is read-only: actions are turned off.' });
+    try {
+      switch (action) {
+        case 'pause':
+          await this.admin.pause(target);
+          return { message: `Queue ${target} paused: no process claims its jobs until it is resumed; running jobs finish.` };
+        case 'resume':
+          await this.admin.resume(target);
+          return { message: `Queue ${target} resumed.` };
+        case 'retry-failed':
+          return this.retryFailed(target);
+        case 'clean':
+          return this.clean(target, body);
+        case 'retry':
+          await this.admin.retry(target);
+          return { message: `Job ${target} is pending again, with a fresh set of attempts.` };
+        case 'cancel':
+          await this.admin.cancel(target);
+          return { message: `Job ${target} cancelled.` };
+        case 'remove':
+          await this.admin.remove(target);
+          return { message: `Job ${target} removed.` };
+        default:
+          throw new BadRequestException({ message: `Unknown action "${action}".` });
+      }
+    } catch (error) {
+      throw toHttpError(error, `Action ${action} on ${target}`);
+    }
+  }
+
+  private async retryFailed(queue: string): Promise<ActionAnswer> {
+    const { retried, skipped } = await this.admin.retryAll(queue, { report: true });
+    const held = skipped.length ? `; ${skipped.length} left failed because a live job holds their unique key` : '';
+    return { message: `${retried.length} failed job(s) of ${queue} are pending again${held}.` };
+  }
+
+  private async clean(queue: string, body: Record<string, unknown>): Promise<ActionAnswer> {
+    const statuses = Array.isArray(body.statuses) ? body.statuses : [];
+    if (statuses.length === 0 || statuses.some((status) => !FINISHED.includes(status as JobStatus))) {
+      throw new BadRequestException({ message: `Clean takes statuses among ${FINISHED.join(', ')}.` });
+    }
+    const minutes = body.olderThanMinutes;
+    if (!(typeof minutes === 'number' && Number.isInteger(minutes) && minutes >= 0 && minutes <= 525_600)) {
+      throw new BadRequestException({ message: 'Clean takes olderThanMinutes, a whole number of minutes from 0 to 525600.' });
+    }
+    const removed = await this.admin.clean(queue, { status: statuses as JobStatus[], olderThan: minutes * 60_000 });
+    return { message: `Removed ${removed} ${statuses.join('/')} job(s) of ${queue} finished more than ${minutes} minute(s) ago.` };
+  }
+
+  /** A search is a job id (found in any queue, shown when it is this queue's) and a unique key of this queue. */
+  private async search(queue: string, text: string): Promise<JobInfo[]> {
+    const byId = /^\d{1,19}$/.test(text) ? await this.admin.getJob(text) : null;
+    const byKey = await this.admin.getJobsByKey(queue, text, { limit: PAGE_SIZE });
+    const found = byId && byId.queue === queue ? [byId] : [];
+    return [...found, ...byKey.filter((job) => job.id !== byId?.id)];
+  }
+
+  private snapshot(): Promise<MetricsSnapshot> {
+    const now = Date.now();
+    if (!this.metrics || now - this.metrics.at > METRICS_TTL_MS) {
+      const snapshot = this.admin.getMetrics({ windowMinutes: this.options.chartMinutes });
+      this.metrics = { at: now, snapshot };
+      // A failed read is not kept: the next poll tries again.
+      snapshot.catch(() => (this.metrics = undefined));
+    }
+    return this.metrics.snapshot;
+  }
+}
+
+/** A job in a list: everything but its data and result (a list never carries payloads), plus its error's message. */
+function summary(job: JobInfo) {
+  const { data: _data, result: _result, error, ...rest } = job;
+  return { ...rest, error: error ? `${error.name}: ${error.message}` : null };
+}
+
+function emptyQueue(name: string): QueueInfo {
+  const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
+  return { name, counts, paused: false, hasProcessor: false, concurrency: null, processed: false };
+}
+
+function parseStatus(status: unknown): JobStatus | undefined {
+  if (status === undefined || status === '' || status === 'all') return undefined;
+  if (!JOB_STATUSES.includes(status as JobStatus)) throw new BadRequestException({ message: `Unknown status ${JSON.stringify(status)}.` });
+  return status as JobStatus;
+}
+
+function parseOffset(offset: unknown): number {
+  if (offset === undefined || offset === '') return 0;
+  const value = Number(offset);
+  if (!(Number.isSafeInteger(value) && value >= 0)) throw new BadRequestException({ message: 'offset must be a whole number >= 0.' });
+  return value;
+}

@@ -1,0 +1,53 @@
+import type { CanActivate, ExecutionContext, ModuleMetadata, Type } from '@nestjs/common';
+import type { JobInfo } from '../../interfaces/job-info.interface';
+import type { ScheduleInfo } from '../../interfaces/schedule-options.interface';
+
+/** What a redaction function is given besides the value: the job, or the schedule whose data it is. */
+export type DashboardRedactionSource = JobInfo | ScheduleInfo;
+
+/**
+ * How one kind of value is shown: `true` hides it (the page says it is hidden), a function replaces it with what
+ * it returns (e.g. the payload without its `email` field). Left out: shown as stored.
+ */
+export type DashboardRedaction = boolean | ((value: unknown, source: DashboardRedactionSource) => unknown);
+
+/** An auth hook as a plain function: resolve `true` to let the request through (the request is the platform's own object). */
+export type DashboardAuthorizeFunction = (request: unknown, context: ExecutionContext) => boolean | Promise<boolean>;
+
+/** Options of `QueueDashboardModule.forRoot()`. */
+export interface QueueDashboardOptions {
+  /** Where the dashboard is mounted on the app's HTTP server (after any global prefix). Default `/queues`. */
+  path?: string;
+  /** Show everything, change nothing: the action buttons are gone and every action request is refused (403). */
+  readOnly?: boolean;
+  /**
+   * Guards of the app that every dashboard request (pages, data and actions) must pass, in order: classes
+   * (instantiated by Nest in this module, which sees `imports` and global providers) or instances.
+   */
+  guards?: (Type<CanActivate> | CanActivate)[];
+  /** An auth hook as a function, run after `guards`. */
+  authorize?: DashboardAuthorizeFunction;
+  /** Modules the guard classes need providers from (they are resolved in the dashboard's module). */
+  imports?: ModuleMetadata['imports'];
+  /** Hide or rewrite job and schedule data, and job results, before they leave the server. */
+  redact?: { data?: DashboardRedaction; result?: DashboardRedaction };
+  /**
+   * Origins (`https://ops.example.com`) allowed to send actions besides the dashboard's own host, e.g. when a
+   * proxy rewrites the Host header. Default: none.
+   */
+  allowedOrigins?: string[];
+  /** How often an open page refreshes its data, in ms (1000 to 60000, default 2000). Hidden tabs do not poll. */
+  refreshInterval?: number;
+  /** How many minutes of history the charts show (5 to 240, default 60). */
+  chartMinutes?: number;
+}
+
+/** The options with their defaults applied, as the dashboard's providers read them. */
+export interface ResolvedDashboardOptions {
+  path: string;
+  readOnly: boolean;
+  redact: { data?: DashboardRedaction; result?: DashboardRedaction };
+  allowedOrigins: string[];
+  refreshInterval: number;
+  chartMinutes: number;
+}

@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { authorizeFunctionGuard } from './authorize-function.guard';
+import { createDashboardController } from './create-dashboard-controller';
+import { DashboardApi } from './dashboard-api.service';
+import { QueueDashboardOptions } from './interfaces/queue-dashboard-options.interface';
+import { QUEUE_DASHBOARD_OPTIONS } from './queue-dashboard.constants';
+import { resolveDashboardOptions } from './resolve-dashboard-options';
+
+/**
+ * The web dashboard: import `QueueDashboardModule.forRoot({ path: '/queues' })` beside `SqliteQueueModule` in an
+ * app with an HTTP server (Express or Fastify). It reads and acts through `QueueAdmin` and `QueueProducer`, which
+ * the (global) queue module provides. An app that does not import it has none of it: no route, no code loaded.
+ */
+@Module({})
+export class QueueDashboardModule {
+  /** Mounts the dashboard at `options.path` (default `/queues`). @throws InvalidDashboardOptionsError. */
+  static forRoot(options: QueueDashboardOptions = {}): DynamicModule {
+    const resolved = resolveDashboardOptions(options);
+    const guards = [...(options.guards ?? []), ...(options.authorize ? [authorizeFunctionGuard(options.authorize)] : [])];
+    return {
+      module: QueueDashboardModule,
+      imports: options.imports ?? [],
+      controllers: [createDashboardController(resolved.path, guards, resolved.allowedOrigins)],
+      providers: [{ provide: QUEUE_DASHBOARD_OPTIONS, useValue: resolved }, DashboardApi],
+    };
+  }
+}

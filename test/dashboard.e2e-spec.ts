@@ -1,0 +1,367 @@
+/**
+ * The dashboard in a real headless Chromium against running apps, on Express and Fastify: counts as QueueAdmin
+ * gives them, a failed job's error, retry to completion, pause that stops claims, escaping (a `<script>` payload),
+ * the same-origin check of actions (CSRF), read-only mode, guards, redaction, and nothing mounted without the module.
+ * The screenshots in docs/images/ come from this run (Express on better-sqlite3).
+ */
+import { execFileSync } from 'node:child_process';
+import { createServer, request, Server } from 'node:http';
+import { join } from 'node:path';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Page } from 'playwright-core';
+import { QueueAdmin, QueueProducer } from '../lib';
+import { Adapter, DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
+import { Backend, TestDatabase, describeEachBackend } from './support/backends';
+import { launchChromium, TestBrowser } from './support/browser';
+import { waitFor } from './support/wait-for';
+
+const IMAGES = join(__dirname, '..', 'docs', 'images');
+const XSS = `<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">`;
+
+let browser: TestBrowser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function openPage(url: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(url);
+  return page;
+}
+
+/** Counts shown in the overview row of a queue. */
+async function shownCounts(page: Page, queue: string): Promise<Record<string, number>> {
+  const row = page.locator(`tr[data-queue="${queue}"]`);
+  const counts: Record<string, number> = {};
+  for (const status of ['pending', 'running', 'completed', 'failed', 'cancelled']) {
+    counts[status] = Number((await row.locator(`td[data-count="${status}"]`).innerText()).replace(/,/g, ''));
+  }
+  return counts;
+}
+
+/**
+ * One POST on a connection of its own (no keep-alive pool: a refused request's connection is never reused), failing
+ * after 10 s instead of hanging; resolves with the status and the body.
+ */
+function postOnce(url: string, headers: Record<string, string>, body = '{}'): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      agent: false,
+      timeout: 10_000,
+    });
+    req.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`POST ${url} got no answer in 10 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `promise`, or a failure naming `step` after 20 s: a stuck step says which it was. */
+function within<T>(step: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`stuck: ${step}`)), 20_000)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+function screenshotsWanted(backend: Backend, adapter: Adapter): boolean {
+  return backend.name === 'better-sqlite3' && adapter === 'express';
+}
+
+describeEachBackend(
+  'dashboard in a browser',
+  (backend) => {
+    const adapters: Adapter[] = backend.kind === 'postgres' ? ['express'] : ['express', 'fastify'];
+    for (const adapter of adapters) {
+      describe(`on ${adapter}`, () => {
+        let db: TestDatabase;
+        let running: DashboardApp;
+        let admin: QueueAdmin;
+        let producer: QueueProducer;
+
+        beforeEach(async () => {
+          db = backend.tempDatabase();
+          running = await startDashboardApp(db, adapter);
+          admin = running.app.get(QueueAdmin);
+          producer = running.app.get(QueueProducer);
+        });
+        afterEach(async () => {
+          await running?.app.close();
+          db?.cleanup();
+        });
+
+        it('shows the counts QueueAdmin gives, a failed job with its error, and retries it to completion', async () => {
+          const twice = { maxAttempts: 2, backoff: { type: 'fixed' as const, delay: 1 } };
+          await producer.addBulk<{ n?: number; fail?: boolean }>('mail', [
+            ...Array.from({ length: 6 }, (_, i) => ({ data: { n: i } })),
+            { data: { fail: true }, options: twice },
+            { data: { fail: true }, options: twice },
+          ]);
+          await producer.upsertSchedule('other', 'nightly-digest', { cron: '0 3 * * *', data: { kind: 'digest' } });
+          await waitFor(
+            async () => (await admin.getCounts('mail')).failed === 2 && (await admin.getCounts('mail')).completed === 6,
+            'mail settled',
+          );
+          await admin.pause('other');
+          await producer.add('other', { waiting: true });
+
+          const page = await openPage(`${running.url}/queues`);
+          await page.locator('tr[data-queue="mail"]').waitFor();
+          expect(await shownCounts(page, 'mail')).toEqual(await admin.getCounts('mail'));
+          expect(await shownCounts(page, 'other')).toEqual(await admin.getCounts('other'));
+          expect(await page.locator('tr[data-queue="other"] .badge.paused').count()).toBe(1);
+          if (screenshotsWanted(backend, adapter)) await page.screenshot({ path: join(IMAGES, 'dashboard-overview.png'), fullPage: true });
+
+          // The queue page lists the failed jobs; the job page shows the error with its stack.
+          await page.getByRole('link', { name: 'mail', exact: true }).click();
+          await page.getByRole('link', { name: /^failed \(2\)$/ }).click();
+          const [failed] = await admin.getJobs('mail', { status: 'failed' });
+          await page.locator(`tr[data-job="${failed.id}"]`).waitFor();
+          expect(await page.locator('tr[data-job]').count()).toBe(2);
+          if (screenshotsWanted(backend, adapter)) await page.screenshot({ path: join(IMAGES, 'dashboard-queue.png'), fullPage: true });
+          await page.getByRole('link', { name: failed.id, exact: true }).click();
+          // Each attempt's error, the last first, with its stack.
+          await page.getByRole('heading', { name: 'Attempt 2: Error' }).waitFor();
+          await page.getByRole('heading', { name: 'Attempt 1: Error' }).waitFor();
+          expect(await page.locator('[data-error-message]').first().innerText()).toContain('SMTP said no <script>');
+          expect(await page.getByText('at ').first().count()).toBeGreaterThan(0);
+          if (screenshotsWanted(backend, adapter)) await page.screenshot({ path: join(IMAGES, 'dashboard-job.png'), fullPage: true });
+
+          running.behaviour.failing = false;
+          await page.getByRole('button', { name: 'Retry' }).click();
+          await page.getByRole('status').getByText(`Job ${failed.id} is pending again`).waitFor();
+          await page.locator('h1 .badge.completed').waitFor();
+          expect((await admin.getJob(failed.id))?.status).toBe('completed');
+
+          await page.goto(`${running.url}/queues#/schedules`);
+          await page.locator('tr[data-schedule="other/nightly-digest"]').waitFor();
+          if (screenshotsWanted(backend, adapter)) {
+            await page.screenshot({ path: join(IMAGES, 'dashboard-schedules.png'), fullPage: true });
+            await page.setViewportSize({ width: 390, height: 844 });
+            await page.goto(`${running.url}/queues#/`);
+            await page.locator('tr[data-queue="mail"]').waitFor();
+            await page.screenshot({ path: join(IMAGES, 'dashboard-phone.png'), fullPage: false });
+          }
+          await page.close();
+        });
+
+        if (backend.kind === 'postgres') return;
+
+        it('pauses a queue from the page: claims stop until it is resumed', async () => {
+          await producer.add('mail', { n: 1 });
+          const page = await openPage(`${running.url}/queues`);
+          await page.getByRole('button', { name: 'Pause mail' }).click();
+          await page.locator('tr[data-queue="mail"] .badge.paused').waitFor();
+          expect((await admin.listQueues()).find((queue) => queue.name === 'mail')?.paused).toBe(true);
+
+          const held = await producer.add('mail', { n: 2 });
+          const other = await producer.add('other', {});
+          // The poller claimed after the enqueue (the other queue's job ran), and left the paused queue's job alone.
+          await waitFor(async () => (await admin.getJob(other.id))?.status === 'completed', 'other job done');
+          await waitFor(async () => (await admin.getJob(other.id))?.status === 'completed', 'a further round');
+          expect((await admin.getJob(held.id))?.status).toBe('pending');
+
+          await page.getByRole('button', { name: 'Resume mail' }).click();
+          await page.getByRole('status').getByText('Queue mail resumed.').waitFor();
+          await waitFor(async () => (await admin.getJob(held.id))?.status === 'completed', 'held job done after resume');
+          await page.close();
+        });
+
+        it('retries all failed and cleans finished jobs by age from the queue page, by keyboard', async () => {
+          await producer.addBulk<{ n?: number; fail?: boolean }>('mail', [
+            { data: { n: 1 } },
+            { data: { fail: true } },
+            { data: { fail: true } },
+          ]);
+          await waitFor(async () => (await admin.getCounts('mail')).failed === 2, 'two failed');
+          const page = await openPage(`${running.url}/queues#/queue/mail`);
+          await page.getByRole('button', { name: 'Retry all failed' }).waitFor();
+          // The first Tab reaches the skip link, the next ones the navigation: all of it works without a mouse.
+          await page.keyboard.press('Tab');
+          expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+          running.behaviour.failing = false;
+          await page.getByRole('button', { name: 'Retry all failed' }).focus();
+          await page.keyboard.press('Enter');
+          await page.getByRole('status').getByText('2 failed job(s) of mail are pending again.').waitFor();
+          await waitFor(async () => (await admin.getCounts('mail')).completed === 3, 'all three completed');
+
+          await page.getByLabel('Clean jobs').selectOption('completed');
+          await page.getByLabel('finished more than (minutes) ago').fill('0');
+          await page.getByRole('button', { name: 'Clean' }).click();
+          await page.getByRole('status').getByText('Removed 3 completed job(s) of mail finished more than 0 minute(s) ago.').waitFor();
+          expect((await admin.getCounts('mail')).completed).toBe(0);
+
+          // A search by key, through its labelled field.
+          const keyed = await producer.add('mail', { n: 2 }, { key: 'invoice-17' });
+          await page.getByLabel('Search by job id or key').fill('invoice-17');
+          await page.keyboard.press('Enter');
+          await page.locator(`tr[data-job="${keyed.id}"]`).waitFor();
+          expect(await page.locator('tr[data-job]').count()).toBe(1);
+          await page.close();
+        });
+
+        it('shows a <script> payload as text, never running it', async () => {
+          const job = await producer.add('mail', { html: XSS, fail: true }, { key: XSS });
+          await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'xss job failed');
+          const page = await openPage(`${running.url}/queues#/job/${job.id}`);
+          await page.getByRole('heading', { name: /Attempt 1/ }).waitFor();
+          expect(await page.locator('main').innerText()).toContain('<script>window.__xss = 1</script>');
+          await page.goto(`${running.url}/queues#/queue/mail?search=${encodeURIComponent(XSS)}`);
+          await page.locator(`tr[data-job="${job.id}"]`).waitFor();
+          expect(await page.evaluate('window.__xss')).toBeUndefined();
+          expect(await page.locator('main script, main img').count()).toBe(0);
+          await page.close();
+        });
+
+        it('refuses actions from another origin (CSRF), and without a JSON body', async () => {
+          const pause = `${running.url}/queues/api/queues/mail/pause`;
+          const post = async (headers: Record<string, string>) => (await postOnce(pause, headers)).status;
+          expect(await post({ 'content-type': 'application/json', origin: 'http://evil.example' })).toBe(403);
+          expect(await post({ 'content-type': 'application/json', 'sec-fetch-site': 'cross-site', origin: running.url })).toBe(403);
+          expect(await post({ 'content-type': 'application/json' })).toBe(403);
+          expect(await post({ 'content-type': 'text/plain', origin: running.url })).toBe(403);
+
+          // A page of another origin (another port) sends a no-cors fetch and posts a form at the dashboard; each
+          // step has its own deadline so a stuck one names itself.
+          const evil: Server = createServer((_request, response) => {
+            response.setHeader('content-type', 'text/html');
+            response.end(
+              `<form method="POST" action="${pause}" enctype="text/plain"><input name='{"a":"' value='"}'>` +
+                `<button id="go">go</button></form>`,
+            );
+          });
+          await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+          const refusedPost = (page: Page) =>
+            page.waitForResponse((response) => response.url() === pause && response.status() === 403, { timeout: 15_000 });
+          try {
+            const page = await within('open a page', browser.context.newPage());
+            await within('load the other origin', page.goto(`http://127.0.0.1:${(evil.address() as { port: number }).port}/`));
+            const fetched = refusedPost(page);
+            await within(
+              'send a no-cors fetch',
+              page.evaluate((url) => void fetch(url, { method: 'POST', mode: 'no-cors', body: '{}' }), pause),
+            );
+            await within('the fetch refused', fetched);
+            const submitted = refusedPost(page);
+            await within('submit the form', page.click('#go'));
+            await within('the form refused', submitted);
+            // A page whose last navigation was the refused form POST sometimes never reports itself closed: ask
+            // for the close without waiting on it (the browser goes with the file's afterAll).
+            await within('close the page', page.close({ runBeforeUnload: true }));
+          } finally {
+            evil.closeAllConnections();
+            evil.close();
+          }
+          expect((await admin.listQueues()).find((queue) => queue.name === 'mail')?.paused ?? false).toBe(false);
+          expect(await post({ 'content-type': 'application/json', origin: running.url })).toBe(200);
+          expect((await admin.listQueues()).find((queue) => queue.name === 'mail')?.paused).toBe(true);
+        });
+      });
+    }
+  },
+  ['better-sqlite3', 'postgres'],
+);
+
+describeEachBackend(
+  'dashboard options',
+  (backend) => {
+    let db: TestDatabase;
+    let running: DashboardApp | undefined;
+    beforeEach(() => (db = backend.tempDatabase()));
+    afterEach(async () => {
+      await running?.app.close();
+      running = undefined;
+      db.cleanup();
+    });
+
+    it('readOnly: no action on the page, and every action refused', async () => {
+      running = await startDashboardApp(db, 'fastify', { readOnly: true });
+      const producer = running.app.get(QueueProducer);
+      const job = await producer.add('mail', { fail: true });
+      const admin = running.app.get(QueueAdmin);
+      await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'failed');
+      const page = await openPage(`${running.url}/queues#/job/${job.id}`);
+      await page.getByRole('heading', { name: /Attempt 1/ }).waitFor();
+      expect(await page.getByRole('button').count()).toBe(0);
+      await page.goto(`${running.url}/queues#/`);
+      await page.locator('tr[data-queue="mail"]').waitFor();
+      expect(await page.getByRole('button').count()).toBe(0);
+      expect(await page.locator('#live').innerText()).toContain('read-only');
+      await page.close();
+      const answer = await postOnce(`${running.url}/queues/api/jobs/${job.id}/retry`, {
+        'content-type': 'application/json',
+        origin: running.url,
+      });
+      expect(answer.status).toBe(403);
+      expect((JSON.parse(answer.body) as { message: string }).message).toContain('read-only');
+      expect((await admin.getJob(job.id))?.status).toBe('failed');
+    });
+
+    it("guards: the app's guard classes and a function decide every request", async () => {
+      @Injectable()
+      class TokenGuard implements CanActivate {
+        canActivate(context: ExecutionContext): boolean {
+          return context.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers['x-token'] === 'open';
+        }
+      }
+      running = await startDashboardApp(db, 'express', {
+        guards: [TokenGuard],
+        authorize: (request) => (request as { headers: Record<string, string> }).headers['x-user'] === 'ops',
+      });
+      const get = (headers: Record<string, string>) => fetch(`${running!.url}/queues/api/overview`, { headers }).then((r) => r.status);
+      expect(await get({})).toBe(403);
+      expect(await get({ 'x-token': 'open' })).toBe(403);
+      expect(await get({ 'x-token': 'open', 'x-user': 'ops' })).toBe(200);
+      expect(await fetch(`${running.url}/queues`).then((r) => r.status)).toBe(403);
+    });
+
+    it.each(['express', 'fastify'] as const)('follows the app global prefix on %s', async (adapter) => {
+      running = await startDashboardApp(db, adapter, {}, [], (app) => app.setGlobalPrefix('ops'));
+      const html = await fetch(`${running.url}/ops/queues`).then((r) => r.text());
+      expect(html).toContain('src="/ops/queues/assets/dashboard.js"');
+      expect(await fetch(`${running.url}/queues`).then((r) => r.status)).toBe(404);
+      const page = await openPage(`${running.url}/ops/queues`);
+      await page.locator('tr[data-queue="mail"]').waitFor();
+      await page.close();
+    });
+
+    it('redact: data hidden, result rewritten, before they leave the server', async () => {
+      running = await startDashboardApp(db, 'express', {
+        redact: { data: true, result: (value) => ({ ...(value as object), id: '***' }) },
+      });
+      const admin = running.app.get(QueueAdmin);
+      const job = await running.app.get(QueueProducer).add('mail', { secret: 'hunter2' });
+      await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'done');
+      const text = await fetch(`${running.url}/queues/api/jobs/${job.id}`).then((r) => r.text());
+      expect(text).not.toContain('hunter2');
+      expect(JSON.parse(text)).toMatchObject({ hidden: ['data'], job: { data: null, result: { sent: true, id: '***' } } });
+    });
+
+    it('nothing is mounted without the module, and the main entry never loads it', async () => {
+      running = await startDashboardApp(db, 'express', null);
+      expect(await fetch(`${running.url}/queues`).then((r) => r.status)).toBe(404);
+      const loaded = execFileSync(
+        process.execPath,
+        [
+          '-r',
+          'ts-node/register/transpile-only',
+          '-e',
+          "require('./lib'); console.log(Object.keys(require.cache).filter((f) => /lib[\\/]dashboard/.test(f)).length)",
+        ],
+        { cwd: join(__dirname, '..'), encoding: 'utf8' },
+      );
+      expect(loaded.trim()).toBe('0');
+    });
+  },
+  ['better-sqlite3'],
+);

@@ -1,0 +1,51 @@
+/**
+ * The headless Chromium the dashboard tests drive: Debian's `chromium` package (CI's .ci/run installs it), never a
+ * downloaded browser. A missing binary fails the tests loudly: a browser test that skips itself proves nothing.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrowserContext, chromium } from 'playwright-core';
+
+/** Where Debian puts it; QUEUE_TEST_CHROMIUM overrides. */
+export const CHROMIUM_PATH = process.env.QUEUE_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Flags for a quiet, offline-friendly run as root in CI. */
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A browser with a fresh profile of its own; `close()` ends it and removes the profile. */
+export interface TestBrowser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install -y chromium), as .ci/run does`);
+  }
+  const profile = mkdtempSync(join(tmpdir(), 'dashboard-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
+  // Every action and wait has a deadline well inside jest's, so a stuck step fails naming itself.
+  context.setDefaultTimeout(20_000);
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
