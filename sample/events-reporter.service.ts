@@ -44,7 +44,7 @@ export class EventsReporterService implements OnModuleInit, OnApplicationShutdow
     switch (event.type) {
       case 'retrying':
         if (this.counts.get('retrying')! <= SAMPLE_CONFIG.retriesShown) {
-          const waitMs = event.nextRunAt.getTime() - event.timestamp.getTime();
+          const waitMs = Math.max(0, event.nextRunAt.getTime() - event.timestamp.getTime());
           this.notes.push(
             `  retrying: ${job} attempt ${event.attempt} threw ${event.error.name}: ${event.error.message}; next try in ${waitMs} ms`,
           );

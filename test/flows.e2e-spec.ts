@@ -1,4 +1,4 @@
-import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, ProcessorOptions, QueueAdmin, QueueProducer } from '../lib';
+import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, ProcessorOptions, QueueAdmin, QueueEvents, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
@@ -203,6 +203,29 @@ describeEachBackend('flows (addFlow)', (backend) => {
     await expect(
       producer.addFlow({ queue: 'assemble', data: {}, children: [{ queue: 'fetch', data: {}, options: { removeOnComplete: true } }] }),
     ).rejects.toThrow(InvalidJobOptionsError);
+  });
+
+  it('announces every job of the tree as added, not only the parent', async () => {
+    const app = await current.startApp({ module: { pollInterval: 100, processing: false } });
+    const producer = app.get(QueueProducer);
+    const added: string[] = [];
+    const subscription = app.get(QueueEvents).subscribe((event) => {
+      if (event.type === 'added') added.push(event.jobId);
+    });
+    try {
+      const parent = await producer.addFlow({
+        queue: 'assemble',
+        data: {},
+        children: [
+          { queue: 'fetch', data: { n: 1 } },
+          { queue: 'resize', data: { n: 2 } },
+        ],
+      });
+      const { childrenIds } = (await app.get(QueueAdmin).getJob(parent.id))!.flow!;
+      expect(added.sort()).toEqual([parent.id, ...childrenIds].sort());
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 
   it('refuses a bad flow with a typed error naming the node, and writes nothing', async () => {

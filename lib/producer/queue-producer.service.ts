@@ -203,6 +203,13 @@ export class QueueProducer {
       nodes.map((node) => node.job.runAt),
       now,
     );
+    if (manager === undefined && this.factory.events.observed) {
+      // The root is announced by `enqueued` below; every other node of the tree is a job added now too.
+      nodes.slice(1).forEach((node, index) => {
+        const runAt = new Date(intendedRunAt(node.job.runAt));
+        this.factory.events.emit({ type: 'added', queue: node.queue, jobId: ids[index + 1], attempt: 0, runAt });
+      });
+    }
     const root = nodes[0];
     return this.enqueued<TData, TResult>(
       { ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) },
