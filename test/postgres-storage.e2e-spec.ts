@@ -92,6 +92,8 @@ describePostgres('PostgreSQL backend', () => {
         [schema],
       );
       expect(tables.map((t) => t.table_name)).toEqual([
+        'nest_queue_event_readers',
+        'nest_queue_events',
         'nest_queue_jobs',
         'nest_queue_migrations',
         'nest_queue_queues',
