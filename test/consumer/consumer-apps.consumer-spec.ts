@@ -180,6 +180,8 @@ function note(line: string): void {
       'LICENSE',
       'README.md',
       'docs/architecture.md',
+      'docs/migrating-from-bullmq.md',
+      'docs/testing.md',
       'package.json',
     ]);
     // lib/ is not shipped, so a map is only useful with the TypeScript inside it.
