@@ -3,7 +3,6 @@ import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
 import { InvalidStoredDataError } from '../errors/invalid-stored-data.error';
 import { JobTimeoutError } from '../errors/job-timeout.error';
-import { RateLimitError } from '../errors/rate-limit.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { JobProgress } from '../interfaces/job-info.interface';
@@ -18,7 +17,7 @@ import { MAX_JOB_LOG_LINES, toLogLine } from '../utils/job-logs.util';
 import { toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
 import { ABANDONED, Outcome } from './outcome';
-import { decideRetry } from './retry-policy';
+import { asRateLimitError, decideRetry } from './retry-policy';
 
 /** One run of one job in this process. */
 export interface RunningAttempt {
@@ -152,10 +151,13 @@ export class AttemptRunner {
   private failureOutcome(record: JobRecord, thrown: unknown): Outcome {
     const { queue, logger } = this.context;
     const error = toJobError(thrown, record.attempts);
-    if (thrown instanceof RateLimitError) {
+    const rateLimit = asRateLimitError(thrown);
+    if (rateLimit) {
       // Not a failure of the job: the remote side asked the whole queue to wait. No attempt is spent.
-      logger.warn(`Job ${record.id} (queue ${queue}): rate limited, the queue pauses for ${thrown.delay} ms; the job goes back to pending`);
-      return { kind: 'rateLimited', until: this.context.now() + thrown.delay, error };
+      logger.warn(
+        `Job ${record.id} (queue ${queue}): rate limited, the queue pauses for ${rateLimit.delay} ms; the job goes back to pending`,
+      );
+      return { kind: 'rateLimited', until: this.context.now() + rateLimit.delay, error };
     }
     const where = `Job ${record.id} (queue ${queue}) attempt ${record.attempts}/${record.maxAttempts}`;
     const decision = decideRetry(record, thrown, this.context.backoff, this.context.now());

@@ -1,3 +1,4 @@
+import { RateLimitError } from '../errors/rate-limit.error';
 import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { UnrecoverableError } from '../errors/unrecoverable.error';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
@@ -13,6 +14,15 @@ export interface ResolvedBackoff {
 
 /** What follows a failed attempt: fail for good, or run again `delay` ms later, at `runAt`. */
 export type RetryDecision = { kind: 'fail' } | { kind: 'retry'; delay: number; runAt: number; storedBackoffInvalid: boolean };
+
+/** The thrown value if it is a RateLimitError, else null; safe on a Proxy whose traps throw (as `isUnrecoverable`). */
+export function asRateLimitError(thrown: unknown): RateLimitError | null {
+  try {
+    return thrown instanceof RateLimitError ? thrown : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Whether a thrown value asks to fail for good; `instanceof` itself throws on a Proxy whose traps throw. */
 export function isUnrecoverable(thrown: unknown): boolean {
