@@ -74,7 +74,7 @@ describeEachBackend('queue limits: rate limiter, RateLimitError, global concurre
     const duration = 400;
     const Limited = defineProcessor('limited', async () => undefined, { concurrency: 20, limiter: { max, duration } });
     const Free = defineProcessor('free', async () => undefined, { concurrency: 4 });
-    const app = await current.startApp({ module: { pollInterval: 5000 }, providers: [Limited, Free] });
+    const app = await current.startApp({ module: { pollInterval: 10_000 }, providers: [Limited, Free] });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
     await producer.addBulk(
@@ -88,8 +88,8 @@ describeEachBackend('queue limits: rate limiter, RateLimitError, global concurre
     // The unlimited queue is not held up by the limited one's windows.
     await waitFor(async () => (await admin.getCounts('free')).completed === 50, 'the free queue done', 2 * duration);
     expect((await admin.getCounts('limited')).completed).toBeLessThanOrEqual(2 * max);
-    // 20 jobs take four windows; with a 5 s poll, finishing in well under that shows the poller woke at each window end.
-    await waitFor(async () => (await admin.getCounts('limited')).completed === 20, 'the limited queue done', 4000);
+    // 20 jobs take four windows; with a 10 s poll, finishing in well under that shows the poller woke at each window end.
+    await waitFor(async () => (await admin.getCounts('limited')).completed === 20, 'the limited queue done', 8000);
     const starts = await startTimes(admin, 'limited');
     expect(busiestWindow(starts, duration)).toBeLessThanOrEqual(2 * max);
     expect(starts[starts.length - 1] - starts[0]).toBeGreaterThanOrEqual(3 * duration);
@@ -98,7 +98,7 @@ describeEachBackend('queue limits: rate limiter, RateLimitError, global concurre
   it('module queueLimits apply to a processor that declares none', async () => {
     const Limited = defineProcessor('limited', async () => undefined, { concurrency: 10 });
     const app = await current.startApp({
-      module: { pollInterval: 5000, queueLimits: { limited: { limiter: { max: 3, duration: 300 } } } },
+      module: { pollInterval: 10_000, queueLimits: { limited: { limiter: { max: 3, duration: 300 } } } },
       providers: [Limited],
     });
     const admin = app.get(QueueAdmin);
@@ -106,7 +106,8 @@ describeEachBackend('queue limits: rate limiter, RateLimitError, global concurre
       'limited',
       Array.from({ length: 9 }, (_, n) => ({ data: { n } })),
     );
-    await waitFor(async () => (await admin.getCounts('limited')).completed === 9, 'nine jobs done', 4000);
+    // Three windows of 300 ms; with a 10 s poll, done well within 8 s shows the poller woke at each window end.
+    await waitFor(async () => (await admin.getCounts('limited')).completed === 9, 'nine jobs done', 8000);
     const starts = await startTimes(admin, 'limited');
     expect(starts[8] - starts[0]).toBeGreaterThanOrEqual(2 * 300);
   });
