@@ -19,13 +19,17 @@ const FINAL_EVENTS = new Set(['completed', 'failed', 'cancelled']);
  * The one mechanism behind every `waitUntilFinished` of the process, however many wait. Jobs this process finishes
  * are seen at once through its own events; jobs another process finishes (or an operator cancels) are found by ONE
  * statement per `pollInterval` for all waited ids together, sent only while someone waits: no per-waiter polling,
- * nothing at all when nobody waits.
+ * nothing at all when nobody waits. Where the database announces finished jobs (PostgreSQL: a NOTIFY per outcome
+ * batch, on the process's one LISTEN connection), a waited-for job finished elsewhere is read at once instead of at
+ * the next poll, which stays as the safety net for lost notifications.
  */
 export class FinishWatcher {
   private readonly waiting = new Map<string, Set<Waiter>>();
   private readonly failures: FailureStreak;
   private timer?: NodeJS.Timeout;
   private local?: Subscription;
+  private remote?: Subscription;
+  private subscribing = false;
   private readonly soon = new Set<string>();
   private closed = false;
 
@@ -92,6 +96,24 @@ export class FinishWatcher {
       .pipe(filter((event) => FINAL_EVENTS.has(event.type) && this.waiting.has(event.jobId)))
       .subscribe((event) => this.checkSoon(event.jobId));
     this.timer ??= setTimeout(() => void this.poll(), this.pollInterval);
+    if (!this.remote && !this.subscribing) void this.listenRemote();
+  }
+
+  /** Follows the storage's finish hints (if it has any) while someone waits. */
+  private async listenRemote(): Promise<void> {
+    this.subscribing = true;
+    try {
+      const hints$ = (await this.storage()).finishHints$;
+      if (!hints$ || this.waiting.size === 0 || this.remote) return;
+      this.remote = hints$.subscribe((ids) => {
+        // null: some jobs finished, unknown which (a long batch, or a reconnect after missed notifications).
+        for (const id of ids ?? [...this.waiting.keys()]) if (this.waiting.has(id)) this.checkSoon(id);
+      });
+    } catch {
+      // The storage failed to open: the waiters' first look reports it, and the poll keeps trying.
+    } finally {
+      this.subscribing = false;
+    }
   }
 
   private stopIfIdle(): void {
@@ -100,6 +122,8 @@ export class FinishWatcher {
     this.timer = undefined;
     this.local?.unsubscribe();
     this.local = undefined;
+    this.remote?.unsubscribe();
+    this.remote = undefined;
   }
 
   /** A job of this process finished: read it in the same turn as others that finished with it (one statement). */

@@ -204,6 +204,17 @@ export interface OldestDueRow {
 export interface QueueStorage {
   /** Hints that jobs were inserted (by this process, or by anyone where the database can tell). Never authoritative. */
   readonly insertHints$: Observable<void>;
+  /**
+   * Where the database can tell (PostgreSQL NOTIFY): ids of jobs any process just finished (completed, failed or
+   * cancelled), or null for "some jobs, unknown which". A hint: waiters re-check the database. Absent on SQLite.
+   * Available once `initialize` resolved.
+   */
+  readonly finishHints$?: Observable<string[] | null>;
+  /**
+   * Where the database can tell (PostgreSQL NOTIFY): the origin of a process that just published cluster events, or
+   * null for "maybe anyone". Absent on SQLite.
+   */
+  readonly eventHints$?: Observable<string | null>;
   /** Opens the database if owned, sets it up and creates the schema idempotently. */
   initialize(): Promise<void>;
   /** Releases what `initialize` opened. */

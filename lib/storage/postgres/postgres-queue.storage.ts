@@ -80,6 +80,14 @@ export class PostgresQueueStorage implements QueueStorage {
     return this.connection.insertHints$;
   }
 
+  get finishHints$(): Observable<string[] | null> {
+    return this.connection.finishHints$;
+  }
+
+  get eventHints$(): Observable<string | null> {
+    return this.connection.eventHints$;
+  }
+
   initialize(): Promise<void> {
     return this.connection.open((dataSource: DataSource, runner) =>
       applyPostgresSchema(dataSource, runner, this.schema, this.createSchema),

@@ -11,13 +11,15 @@ import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragment
  * transaction-scoped advisory lock (keyed by the table name) from before their insert until their commit, so ids
  * become visible in order. One row per batch of events: rare next to job writes, and only they wait on this lock; only they wait on this lock.
  */
-const sql = perSchema(({ T }) => {
+const sql = perSchema(({ T, eventsChannel }) => {
   const E = T.replace(/[^.]+$/, EVENTS_TABLE);
   const R = T.replace(/[^.]+$/, EVENT_READERS_TABLE);
   return {
     finishedJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ANY($1::bigint[]) AND status IN ('completed', 'failed', 'cancelled')`,
+    // The notification (payload: the publisher) wakes the readers of every other process at commit, not at their next poll.
     appendEvents: `INSERT INTO ${E} (origin, created_at, events)
-      SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext('${E}'))) AS lock`,
+      SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext('${E}'))) AS lock,
+        (SELECT pg_notify('${eventsChannel}', $1)) AS wake`,
     readEvents: `SELECT id, origin, created_at, events FROM ${E} WHERE id > $1 AND origin <> $3 ORDER BY id LIMIT $2`,
     lastEventId: `SELECT COALESCE(MAX(id), 0) AS id FROM ${E}`,
     pruneEvents: `DELETE FROM ${E} WHERE created_at < $1`,

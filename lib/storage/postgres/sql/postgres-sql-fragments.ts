@@ -24,6 +24,10 @@ export interface PostgresTables {
   readonly S: string;
   /** The schema's LISTEN/NOTIFY channel. */
   readonly channel: string;
+  /** The channel announcing finished jobs (payload: their ids), for `waitUntilFinished` in other processes. */
+  readonly finishChannel: string;
+  /** The channel announcing a published batch of cluster events (no payload). */
+  readonly eventsChannel: string;
   /** The function counting a queue's running jobs on a fresh snapshot (migration 5, `queue-limits`), schema-qualified. */
   readonly runningCount: string;
 }
@@ -50,6 +54,8 @@ export function postgresTables(schema: string): PostgresTables {
       Q: `"${schema}".${QUEUES_TABLE}`,
       S: `"${schema}".${SCHEDULES_TABLE}`,
       channel: notifyChannel(schema),
+      finishChannel: `${schema}_jobs_done`,
+      eventsChannel: `${schema}_events`,
       runningCount: `"${schema}".${JOBS_TABLE}_running_count`,
     };
     tablesBySchema.set(schema, tables);
@@ -78,6 +84,24 @@ export function notifyIfAny(tables: PostgresTables, rows: string): string {
   return `hint AS (SELECT pg_notify('${tables.channel}', '') FROM (SELECT 1 FROM ${rows} LIMIT 1) AS any_row)`;
 }
 
+/**
+ * Longest id list a finish notification carries (PostgreSQL refuses payloads of 8000 bytes and more). Past it the
+ * payload is empty, which listeners read as "some jobs finished": they look at every job they wait for.
+ */
+const MAX_FINISH_PAYLOAD = 7900;
+
+/**
+ * A WITH item that announces the jobs of `rows` (a FROM item with an `id` column, and its WHERE) as finished: ONE
+ * `pg_notify` for the whole statement, its payload the ids joined by commas, delivered at commit and dropped on
+ * rollback. Referenced from the final SELECT like `notifyIfAny`. Sent whether or not anyone waits: a waiter's
+ * process learns of it without polling, and the cost is one notification per outcome batch, not per job (see
+ * docs/architecture.md for the measured cost).
+ */
+export function notifyFinished(tables: PostgresTables, rows: string): string {
+  return `done AS (SELECT pg_notify('${tables.finishChannel}', CASE WHEN length(ids) < ${MAX_FINISH_PAYLOAD} THEN ids ELSE '' END)
+      FROM (SELECT string_agg(id::text, ',') AS ids FROM ${rows}) AS finished_ids WHERE ids IS NOT NULL)`;
+}
+
 /** The columns a job loses when it stops running. */
 export const RELEASE_COLUMNS = 'locked_by = NULL, lease_until = NULL';
 
@@ -104,7 +128,7 @@ export function attemptArrays(refs: AttemptRef[]): { ids: string[]; attempts: nu
   return { ids, attempts };
 }
 
-/** The `LISTEN` of the schema's channel, for the notification listener's own connection. */
+/** The `LISTEN`s of the schema's channels, for the notification listener's own connection (one simple query). */
 export function listenSql(tables: PostgresTables): string {
-  return `LISTEN "${tables.channel}"`;
+  return [tables.channel, tables.finishChannel, tables.eventsChannel].map((channel) => `LISTEN "${channel}"`).join('; ');
 }
