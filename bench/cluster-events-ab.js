@@ -73,10 +73,10 @@ function main() {
     ['events-on', undefined],
     ['events-listened', undefined],
     ['local-listened', undefined],
-  ].filter(([name]) => !only || name === 'events-off' || only.includes(name));
+  ].filter(([name]) => !only || name === 'events-off' || only.includes(name)); // BENCH_AB_VARIANTS=none: events-off only
   if (process.env.BENCH_AB_BASE_DIST) {
     variants.push(['base', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
-    variants.push(['base-listened', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
+    if (!only || only.includes('events-listened')) variants.push(['base-listened', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
   }
   const results = new Map(variants.map(([name]) => [name, []]));
   const cpus = new Map(variants.map(([name]) => [name, []]));
