@@ -8,6 +8,12 @@ import { filter, firstValueFrom } from 'rxjs';
 import { QueueAdmin, QueueEvents, QueueProducer } from '../lib';
 import { ChildApp, startChildApp } from './support/child-app';
 import { describePostgres, perTestApp } from './support/backends';
+import { waitFor } from './support/wait-for';
+import { PgListenClient } from '../lib/storage/postgres/postgres-notification-listener';
+
+// pg ships no types (and @types/pg is not a devDependency): the slice this test uses.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Client } = require('pg') as { Client: new (config: { connectionString: string }) => PgListenClient };
 
 /** The waiting process polls this rarely: anything it learns sooner came from a notification. */
 const SLOW_POLL = 5_000;
@@ -48,6 +54,31 @@ describePostgres('waiters and event readers are woken by NOTIFY', (backend) => {
     expect(okInfo).toMatchObject({ status: 'completed', result: 3 });
     expect(failedInfo).toMatchObject({ status: 'failed' });
     expect(took).toBeLessThan(PROMPT);
+  });
+
+  it('sends no finish notification while nobody waits anywhere, and one per outcome while someone does', async () => {
+    const { url, schema } = (current.db.options as { postgres: { url: string; schema: string } }).postgres;
+    await startWorker();
+    const app = await current.startApp({ module: { processing: false, pollInterval: SLOW_POLL } });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const listener = new Client({ connectionString: url });
+    const heard: string[] = [];
+    await listener.connect();
+    try {
+      listener.on('notification', (message) => heard.push(message.payload ?? ''));
+      await listener.query(`LISTEN "${schema}_jobs_done"`);
+      // Nobody waits: the worker completes the job without announcing it.
+      const unwatched = await producer.add('remote', { n: 1 });
+      await waitFor(async () => (await admin.getJob(unwatched.id))?.status === 'completed', 'the unwatched job completed');
+      // A waiter (here: this process) turns announcements on; its job's id arrives in the payload.
+      const watched = await producer.add('remote', { n: 2, sleep: 300 });
+      await watched.waitUntilFinished({ timeout: 20_000 });
+      await waitFor(() => heard.some((payload) => payload.split(',').includes(watched.id)), 'the announcement of the watched job');
+      expect(heard.some((payload) => payload.split(',').includes(unwatched.id))).toBe(false);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('an operator’s cancel in another process resolves the waiter at once', async () => {

@@ -328,6 +328,11 @@ export interface QueueStorage {
   pruneEvents(before: number): Promise<number>;
   /** Records that `origin` reads cluster events (a heartbeat). */
   markEventReader(origin: string, now: number): Promise<void>;
+  /**
+   * Where finished jobs are announced (`finishHints$`): renews the shared heartbeat of waiting processes, without
+   * which no announcement is sent (so the hot path pays nothing while nobody waits). Absent on SQLite.
+   */
+  markFinishWaiters?(now: number): Promise<void>;
   /** Whether any process left a reader heartbeat at or after `since`. */
   hasEventReaders(since: number): Promise<boolean>;
 

@@ -19,7 +19,7 @@ const sql = perSchema((tables) => {
         FROM target WHERE t.id = target.id AND target.status IN ('pending', 'running')
         RETURNING t.id
       ),
-      ${notifyFinished(tables, 'changed')}
+      ${notifyFinished(tables, 'changed', '$1')}
       SELECT status FROM target WHERE (SELECT count(*) FROM done) >= 0`,
 
     // A finished job is retried only while no live job of its queue holds its key, and of several failed jobs

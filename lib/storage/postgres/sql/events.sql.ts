@@ -1,4 +1,4 @@
-import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../sqlite-queue.constants';
 import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
@@ -25,7 +25,8 @@ const sql = perSchema(({ T, eventsChannel }) => {
     pruneEvents: `DELETE FROM ${E} WHERE created_at < $1`,
     pruneReaders: `DELETE FROM ${R} WHERE seen_at < $1`,
     markReader: `INSERT INTO ${R} (origin, seen_at) VALUES ($1, $2) ON CONFLICT (origin) DO UPDATE SET seen_at = excluded.seen_at`,
-    hasReaders: `SELECT EXISTS (SELECT 1 FROM ${R} WHERE seen_at >= $1) AS found`,
+    // The waiters' heartbeat is no reader of events.
+    hasReaders: `SELECT EXISTS (SELECT 1 FROM ${R} WHERE seen_at >= $1 AND origin <> '${FINISH_WAITERS_MARK}') AS found`,
   };
 });
 
@@ -66,6 +67,11 @@ export async function pruneEvents(db: PostgresContext, before: number): Promise<
 /** A reader's heartbeat. */
 export async function markEventReader(db: PostgresContext, origin: string, now: number): Promise<void> {
   await db.runner.run(sql(db.tables).markReader, [origin, ms(now)]);
+}
+
+/** Renews the shared heartbeat of processes waiting for jobs, which turns finish notifications on. */
+export async function markFinishWaiters(db: PostgresContext, now: number): Promise<void> {
+  await db.runner.run(sql(db.tables).markReader, [FINISH_WAITERS_MARK, ms(now)]);
 }
 
 /** Whether a reader's heartbeat is at or after `since`. */

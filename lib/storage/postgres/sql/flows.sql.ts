@@ -43,7 +43,7 @@ const sql = perSchema((tables) => {
         WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running')
         RETURNING id, queue, locked_by
       ),
-      ${notifyFinished(tables, 'cancelled')}
+      ${notifyFinished(tables, 'cancelled', '$2')}
       SELECT * FROM cancelled WHERE (SELECT count(*) FROM done) >= 0`,
 
     runningDescendants: `${descendants} SELECT id FROM ${T} WHERE id IN (SELECT id FROM tree) AND status = 'running'`,

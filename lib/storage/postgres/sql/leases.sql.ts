@@ -49,7 +49,7 @@ const sql = perSchema((tables) => {
         RETURNING id, queue, status, attempts, run_at
       ),
       ${notifyIfAny(tables, "recovered WHERE status = 'pending'")},
-      ${notifyFinished(tables, "recovered WHERE status = 'failed'")}
+      ${notifyFinished(tables, "recovered WHERE status = 'failed'", '$1')}
       SELECT * FROM recovered WHERE (SELECT count(*) FROM hint) >= 0 AND (SELECT count(*) FROM done) >= 0`,
   };
 });

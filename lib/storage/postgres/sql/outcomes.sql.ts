@@ -12,7 +12,7 @@ const sql = perSchema((tables) => {
         WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'
         RETURNING t.id
       ),
-      ${notifyFinished(tables, 'completed')}
+      ${notifyFinished(tables, 'completed', '$1')}
       SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
 
     retry: `UPDATE ${T}
@@ -25,7 +25,7 @@ const sql = perSchema((tables) => {
         WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'
         RETURNING id
       ),
-      ${notifyFinished(tables, 'failed')}
+      ${notifyFinished(tables, 'failed', '$2')}
       SELECT count(*) AS count FROM failed WHERE (SELECT count(*) FROM done) >= 0`,
 
     updateProgress: `UPDATE ${T} SET progress = $1, updated_at = $2
