@@ -4,7 +4,9 @@
 // Each run is a fresh child process on a fresh database: enqueue `jobs` no-op jobs (addBulk, 1000 a call), then
 // process them with concurrency 50 and time enqueue -> last completion. Variants run interleaved (A B C A B C …)
 // so machine noise hits all alike; the median per variant is printed.
-//   BENCH_AB_BASE_DIST=path/to/dist   adds a variant "base" loaded from that build (e.g. the main branch's dist)
+//   BENCH_AB_BASE_DIST=path/to/dist   adds variants "base" and "base-listened" (events-off and events-listened)
+//                                     loaded from that build (e.g. the main branch's dist): before/after in one run
+// Besides jobs/s it reports the CPU (user + system) the process spent per 1000 jobs, less sensitive to other load.
 //   BENCH_AB_DRIVER=better-sqlite3    (default sqlite3); BENCH_AB_PG=1 runs on PostgreSQL (127.0.0.1, trust auth)
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -42,6 +44,7 @@ async function child() {
     subscription = events.subscribe(() => undefined);
     await events.listening();
   }
+  const cpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   for (let start = 0; start < jobs; start += 1000) {
     await app.producer.addBulk(
@@ -53,10 +56,12 @@ async function child() {
   // The last outcomes are written in batches: wait until the database says every job completed.
   while ((await app.admin.getCounts('ab')).completed < jobs) await new Promise((resolve) => setTimeout(resolve, 5));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMsPerKJob = ((cpu.user + cpu.system) / 1000 / jobs) * 1000;
   subscription?.unsubscribe();
   await app.close();
   fs.rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(`${JSON.stringify({ variant, jobsPerSecond: jobs / seconds, errors: app.log.errors })}\n`);
+  process.stdout.write(`${JSON.stringify({ variant, jobsPerSecond: jobs / seconds, cpuMsPerKJob, errors: app.log.errors })}\n`);
 }
 
 function main() {
@@ -68,31 +73,44 @@ function main() {
     ['events-on', undefined],
     ['events-listened', undefined],
     ['local-listened', undefined],
-  ].filter(([name]) => !only || name === 'events-off' || only.includes(name));
-  if (process.env.BENCH_AB_BASE_DIST) variants.push(['base', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
+  ].filter(([name]) => !only || name === 'events-off' || only.includes(name)); // BENCH_AB_VARIANTS=none: events-off only
+  if (process.env.BENCH_AB_BASE_DIST) {
+    variants.push(['base', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
+    if (!only || only.includes('events-listened')) variants.push(['base-listened', path.resolve(process.env.BENCH_AB_BASE_DIST)]);
+  }
   const results = new Map(variants.map(([name]) => [name, []]));
+  const cpus = new Map(variants.map(([name]) => [name, []]));
   for (let run = 0; run < runs; run++) {
     for (const [name, dist] of variants) {
       const env = { ...process.env, ...(dist ? { BENCH_DIST_DIR: dist } : {}) };
-      const out = spawnSync(process.execPath, [process.argv[1], '--child', name === 'base' ? 'events-off' : name, String(jobs)], {
-        cwd: ROOT,
-        env,
-        encoding: 'utf8',
-      });
+      const out = spawnSync(
+        process.execPath,
+        [process.argv[1], '--child', { base: 'events-off', 'base-listened': 'events-listened' }[name] ?? name, String(jobs)],
+        {
+          cwd: ROOT,
+          env,
+          encoding: 'utf8',
+        },
+      );
       if (out.status !== 0) throw new Error(`${name} failed: ${out.stderr}`);
       const line = JSON.parse(out.stdout.trim().split('\n').pop());
       results.get(name).push(line.jobsPerSecond);
+      cpus.get(name).push(line.cpuMsPerKJob);
       process.stderr.write(
-        `run ${run + 1} ${name}: ${Math.round(line.jobsPerSecond)} jobs/s${line.errors ? ` (${line.errors} errors)` : ''}\n`,
+        `run ${run + 1} ${name}: ${Math.round(line.jobsPerSecond)} jobs/s, ${Math.round(line.cpuMsPerKJob)} ms CPU / 1000 jobs${line.errors ? ` (${line.errors} errors)` : ''}\n`,
       );
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const reference = median(results.get('events-off'));
+  const referenceOf = (name) => (name.startsWith('base') ? 'base' : 'events-off');
   for (const [name, values] of results) {
     const m = median(values);
+    const reference = median(results.get(referenceOf(name)));
+    const cpu = median(cpus.get(name));
+    const cpuReference = median(cpus.get(referenceOf(name)));
     console.log(
-      `${name.padEnd(15)} median ${Math.round(m)} jobs/s (${((m / reference - 1) * 100).toFixed(1)} % vs events-off), runs: ${values.map(Math.round).join(', ')}`,
+      `${name.padEnd(15)} median ${Math.round(m)} jobs/s (${((m / reference - 1) * 100).toFixed(1)} % vs ${referenceOf(name)}), ` +
+        `${Math.round(cpu)} ms CPU / 1000 jobs (${((cpu / cpuReference - 1) * 100).toFixed(1)} %), runs: ${values.map(Math.round).join(', ')}`,
     );
   }
 }

@@ -24,6 +24,12 @@ export const EVENTS_TABLE = 'nest_queue_events';
 /** Processes currently reading cluster events (a heartbeat each): publishers write events only while one is recent. */
 export const EVENT_READERS_TABLE = 'nest_queue_event_readers';
 
+/**
+ * The one row of the event readers table that is not a reader: the heartbeat of processes waiting for jobs to finish
+ * (PostgreSQL), which turns the finish notifications on. Not a valid instance id, so no reader can collide with it.
+ */
+export const FINISH_WAITERS_MARK = '~finish-waiters';
+
 /** Metadata key of `@QueueEventsListener` (the queue it listens to). */
 export const QUEUE_EVENTS_LISTENER_METADATA = 'sqlite-queue:queue-events-listener';
 

@@ -29,8 +29,8 @@ class FakeClient extends EventEmitter implements PgListenClient {
   async end(): Promise<void> {
     this.ended = true;
   }
-  notify(channel: string): void {
-    this.emit('notification', { channel } satisfies PgNotification);
+  notify(channel: string, payload?: string): void {
+    this.emit('notification', { channel, payload } satisfies PgNotification);
   }
   /** What pg does when the server terminates an idle connection. */
   drop(): void {
@@ -94,6 +94,39 @@ describe('PostgresNotificationListener', () => {
     clients[0].emit('error', new Error('late'));
     expect(hints).toBe(2);
     expect(clients).toHaveLength(4);
+  });
+
+  it('passes notifications of its extra channels on, with their payload, and one without payload per channel after a reconnect', async () => {
+    const extra = new PostgresNotificationListener(
+      () => {
+        const client = new FakeClient(false);
+        clients.push(client);
+        return client;
+      },
+      'nq_jobs_due',
+      'LISTEN "nq_jobs_due"; LISTEN "nq_jobs_done"',
+      quietLogger,
+      { initialDelay: 5, maxDelay: 20 },
+      ['nq_jobs_done', 'nq_events'],
+    );
+    const seen: PgNotification[] = [];
+    let dueHints = 0;
+    extra.notifications$.subscribe((message) => seen.push(message));
+    extra.hints$.subscribe(() => dueHints++);
+    try {
+      await extra.start();
+      const client = clients[clients.length - 1];
+      client.notify('nq_jobs_done', '7,8');
+      client.notify('nq_jobs_due');
+      client.notify('unrelated', 'x');
+      expect(seen).toEqual([{ channel: 'nq_jobs_done', payload: '7,8' }]);
+      expect(dueHints).toBe(1);
+      client.drop();
+      await waitFor(() => extra.listening, 'listening again');
+      expect(seen.slice(1)).toEqual([{ channel: 'nq_jobs_done' }, { channel: 'nq_events' }]);
+    } finally {
+      await extra.close();
+    }
   });
 
   it('an outage is logged once when the connection is lost and once when it is back, however many attempts fail', async () => {

@@ -200,10 +200,10 @@ describePostgres('PostgreSQL backend', () => {
       try {
         const channel = `${schema}_jobs_due`;
         const backends: { pid: number }[] = await db.query(
-          `SELECT pid FROM pg_stat_activity WHERE query = $1 AND datname = current_database()`,
-          [`LISTEN "${channel}"`],
+          `SELECT pid FROM pg_stat_activity WHERE query LIKE $1 AND datname = current_database()`,
+          [`LISTEN "${channel}";%`],
         );
-        expect(backends).toHaveLength(2); // both storages listen
+        expect(backends).toHaveLength(2); // both storages listen, each on ONE connection for all its channels
         await db.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [backends.map((b) => b.pid)]);
         await waitFor(() => received.length >= 1, 'the catch-up hint after reconnecting', 10_000);
         expect(received).toHaveLength(1);

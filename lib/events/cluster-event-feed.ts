@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Observable, share } from 'rxjs';
+import { Observable, Subscription, share } from 'rxjs';
 import { QueueEvent } from '../interfaces/queue-event.interface';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
@@ -19,7 +19,9 @@ const READ_BATCH = 100;
  * however many subscribe (the stream is shared): while anything subscribes, it reads once per `pollInterval`, one
  * statement for every queue and listener, plus a heartbeat write every `READER_HEARTBEAT_MS`; with no subscriber it
  * sends nothing. Publishers write only while some process's heartbeat is recent, so a new reader is heard by them
- * within about `pollInterval`: `listening()` resolves once that has passed.
+ * within about `pollInterval`: `listening()` resolves once that has passed. Where the database announces published
+ * batches (PostgreSQL NOTIFY on the process's one LISTEN connection), the reader reads at once instead of at its
+ * next poll; the poll stays as the safety net.
  */
 export class ClusterEventFeed {
   private ready?: Promise<void>;
@@ -41,7 +43,23 @@ export class ClusterEventFeed {
       let lastHeartbeat = -Infinity;
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
+      let reading = false;
+      let again = false;
+      let hints: Subscription | undefined;
+      const wake = (publisher: string | null): void => {
+        // Our own batches: the read skips them anyway.
+        if (stopped || cursor === null || publisher === this.origin) return;
+        // Mid-read: the batch may have committed after that read's snapshot, so read once more when it ends.
+        if (reading) {
+          again = true;
+          return;
+        }
+        clearTimeout(timer);
+        void tick();
+      };
       const tick = async (): Promise<void> => {
+        reading = true;
+        again = false;
         if (failures.canTry()) {
           try {
             const storage = await this.storage();
@@ -67,8 +85,19 @@ export class ClusterEventFeed {
             failures.failed(error);
           }
         }
-        if (!stopped) timer = setTimeout(() => void tick(), cursor === null ? Math.min(this.pollInterval, 100) : this.pollInterval);
+        reading = false;
+        if (stopped) return;
+        if (again && cursor !== null) {
+          void tick();
+          return;
+        }
+        timer = setTimeout(() => void tick(), cursor === null ? Math.min(this.pollInterval, 100) : this.pollInterval);
       };
+      void this.storage()
+        .then((storage) => {
+          if (!stopped) hints = storage.eventHints$?.subscribe(wake);
+        })
+        .catch(() => undefined); // the storage failed to open: the ticks report it
       this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
       this.subscribed = true;
       void tick();
@@ -76,6 +105,7 @@ export class ClusterEventFeed {
         stopped = true;
         this.subscribed = false;
         clearTimeout(timer);
+        hints?.unsubscribe();
         this.ready = undefined;
         this.markReady = undefined;
       };

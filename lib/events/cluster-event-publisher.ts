@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Subscription, filter } from 'rxjs';
 import { QueueStorage } from '../storage/queue-storage.interface';
-import { encodeEvent } from './event-codec';
+import { QueueEvent } from '../interfaces/queue-event.interface';
+import { encodeEvents } from './event-codec';
 import { JobEventBus } from './job-event-bus';
 
 /** Most events one stored batch (one row) carries. */
@@ -38,10 +39,8 @@ export interface ClusterEventPublisherSettings {
  * engine: a failed write is logged with its jobs and the events are dropped.
  */
 export class ClusterEventPublisher {
-  /** Encoded events (JSON elements) not yet written. */
-  private buffer: string[] = [];
-  /** `queue/jobId` of each buffered event, for the log line of a failed write. */
-  private jobs: string[] = [];
+  /** Events not yet written; encoded a batch at a time when written (cheaper than one at a time). */
+  private buffer: QueueEvent[] = [];
   private scheduled = false;
   private writing: Promise<void> = Promise.resolve();
   private subscription?: Subscription;
@@ -90,10 +89,8 @@ export class ClusterEventPublisher {
 
   private publish(): void {
     this.subscription ??= this.bus.events$.pipe(filter((event) => event.origin === undefined)).subscribe((event) => {
-      this.buffer.push(encodeEvent(event));
-      this.jobs.push(`${event.queue}/${event.jobId}`);
+      this.buffer.push(event);
       if (this.buffer.length > MAX_BUFFERED) {
-        this.jobs.splice(0, this.buffer.length - MAX_BUFFERED);
         const dropped = this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
         this.logger.warn(`Cluster events: dropped ${dropped.length} unpublished events (the database is not keeping up)`);
       }
@@ -127,12 +124,11 @@ export class ClusterEventPublisher {
   private async writeAll(): Promise<void> {
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, WRITE_BATCH);
-      const jobsOfBatch = this.jobs.splice(0, WRITE_BATCH);
       try {
-        await (await this.storage()).appendEvents({ origin: this.settings.origin, createdAt: Date.now(), events: `[${batch.join(',')}]` });
+        await (await this.storage()).appendEvents({ origin: this.settings.origin, createdAt: Date.now(), events: encodeEvents(batch) });
         this.wroteSincePrune = true;
       } catch (error) {
-        const jobs = [...new Set(jobsOfBatch)].slice(0, 10).join(', ');
+        const jobs = [...new Set(batch.map((event) => `${event.queue}/${event.jobId}`))].slice(0, 10).join(', ');
         this.logger.error(`Cluster events: publishing ${batch.length} events failed (jobs ${jobs}…); they are lost: ${String(error)}`);
       }
     }

@@ -15,17 +15,29 @@ interface Waiter {
 
 const FINAL_EVENTS = new Set(['completed', 'failed', 'cancelled']);
 
+/** How often waiting processes renew the heartbeat that turns finish notifications on (ms); they count for 15 s. */
+const WAITERS_HEARTBEAT_MS = 5000;
+
 /**
  * The one mechanism behind every `waitUntilFinished` of the process, however many wait. Jobs this process finishes
  * are seen at once through its own events; jobs another process finishes (or an operator cancels) are found by ONE
  * statement per `pollInterval` for all waited ids together, sent only while someone waits: no per-waiter polling,
- * nothing at all when nobody waits.
+ * nothing at all when nobody waits. Where the database announces finished jobs (PostgreSQL: a NOTIFY per outcome
+ * batch, on the process's one LISTEN connection), a waited-for job finished elsewhere is read at once instead of at
+ * the next poll, which stays as the safety net for lost notifications. Those announcements are sent only while some
+ * process waits: waiting processes renew one shared heartbeat row every 5 s (one write, only while waiting).
  */
 export class FinishWatcher {
   private readonly waiting = new Map<string, Set<Waiter>>();
   private readonly failures: FailureStreak;
   private timer?: NodeJS.Timeout;
   private local?: Subscription;
+  private remote?: Subscription;
+  private subscribing = false;
+  private heartbeatAt = -Infinity;
+  private heartbeat?: Promise<void>;
+  /** Renews the heartbeat while someone waits, whatever the pollInterval (it counts for 15 s only). */
+  private heartbeatTimer?: NodeJS.Timeout;
   private readonly soon = new Set<string>();
   private closed = false;
 
@@ -74,8 +86,32 @@ export class FinishWatcher {
     this.stopIfIdle();
   }
 
+  /**
+   * Keeps the waiters' heartbeat fresh where the storage announces finished jobs. Awaited before a first look, so a
+   * job that finishes after that look is announced (the poll covers the rare batch already running meanwhile).
+   */
+  private renewHeartbeat(): Promise<void> {
+    if (Date.now() - this.heartbeatAt < WAITERS_HEARTBEAT_MS) return Promise.resolve();
+    this.heartbeat ??= (async () => {
+      try {
+        const storage = await this.storage();
+        if (!storage.markFinishWaiters) return;
+        const now = Date.now();
+        await storage.markFinishWaiters(now);
+        this.heartbeatAt = now;
+      } catch (error) {
+        // Without it, waiters still learn of finished jobs from the poll.
+        this.failures.failed(error);
+      } finally {
+        this.heartbeat = undefined;
+      }
+    })();
+    return this.heartbeat;
+  }
+
   private async firstLook(id: string, waiter: Waiter): Promise<void> {
     try {
+      await this.renewHeartbeat();
       const record = await (await this.storage()).getJob(id);
       if (record === null) {
         if (this.remove(id, waiter)) waiter.reject(new JobNotFoundError(id));
@@ -92,6 +128,28 @@ export class FinishWatcher {
       .pipe(filter((event) => FINAL_EVENTS.has(event.type) && this.waiting.has(event.jobId)))
       .subscribe((event) => this.checkSoon(event.jobId));
     this.timer ??= setTimeout(() => void this.poll(), this.pollInterval);
+    if (!this.remote && !this.subscribing) void this.listenRemote();
+    if (!this.heartbeatTimer) {
+      this.heartbeatTimer = setInterval(() => void this.renewHeartbeat(), WAITERS_HEARTBEAT_MS);
+      this.heartbeatTimer.unref();
+    }
+  }
+
+  /** Follows the storage's finish hints (if it has any) while someone waits. */
+  private async listenRemote(): Promise<void> {
+    this.subscribing = true;
+    try {
+      const hints$ = (await this.storage()).finishHints$;
+      if (!hints$ || this.waiting.size === 0 || this.remote) return;
+      this.remote = hints$.subscribe((ids) => {
+        // null: some jobs finished, unknown which (a long batch, or a reconnect after missed notifications).
+        for (const id of ids ?? [...this.waiting.keys()]) if (this.waiting.has(id)) this.checkSoon(id);
+      });
+    } catch {
+      // The storage failed to open: the waiters' first look reports it, and the poll keeps trying.
+    } finally {
+      this.subscribing = false;
+    }
   }
 
   private stopIfIdle(): void {
@@ -100,6 +158,10 @@ export class FinishWatcher {
     this.timer = undefined;
     this.local?.unsubscribe();
     this.local = undefined;
+    this.remote?.unsubscribe();
+    this.remote = undefined;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
   }
 
   /** A job of this process finished: read it in the same turn as others that finished with it (one statement). */

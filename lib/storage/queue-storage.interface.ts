@@ -204,6 +204,17 @@ export interface OldestDueRow {
 export interface QueueStorage {
   /** Hints that jobs were inserted (by this process, or by anyone where the database can tell). Never authoritative. */
   readonly insertHints$: Observable<void>;
+  /**
+   * Where the database can tell (PostgreSQL NOTIFY): ids of jobs any process just finished (completed, failed or
+   * cancelled), or null for "some jobs, unknown which". A hint: waiters re-check the database. Absent on SQLite.
+   * Available once `initialize` resolved.
+   */
+  readonly finishHints$?: Observable<string[] | null>;
+  /**
+   * Where the database can tell (PostgreSQL NOTIFY): the origin of a process that just published cluster events, or
+   * null for "maybe anyone". Absent on SQLite.
+   */
+  readonly eventHints$?: Observable<string | null>;
   /** Opens the database if owned, sets it up and creates the schema idempotently. */
   initialize(): Promise<void>;
   /** Releases what `initialize` opened. */
@@ -324,6 +335,11 @@ export interface QueueStorage {
   pruneEvents(before: number): Promise<number>;
   /** Records that `origin` reads cluster events (a heartbeat). */
   markEventReader(origin: string, now: number): Promise<void>;
+  /**
+   * Where finished jobs are announced (`finishHints$`): renews the shared heartbeat of waiting processes, without
+   * which no announcement is sent (so the hot path pays nothing while nobody waits). Absent on SQLite.
+   */
+  markFinishWaiters?(now: number): Promise<void>;
   /** Whether any process left a reader heartbeat at or after `since`. */
   hasEventReaders(since: number): Promise<boolean>;
 

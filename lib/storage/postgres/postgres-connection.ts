@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Observable } from 'rxjs';
+import { Observable, filter, map } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { DatabaseOpenError } from '../../errors/database-open.error';
 import { SqliteQueueError } from '../../errors/sqlite-queue.error';
@@ -66,8 +66,30 @@ export class PostgresConnection {
 
   /** Hints that jobs were enqueued, by any process on any machine sharing the schema. */
   get insertHints$(): Observable<void> {
+    return this.listening().hints$;
+  }
+
+  /** Ids of jobs some process just finished; null when unknown which (a long list, or a reconnect). */
+  get finishHints$(): Observable<string[] | null> {
+    const channel = this.context.tables.finishChannel;
+    return this.listening().notifications$.pipe(
+      filter((message) => message.channel === channel),
+      map((message) => (message.payload ? message.payload.split(',') : null)),
+    );
+  }
+
+  /** Which process just published a batch of cluster events; null after a reconnect (anyone may have). */
+  get eventHints$(): Observable<string | null> {
+    const channel = this.context.tables.eventsChannel;
+    return this.listening().notifications$.pipe(
+      filter((message) => message.channel === channel),
+      map((message) => message.payload || null),
+    );
+  }
+
+  private listening(): PostgresNotificationListener {
     if (!this.listener) throw new Error('PostgresQueueStorage used before initialize()');
-    return this.listener.hints$;
+    return this.listener;
   }
 
   /**
@@ -99,7 +121,14 @@ export class PostgresConnection {
       // Closed meanwhile: open no LISTEN connection that close() would no longer see.
       if (this.closed) return;
       const { tables } = this.context;
-      this.listener = new PostgresNotificationListener(() => this.createListenClient(), tables.channel, listenSql(tables), this.logger);
+      this.listener = new PostgresNotificationListener(
+        () => this.createListenClient(),
+        tables.channel,
+        listenSql(tables),
+        this.logger,
+        undefined,
+        [tables.finishChannel, tables.eventsChannel],
+      );
       await this.listener.start();
     } catch (error) {
       await this.releaseResources().catch(() => undefined);

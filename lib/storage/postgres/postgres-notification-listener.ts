@@ -46,6 +46,7 @@ const DEFAULT_BACKOFF: ListenerBackoff = { initialDelay: 100, maxDelay: 10_000 }
  */
 export class PostgresNotificationListener {
   private readonly hints = new Subject<void>();
+  private readonly others = new Subject<PgNotification>();
   private client?: PgListenClient;
   private reconnectTimer?: NodeJS.Timeout;
   private failures = 0;
@@ -56,12 +57,20 @@ export class PostgresNotificationListener {
   /** One value per notification, and one after every reconnect. Completes on `close()`. */
   readonly hints$: Observable<void> = this.hints.asObservable();
 
+  /**
+   * Notifications of the `extraChannels` (the same connection LISTENs to them too: one LISTEN connection per process
+   * whatever it listens for). After a reconnect, one message per extra channel WITHOUT payload: anything may have
+   * happened meanwhile. Completes on `close()`.
+   */
+  readonly notifications$: Observable<PgNotification> = this.others.asObservable();
+
   constructor(
     private readonly createClient: () => PgListenClient,
     private readonly channel: string,
     private readonly listenStatement: string,
     private readonly logger: ListenerLogger,
     private readonly backoff: ListenerBackoff = DEFAULT_BACKOFF,
+    private readonly extraChannels: readonly string[] = [],
   ) {}
 
   /** True while a LISTEN connection is up. */
@@ -88,6 +97,7 @@ export class PostgresNotificationListener {
     if (client) await endQuietly(client);
     await this.connecting;
     this.hints.complete();
+    this.others.complete();
   }
 
   private async connect(): Promise<void> {
@@ -106,7 +116,9 @@ export class PostgresNotificationListener {
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('the connection ended')));
     client.on('notification', (message) => {
-      if (message.channel === this.channel && !this.closed) this.hints.next();
+      if (this.closed) return;
+      if (message.channel === this.channel) this.hints.next();
+      else if (this.extraChannels.includes(message.channel)) this.others.next(message);
     });
     try {
       await client.connect();
@@ -125,6 +137,7 @@ export class PostgresNotificationListener {
       this.logger.log(`LISTEN connection re-established after ${this.failures} failed attempt(s); claiming to catch up`);
       this.failures = 0;
       this.hints.next();
+      for (const channel of this.extraChannels) this.others.next({ channel });
     }
   }
 

@@ -33,7 +33,15 @@ import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
-import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
+import {
+  appendEvents,
+  getFinishedJobs,
+  hasEventReaders,
+  markEventReader,
+  markFinishWaiters,
+  pruneEvents,
+  readEvents,
+} from './sql/events.sql';
 import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
@@ -86,6 +94,14 @@ export class PostgresQueueStorage implements QueueStorage {
 
   get insertHints$(): Observable<void> {
     return this.connection.insertHints$;
+  }
+
+  get finishHints$(): Observable<string[] | null> {
+    return this.connection.finishHints$;
+  }
+
+  get eventHints$(): Observable<string | null> {
+    return this.connection.eventHints$;
   }
 
   initialize(): Promise<void> {
@@ -272,6 +288,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   markEventReader(origin: string, now: number): Promise<void> {
     return markEventReader(this.db, origin, now);
+  }
+
+  markFinishWaiters(now: number): Promise<void> {
+    return markFinishWaiters(this.db, now);
   }
 
   hasEventReaders(since: number): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { JobStatus } from '../../../interfaces/job-info.interface';
 import { KeyBlockedJob } from '../../queue-storage.interface';
 import { idsOf, toKeyBlockedJob } from '../../shared/job-row.mapper';
-import { PostgresContext, RELEASE_COLUMNS, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, RELEASE_COLUMNS, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T, Q } = tables;
@@ -17,8 +17,10 @@ const sql = perSchema((tables) => {
       changed AS (
         UPDATE ${T} AS t SET status = 'cancelled', finished_at = $1, updated_at = $1, lease_until = NULL
         FROM target WHERE t.id = target.id AND target.status IN ('pending', 'running')
-      )
-      SELECT status FROM target`,
+        RETURNING t.id
+      ),
+      ${notifyFinished(tables, 'changed', '$1')}
+      SELECT status FROM target WHERE (SELECT count(*) FROM done) >= 0`,
 
     // A finished job is retried only while no live job of its queue holds its key, and of several failed jobs
     // sharing a key only the newest: two pending at once would break the unique key index. A key taken by a

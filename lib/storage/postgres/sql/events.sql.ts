@@ -1,4 +1,4 @@
-import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../sqlite-queue.constants';
 import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
@@ -11,19 +11,22 @@ import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragment
  * transaction-scoped advisory lock (keyed by the table name) from before their insert until their commit, so ids
  * become visible in order. One row per batch of events: rare next to job writes, and only they wait on this lock; only they wait on this lock.
  */
-const sql = perSchema(({ T }) => {
+const sql = perSchema(({ T, eventsChannel }) => {
   const E = T.replace(/[^.]+$/, EVENTS_TABLE);
   const R = T.replace(/[^.]+$/, EVENT_READERS_TABLE);
   return {
     finishedJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ANY($1::bigint[]) AND status IN ('completed', 'failed', 'cancelled')`,
+    // The notification (payload: the publisher) wakes the readers of every other process at commit, not at their next poll.
     appendEvents: `INSERT INTO ${E} (origin, created_at, events)
-      SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext('${E}'))) AS lock`,
+      SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext('${E}'))) AS lock,
+        (SELECT pg_notify('${eventsChannel}', $1)) AS wake`,
     readEvents: `SELECT id, origin, created_at, events FROM ${E} WHERE id > $1 AND origin <> $3 ORDER BY id LIMIT $2`,
     lastEventId: `SELECT COALESCE(MAX(id), 0) AS id FROM ${E}`,
     pruneEvents: `DELETE FROM ${E} WHERE created_at < $1`,
     pruneReaders: `DELETE FROM ${R} WHERE seen_at < $1`,
     markReader: `INSERT INTO ${R} (origin, seen_at) VALUES ($1, $2) ON CONFLICT (origin) DO UPDATE SET seen_at = excluded.seen_at`,
-    hasReaders: `SELECT EXISTS (SELECT 1 FROM ${R} WHERE seen_at >= $1) AS found`,
+    // The waiters' heartbeat is no reader of events.
+    hasReaders: `SELECT EXISTS (SELECT 1 FROM ${R} WHERE seen_at >= $1 AND origin <> '${FINISH_WAITERS_MARK}') AS found`,
   };
 });
 
@@ -64,6 +67,11 @@ export async function pruneEvents(db: PostgresContext, before: number): Promise<
 /** A reader's heartbeat. */
 export async function markEventReader(db: PostgresContext, origin: string, now: number): Promise<void> {
   await db.runner.run(sql(db.tables).markReader, [origin, ms(now)]);
+}
+
+/** Renews the shared heartbeat of processes waiting for jobs, which turns finish notifications on. */
+export async function markFinishWaiters(db: PostgresContext, now: number): Promise<void> {
+  await db.runner.run(sql(db.tables).markReader, [FINISH_WAITERS_MARK, ms(now)]);
 }
 
 /** Whether a reader's heartbeat is at or after `since`. */

@@ -1,5 +1,5 @@
 import { ChildRow, FlowRecord, NewFlowNode } from '../../queue-storage.interface';
-import { PostgresContext, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T } = tables;
@@ -37,10 +37,14 @@ const sql = perSchema((tables) => {
     children: `SELECT id, queue, status, result FROM ${T} WHERE parent_id = $1 ORDER BY id`,
 
     // Keeps locked_by (like a single cancel) so a running job's owner finds out at its next heartbeat.
-    cancelDescendants: `${descendants}
-      UPDATE ${T} SET status = 'cancelled', finished_at = $2, updated_at = $2, lease_until = NULL
-      WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running')
-      RETURNING id, queue, locked_by`,
+    cancelDescendants: `${descendants},
+      cancelled AS (
+        UPDATE ${T} SET status = 'cancelled', finished_at = $2, updated_at = $2, lease_until = NULL
+        WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running')
+        RETURNING id, queue, locked_by
+      ),
+      ${notifyFinished(tables, 'cancelled', '$2')}
+      SELECT * FROM cancelled WHERE (SELECT count(*) FROM done) >= 0`,
 
     runningDescendants: `${descendants} SELECT id FROM ${T} WHERE id IN (SELECT id FROM tree) AND status = 'running'`,
 

@@ -1,7 +1,7 @@
 import { AttemptRef, RecoveredJob } from '../../queue-storage.interface';
 import { idsOf, toRecoveredJob } from '../../shared/job-row.mapper';
 import { leaseExpiredErrorSql } from '../../shared/lease-expired';
-import { PostgresContext, RELEASE_COLUMNS, attemptArrays, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+import { PostgresContext, RELEASE_COLUMNS, attemptArrays, ms, notifyFinished, notifyIfAny, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T } = tables;
@@ -48,8 +48,9 @@ const sql = perSchema((tables) => {
         WHERE id IN (SELECT id FROM expired)
         RETURNING id, queue, status, attempts, run_at
       ),
-      ${notifyIfAny(tables, "recovered WHERE status = 'pending'")}
-      SELECT * FROM recovered WHERE (SELECT count(*) FROM hint) >= 0`,
+      ${notifyIfAny(tables, "recovered WHERE status = 'pending'")},
+      ${notifyFinished(tables, "recovered WHERE status = 'failed'", '$1')}
+      SELECT * FROM recovered WHERE (SELECT count(*) FROM hint) >= 0 AND (SELECT count(*) FROM done) >= 0`,
   };
 });
 

@@ -1,25 +1,37 @@
 import { AttemptRef, Completion } from '../../queue-storage.interface';
-import { PostgresContext, RELEASE_COLUMNS, ms, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, RELEASE_COLUMNS, ms, notifyFinished, perSchema, toRowId } from './postgres-sql-fragments';
 
-const sql = perSchema(({ T }) => ({
-  /** Completes many attempts, each fenced by its own attempt number. */
-  completeMany: `/* complete */ UPDATE ${T} AS t
-      SET status = 'completed', result = c.result, finished_at = $1, updated_at = $1, ${RELEASE_COLUMNS}
-      FROM unnest($2::bigint[], $3::int[], $4::text[]) AS c(id, attempt, result)
-      WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'
-      RETURNING t.id`,
+const sql = perSchema((tables) => {
+  const { T } = tables;
+  return {
+    /** Completes many attempts, each fenced by its own attempt number, and announces them in one notification. */
+    completeMany: `/* complete */ WITH completed AS (
+        UPDATE ${T} AS t
+        SET status = 'completed', result = c.result, finished_at = $1, updated_at = $1, ${RELEASE_COLUMNS}
+        FROM unnest($2::bigint[], $3::int[], $4::text[]) AS c(id, attempt, result)
+        WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'
+        RETURNING t.id
+      ),
+      ${notifyFinished(tables, 'completed', '$1')}
+      SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
 
-  retry: `UPDATE ${T}
+    retry: `UPDATE ${T}
       SET status = 'pending', error = $1, run_at = $2, updated_at = $3, ${RELEASE_COLUMNS}
       WHERE id = $4 AND locked_by = $5 AND attempts = $6 AND status = 'running'`,
 
-  fail: `UPDATE ${T}
-      SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, ${RELEASE_COLUMNS}
-      WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,
+    fail: `WITH failed AS (
+        UPDATE ${T}
+        SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, ${RELEASE_COLUMNS}
+        WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'
+        RETURNING id
+      ),
+      ${notifyFinished(tables, 'failed', '$2')}
+      SELECT count(*) AS count FROM failed WHERE (SELECT count(*) FROM done) >= 0`,
 
-  updateProgress: `UPDATE ${T} SET progress = $1, updated_at = $2
+    updateProgress: `UPDATE ${T} SET progress = $1, updated_at = $2
       WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,
-}));
+  };
+});
 
 /** Marks attempts completed; the ids this worker still owned. Hot path. */
 export async function completeJobs(db: PostgresContext, completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
@@ -53,7 +65,8 @@ export async function retryJob(
 export async function failJob(db: PostgresContext, ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
   const id = toRowId(ref.id);
   if (id === null) return false;
-  return (await db.runner.run(sql(db.tables).fail, [error, ms(now), id, workerId, ref.attempt])) === 1;
+  const [row] = await db.runner.all(sql(db.tables).fail, [error, ms(now), id, workerId, ref.attempt]);
+  return Number(row?.count) === 1;
 }
 
 /** Stores the progress of a running attempt; false when no longer owned. */

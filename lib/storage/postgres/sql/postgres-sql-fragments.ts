@@ -10,7 +10,7 @@
  * drops it on rollback. Deciding "due" with the caller's `now` (not the database clock) keeps a skewed database
  * clock from silencing hints for immediate jobs.
  */
-import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, FINISH_WAITERS_MARK, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
 import { AttemptRef } from '../../queue-storage.interface';
 import { StatementRunner } from '../../shared/statement-runner';
 
@@ -22,8 +22,14 @@ export interface PostgresTables {
   readonly Q: string;
   /** The schedules table, schema-qualified. */
   readonly S: string;
+  /** The event readers (heartbeats) table, schema-qualified. */
+  readonly R: string;
   /** The schema's LISTEN/NOTIFY channel. */
   readonly channel: string;
+  /** The channel announcing finished jobs (payload: their ids), for `waitUntilFinished` in other processes. */
+  readonly finishChannel: string;
+  /** The channel announcing a published batch of cluster events (no payload). */
+  readonly eventsChannel: string;
   /** The function counting a queue's running jobs on a fresh snapshot (migration 5, `queue-limits`), schema-qualified. */
   readonly runningCount: string;
 }
@@ -49,7 +55,10 @@ export function postgresTables(schema: string): PostgresTables {
       T: `"${schema}".${JOBS_TABLE}`,
       Q: `"${schema}".${QUEUES_TABLE}`,
       S: `"${schema}".${SCHEDULES_TABLE}`,
+      R: `"${schema}".${EVENT_READERS_TABLE}`,
       channel: notifyChannel(schema),
+      finishChannel: `${schema}_jobs_done`,
+      eventsChannel: `${schema}_events`,
       runningCount: `"${schema}".${JOBS_TABLE}_running_count`,
     };
     tablesBySchema.set(schema, tables);
@@ -78,6 +87,30 @@ export function notifyIfAny(tables: PostgresTables, rows: string): string {
   return `hint AS (SELECT pg_notify('${tables.channel}', '') FROM (SELECT 1 FROM ${rows} LIMIT 1) AS any_row)`;
 }
 
+/**
+ * Longest id list a finish notification carries (PostgreSQL refuses payloads of 8000 bytes and more). Past it the
+ * payload is empty, which listeners read as "some jobs finished": they look at every job they wait for.
+ */
+const MAX_FINISH_PAYLOAD = 7900;
+
+/** How long a waiters' heartbeat counts (ms): three of their renewals, so clock skew between machines is tolerated. */
+export const FINISH_WAITERS_TTL = 15_000;
+
+/**
+ * A WITH item that announces the jobs of `rows` (a FROM item with an `id` column, and its WHERE) as finished: ONE
+ * `pg_notify` for the whole statement, its payload the ids joined by commas, delivered at commit and dropped on
+ * rollback. Referenced from the final SELECT like `notifyIfAny`. Sent only while some process waits for a job: waiting
+ * processes keep one shared heartbeat row fresh, and the gate is a primary-key lookup of it (`now` is the statement's
+ * parameter holding the caller's clock), evaluated before the ids are even gathered. So while nobody waits anywhere,
+ * an outcome batch pays that lookup and no notification.
+ */
+export function notifyFinished(tables: PostgresTables, rows: string, now: string): string {
+  return `done AS (SELECT pg_notify('${tables.finishChannel}', CASE WHEN length(ids) < ${MAX_FINISH_PAYLOAD} THEN ids ELSE '' END)
+      FROM (SELECT string_agg(id::text, ',') AS ids FROM ${rows}) AS finished_ids
+      WHERE EXISTS (SELECT 1 FROM ${tables.R} WHERE origin = '${FINISH_WAITERS_MARK}' AND seen_at >= ${now}::bigint - ${FINISH_WAITERS_TTL})
+        AND ids IS NOT NULL)`;
+}
+
 /** The columns a job loses when it stops running. */
 export const RELEASE_COLUMNS = 'locked_by = NULL, lease_until = NULL';
 
@@ -104,7 +137,7 @@ export function attemptArrays(refs: AttemptRef[]): { ids: string[]; attempts: nu
   return { ids, attempts };
 }
 
-/** The `LISTEN` of the schema's channel, for the notification listener's own connection. */
+/** The `LISTEN`s of the schema's channels, for the notification listener's own connection (one simple query). */
 export function listenSql(tables: PostgresTables): string {
-  return `LISTEN "${tables.channel}"`;
+  return [tables.channel, tables.finishChannel, tables.eventsChannel].map((channel) => `LISTEN "${channel}"`).join('; ');
 }
