@@ -3,7 +3,7 @@ import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
 import { InsertedRow } from '../../shared/pair-enqueued';
 import { StatementRunner } from '../../shared/statement-runner';
-import { T } from './sqlite-sql-fragments';
+import { T, newJobValues } from './sqlite-sql-fragments';
 
 /**
  * Inserts a whole batch from one JSON parameter, so any number of jobs is one atomic statement with no
@@ -47,35 +47,10 @@ export async function findLiveByKeys(runner: StatementRunner, queue: string, key
 
 /** The parameters of `ENQUEUE_ONE_SQL`. */
 function enqueueOneParams(queue: string, job: NewJobRecord, now: number): unknown[] {
-  return [
-    queue,
-    job.data,
-    job.priority,
-    job.runAt,
-    job.maxAttempts,
-    job.backoff,
-    job.timeout,
-    job.key,
-    job.name ?? null,
-    job.removeOn ?? null,
-    now,
-    now,
-  ];
+  return [queue, ...newJobValues(job), now, now];
 }
 
-/** The JSON parameter of `ENQUEUE_SQL`: one [data, priority, runAt, maxAttempts, backoff, timeout, key, name, removeOn] per job. */
+/** The JSON parameter of `ENQUEUE_SQL`: one array of `newJobValues` per job. */
 function enqueuePayload(jobs: NewJobRecord[]): string {
-  return JSON.stringify(
-    jobs.map((job) => [
-      job.data,
-      job.priority,
-      job.runAt,
-      job.maxAttempts,
-      job.backoff,
-      job.timeout,
-      job.key,
-      job.name ?? null,
-      job.removeOn ?? null,
-    ]),
-  );
+  return JSON.stringify(jobs.map(newJobValues));
 }

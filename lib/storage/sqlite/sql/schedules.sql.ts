@@ -1,8 +1,8 @@
-import { NewJobRecord, ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
+import { ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
 import { SCHEDULE_COLUMNS } from '../../shared/job-columns';
 import { scheduleParams, toScheduleRecord } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { S, T } from './sqlite-sql-fragments';
+import { S, T, newJobValues } from './sqlite-sql-fragments';
 
 const UPSERT_SCHEDULE_SQL = `INSERT INTO ${S} (${SCHEDULE_COLUMNS}, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -57,22 +57,7 @@ export async function dueSchedules(runner: StatementRunner, now: number): Promis
 export async function enqueueOccurrence(runner: StatementRunner, occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
   const { schedule, occurrenceAt, job, nextRunAt } = occurrence;
   const scheduleKey = `${schedule.name}@${occurrenceAt}`;
-  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [...jobParams(schedule.queue, job), scheduleKey, now, now]);
+  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [schedule.queue, ...newJobValues(job), scheduleKey, now, now]);
   await runner.run(ADVANCE_SCHEDULE_SQL, [nextRunAt, now, schedule.queue, schedule.name, schedule.nextRunAt]);
   return inserted === 1;
-}
-
-function jobParams(queue: string, job: NewJobRecord): unknown[] {
-  return [
-    queue,
-    job.data,
-    job.priority,
-    job.runAt,
-    job.maxAttempts,
-    job.backoff,
-    job.timeout,
-    job.key,
-    job.name ?? null,
-    job.removeOn ?? null,
-  ];
 }

@@ -5,6 +5,7 @@
  * "UPDATE "/"INSERT " to run(), which drops rows.
  */
 import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
+import { NewJobRecord } from '../../queue-storage.interface';
 
 /** The jobs table. */
 export const T = JOBS_TABLE;
@@ -23,4 +24,12 @@ export const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS 
 /** Our ids are positive integers; anything else names no job. */
 export function toRowId(id: string): number | null {
   return /^[1-9]\d{0,15}$/.test(id) ? Number(id) : null;
+}
+
+/**
+ * A new job's values in the order every SQLite insert of a job names its columns after `queue`: data, priority,
+ * run_at, max_attempts, backoff, timeout_ms, unique_key, name, remove_on.
+ */
+export function newJobValues(job: NewJobRecord): unknown[] {
+  return [job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key, job.name ?? null, job.removeOn ?? null];
 }
