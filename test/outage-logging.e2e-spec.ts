@@ -51,11 +51,14 @@ describeEachBackend('database outage: background loops', (backend) => {
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
       const elapsed = Date.now() - start;
 
-      // One line per failing loop (poller, lease recovery, scheduler), not one per try.
-      expect(errors.length).toBeGreaterThanOrEqual(2);
-      expect(errors.length).toBeLessThanOrEqual(3);
-      expect(errors.filter((line) => /claim/i.test(line))).toHaveLength(1);
-      expect(errors.filter((line) => /schedule/i.test(line))).toHaveLength(1);
+      // One line per failing loop, not one per try. The poller and the scheduler always fail here; lease recovery,
+      // the heartbeat (an attempt still held while its outcome is saved) and retention fail too when their turn comes
+      // round within the outage, which a loaded machine decides.
+      const loops = errors.map((line) => /^(.*?) failed; retrying/.exec(line)?.[1].replace(/ of worker .*/, '') ?? line);
+      expect(loops).toEqual([...new Set(loops)]);
+      expect(loops).toEqual(expect.arrayContaining(['Claiming jobs', 'Reading due schedules']));
+      const knownLoops = ['Claiming jobs', 'Reading due schedules', 'Recovering expired leases', 'Heartbeat', 'Applying retention'];
+      for (const loop of loops) expect(knownLoops).toContain(loop);
       // Backing off: at full rate the poller and the scheduler would try every POLL_INTERVAL.
       const fullRate = elapsed / POLL_INTERVAL;
       expect(calls.get('claim')!).toBeLessThan(fullRate / 3);
