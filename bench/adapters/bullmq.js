@@ -131,14 +131,14 @@ exports.realHandlers = async ({ queues, total, concurrency }) => {
     return worker;
   });
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  const t = now();
+  const startedAt = now();
   workers.forEach((worker) => void worker.run());
   await waitFor(() => completed >= total, { what: `${total} completed`, timeoutMs: 120_000 });
-  const ms = now() - t;
+  const endedAt = now();
   await Promise.all(workers.map((worker) => worker.close()));
   await Promise.all(producers.map((queue) => queue.close()));
   await flushBenchDb();
-  return ioResult({ total, ms, inFlight: concurrency * queues.length, handler, extra: { completed } });
+  return ioResult({ total, startedAt, endedAt, inFlight: concurrency * queues.length, handler, extra: { completed } });
 };
 
 /**

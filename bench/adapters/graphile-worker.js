@@ -80,7 +80,7 @@ exports.realHandlers = async ({ queues, total, concurrency }) => {
   await analyzeSchema(SCHEMAS.graphile);
   const handler = ioHandler();
   const inFlight = concurrency * queues.length;
-  const t = now();
+  const startedAt = now();
   const runner = await run({
     ...shared,
     concurrency: inFlight,
@@ -92,10 +92,10 @@ exports.realHandlers = async ({ queues, total, concurrency }) => {
   await waitFor(() => handler.durations.length >= total, { what: `${total} handled`, timeoutMs: 120_000 });
   const countLeft = `SELECT count(*) FROM "${SCHEMAS.graphile}"._private_jobs`;
   await withClient(PG_URL, (client) => waitFor(async () => (await scalar(client, countLeft)) === 0, { what: 'all completed' }));
-  const ms = now() - t;
+  const endedAt = now();
   await runner.stop();
   await dropSchemas([SCHEMAS.graphile]);
-  return ioResult({ total, ms, inFlight, handler });
+  return ioResult({ total, startedAt, endedAt, inFlight, handler });
 };
 
 /** Child: PostgreSQL bytes per pending graphile-worker job (its jobs table, indexes and TOAST included). */

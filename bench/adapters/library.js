@@ -198,7 +198,7 @@ exports.concurrentAdd = async ({ tag, driver, postgres, perAdd, sizes }) => {
 // ---- Real handlers (scenarios/real-handlers.js): each job awaits 1-5 ms of I/O. ----
 
 /** Child: bulk-enqueues `total` jobs over `queues`, then processes them with I/O-bound handlers at `concurrency` per queue. */
-exports.realHandlers = async ({ tag, postgres, queues, total, concurrency }) => {
+exports.realHandlers = async ({ tag, postgres, queues, total, concurrency, prefetch }) => {
   const { ioHandler, ioResult } = require('../lib/io-handler');
   let options;
   if (postgres) {
@@ -219,17 +219,18 @@ exports.realHandlers = async ({ tag, postgres, queues, total, concurrency }) => 
   await producerApp.close();
   if (postgres) await require('../lib/postgres').analyzeSchema(require('../lib/postgres').SCHEMAS.library);
   const handler = ioHandler();
-  const t = now();
-  const app = await startLibraryApp({ options, queues, concurrency, handler: handler.handle });
+  const startedAt = now();
+  const app = await startLibraryApp({ options, queues, concurrency, prefetch, handler: handler.handle });
   await waitFor(() => handler.durations.length >= total, { what: `${total} handled`, timeoutMs: 120_000 });
   let counts;
   await waitFor(async () => (counts = await app.admin.getCounts()).completed >= total, { everyMs: 2, what: 'all completed' });
-  const ms = now() - t;
+  const endedAt = now();
   await app.close();
   if (postgres) await require('../lib/postgres').dropSchemas([require('../lib/postgres').SCHEMAS.library]);
   return ioResult({
     total,
-    ms,
+    startedAt,
+    endedAt,
     inFlight: concurrency * queues.length,
     handler,
     extra: { errors: app.log.errors, completed: counts.completed },

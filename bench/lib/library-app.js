@@ -73,9 +73,10 @@ function countingLogger({ echo = false } = {}) {
  * @param {object} p.options        SqliteQueueModule.forRoot options
  * @param {string[]} [p.queues]     queues to process (none: a producer-only app)
  * @param {number} [p.concurrency]  per queue
+ * @param {number} [p.prefetch]     per queue (the processor option; 0 by default)
  * @param {(job) => any} [p.handler]
  */
-async function startLibraryApp({ options, queues = [], concurrency = 1, handler = () => undefined, logger }) {
+async function startLibraryApp({ options, queues = [], concurrency = 1, prefetch, handler = () => undefined, logger }) {
   const providers = queues.map((queue) => {
     const ProcessorClass = class {
       async process(job) {
@@ -83,7 +84,7 @@ async function startLibraryApp({ options, queues = [], concurrency = 1, handler 
       }
     };
     Object.defineProperty(ProcessorClass, 'name', { value: `BenchProcessor_${queue.replace(/\W/g, '_')}` });
-    lib.Processor(queue, { concurrency })(ProcessorClass);
+    lib.Processor(queue, prefetch ? { concurrency, prefetch } : { concurrency })(ProcessorClass);
     return ProcessorClass;
   });
   class BenchModule {}
