@@ -107,6 +107,9 @@ describeEachBackend('errors: every exported error class, raised through the publ
       ['concurrency 0', { concurrency: 0 }, 'concurrency'],
       ['fractional concurrency', { concurrency: 1.5 }, 'concurrency'],
       ['negative concurrency', { concurrency: -2 }, 'concurrency'],
+      ['negative prefetch', { prefetch: -1 }, 'prefetch'],
+      ['fractional prefetch', { prefetch: 0.5 }, 'prefetch'],
+      ['a prefetch that is not a number', { prefetch: '4' as unknown as number }, 'prefetch'],
       ['maxAttempts 0', { maxAttempts: 0 }, 'maxAttempts'],
       ['timeout 0', { timeout: 0 }, 'timeout'],
       ['an unknown backoff type', { backoff: { type: 'linear' as 'fixed', delay: 10 } }, 'backoff'],
@@ -124,6 +127,7 @@ describeEachBackend('errors: every exported error class, raised through the publ
         providers: [
           defineProcessor('reports', async () => undefined, {
             concurrency: 2,
+            prefetch: 0,
             maxAttempts: 1,
             timeout: 100,
             backoff: { type: 'fixed', delay: 10 },

@@ -86,4 +86,93 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
       }
     }
   });
+
+  describe('with a prefetch', () => {
+    it('offers the prefetch beyond the free slots, and keeps what it claimed ahead waiting', () => {
+      const slots = new WorkerSlots<string>(1, 2);
+      expect(slots.freeSlots).toBe(3);
+      expect(slots.admit('a')).toBe(true);
+      expect(slots.admit('b')).toBe(false);
+      expect(slots.admit('c')).toBe(false);
+      expect(slots.freeSlots).toBe(0);
+      expect(slots.waitingJobs).toEqual(['b', 'c']);
+    });
+
+    it("starts a slot's next job as soon as its outcome is queued for writing, not once it landed", () => {
+      const slots = new WorkerSlots<string>(1, 1);
+      slots.admit('a');
+      slots.admit('b');
+      expect(slots.writeQueued()).toBe('b');
+      // One handler runs (b), one outcome is in writing (a): the prefetch is offered again.
+      expect(slots.freeSlots).toBe(1);
+      expect(slots.release(true)).toBeUndefined();
+      expect(slots.freeSlots).toBe(1);
+      expect(slots.idle).toBe(false);
+      expect(slots.release(false)).toBeUndefined();
+      expect(slots.idle).toBe(true);
+    });
+
+    it('bounds the jobs started (running, or their outcome in writing) by twice the concurrency', () => {
+      const slots = new WorkerSlots<string>(1, 3);
+      slots.admit('a');
+      expect(slots.admit('b')).toBe(false);
+      expect(slots.writeQueued()).toBe('b'); // a in writing, b running
+      expect(slots.admit('c')).toBe(false);
+      // b's outcome is queued too while a's has not landed: c would be a third job started with a concurrency of 1.
+      expect(slots.writeQueued()).toBeUndefined();
+      expect(slots.release(true)).toBe('c'); // a landed: c takes the slot
+      expect(slots.waitingJobs).toEqual([]);
+    });
+
+    it('after stopAccepting starts nothing, even when a write is queued', () => {
+      const slots = new WorkerSlots<string>(1, 1);
+      slots.admit('a');
+      slots.admit('b');
+      slots.stopAccepting();
+      expect(slots.writeQueued()).toBeUndefined();
+      expect(slots.takeWaiting()).toEqual(['b']);
+      expect(slots.freeSlots).toBe(0);
+    });
+
+    it('keeps its bounds over any sequence of routing, queued writes and settles', () => {
+      let seed = 7;
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      for (const [concurrency, prefetch] of [
+        [1, 1],
+        [2, 3],
+        [5, 5],
+      ]) {
+        const slots = new WorkerSlots<number>(concurrency, prefetch);
+        const started: { writeQueued: boolean }[] = [];
+        let next = 0;
+        for (let step = 0; step < 3000; step++) {
+          const roll = random();
+          if (roll < 0.4) {
+            const offered = slots.freeSlots;
+            for (let i = 0; i < offered; i++) if (slots.admit(next++)) started.push({ writeQueued: false });
+          } else if (roll < 0.7) {
+            const unwritten = started.find((job) => !job.writeQueued);
+            if (unwritten) {
+              unwritten.writeQueued = true;
+              if (slots.writeQueued() !== undefined) started.push({ writeQueued: false });
+            }
+          } else if (started.length > 0) {
+            const index = started.findIndex((job) => job.writeQueued === random() < 0.8);
+            const [settled] = started.splice(index < 0 ? 0 : index, 1);
+            if (slots.release(settled.writeQueued) !== undefined) started.push({ writeQueued: false });
+          }
+          const writing = started.filter((job) => job.writeQueued).length;
+          const running = started.length - writing;
+          expect(running).toBeLessThanOrEqual(concurrency);
+          expect(started.length).toBeLessThanOrEqual(2 * concurrency);
+          // Claimed and not started: never more than the prefetch beyond the free slots.
+          expect(slots.waitingJobs.length).toBeLessThanOrEqual(concurrency + prefetch);
+          expect(slots.freeSlots + running + slots.waitingJobs.length).toBeLessThanOrEqual(concurrency + prefetch);
+          // A job never waits while it could start: a handler slot is free and fewer than `concurrency` outcomes wait.
+          if (slots.waitingJobs.length > 0) expect(running === concurrency || started.length === 2 * concurrency).toBe(true);
+          expect(slots.idle).toBe(started.length === 0);
+        }
+      }
+    });
+  });
 });

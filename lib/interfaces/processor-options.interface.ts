@@ -10,6 +10,16 @@ import { DeclaredSchedule } from './schedule-options.interface';
 export interface ProcessorOptions extends QueueLimits {
   /** How many jobs of this queue run at once in this process. Default 1. */
   concurrency?: number;
+  /**
+   * How many jobs of this queue this process claims ahead, beyond its free slots, to start the moment a slot
+   * frees (graphile-worker's local queue). Default 0: a job is claimed only for a free slot, so it stays in the
+   * database for any process to take. A prefetched job is leased to this process and counts as running while it
+   * waits (its run time counts from its claim); a clean shutdown hands it back at once, a crash after its lease.
+   * It pays where handlers are short and the database is far: each slot's next job no longer waits for a claim
+   * round trip. It costs fairness: a prefetched job waits for this process's slots even when another process
+   * has free ones, and a job of higher priority added meanwhile starts after it.
+   */
+  prefetch?: number;
   /** Default `maxAttempts` of jobs of this queue enqueued by this application. */
   maxAttempts?: number;
   /** Default backoff of this queue's retries. */

@@ -22,6 +22,7 @@ type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 
 const KNOWN_OPTIONS = new Set<string>([
   'concurrency',
+  'prefetch',
   'maxAttempts',
   'backoff',
   'timeout',
@@ -126,6 +127,9 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
   const concurrency = options.concurrency ?? PROCESSOR_DEFAULTS.concurrency;
   if (!isIntegerInRange(concurrency, 1, LIMITS.concurrency)) {
     throw invalid(`concurrency must be an integer from 1 to ${LIMITS.concurrency}, got ${describeValue(concurrency)}`);
+  }
+  if (options.prefetch !== undefined && !isIntegerInRange(options.prefetch, 0, LIMITS.concurrency)) {
+    throw invalid(`prefetch must be an integer from 0 to ${LIMITS.concurrency}, got ${describeValue(options.prefetch)}`);
   }
   if (options.maxAttempts !== undefined && !isIntegerInRange(options.maxAttempts, 1, LIMITS.maxAttempts)) {
     throw invalid(`maxAttempts must be an integer from 1 to ${LIMITS.maxAttempts}, got ${describeValue(options.maxAttempts)}`);

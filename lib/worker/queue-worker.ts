@@ -61,7 +61,7 @@ export class QueueWorker {
     readonly settings: WorkerSettings,
     private readonly context: QueueWorkerContext,
   ) {
-    this.slots = new WorkerSlots(settings.concurrency);
+    this.slots = new WorkerSlots(settings.concurrency, settings.prefetch ?? 0);
     this.runner = new AttemptRunner({
       queue,
       processor,
@@ -77,11 +77,12 @@ export class QueueWorker {
   }
 
   /**
-   * Slots the poller may claim for now: free ones, and those whose job's outcome is already queued for writing.
-   * The claim queues behind that write on the same connection, so by the time its jobs arrive the write has
-   * landed and the slot is free: SQLite's thread goes from one statement to the next without waiting for this
-   * thread, and a job still starts only after the previous outcome in its slot is saved. Where statements do
-   * not run in order (a connection pool), a job that arrives first waits for its slot.
+   * Jobs the poller may claim for now: free slots, those whose job's outcome is already queued for writing, and
+   * the processor's `prefetch` (see WorkerSlots). By default the claim queues behind that write on the same
+   * connection, so by the time its jobs arrive the write has landed and the slot is free: SQLite's thread goes
+   * from one statement to the next without waiting for this thread, and a job still starts only after the
+   * previous outcome in its slot is saved. Where statements do not run in order (a connection pool), a job that
+   * arrives first waits for its slot.
    */
   get freeSlots(): number {
     return this.slots.freeSlots;
@@ -215,7 +216,8 @@ export class QueueWorker {
   private writeQueued(attempt: RunningAttempt): void {
     if (attempt.writeQueued) return;
     attempt.writeQueued = true;
-    this.slots.writeQueued();
+    const next = this.slots.writeQueued();
+    if (next) this.start(next);
     this.context.onSlotFreed();
   }
 

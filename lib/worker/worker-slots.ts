@@ -1,26 +1,45 @@
 /**
- * The slot accounting of one worker, the invariant the poller relies on: at most `concurrency` jobs are started
- * (running, or their outcome being saved) at once; a slot whose outcome's write is queued may be claimed for
- * again, and a job that arrives before that write lands waits here for it. Pure bookkeeping: no timers, no I/O.
+ * The slot accounting of one worker, the invariant the poller relies on: at most `concurrency` handlers run at
+ * once. By default a slot also covers its job's outcome until it is saved: a slot whose outcome's write is queued
+ * may be claimed for again, and a job that arrives before that write lands waits here for it, so at most
+ * `concurrency` jobs are started (running, or their outcome being saved).
+ *
+ * With a `prefetch`, up to that many more jobs are claimed ahead and wait here, and a slot takes its next job as
+ * soon as its outcome's write is queued, not once it has landed: a slot that frees finds its next job already in
+ * this process, and no longer waits for a claim nor for a write round trip. At most `2 × concurrency` jobs are
+ * then started (running, or their outcome in writing); beyond that, jobs wait for the writes to land.
+ * Pure bookkeeping: no timers, no I/O.
  */
 export class WorkerSlots<TJob> {
-  /** Jobs started and not settled. Never more than `concurrency`. */
+  /** Jobs started and not settled (running, or their outcome being saved). */
   private started = 0;
   /** Of those, the ones whose outcome's write is queued: their slots are free as soon as it lands. */
   private writing = 0;
   /** Jobs routed here that wait for a slot; handed back unstarted at shutdown. */
   private readonly waiting: TJob[] = [];
   private accepting = true;
+  /** Most jobs started at once: a slot's running job, and with a prefetch, its previous job's outcome in writing. */
+  private readonly maxStarted: number;
 
-  constructor(readonly concurrency: number) {}
+  constructor(
+    readonly concurrency: number,
+    /** Jobs claimed ahead of a free slot, at most. 0: none beyond the slots, and a slot waits for its write. */
+    readonly prefetch = 0,
+  ) {
+    this.maxStarted = prefetch > 0 ? 2 * concurrency : concurrency;
+  }
 
   /**
-   * Slots the poller may claim for now: free ones, and those whose outcome is already queued for writing, less
-   * the jobs already waiting for one. The claim queues behind that write on the same connection (SQLite), so
-   * its jobs usually find the slot free; where statements do not run in order (a pool), they wait in `waiting`.
+   * Jobs the poller may claim for now: free slots, those whose outcome is already queued for writing, and the
+   * prefetch, less the jobs already waiting. By default the claim queues behind that write on the same
+   * connection (SQLite), so its jobs usually find the slot free; where statements do not run in order (a pool),
+   * they wait in `waiting`.
    */
   get freeSlots(): number {
-    return this.accepting ? Math.max(0, this.concurrency - this.started + this.writing - this.waiting.length) : 0;
+    if (!this.accepting) return 0;
+    const running = this.started - this.writing;
+    const slots = Math.min(this.concurrency - running, this.maxStarted - this.started + this.writing);
+    return Math.max(0, slots + this.prefetch - this.waiting.length);
   }
 
   /** Whether nothing is started (running or being saved). Waiting jobs do not count: shutdown takes them. */
@@ -40,7 +59,7 @@ export class WorkerSlots<TJob> {
 
   /** A job was routed here: true when it takes a slot now (counted as started), false when it waits for one. */
   admit(job: TJob): boolean {
-    if (this.accepting && this.started < this.concurrency) {
+    if (this.canStart()) {
       this.started++;
       return true;
     }
@@ -48,9 +67,13 @@ export class WorkerSlots<TJob> {
     return false;
   }
 
-  /** The outcome of a started job is queued for writing: its slot may be claimed for (see `freeSlots`). */
-  writeQueued(): void {
+  /**
+   * The outcome of a started job is queued for writing: its slot may be claimed for (see `freeSlots`). With a
+   * prefetch, returns the waiting job that takes the slot now, already counted as started, if any.
+   */
+  writeQueued(): TJob | undefined {
     this.writing++;
+    return this.prefetch > 0 ? this.nextWaiting() : undefined;
   }
 
   /**
@@ -60,10 +83,19 @@ export class WorkerSlots<TJob> {
   release(hadQueuedWrite: boolean): TJob | undefined {
     this.started--;
     if (hadQueuedWrite) this.writing--;
-    if (!this.accepting) return undefined;
-    const next = this.waiting.shift();
-    if (next !== undefined) this.started++;
-    return next;
+    return this.nextWaiting();
+  }
+
+  private canStart(): boolean {
+    if (!this.accepting) return false;
+    const running = this.started - this.writing;
+    return this.prefetch > 0 ? running < this.concurrency && this.started < this.maxStarted : this.started < this.concurrency;
+  }
+
+  private nextWaiting(): TJob | undefined {
+    if (this.waiting.length === 0 || !this.canStart()) return undefined;
+    this.started++;
+    return this.waiting.shift();
   }
 
   /** Starts nothing more; `freeSlots` is 0 from now on. */

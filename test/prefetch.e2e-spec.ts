@@ -1,0 +1,152 @@
+/**
+ * `prefetch` on a processor: the process claims that many jobs ahead of its free slots, so a slot that frees finds
+ * its next job already here. What must still hold: never more handlers at once than the concurrency, never more
+ * jobs claimed than the concurrency plus the prefetch, jobs of a queue start in claim order, a clean shutdown
+ * hands the prefetched jobs back at once (pending, their attempt not spent), and a crash gives them back when
+ * their lease expires, to run exactly once elsewhere.
+ */
+import { TestingModule } from '@nestjs/testing';
+import { Job, QueueAdmin, QueueProducer } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { ChildApp, readRunLog, startChildApp } from './support/child-app';
+import { deferred, waitFor } from './support/wait-for';
+import { describeEachBackend, perTestApp } from './support/backends';
+
+interface Step {
+  name: string;
+}
+
+describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => {
+  let children: ChildApp[] = [];
+  afterEach(async () => {
+    await Promise.all(children.map((child) => child.kill()));
+    children = [];
+  });
+  // Declared after the hook above, which runs first: it stops the children before their database goes.
+  const current = perTestApp(backend);
+
+  /** A processor of `queue` whose job `name` runs until `gates[name]` resolves; it records starts and overlap. */
+  function gatedProcessor(queue: string, options: { concurrency: number; prefetch: number }) {
+    const gates = new Map<string, ReturnType<typeof deferred<void>>>();
+    const gate = (name: string) => gates.get(name) ?? gates.set(name, deferred<void>()).get(name)!;
+    const state = { started: [] as string[], active: 0, maxActive: 0 };
+    const Processor = defineProcessor<Step>(
+      queue,
+      async (job: Job<Step>) => {
+        state.started.push(job.data.name);
+        state.maxActive = Math.max(state.maxActive, ++state.active);
+        try {
+          await gate(job.data.name).promise;
+          return job.data.name;
+        } finally {
+          state.active--;
+        }
+      },
+      options,
+    );
+    return { Processor, state, open: (name: string) => gate(name).resolve() };
+  }
+
+  it('claims up to concurrency + prefetch, keeps the rest in the database, and starts the prefetched jobs in order, one at a time', async () => {
+    const pf = gatedProcessor('pf', { concurrency: 1, prefetch: 2 });
+    const Other = defineProcessor('other', async () => 'ok');
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [pf.Processor, Other] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const ids: string[] = [];
+    for (const name of names) ids.push((await producer.add('pf', { name })).id);
+
+    await waitFor(
+      async () => pf.state.started.includes('a') && (await admin.getCounts('pf')).running === 3,
+      'a runs, b and c claimed ahead',
+    );
+    // Claim rounds go on (the other queue's jobs are claimed and run); none of them takes a fourth job of 'pf'.
+    const others = await producer.addBulk('other', [{ data: {} }, { data: {} }, { data: {} }]);
+    await waitFor(async () => (await admin.getCounts('other')).completed === others.length, 'the other queue ran meanwhile');
+    expect(await admin.getCounts('pf')).toMatchObject({ running: 3, pending: 3 });
+    const running = await admin.getJobs('pf', { status: 'running' });
+    expect(running.map((job) => job.id).sort()).toEqual(ids.slice(0, 3).sort());
+    expect(pf.state.started).toEqual(['a']);
+
+    for (const name of names) {
+      await waitFor(() => pf.state.started.includes(name), `${name} started`);
+      pf.open(name);
+    }
+    await waitFor(async () => (await admin.getCounts('pf')).completed === names.length, 'all completed');
+    expect(pf.state.started).toEqual(names);
+    expect(pf.state.maxActive).toBe(1);
+    for (const id of ids) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
+  it('a clean shutdown hands the prefetched jobs back at once, their attempt unspent, and the next app runs each once', async () => {
+    const pf = gatedProcessor('pf', { concurrency: 1, prefetch: 3 });
+    // Polls and heartbeats far apart: nothing but this test's events moves the jobs.
+    let app: TestingModule = await current.startApp({
+      module: { pollInterval: 200, leaseDuration: 120_000 },
+      providers: [pf.Processor],
+    });
+    const producer = app.get(QueueProducer);
+    const ids: string[] = [];
+    for (const name of ['a', 'b', 'c', 'd']) ids.push((await producer.add('pf', { name })).id);
+    let admin = app.get(QueueAdmin);
+    await waitFor(async () => pf.state.started.includes('a') && (await admin.getCounts('pf')).running === 4, 'a runs, three claimed ahead');
+
+    const closing = current.close(app);
+    pf.open('a');
+    await closing;
+    expect(pf.state.started).toEqual(['a']);
+
+    const next = gatedProcessor('pf', { concurrency: 4, prefetch: 0 });
+    ['b', 'c', 'd'].forEach((name) => next.open(name));
+    app = await current.startApp({ module: { processing: false } });
+    admin = app.get(QueueAdmin);
+    expect(await admin.getJob(ids[0])).toMatchObject({ status: 'completed', attempts: 1 });
+    for (const id of ids.slice(1)) expect(await admin.getJob(id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null });
+    await current.close(app);
+
+    app = await current.startApp({ providers: [next.Processor] });
+    admin = app.get(QueueAdmin);
+    await waitFor(async () => (await admin.getCounts('pf')).completed === 4, 'the next app ran the handed-back jobs');
+    expect(next.state.started.sort()).toEqual(['b', 'c', 'd']);
+    for (const id of ids.slice(1)) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
+  it('kill -9 of a process holding prefetched jobs: another process runs them once its lease expired, each exactly once', async () => {
+    const runLog = `${current.db.path}.runs`;
+    const observer = await current.startApp({ module: { processing: false } });
+    const producer = observer.get(QueueProducer);
+    const admin = observer.get(QueueAdmin);
+    // The first job hangs, so the process holds it and three more it claimed ahead when it dies.
+    const ids: string[] = [];
+    ids.push((await producer.add('pf', { n: 0, hang: true })).id);
+    for (let n = 1; n <= 3; n++) ids.push((await producer.add('pf', { n })).id);
+
+    const module = { leaseDuration: 6500, pollInterval: 100 };
+    const first = startChildApp({ connection: current.db.options, runLog, module, queues: [{ name: 'pf', concurrency: 1, prefetch: 3 }] });
+    children.push(first);
+    await waitFor(
+      async () => readRunLog(runLog).length === 1 && (await admin.getCounts('pf')).running === 4,
+      'one job runs, three held ahead',
+    );
+    expect(await first.kill()).toBe('SIGKILL');
+    const killedAt = Date.now();
+
+    const second = startChildApp({ connection: current.db.options, runLog, module, queues: [{ name: 'pf', concurrency: 4 }] });
+    children.push(second);
+    await waitFor(
+      async () => (await Promise.all(ids.slice(1).map((id) => admin.getJob(id)))).every((job) => job?.status === 'completed'),
+      'the prefetched jobs ran in the second process',
+      60_000,
+    );
+    // Not before the lease of the killed process expired: nobody took its jobs from under it.
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(module.leaseDuration - 1000);
+    const runs = readRunLog(runLog);
+    for (const id of ids.slice(1)) {
+      const ofJob = runs.filter((run) => run.id === id);
+      expect(ofJob).toHaveLength(1);
+      expect(ofJob[0].pid).toBe(second.process.pid);
+    }
+    expect(runs.filter((run) => run.id === ids[0]).map((run) => run.pid)).toEqual([first.process.pid, second.process.pid]);
+  }, 90_000);
+});
