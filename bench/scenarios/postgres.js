@@ -1,8 +1,9 @@
 'use strict';
-// Scenario 6: the same no-op jobs on the local PostgreSQL server (database queue_bench): this library with 1, 2 and
-// 4 consumer processes (each its own Nest application, 50 per queue per process) next to pg-boss and
-// graphile-worker (one process, 200 in flight). Bulk enqueue, then end-to-end processing until every job is
-// completed in the database. Skipped, with the reason, when the server cannot be reached.
+// Scenario 6: the same no-op jobs on the local PostgreSQL server (database queue_bench): this library and
+// graphile-worker with 1, 2 and 4 consumer processes (the library 50 per queue per process, each process its own
+// Nest application; graphile-worker one runner of 200 per process) next to pg-boss (one process). Bulk enqueue,
+// then end-to-end processing until every job is completed in the database. Skipped, with the reason, when the
+// server cannot be reached.
 const { DIST_DIR, runChild, repeat, now, waitFor } = require('../lib/common');
 const { PG_URL, SCHEMAS, ensureBenchDatabase, dropSchemas, withClient, scalar } = require('../lib/postgres');
 
@@ -15,13 +16,21 @@ const LIBRARY = {
   adapter: 'adapters/library.js',
   completedSql: () => `SELECT count(*) FROM "${SCHEMAS.library}".${require(DIST_DIR).JOBS_TABLE} WHERE status = 'completed'`,
 };
+const GRAPHILE = {
+  label: 'graphile-worker',
+  adapter: 'adapters/graphile-worker.js',
+  // It deletes a job once completed: the completed ones are those no longer in its table.
+  completedSql: (total) => `SELECT ${Number(total)} - count(*) FROM "${SCHEMAS.graphile}"._private_jobs`,
+};
 const SYSTEMS = [
   { id: 'library-1', processes: 1, ...LIBRARY },
   { id: 'library-2', processes: 2, ...LIBRARY },
   { id: 'library-4', processes: 4, ...LIBRARY },
-  // One child each that enqueues, then times its own processing (their `throughput` export).
+  // One child that enqueues, then times its own processing (its `throughput` export).
   { id: 'pgboss', label: 'pg-boss', processes: 1, adapter: 'adapters/pgboss.js' },
-  { id: 'graphile', label: 'graphile-worker', processes: 1, adapter: 'adapters/graphile-worker.js' },
+  { id: 'graphile', processes: 1, ...GRAPHILE },
+  { id: 'graphile-2', processes: 2, ...GRAPHILE },
+  { id: 'graphile-4', processes: 4, ...GRAPHILE },
 ];
 
 /**
@@ -83,7 +92,7 @@ async function run({ runs, total, chunk, queues }) {
     console.log(`postgres: skipped: ${skipped}`);
     return { skipped };
   }
-  // BENCH_PG_SYSTEMS=library-1,graphile narrows a probe run to some systems (the full bench runs them all).
+  // BENCH_PG_SYSTEMS=library-2,graphile-2 narrows a probe run to some systems (the full bench runs them all).
   const only = process.env.BENCH_PG_SYSTEMS?.split(',');
   const systems = only ? SYSTEMS.filter((system) => only.includes(system.id)) : SYSTEMS;
   const results = Object.fromEntries(systems.map((system) => [system.id, []]));
