@@ -74,26 +74,32 @@ function latencySummary(data) {
   return out;
 }
 
-/** Section 6: the PostgreSQL table (or why it was skipped). Baseline: pg-boss, run by run. */
+/**
+ * Section 6: the PostgreSQL table (or why it was skipped). Baseline: pg-boss, run by run; the library and
+ * graphile-worker also against their own one-process run (the scaling curve) and the library against graphile-worker
+ * with as many processes.
+ */
 function postgresSection(data) {
   const pg = data.postgres;
   const lines = ['## 6. PostgreSQL', ''];
   if (!pg) return [...lines, '_Not measured: these results predate the PostgreSQL scenario._', ''];
   if (pg.skipped) return [...lines, `_Skipped: ${pg.skipped}._`, ''];
-  const ok = (id) => pg.results[id].filter((r) => !r.skipped);
+  const ok = (id) => (pg.results[id] || []).filter((r) => !r.skipped);
   const rates = (id, key) => ok(id).map((r) => r[key].rate);
-  const inFlight = { pgboss: 'batchSize 50 per queue: 200', graphile: '200 (one pool)' };
-  const notes = {
-    pgboss: '1 `work()` per queue, `notifyWorker` after a full batch (else ≤ 400 jobs/s, see below)',
-    graphile: 'local queue 200, `completeJobBatchDelay: 0`, pool 10; deletes completed jobs',
-  };
+  const graphileId = (processes) => (processes === 1 ? 'graphile' : `graphile-${processes}`);
+  const isGraphile = (id) => id === 'graphile' || id.startsWith('graphile-');
+  const perProcess = pg.concurrency * pg.queues;
+  const inFlight = { pgboss: 'batchSize 50 per queue: 200' };
+  const notes = { pgboss: '1 `work()` per queue, `notifyWorker` after a full batch (else ≤ 400 jobs/s, see below)' };
   lines.push(
     `${fmt(pg.total)} no-op jobs over ${pg.queues} queues on PostgreSQL ${pg.server} (127.0.0.1, database queue_bench, one schema per system,`,
     `dropped and created afresh for every run). Each system enqueues them with its bulk call in chunks of ${fmt(pg.chunk)} (\`addBulk\`,`,
     '`insert`, `addJobs`), the tables are ANALYZEd, then the jobs are processed. "End to end" runs from the start of processing',
-    '(consumer boot included; for the library, the "go" sent to its loaded consumer processes) until the database holds every',
-    `job as completed. The library runs with its default module options and \`forRoot({ postgres: { url, schema } })\`,`,
-    `${pg.concurrency} per queue in each consumer process. Baseline (1.00×): pg-boss, measured in the same run.`,
+    '(consumer boot included; for the library and graphile-worker, the "go" sent to their loaded consumer processes) until the',
+    `database holds every job as completed. The library runs with its default module options and \`forRoot({ postgres: { url, schema } })\`,`,
+    `${pg.concurrency} per queue in each consumer process; graphile-worker one runner of ${fmt(perProcess)} in each. Baseline (1.00×): pg-boss,`,
+    'measured in the same run. "× 1 process" is the scaling curve: each system against its own one-process run; "× graphile-worker,',
+    'same processes" sets the library against graphile-worker with as many processes.',
     '',
   );
   const rows = pg.systems.map(({ id, label, processes }) => {
@@ -110,16 +116,26 @@ function postgresSection(data) {
         '',
         '',
         '',
+        '',
+        '',
       ];
     const processRates = rates(id, 'process');
     const bad = runs.reduce((sum, r) => sum + (r.errors || 0) + Math.abs(r.duplicates || 0), 0);
     const complete = runs.every((r) => r.process.completed === r.process.jobs && r.process.handled >= r.process.jobs);
-    const concurrency = inFlight[id] || `${pg.concurrency} per queue per process: ${fmt(pg.concurrency * pg.queues * processes)}`;
+    const concurrency =
+      inFlight[id] ||
+      (isGraphile(id)
+        ? `${fmt(perProcess)} per process (one pool): ${fmt(perProcess * processes)}`
+        : `${pg.concurrency} per queue per process: ${fmt(perProcess * processes)}`);
     const note =
       notes[id] ||
       (processes === 1
-        ? 'pool 10 + 1 LISTEN connection'
+        ? isGraphile(id)
+          ? 'local queue 200, `completeJobBatchDelay: 0`, pool 10; deletes completed jobs'
+          : 'pool 10 + 1 LISTEN connection'
         : `jobs per process (run 1): ${runs[0].perProcess.map((n) => fmt(n)).join(' / ')}`);
+    // The same system with one process: same label, one process (pg-boss runs one process only).
+    const single = id === 'pgboss' ? undefined : pg.systems.find((system) => system.label === label && system.processes === 1);
     return [
       label,
       String(processes),
@@ -128,6 +144,8 @@ function postgresSection(data) {
       spread(processRates),
       String(runs.length),
       ratio(pairedRatio(processRates, rates('pgboss', 'process'))),
+      single ? ratio(pairedRatio(processRates, rates(single.id, 'process'))) : '',
+      id.startsWith('library-') ? ratio(pairedRatio(processRates, rates(graphileId(processes), 'process'))) : '',
       fmt(median(rates(id, 'bulkEnqueue'))),
       `${bad}${complete ? '' : ' (INCOMPLETE)'}`,
       note,
@@ -143,6 +161,8 @@ function postgresSection(data) {
         'range',
         'runs',
         '× pg-boss',
+        '× 1 process',
+        '× graphile-worker, same processes',
         'bulk enqueue jobs/s',
         'errors + duplicates',
         'note',
@@ -453,10 +473,11 @@ function buildReport(data) {
     '- The machine is shared (other test suites may run at the same time): the range columns show how much a figure moved between runs.',
     "- Latency: BullMQ's worker often holds the job before add() has resolved (its blocking fetch races the reply), hence its tiny",
     '  "from add() resolved" figures; the "from add() called" column compares the two without that effect.',
-    '- PostgreSQL: the library, pg-boss and graphile-worker hold 200 jobs in flight per process (the library 50 per queue in each of its',
-    '  1, 2 or 4 processes: 200, 400, 800 in all). pg-boss 10 waits out `pollingIntervalSeconds` (at least 0.5 s) after every fetched',
-    '  batch, which caps 4 queues × 50 at 400 jobs/s; its handler calls `notifyWorker` after a full batch so the backlog is drained',
-    '  without those pauses (the kindest setting for it). pg-boss 10 and graphile-worker 0.17 are the last releases that run on Node 20.',
+    '- PostgreSQL: the library, pg-boss and graphile-worker hold 200 jobs in flight per process (the library 50 per queue, graphile-worker',
+    '  one runner of 200, in each of their 1, 2 or 4 processes: 200, 400, 800 in all; pg-boss runs one process). pg-boss 10 waits out',
+    '  `pollingIntervalSeconds` (at least 0.5 s) after every fetched batch, which caps 4 queues × 50 at 400 jobs/s; its handler calls',
+    '  `notifyWorker` after a full batch so the backlog is drained without those pauses (the kindest setting for it). pg-boss 10 and',
+    '  graphile-worker 0.17 are the last releases that run on Node 20.',
     "- PostgreSQL: every system's tables are ANALYZEd between enqueue and processing, as autovacuum would have done on a running system.",
     "  On a table that was never analyzed the library's claim sorts every pending row of a queue (100,000 jobs: 7.7k instead of",
     '  20.7k jobs/s, 49 ms instead of 4 ms per claim) until autovacuum (naptime 1 min) wakes up; a fresh schema per run made that random.',

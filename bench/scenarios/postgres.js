@@ -1,28 +1,45 @@
 'use strict';
-// Scenario 6: the same no-op jobs on the local PostgreSQL server (database queue_bench): this library with 1, 2 and
-// 4 consumer processes (each its own Nest application, 50 per queue per process) next to pg-boss and
-// graphile-worker (one process, 200 in flight). Bulk enqueue, then end-to-end processing until every job is
-// completed in the database. Skipped, with the reason, when the server cannot be reached.
+// Scenario 6: the same no-op jobs on the local PostgreSQL server (database queue_bench): this library and
+// graphile-worker with 1, 2 and 4 consumer processes (the library 50 per queue per process, each process its own
+// Nest application; graphile-worker one runner of 200 per process) next to pg-boss (one process). Bulk enqueue,
+// then end-to-end processing until every job is completed in the database. Skipped, with the reason, when the
+// server cannot be reached.
 const { DIST_DIR, runChild, repeat, now, waitFor } = require('../lib/common');
 const { PG_URL, SCHEMAS, ensureBenchDatabase, dropSchemas, withClient, scalar } = require('../lib/postgres');
 
-const CONCURRENCY = 50; // per queue, per library process
+const CONCURRENCY = 50; // per queue, per consumer process
+
+// Systems run by processesOnce: the adapter's postgresEnqueue/postgresConsume children and the query of how many of
+// the `total` jobs enqueued the database holds as completed.
+const LIBRARY = {
+  label: 'nestjs-sqlite-queue (PostgreSQL)',
+  adapter: 'adapters/library.js',
+  completedSql: () => `SELECT count(*) FROM "${SCHEMAS.library}".${require(DIST_DIR).JOBS_TABLE} WHERE status = 'completed'`,
+};
+const GRAPHILE = {
+  label: 'graphile-worker',
+  adapter: 'adapters/graphile-worker.js',
+  // It deletes a job once completed: the completed ones are those no longer in its table.
+  completedSql: (total) => `SELECT ${Number(total)} - count(*) FROM "${SCHEMAS.graphile}"._private_jobs`,
+};
 const SYSTEMS = [
-  { id: 'library-1', label: 'nestjs-sqlite-queue (PostgreSQL)', processes: 1 },
-  { id: 'library-2', label: 'nestjs-sqlite-queue (PostgreSQL)', processes: 2 },
-  { id: 'library-4', label: 'nestjs-sqlite-queue (PostgreSQL)', processes: 4 },
+  { id: 'library-1', processes: 1, ...LIBRARY },
+  { id: 'library-2', processes: 2, ...LIBRARY },
+  { id: 'library-4', processes: 4, ...LIBRARY },
+  // One child that enqueues, then times its own processing (its `throughput` export).
   { id: 'pgboss', label: 'pg-boss', processes: 1, adapter: 'adapters/pgboss.js' },
-  { id: 'graphile', label: 'graphile-worker', processes: 1, adapter: 'adapters/graphile-worker.js' },
+  { id: 'graphile', processes: 1, ...GRAPHILE },
+  { id: 'graphile-2', processes: 2, ...GRAPHILE },
+  { id: 'graphile-4', processes: 4, ...GRAPHILE },
 ];
 
 /**
- * The library: one producer child enqueues, then `processes` consumer children boot on a common "go" signal. The
- * clock runs from "go" (before the applications boot) until the database holds every job as completed.
+ * One producer child enqueues, then `processes` consumer children start on a common "go" signal. The clock runs
+ * from "go" (before the applications or runners boot) until the database holds every job as completed.
  */
-async function libraryOnce({ processes, total, chunk, queues }) {
-  const enqueue = await runChild('adapters/library.js', 'postgresEnqueue', { queues, total, chunk });
-  const { JOBS_TABLE } = require(DIST_DIR);
-  const countCompleted = `SELECT count(*) FROM "${SCHEMAS.library}".${JOBS_TABLE} WHERE status = 'completed'`;
+async function processesOnce({ adapter, completedSql, processes, total, chunk, queues }) {
+  const enqueue = await runChild(adapter, 'postgresEnqueue', { queues, total, chunk });
+  const countCompleted = completedSql(total);
   return withClient(PG_URL, async (client) => {
     const children = [];
     const handledBy = new Map();
@@ -41,9 +58,7 @@ async function libraryOnce({ processes, total, chunk, queues }) {
       }
     };
     const consumers = Promise.all(
-      Array.from({ length: processes }, () =>
-        runChild('adapters/library.js', 'postgresConsume', { queues, concurrency: CONCURRENCY }, { onMessage }),
-      ),
+      Array.from({ length: processes }, () => runChild(adapter, 'postgresConsume', { queues, concurrency: CONCURRENCY }, { onMessage })),
     );
     let completed = 0;
     try {
@@ -77,7 +92,7 @@ async function run({ runs, total, chunk, queues }) {
     console.log(`postgres: skipped: ${skipped}`);
     return { skipped };
   }
-  // BENCH_PG_SYSTEMS=library-1,graphile narrows a probe run to some systems (the full bench runs them all).
+  // BENCH_PG_SYSTEMS=library-2,graphile-2 narrows a probe run to some systems (the full bench runs them all).
   const only = process.env.BENCH_PG_SYSTEMS?.split(',');
   const systems = only ? SYSTEMS.filter((system) => only.includes(system.id)) : SYSTEMS;
   const results = Object.fromEntries(systems.map((system) => [system.id, []]));
@@ -86,7 +101,7 @@ async function run({ runs, total, chunk, queues }) {
     for (const system of systems) {
       console.log(`postgres: ${system.label}, ${system.processes} process(es), run ${rep + 1}/${runs}`);
       const args = { queues, total, chunk };
-      const attempt = system.adapter ? runChild(system.adapter, 'throughput', args) : libraryOnce({ ...args, processes: system.processes });
+      const attempt = system.completedSql ? processesOnce({ ...system, ...args }) : runChild(system.adapter, 'throughput', args);
       const result = await attempt.catch((error) => ({ skipped: `failed: ${String(error.message).split('\n')[0].slice(0, 200)}` }));
       results[system.id].push(result);
       if (result.skipped) console.log(`  skipped: ${result.skipped}`);
