@@ -32,7 +32,7 @@ const CONFIG = {
     runs: QUICK ? 1 : 2,
     loads: [
       { concurrency: 100, total: QUICK ? 2_000 : 20_000 },
-      { concurrency: 10, total: QUICK ? 800 : 6_000 },
+      { concurrency: 10, total: QUICK ? 800 : 20_000 },
     ],
   },
 };

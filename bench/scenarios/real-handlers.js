@@ -1,6 +1,7 @@
 'use strict';
 // Scenario 8: real handlers. Every job awaits 1-5 ms of simulated I/O; 4 queues. The achieved rate is compared
-// with the ideal `jobs in flight / mean measured handler time`. Two loads: the issue's (100 per queue: 400 in
+// with the ideal `jobs in flight / mean I/O time asked for`. The library runs twice: with its defaults, and with the
+// processor option `prefetch` equal to the concurrency (jobs claimed ahead, as graphile-worker's local queue). Two loads: the issue's (100 per queue: 400 in
 // flight, an ideal far above what any of these databases can write, so the database is the bottleneck) and a
 // lighter one (10 per queue: 40 in flight) where the database is not. Same handlers, same delays for every system.
 const { runChild, repeat } = require('../lib/common');
@@ -8,7 +9,22 @@ const { ensureBenchDatabase } = require('../lib/postgres');
 
 const SYSTEMS = [
   { id: 'library', label: 'nestjs-sqlite-queue (sqlite3)', adapter: 'adapters/library.js', args: {} },
+  {
+    id: 'library-prefetch',
+    label: 'nestjs-sqlite-queue (sqlite3), prefetch = concurrency',
+    adapter: 'adapters/library.js',
+    args: {},
+    prefetch: true,
+  },
   { id: 'library-pg', label: 'nestjs-sqlite-queue (PostgreSQL)', adapter: 'adapters/library.js', args: { postgres: true }, pg: true },
+  {
+    id: 'library-pg-prefetch',
+    label: 'nestjs-sqlite-queue (PostgreSQL), prefetch = concurrency',
+    adapter: 'adapters/library.js',
+    args: { postgres: true },
+    prefetch: true,
+    pg: true,
+  },
   { id: 'bullmq', label: 'BullMQ (Redis)', adapter: 'adapters/bullmq.js', args: {} },
   { id: 'graphile', label: 'graphile-worker (PostgreSQL)', adapter: 'adapters/graphile-worker.js', args: {}, pg: true },
 ];
@@ -26,6 +42,7 @@ async function run({ runs, loads, queues }) {
         const key = `${system.id}@${load.concurrency}`;
         console.log(`real-handlers: ${system.label}, ${load.concurrency} per queue, run ${rep + 1}/${runs}`);
         const args = { ...system.args, tag: `${system.id}-${load.concurrency}-${rep}`, queues, ...load };
+        if (system.prefetch) args.prefetch = load.concurrency;
         const result = await runChild(system.adapter, 'realHandlers', args, { timeoutMs: 150_000 }).catch((error) => ({
           skipped: `failed: ${String(error.message).split('\n')[0].slice(0, 200)}`,
         }));
