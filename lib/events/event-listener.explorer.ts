@@ -3,11 +3,9 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InvalidEventListenerError } from '../errors/invalid-event-listener.error';
 import { QueueFactory } from '../factory/queue.factory';
 import { JOB_EVENT_TYPES, JobEventType } from '../interfaces/queue-event.interface';
+import { providerClassOf } from '../utils/provider-class.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { ProcessorMetadataAccessor } from '../worker/processor-metadata.accessor';
-
-/** A provider as `DiscoveryService` lists it (its wrapper type is not exported from a public path). */
-type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 
 interface QueueListenerMethod {
   queue: string;
@@ -36,7 +34,7 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
   onModuleInit(): void {
     const seen = new Set<object>();
     for (const wrapper of this.discovery.getProviders()) {
-      const target = classOf(wrapper);
+      const target = providerClassOf(wrapper);
       if (!target || this.accessor.getProcessorMetadata(target)) continue;
       const listenerQueue = this.accessor.getQueueEventsListenerMetadata(target);
       const methods = this.decoratedMethods(target);
@@ -95,16 +93,6 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
       return onJobEvent || onQueueEvent ? [{ method, onJobEvent, onQueueEvent }] : [];
     });
   }
-}
-
-/** The class of a provider: its metatype for a class provider, else its instance's class (factory, value, alias). */
-function classOf(wrapper: InstanceWrapper): Function | undefined {
-  const { metatype } = wrapper;
-  if (typeof metatype === 'function' && metatype.prototype !== undefined && wrapper.inject === undefined) return metatype;
-  const instance: unknown = wrapper.isDependencyTreeStatic() ? wrapper.instance : undefined;
-  if (typeof instance !== 'object' || instance === null) return undefined;
-  const constructor = (instance as { constructor?: unknown }).constructor;
-  return typeof constructor === 'function' ? constructor : undefined;
 }
 
 function assertEventType(listener: string, method: string, decorator: string, type: unknown): void {

@@ -12,13 +12,11 @@ import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
+import { providerClassOf } from '../utils/provider-class.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
 import { WorkerSettings } from './queue-worker';
-
-/** A provider as `DiscoveryService` lists it (its wrapper type is not exported from a public path). */
-type InstanceWrapper = ReturnType<DiscoveryService['getProviders']>[number];
 
 const KNOWN_OPTIONS = new Set<string>([
   'concurrency',
@@ -47,7 +45,7 @@ export class ProcessorExplorer implements OnModuleInit {
     // An alias (`useExisting`) hands out the instance it points to: one processor, found under two tokens.
     const seen = new Set<unknown>();
     for (const wrapper of this.discovery.getProviders()) {
-      const processorClass = this.processorClassOf(wrapper);
+      const processorClass = providerClassOf(wrapper, (type) => this.accessor.getProcessorMetadata(type) !== undefined);
       if (!processorClass) continue;
       const metadata = this.accessor.getProcessorMetadata(processorClass)!;
       const name = processorClass.name || 'anonymous class';
@@ -77,20 +75,6 @@ export class ProcessorExplorer implements OnModuleInit {
       });
       this.registerEventListeners(instance as object, metadata.queue, name);
     }
-  }
-
-  /**
-   * The `@Processor` class behind a provider, or undefined. A class provider names it as its metatype; a provider
-   * made with `useFactory`, `useValue` or `useExisting` has a factory function or nothing there, so its instance's
-   * class is read instead (Nest has created it by `onModuleInit`): such processors must not be skipped silently.
-   */
-  private processorClassOf(wrapper: InstanceWrapper): Function | undefined {
-    const { metatype } = wrapper;
-    if (typeof metatype === 'function' && this.accessor.getProcessorMetadata(metatype)) return metatype;
-    const instance: unknown = wrapper.isDependencyTreeStatic() ? wrapper.instance : undefined;
-    if (typeof instance !== 'object' || instance === null) return undefined;
-    const constructor = (instance as { constructor?: unknown }).constructor;
-    return typeof constructor === 'function' && this.accessor.getProcessorMetadata(constructor) ? constructor : undefined;
   }
 
   private registerEventListeners(instance: object, queue: string, processorName: string): void {
