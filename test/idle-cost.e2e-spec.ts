@@ -1,6 +1,6 @@
 import { Test, TestingModule } from '@nestjs/testing';
 import { Subscription } from 'rxjs';
-import { QueueEvents, QueueProducer, SqliteQueueModule } from '../lib';
+import { ProcessorOptions, QueueEvents, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { CountingConnection, LoggedStatement, StatementLog, countingConnection } from './support/counting-data-source';
 import { waitFor } from './support/wait-for';
@@ -42,7 +42,12 @@ describeEachBackend('idle cost', (backend) => {
    * `watchers`, the app has `clusterEvents` and, before the window, that many QueueEvents subscribers and that many
    * waiters (`waitUntilFinished`) on jobs of a queue nobody processes.
    */
-  async function measureIdle(queueCount: number, watchers?: number, clusterEvents = watchers !== undefined): Promise<IdleWindow> {
+  async function measureIdle(
+    queueCount: number,
+    watchers?: number,
+    clusterEvents = watchers !== undefined,
+    processorOptions: ProcessorOptions = {},
+  ): Promise<IdleWindow> {
     const db = backend.tempDatabase();
     cleanups.push(db.cleanup);
     connection = countingConnection(db);
@@ -50,7 +55,7 @@ describeEachBackend('idle cost', (backend) => {
     app = await Test.createTestingModule({
       imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL_INTERVAL, clusterEvents })],
       // Classes generated at run time: one distinct @Processor class per queue, as an app with 50 queues has.
-      providers: Array.from({ length: queueCount }, (_, i) => defineProcessor(`idle-${i}`, async () => undefined)),
+      providers: Array.from({ length: queueCount }, (_, i) => defineProcessor(`idle-${i}`, async () => undefined, processorOptions)),
     }).compile();
     await app.init();
     const subscriptions: Subscription[] = [];
@@ -148,5 +153,17 @@ describeEachBackend('idle cost', (backend) => {
     expect(checks.length).toBeLessThanOrEqual(ROUNDS + 1);
     expect(quiet.others.length - plain.others.length).toBeLessThanOrEqual(ROUNDS + 2);
     expect(quiet.others.filter((statement) => /nest_queue_events\b/.test(statement.sql))).toEqual([]);
+  });
+
+  it('with rate-limited and globally limited queues: the same statements as plain queues, no limit read per poll', async () => {
+    const plain = await measureIdle(3);
+    const limited = await measureIdle(3, undefined, false, { limiter: { max: 5, duration: 1000 }, globalConcurrency: 2 });
+    expect(limited.claims).toHaveLength(ROUNDS);
+    // An empty limited queue comes back short every round; one read finds it open (drained), and none follows.
+    expect(Math.abs(limited.others.length - plain.others.length)).toBeLessThanOrEqual(1);
+    for (const claim of limited.claims) {
+      const named = new Set(claim.parameters.flat().filter((value) => typeof value === 'string' && value.startsWith('idle-')));
+      expect(named.size).toBe(3);
+    }
   });
 });

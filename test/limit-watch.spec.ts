@@ -1,6 +1,7 @@
 /**
  * What the poller remembers about limited queues: a queue known closed stays out of claims until it opens, and a
- * rate-limited queue that came back short is read at most once per check gap (10 to 100 ms, a tenth of its window).
+ * rate-limited queue that came back short is read at most once per check gap (10 to 100 ms, a tenth of its window),
+ * and not at all once a read found it drained, until a claim brings one of its jobs again.
  */
 import { LimitWatch } from '../lib/poller/limit-watch';
 
@@ -35,5 +36,29 @@ describe('LimitWatch', () => {
     const short = new Map<string, number>();
     expect(limits.toCheck(requests, short, 2000)).toEqual(['mail', 'fast']);
     expect(limits.toCheck(requests, short, 2010)).toEqual(['fast']);
+  });
+
+  it('stops asking about a queue a read found open (drained) until a claim brings one of its jobs', () => {
+    const limits = watch();
+    const requests = [{ queue: 'mail', limit: 10, rateLimited: true }];
+    const none = new Map<string, number>();
+    expect(limits.toCheck(requests, none, 1000)).toEqual(['mail']);
+    limits.open('mail', 1001);
+    // Idle: every later round comes back empty, and none of them reads.
+    expect(limits.toCheck(requests, none, 1200)).toEqual([]);
+    expect(limits.toCheck(requests, none, 5000)).toEqual([]);
+    // Jobs came: the round that got some clears the mark, and a short round after it is asked about again.
+    expect(limits.toCheck(requests, new Map([['mail', 4]]), 6000)).toEqual(['mail']);
+    expect(limits.toCheck(requests, none, 6100)).toEqual(['mail']);
+  });
+
+  it('does not take a late answer for a drained queue when a claim brought its jobs after the read was asked for', () => {
+    const limits = watch();
+    const requests = [{ queue: 'mail', limit: 10, rateLimited: true }];
+    expect(limits.toCheck(requests, new Map(), 1000)).toEqual(['mail']);
+    // The read was asked at 1001; a round at 1050 got jobs; the answer (open) arrives after it.
+    expect(limits.toCheck(requests, new Map([['mail', 10]]), 1050)).toEqual([]);
+    limits.open('mail', 1001);
+    expect(limits.toCheck(requests, new Map(), 1200)).toEqual(['mail']);
   });
 });

@@ -12,11 +12,17 @@ const MAX_CHECK_GAP_MS = 100;
  *
  * A rate-limited queue that came back short was either drained or stopped by its window; which one, and the window's
  * end, only the database knows, so the poller asks (`QueueStorage.limitedUntil`), at most once per check gap per
- * queue, so an empty limited queue in a busy process costs a bounded number of reads.
+ * queue. A queue the answer found open was drained: it is not asked about again until a claim brings one of its
+ * jobs, so an idle limited queue costs no read per poll (idle cost stays one claim per period). Until then, a window
+ * another process used up is found by the claims themselves, as for any queue.
  */
 export class LimitWatch {
   private readonly closedUntil = new Map<string, number>();
   private readonly checkedAt = new Map<string, number>();
+  /** Queues found open after coming back short: empty, as far as this process knows. */
+  private readonly drained = new Set<string>();
+  /** When a claim last brought jobs of each rate-limited queue. */
+  private readonly gotJobsAt = new Map<string, number>();
 
   /** `durationOf` gives a rate-limited queue's window in ms. */
   constructor(private readonly durationOf: (queue: string) => number | undefined) {}
@@ -35,11 +41,24 @@ export class LimitWatch {
     this.closedUntil.set(queue, Math.max(until, this.closedUntil.get(queue) ?? 0));
   }
 
+  /**
+   * Records that a read asked for at `askedAt` found `queue` open although it came back short: it was drained,
+   * unless a claim brought jobs of it since the read was asked for.
+   */
+  open(queue: string, askedAt: number): void {
+    if ((this.gotJobsAt.get(queue) ?? -Infinity) < askedAt) this.drained.add(queue);
+  }
+
   /** The rate-limited queues of a round that came back short and were not read lately: the ones to ask about. */
   toCheck(requests: ClaimRequest[], claimed: Map<string, number>, now: number): string[] {
     const queues: string[] = [];
     for (const request of requests) {
-      if (!request.rateLimited || (claimed.get(request.queue) ?? 0) >= request.limit) continue;
+      const got = claimed.get(request.queue) ?? 0;
+      if (got > 0 && request.rateLimited) {
+        this.drained.delete(request.queue);
+        this.gotJobsAt.set(request.queue, now);
+      }
+      if (!request.rateLimited || got >= request.limit || this.drained.has(request.queue)) continue;
       const duration = this.durationOf(request.queue) ?? MAX_CHECK_GAP_MS;
       const gap = Math.max(MIN_CHECK_GAP_MS, Math.min(MAX_CHECK_GAP_MS, duration / 10));
       if (now - (this.checkedAt.get(request.queue) ?? -Infinity) < gap) continue;

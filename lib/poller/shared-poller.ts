@@ -208,8 +208,10 @@ export class SharedPoller {
   /** Asks when rate-limited queues that came back short open again, and wakes then (see LimitWatch). */
   private async readLimits(queues: string[]): Promise<void> {
     try {
-      const limited = await this.storage.limitedUntil(queues, Date.now());
+      const askedAt = Date.now();
+      const limited = await this.storage.limitedUntil(queues, askedAt);
       for (const [queue, until] of limited) this.limitedUntil(queue, until);
+      for (const queue of queues) if (!limited.has(queue)) this.limits.open(queue, askedAt);
     } catch (error) {
       // Only a wake-up is lost: the fallback poll still claims for these queues. After stop() it is not even that.
       if (this.mode !== PollerMode.Running) return;
