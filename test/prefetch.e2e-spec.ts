@@ -79,6 +79,35 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     for (const id of ids) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', attempts: 1 });
   });
 
+  it('under load, short jobs through a prefetch: never more handlers than the concurrency, every job run once', async () => {
+    const runs = new Map<number, number>();
+    const state = { active: 0, maxActive: 0 };
+    const Busy = defineProcessor<{ n: number }>(
+      'busy',
+      async (job) => {
+        runs.set(job.data.n, (runs.get(job.data.n) ?? 0) + 1);
+        state.maxActive = Math.max(state.maxActive, ++state.active);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, job.data.n % 3));
+        } finally {
+          state.active--;
+        }
+      },
+      { concurrency: 3, prefetch: 5 },
+    );
+    const app = await current.startApp({ providers: [Busy] });
+    const admin = app.get(QueueAdmin);
+    const count = 300;
+    await app.get(QueueProducer).addBulk(
+      'busy',
+      Array.from({ length: count }, (_, n) => ({ data: { n } })),
+    );
+    await waitFor(async () => (await admin.getCounts('busy')).completed === count, 'all completed', 30_000);
+    expect(state.maxActive).toBeLessThanOrEqual(3);
+    expect(runs.size).toBe(count);
+    expect([...runs.values()].every((times) => times === 1)).toBe(true);
+  });
+
   it('a clean shutdown hands the prefetched jobs back at once, their attempt unspent, and the next app runs each once', async () => {
     const pf = gatedProcessor('pf', { concurrency: 1, prefetch: 3 });
     // Polls and heartbeats far apart: nothing but this test's events moves the jobs.
@@ -89,13 +118,18 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     const producer = app.get(QueueProducer);
     const ids: string[] = [];
     for (const name of ['a', 'b', 'c', 'd']) ids.push((await producer.add('pf', { name })).id);
-    let admin = app.get(QueueAdmin);
+    const observer = await current.startApp({ module: { processing: false } });
+    let admin = observer.get(QueueAdmin);
     await waitFor(async () => pf.state.started.includes('a') && (await admin.getCounts('pf')).running === 4, 'a runs, three claimed ahead');
 
+    // At once: the prefetched jobs are pending again while `a` still runs.
     const closing = current.close(app);
+    await waitFor(async () => (await admin.getCounts('pf')).pending === 3, 'the prefetched jobs handed back while a runs');
+    expect(pf.state.started).toEqual(['a']);
     pf.open('a');
     await closing;
     expect(pf.state.started).toEqual(['a']);
+    await current.close(observer);
 
     const next = gatedProcessor('pf', { concurrency: 4, prefetch: 0 });
     ['b', 'c', 'd'].forEach((name) => next.open(name));

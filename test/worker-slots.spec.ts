@@ -112,15 +112,17 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
       expect(slots.idle).toBe(true);
     });
 
-    it('bounds the jobs started (running, or their outcome in writing) by twice the concurrency', () => {
-      const slots = new WorkerSlots<string>(1, 3);
+    it('bounds the jobs started (running, or their outcome in writing) by twice the concurrency plus the prefetch', () => {
+      const slots = new WorkerSlots<string>(1, 1);
       slots.admit('a');
       expect(slots.admit('b')).toBe(false);
       expect(slots.writeQueued()).toBe('b'); // a in writing, b running
       expect(slots.admit('c')).toBe(false);
-      // b's outcome is queued too while a's has not landed: c would be a third job started with a concurrency of 1.
+      expect(slots.writeQueued()).toBe('c'); // a and b in writing, c running: 3 started, the most for 1 + 1
+      expect(slots.admit('d')).toBe(false);
+      // c's outcome is queued too while neither a's nor b's has landed: d would be a fourth job started.
       expect(slots.writeQueued()).toBeUndefined();
-      expect(slots.release(true)).toBe('c'); // a landed: c takes the slot
+      expect(slots.release(true)).toBe('d'); // a landed: d takes the slot
       expect(slots.waitingJobs).toEqual([]);
     });
 
@@ -164,12 +166,12 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
           const writing = started.filter((job) => job.writeQueued).length;
           const running = started.length - writing;
           expect(running).toBeLessThanOrEqual(concurrency);
-          expect(started.length).toBeLessThanOrEqual(2 * concurrency);
+          expect(started.length).toBeLessThanOrEqual(2 * concurrency + prefetch);
           // Claimed and not started: never more than the prefetch beyond the free slots.
           expect(slots.waitingJobs.length).toBeLessThanOrEqual(concurrency + prefetch);
           expect(slots.freeSlots + running + slots.waitingJobs.length).toBeLessThanOrEqual(concurrency + prefetch);
           // A job never waits while it could start: a handler slot is free and fewer than `concurrency` outcomes wait.
-          if (slots.waitingJobs.length > 0) expect(running === concurrency || started.length === 2 * concurrency).toBe(true);
+          if (slots.waitingJobs.length > 0) expect(running === concurrency || started.length === 2 * concurrency + prefetch).toBe(true);
           expect(slots.idle).toBe(started.length === 0);
         }
       }

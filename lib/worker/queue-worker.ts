@@ -182,6 +182,8 @@ export class QueueWorker {
       const outcome = await this.runner.run(attempt);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
       if (outcome.kind === 'rateLimited') return await this.rateLimited(record, outcome.until);
+      // With a prefetch the slot's next job does not wait for this write at all: not even for the batch ahead of it.
+      if (this.slots.prefetch > 0) this.writeQueued(attempt);
       const saved = await this.context.outcomes.save({
         ref: { id: record.id, attempt: record.attempts },
         queue: this.queue,

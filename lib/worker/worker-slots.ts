@@ -5,9 +5,10 @@
  * `concurrency` jobs are started (running, or their outcome being saved).
  *
  * With a `prefetch`, up to that many more jobs are claimed ahead and wait here, and a slot takes its next job as
- * soon as its outcome's write is queued, not once it has landed: a slot that frees finds its next job already in
- * this process, and no longer waits for a claim nor for a write round trip. At most `2 × concurrency` jobs are
- * then started (running, or their outcome in writing); beyond that, jobs wait for the writes to land.
+ * soon as its outcome is handed to the writer, not once it has landed: a slot that frees finds its next job already in
+ * this process, and no longer waits for a claim nor for a write round trip. At most `2 × concurrency + prefetch`
+ * jobs are then started (running, or their outcome in writing): as many outcomes in writing as the process may hold
+ * jobs beyond its running ones. Beyond that, jobs wait for the writes to land.
  * Pure bookkeeping: no timers, no I/O.
  */
 export class WorkerSlots<TJob> {
@@ -26,7 +27,7 @@ export class WorkerSlots<TJob> {
     /** Jobs claimed ahead of a free slot, at most. 0: none beyond the slots, and a slot waits for its write. */
     readonly prefetch = 0,
   ) {
-    this.maxStarted = prefetch > 0 ? 2 * concurrency : concurrency;
+    this.maxStarted = prefetch > 0 ? 2 * concurrency + prefetch : concurrency;
   }
 
   /**
