@@ -51,8 +51,8 @@ function cpuTargets(data) {
   const vsRaw = pairedRatio(lib, rates('raw-sqlite3'));
   const vsBull = pairedRatio(lib, rates('bullmq'));
   return [
-    [`Issue 18: ≥ 75 % of raw node-sqlite3 (median of ${lib.length} interleaved runs)`, `${fmt(vsRaw * 100)} %`, vsRaw >= 0.75],
-    [`Issue 18: ≥ 4× BullMQ end to end (median of ${lib.length} interleaved runs)`, ratio(vsBull), vsBull >= 4],
+    [`Raised target: ≥ 75 % of raw node-sqlite3 (median of ${lib.length} interleaved runs)`, `${fmt(vsRaw * 100)} %`, vsRaw >= 0.75],
+    [`Raised target: ≥ 4× BullMQ end to end (median of ${lib.length} interleaved runs)`, ratio(vsBull), vsBull >= 4],
   ];
 }
 

@@ -61,7 +61,7 @@ function realHandlersSection(data) {
     'runs with its defaults and with `prefetch` equal to its concurrency (jobs claimed ahead of a free slot, like',
     'graphile-worker\'s local queue; see the README\'s Prefetch section). Ideal = jobs in flight / mean I/O time asked for. "handler took" is the mean measured time of a',
     "handler call: above the asked time by the timer's 1 ms granularity and by the event-loop lag of the process. Two loads: the",
-    "issue's, 100 per queue (400 in flight: an ideal of about 130,000 jobs/s, far beyond what these databases write, so the database",
+    "target's, 100 per queue (400 in flight: an ideal of about 130,000 jobs/s, far beyond what these databases write, so the database",
     'is the bottleneck), and 10 per queue (40 in flight, about 13,000 jobs/s ideal). graphile-worker runs one pool of the same total',
     `concurrency with its local queue of that size. Median of ${Math.max(...Object.values(rh.results).map((r) => r.length))} interleaved runs.`,
     '',
