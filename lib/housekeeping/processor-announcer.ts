@@ -15,7 +15,7 @@ export function announcePeriod(pollInterval: number): number {
 /** An announcement outlives three periods: a process that skips one beat (busy, a short outage) still counts. */
 export const ANNOUNCEMENT_PERIODS = 3;
 
-/** A queue is reported unprocessed once its oldest due job has waited this many periods with no processor anywhere. */
+/** A queue is reported unprocessed once one of its due jobs has waited this many periods with no processor anywhere. */
 export const UNPROCESSED_GRACE_PERIODS = 2;
 
 /**

@@ -383,7 +383,10 @@ export interface QueueStorage {
   announceProcessors(queues: string[], until: number, now: number): Promise<void>;
   /** Queues some process announced a processor for, still valid at `now`. */
   processedQueues(now: number): Promise<string[]>;
-  /** Queues with pending jobs due by `dueBy` and no processor announced at `now`, each with its oldest such job's due time. */
+  /**
+   * Queues with pending jobs due by `dueBy` and no processor announced at `now`, each with the due time of one such
+   * job (the first in claim order): one index seek per queue, whatever the backlog.
+   */
   unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]>;
 
   // --- recurring jobs ---

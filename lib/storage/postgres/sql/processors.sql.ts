@@ -14,9 +14,22 @@ const sql = perSchema(({ T, Q }) => ({
   processed: `SELECT queue FROM ${Q} WHERE processor_until > $1`,
 
   /** Per queue that no live announcement covers, its oldest pending job due by then (walks the claim index). */
-  unprocessed: `SELECT queue, MIN(run_at) AS run_at FROM ${T}
-      WHERE status = 'pending' AND run_at <= $1 AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > $2)
-      GROUP BY queue`,
+  /**
+   * A loose index scan of the claim index (one seek per queue with pending jobs), then the first due job of each in
+   * claim order: a GROUP BY over the pending rows reads all of them, every announcement period (see the SQLite text).
+   */
+  unprocessed: `WITH RECURSIVE pending_queue(queue) AS (
+        SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending')
+        UNION ALL
+        SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending' AND queue > pending_queue.queue)
+        FROM pending_queue WHERE pending_queue.queue IS NOT NULL
+      )
+      SELECT queue, run_at FROM (
+        SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.queue = pending_queue.queue AND due.status = 'pending' AND due.run_at <= $1
+            ORDER BY due.priority DESC, due.run_at, due.id LIMIT 1) AS run_at
+        FROM pending_queue
+        WHERE queue IS NOT NULL AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > $2)
+      ) AS candidate WHERE run_at IS NOT NULL`,
 }));
 
 /** Announces that this process has processors for `queues` until `until`. */

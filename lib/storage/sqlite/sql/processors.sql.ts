@@ -13,10 +13,24 @@ const ANNOUNCE_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, processor_unt
 
 const PROCESSED_SQL = `SELECT queue FROM ${Q} WHERE processor_until > ?`;
 
-/** Per queue that no live announcement covers, its oldest pending job due by then (walks the claim index). */
-const UNPROCESSED_SQL = `SELECT queue, MIN(run_at) AS run_at FROM ${T}
-  WHERE status = 'pending' AND run_at <= ? AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > ?)
-  GROUP BY queue`;
+/**
+ * Per queue that no live announcement covers, a pending job due by then: the first in claim order. The queues with
+ * pending jobs are found by a loose index scan of the claim index (one seek per queue, a recursive CTE, as SQLite
+ * does not skip through an index for DISTINCT): a GROUP BY over the pending rows read the whole index, 120-130 ms
+ * with a backlog of a million jobs, on the connection every claim waits for, at boot and every announcement period.
+ */
+const UNPROCESSED_SQL = `WITH RECURSIVE pending_queue(queue) AS (
+    SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending')
+    UNION ALL
+    SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending' AND queue > pending_queue.queue)
+    FROM pending_queue WHERE pending_queue.queue IS NOT NULL
+  )
+  SELECT queue, run_at FROM (
+    SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.queue = pending_queue.queue AND due.status = 'pending' AND due.run_at <= ?
+        ORDER BY due.priority DESC, due.run_at, due.id LIMIT 1) AS run_at
+    FROM pending_queue
+    WHERE queue IS NOT NULL AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > ?)
+  ) WHERE run_at IS NOT NULL`;
 
 /** Announces that this process has processors for `queues` until `until`. */
 export async function announceProcessors(runner: StatementRunner, queues: string[], until: number, now: number): Promise<void> {
@@ -28,7 +42,7 @@ export async function processedQueues(runner: StatementRunner, now: number): Pro
   return queuesOf(await runner.all(PROCESSED_SQL, [now]));
 }
 
-/** Queues with pending jobs due by `dueBy` and no live processor announcement at `now`, with their oldest such job. */
+/** Queues with pending jobs due by `dueBy` and no live processor announcement at `now`, each with one such job's due time. */
 export async function unprocessedQueues(runner: StatementRunner, dueBy: number, now: number): Promise<OldestDueRow[]> {
   return (await runner.all(UNPROCESSED_SQL, [dueBy, now])).map(toOldestDueRow);
 }
