@@ -1,5 +1,37 @@
 import { WorkerSlots } from '../lib/worker/worker-slots';
 
+/** What the poller and the worker have done to the slots so far: the jobs started, and whether each one's write is queued. */
+type Started = { writeQueued: boolean }[];
+
+/**
+ * Drives `slots` through `steps` seeded random moves, as the poller and the worker make them: routing at most what
+ * is offered, queueing a running job's write (which, with a prefetch, may start a waiting job), settling a job (more
+ * often one whose write is queued). `check` runs after every move. The same sequence every run.
+ */
+function randomWalk(slots: WorkerSlots<number>, seed: number, steps: number, check: (started: Started) => void): void {
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const started: Started = [];
+  let next = 0;
+  for (let step = 0; step < steps; step++) {
+    const roll = random();
+    if (roll < 0.4) {
+      const offered = slots.freeSlots;
+      for (let i = 0; i < offered; i++) if (slots.admit(next++)) started.push({ writeQueued: false });
+    } else if (roll < 0.7) {
+      const unwritten = started.find((job) => !job.writeQueued);
+      if (unwritten) {
+        unwritten.writeQueued = true;
+        if (slots.writeQueued() !== undefined) started.push({ writeQueued: false });
+      }
+    } else if (started.length > 0) {
+      const index = started.findIndex((job) => job.writeQueued === random() < 0.8);
+      const [settled] = started.splice(index < 0 ? 0 : index, 1);
+      if (slots.release(settled.writeQueued) !== undefined) started.push({ writeQueued: false });
+    }
+    check(started);
+  }
+}
+
 describe('WorkerSlots (unit): at most `concurrency` started, slots offered once their write is queued', () => {
   it('starts jobs up to the concurrency, then makes the rest wait', () => {
     const slots = new WorkerSlots<string>(2);
@@ -53,29 +85,9 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
   });
 
   it('keeps its invariant over any sequence of routing, queued writes and settles', () => {
-    // A seeded generator: the same sequence every run.
-    let seed = 42;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (const concurrency of [1, 2, 5]) {
       const slots = new WorkerSlots<number>(concurrency);
-      const started: { writeQueued: boolean }[] = [];
-      let next = 0;
-      for (let step = 0; step < 2000; step++) {
-        const roll = random();
-        if (roll < 0.4) {
-          // The poller routes at most what it was offered.
-          const offered = slots.freeSlots;
-          for (let i = 0; i < offered; i++) if (slots.admit(next++)) started.push({ writeQueued: false });
-        } else if (roll < 0.7) {
-          const unwritten = started.find((job) => !job.writeQueued);
-          if (unwritten) {
-            unwritten.writeQueued = true;
-            slots.writeQueued();
-          }
-        } else if (started.length > 0) {
-          const [settled] = started.splice(Math.floor(random() * started.length), 1);
-          if (slots.release(settled.writeQueued) !== undefined) started.push({ writeQueued: false });
-        }
+      randomWalk(slots, 42, 2000, (started) => {
         const writing = started.filter((job) => job.writeQueued).length;
         expect(started.length).toBeLessThanOrEqual(concurrency);
         // What is offered plus what is held never exceeds the concurrency once queued writes land.
@@ -83,7 +95,7 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
         // A slot is never left empty while a job waits for it.
         if (slots.waitingJobs.length > 0) expect(started.length).toBe(concurrency);
         expect(slots.idle).toBe(started.length === 0);
-      }
+      });
     }
   });
 
@@ -137,32 +149,13 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
     });
 
     it('keeps its bounds over any sequence of routing, queued writes and settles', () => {
-      let seed = 7;
-      const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       for (const [concurrency, prefetch] of [
         [1, 1],
         [2, 3],
         [5, 5],
       ]) {
         const slots = new WorkerSlots<number>(concurrency, prefetch);
-        const started: { writeQueued: boolean }[] = [];
-        let next = 0;
-        for (let step = 0; step < 3000; step++) {
-          const roll = random();
-          if (roll < 0.4) {
-            const offered = slots.freeSlots;
-            for (let i = 0; i < offered; i++) if (slots.admit(next++)) started.push({ writeQueued: false });
-          } else if (roll < 0.7) {
-            const unwritten = started.find((job) => !job.writeQueued);
-            if (unwritten) {
-              unwritten.writeQueued = true;
-              if (slots.writeQueued() !== undefined) started.push({ writeQueued: false });
-            }
-          } else if (started.length > 0) {
-            const index = started.findIndex((job) => job.writeQueued === random() < 0.8);
-            const [settled] = started.splice(index < 0 ? 0 : index, 1);
-            if (slots.release(settled.writeQueued) !== undefined) started.push({ writeQueued: false });
-          }
+        randomWalk(slots, 7, 3000, (started) => {
           const writing = started.filter((job) => job.writeQueued).length;
           const running = started.length - writing;
           expect(running).toBeLessThanOrEqual(concurrency);
@@ -173,7 +166,7 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
           // A job never waits while it could start: a handler slot is free and fewer than `concurrency` outcomes wait.
           if (slots.waitingJobs.length > 0) expect(running === concurrency || started.length === 2 * concurrency + prefetch).toBe(true);
           expect(slots.idle).toBe(started.length === 0);
-        }
+        });
       }
     });
   });

@@ -7,7 +7,7 @@
 // (completeJobBatchDelay 0); pool of 10 connections per process, the library's default. A completed job is
 // deleted, so "all completed" is an empty jobs table.
 const { run, makeWorkerUtils, Logger } = require('graphile-worker');
-const { now, waitFor } = require('../lib/common');
+const { now, waitFor, readyThenGo } = require('../lib/common');
 const { PG_URL, SCHEMAS, dropSchemas, analyzeSchema, withClient, scalar } = require('../lib/postgres');
 
 /** A Logger that counts errors, keeps the first 5 as samples and echoes the first 3 to stderr. */
@@ -48,11 +48,7 @@ exports.postgresEnqueue = async ({ queues, total, chunk }) => {
  * postgresConsume.
  */
 exports.postgresConsume = async ({ queues, concurrency }) => {
-  const message = (type) => new Promise((resolve) => process.on('message', (m) => m && m.type === type && resolve()));
-  const go = message('go');
-  const stop = message('stop');
-  process.send({ type: 'ready' });
-  await go;
+  const { stopped } = await readyThenGo();
   let handled = 0;
   const task = async () => {
     handled++;
@@ -70,7 +66,7 @@ exports.postgresConsume = async ({ queues, concurrency }) => {
     preset: { worker: { localQueue: { size: inFlight }, completeJobBatchDelay: 0 } },
   });
   const progress = setInterval(() => process.send({ type: 'progress', handled }), 10);
-  await stop;
+  await stopped;
   clearInterval(progress);
   await runner.stop();
   return { handled, errors: stats.errors, errorSamples: stats.samples };

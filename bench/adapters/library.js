@@ -2,7 +2,7 @@
 // This library (nestjs-sqlite-queue from ../dist) as a benchmark system.
 const path = require('node:path');
 const { startLibraryApp, supportsDriverOption, loadedDrivers } = require('../lib/library-app');
-const { freshDbFile, now, rssSampler, waitFor, sleep, summarizeLatency } = require('../lib/common');
+const { freshDbFile, now, rssSampler, waitFor, sleep, summarizeLatency, readyThenGo } = require('../lib/common');
 
 function moduleOptions(file, driver, extra = {}) {
   const options = { database: file, ...extra };
@@ -137,11 +137,7 @@ exports.postgresEnqueue = async ({ queues, total, chunk }) => {
 /** Child: says ready, boots a consumer app on "go", reports its handled count every 10 ms until "stop". */
 exports.postgresConsume = async ({ queues, concurrency }) => {
   const { PG_URL, SCHEMAS } = require('../lib/postgres');
-  const message = (type) => new Promise((resolve) => process.on('message', (m) => m && m.type === type && resolve()));
-  const go = message('go');
-  const stop = message('stop');
-  process.send({ type: 'ready' });
-  await go;
+  const { stopped } = await readyThenGo();
   let handled = 0;
   const app = await startLibraryApp({
     options: { postgres: { url: PG_URL, schema: SCHEMAS.library } },
@@ -150,7 +146,7 @@ exports.postgresConsume = async ({ queues, concurrency }) => {
     handler: () => void handled++,
   });
   const progress = setInterval(() => process.send({ type: 'progress', handled }), 10);
-  await stop;
+  await stopped;
   clearInterval(progress);
   await app.close();
   return { handled, errors: app.log.errors, errorSamples: app.log.samples };

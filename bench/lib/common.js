@@ -124,6 +124,19 @@ async function repeat(runs, fn) {
   return results;
 }
 
+/**
+ * The consumer side of the multi-process protocol (scenario 6): says `ready` to the parent, waits for its `go`, and
+ * returns a promise of its `stop`. Listeners are set before `ready`, so neither message can be missed.
+ */
+async function readyThenGo() {
+  const message = (type) => new Promise((resolve) => process.on('message', (m) => m && m.type === type && resolve()));
+  const go = message('go');
+  const stopped = message('stop');
+  process.send({ type: 'ready' });
+  await go;
+  return { stopped };
+}
+
 function machineInfo() {
   const cpus = os.cpus();
   return {
@@ -151,5 +164,6 @@ module.exports = {
   waitFor,
   runChild,
   repeat,
+  readyThenGo,
   machineInfo,
 };
