@@ -181,6 +181,12 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
       expect(ofJob).toHaveLength(1);
       expect(ofJob[0].pid).toBe(second.process.pid);
     }
-    expect(runs.filter((run) => run.id === ids[0]).map((run) => run.pid)).toEqual([first.process.pid, second.process.pid]);
+    // The job that hung in the first process is taken back too: recovery spreads the jobs it takes back over a jitter window.
+    await waitFor(() => readRunLog(runLog).filter((run) => run.id === ids[0]).length === 2, 'the hanging job restarted elsewhere', 30_000);
+    expect(
+      readRunLog(runLog)
+        .filter((run) => run.id === ids[0])
+        .map((run) => run.pid),
+    ).toEqual([first.process.pid, second.process.pid]);
   }, 90_000);
 });
