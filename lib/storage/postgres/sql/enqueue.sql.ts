@@ -9,8 +9,8 @@ import { PostgresContext, PostgresTables, ms, notifyIfAny, perSchema } from './p
  * unique_key of the rows inserted. `skipTakenKeys` adds `ON CONFLICT DO NOTHING`, which skips inputs whose key a
  * live job holds. Only batches that carry a key need it: a row without one cannot conflict (the key index leaves
  * NULL keys out, ids come from the sequence), and the clause is not free: PostgreSQL then inserts each row
- * speculatively (a token in every unique index, then a confirmation record), which made a 500-row insert take
- * 2.5 times as long (measured with EXPLAIN ANALYZE, 5.9 against 2.4 ms, and a third more WAL records).
+ * speculatively (a token in every unique index, then a confirmation record): EXPLAIN ANALYZE of this statement
+ * with 500 rows, 5.1 against 3.4 ms of execution and 2,020 against 1,520 WAL records.
  */
 const insertSql = (tables: PostgresTables, skipTakenKeys: boolean): string => `WITH inserted AS (
         INSERT INTO ${tables.T} (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on,

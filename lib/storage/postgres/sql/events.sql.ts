@@ -1,4 +1,4 @@
-import { EVENT_READERS_TABLE, EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../sqlite-queue.constants';
+import { EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../sqlite-queue.constants';
 import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
@@ -9,11 +9,10 @@ import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragment
  * Identity values are handed out when a row is inserted, not when it commits: two writers could commit ids 11 then
  * 10, and a reader between the commits would move its cursor past 10 for ever. Writers therefore hold one
  * transaction-scoped advisory lock (keyed by the table name) from before their insert until their commit, so ids
- * become visible in order. One row per batch of events: rare next to job writes, and only they wait on this lock; only they wait on this lock.
+ * become visible in order. One row per batch of events: rare next to job writes, and only they wait on this lock.
  */
-const sql = perSchema(({ T, eventsChannel }) => {
+const sql = perSchema(({ T, R, eventsChannel }) => {
   const E = T.replace(/[^.]+$/, EVENTS_TABLE);
-  const R = T.replace(/[^.]+$/, EVENT_READERS_TABLE);
   return {
     finishedJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ANY($1::bigint[]) AND status IN ('completed', 'failed', 'cancelled')`,
     // The notification (payload: the publisher) wakes the readers of every other process at commit, not at their next poll.

@@ -13,10 +13,10 @@ const sql = perSchema(({ T, Q }) => ({
 
   processed: `SELECT queue FROM ${Q} WHERE processor_until > $1`,
 
-  /** Per queue that no live announcement covers, its oldest pending job due by then (walks the claim index). */
   /**
-   * A loose index scan of the claim index (one seek per queue with pending jobs), then the first due job of each in
-   * claim order: a GROUP BY over the pending rows reads all of them, every announcement period (see the SQLite text).
+   * Per queue that no live announcement covers, a pending job due by then: the first in claim order. The queues are
+   * found by a loose index scan of the claim index (one seek per queue with pending jobs): a GROUP BY over the
+   * pending rows reads all of them, every announcement period (see the SQLite text).
    */
   unprocessed: `WITH RECURSIVE pending_queue(queue) AS (
         SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending')
