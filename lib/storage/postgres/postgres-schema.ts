@@ -117,17 +117,17 @@ export async function applyPostgresSchema(
   schema: string,
   migrate: boolean,
 ): Promise<void> {
-  const found = await findSchema(runner, schema);
-  if (found.version === POSTGRES_SCHEMA_VERSION && found.recorded) return;
-  if (!migrate) {
-    if (found.version < POSTGRES_SCHEMA_VERSION) throw new SchemaOutdatedError(found.version, POSTGRES_SCHEMA_VERSION);
-    return;
-  }
+  // The unlocked check reads the catalog in several statements, each seeing the latest commit: another process's
+  // migration committing between them shows a half-old, half-new shape (columns a 0.1.0 table never had, and no
+  // migrations table yet), which is not an error of the schema. Only a clean result is trusted here; anything
+  // else, its error included, is decided again under the lock, where no migration can commit in between.
+  const found = await findSchema(runner, schema).catch(() => undefined);
+  if (found?.version === POSTGRES_SCHEMA_VERSION && found.recorded) return;
   const queryRunner = dataSource.createQueryRunner('master');
   try {
     await queryRunner.startTransaction();
     await queryRunner.query(SCHEMA_LOCK_SQL, [schema]);
-    await migrateLocked(queryRunner, schema);
+    await checkOrMigrateLocked(queryRunner, schema, migrate);
     await queryRunner.commitTransaction();
   } catch (error) {
     if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
@@ -137,7 +137,7 @@ export async function applyPostgresSchema(
   }
 }
 
-async function migrateLocked(queryRunner: QueryRunner, schema: string): Promise<void> {
+async function checkOrMigrateLocked(queryRunner: QueryRunner, schema: string, migrate: boolean): Promise<void> {
   const locked = await findSchema(
     {
       all: (sql, params) => queryRunner.query(sql, params),
@@ -146,6 +146,10 @@ async function migrateLocked(queryRunner: QueryRunner, schema: string): Promise<
     schema,
   );
   if (locked.version === POSTGRES_SCHEMA_VERSION && locked.recorded) return;
+  if (!migrate) {
+    if (locked.version < POSTGRES_SCHEMA_VERSION) throw new SchemaOutdatedError(locked.version, POSTGRES_SCHEMA_VERSION);
+    return;
+  }
   const s = quotedSchema(schema);
   if (!locked.recorded && locked.version > 0) {
     // A schema an unrecorded older build made: its steps are there already, only their record is missing.

@@ -53,7 +53,7 @@ const JOB_INDEXES_SQL = `SELECT name FROM sqlite_master WHERE type = 'index' AND
  * under BEGIN IMMEDIATE, so processes booting together apply each step once (the second waits, then finds it done).
  */
 export async function applySqliteSchema(runner: StatementRunner, migrate = true): Promise<void> {
-  const found = await findSchema(runner);
+  const found = await findSchemaInOneSnapshot(runner);
   if (found.version === SQLITE_SCHEMA_VERSION && found.recorded) return;
   if (!migrate) {
     if (found.version < SQLITE_SCHEMA_VERSION) throw new SchemaOutdatedError(found.version, SQLITE_SCHEMA_VERSION);
@@ -75,6 +75,20 @@ export async function applySqliteSchema(runner: StatementRunner, migrate = true)
   } catch (error) {
     await runner.run('ROLLBACK', []).catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * The check reads several statements; outside a transaction each sees the latest commit, so another process's
+ * migration committing between two of them would show a shape no version ever had (new columns, no migrations
+ * table yet) and refuse a sound database. A read transaction keeps every read on one committed state.
+ */
+async function findSchemaInOneSnapshot(runner: StatementRunner): Promise<FoundSchema> {
+  await runner.run('BEGIN', []);
+  try {
+    return await findSchema(runner);
+  } finally {
+    await runner.run('COMMIT', []);
   }
 }
 
