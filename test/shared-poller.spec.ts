@@ -110,6 +110,60 @@ describe('SharedPoller timed wake-ups', () => {
   });
 });
 
+describe('SharedPoller and a rate-limited queue', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => {
+    jest.restoreAllMocks();
+    jest.useRealTimers();
+  });
+
+  /** A queue limited to `max` claims per `duration` ms, its window kept like the SQL keeps it. */
+  function limitedSetUp(max: number, duration: number) {
+    const pending: JobRecord[] = [];
+    const claimed: { id: string; at: number }[] = [];
+    let windowStart = -Infinity;
+    let windowCount = 0;
+    const storage = {
+      insertHints$: new Subject<void>(),
+      claim: async (requests: ClaimRequest[], _workerId: string, now: number) => {
+        if (windowStart + duration <= now) [windowStart, windowCount] = [now, 0];
+        const take = pending.splice(0, Math.min(requests[0]?.limit ?? 0, max - windowCount));
+        windowCount += take.length;
+        take.forEach((job) => claimed.push({ id: job.id, at: now }));
+        return take;
+      },
+      limitedUntil: async (_queues: string[], now: number) =>
+        windowCount >= max && windowStart + duration > now ? new Map([['q', windowStart + duration]]) : new Map(),
+      release: async () => 0,
+    } as unknown as QueueStorage;
+    const pool = {
+      claimRequests: () => [{ queue: 'q', limit: 10, rateLimited: true }],
+      rateWindowOf: () => duration,
+    } as unknown as WorkerPool;
+    const settings = { workerId: 'w', pollInterval: POLL_INTERVAL, batchWindow: 0, batchSize: 10, leaseDuration: 30_000 };
+    const poller = new SharedPoller(storage, pool, settings, new Logger('test'));
+    return { poller, pending, claimed, storage };
+  }
+
+  it('jobs added right after a read found the queue empty are still claimed window after window, without the fallback poll', async () => {
+    const { poller, pending, claimed, storage } = limitedSetUp(3, 300);
+    poller.start();
+    // The first round finds nothing, and the read after it finds the queue open: drained.
+    await jest.advanceTimersByTimeAsync(1);
+    // Within the queue's check gap (30 ms), nine jobs come: a round takes three and comes back short, too soon
+    // after the last read to ask again; no job of this process finishes to wake the poller after that.
+    for (let i = 0; i < 9; i++) pending.push(record(`j${i}`, Date.now() - 1));
+    (storage.insertHints$ as Subject<void>).next();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(claimed).toHaveLength(3);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(claimed).toHaveLength(9);
+    // One window after another, not a poll interval later.
+    expect(claimed[8].at - claimed[0].at).toBeLessThan(1000);
+    await poller.stop();
+  });
+});
+
 /** A claim the test settles by hand: holds a claim in flight. */
 interface HeldClaim {
   requests: ClaimRequest[];

@@ -49,9 +49,15 @@ export class LimitWatch {
     if ((this.gotJobsAt.get(queue) ?? -Infinity) < askedAt) this.drained.add(queue);
   }
 
-  /** The rate-limited queues of a round that came back short and were not read lately: the ones to ask about. */
-  toCheck(requests: ClaimRequest[], claimed: Map<string, number>, now: number): string[] {
-    const queues: string[] = [];
+  /**
+   * The rate-limited queues of a round that came back short and were not read lately: the ones to ask about
+   * (`ask`). A short queue read too recently is asked about at its next round after its gap, and `askAgainAt` is the
+   * earliest such time: the caller must come back by then, as nothing else may (the jobs of the round may all be
+   * done before, and a used-up window frees no slot that would wake the poller).
+   */
+  toCheck(requests: ClaimRequest[], claimed: Map<string, number>, now: number): { ask: string[]; askAgainAt?: number } {
+    const ask: string[] = [];
+    let askAgainAt: number | undefined;
     for (const request of requests) {
       const got = claimed.get(request.queue) ?? 0;
       if (got > 0 && request.rateLimited) {
@@ -61,10 +67,14 @@ export class LimitWatch {
       if (!request.rateLimited || got >= request.limit || this.drained.has(request.queue)) continue;
       const duration = this.durationOf(request.queue) ?? MAX_CHECK_GAP_MS;
       const gap = Math.max(MIN_CHECK_GAP_MS, Math.min(MAX_CHECK_GAP_MS, duration / 10));
-      if (now - (this.checkedAt.get(request.queue) ?? -Infinity) < gap) continue;
+      const checkable = (this.checkedAt.get(request.queue) ?? -Infinity) + gap;
+      if (now < checkable) {
+        askAgainAt = Math.min(askAgainAt ?? checkable, checkable);
+        continue;
+      }
       this.checkedAt.set(request.queue, now);
-      queues.push(request.queue);
+      ask.push(request.queue);
     }
-    return queues;
+    return askAgainAt === undefined ? { ask } : { ask, askAgainAt };
   }
 }

@@ -190,9 +190,10 @@ export class SharedPoller {
       return NOTHING_CLAIMED;
     }
     const claimedPerQueue = countBy(jobs);
-    const toCheck = this.limits.toCheck(requests, claimedPerQueue, started);
+    const { ask, askAgainAt } = this.limits.toCheck(requests, claimedPerQueue, started);
     // Not awaited: the round's jobs go to their workers now; the answer only schedules a later wake-up.
-    if (toCheck.length > 0) void this.readLimits(toCheck);
+    if (ask.length > 0) void this.readLimits(ask);
+    if (askAgainAt !== undefined) this.wakeAt(askAgainAt);
     return { jobs, full: requests.some((request) => claimedPerQueue.get(request.queue) === request.limit) };
   }
 
