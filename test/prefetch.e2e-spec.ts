@@ -6,7 +6,7 @@
  * their lease expires, to run exactly once elsewhere.
  */
 import { TestingModule } from '@nestjs/testing';
-import { Job, QueueAdmin, QueueProducer } from '../lib';
+import { Job, QueueAdmin, QueueProducer, RateLimitError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
@@ -144,6 +144,32 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     await waitFor(async () => (await admin.getCounts('pf')).completed === 4, 'the next app ran the handed-back jobs');
     expect(next.state.started.sort()).toEqual(['b', 'c', 'd']);
     for (const id of ids.slice(1)) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
+  it('a RateLimitError hands the prefetched jobs back with its job, unspent: none of them starts during the pause', async () => {
+    const started: string[] = [];
+    const release = deferred<void>();
+    const Limited = defineProcessor<Step>(
+      'pf',
+      async (job) => {
+        started.push(job.data.name);
+        await release.promise;
+        throw new RateLimitError(60_000);
+      },
+      { concurrency: 1, prefetch: 3 },
+    );
+    const app = await current.startApp({ module: { pollInterval: 50, leaseDuration: 120_000 }, providers: [Limited] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const ids: string[] = [];
+    for (const name of ['a', 'b', 'c', 'd']) ids.push((await producer.add('pf', { name })).id);
+    await waitFor(async () => started.length === 1 && (await admin.getCounts('pf')).running === 4, 'a runs, three claimed ahead');
+
+    release.resolve();
+    // Without the hand-back, b would take a's slot now and hit the limit in its turn (and c, and d).
+    await waitFor(async () => (await admin.getCounts('pf')).pending === 4, 'a and the prefetched jobs pending again');
+    expect(started).toEqual(['a']);
+    for (const id of ids) expect(await admin.getJob(id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null });
   });
 
   it('kill -9 of a process holding prefetched jobs: another process runs them once its lease expired, each exactly once', async () => {

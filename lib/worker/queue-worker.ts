@@ -200,8 +200,14 @@ export class QueueWorker {
     }
   }
 
-  /** Pauses the queue for every process and hands the job back unspent; its slot frees when `execute` settles. */
+  /**
+   * Pauses the queue for every process and hands the job back unspent, with the jobs prefetched for this queue:
+   * they would otherwise start during the pause, each to hit the limit again. Its slot frees when `execute` settles.
+   */
   private async rateLimited(record: JobRecord, until: number): Promise<void> {
+    // Taken and the poller told in the same tick: no claim can take the freed prefetch room for this queue.
+    const prefetched = this.slots.takeWaiting();
+    this.context.onRateLimited?.(this.queue, until);
     const ref = { id: record.id, attempt: record.attempts };
     try {
       const owned = await this.context.storage.rateLimit(this.queue, ref, this.context.workerId, until, Date.now());
@@ -211,7 +217,16 @@ export class QueueWorker {
         `Job ${record.id} (queue ${this.queue}): pausing the queue after RateLimitError failed; the job's lease will expire and free it: ${String(error)}`,
       );
     }
-    this.context.onRateLimited?.(this.queue, until);
+    if (prefetched.length === 0) return;
+    const refs = prefetched.map((job) => ({ id: job.id, attempt: job.attempts }));
+    try {
+      await this.context.storage.release(refs, this.context.workerId, Date.now());
+    } catch (error) {
+      this.context.logger.error(
+        `Jobs ${refs.map((job) => job.id).join(', ')} (queue ${this.queue}): handing the prefetched jobs back after RateLimitError ` +
+          `failed; their leases will expire and free them: ${String(error)}`,
+      );
+    }
   }
 
   /** The attempt's outcome is queued for writing: offer its slot to the poller (see `freeSlots`). */
