@@ -192,6 +192,35 @@ describeEachBackend('QueueStorage contract', (backend) => {
     });
   });
 
+  describe('oldestDuePending', () => {
+    it('per queue, the oldest run time among due pending jobs, whatever their priorities; running, future and other-status jobs left out', async () => {
+      const now = Date.now();
+      // The oldest due job of "mixed" has the lowest of three priorities, and a newer one ranks first in claim order.
+      await add('mixed', { priority: 10, runAt: now - 1_000 });
+      await add('mixed', { priority: 10, runAt: now - 500 });
+      await add('mixed', { priority: 0, runAt: now - 3_000 });
+      await add('mixed', { priority: -5, runAt: now - 7_000 });
+      await add('mixed', { priority: -5, runAt: now + 60_000 });
+      await add('mixed', { priority: 99, runAt: now + 30_000 });
+      // Only future jobs: not due, no row.
+      await add('future', { priority: 3, runAt: now + 10_000 });
+      // The oldest job of "claimed" runs: the next one counts.
+      await add('claimed', { runAt: now - 9_000 });
+      await claimOne('claimed', A);
+      await add('claimed', { priority: 1, runAt: now - 2_000 });
+      await add('claimed', { priority: 2, runAt: now - 100 });
+
+      const rows = await storage.oldestDuePending(now);
+      expect([...rows].sort((a, b) => a.queue.localeCompare(b.queue))).toEqual([
+        { queue: 'claimed', runAt: now - 2_000 },
+        { queue: 'mixed', runAt: now - 7_000 },
+      ]);
+      const later = await storage.oldestDuePending(now + 40_000);
+      expect(later.find((row) => row.queue === 'future')).toEqual({ queue: 'future', runAt: now + 10_000 });
+      expect(later.find((row) => row.queue === 'mixed')).toEqual({ queue: 'mixed', runAt: now - 7_000 });
+    });
+  });
+
   describe('outcomes by the owner', () => {
     it('completeMany completes the owned attempts with their results and reports only those', async () => {
       await add('q');

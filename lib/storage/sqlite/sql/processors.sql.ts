@@ -1,7 +1,7 @@
 import { OldestDueRow } from '../../queue-storage.interface';
 import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { Q, T } from './sqlite-sql-fragments';
+import { PENDING_QUEUES, Q, T } from './sqlite-sql-fragments';
 
 /**
  * One statement for all of a process's queues: each gets `processor_until`, never moved back (another process with
@@ -15,16 +15,10 @@ const PROCESSED_SQL = `SELECT queue FROM ${Q} WHERE processor_until > ?`;
 
 /**
  * Per queue that no live announcement covers, a pending job due by then: the first in claim order. The queues with
- * pending jobs are found by a loose index scan of the claim index (one seek per queue, a recursive CTE, as SQLite
- * does not skip through an index for DISTINCT): a GROUP BY over the pending rows read the whole index, 120-130 ms
- * with a backlog of a million jobs, on the connection every claim waits for, at boot and every announcement period.
+ * pending jobs come from a loose index scan (see PENDING_QUEUES), at boot
+ * and every announcement period.
  */
-const UNPROCESSED_SQL = `WITH RECURSIVE pending_queue(queue) AS (
-    SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending')
-    UNION ALL
-    SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending' AND queue > pending_queue.queue)
-    FROM pending_queue WHERE pending_queue.queue IS NOT NULL
-  )
+const UNPROCESSED_SQL = `WITH RECURSIVE ${PENDING_QUEUES}
   SELECT queue, run_at FROM (
     SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.queue = pending_queue.queue AND due.status = 'pending' AND due.run_at <= ?
         ORDER BY due.priority DESC, due.run_at, due.id LIMIT 1) AS run_at
