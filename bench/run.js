@@ -21,7 +21,7 @@ const CONFIG = {
   postgres: { runs: QUICK ? 1 : 3, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
   concurrentAdd: {
     runs: QUICK ? 1 : 3,
-    sizes: { total: QUICK ? 2_000 : 20_000, inFlight: 1_000, loneCount: QUICK ? 100 : 500, warmup: QUICK ? 20 : 100 },
+    sizes: { total: QUICK ? 2_000 : 20_000, inFlight: 1_000, loneCount: QUICK ? 100 : 2_000, warmup: QUICK ? 20 : 100 },
   },
   pgLatency: { runs: QUICK ? 1 : 3, count: QUICK ? 50 : 300, gapMs: 10, warmup: QUICK ? 5 : 20 },
   footprint: {

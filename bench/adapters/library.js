@@ -1,6 +1,5 @@
 'use strict';
 // This library (nestjs-sqlite-queue from ../dist) as a benchmark system.
-const path = require('node:path');
 const { startLibraryApp, supportsDriverOption, loadedDrivers } = require('../lib/library-app');
 const { freshDbFile, now, rssSampler, waitFor, sleep, summarizeLatency, readyThenGo } = require('../lib/common');
 
@@ -155,9 +154,9 @@ exports.postgresConsume = async ({ queues, concurrency }) => {
 // ---- Concurrent single adds (scenarios/concurrent-add.js): SQLite or PostgreSQL, producer-only app. ----
 
 /**
- * Child: a lone add's latency, then `inFlight` callers each awaiting its own add(). `perAdd: true` writes every
- * add with its own statement (the storage's enqueue of one job, as add() did before group commit): the A/B
- * reference of the same build.
+ * Child: a lone add's latency (in turns with the same add without group commit), then `inFlight` callers each
+ * awaiting its own add(). `perAdd: true` writes every add with its own statement, as add() did before group
+ * commit: the A/B reference of the same build.
  */
 exports.concurrentAdd = async ({ tag, driver, postgres, perAdd, sizes }) => {
   const { measureAdds } = require('../lib/add-load');
@@ -170,21 +169,24 @@ exports.concurrentAdd = async ({ tag, driver, postgres, perAdd, sizes }) => {
     options = moduleOptions(freshDbFile(`concurrent-add-${tag}.sqlite`), driver, { processing: false });
   }
   const app = await startLibraryApp({ options });
-  let add = (i) => app.producer.add('bench-a', { i });
-  if (perAdd) {
-    // Internal modules of the same build: the bench's A/B switch, not public API.
-    const { DIST_DIR } = require('../lib/common');
-    const { QueueFactory } = require(path.join(DIST_DIR, 'factory/queue.factory'));
-    const { prepareJob } = require(path.join(DIST_DIR, 'producer/prepare-job'));
-    const factory = app.app.get(QueueFactory);
-    const storage = await factory.storage();
-    const defaults = { maxAttempts: factory.options.maxAttempts };
-    add = (i) => {
-      const at = Date.now();
-      return storage.enqueue('bench-a', [prepareJob('bench-a', { i }, undefined, defaults, at)], at);
-    };
-  }
-  const result = await measureAdds(add, sizes);
+  // The A/B reference: the same add() with group commit taken out, each add its own statement as before group
+  // commit, so the two differ in nothing else. `perAdd` runs the whole load that way; otherwise the lone adds
+  // alternate between both ways. Internal, not public API: the bench's switch.
+  const producer = app.producer;
+  const grouped = producer.groupCommitFor.bind(producer);
+  let ungrouped = perAdd;
+  producer.groupCommitFor = (storage) =>
+    ungrouped ? { add: async (queue, record, at) => (await storage.enqueue(queue, [record], at))[0] } : grouped(storage);
+  const add = (i) => producer.add('bench-a', { i });
+  const reference = async (i) => {
+    ungrouped = true;
+    try {
+      return await producer.add('bench-a', { i });
+    } finally {
+      ungrouped = false;
+    }
+  };
+  const result = await measureAdds(add, sizes, perAdd ? undefined : reference);
   const counts = await app.admin.getCounts('bench-a');
   await app.close();
   if (postgres) await require('../lib/postgres').dropSchemas([require('../lib/postgres').SCHEMAS.library]);

@@ -8,15 +8,23 @@ const stats = (values) => ({ p50: percentile(values, 50), p99: percentile(values
 /**
  * @param {(i: number) => Promise<unknown>} add  one add() of job number i
  * @param {{ total: number, inFlight: number, loneCount: number, warmup: number }} sizes
+ * @param {(i: number) => Promise<unknown>} [reference]  another way to add one job, whose lone latency is measured
+ *   in turns with `add`'s (one each, alternately, in the same process): a pair measured side by side, which the
+ *   machine's drift and a garbage collection or checkpoint here or there cannot tell apart, unlike separate runs.
  */
-async function measureAdds(add, { total, inFlight, loneCount, warmup }) {
+async function measureAdds(add, { total, inFlight, loneCount, warmup }, reference) {
   for (let i = 0; i < warmup; i++) await add(-1 - i);
   // A lone add: nothing else in flight, the latency every request of a quiet application sees.
   const lone = [];
+  const loneReference = [];
   for (let i = 0; i < loneCount; i++) {
-    const t = now();
+    let t = now();
     await add(i);
     lone.push(now() - t);
+    if (!reference) continue;
+    t = now();
+    await reference(-1 - warmup - i);
+    loneReference.push(now() - t);
   }
   // Then `inFlight` callers at once, each awaiting its own add, until `total` adds are done.
   const each = [];
@@ -32,7 +40,11 @@ async function measureAdds(add, { total, inFlight, loneCount, warmup }) {
   const t0 = now();
   await Promise.all(Array.from({ length: inFlight }, caller));
   const ms = now() - t0;
-  return { lone: stats(lone), concurrent: { jobs: total, inFlight, ms, rate: (total / ms) * 1000, ...stats(each) } };
+  return {
+    lone: stats(lone),
+    ...(reference ? { loneReference: stats(loneReference) } : {}),
+    concurrent: { jobs: total, inFlight, ms, rate: (total / ms) * 1000, ...stats(each) },
+  };
 }
 
 module.exports = { measureAdds };
