@@ -51,6 +51,43 @@ function betterSqliteRunner(connection: BetterSqlite3.Database): StatementRunner
   };
 }
 
+/**
+ * Runs the schema check on `db` through its own connection, with `migrate`, while another process migrates the
+ * database between the check's reads; resolves as the check does, `raced` telling that the migration did run there.
+ * `race` false: no other process, a plain check (a second look).
+ */
+async function checkWhileAnotherMigrates(db: TestDatabase, migrate: boolean, race = true): Promise<{ raced: boolean }> {
+  let raced = () => false;
+  const wrap = (inner: StatementRunner): StatementRunner => {
+    if (!race) return inner;
+    const racing = racingRunner(inner, db);
+    raced = racing.raced;
+    return racing.runner;
+  };
+  if (!db.options.postgres) {
+    const connection = new BetterSqlite3(db.path, { timeout: 10_000 });
+    try {
+      // As the library's connection does before the check: a reader in WAL mode does not hold off a writer.
+      connection.pragma('journal_mode = WAL');
+      await applySqliteSchema(wrap(betterSqliteRunner(connection)), migrate);
+      return { raced: raced() };
+    } finally {
+      connection.close();
+    }
+  }
+  const dataSource = await new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 2 }).initialize();
+  try {
+    const direct: StatementRunner = {
+      all: async (sql, params) => (await dataSource.query(sql, params)) as StorageRow[],
+      run: async (sql, params) => ((await dataSource.query(sql, params)) as unknown[]).length,
+    };
+    await applyPostgresSchema(dataSource, wrap(direct), db.options.postgres.schema!, migrate);
+    return { raced: raced() };
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 describeEachBackend(
   'schema check racing another process’s migration',
   (backend) => {
@@ -58,31 +95,7 @@ describeEachBackend(
 
     it('a migration committed between the check’s reads is seen whole, and boot goes on', async () => {
       await createLegacyDatabase(current.db);
-      if (backend.kind === 'sqlite') {
-        const connection = new BetterSqlite3(current.db.path, { timeout: 10_000 });
-        try {
-          // As the library's connection does before the check: a reader in WAL mode does not hold off a writer.
-          connection.pragma('journal_mode = WAL');
-          const { runner, raced } = racingRunner(betterSqliteRunner(connection), current.db);
-          await applySqliteSchema(runner, true);
-          expect(raced()).toBe(true);
-        } finally {
-          connection.close();
-        }
-      } else {
-        const dataSource = await new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 2 }).initialize();
-        try {
-          const direct: StatementRunner = {
-            all: async (sql, params) => (await dataSource.query(sql, params)) as StorageRow[],
-            run: async (sql, params) => ((await dataSource.query(sql, params)) as unknown[]).length,
-          };
-          const { runner, raced } = racingRunner(direct, current.db);
-          await applyPostgresSchema(dataSource, runner, current.db.options.postgres!.schema!, true);
-          expect(raced()).toBe(true);
-        } finally {
-          await dataSource.destroy();
-        }
-      }
+      expect(await checkWhileAnotherMigrates(current.db, true)).toEqual({ raced: true });
       const rows = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations']);
       expect(rows.map((row) => Number(row.version)).sort((a, b) => a - b)).toEqual(allSchemaVersions(backend.kind));
     });
@@ -90,32 +103,14 @@ describeEachBackend(
     it('a process that only checks (createSchema false) sees the migration whole too', async () => {
       await createLegacyDatabase(current.db);
       if (backend.kind === 'sqlite') {
-        const connection = new BetterSqlite3(current.db.path, { timeout: 10_000 });
-        try {
-          connection.pragma('journal_mode = WAL');
-          const { runner, raced } = racingRunner(betterSqliteRunner(connection), current.db);
-          // Its one consistent read is of the 0.1.0 file, which an app that may not migrate calls outdated.
-          await expect(applySqliteSchema(runner, false)).rejects.toBeInstanceOf(SchemaOutdatedError);
-          expect(raced()).toBe(true);
-          // Read again, the migrated file passes.
-          await applySqliteSchema(betterSqliteRunner(connection), false);
-        } finally {
-          connection.close();
-        }
+        // Its one consistent read is of the 0.1.0 file, which an app that may not migrate calls outdated.
+        const check = checkWhileAnotherMigrates(current.db, false);
+        await expect(check).rejects.toBeInstanceOf(SchemaOutdatedError);
+        // Read again, the migrated file passes.
+        await checkWhileAnotherMigrates(current.db, false, false);
       } else {
-        const dataSource = await new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 2 }).initialize();
-        try {
-          const direct: StatementRunner = {
-            all: async (sql, params) => (await dataSource.query(sql, params)) as StorageRow[],
-            run: async (sql, params) => ((await dataSource.query(sql, params)) as unknown[]).length,
-          };
-          const { runner, raced } = racingRunner(direct, current.db);
-          // Decided under the lock, after the migration committed: the schema is current.
-          await applyPostgresSchema(dataSource, runner, current.db.options.postgres!.schema!, false);
-          expect(raced()).toBe(true);
-        } finally {
-          await dataSource.destroy();
-        }
+        // Decided under the lock, after the migration committed: the schema is current.
+        expect(await checkWhileAnotherMigrates(current.db, false)).toEqual({ raced: true });
       }
     });
   },

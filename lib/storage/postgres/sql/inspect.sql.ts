@@ -1,7 +1,8 @@
 import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
-import { PostgresContext, ms, pendingLevels, pendingQueues, perSchema, toRowId } from './postgres-sql-fragments';
+import { pendingLevelsCte, pendingQueuesCte } from '../../shared/pending-index-scan';
+import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({
   getJob: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = $1`,
@@ -41,7 +42,7 @@ const sql = perSchema(({ T, Q }) => ({
 
   // The claim index orders a queue's jobs by priority first, so the oldest due job is the first of some priority's
   // run: one seek per queue and priority present, instead of every pending row at each health check.
-  oldestDuePending: `WITH RECURSIVE ${pendingQueues(T)}, ${pendingLevels(T)}
+  oldestDuePending: `WITH RECURSIVE ${pendingQueuesCte(T)}, ${pendingLevelsCte(T)}
       SELECT queue, MIN(run_at) AS run_at FROM (
         SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.status = 'pending' AND due.queue = pending_level.queue
             AND due.priority = pending_level.priority AND due.run_at <= $1 ORDER BY due.run_at LIMIT 1) AS run_at

@@ -88,33 +88,6 @@ export function notifyIfAny(tables: PostgresTables, rows: string): string {
 }
 
 /**
- * A WITH RECURSIVE item naming the queues with pending jobs, `pending_queue(queue)` (ending in one NULL row), by a
- * loose index scan of the claim index: one seek per queue, where a GROUP BY over the pending rows reads all of them.
- */
-export function pendingQueues(T: string): string {
-  return `pending_queue(queue) AS (
-        SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending')
-        UNION ALL
-        SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending' AND queue > pending_queue.queue)
-        FROM pending_queue WHERE pending_queue.queue IS NOT NULL
-      )`;
-}
-
-/**
- * A WITH RECURSIVE item after `pendingQueues`: per queue, each priority its pending jobs have,
- * `pending_level(queue, priority)` (each queue's list ending in a NULL priority), one seek each, the same way.
- */
-export function pendingLevels(T: string): string {
-  return `pending_level(queue, priority) AS (
-        SELECT queue, (SELECT MAX(priority) FROM ${T} WHERE status = 'pending' AND queue = pending_queue.queue)
-        FROM pending_queue WHERE queue IS NOT NULL
-        UNION ALL
-        SELECT queue, (SELECT MAX(priority) FROM ${T} WHERE status = 'pending' AND queue = pending_level.queue AND priority < pending_level.priority)
-        FROM pending_level WHERE priority IS NOT NULL
-      )`;
-}
-
-/**
  * Longest id list a finish notification carries (PostgreSQL refuses payloads of 8000 bytes and more). Past it the
  * payload is empty, which listeners read as "some jobs finished": they look at every job they wait for.
  */

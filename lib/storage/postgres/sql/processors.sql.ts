@@ -1,6 +1,7 @@
 import { OldestDueRow } from '../../queue-storage.interface';
 import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
-import { PostgresContext, ms, pendingQueues, perSchema } from './postgres-sql-fragments';
+import { pendingQueuesCte } from '../../shared/pending-index-scan';
+import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({
   /**
@@ -18,7 +19,7 @@ const sql = perSchema(({ T, Q }) => ({
    * found by a loose index scan of the claim index (one seek per queue with pending jobs): a GROUP BY over the
    * pending rows reads all of them, every announcement period (see the SQLite text).
    */
-  unprocessed: `WITH RECURSIVE ${pendingQueues(T)}
+  unprocessed: `WITH RECURSIVE ${pendingQueuesCte(T)}
       SELECT queue, run_at FROM (
         SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.queue = pending_queue.queue AND due.status = 'pending' AND due.run_at <= $1
             ORDER BY due.priority DESC, due.run_at, due.id LIMIT 1) AS run_at

@@ -3,7 +3,8 @@ import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } f
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { PENDING_LEVELS, PENDING_QUEUES, Q, T, toRowId } from './sqlite-sql-fragments';
+import { pendingLevelsCte, pendingQueuesCte } from '../../shared/pending-index-scan';
+import { Q, T, toRowId } from './sqlite-sql-fragments';
 
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
 
@@ -53,11 +54,11 @@ const FINISHED_SINCE_SQL = `SELECT queue, status, started_at - run_at AS wait_ms
 /**
  * Per queue, the oldest run time among its due pending jobs. The claim index orders a queue's jobs by priority first,
  * so the oldest is the first of some priority's run: one seek per queue and priority present (a loose index scan, see
- * PENDING_LEVELS) instead of reading every pending row, which a health check every few seconds would do
+ * pending-index-scan.ts) instead of reading every pending row, which a health check every few seconds would do
  * on the connection claims wait for.
  */
-const OLDEST_DUE_PENDING_SQL = `WITH RECURSIVE ${PENDING_QUEUES},
-  ${PENDING_LEVELS}
+const OLDEST_DUE_PENDING_SQL = `WITH RECURSIVE ${pendingQueuesCte(T)},
+  ${pendingLevelsCte(T)}
   SELECT queue, MIN(run_at) AS run_at FROM (
     SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.status = 'pending' AND due.queue = pending_level.queue
         AND due.priority = pending_level.priority AND due.run_at <= ? ORDER BY due.run_at LIMIT 1) AS run_at

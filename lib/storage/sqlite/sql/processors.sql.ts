@@ -1,7 +1,8 @@
 import { OldestDueRow } from '../../queue-storage.interface';
 import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { PENDING_QUEUES, Q, T } from './sqlite-sql-fragments';
+import { pendingQueuesCte } from '../../shared/pending-index-scan';
+import { Q, T } from './sqlite-sql-fragments';
 
 /**
  * One statement for all of a process's queues: each gets `processor_until`, never moved back (another process with
@@ -15,10 +16,10 @@ const PROCESSED_SQL = `SELECT queue FROM ${Q} WHERE processor_until > ?`;
 
 /**
  * Per queue that no live announcement covers, a pending job due by then: the first in claim order. The queues with
- * pending jobs come from a loose index scan (see PENDING_QUEUES), at boot
+ * pending jobs come from a loose index scan (see pending-index-scan.ts), at boot
  * and every announcement period.
  */
-const UNPROCESSED_SQL = `WITH RECURSIVE ${PENDING_QUEUES}
+const UNPROCESSED_SQL = `WITH RECURSIVE ${pendingQueuesCte(T)}
   SELECT queue, run_at FROM (
     SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.queue = pending_queue.queue AND due.status = 'pending' AND due.run_at <= ?
         ORDER BY due.priority DESC, due.run_at, due.id LIMIT 1) AS run_at

@@ -15,31 +15,6 @@ export const Q = QUEUES_TABLE;
 export const S = SCHEDULES_TABLE;
 
 /**
- * A WITH RECURSIVE item naming the queues with pending jobs, `pending_queue(queue)` (ending in one NULL row), by a
- * loose index scan of the claim index: one seek per queue. SQLite does not skip through an index for DISTINCT or
- * GROUP BY, and a GROUP BY over the pending rows reads all of them (120-130 ms with a million-job backlog, on the
- * connection every claim waits for).
- */
-export const PENDING_QUEUES = `pending_queue(queue) AS (
-    SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending')
-    UNION ALL
-    SELECT (SELECT MIN(queue) FROM ${T} WHERE status = 'pending' AND queue > pending_queue.queue)
-    FROM pending_queue WHERE pending_queue.queue IS NOT NULL
-  )`;
-
-/**
- * A WITH RECURSIVE item after PENDING_QUEUES: per queue, each priority its pending jobs have,
- * `pending_level(queue, priority)` (each queue's list ending in a NULL priority), one seek each, the same way.
- */
-export const PENDING_LEVELS = `pending_level(queue, priority) AS (
-    SELECT queue, (SELECT MAX(priority) FROM ${T} WHERE status = 'pending' AND queue = pending_queue.queue)
-    FROM pending_queue WHERE queue IS NOT NULL
-    UNION ALL
-    SELECT queue, (SELECT MAX(priority) FROM ${T} WHERE status = 'pending' AND queue = pending_level.queue AND priority < pending_level.priority)
-    FROM pending_level WHERE priority IS NOT NULL
-  )`;
-
-/**
  * The statement's own clock in epoch ms: leases are measured from when a statement runs, which on SQLite can be up to
  * the busy timeout after it was queued (another process held the write lock). julianday('now') works on every SQLite
  * version (unixepoch('subsec') needs 3.42), and SQLite reads the same OS clock as Date.now().
