@@ -1,7 +1,7 @@
 import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
-import { pendingLevelsCte, pendingQueuesCte } from '../../shared/pending-index-scan';
+import { pendingLevelsCte, pendingQueuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({

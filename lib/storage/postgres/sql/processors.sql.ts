@@ -1,6 +1,6 @@
 import { OldestDueRow } from '../../queue-storage.interface';
 import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
-import { pendingQueuesCte } from '../../shared/pending-index-scan';
+import { pendingQueuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({

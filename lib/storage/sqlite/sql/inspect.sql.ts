@@ -3,7 +3,7 @@ import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } f
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { pendingLevelsCte, pendingQueuesCte } from '../../shared/pending-index-scan';
+import { pendingLevelsCte, pendingQueuesCte, queuesCte } from '../../shared/loose-index-scan';
 import { Q, T, toRowId } from './sqlite-sql-fragments';
 
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
@@ -46,15 +46,22 @@ const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND uni
 const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
 
 /** Walks the finished index queue by queue instead of scanning the table. */
-const FINISHED_SINCE_SQL = `SELECT queue, status, started_at - run_at AS wait_ms, finished_at - started_at AS run_ms, finished_at
-  FROM ${T} WHERE queue IN (SELECT DISTINCT queue FROM ${T} WHERE finished_at IS NOT NULL)
+/**
+ * The finished queues by a loose index scan of the finished index (a DISTINCT read all of it), then each queue's and
+ * status's range of that index from `since`. Named: with statistics saying most rows are finished, the planner took a
+ * scan of the whole table instead (a million finished jobs: 240 ms for a one-minute window, against 10 ms).
+ */
+const FINISHED_SINCE_SQL = `WITH RECURSIVE ${queuesCte('finished_queue', T, 'finished_at IS NOT NULL')}
+  SELECT queue, status, started_at - run_at AS wait_ms, finished_at - started_at AS run_ms, finished_at
+  FROM ${T} INDEXED BY ${T}_finished
+  WHERE queue IN (SELECT queue FROM finished_queue WHERE queue IS NOT NULL)
     AND status IN ('completed', 'failed', 'cancelled') AND finished_at >= ?
   ORDER BY finished_at DESC LIMIT ?`;
 
 /**
  * Per queue, the oldest run time among its due pending jobs. The claim index orders a queue's jobs by priority first,
  * so the oldest is the first of some priority's run: one seek per queue and priority present (a loose index scan, see
- * pending-index-scan.ts) instead of reading every pending row, which a health check every few seconds would do
+ * loose-index-scan.ts) instead of reading every pending row, which a health check every few seconds would do
  * on the connection claims wait for.
  */
 const OLDEST_DUE_PENDING_SQL = `WITH RECURSIVE ${pendingQueuesCte(T)},

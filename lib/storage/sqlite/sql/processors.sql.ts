@@ -1,7 +1,7 @@
 import { OldestDueRow } from '../../queue-storage.interface';
 import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { pendingQueuesCte } from '../../shared/pending-index-scan';
+import { pendingQueuesCte } from '../../shared/loose-index-scan';
 import { Q, T } from './sqlite-sql-fragments';
 
 /**
@@ -16,7 +16,7 @@ const PROCESSED_SQL = `SELECT queue FROM ${Q} WHERE processor_until > ?`;
 
 /**
  * Per queue that no live announcement covers, a pending job due by then: the first in claim order. The queues with
- * pending jobs come from a loose index scan (see pending-index-scan.ts), at boot
+ * pending jobs come from a loose index scan (see loose-index-scan.ts), at boot
  * and every announcement period.
  */
 const UNPROCESSED_SQL = `WITH RECURSIVE ${pendingQueuesCte(T)}
