@@ -12,8 +12,13 @@ import { redactValue } from './redact-value';
 
 /** Jobs per page of a queue's list. */
 const PAGE_SIZE = 25;
-/** Open tabs poll every few seconds: one metrics read serves them all for this long. */
+/** Open tabs poll every few seconds: one metrics read serves them all for at least this long. */
 const METRICS_TTL_MS = 1000;
+/**
+ * Most of the database's time the dashboard's metrics reads may take: a read of a long busy history (a full sample,
+ * a few hundred ms on SQLite) runs on the connection claims wait for, so one is kept this many times longer than it took.
+ */
+const METRICS_READ_TIME_FACTOR = 20;
 const FINISHED: JobStatus[] = ['completed', 'failed', 'cancelled'];
 
 /** A queue as the pages show it: `QueueAdmin.listQueues()` plus its recent metrics (null: nothing finished lately). */
@@ -30,7 +35,8 @@ export interface ActionAnswer {
  */
 @Injectable()
 export class DashboardApi {
-  private metrics: { at: number; snapshot: Promise<MetricsSnapshot> } | undefined;
+  /** The last metrics read (or the one in flight, shared by every caller until it is done), and until when it serves. */
+  private metrics: { freshUntil: number; snapshot: Promise<MetricsSnapshot> } | undefined;
 
   constructor(
     private readonly admin: QueueAdmin,
@@ -181,12 +187,20 @@ export class DashboardApi {
   }
 
   private snapshot(): Promise<MetricsSnapshot> {
-    const now = Date.now();
-    if (!this.metrics || now - this.metrics.at > METRICS_TTL_MS) {
-      const snapshot = this.admin.getMetrics({ windowMinutes: this.options.chartMinutes });
-      this.metrics = { at: now, snapshot };
-      // A failed read is not kept: the next poll tries again.
-      snapshot.catch(() => (this.metrics = undefined));
+    const startedAt = Date.now();
+    if (!this.metrics || startedAt >= this.metrics.freshUntil) {
+      const entry = { freshUntil: Infinity, snapshot: this.admin.getMetrics({ windowMinutes: this.options.chartMinutes }) };
+      this.metrics = entry;
+      entry.snapshot.then(
+        () => {
+          const took = Date.now() - startedAt;
+          entry.freshUntil = Date.now() + Math.max(METRICS_TTL_MS, took * METRICS_READ_TIME_FACTOR);
+        },
+        // A failed read is not kept: the next poll tries again (its error reaches the caller that awaits it).
+        () => {
+          if (this.metrics === entry) this.metrics = undefined;
+        },
+      );
     }
     return this.metrics.snapshot;
   }
