@@ -7,18 +7,16 @@ import { QueueProducer } from '../producer/queue-producer.service';
 import { assertQueueName } from '../utils/queue-name.util';
 import { toHttpError } from './dashboard-http-error';
 import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
+import { SharedRead } from './shared-read';
 import { QUEUE_DASHBOARD_OPTIONS } from './queue-dashboard.constants';
 import { redactValue } from './redact-value';
 
 /** Jobs per page of a queue's list. */
 const PAGE_SIZE = 25;
-/** Open tabs poll every few seconds: one metrics read serves them all for at least this long. */
-const METRICS_TTL_MS = 1000;
-/**
- * Most of the database's time the dashboard's metrics reads may take: a read of a long busy history (a full sample,
- * a few hundred ms on SQLite) runs on the connection claims wait for, so one is kept this many times longer than it took.
- */
-const METRICS_READ_TIME_FACTOR = 20;
+/** Open tabs poll every few seconds: one read of the queues or the metrics serves them all for at least this long. */
+const SHARED_READ_MS = 1000;
+/** A slow read is kept this many times as long as it took (see SharedRead): at most about 1/20 of the database's time. */
+const SLOW_READ_FACTOR = 20;
 const FINISHED: JobStatus[] = ['completed', 'failed', 'cancelled'];
 
 /** A queue as the pages show it: `QueueAdmin.listQueues()` plus its recent metrics (null: nothing finished lately). */
@@ -35,18 +33,26 @@ export interface ActionAnswer {
  */
 @Injectable()
 export class DashboardApi {
-  /** The last metrics read (or the one in flight, shared by every caller until it is done), and until when it serves. */
-  private metrics: { freshUntil: number; snapshot: Promise<MetricsSnapshot> } | undefined;
+  /** Every queue with its counts: counting reads every row, a load with a long history and many open tabs. */
+  private readonly queues: SharedRead<QueueInfo[]>;
+  private readonly metrics: SharedRead<MetricsSnapshot>;
 
   constructor(
     private readonly admin: QueueAdmin,
     private readonly producer: QueueProducer,
     @Inject(QUEUE_DASHBOARD_OPTIONS) private readonly options: ResolvedDashboardOptions,
-  ) {}
+  ) {
+    this.queues = new SharedRead(() => this.admin.listQueues(), SHARED_READ_MS, SLOW_READ_FACTOR);
+    this.metrics = new SharedRead(
+      () => this.admin.getMetrics({ windowMinutes: this.options.chartMinutes }),
+      SHARED_READ_MS,
+      SLOW_READ_FACTOR,
+    );
+  }
 
   /** Every queue with counts and metrics, and the settings the page needs. */
   async overview() {
-    const [queues, snapshot] = await Promise.all([this.admin.listQueues(), this.snapshot()]);
+    const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
     return {
       generatedAt: snapshot.generatedAt,
       readOnly: this.options.readOnly,
@@ -64,7 +70,7 @@ export class DashboardApi {
     const search = typeof query.search === 'string' ? query.search.trim().slice(0, 512) : '';
     try {
       assertQueueName(name);
-      const [queues, snapshot] = await Promise.all([this.admin.listQueues(), this.snapshot()]);
+      const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
       const info = queues.find((queue) => queue.name === name) ?? emptyQueue(name);
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
       if (search !== '') {
@@ -139,9 +145,9 @@ export class DashboardApi {
           await this.admin.resume(target);
           return { message: `Queue ${target} resumed.` };
         case 'retry-failed':
-          return this.retryFailed(target);
+          return await this.retryFailed(target);
         case 'clean':
-          return this.clean(target, body);
+          return await this.clean(target, body);
         case 'retry':
           await this.admin.retry(target);
           return { message: `Job ${target} is pending again, with a fresh set of attempts.` };
@@ -156,6 +162,9 @@ export class DashboardApi {
       }
     } catch (error) {
       throw toHttpError(error, `Action ${action} on ${target}`);
+    } finally {
+      // The operator's next look shows what the action did, not the counts kept from before it.
+      this.queues.invalidate();
     }
   }
 
@@ -184,25 +193,6 @@ export class DashboardApi {
     const byKey = await this.admin.getJobsByKey(queue, text, { limit: PAGE_SIZE });
     const found = byId && byId.queue === queue ? [byId] : [];
     return [...found, ...byKey.filter((job) => job.id !== byId?.id)];
-  }
-
-  private snapshot(): Promise<MetricsSnapshot> {
-    const startedAt = Date.now();
-    if (!this.metrics || startedAt >= this.metrics.freshUntil) {
-      const entry = { freshUntil: Infinity, snapshot: this.admin.getMetrics({ windowMinutes: this.options.chartMinutes }) };
-      this.metrics = entry;
-      entry.snapshot.then(
-        () => {
-          const took = Date.now() - startedAt;
-          entry.freshUntil = Date.now() + Math.max(METRICS_TTL_MS, took * METRICS_READ_TIME_FACTOR);
-        },
-        // A failed read is not kept: the next poll tries again (its error reaches the caller that awaits it).
-        () => {
-          if (this.metrics === entry) this.metrics = undefined;
-        },
-      );
-    }
-    return this.metrics.snapshot;
   }
 }
 

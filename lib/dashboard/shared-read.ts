@@ -1,0 +1,39 @@
+/**
+ * One read shared by every caller: while it is in flight, and afterwards for at least `minMs`, or `factor` times as
+ * long as it took when it is slow. The dashboard's reads run on the connection claims wait for, and open tabs poll
+ * every few seconds; a long history makes a read slow (counting a million rows, a full metrics sample), so a read
+ * kept `factor` times its duration takes at most about `1 / factor` of the database's time, whatever the tabs and the
+ * history. A failed read is not kept: its callers get the error, and the next call reads again.
+ */
+export class SharedRead<T> {
+  private current: { freshUntil: number; value: Promise<T> } | undefined;
+
+  constructor(
+    private readonly read: () => Promise<T>,
+    private readonly minMs: number,
+    private readonly factor: number,
+  ) {}
+
+  /** The kept value, or a new read's. */
+  get(): Promise<T> {
+    const startedAt = Date.now();
+    if (this.current && startedAt < this.current.freshUntil) return this.current.value;
+    const entry = { freshUntil: Infinity, value: this.read() };
+    this.current = entry;
+    entry.value.then(
+      () => {
+        const done = Date.now();
+        entry.freshUntil = done + Math.max(this.minMs, (done - startedAt) * this.factor);
+      },
+      () => {
+        if (this.current === entry) this.current = undefined;
+      },
+    );
+    return entry.value;
+  }
+
+  /** Forgets the kept value (a write the next read must show); a read in flight still answers its callers. */
+  invalidate(): void {
+    this.current = undefined;
+  }
+}
