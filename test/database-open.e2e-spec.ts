@@ -44,18 +44,17 @@ interface BootReport {
 }
 
 /**
- * Boots in a child process run as `nobody` (setpriv): root writes read-only files anyway, so as root the read-only
- * case can only be made by another user. The file's folder is opened up for that user to read.
+ * Boots in a child process that keeps root's identity but not its power over file modes: root writes read-only files
+ * anyway, so the child runs without `CAP_DAC_OVERRIDE` and `CAP_DAC_READ_SEARCH` (setpriv drops them from the
+ * bounding set before exec). It still reads the checkout as its owner, wherever the checkout sits (another user
+ * could not enter a clone under a private folder such as `mktemp -d` makes).
  */
-function bootAsNobody(db: TestDatabase): BootReport {
-  chmodSync(db.dir, 0o755);
+function bootWithoutFileOverride(db: TestDatabase): BootReport {
   const app = join(__dirname, 'fixtures', 'boot-error-app.ts');
   const run = spawnSync(
     'setpriv',
     [
-      '--reuid=65534',
-      '--regid=65534',
-      '--clear-groups',
+      '--bounding-set=-dac_override,-dac_read_search',
       process.execPath,
       '-r',
       'ts-node/register/transpile-only',
@@ -65,7 +64,7 @@ function bootAsNobody(db: TestDatabase): BootReport {
     { cwd: join(__dirname, '..'), encoding: 'utf8', timeout: 60_000 },
   );
   const line = run.stdout.split('\n').find((text) => text.startsWith('RESULT '));
-  if (!line) throw new Error(`the unprivileged boot printed no result (status ${run.status}): ${run.stderr || run.error}`);
+  if (!line) throw new Error(`the boot without file-mode override printed no result (status ${run.status}): ${run.stderr || run.error}`);
   return JSON.parse(line.slice('RESULT '.length)) as BootReport;
 }
 
@@ -112,7 +111,7 @@ describeEachSqlite('SQLite file that cannot be opened or written', (backend) => 
     files.forEach((file) => chmodSync(file, 0o444));
     try {
       if (runningAsRoot) {
-        const report = bootAsNobody(db);
+        const report = bootWithoutFileOverride(db);
         expect(report).toMatchObject({ isDatabaseOpenError: true, isQueueError: true, hasCause: true, kind: 'read-only' });
         expect(report.message).toContain(db.path);
       } else {
