@@ -206,7 +206,7 @@ export class QueueWorker {
    */
   private async rateLimited(record: JobRecord, until: number): Promise<void> {
     // Taken and the poller told in the same tick: no claim can take the freed prefetch room for this queue.
-    const prefetched = this.slots.takeWaiting();
+    const prefetched = this.takeUnstarted();
     this.context.onRateLimited?.(this.queue, until);
     const ref = { id: record.id, attempt: record.attempts };
     try {
@@ -218,12 +218,11 @@ export class QueueWorker {
       );
     }
     if (prefetched.length === 0) return;
-    const refs = prefetched.map((job) => ({ id: job.id, attempt: job.attempts }));
     try {
-      await this.context.storage.release(refs, this.context.workerId, Date.now());
+      await this.context.storage.release(prefetched, this.context.workerId, Date.now());
     } catch (error) {
       this.context.logger.error(
-        `Jobs ${refs.map((job) => job.id).join(', ')} (queue ${this.queue}): handing the prefetched jobs back after RateLimitError ` +
+        `Jobs ${prefetched.map((job) => job.id).join(', ')} (queue ${this.queue}): handing the prefetched jobs back after RateLimitError ` +
           `failed; their leases will expire and free them: ${String(error)}`,
       );
     }
