@@ -1,7 +1,7 @@
 import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
-import { pendingLevelsCte, pendingQueuesCte } from '../../shared/loose-index-scan';
+import { pendingLevelsCte, pendingQueuesCte, queuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({
@@ -25,12 +25,7 @@ const sql = perSchema(({ T, Q }) => ({
 
   // A loose index scan finds the queues (one index probe each), then each queue's newest finished jobs per
   // status come from a backward walk of the status index: no table scan and no index just for this.
-  finishedSince: `WITH RECURSIVE queues AS (
-        (SELECT queue FROM ${T} WHERE status IN ('completed', 'failed', 'cancelled') ORDER BY queue LIMIT 1)
-        UNION ALL
-        SELECT (SELECT queue FROM ${T} WHERE queue > queues.queue AND status IN ('completed', 'failed', 'cancelled') ORDER BY queue LIMIT 1)
-        FROM queues WHERE queues.queue IS NOT NULL
-      )
+  finishedSince: `WITH RECURSIVE ${queuesCte('queues', T, `status IN ('completed', 'failed', 'cancelled')`)}
       SELECT f.* FROM queues
       CROSS JOIN unnest(ARRAY['completed', 'failed', 'cancelled']) AS s(status)
       CROSS JOIN LATERAL (

@@ -45,7 +45,6 @@ const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND uni
 
 const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
 
-/** Walks the finished index queue by queue instead of scanning the table. */
 /**
  * The finished queues by a loose index scan of the finished index (a DISTINCT read all of it), then each queue's and
  * status's range of that index from `since`. Named: with statistics saying most rows are finished, the planner took a
