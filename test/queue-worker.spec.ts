@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Subject } from 'rxjs';
+import { RateLimitError } from '../lib/errors/rate-limit.error';
 import { UnrecoverableError } from '../lib/errors/unrecoverable.error';
 import { JobEventBus } from '../lib/events/job-event-bus';
 import { QueueEvent } from '../lib/interfaces/queue-event.interface';
@@ -270,7 +271,7 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
 
 /** A write of any kind that the test lands by hand, with what the stand-in storage says about ownership. */
 interface HeldStatement {
-  kind: 'complete' | 'retry' | 'fail';
+  kind: 'complete' | 'retry' | 'fail' | 'pause';
   ids: string[];
   land(owned?: boolean): void;
 }
@@ -292,7 +293,13 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
       ),
     retry: (ref: AttemptRef) => hold('retry', [ref.id], (owned) => owned),
     fail: (ref: AttemptRef) => hold('fail', [ref.id], (owned) => owned),
+    rateLimit: (_queue: string, ref: AttemptRef) => hold('pause', [ref.id], (owned) => owned),
+    release: async (refs: AttemptRef[]) => {
+      released.push(...refs.map((ref) => ref.id));
+      return refs.length;
+    },
   } as unknown as QueueStorage;
+  const released: string[] = [];
   const events = new JobEventBus();
   const heard: string[] = [];
   events.events$.subscribe((event: QueueEvent) => heard.push(`${event.type} ${event.jobId}#${event.attempt}`));
@@ -321,7 +328,7 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
     for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
   };
   const route = (id: string, attempts = 1) => jobs$.next({ ...record(id), attempts });
-  return { worker, route, statements, heard, finished, settle, slotsOffered: () => slotsOffered };
+  return { worker, route, statements, heard, finished, released, settle, slotsOffered: () => slotsOffered };
 }
 
 describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only see as timeouts', () => {
@@ -345,6 +352,31 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     statements[1].land();
     await worker.whenIdle();
     expect(heard).toEqual(['active 1#1', 'retrying 1#1', 'active 1#2', 'completed 1#2']);
+  });
+
+  it('a RateLimitError hands back, once the pause is written, the jobs that would start during it: waiting and still arriving', async () => {
+    const started: string[] = [];
+    const { worker, route, statements, released, settle } = setUpHeld(1, (job) => {
+      started.push(job.id);
+      if (job.id === '1') throw new RateLimitError(60_000);
+      return undefined;
+    });
+    // 1 runs; 2 waits for the slot (routed by the same claim).
+    route('1');
+    route('2');
+    await settle();
+    expect(statements.map(({ kind, ids }) => `${kind} ${ids.join()}`)).toEqual(['pause 1']);
+    // A claim that was in flight when 1 hit the limit brings 3.
+    route('3');
+    await settle();
+    // Nothing goes back before the pause is written: another process could claim it first.
+    expect(released).toEqual([]);
+    statements[0].land();
+    await settle();
+    await worker.whenIdle();
+    expect(started).toEqual(['1']);
+    expect(released.sort()).toEqual(['2', '3']);
+    expect(worker.heldAttempts()).toEqual([]);
   });
 
   it('announces nothing for an outcome the database says is no longer ours, and frees the slot', async () => {

@@ -53,6 +53,10 @@ export class QueueWorker {
   private readonly runner: AttemptRunner;
   private subscription?: Subscription;
   private idleWaiters: (() => void)[] = [];
+  /** Until when a RateLimitError of this queue paused it (epoch ms): jobs routed before then go back unstarted. */
+  private rateLimitedUntil = 0;
+  /** The last pause being written: jobs go back only once it has landed. */
+  private pauseWritten: Promise<void> = Promise.resolve();
 
   constructor(
     readonly queue: string,
@@ -99,6 +103,9 @@ export class QueueWorker {
     // The poller never routes more jobs than `freeSlots`, so a job almost always starts at once; a buffering
     // operator such as mergeMap(concurrency) cost 15 % of end-to-end throughput here.
     this.subscription = jobs$.pipe(filter((job) => job.queue === this.queue)).subscribe((job) => {
+      // A claim that was in flight when a RateLimitError paused the queue: its jobs would start during the pause,
+      // each to hit the limit again.
+      if (Date.now() < this.rateLimitedUntil) return void this.handBackUnstarted([{ id: job.id, attempt: job.attempts }]);
       if (this.slots.admit(job)) this.start(job);
     });
   }
@@ -201,13 +208,21 @@ export class QueueWorker {
   }
 
   /**
-   * Pauses the queue for every process and hands the job back unspent, with the jobs prefetched for this queue:
-   * they would otherwise start during the pause, each to hit the limit again. Its slot frees when `execute` settles.
+   * Pauses the queue for every process and hands the job back unspent, with the jobs claimed for this queue that have
+   * not started (prefetched, or routed during the pause): they would otherwise start during the pause, each to hit the
+   * limit again. Its slot frees when `execute` settles.
    */
   private async rateLimited(record: JobRecord, until: number): Promise<void> {
-    // Taken and the poller told in the same tick: no claim can take the freed prefetch room for this queue.
+    // In the same tick: the waiting jobs taken, later ones refused, and the poller told, so no claim takes their room.
+    this.rateLimitedUntil = Math.max(this.rateLimitedUntil, until);
     const prefetched = this.takeUnstarted();
     this.context.onRateLimited?.(this.queue, until);
+    this.pauseWritten = this.writePause(record, until);
+    await this.handBackUnstarted(prefetched);
+  }
+
+  /** Writes the pause and hands the job back; never rejects (a failure is logged, the lease frees the job). */
+  private async writePause(record: JobRecord, until: number): Promise<void> {
     const ref = { id: record.id, attempt: record.attempts };
     try {
       const owned = await this.context.storage.rateLimit(this.queue, ref, this.context.workerId, until, Date.now());
@@ -217,13 +232,21 @@ export class QueueWorker {
         `Job ${record.id} (queue ${this.queue}): pausing the queue after RateLimitError failed; the job's lease will expire and free it: ${String(error)}`,
       );
     }
-    if (prefetched.length === 0) return;
+  }
+
+  /**
+   * Hands back, unspent, jobs that must not start during a RateLimitError pause; once the pause is written, so no
+   * process claims them before it sees the pause. Never rejects.
+   */
+  private async handBackUnstarted(refs: AttemptRef[]): Promise<void> {
+    await this.pauseWritten;
+    if (refs.length === 0) return;
     try {
-      await this.context.storage.release(prefetched, this.context.workerId, Date.now());
+      await this.context.storage.release(refs, this.context.workerId, Date.now());
     } catch (error) {
       this.context.logger.error(
-        `Jobs ${prefetched.map((job) => job.id).join(', ')} (queue ${this.queue}): handing the prefetched jobs back after RateLimitError ` +
-          `failed; their leases will expire and free them: ${String(error)}`,
+        `Jobs ${refs.map((ref) => ref.id).join(', ')} (queue ${this.queue}): handing back jobs claimed before a RateLimitError ` +
+          `pause failed; their leases will expire and free them: ${String(error)}`,
       );
     }
   }
