@@ -22,6 +22,7 @@ import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
 import { PostgresStatements } from '../lib/storage/postgres/postgres-statements';
 import { claimJobs } from '../lib/storage/postgres/sql/claim.sql';
+import { insertJobs } from '../lib/storage/postgres/sql/enqueue.sql';
 import { completeJobs } from '../lib/storage/postgres/sql/outcomes.sql';
 import { postgresTables } from '../lib/storage/postgres/sql/postgres-sql-fragments';
 import { waitFor } from './support/wait-for';
@@ -152,6 +153,7 @@ describePostgres('PostgreSQL backend', () => {
       [{ postgres: { schema: 'bad-name' } }, 'postgres.schema', /identifier/],
       [{ postgres: { port: 0 } }, 'postgres.port', /1 to 65535/],
       [{ postgres: { createSchema: 'yes' } }, 'postgres.createSchema', /boolean/],
+      [{ postgres: { preparedStatements: 1 } }, 'postgres.preparedStatements', /boolean/],
       [{ postgres: { hots: 'typo' } }, 'postgres.hots', /not an option/],
       [{ postgres: 'postgres://localhost' }, 'postgres', /must be an object/],
       [{ postgres: { host: 'h' }, dataSource: postgresDataSource() }, 'postgres.host', /dataSource is given/],
@@ -215,6 +217,90 @@ describePostgres('PostgreSQL backend', () => {
     });
   });
 
+  describe('prepared statements', () => {
+    /** A runner over a one-connection pool, so `pg_prepared_statements` (per session) shows what it prepared. */
+    async function oneConnection(prepared: boolean, onRefused: (error: unknown) => void = () => undefined) {
+      const schema = freshSchema();
+      const s = await storage(schema);
+      const dataSource = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
+      dataSources.push(dataSource);
+      await dataSource.initialize();
+      const db = { runner: new PostgresStatements(dataSource, prepared, onRefused), tables: postgresTables(schema) };
+      const preparedNames = async (): Promise<string[]> =>
+        (
+          (await dataSource.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'nest_queue_%' ORDER BY name`)) as {
+            name: string;
+          }[]
+        ).map((row) => row.name);
+      /** One enqueue, claim and completion through the runner; the id it completed. */
+      const cycle = async (): Promise<string[]> => {
+        const now = Date.now();
+        await insertJobs(db, 'q', [newJob({ runAt: now })], now);
+        const claimed = await claimJobs(db, [{ queue: 'q', limit: 1 }], 'w1', Date.now(), 30_000);
+        expect(claimed).toHaveLength(1);
+        return [...(await completeJobs(db, [{ ref: { id: claimed[0].id, attempt: 1 }, result: '1' }], 'w1', Date.now()))];
+      };
+      return { s, schema, dataSource, preparedNames, cycle };
+    }
+
+    it('keep the hot statements (enqueue, claim, completion) prepared once per connection, and nothing else', async () => {
+      const { s, preparedNames, cycle } = await oneConnection(true);
+      await cycle();
+      const names = await preparedNames();
+      expect(names).toHaveLength(3);
+      await cycle();
+      await s.getCounts();
+      expect(await preparedNames()).toEqual(names);
+    });
+
+    it('are not used with preparedStatements: false', async () => {
+      const { preparedNames, cycle } = await oneConnection(false);
+      expect(await cycle()).toHaveLength(1);
+      expect(await preparedNames()).toEqual([]);
+    });
+
+    it('that the server dropped (DISCARD ALL, a pooling proxy): the statement runs unnamed, the runner says so once and names none again', async () => {
+      const refusals: unknown[] = [];
+      const { schema, dataSource, preparedNames, cycle } = await oneConnection(true, (error) => refusals.push(error));
+      await cycle();
+      expect(await preparedNames()).toHaveLength(3);
+      // node-postgres still believes the connection holds them: its next Bind names a statement the server lost.
+      await dataSource.query('DEALLOCATE ALL');
+      const completed = await cycle();
+      expect(completed).toHaveLength(1);
+      expect(refusals).toHaveLength(1);
+      expect(String(refusals[0])).toMatch(/does not exist/);
+      await cycle();
+      expect(refusals).toHaveLength(1);
+      expect(await preparedNames()).toEqual([]);
+      const [{ completed: count }] = (await dataSource.query(
+        `SELECT count(*)::int AS completed FROM ${postgresTables(schema).T} WHERE status = 'completed'`,
+      )) as { completed: number }[];
+      expect(count).toBe(3);
+    });
+
+    it('through the module: jobs run with preparedStatements on and off', async () => {
+      for (const preparedStatements of [true, false]) {
+        const moduleRef = await Test.createTestingModule({
+          imports: [QueueModule.forRoot({ postgres: { url: postgresTestUrl(), schema: freshSchema(), preparedStatements } })],
+          providers: [EchoProcessor],
+        }).compile();
+        app = moduleRef;
+        await moduleRef.init();
+        const producer = moduleRef.get(QueueProducer);
+        const admin = moduleRef.get(QueueAdmin);
+        const jobs = await producer.addBulk(
+          'pg-echo',
+          [1, 2, 3].map((n) => ({ data: { n } })),
+        );
+        await waitFor(async () => (await admin.getCounts('pg-echo')).completed === 3, 'three completed');
+        expect(await Promise.all(jobs.map(async (job) => (await admin.getJob(job.id))?.result))).toEqual([1, 2, 3]);
+        await moduleRef.close();
+        app = undefined;
+      }
+    });
+  });
+
   describe('claims', () => {
     it('commit without waiting for the WAL flush, and the pooled connection keeps synchronous commits for what follows', async () => {
       const schema = freshSchema();
@@ -225,7 +311,7 @@ describePostgres('PostgreSQL backend', () => {
       const dataSource = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
       dataSources.push(dataSource);
       await dataSource.initialize();
-      const db = { runner: new PostgresStatements(dataSource), tables: postgresTables(schema) };
+      const db = { runner: new PostgresStatements(dataSource, true, () => undefined), tables: postgresTables(schema) };
       const [claimed] = await claimJobs(db, [{ queue: 'q', limit: 1 }], 'w1', Date.now(), 30_000);
       expect(claimed).toBeDefined();
       expect(await dataSource.query('SHOW synchronous_commit')).toEqual([{ synchronous_commit: 'on' }]);

@@ -12,7 +12,11 @@ export function createQueueStorage(
 ): QueueStorage {
   const { dataSource, database, driver, postgres, migrate = true } = options;
   // `createSchema: false` was the PostgreSQL-only form of `migrate: false`; either one turns migrations off.
-  const schema = { schema: postgres?.schema, createSchema: migrate && (postgres?.createSchema ?? true) };
+  const schema = {
+    schema: postgres?.schema,
+    createSchema: migrate && (postgres?.createSchema ?? true),
+    preparedStatements: postgres?.preparedStatements,
+  };
   if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
   if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
   return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver }, migrate);

@@ -3,8 +3,8 @@ import type { TlsOptions } from 'node:tls';
 /**
  * The `postgres` option of `SqliteQueueModule.forRoot()` / `QueueModule.forRoot()`: run the queue on
  * PostgreSQL (TypeORM's `postgres` driver; install `pg`). With these options alone the module opens its own
- * DataSource and closes it on shutdown. Next to `dataSource` (a DataSource of type `postgres`), only `schema`
- * and `createSchema` apply: the connection is the borrowed one, which the module never closes.
+ * DataSource and closes it on shutdown. Next to `dataSource` (a DataSource of type `postgres`), only `schema`,
+ * `createSchema` and `preparedStatements` apply: the connection is the borrowed one, which the module never closes.
  */
 export interface PostgresQueueOptions {
   /** Connection URL, e.g. `postgres://user:password@host:5432/db`. Fields set next to it override its parts. */
@@ -36,4 +36,13 @@ export interface PostgresQueueOptions {
    * run DDL. Default `true`.
    */
   createSchema?: boolean;
+  /**
+   * Send the hot statements (claims, completion batches, enqueues) as named prepared statements, so the server
+   * parses and plans each of them once per connection instead of at every call (see bench/RESULTS.md, profile
+   * note 35). Set `false` behind a proxy that pools connections per transaction and
+   * cannot keep prepared statements (PgBouncer before 1.21 in `transaction` mode); the module also falls back to
+   * unnamed statements by itself, with a warning, the first time the server refuses one. Applies next to
+   * `dataSource` too. Default `true`.
+   */
+  preparedStatements?: boolean;
 }

@@ -32,7 +32,7 @@ export class PostgresConnection {
   /** What the statement functions of `sql/` run on. */
   readonly context: PostgresContext;
 
-  constructor(source: PostgresConnectionSource, schema: string) {
+  constructor(source: PostgresConnectionSource, schema: string, preparedStatements: boolean) {
     if ('dataSource' in source) {
       this.dataSource = source.dataSource;
       this.ownsDataSource = false;
@@ -56,7 +56,13 @@ export class PostgresConnection {
       });
       this.ownsDataSource = true;
     }
-    this.context = { runner: new PostgresStatements(this.dataSource), tables: postgresTables(schema) };
+    const runner = new PostgresStatements(this.dataSource, preparedStatements, (error) =>
+      this.logger.warn(
+        `The server refused a prepared statement (${String(error)}): statements are sent unnamed from now on. Behind a ` +
+          `transaction-pooling proxy (PgBouncer before 1.21), set postgres.preparedStatements to false.`,
+      ),
+    );
+    this.context = { runner, tables: postgresTables(schema) };
   }
 
   /** The TypeORM DataSource of the pool (its own, or the application's). */

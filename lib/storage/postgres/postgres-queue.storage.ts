@@ -58,6 +58,8 @@ export type PostgresStorageConfig = PostgresConnectionSource & {
   schema?: string;
   /** Default true. */
   createSchema?: boolean;
+  /** Hot statements sent as named prepared statements. Default true. */
+  preparedStatements?: boolean;
 };
 
 /**
@@ -79,7 +81,7 @@ export class PostgresQueueStorage implements QueueStorage {
     const problem = postgresSchemaProblem(this.schema);
     if (problem) throw new Error(`Invalid PostgreSQL schema name ${JSON.stringify(this.schema)}: ${problem}`);
     this.createSchema = config.createSchema ?? true;
-    this.connection = new PostgresConnection(config, this.schema);
+    this.connection = new PostgresConnection(config, this.schema, config.preparedStatements ?? true);
     this.db = this.connection.context;
     this.transactions = new PostgresTransactions(() => this.connection.source, this.db.runner, this.db.tables);
   }

@@ -4,7 +4,19 @@ import { PostgresQueueOptions } from '../../interfaces/postgres-queue-options.in
 import { describeValue, isPositiveInteger } from '../../utils/validation.util';
 import { postgresSchemaProblem } from './postgres-schema';
 
-const KNOWN = new Set<string>(['url', 'host', 'port', 'username', 'password', 'database', 'ssl', 'poolSize', 'schema', 'createSchema']);
+const KNOWN = new Set<string>([
+  'url',
+  'host',
+  'port',
+  'username',
+  'password',
+  'database',
+  'ssl',
+  'poolSize',
+  'schema',
+  'createSchema',
+  'preparedStatements',
+]);
 /** The fields that open a connection: meaningless next to a borrowed DataSource. */
 const CONNECTION_FIELDS = ['url', 'host', 'port', 'username', 'password', 'database', 'ssl', 'poolSize'] as const;
 const STRING_FIELDS = ['url', 'host', 'username', 'password', 'database'] as const;
@@ -47,7 +59,7 @@ export function validatePostgresOptions(options: unknown, context: PostgresOptio
     if (connectionFields.length > 0) {
       throw new InvalidModuleOptionsError(
         `postgres.${connectionFields[0]}`,
-        'opens a connection, but dataSource is given: configure the connection on the DataSource (only schema and createSchema apply)',
+        'opens a connection, but dataSource is given: configure the connection on the DataSource (only schema, createSchema and preparedStatements apply)',
       );
     }
   }
@@ -69,8 +81,10 @@ export function validatePostgresOptions(options: unknown, context: PostgresOptio
     const problem = postgresSchemaProblem(given.schema);
     if (problem) throw new InvalidModuleOptionsError('postgres.schema', `${problem}, got ${describeValue(given.schema)}`);
   }
-  if (given.createSchema !== undefined && typeof given.createSchema !== 'boolean') {
-    throw new InvalidModuleOptionsError('postgres.createSchema', `must be a boolean, got ${describeValue(given.createSchema)}`);
+  for (const field of ['createSchema', 'preparedStatements'] as const) {
+    if (given[field] !== undefined && typeof given[field] !== 'boolean') {
+      throw new InvalidModuleOptionsError(`postgres.${field}`, `must be a boolean, got ${describeValue(given[field])}`);
+    }
   }
   return given as PostgresQueueOptions;
 }

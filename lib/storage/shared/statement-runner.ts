@@ -1,12 +1,22 @@
 import { StorageRow } from './job-row.mapper';
 
+/** How a statement is to be run, beyond its text and parameters. */
+export interface StatementOptions {
+  /**
+   * The statement is on the hot path (a claim, a completion batch, an enqueue): its text repeats with every call
+   * and its plan does not depend on its parameters' values, so a backend may keep it prepared on each connection.
+   * SQLite prepares every statement of its own connection anyway; PostgreSQL names only these.
+   */
+  reused?: boolean;
+}
+
 /**
  * How the statement functions of `sqlite/sql/` and `postgres/sql/` reach their database: one self-contained
  * statement per call, positional parameters. Each backend's connection module provides one.
  */
 export interface StatementRunner {
   /** Runs a statement that returns rows (a SELECT, or a write with RETURNING) and returns them all. */
-  all(sql: string, params: unknown[]): Promise<StorageRow[]>;
+  all(sql: string, params: unknown[], options?: StatementOptions): Promise<StorageRow[]>;
   /** Runs a statement that returns no rows and returns how many rows it changed. */
-  run(sql: string, params: unknown[]): Promise<number>;
+  run(sql: string, params: unknown[], options?: StatementOptions): Promise<number>;
 }

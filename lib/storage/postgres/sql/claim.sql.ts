@@ -1,6 +1,6 @@
 import { ClaimRequest, JobRecord } from '../../queue-storage.interface';
 import { claimedFieldsOf, claimedJobRecord } from '../../shared/job-row.mapper';
-import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
+import { PostgresContext, REUSED, ms, perSchema } from './postgres-sql-fragments';
 
 /** What a worker needs of a job it claimed (read by `claimedFieldsOf` in job-row.mapper.ts): the claim returns no more. */
 const CLAIMED_JOB_COLUMNS =
@@ -125,6 +125,7 @@ export async function claimJobs(
       wanted.map((request) => request.globalConcurrency ?? null),
     );
   }
-  const rows = await db.runner.all((limited ? limitedClaimSql : claimSql)(db.tables), params);
+  // The plain claim is the hot one, kept prepared; the limited one locks queue rows and counts, planned at each call.
+  const rows = limited ? await db.runner.all(limitedClaimSql(db.tables), params) : await db.runner.all(claimSql(db.tables), params, REUSED);
   return rows.map((row) => claimedJobRecord(claimedFieldsOf(row), workerId, leaseUntil, now));
 }

@@ -2,7 +2,7 @@ import { JobRecord, NewJobRecord } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
 import { InsertedRow } from '../../shared/pair-enqueued';
-import { PostgresContext, PostgresTables, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+import { PostgresContext, PostgresTables, REUSED, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
 
 /**
  * The batch insert, in input order (ids follow it), notifying when one of the rows is due; returns id and
@@ -43,19 +43,23 @@ const sql = perSchema((tables) => {
 export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
   const statements = sql(db.tables);
   const keyed = jobs.some((job) => job.key !== null);
-  const rows = await db.runner.all(keyed ? statements.enqueueKeyed : statements.enqueue, [
-    queue,
-    ms(now),
-    jobs.map((job) => job.data),
-    jobs.map((job) => job.priority),
-    jobs.map((job) => ms(job.runAt)),
-    jobs.map((job) => job.maxAttempts),
-    jobs.map((job) => job.backoff),
-    jobs.map((job) => job.timeout),
-    jobs.map((job) => job.key),
-    jobs.map((job) => job.name ?? null),
-    jobs.map((job) => job.removeOn ?? null),
-  ]);
+  const rows = await db.runner.all(
+    keyed ? statements.enqueueKeyed : statements.enqueue,
+    [
+      queue,
+      ms(now),
+      jobs.map((job) => job.data),
+      jobs.map((job) => job.priority),
+      jobs.map((job) => ms(job.runAt)),
+      jobs.map((job) => job.maxAttempts),
+      jobs.map((job) => job.backoff),
+      jobs.map((job) => job.timeout),
+      jobs.map((job) => job.key),
+      jobs.map((job) => job.name ?? null),
+      jobs.map((job) => job.removeOn ?? null),
+    ],
+    REUSED,
+  );
   // Only ids come back (the rest is what we sent): a bulk insert does not echo its payloads over the wire.
   return rows.map((row) => ({ id: String(row.id), key: (row.unique_key as string | null) ?? null })).sort((a, b) => compareIds(a.id, b.id));
 }

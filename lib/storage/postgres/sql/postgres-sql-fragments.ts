@@ -12,7 +12,7 @@
  */
 import { EVENT_READERS_TABLE, FINISH_WAITERS_MARK, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
 import { AttemptRef } from '../../queue-storage.interface';
-import { StatementRunner } from '../../shared/statement-runner';
+import { StatementOptions, StatementRunner } from '../../shared/statement-runner';
 
 /** The tables and notification channel of one schema, as SQL text. */
 export interface PostgresTables {
@@ -113,6 +113,9 @@ export function notifyFinished(tables: PostgresTables, rows: string, now: string
 
 /** The columns a job loses when it stops running. */
 export const RELEASE_COLUMNS = 'locked_by = NULL, lease_until = NULL';
+
+/** Marks a hot statement whose plan does not depend on its parameters: kept prepared (see PostgresStatements). */
+export const REUSED: StatementOptions = { reused: true };
 
 /** Times are bound to bigint columns: a fractional ms (a fractional lease or delay) would be rejected. */
 export function ms(value: number): number {
