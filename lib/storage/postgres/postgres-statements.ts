@@ -53,11 +53,22 @@ export class PostgresStatements implements StatementRunner {
     try {
       if (this.prepared && options?.reused) {
         const client = (await runner.connect()) as PgNamedQueryClient;
+        // The DataSource's logger sees these as it sees TypeORM's own statements (an application's query log, a
+        // statement counter in a test): only the pool is borrowed from TypeORM here, not its query path.
+        const { logger } = this.dataSource;
+        logger.logQuery(sql, params, runner);
+        const startedAt = Date.now();
         try {
           const raw = await client.query({ name: this.nameOf(sql), text: sql, values: params });
+          const took = Date.now() - startedAt;
+          const slowAfter = this.dataSource.options.maxQueryExecutionTime;
+          if (slowAfter && took > slowAfter) logger.logQuerySlow(took, sql, params, runner);
           return { records: raw.rows ?? [], affected: raw.rowCount ?? 0 };
         } catch (error) {
-          if (!isPreparedStatementRefused(error)) throw new QueryFailedError(sql, params, error as Error);
+          if (!isPreparedStatementRefused(error)) {
+            logger.logQueryError(error as Error, sql, params, runner);
+            throw new QueryFailedError(sql, params, error as Error);
+          }
           if (this.prepared) {
             this.prepared = false;
             this.onPreparedRefused(error);
