@@ -37,7 +37,7 @@ export interface PostgresQueueOptions {
    */
   createSchema?: boolean;
   /**
-   * Send the hot statements (claims, completion batches, enqueues) as named prepared statements, so the server
+   * Send the hot statements (claims and enqueues) as named prepared statements, so the server
    * parses and plans each of them once per connection instead of at every call (see bench/RESULTS.md, profile
    * note 35). Set `false` behind a proxy that pools connections per transaction and
    * cannot keep prepared statements (PgBouncer before 1.21 in `transaction` mode); the module also falls back to

@@ -11,8 +11,8 @@ interface PgNamedQueryClient {
 /**
  * SQLSTATEs of a prepared statement the server no longer has or cannot reuse: `26000` (it was deallocated, e.g. by
  * `DISCARD ALL`, or a transaction-pooling proxy moved us to another server connection), `42P05` (such a proxy's
- * connection already has one by that name), `0A000` with "cached plan" (a plan whose result type changed under it). A failed statement outside a
- * transaction changes nothing, so running it again unnamed cannot apply it twice.
+ * connection already has one by that name), `0A000` with "cached plan" (a plan whose result type changed under
+ * it). A failed statement outside a transaction changes nothing, so running it again unnamed cannot apply it twice.
  */
 const PREPARED_STATEMENT_REFUSED: ReadonlySet<string> = new Set(['26000', '42P05', '0A000']);
 
@@ -21,9 +21,8 @@ const PREPARED_STATEMENT_REFUSED: ReadonlySet<string> = new Set(['26000', '42P05
  * ever left open, and concurrent statements use concurrent connections.
  *
  * Hot statements (`reused`) are sent as named statements: node-postgres prepares one once per connection and then
- * only binds and executes it, so the server skips parsing and planning a text it has seen. That was most of the
- * server's time for a claim or a completion batch. Every other statement goes through TypeORM unnamed, planned
- * for its parameters. If the server refuses a named statement (a transaction-pooling proxy, a `DISCARD ALL` by
+ * only binds and executes it, so the server skips parsing and planning a text it has seen (bench/RESULTS.md, profile
+ * note 35). Every other statement goes through TypeORM unnamed, planned for its parameters. If the server refuses a named statement (a transaction-pooling proxy, a `DISCARD ALL` by
  * other code on a shared connection), the runner says so once and runs everything unnamed from then on.
  */
 export class PostgresStatements implements StatementRunner {

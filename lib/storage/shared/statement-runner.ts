@@ -3,8 +3,8 @@ import { StorageRow } from './job-row.mapper';
 /** How a statement is to be run, beyond its text and parameters. */
 export interface StatementOptions {
   /**
-   * The statement is on the hot path (a claim, a completion batch, an enqueue): its text repeats with every call
-   * and its plan does not depend on its parameters' values, so a backend may keep it prepared on each connection.
+   * The statement is on the hot path (a claim, an enqueue): its text repeats with every call and its plan does not
+   * depend on its parameters' values, so a backend may keep it prepared on each connection.
    * SQLite prepares every statement of its own connection anyway; PostgreSQL names only these.
    */
   reused?: boolean;
