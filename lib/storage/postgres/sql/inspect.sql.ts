@@ -1,7 +1,7 @@
 import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
-import { pendingLevelsCte, pendingQueuesCte, queuesCte } from '../../shared/loose-index-scan';
+import { oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({
@@ -35,14 +35,7 @@ const sql = perSchema(({ T, Q }) => ({
       ) AS f
       ORDER BY f.finished_at DESC LIMIT $2`,
 
-  // The claim index orders a queue's jobs by priority first, so the oldest due job is the first of some priority's
-  // run: one seek per queue and priority present, instead of every pending row at each health check.
-  oldestDuePending: `WITH RECURSIVE ${pendingQueuesCte(T)}, ${pendingLevelsCte(T)}
-      SELECT queue, MIN(run_at) AS run_at FROM (
-        SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.status = 'pending' AND due.queue = pending_level.queue
-            AND due.priority = pending_level.priority AND due.run_at <= $1 ORDER BY due.run_at LIMIT 1) AS run_at
-        FROM pending_level WHERE priority IS NOT NULL
-      ) AS level_oldest WHERE run_at IS NOT NULL GROUP BY queue`,
+  oldestDuePending: oldestDuePendingSql(T, '$1'),
 }));
 
 /** One job, or null (also for an id that names no job). */

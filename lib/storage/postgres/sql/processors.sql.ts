@@ -1,6 +1,6 @@
 import { OldestDueRow } from '../../queue-storage.interface';
 import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
-import { pendingQueuesCte } from '../../shared/loose-index-scan';
+import { unprocessedQueuesSql } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({
@@ -14,18 +14,7 @@ const sql = perSchema(({ T, Q }) => ({
 
   processed: `SELECT queue FROM ${Q} WHERE processor_until > $1`,
 
-  /**
-   * Per queue that no live announcement covers, a pending job due by then: the first in claim order. The queues are
-   * found by a loose index scan of the claim index (one seek per queue with pending jobs): a GROUP BY over the
-   * pending rows reads all of them, every announcement period (see the SQLite text).
-   */
-  unprocessed: `WITH RECURSIVE ${pendingQueuesCte(T)}
-      SELECT queue, run_at FROM (
-        SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.queue = pending_queue.queue AND due.status = 'pending' AND due.run_at <= $1
-            ORDER BY due.priority DESC, due.run_at, due.id LIMIT 1) AS run_at
-        FROM pending_queue
-        WHERE queue IS NOT NULL AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > $2)
-      ) AS candidate WHERE run_at IS NOT NULL`,
+  unprocessed: unprocessedQueuesSql(T, Q, '$1', '$2'),
 }));
 
 /** Announces that this process has processors for `queues` until `until`. */

@@ -3,7 +3,7 @@ import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } f
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { pendingLevelsCte, pendingQueuesCte, queuesCte } from '../../shared/loose-index-scan';
+import { oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { Q, T, toRowId } from './sqlite-sql-fragments';
 
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
@@ -57,19 +57,7 @@ const FINISHED_SINCE_SQL = `WITH RECURSIVE ${queuesCte('finished_queue', T, 'fin
     AND status IN ('completed', 'failed', 'cancelled') AND finished_at >= ?
   ORDER BY finished_at DESC LIMIT ?`;
 
-/**
- * Per queue, the oldest run time among its due pending jobs. The claim index orders a queue's jobs by priority first,
- * so the oldest is the first of some priority's run: one seek per queue and priority present (a loose index scan, see
- * loose-index-scan.ts) instead of reading every pending row, which a health check every few seconds would do
- * on the connection claims wait for.
- */
-const OLDEST_DUE_PENDING_SQL = `WITH RECURSIVE ${pendingQueuesCte(T)},
-  ${pendingLevelsCte(T)}
-  SELECT queue, MIN(run_at) AS run_at FROM (
-    SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.status = 'pending' AND due.queue = pending_level.queue
-        AND due.priority = pending_level.priority AND due.run_at <= ? ORDER BY due.run_at LIMIT 1) AS run_at
-    FROM pending_level WHERE priority IS NOT NULL
-  ) WHERE run_at IS NOT NULL GROUP BY queue`;
+const OLDEST_DUE_PENDING_SQL = oldestDuePendingSql(T, '?');
 
 /** One job, or null (also for an id that names no job). */
 export async function getJob(runner: StatementRunner, id: string): Promise<JobRecord | null> {

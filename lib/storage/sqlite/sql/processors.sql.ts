@@ -1,7 +1,7 @@
 import { OldestDueRow } from '../../queue-storage.interface';
 import { queuesOf, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { pendingQueuesCte } from '../../shared/loose-index-scan';
+import { unprocessedQueuesSql } from '../../shared/loose-index-scan';
 import { Q, T } from './sqlite-sql-fragments';
 
 /**
@@ -14,18 +14,7 @@ const ANNOUNCE_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, processor_unt
 
 const PROCESSED_SQL = `SELECT queue FROM ${Q} WHERE processor_until > ?`;
 
-/**
- * Per queue that no live announcement covers, a pending job due by then: the first in claim order. The queues with
- * pending jobs come from a loose index scan (see loose-index-scan.ts), at boot
- * and every announcement period.
- */
-const UNPROCESSED_SQL = `WITH RECURSIVE ${pendingQueuesCte(T)}
-  SELECT queue, run_at FROM (
-    SELECT queue, (SELECT run_at FROM ${T} AS due WHERE due.queue = pending_queue.queue AND due.status = 'pending' AND due.run_at <= ?
-        ORDER BY due.priority DESC, due.run_at, due.id LIMIT 1) AS run_at
-    FROM pending_queue
-    WHERE queue IS NOT NULL AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > ?)
-  ) WHERE run_at IS NOT NULL`;
+const UNPROCESSED_SQL = unprocessedQueuesSql(T, Q, '?', '?');
 
 /** Announces that this process has processors for `queues` until `until`. */
 export async function announceProcessors(runner: StatementRunner, queues: string[], until: number, now: number): Promise<void> {
