@@ -69,6 +69,18 @@ describe('LimitWatch', () => {
     expect(limits.toCheck(requests, none, 6100).ask).toEqual(['mail']);
   });
 
+  it('reads at once when jobs of a queue found drained come back short, however recent that read', () => {
+    const limits = watch();
+    const requests = [{ queue: 'mail', limit: 10, rateLimited: true }];
+    // The boot claim ran before the first jobs were added: the read finds the queue empty and open.
+    expect(limits.toCheck(requests, new Map(), 1000).ask).toEqual(['mail']);
+    limits.open('mail', 1000);
+    // 5 ms later a claim gets 2 of 10 (the window allows 2): the old read says nothing of that window.
+    expect(limits.toCheck(requests, new Map([['mail', 2]]), 1005).ask).toEqual(['mail']);
+    // Still at most one read per gap after that.
+    expect(limits.toCheck(requests, new Map(), 1010)).toEqual({ ask: [], askAgainAt: 1105 });
+  });
+
   it('does not take a late answer for a drained queue when a claim brought its jobs after the read was asked for', () => {
     const limits = watch();
     const requests = [{ queue: 'mail', limit: 10, rateLimited: true }];

@@ -61,7 +61,9 @@ export class LimitWatch {
     for (const request of requests) {
       const got = claimed.get(request.queue) ?? 0;
       if (got > 0 && request.rateLimited) {
-        this.drained.delete(request.queue);
+        // The read that found it drained knew nothing of these jobs, nor of the window they count against: it no
+        // longer holds the next read back. (One read per transition: only a read can mark a queue drained.)
+        if (this.drained.delete(request.queue)) this.checkedAt.delete(request.queue);
         this.gotJobsAt.set(request.queue, now);
       }
       if (!request.rateLimited || got >= request.limit || this.drained.has(request.queue)) continue;
