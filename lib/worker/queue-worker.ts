@@ -57,6 +57,8 @@ export class QueueWorker {
   private rateLimitedUntil = 0;
   /** The last pause being written: jobs go back only once it has landed. */
   private pauseWritten: Promise<void> = Promise.resolve();
+  /** Jobs routed during that pause in this turn of the event loop: a claim routes its jobs together. */
+  private refused: AttemptRef[] = [];
 
   constructor(
     readonly queue: string,
@@ -104,8 +106,8 @@ export class QueueWorker {
     // operator such as mergeMap(concurrency) cost 15 % of end-to-end throughput here.
     this.subscription = jobs$.pipe(filter((job) => job.queue === this.queue)).subscribe((job) => {
       // A claim that was in flight when a RateLimitError paused the queue: its jobs would start during the pause,
-      // each to hit the limit again.
-      if (Date.now() < this.rateLimitedUntil) return void this.handBackUnstarted([{ id: job.id, attempt: job.attempts }]);
+      // each to hit the limit again. (No clock read on the plain path: the field is 0 until a queue is limited.)
+      if (this.rateLimitedUntil > 0 && Date.now() < this.rateLimitedUntil) return this.refuse(job);
       if (this.slots.admit(job)) this.start(job);
     });
   }
@@ -232,6 +234,12 @@ export class QueueWorker {
         `Job ${record.id} (queue ${this.queue}): pausing the queue after RateLimitError failed; the job's lease will expire and free it: ${String(error)}`,
       );
     }
+  }
+
+  /** Hands a job routed during the pause back with the others its claim routed: one statement for them all. */
+  private refuse(job: JobRecord): void {
+    if (this.refused.push({ id: job.id, attempt: job.attempts }) > 1) return;
+    queueMicrotask(() => void this.handBackUnstarted(this.refused.splice(0)));
   }
 
   /**
