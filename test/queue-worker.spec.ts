@@ -295,11 +295,13 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
     fail: (ref: AttemptRef) => hold('fail', [ref.id], (owned) => owned),
     rateLimit: (_queue: string, ref: AttemptRef) => hold('pause', [ref.id], (owned) => owned),
     release: async (refs: AttemptRef[]) => {
+      releases.push(refs.map((ref) => ref.id));
       released.push(...refs.map((ref) => ref.id));
       return refs.length;
     },
   } as unknown as QueueStorage;
   const released: string[] = [];
+  const releases: string[][] = [];
   const events = new JobEventBus();
   const heard: string[] = [];
   events.events$.subscribe((event: QueueEvent) => heard.push(`${event.type} ${event.jobId}#${event.attempt}`));
@@ -328,7 +330,7 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
     for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
   };
   const route = (id: string, attempts = 1) => jobs$.next({ ...record(id), attempts });
-  return { worker, route, statements, heard, finished, released, settle, slotsOffered: () => slotsOffered };
+  return { worker, route, statements, heard, finished, released, releases, settle, slotsOffered: () => slotsOffered };
 }
 
 describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only see as timeouts', () => {
@@ -376,6 +378,35 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     await worker.whenIdle();
     expect(started).toEqual(['1']);
     expect(released.sort()).toEqual(['2', '3']);
+    expect(worker.heldAttempts()).toEqual([]);
+  });
+
+  it('jobs a claim routes during a RateLimitError pause stay held (leases kept, shutdown waits) and go back in one statement', async () => {
+    const { worker, route, statements, releases, settle } = setUpHeld(1, (job) => {
+      if (job.id === '1') throw new RateLimitError(60_000);
+      return undefined;
+    });
+    route('1');
+    await settle();
+    route('3');
+    route('4');
+    await settle();
+    expect(releases).toEqual([]);
+    expect(
+      worker
+        .heldAttempts()
+        .map((ref) => ref.id)
+        .sort(),
+    ).toEqual(['1', '3', '4']);
+    let idle = false;
+    void worker.whenIdle().then(() => (idle = true));
+    await settle();
+    expect(idle).toBe(false);
+    statements[0].land();
+    await settle();
+    await worker.whenIdle();
+    expect(idle).toBe(true);
+    expect(releases).toContainEqual(['3', '4']);
     expect(worker.heldAttempts()).toEqual([]);
   });
 

@@ -59,6 +59,8 @@ export class QueueWorker {
   private pauseWritten: Promise<void> = Promise.resolve();
   /** Jobs routed during that pause in this turn of the event loop: a claim routes its jobs together. */
   private refused: AttemptRef[] = [];
+  /** Jobs on their way back unstarted after a RateLimitError: still ours (leases kept, shutdown waits) until released. */
+  private returning: AttemptRef[] = [];
 
   constructor(
     readonly queue: string,
@@ -94,10 +96,10 @@ export class QueueWorker {
     return this.slots.freeSlots;
   }
 
-  /** The attempts this worker holds: running, being saved, or waiting for a slot. */
+  /** The attempts this worker holds: running, being saved, waiting for a slot, or being handed back unstarted. */
   heldAttempts(): AttemptRef[] {
     const held = [...this.running.values()].map(({ record }) => record).concat(this.slots.waitingJobs);
-    return held.map((record) => ({ id: record.id, attempt: record.attempts }));
+    return held.map((record) => ({ id: record.id, attempt: record.attempts })).concat(this.returning);
   }
 
   /** Subscribes this worker to its own slice of the shared job stream. */
@@ -122,9 +124,9 @@ export class QueueWorker {
     return this.slots.takeWaiting().map((record) => ({ id: record.id, attempt: record.attempts }));
   }
 
-  /** Resolves once nothing is running or being saved. */
+  /** Resolves once nothing is running, being saved, or being handed back. */
   whenIdle(): Promise<void> {
-    if (this.slots.idle) return Promise.resolve();
+    if (this.idle) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -247,15 +249,18 @@ export class QueueWorker {
    * process claims them before it sees the pause. Never rejects.
    */
   private async handBackUnstarted(refs: AttemptRef[]): Promise<void> {
-    await this.pauseWritten;
-    if (refs.length === 0) return;
+    this.returning.push(...refs);
     try {
-      await this.context.storage.release(refs, this.context.workerId, Date.now());
+      await this.pauseWritten;
+      if (refs.length > 0) await this.context.storage.release(refs, this.context.workerId, Date.now());
     } catch (error) {
       this.context.logger.error(
         `Jobs ${refs.map((ref) => ref.id).join(', ')} (queue ${this.queue}): handing back jobs claimed before a RateLimitError ` +
           `pause failed; their leases will expire and free them: ${String(error)}`,
       );
+    } finally {
+      this.returning = this.returning.filter((ref) => !refs.includes(ref));
+      this.notifyIfIdle();
     }
   }
 
@@ -300,6 +305,14 @@ export class QueueWorker {
     // No write was queued (cancelled, handed back): the slot is news to the poller.
     if (!attempt.writeQueued) this.context.onSlotFreed();
     if (next) this.start(next);
-    if (this.slots.idle) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    this.notifyIfIdle();
+  }
+
+  private get idle(): boolean {
+    return this.slots.idle && this.returning.length === 0;
+  }
+
+  private notifyIfIdle(): void {
+    if (this.idle) this.idleWaiters.splice(0).forEach((resolve) => resolve());
   }
 }
