@@ -33,11 +33,11 @@ export async function waitUntilIdle(storage: QueueStorage, bus: JobEventBus, set
 }
 
 async function isIdle(storage: QueueStorage, queue: string | undefined): Promise<boolean> {
-  const [counts, due, paused] = await Promise.all([
-    storage.getCounts(queue),
-    storage.oldestDuePending(Date.now()),
-    storage.getPausedQueues(),
-  ]);
+  // Pending first, running after, one read after the other: each read sees its own moment, and a claim that commits
+  // between them then shows its job in the second (running). Read the other way round, or side by side on a pool,
+  // the job was in neither, and a queue with a job just claimed passed for idle (seen on PostgreSQL).
+  const [due, paused] = await Promise.all([storage.oldestDuePending(Date.now()), storage.getPausedQueues()]);
+  const counts = await storage.getCounts(queue);
   if (counts.some((row) => row.status === 'running' && row.count > 0)) return false;
   const pausedSet = new Set(paused);
   return !due.some((row) => (queue === undefined || row.queue === queue) && !pausedSet.has(row.queue));
