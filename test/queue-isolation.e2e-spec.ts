@@ -58,9 +58,13 @@ describeEachBackend('queue isolation: no head-of-line blocking across queues', (
     // The slow queue is still busy: most of its backlog has not even been claimed yet...
     expect(slow.pending).toBeGreaterThan(0);
     expect(slow.completed).toBeLessThan(100);
-    // ...and it never held more than its one slot, in memory or in the database.
-    expect(slow.running).toBeLessThanOrEqual(1);
+    // ...and it never ran more than one job at a time...
     expect(slowMaxRunning).toBe(1);
+    // ...nor held more in the database than that slot allows. A slot whose outcome is queued for writing may be
+    // claimed for again (the next job waits in memory for the write): on SQLite's one connection the claim runs
+    // after that write, but a pool may commit the claim first, so PostgreSQL can show the finished job still
+    // running beside the next one for the length of one write.
+    expect(slow.running).toBeLessThanOrEqual(backend.kind === 'sqlite' ? 1 : 2);
     expect(fastSeen.size).toBe(100);
   });
 
