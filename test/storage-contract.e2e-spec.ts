@@ -221,6 +221,45 @@ describeEachBackend('QueueStorage contract', (backend) => {
     });
   });
 
+  describe('hasWork', () => {
+    it('is true for a running job or a due pending one outside paused queues, of one queue or of all, and false otherwise', async () => {
+      const now = Date.now();
+      expect(await storage.hasWork(undefined, now)).toBe(false);
+      // Future, finished and other queues' jobs are no work of "q".
+      await add('q', { runAt: now + 60_000, priority: 5 });
+      const done = await add('q', { runAt: now - 10 });
+      const claimed = await claimOne('q', A);
+      expect(claimed.id).toBe(done.id);
+      expect(await storage.hasWork('q', now)).toBe(true);
+      expect(await storage.hasWork('other', now)).toBe(false);
+      await storage.completeMany([{ ref: ref(claimed), result: null }], A, Date.now());
+      expect(await storage.hasWork('q', now)).toBe(false);
+      expect(await storage.hasWork(undefined, now)).toBe(false);
+      // Due by a later clock: the future job counts then, at any priority of the queue.
+      expect(await storage.hasWork('q', now + 60_000)).toBe(true);
+      await add('q', { runAt: now - 5, priority: -3 });
+      expect(await storage.hasWork('q', now)).toBe(true);
+      expect(await storage.hasWork(undefined, now)).toBe(true);
+      // A paused queue's due jobs wait for an operator: no work. Its running ones still are.
+      await storage.setPaused('q', true, now);
+      expect(await storage.hasWork('q', now)).toBe(false);
+      expect(await storage.hasWork(undefined, now)).toBe(false);
+      await add('running-in-paused', { runAt: now - 1 });
+      const running = await claimOne('running-in-paused', A);
+      await storage.setPaused('running-in-paused', true, now);
+      expect(await storage.hasWork('running-in-paused', now)).toBe(true);
+      await storage.completeMany([{ ref: ref(running), result: null }], A, Date.now());
+      expect(await storage.hasWork('running-in-paused', now)).toBe(false);
+      await storage.setPaused('q', false, now);
+      expect(await storage.hasWork('q', now)).toBe(true);
+      // Another queue's due job is work of all queues, not of "q".
+      await storage.setPaused('q', true, now);
+      await add('elsewhere', { runAt: now - 1 });
+      expect(await storage.hasWork('q', now)).toBe(false);
+      expect(await storage.hasWork(undefined, now)).toBe(true);
+    });
+  });
+
   describe('outcomes by the owner', () => {
     it('completeMany completes the owned attempts with their results and reports only those', async () => {
       await add('q');

@@ -1,30 +1,45 @@
 /**
- * `waitUntilIdle` reads pending and running jobs in separate statements, each seeing its own moment. A claim that
- * commits between them must not make a busy queue pass for idle: the job moves from pending to running, so the reads
- * go pending first, running after.
+ * `waitUntilIdle` asks the storage one question per check, answered in one statement (`hasWork`): read as two
+ * statements, a job moving between pending and running between them was in neither, and a busy queue passed for
+ * idle. The statement itself is proven on every backend in storage-contract.e2e-spec.ts.
  */
 import { JobEventBus } from '../lib/events/job-event-bus';
 import { waitUntilIdle } from '../lib/admin/wait-until-idle';
 import { WaitTimeoutError } from '../lib/errors/wait-timeout.error';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 
-/** One job of queue `q`, claimed (pending → running) the moment any read has been answered, as by another connection. */
-function storageClaimingBetweenReads(): QueueStorage {
-  let status: 'pending' | 'running' = 'pending';
-  const answered = <T>(value: T): Promise<T> => {
-    status = 'running';
-    return Promise.resolve(value);
-  };
-  return {
-    getCounts: async () => answered([{ queue: 'q', status, count: 1 }]),
-    oldestDuePending: async (now: number) => answered(status === 'pending' ? [{ queue: 'q', runAt: now - 1 }] : []),
-    getPausedQueues: async () => [],
+/** A storage whose `hasWork` answers from `busy`, recording each question; nothing else may be asked. */
+function storageAnswering(busy: (call: number) => boolean) {
+  const asked: { queue: string | undefined; now: number }[] = [];
+  const storage = {
+    hasWork: async (queue: string | undefined, now: number) => {
+      asked.push({ queue, now });
+      return busy(asked.length);
+    },
   } as unknown as QueueStorage;
+  return { storage, asked };
 }
 
 describe('waitUntilIdle (unit)', () => {
-  it('does not take a queue for idle when its job is claimed between the pending and the running read', async () => {
-    const storage = storageClaimingBetweenReads();
+  it('asks the storage one question per check, for the queue and the current time, until the answer is "no work"', async () => {
+    const { storage, asked } = storageAnswering((call) => call < 3);
+    const before = Date.now();
+    await waitUntilIdle(storage, new JobEventBus(), { queue: 'q', timeout: 5_000, interval: 1 });
+    expect(asked).toHaveLength(3);
+    for (const question of asked) {
+      expect(question.queue).toBe('q');
+      expect(question.now).toBeGreaterThanOrEqual(before);
+    }
+  });
+
+  it('asks of every queue when none is named', async () => {
+    const { storage, asked } = storageAnswering(() => false);
+    await waitUntilIdle(storage, new JobEventBus(), { timeout: 1_000, interval: 1 });
+    expect(asked).toEqual([{ queue: undefined, now: expect.any(Number) }]);
+  });
+
+  it('times out with WaitTimeoutError while the storage still reports work', async () => {
+    const { storage } = storageAnswering(() => true);
     await expect(waitUntilIdle(storage, new JobEventBus(), { queue: 'q', timeout: 30, interval: 10 })).rejects.toBeInstanceOf(
       WaitTimeoutError,
     );

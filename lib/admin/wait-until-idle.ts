@@ -16,7 +16,7 @@ export interface IdleCheckSettings {
 /**
  * Resolves once the queue (or every queue) has no running job and no due pending job outside paused queues.
  * Checks again at once when a job of this process settles, else every `interval` ms: a test helper, each call
- * checks for itself (two or three small statements per check).
+ * checks for itself (one small statement per check).
  */
 export async function waitUntilIdle(storage: QueueStorage, bus: JobEventBus, settings: IdleCheckSettings): Promise<void> {
   const { queue, timeout, interval } = settings;
@@ -33,12 +33,7 @@ export async function waitUntilIdle(storage: QueueStorage, bus: JobEventBus, set
 }
 
 async function isIdle(storage: QueueStorage, queue: string | undefined): Promise<boolean> {
-  // Pending first, running after, one read after the other: each read sees its own moment, and a claim that commits
-  // between them then shows its job in the second (running). Read the other way round, or side by side on a pool,
-  // the job was in neither, and a queue with a job just claimed passed for idle (seen on PostgreSQL).
-  const [due, paused] = await Promise.all([storage.oldestDuePending(Date.now()), storage.getPausedQueues()]);
-  const counts = await storage.getCounts(queue);
-  if (counts.some((row) => row.status === 'running' && row.count > 0)) return false;
-  const pausedSet = new Set(paused);
-  return !due.some((row) => (queue === undefined || row.queue === queue) && !pausedSet.has(row.queue));
+  // One statement: read apart, a job moving between pending and running (a claim, a hand-back, a retry due at once)
+  // between the reads was in neither, and a busy queue passed for idle (seen on PostgreSQL's pool).
+  return !(await storage.hasWork(queue, Date.now()));
 }

@@ -319,6 +319,11 @@ export interface QueueStorage {
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]>;
   /** Per queue, the run time of its oldest due pending job (queues without one are absent). */
   oldestDuePending(now: number): Promise<OldestDueRow[]>;
+  /**
+   * Whether a job is running, or pending and due by `now` in a queue not paused; of one queue, or of every queue.
+   * One statement: the answer is of one moment, whatever moves between pending and running meanwhile.
+   */
+  hasWork(queue: string | undefined, now: number): Promise<boolean>;
 
   /** Of these jobs, those that are completed, failed or cancelled, in one statement whatever their number. */
   getFinishedJobs(ids: string[]): Promise<JobRecord[]>;

@@ -42,7 +42,7 @@ import {
   pruneEvents,
   readEvents,
 } from './sql/events.sql';
-import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import { countJobs, finishedSince, getJob, hasWork, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
@@ -306,6 +306,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   oldestDuePending(now: number): Promise<OldestDueRow[]> {
     return oldestDuePending(this.db, now);
+  }
+
+  hasWork(queue: string | undefined, now: number): Promise<boolean> {
+    return hasWork(this.db, queue, now);
   }
 
   setPaused(queue: string, paused: boolean, now: number): Promise<void> {

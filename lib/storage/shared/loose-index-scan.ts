@@ -66,3 +66,21 @@ export function unprocessedQueuesSql(T: string, Q: string, dueBy: string, now: s
       WHERE queue IS NOT NULL AND queue NOT IN (SELECT queue FROM ${Q} WHERE processor_until > ${now})
     ) AS candidate WHERE run_at IS NOT NULL`;
 }
+
+/**
+ * One row, `busy` 1 or 0: whether table `T` holds a running job, or a pending job due by parameter `dueBy` in a queue
+ * that queues table `Q` does not mark paused (`pausedTrue`: that backend's test of the `paused` column). With `queue`
+ * (a parameter marker), only that queue's jobs count; it appears twice, before `dueBy`. One statement, so one moment:
+ * read apart, a job moving between pending and running between the two reads was in neither.
+ */
+export function hasWorkSql(T: string, Q: string, pausedTrue: string, dueBy: string, queue?: string): string {
+  const ofQueue = (column: string) => (queue === undefined ? '' : `AND ${column} = ${queue}`);
+  return `WITH RECURSIVE ${pendingQueuesCte(T)}, ${pendingLevelsCte(T)}
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM ${T} WHERE status = 'running' ${ofQueue('queue')})
+      OR EXISTS (
+        SELECT 1 FROM pending_level WHERE priority IS NOT NULL ${ofQueue('pending_level.queue')}
+          AND pending_level.queue NOT IN (SELECT queue FROM ${Q} WHERE ${pausedTrue})
+          AND EXISTS (SELECT 1 FROM ${T} AS due WHERE due.status = 'pending' AND due.queue = pending_level.queue
+            AND due.priority = pending_level.priority AND due.run_at <= ${dueBy})
+      ) THEN 1 ELSE 0 END AS busy`;
+}

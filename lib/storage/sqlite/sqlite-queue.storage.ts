@@ -32,7 +32,7 @@ import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
-import { countJobs, finishedSince, getJob, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import { countJobs, finishedSince, getJob, hasWork, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
@@ -310,6 +310,10 @@ export class SqliteQueueStorage implements QueueStorage {
 
   oldestDuePending(now: number): Promise<OldestDueRow[]> {
     return oldestDuePending(this.db.runner, now);
+  }
+
+  hasWork(queue: string | undefined, now: number): Promise<boolean> {
+    return hasWork(this.db.runner, queue, now);
   }
 
   setPaused(queue: string, paused: boolean, now: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
-import { oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
+import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T, Q }) => ({
@@ -36,6 +36,10 @@ const sql = perSchema(({ T, Q }) => ({
       ORDER BY f.finished_at DESC LIMIT $2`,
 
   oldestDuePending: oldestDuePendingSql(T, '$1'),
+
+  hasWork: hasWorkSql(T, Q, 'paused', '$1'),
+
+  queueHasWork: hasWorkSql(T, Q, 'paused', '$1', '$2'),
 }));
 
 /** One job, or null (also for an id that names no job). */
@@ -71,6 +75,16 @@ export async function countJobs(db: PostgresContext, queue?: string): Promise<Co
 /** Queues currently paused. */
 export async function pausedQueues(db: PostgresContext): Promise<string[]> {
   return queuesOf(await db.runner.all(sql(db.tables).pausedQueues, []));
+}
+
+/** Whether a job is running, or pending, due and not paused; of one queue or of all. */
+export async function hasWork(db: PostgresContext, queue: string | undefined, now: number): Promise<boolean> {
+  const statements = sql(db.tables);
+  const [row] =
+    queue === undefined
+      ? await db.runner.all(statements.hasWork, [ms(now)])
+      : await db.runner.all(statements.queueHasWork, [ms(now), queue]);
+  return Number(row?.busy) === 1;
 }
 
 /** Timings of jobs finished at or after `since`, newest first, at most `limit`. */

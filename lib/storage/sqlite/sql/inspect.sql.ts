@@ -3,7 +3,7 @@ import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } f
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
+import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { Q, T, toRowId } from './sqlite-sql-fragments';
 
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
@@ -59,6 +59,10 @@ const FINISHED_SINCE_SQL = `WITH RECURSIVE ${queuesCte('finished_queue', T, 'fin
 
 const OLDEST_DUE_PENDING_SQL = oldestDuePendingSql(T, '?');
 
+const HAS_WORK_SQL = hasWorkSql(T, Q, 'paused = 1', '?');
+/** Its parameters: the queue twice, then the time. */
+const QUEUE_HAS_WORK_SQL = hasWorkSql(T, Q, 'paused = 1', '?', '?');
+
 /** One job, or null (also for an id that names no job). */
 export async function getJob(runner: StatementRunner, id: string): Promise<JobRecord | null> {
   const rowId = toRowId(id);
@@ -103,6 +107,12 @@ export async function finishedSince(runner: StatementRunner, since: number, limi
 /** Per queue, the run time of its oldest due pending job. */
 export async function oldestDuePending(runner: StatementRunner, now: number): Promise<OldestDueRow[]> {
   return (await runner.all(OLDEST_DUE_PENDING_SQL, [now])).map(toOldestDueRow);
+}
+
+/** Whether a job is running, or pending, due and not paused; of one queue or of all. */
+export async function hasWork(runner: StatementRunner, queue: string | undefined, now: number): Promise<boolean> {
+  const [row] = queue === undefined ? await runner.all(HAS_WORK_SQL, [now]) : await runner.all(QUEUE_HAS_WORK_SQL, [queue, queue, now]);
+  return Number(row?.busy) === 1;
 }
 
 /** Completed, failed and cancelled rows are the ones with a finished_at, and the finished index holds only those. */
