@@ -4,12 +4,25 @@ import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow 
 import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
+/**
+ * Counts by queue and status, each status group read from its own partial index (claim, running, finished), as an
+ * index-only scan where the visibility map allows. One GROUP BY over the table read every row of it instead, and
+ * of a single queue too, since no index covers all statuses (a million rows: 300 ms for one queue, against 65).
+ * `queueFilter` is empty or `AND queue = $1`.
+ */
+function countSql(T: string, queueFilter: string): string {
+  return `SELECT queue, 'pending' AS status, count(*) AS count FROM ${T} WHERE status = 'pending' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, 'running' AS status, count(*) AS count FROM ${T} WHERE status = 'running' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, status, count(*) AS count FROM ${T}
+      WHERE status IN ('completed', 'failed', 'cancelled') ${queueFilter} GROUP BY queue, status`;
+}
+
 const sql = perSchema(({ T, Q }) => ({
   getJob: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = $1`,
 
-  countAll: `SELECT queue, status, count(*) AS count FROM ${T} GROUP BY queue, status`,
+  countAll: countSql(T, ''),
 
-  countQueue: `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = $1 GROUP BY queue, status`,
+  countQueue: countSql(T, 'AND queue = $1'),
 
   // A job name is a filter on the rows the queue's (and status's) walk reaches, never an index of its own: names
   // cost nothing on the claim and completion paths. $4 (resp. $5) is null for no name filter.
