@@ -20,6 +20,16 @@ function setUp(retention: Record<string, QueueRetention>) {
   return { keeper, storage, errors, logs };
 }
 
+/**
+ * Advances the fake clock by `ms`, then lets the turns of the event loop a sweep yields between its batches pass: the
+ * fake clock runs a `setImmediate` scheduled at the end of an advance only once it moves on, so 1 ms per turn (far
+ * below a period).
+ */
+async function advance(ms: number): Promise<void> {
+  await jest.advanceTimersByTimeAsync(ms);
+  for (let turn = 0; turn < MAX_BATCHES_PER_SWEEP + 5; turn++) await jest.advanceTimersByTimeAsync(1);
+}
+
 describe('RetentionKeeper', () => {
   beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
   afterEach(() => {
@@ -66,19 +76,35 @@ describe('RetentionKeeper', () => {
     await keeper.stop();
   });
 
+  it('lets the event loop turn between the batches of a sweep (better-sqlite3 answers without yielding)', async () => {
+    const { keeper, storage } = setUp({ a: { removeOnComplete: true } });
+    const order: string[] = [];
+    storage.applyRetention.mockImplementation(async () => {
+      order.push('delete');
+      // Scheduled as I/O callbacks are: they must run before the next delete of this sweep, not after the sweep.
+      setImmediate(() => order.push('turn'));
+      return order.filter((entry) => entry === 'delete').length < 3 ? RETENTION_BATCH : 0;
+    });
+    keeper.start();
+    keeper.mark('a', 'completed');
+    await advance(PERIOD);
+    expect(order).toEqual(['delete', 'turn', 'delete', 'turn', 'delete', 'turn']);
+    await keeper.stop();
+  });
+
   it('deletes at most MAX_BATCHES_PER_SWEEP full batches per sweep, and goes on in the next period', async () => {
     const { keeper, storage } = setUp({ a: { removeOnComplete: true } });
     storage.applyRetention.mockResolvedValue(RETENTION_BATCH);
     keeper.start();
     keeper.mark('a', 'completed');
-    await jest.advanceTimersByTimeAsync(PERIOD);
+    await advance(PERIOD);
     expect(storage.applyRetention).toHaveBeenCalledTimes(MAX_BATCHES_PER_SWEEP);
-    await jest.advanceTimersByTimeAsync(PERIOD);
+    await advance(PERIOD);
     expect(storage.applyRetention).toHaveBeenCalledTimes(2 * MAX_BATCHES_PER_SWEEP);
     storage.applyRetention.mockResolvedValue(0);
-    await jest.advanceTimersByTimeAsync(PERIOD);
+    await advance(PERIOD);
     expect(storage.applyRetention).toHaveBeenCalledTimes(2 * MAX_BATCHES_PER_SWEEP + 1);
-    await jest.advanceTimersByTimeAsync(5 * PERIOD);
+    await advance(5 * PERIOD);
     expect(storage.applyRetention).toHaveBeenCalledTimes(2 * MAX_BATCHES_PER_SWEEP + 1);
     await keeper.stop();
   });

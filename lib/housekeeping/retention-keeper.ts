@@ -118,6 +118,9 @@ export class RetentionKeeper {
         // queue per second, below the processing rate: the table and the file grew without end (bench/RESULTS.md).
         let deleted = 0;
         for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
+          // better-sqlite3 runs each statement on this thread and resolves it without a turn of the event loop:
+          // without a yield, the whole sweep (up to 20 deletes) would hold up every handler, claim and request.
+          if (batch > 0) await nextTurn();
           deleted = await this.storage.applyRetention(mark.queue, mark.status, rule, RETENTION_BATCH);
           if (deleted < RETENTION_BATCH) break;
         }
@@ -136,4 +139,9 @@ export class RetentionKeeper {
     }
     return tried;
   }
+}
+
+/** Resolves on the next turn of the event loop, after the I/O and timers that are due. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
