@@ -3,6 +3,7 @@ import { Observable, Subscription, share } from 'rxjs';
 import { QueueEvent } from '../interfaces/queue-event.interface';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
+import { nextTurn } from '../utils/next-turn.util';
 import { decodeEvents } from './event-codec';
 
 /** How often a reading process renews its heartbeat, which tells publishers that someone listens. */
@@ -79,6 +80,8 @@ export class ClusterEventFeed {
                 for (const event of decodeEvents(batch.events, batch.origin)) subscriber.next(event);
               }
               full = read.batches.length === READ_BATCH;
+              // A long backlog is read batch after batch: on better-sqlite3, without a turn between reads, in one go.
+              if (full) await nextTurn();
             }
             failures.succeeded();
           } catch (error) {

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { RetentionOption } from '../interfaces/retention-options.interface';
 import { QueueStorage } from '../storage/queue-storage.interface';
+import { nextTurn } from '../utils/next-turn.util';
 import { PeriodicTask } from '../utils/periodic-task';
 import { toRetentionRule } from '../utils/retention.util';
 
@@ -118,8 +119,7 @@ export class RetentionKeeper {
         // queue per second, below the processing rate: the table and the file grew without end (bench/RESULTS.md).
         let deleted = 0;
         for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
-          // better-sqlite3 runs each statement on this thread and resolves it without a turn of the event loop:
-          // without a yield, the whole sweep (up to 20 deletes) would hold up every handler, claim and request.
+          // Without a turn between them, better-sqlite3 would run the whole sweep (up to 20 deletes) in one go.
           if (batch > 0) await nextTurn();
           deleted = await this.storage.applyRetention(mark.queue, mark.status, rule, RETENTION_BATCH);
           if (deleted < RETENTION_BATCH) break;
@@ -139,9 +139,4 @@ export class RetentionKeeper {
     }
     return tried;
   }
-}
-
-/** Resolves on the next turn of the event loop, after the I/O and timers that are due. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
