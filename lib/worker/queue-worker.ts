@@ -61,6 +61,10 @@ export class QueueWorker {
   private refused: AttemptRef[] = [];
   /** Jobs on their way back unstarted after a RateLimitError: still ours (leases kept, shutdown waits) until released. */
   private returning: AttemptRef[] = [];
+  /** Settles when the attempt has (its outcome saved and announced, or given up). */
+  private readonly settling = new WeakMap<RunningAttempt, Promise<void>>();
+  /** Jobs claimed again while their previous attempt's outcome is still being saved: they start once it is. */
+  private readonly following = new Set<JobRecord>();
 
   constructor(
     readonly queue: string,
@@ -98,7 +102,7 @@ export class QueueWorker {
 
   /** The attempts this worker holds: running, being saved, waiting for a slot, or being handed back unstarted. */
   heldAttempts(): AttemptRef[] {
-    const held = [...this.running.values()].map(({ record }) => record).concat(this.slots.waitingJobs);
+    const held = [...this.running.values()].map(({ record }) => record).concat(this.slots.waitingJobs, [...this.following]);
     return held.map((record) => ({ id: record.id, attempt: record.attempts })).concat(this.returning);
   }
 
@@ -121,7 +125,10 @@ export class QueueWorker {
 
   /** Removes the jobs that wait for a slot and returns their attempts, for the caller to hand back unstarted. */
   takeUnstarted(): AttemptRef[] {
-    return this.slots.takeWaiting().map((record) => ({ id: record.id, attempt: record.attempts }));
+    // Those following their previous attempt's save never start either: execute finds them gone.
+    const unstarted = this.slots.takeWaiting().concat([...this.following]);
+    this.following.clear();
+    return unstarted.map((record) => ({ id: record.id, attempt: record.attempts }));
   }
 
   /** Resolves once nothing is running, being saved, or being handed back. */
@@ -136,7 +143,9 @@ export class QueueWorker {
    */
   abortRunning(reason: Error): AttemptRef[] {
     this.shutdown.abort(reason);
-    const refs: AttemptRef[] = [];
+    // Not started yet: they never will (execute finds them gone), and go back with the running ones.
+    const refs: AttemptRef[] = [...this.following].map((record) => ({ id: record.id, attempt: record.attempts }));
+    this.following.clear();
     for (const attempt of this.running.values()) {
       attempt.abandoned = true;
       attempt.controller.abort(reason);
@@ -147,7 +156,10 @@ export class QueueWorker {
 
   /** An operator cancelled this job: abort its signal and keep its outcome out of the database. */
   cancelRunning(id: string): boolean {
-    const waiting = this.slots.removeWaiting((record) => record.id === id);
+    const following = [...this.following].find((record) => record.id === id);
+    // Not started: it never starts (execute finds it gone); its previous attempt is done with and stays as it is.
+    if (following) this.following.delete(following);
+    const waiting = following ?? this.slots.removeWaiting((record) => record.id === id);
     if (waiting) {
       // Not started: it simply never runs (the database already says cancelled).
       this.context.events.emit({ type: 'cancelled', queue: this.queue, jobId: id, attempt: waiting.attempts });
@@ -177,7 +189,22 @@ export class QueueWorker {
   }
 
   private async execute(record: JobRecord): Promise<void> {
+    // Claimed again while its previous attempt's outcome (a retry) is still being saved: the claim saw that write
+    // commit, so its answer is on the way, and the previous attempt's event must come before this one's 'active'.
+    // Where statements run side by side (PostgreSQL's pool), the claim's answer can arrive first.
+    const saving = this.running.get(record.id);
+    if (saving && saving.writeQueued && !saving.abandoned) {
+      this.following.add(record);
+      await this.settling.get(saving);
+      if (!this.following.delete(record)) {
+        // Taken meanwhile, never to start: by a forced shutdown (which hands it back) or an operator's cancel.
+        this.settle({ record, controller: new LazyAbortController(), abandoned: true, writeQueued: false });
+        return;
+      }
+    }
     const attempt: RunningAttempt = { record, controller: new LazyAbortController(), abandoned: false, writeQueued: false };
+    let settled!: () => void;
+    this.settling.set(attempt, new Promise<void>((resolve) => (settled = resolve)));
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
     // our heartbeat noticed, and it may even carry the same attempt number (retry starts a fresh count), so
     // only this flag keeps its late outcome from landing on the new run.
@@ -208,6 +235,7 @@ export class QueueWorker {
       // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
       if (this.running.get(record.id) === attempt) this.running.delete(record.id);
       this.settle(attempt);
+      settled();
     }
   }
 
