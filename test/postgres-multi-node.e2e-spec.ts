@@ -116,7 +116,9 @@ describePostgres('four nodes on one PostgreSQL database', (backend) => {
     expect(await victim.kill()).toBe('SIGKILL');
     const heldAtKill = new Set(await heldByVictim());
     expect(heldAtKill.size).toBeGreaterThan(0);
-    expect(heldAtKill.size).toBeLessThanOrEqual(CONCURRENCY); // a node claims no more than its free slots
+    // A node claims no more than its free slots. A slot is offered once its job's outcome is queued for writing, and
+    // the pool may commit the claim before that write: a finished job can still read running beside its successor.
+    expect(heldAtKill.size).toBeLessThanOrEqual(2 * CONCURRENCY);
 
     await waitFor(async () => (await admin.getCounts('bulk')).completed === JOBS, `all ${JOBS} jobs completed`, 170_000, 100);
     expect(await admin.getCounts('bulk')).toMatchObject({ pending: 0, running: 0, completed: JOBS, failed: 0 });
@@ -133,7 +135,7 @@ describePostgres('four nodes on one PostgreSQL database', (backend) => {
     );
     const twice = [...byId].filter(([, list]) => list.length > 1);
     // Duplicates: only jobs the dead node had started and still held, each run once more by a survivor.
-    expect(twice.length).toBeLessThanOrEqual(CONCURRENCY);
+    expect(twice.length).toBeLessThanOrEqual(heldAtKill.size);
     for (const [id, list] of twice) {
       expect(heldAtKill).toContain(id);
       expect(list).toHaveLength(2);
