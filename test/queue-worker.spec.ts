@@ -488,83 +488,43 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
  * A job whose handler failed is written back for a retry; on PostgreSQL's pool, a claim on another connection can see
  * that write commit and bring the job's next attempt back before the write's own answer arrives. The next attempt
  * must wait for it: its 'active' after the 'retrying' of the attempt before, and never two attempts of a job at once.
+ * Two slots: the next attempt finds one free, so only the job's own pending save can hold it back.
  */
 describe('QueueWorker (unit): a job claimed again while its retry is still being saved', () => {
-  function setUpRetry() {
-    const retries: { ref: AttemptRef; land(): void }[] = [];
-    const storage = {
-      retry(ref: AttemptRef): Promise<boolean> {
-        return new Promise<boolean>((resolve) => retries.push({ ref, land: () => resolve(true) }));
-      },
-      completeMany: async (completions: { ref: AttemptRef }[]) => new Set(completions.map(({ ref }) => ref.id)),
-      release: jest.fn(async () => undefined),
-    } as unknown as QueueStorage;
-    const events = new JobEventBus();
-    const heard: string[] = [];
-    events.events$.subscribe((event: QueueEvent) => heard.push(`${event.type} ${event.jobId}/${event.attempt}`));
-    const started: number[] = [];
-    const worker = new QueueWorker(
-      'q',
-      'TestProcessor',
-      {
-        async process(job) {
-          started.push(job.attempt);
-          if (job.attempt === 1) throw new Error('first attempt fails');
-          return undefined;
-        },
-      },
-      // Two slots: the next attempt finds one free, so only the job's own pending save can hold it back.
-      { concurrency: 2 },
-      {
-        storage,
-        outcomes: new OutcomeWriter(storage, 'w', 500),
-        workerId: 'w',
-        defaultBackoff: { type: 'fixed', delay: 1 },
-        events,
-        logger: new Logger('test'),
-        onSlotFreed: () => undefined,
-        onRetryScheduled: () => undefined,
-        onFinished: () => undefined,
-      },
-    );
-    const jobs$ = new Subject<JobRecord>();
-    worker.attach(jobs$);
-    const settle = async () => {
-      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-    };
-    const attempt = (n: number): JobRecord => ({ ...record('7'), attempts: n });
-    return { worker, jobs$, retries, storage, heard, started, settle, attempt };
-  }
+  const failFirst = (job: { attempt: number }) => {
+    if (job.attempt === 1) throw new Error('first attempt fails');
+  };
 
   it('starts the next attempt only once the retry is saved and announced', async () => {
-    const { worker, jobs$, retries, heard, started, settle, attempt } = setUpRetry();
-    jobs$.next(attempt(1));
+    const { worker, route, statements, heard, settle } = setUpHeld(2, failFirst);
+    route('7', 1);
     await settle();
-    expect(retries.map((write) => write.ref)).toEqual([{ id: '7', attempt: 1 }]);
+    expect(statements.map(({ kind, ids }) => [kind, ids])).toEqual([['retry', ['7']]]);
 
-    jobs$.next(attempt(2));
+    route('7', 2);
     await settle();
-    expect(started).toEqual([1]);
+    expect(heard).toEqual(['active 7#1']);
     expect(worker.heldAttempts()).toEqual([
       { id: '7', attempt: 1 },
       { id: '7', attempt: 2 },
     ]);
 
-    retries[0].land();
+    statements[0].land();
     await settle();
-    expect(started).toEqual([1, 2]);
-    expect(heard).toEqual(['active 7/1', 'retrying 7/1', 'active 7/2', 'completed 7/2']);
+    expect(heard).toEqual(['active 7#1', 'retrying 7#1', 'active 7#2']);
+    statements[1].land();
     await worker.whenIdle();
+    expect(heard).toEqual(['active 7#1', 'retrying 7#1', 'active 7#2', 'completed 7#2']);
     expect(worker.heldAttempts()).toEqual([]);
     expect(worker.freeSlots).toBe(2);
   });
 
   it('never starts it when shutdown takes it first, or an operator cancels it', async () => {
     for (const take of ['shutdown', 'cancel'] as const) {
-      const { worker, jobs$, retries, heard, started, settle, attempt } = setUpRetry();
-      jobs$.next(attempt(1));
+      const { worker, route, statements, heard, settle } = setUpHeld(2, failFirst);
+      route('7', 1);
       await settle();
-      jobs$.next(attempt(2));
+      route('7', 2);
       await settle();
       if (take === 'shutdown') {
         worker.stopAccepting();
@@ -572,29 +532,31 @@ describe('QueueWorker (unit): a job claimed again while its retry is still being
       } else {
         expect(worker.cancelRunning('7')).toBe(true);
       }
-      retries[0].land();
+      statements[0].land();
       await worker.whenIdle();
       await settle();
-      expect(started).toEqual([1]);
       expect(worker.heldAttempts()).toEqual([]);
-      const cancelled = take === 'cancel' ? ['cancelled 7/2'] : [];
-      expect(heard).toEqual(['active 7/1', ...cancelled, 'retrying 7/1']);
+      const cancelled = take === 'cancel' ? ['cancelled 7#2'] : [];
+      expect(heard).toEqual(['active 7#1', ...cancelled, 'retrying 7#1']);
     }
   });
 
   it('hands it back with the running jobs when a forced shutdown aborts them', async () => {
-    const { worker, jobs$, retries, started, settle, attempt } = setUpRetry();
-    jobs$.next(attempt(1));
+    const { worker, route, statements, heard, settle } = setUpHeld(2, failFirst);
+    route('7', 1);
     await settle();
-    jobs$.next(attempt(2));
+    route('7', 2);
     await settle();
     expect(worker.abortRunning(new Error('forced'))).toEqual([
       { id: '7', attempt: 2 },
       { id: '7', attempt: 1 },
     ]);
-    retries[0].land();
+    // The retry was already on its way and lands (the hand-back of attempt 1 then finds nothing to release); attempt 2
+    // never starts.
+    statements[0].land();
     await worker.whenIdle();
     await settle();
-    expect(started).toEqual([1]);
+    expect(heard).toEqual(['active 7#1', 'retrying 7#1']);
+    expect(worker.heldAttempts()).toEqual([]);
   });
 });
