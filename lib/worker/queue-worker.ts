@@ -61,10 +61,11 @@ export class QueueWorker {
   private refused: AttemptRef[] = [];
   /** Jobs on their way back unstarted after a RateLimitError: still ours (leases kept, shutdown waits) until released. */
   private returning: AttemptRef[] = [];
-  /** Settles when the attempt has (its outcome saved and announced, or given up). */
-  private readonly settling = new WeakMap<RunningAttempt, Promise<void>>();
-  /** Jobs claimed again while their previous attempt's outcome is still being saved: they start once it is. */
-  private readonly following = new Set<JobRecord>();
+  /**
+   * By job id, its next attempt, claimed while the previous attempt's outcome (a retry) was still being saved: it holds
+   * its slot and starts once that save has settled.
+   */
+  private readonly following = new Map<string, JobRecord>();
 
   constructor(
     readonly queue: string,
@@ -102,7 +103,7 @@ export class QueueWorker {
 
   /** The attempts this worker holds: running, being saved, waiting for a slot, or being handed back unstarted. */
   heldAttempts(): AttemptRef[] {
-    const held = [...this.running.values()].map(({ record }) => record).concat(this.slots.waitingJobs, [...this.following]);
+    const held = [...this.running.values()].map(({ record }) => record).concat(this.slots.waitingJobs, [...this.following.values()]);
     return held.map((record) => ({ id: record.id, attempt: record.attempts })).concat(this.returning);
   }
 
@@ -125,10 +126,10 @@ export class QueueWorker {
 
   /** Removes the jobs that wait for a slot and returns their attempts, for the caller to hand back unstarted. */
   takeUnstarted(): AttemptRef[] {
-    // Those following their previous attempt's save never start either: execute finds them gone.
-    const unstarted = this.slots.takeWaiting().concat([...this.following]);
-    this.following.clear();
-    return unstarted.map((record) => ({ id: record.id, attempt: record.attempts }));
+    return this.slots
+      .takeWaiting()
+      .concat(this.dropFollowing())
+      .map((record) => ({ id: record.id, attempt: record.attempts }));
   }
 
   /** Resolves once nothing is running, being saved, or being handed back. */
@@ -143,9 +144,8 @@ export class QueueWorker {
    */
   abortRunning(reason: Error): AttemptRef[] {
     this.shutdown.abort(reason);
-    // Not started yet: they never will (execute finds them gone), and go back with the running ones.
-    const refs: AttemptRef[] = [...this.following].map((record) => ({ id: record.id, attempt: record.attempts }));
-    this.following.clear();
+    // Not started yet: they never will, and go back with the running ones.
+    const refs: AttemptRef[] = this.dropFollowing().map((record) => ({ id: record.id, attempt: record.attempts }));
     for (const attempt of this.running.values()) {
       attempt.abandoned = true;
       attempt.controller.abort(reason);
@@ -156,9 +156,8 @@ export class QueueWorker {
 
   /** An operator cancelled this job: abort its signal and keep its outcome out of the database. */
   cancelRunning(id: string): boolean {
-    const following = [...this.following].find((record) => record.id === id);
-    // Not started: it never starts (execute finds it gone); its previous attempt is done with and stays as it is.
-    if (following) this.following.delete(following);
+    // Not started: it never starts; its previous attempt is done with and stays as it is.
+    const following = this.dropFollowing(id)[0];
     const waiting = following ?? this.slots.removeWaiting((record) => record.id === id);
     if (waiting) {
       // Not started: it simply never runs (the database already says cancelled).
@@ -194,17 +193,10 @@ export class QueueWorker {
     // Where statements run side by side (PostgreSQL's pool), the claim's answer can arrive first.
     const saving = this.running.get(record.id);
     if (saving && saving.writeQueued && !saving.abandoned) {
-      this.following.add(record);
-      await this.settling.get(saving);
-      if (!this.following.delete(record)) {
-        // Taken meanwhile, never to start: by a forced shutdown (which hands it back) or an operator's cancel.
-        this.settle({ record, controller: new LazyAbortController(), abandoned: true, writeQueued: false });
-        return;
-      }
+      this.following.set(record.id, record);
+      return;
     }
     const attempt: RunningAttempt = { record, controller: new LazyAbortController(), abandoned: false, writeQueued: false };
-    let settled!: () => void;
-    this.settling.set(attempt, new Promise<void>((resolve) => (settled = resolve)));
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
     // our heartbeat noticed, and it may even carry the same attempt number (retry starts a fresh count), so
     // only this flag keeps its late outcome from landing on the new run.
@@ -234,8 +226,12 @@ export class QueueWorker {
     } finally {
       // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
       if (this.running.get(record.id) === attempt) this.running.delete(record.id);
-      this.settle(attempt);
-      settled();
+      this.settle(attempt.writeQueued);
+      const next = this.following.get(record.id);
+      if (next) {
+        this.following.delete(record.id);
+        this.start(next);
+      }
     }
   }
 
@@ -328,10 +324,24 @@ export class QueueWorker {
     }
   }
 
-  private settle(attempt: RunningAttempt): void {
-    const next = this.slots.release(attempt.writeQueued);
+  /**
+   * Takes the jobs following a previous attempt's save (or the one of job `id`) out, never to start, and frees their
+   * slots; returns them.
+   */
+  private dropFollowing(id?: string): JobRecord[] {
+    const dropped = id === undefined ? [...this.following.values()] : [this.following.get(id)].filter((job) => job !== undefined);
+    for (const job of dropped) {
+      this.following.delete(job.id);
+      this.settle(false);
+    }
+    return dropped;
+  }
+
+  /** A started job is done with its slot; `hadQueuedWrite`: its outcome's write was queued (the poller knows). */
+  private settle(hadQueuedWrite: boolean): void {
+    const next = this.slots.release(hadQueuedWrite);
     // No write was queued (cancelled, handed back): the slot is news to the poller.
-    if (!attempt.writeQueued) this.context.onSlotFreed();
+    if (!hadQueuedWrite) this.context.onSlotFreed();
     if (next) this.start(next);
     this.notifyIfIdle();
   }
