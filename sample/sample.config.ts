@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -27,6 +28,12 @@ export const SAMPLE_CONFIG = {
   /** Where the HTTP server (and the dashboard at /queues) listens: SAMPLE_PORT, default 3000 (0: any free port). */
   port: Number(process.env.SAMPLE_PORT ?? 3000),
   host: process.env.SAMPLE_HOST ?? '127.0.0.1',
+  /**
+   * Names the dashboard answers to besides localhost and IP addresses (its `allowedHosts`): SAMPLE_HOST when it is
+   * a name, since the run prints the dashboard's address under it. Any other name is refused, which is what keeps
+   * a page of another site from reaching this unguarded dashboard by DNS rebinding.
+   */
+  dashboardHosts: isIP(process.env.SAMPLE_HOST ?? '127.0.0.1') === 0 ? [process.env.SAMPLE_HOST as string] : [],
   /** Keep serving the dashboard after the run until Ctrl+C: `--keep-open` or SAMPLE_KEEP_OPEN=1. */
   keepOpen: process.argv.includes('--keep-open') || process.env.SAMPLE_KEEP_OPEN === '1',
   /** Give up (and exit 1) if the queues have not drained by then. */

@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createServer, request, Server } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Page } from 'playwright-core';
@@ -18,9 +19,15 @@ import { waitFor } from './support/wait-for';
 const IMAGES = join(__dirname, '..', 'docs', 'images');
 const XSS = `<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">`;
 
+/** Names this file's Chromium resolves to the test servers' address: a rebound attacker's name, and a configured one. */
+const EVIL = 'evil.example';
+const OPS = 'ops.example';
+
 let browser: TestBrowser;
 beforeAll(async () => {
-  browser = await launchChromium();
+  // Without its Local Network Access checks, Chromium lets a page it counts as public fetch 127.0.0.1, as other
+  // browsers do (and as it does once the user allows the prompt): the rebinding tests then see what the server does.
+  browser = await launchChromium({ resolve: { [EVIL]: '127.0.0.1', [OPS]: '127.0.0.1' }, localNetworkAccessChecks: false });
 });
 afterAll(async () => {
   await browser?.close();
@@ -44,13 +51,19 @@ async function shownCounts(page: Page, queue: string): Promise<Record<string, nu
 }
 
 /**
- * One POST on a connection of its own (no keep-alive pool: a refused request's connection is never reused), failing
- * after 10 s instead of hanging; resolves with the status and the body.
+ * One request on a connection of its own (no keep-alive pool: a refused request's connection is never reused),
+ * failing after 10 s instead of hanging; resolves with the status and the body. `headers.host` replaces the Host
+ * header node would send, as a browser under another name would.
  */
-function postOnce(url: string, headers: Record<string, string>, body = '{}'): Promise<{ status: number; body: string }> {
+function requestOnce(
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  body = method === 'POST' ? '{}' : '',
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
-      method: 'POST',
+      method,
       headers: { ...headers, 'content-length': Buffer.byteLength(body) },
       agent: false,
       timeout: 10_000,
@@ -61,10 +74,63 @@ function postOnce(url: string, headers: Record<string, string>, body = '{}'): Pr
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       response.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`POST ${url} got no answer in 10 s`)));
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url} got no answer in 10 s`)));
     req.on('error', reject);
     req.end(body);
   });
+}
+
+function postOnce(url: string, headers: Record<string, string>, body = '{}'): Promise<{ status: number; body: string }> {
+  return requestOnce('POST', url, headers, body);
+}
+
+/**
+ * The status line of an HTTP/1.0 GET with the Host header `host` (`null`: none at all), written by hand: node's
+ * client replaces an empty Host with its own, and HTTP/1.1 requires one.
+ */
+function rawStatus(url: string, host: string | null): Promise<string> {
+  const { hostname, port, pathname } = new URL(url);
+  const hostLine = host === null ? '' : `Host: ${host}\r\n`;
+  return new Promise((resolve, reject) => {
+    // Written, not ended: a server may drop a half-closed connection before a slower answer; 1.0 closes after it.
+    const socket = connect(Number(port), hostname, () => socket.write(`GET ${pathname} HTTP/1.0\r\n${hostLine}\r\n`));
+    let answer = '';
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`GET ${url} without Host got no answer in 10 s`)));
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('end', () => resolve(answer.split('\r\n')[0]));
+    socket.on('error', reject);
+  });
+}
+
+/** Whether the app's `mail` queue is paused, as QueueAdmin says. */
+async function mailPaused(admin: QueueAdmin): Promise<boolean> {
+  return (await admin.listQueues()).find((queue) => queue.name === 'mail')?.paused ?? false;
+}
+
+/**
+ * What a page at `pageUrl` (served by the attacker: intercepted, never asked of the dashboard) can do to the
+ * dashboard under its own origin: read the overview and pause `mail` with same-origin fetches, as a page whose
+ * name was rebound to the dashboard's address does.
+ */
+async function fromPageAt(pageUrl: string): Promise<{ read: number; readBody: string; act: number; actBody: string }> {
+  const page = await browser.context.newPage();
+  try {
+    await page.route(pageUrl, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>a page</title>' }),
+    );
+    await page.goto(pageUrl);
+    return await page.evaluate(async () => {
+      const read = await fetch('/queues/api/overview');
+      const act = await fetch('/queues/api/queues/mail/pause', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return { read: read.status, readBody: await read.text(), act: act.status, actBody: await act.text() };
+    });
+  } finally {
+    await page.close();
+  }
 }
 
 /** `promise`, or a failure naming `step` after 20 s: a stuck step says which it was. */
@@ -153,6 +219,105 @@ describeEachBackend(
             await page.screenshot({ path: join(IMAGES, 'dashboard-phone.png'), fullPage: false });
           }
           await page.close();
+        });
+
+        describe('DNS rebinding: only names that cannot be rebound or were configured are answered', () => {
+          it('refuses reads and actions under any other Host, in every spelling, and answers loopback names and IP literals', async () => {
+            const port = new URL(running.url).port;
+            const api = `${running.url}/queues/api/overview`;
+            const pause = `${running.url}/queues/api/queues/mail/pause`;
+            const json = { 'content-type': 'application/json' };
+
+            // The issue's request: Host and Origin agree (as a rebound page's do), so only the Host can tell.
+            const rebound = await postOnce(pause, { ...json, host: `${EVIL}:${port}`, origin: `http://${EVIL}:${port}` });
+            expect(rebound.status).toBe(421);
+            expect(JSON.parse(rebound.body)).toMatchObject({ message: expect.stringContaining(`allowedHosts: ['${EVIL}']`) });
+            const sameSite = { ...json, host: `${EVIL}:${port}`, origin: `http://${EVIL}:${port}`, 'sec-fetch-site': 'same-origin' };
+            expect((await postOnce(pause, sameSite)).status).toBe(421);
+            expect(await mailPaused(admin)).toBe(false);
+
+            // Reads too: the rebound page is same-origin to the browser, so CORS would let it read the answer.
+            const refusedHosts = [
+              `${EVIL}:${port}`,
+              EVIL,
+              `Evil.EXAMPLE:${port}`,
+              `${EVIL}.:${port}`,
+              `127.0.0.1.${EVIL}:${port}`,
+              `localhost.${EVIL}:${port}`,
+              `${EVIL}:${port}:${port}`,
+              `[::1].${EVIL}:${port}`,
+            ];
+            for (const host of refusedHosts) {
+              const answer = await requestOnce('GET', api, { host });
+              expect({ host, status: answer.status }).toEqual({ host, status: 421 });
+              expect(answer.body).not.toContain('"mail"');
+            }
+            for (const route of ['/queues', '/queues/assets/dashboard.js', `/queues/api/queues/mail`]) {
+              expect(await requestOnce('GET', `${running.url}${route}`, { host: `${EVIL}:${port}` }).then((r) => r.status)).toBe(421);
+            }
+            // X-Forwarded-Host is anyone's to send: never read.
+            expect((await requestOnce('GET', api, { host: `${EVIL}:${port}`, 'x-forwarded-host': `localhost:${port}` })).status).toBe(421);
+            expect(await rawStatus(api, null)).toMatch(/^HTTP\/1\.[01] 421 /);
+            expect(await rawStatus(api, '')).toMatch(/^HTTP\/1\.[01] 421 /);
+            expect(await rawStatus(api, `localhost:${port}`)).toMatch(/^HTTP\/1\.[01] 200 /);
+
+            for (const host of [
+              `localhost:${port}`,
+              `LocalHost:${port}`,
+              `localhost.:${port}`,
+              'localhost',
+              `[::1]:${port}`,
+              `127.0.0.1:${port}`,
+              '203.0.113.5',
+            ]) {
+              const answer = await requestOnce('GET', api, { host });
+              expect({ host, status: answer.status }).toEqual({ host, status: 200 });
+              expect(answer.body).toContain('"mail"');
+            }
+            // The Origin check still holds under an answered name.
+            expect((await postOnce(pause, { ...json, host: `localhost:${port}`, origin: `http://${EVIL}:${port}` })).status).toBe(403);
+            expect(await mailPaused(admin)).toBe(false);
+            expect((await postOnce(pause, { ...json, host: `[::1]:${port}`, origin: `http://[::1]:${port}` })).status).toBe(200);
+            expect(await mailPaused(admin)).toBe(true);
+          });
+
+          it('in Chromium: a page under a name rebound to the server can neither read nor act; the same page under 127.0.0.1 can', async () => {
+            const port = new URL(running.url).port;
+            await producer.add('mail', { n: 1 });
+            const rebound = await fromPageAt(`http://${EVIL}:${port}/rebound`);
+            expect(rebound).toMatchObject({ read: 421, act: 421 });
+            expect(rebound.readBody).not.toContain('"mail"');
+            expect(await mailPaused(admin)).toBe(false);
+            // The dashboard's own page under that name is refused as well.
+            const page = await browser.context.newPage();
+            expect((await page.goto(`http://${EVIL}:${port}/queues`))?.status()).toBe(421);
+            await page.close();
+
+            const local = await fromPageAt(`http://127.0.0.1:${port}/not-the-dashboard`);
+            expect(local).toMatchObject({ read: 200, act: 200 });
+            expect(local.readBody).toContain('"mail"');
+            expect(await mailPaused(admin)).toBe(true);
+          });
+
+          it('allowedHosts and the hosts of allowedOrigins are answered, in Chromium too; other names still are not', async () => {
+            await running.app.close();
+            running = await startDashboardApp(db, adapter, { allowedHosts: [OPS], allowedOrigins: ['https://proxy.example'] });
+            admin = running.app.get(QueueAdmin);
+            const port = new URL(running.url).port;
+            const api = `${running.url}/queues/api/overview`;
+            for (const host of [`${OPS}:${port}`, `OPS.Example.:${port}`, 'proxy.example']) {
+              expect({ host, status: (await requestOnce('GET', api, { host })).status }).toEqual({ host, status: 200 });
+            }
+            expect((await requestOnce('GET', api, { host: `${EVIL}:${port}` })).status).toBe(421);
+            expect((await requestOnce('GET', api, { host: `${EVIL}:${port}`, 'x-forwarded-host': OPS })).status).toBe(421);
+
+            const page = await openPage(`http://${OPS}:${port}/queues`);
+            await page.getByRole('button', { name: 'Pause mail' }).click();
+            await page.locator('tr[data-queue="mail"] .badge.paused').waitFor();
+            expect(await mailPaused(admin)).toBe(true);
+            await page.close();
+            expect((await fromPageAt(`http://${EVIL}:${port}/rebound`)).read).toBe(421);
+          });
         });
 
         if (backend.kind === 'postgres') return;

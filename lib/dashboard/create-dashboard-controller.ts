@@ -2,8 +2,10 @@ import { Body, CanActivate, Controller, Get, HttpCode, NotFoundException, Param,
 import { DASHBOARD_SCRIPT } from './assets/dashboard-script';
 import { DASHBOARD_STYLE } from './assets/dashboard-style';
 import { dashboardPage } from './assets/dashboard-page';
+import { AllowedHostGuard } from './allowed-host.guard';
 import { ActionAnswer, DashboardApi } from './dashboard-api.service';
 import { DashboardHeaders } from './dashboard-headers.decorator';
+import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
 import { SameOriginGuard } from './same-origin.guard';
 
 /** The request fields the page route reads, on Express and Fastify alike. */
@@ -18,11 +20,13 @@ interface RequestLike {
  * uses; everything is served from strings in the package (no files, no CDN).
  */
 export function createDashboardController(
-  path: string,
+  options: Pick<ResolvedDashboardOptions, 'path' | 'allowedOrigins' | 'allowedHosts'>,
   guards: (Type<CanActivate> | CanActivate)[],
-  allowedOrigins: string[],
 ): Type<unknown> {
-  const sameOrigin = new SameOriginGuard(allowedOrigins);
+  const { path } = options;
+  const sameOrigin = new SameOriginGuard(options.allowedOrigins);
+  // First on every route: a request under a name this dashboard does not answer to runs none of the app's guards.
+  const allowedHost = new AllowedHostGuard(new Set(options.allowedHosts));
 
   @Controller(path)
   class QueueDashboardController {
@@ -94,7 +98,7 @@ export function createDashboardController(
     }
   }
 
-  if (guards.length > 0) UseGuards(...guards)(QueueDashboardController);
+  UseGuards(allowedHost, ...guards)(QueueDashboardController);
   return QueueDashboardController;
 }
 

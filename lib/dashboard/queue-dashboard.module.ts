@@ -20,7 +20,7 @@ export class QueueDashboardModule {
     return {
       module: QueueDashboardModule,
       imports: options.imports ?? [],
-      controllers: [createDashboardController(resolved.path, guards, resolved.allowedOrigins)],
+      controllers: [createDashboardController(resolved, guards)],
       providers: [{ provide: QUEUE_DASHBOARD_OPTIONS, useValue: resolved }, DashboardApi],
     };
   }

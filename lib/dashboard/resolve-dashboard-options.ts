@@ -1,6 +1,7 @@
 import { InvalidDashboardOptionsError } from '../errors/invalid-dashboard-options.error';
 import { describeValue } from '../utils/validation.util';
 import { QueueDashboardOptions, ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
+import { HOST_NAME_PATTERN, normaliseHostName } from './request-host';
 
 /** Path segments a route and an HTML attribute both take as they are: nothing to escape, nothing a router reads as a pattern. */
 const PATH_PATTERN = /^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/;
@@ -32,11 +33,21 @@ export function resolveDashboardOptions(options: QueueDashboardOptions = {}): Re
   if (!Array.isArray(allowedOrigins) || allowedOrigins.some((origin) => !isOrigin(origin))) {
     throw new InvalidDashboardOptionsError('allowedOrigins', "must be an array of origins such as 'https://ops.example.com'");
   }
+  const allowedHosts = options.allowedHosts ?? [];
+  if (!Array.isArray(allowedHosts) || allowedHosts.some((host) => typeof host !== 'string' || !HOST_NAME_PATTERN.test(host))) {
+    throw new InvalidDashboardOptionsError(
+      'allowedHosts',
+      `must be an array of host names such as 'ops.example.com' (no scheme, no port; localhost and IP addresses need no entry), got ${describeValue(allowedHosts)}`,
+    );
+  }
+  const origins = allowedOrigins.map((origin) => new URL(origin));
+  const hosts = new Set([...allowedHosts, ...origins.map((url) => url.hostname)].map(normaliseHostName));
   return {
     path: '/' + path.replace(/^\/+|\/+$/g, ''),
     readOnly: options.readOnly === true,
     redact,
-    allowedOrigins: allowedOrigins.map((origin) => new URL(origin).origin),
+    allowedOrigins: origins.map((url) => url.origin),
+    allowedHosts: [...hosts],
     refreshInterval: integerIn('refreshInterval', options.refreshInterval ?? 2000, 1000, 60_000),
     chartMinutes: integerIn('chartMinutes', options.chartMinutes ?? 60, 5, 240),
   };

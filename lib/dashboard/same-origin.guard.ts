@@ -6,7 +6,9 @@ type HeaderBag = Record<string, string | string[] | undefined>;
  * The CSRF defence of every action. A browser tells where a request comes from (`Sec-Fetch-Site`, `Origin`); an
  * action is taken only when both, where present, say "this dashboard's own origin" and at least one is present
  * (every browser in use sends them on a POST), and only with a JSON body, which a page of another site cannot
- * send without a CORS preflight this server never answers. No token to store, nothing to configure.
+ * send without a CORS preflight this server never answers. No token to store, nothing to configure. The own
+ * origin is read from the `Host` header, which `AllowedHostGuard` has checked first: a page that got its own name
+ * to resolve here (DNS rebinding) sends a matching `Host` and `Origin`, and only that guard refuses it.
  */
 export class SameOriginGuard implements CanActivate {
   constructor(private readonly allowedOrigins: string[]) {}
@@ -32,7 +34,7 @@ export class SameOriginGuard implements CanActivate {
   private isOwnOrigin(origin: string, host: string | undefined): boolean {
     if (this.allowedOrigins.includes(origin)) return true;
     try {
-      return host !== undefined && new URL(origin).host === host;
+      return host !== undefined && new URL(origin).host === host.toLowerCase();
     } catch {
       return false; // 'null' (a sandboxed frame, a file) and garbage
     }

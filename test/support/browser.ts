@@ -28,7 +28,22 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<TestBrowser> {
+/** What `launchChromium` may change for one test file. */
+export interface LaunchOptions {
+  /**
+   * Names Chromium resolves to an address without asking DNS (`--host-resolver-rules`), e.g. `{ 'evil.example':
+   * '127.0.0.1' }`: a page under that name reaches a local server as a DNS-rebound page of another site would.
+   */
+  resolve?: Record<string, string>;
+  /**
+   * `false` turns off Chromium's Local Network Access checks, which block a page of a public address from
+   * fetching a loopback or private one (a page fulfilled by `page.route` counts as public): the browser then
+   * behaves as Firefox, Safari and older Chromium do, where only the server can refuse such a request.
+   */
+  localNetworkAccessChecks?: boolean;
+}
+
+export async function launchChromium(options: LaunchOptions = {}): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium package (apt-get install -y chromium), as .ci/run does`);
   }
@@ -36,7 +51,11 @@ export async function launchChromium(): Promise<TestBrowser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ARGS,
+    args: [
+      ...ARGS,
+      ...resolverRules(options.resolve ?? {}),
+      ...(options.localNetworkAccessChecks === false ? ['--disable-features=LocalNetworkAccessChecks'] : []),
+    ],
     viewport: { width: 1280, height: 900 },
   });
   // Every action and wait has a deadline well inside jest's, so a stuck step fails naming itself.
@@ -48,4 +67,9 @@ export async function launchChromium(): Promise<TestBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+function resolverRules(resolve: Record<string, string>): string[] {
+  const rules = Object.entries(resolve).map(([name, address]) => `MAP ${name} ${address}`);
+  return rules.length === 0 ? [] : [`--host-resolver-rules=${rules.join(', ')}`];
 }

@@ -33,9 +33,16 @@ export interface QueueDashboardOptions {
   redact?: { data?: DashboardRedaction; result?: DashboardRedaction };
   /**
    * Origins (`https://ops.example.com`) allowed to send actions besides the dashboard's own host, e.g. when a
-   * proxy rewrites the Host header. Default: none.
+   * proxy rewrites the Host header. Their host names are answered as if listed in `allowedHosts`. Default: none.
    */
   allowedOrigins?: string[];
+  /**
+   * Host names (`ops.example.com`, no scheme, no port) the dashboard answers to besides `localhost` and IP
+   * addresses, as the `Host` header carries them: the name you open it by, or the name a reverse proxy forwards.
+   * Any other name is refused (421) on every route, so a page of another site whose name it got to resolve to
+   * this server (DNS rebinding) can neither read nor act. `X-Forwarded-Host` is not read. Default: none.
+   */
+  allowedHosts?: string[];
   /** How often an open page refreshes its data, in ms (1000 to 60000, default 2000). Hidden tabs do not poll. */
   refreshInterval?: number;
   /** How many minutes of history the charts show (5 to 240, default 60). */
@@ -48,6 +55,8 @@ export interface ResolvedDashboardOptions {
   readOnly: boolean;
   redact: { data?: DashboardRedaction; result?: DashboardRedaction };
   allowedOrigins: string[];
+  /** Every configured name answered: `allowedHosts` and the hosts of `allowedOrigins`, as `hostNameOf` gives them. */
+  allowedHosts: string[];
   refreshInterval: number;
   chartMinutes: number;
 }
