@@ -12,6 +12,14 @@
 //   unexplained otherwise; and any job
 //   whose completion the queue reported twice (two `C` lines: two stored completions);
 // - claimed twice: two starts of one job with the same attempt number (two owners of one attempt at once).
+// Flows (a `W` line names an acknowledged root and its size):
+// - lost also counts every job of an acknowledged flow that is missing (fewer rows under the root than it held) or
+//   not finished after the drain;
+// - early parent: a parent's handler that started before one of its children had finished, or that read another
+//   number of children's results (`P`) than its children that completed; a parent that 'fail's and ran although a
+//   child of it failed or was cancelled counts too;
+// - failed jobs are expected for leaves that fail for good on purpose (`ff`) and for 'fail' parents of a failed or
+//   cancelled child: only the others count as failed.
 const fs = require('node:fs');
 const path = require('node:path');
 const { readLedger } = require('./ledger');
@@ -26,6 +34,8 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
   const planned = new Set(); // `${jobId}/${attempt}`
   const ends = new Map(); // jobId -> [{ pid, t }]
   const stored = new Map(); // jobId -> count of C
+  const flowRoots = new Map(); // rootId -> { marker, size }
+  const parentReads = new Map(); // jobId -> [{ results, t }]
   const push = (map, key, value) => (map.has(key) ? map.get(key).push(value) : map.set(key, [value]));
   for (const file of fs.readdirSync(dir)) {
     const producerFile = /^producer-\d+\.log$/.test(file);
@@ -44,6 +54,8 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
       else if (kind === 'F') planned.add(`${id}/${third}`);
       else if (kind === 'E') push(ends, id, { pid, t: Number(fourth) });
       else if (kind === 'C') stored.set(id, (stored.get(id) || 0) + 1);
+      else if (kind === 'W') flowRoots.set(id, { marker: third, size: Number(fourth) });
+      else if (kind === 'P') push(parentReads, id, { results: Number(fourth), t: Number(rest[0]) });
     }
   }
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -52,9 +64,11 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     const row = byId.get(id);
     if (!row || (row.status !== 'completed' && row.status !== 'failed')) lost.push(`${id} (${marker}): ${row ? row.status : 'missing'}`);
   }
-  const failed = rows.filter((row) => row.status === 'failed').map((row) => row.id);
+  const flows = analyzeFlows({ rows, byId, flowRoots, starts, parentReads });
+  lost.push(...flows.lost);
+  const failed = rows.filter((row) => row.status === 'failed' && !flows.expectedFailure(row)).map((row) => row.id);
   const notFinished = rows.filter((row) => row.status !== 'completed' && row.status !== 'failed').length;
-  const unacknowledged = rows.filter((row) => !acked.has(row.id)).length;
+  const unacknowledged = rows.filter((row) => !acked.has(row.id) && !flows.nodes.has(row.id)).length;
 
   const reruns = { planned: 0, explained: 0, outage: 0, unexplained: [] };
   const claimedTwice = [];
@@ -100,7 +114,59 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     doubles,
     claimedTwice,
     completedWithoutRun,
+    flows: { acked: flowRoots.size, jobs: flows.nodes.size, earlyParents: flows.earlyParents, expectedFailures: flows.expectedFailures },
   };
+}
+
+/** The flow checks (see the definitions above): lost nodes, early parents, and which failures were planned. */
+function analyzeFlows({ rows, byId, flowRoots, starts, parentReads }) {
+  const children = new Map(); // parentId -> rows
+  for (const row of rows) {
+    if (row.parentId === null) continue;
+    if (!children.has(row.parentId)) children.set(row.parentId, []);
+    children.get(row.parentId).push(row);
+  }
+  const kids = (id) => children.get(id) || [];
+  const ended = (row) => row.status === 'failed' || row.status === 'cancelled';
+  const expectedFailure = (row) =>
+    row.status === 'failed' && (row.data.ff === 1 || (row.onChildFailure === 'fail' && kids(row.id).some(ended)));
+  const nodes = new Set();
+  const lost = [];
+  for (const [rootId, { marker, size }] of flowRoots) {
+    const tree = [];
+    const walk = (id) => {
+      const row = byId.get(id);
+      if (!row) return;
+      tree.push(row);
+      for (const child of kids(id)) walk(child.id);
+    };
+    walk(rootId);
+    for (const row of tree) nodes.add(row.id);
+    if (tree.length !== size) lost.push(`flow ${rootId} (${marker}): ${tree.length} of its ${size} jobs in the table`);
+    for (const row of tree) {
+      if (row.id !== rootId && row.status !== 'completed' && row.status !== 'failed') {
+        lost.push(`${row.id} (flow ${rootId}, ${row.data.m}): ${row.status}`);
+      }
+    }
+  }
+  const earlyParents = [];
+  for (const [id, list] of children) {
+    const row = byId.get(id);
+    if (!row || !nodes.has(id)) continue;
+    const lastChildEnd = Math.max(...list.map((child) => child.finishedAt ?? Infinity));
+    const completed = list.filter((child) => child.status === 'completed').length;
+    for (const start of starts.get(id) || []) {
+      if (start.t < lastChildEnd) earlyParents.push(`${id}: started at ${start.t}, a child finished at ${lastChildEnd}`);
+    }
+    for (const read of parentReads.get(id) || []) {
+      if (read.results !== completed) earlyParents.push(`${id}: read ${read.results} results of ${completed} completed children`);
+    }
+    if (row.onChildFailure === 'fail' && list.some(ended) && (starts.get(id) || []).length) {
+      earlyParents.push(`${id}: ran although a child failed (onChildFailure 'fail')`);
+    }
+  }
+  const expectedFailures = rows.filter(expectedFailure).length;
+  return { nodes, lost, earlyParents, expectedFailure, expectedFailures };
 }
 
 module.exports = { analyze };

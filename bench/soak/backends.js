@@ -7,6 +7,25 @@ const { execFile } = require('node:child_process');
 
 const JOBS = 'nest_queue_jobs';
 
+/** One job row as the analysis reads it, whichever backend (ids as strings, times as numbers, data parsed). */
+function toRow(row) {
+  let data = {};
+  try {
+    data = JSON.parse(row.data);
+  } catch {
+    // A payload that is not JSON is no soak payload: it has no marker, and the analysis treats it as plain.
+  }
+  return {
+    id: String(row.id),
+    status: row.status,
+    attempts: Number(row.attempts),
+    parentId: row.parent_id === null ? null : String(row.parent_id),
+    onChildFailure: row.on_child_failure,
+    data,
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+  };
+}
+
 /** SQLite: one file in the run's directory, shared by every child. */
 function sqliteBackend({ driver }) {
   let db;
@@ -36,10 +55,7 @@ function sqliteBackend({ driver }) {
     async rows() {
       const conn = open(spec.database);
       if (!hasTable(conn)) return [];
-      return conn
-        .prepare(`SELECT id, status, attempts FROM ${JOBS}`)
-        .all()
-        .map((row) => ({ ...row, id: String(row.id) }));
+      return conn.prepare(`SELECT id, status, attempts, parent_id, on_child_failure, data, finished_at FROM ${JOBS}`).all().map(toRow);
     },
     async close() {
       if (db) db.close();
@@ -97,7 +113,8 @@ function postgresBackend({ adminUrl, keep }) {
     async rows() {
       return withClient(async (client) => {
         if (!(await tableExists(client))) return [];
-        return (await client.query(`SELECT id::text AS id, status, attempts FROM ${SCHEMA}.${JOBS}`)).rows;
+        const sql = `SELECT id, status, attempts, parent_id, on_child_failure, data, finished_at FROM ${SCHEMA}.${JOBS}`;
+        return (await client.query(sql)).rows.map(toRow);
       });
     },
     /** Terminates a random share (at least one) of the soak role's backends; returns how many. */

@@ -5,17 +5,28 @@
 //   F <jobId> <attempt>            the handler is about to throw on purpose (payload `failFirst`, attempt 1)
 //   E <jobId> <attempt> <ms>       the handler's side effect is done and it is about to return
 //   C <jobId> <attempt>            the queue reported the completion stored (the `completed` event)
+//   P <jobId> <attempt> <n> <ms>   a flow parent's handler read its children's results: n of them (epoch ms)
+//   U <jobId> <attempt>            the handler is about to fail the job for good on purpose (payload `ff`)
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { openLedger } = require('./ledger');
 const { startSoakApp, onOrchestrator } = require('./soak-app');
+const { lib } = require('../lib/library-app');
 
 async function main() {
   const args = JSON.parse(process.argv[2]);
   const write = openLedger(path.join(args.dir, `consumer-${process.pid}.log`));
   const handler = async (job) => {
     write('S', job.id, job.attempt, job.data.m, Date.now());
+    if (job.data.k) {
+      const results = await job.getChildrenResults();
+      write('P', job.id, job.attempt, Object.keys(results).length, Date.now());
+    }
     if (job.data.w) await sleep(job.data.w);
+    if (job.data.ff) {
+      write('U', job.id, job.attempt);
+      throw new lib.UnrecoverableError(`planned permanent failure of ${job.data.m}`);
+    }
     if (job.data.f && job.attempt === 1) {
       write('F', job.id, job.attempt);
       throw new Error(`planned failure of ${job.data.m}`);

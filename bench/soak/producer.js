@@ -6,6 +6,10 @@
 // only after add()/addBulk() resolved:
 //   A <jobId> <marker> <queue>     the job was acknowledged
 //   K <jobId> <marker>             a second add with the same key, acknowledged (normally the same job id)
+//   W <rootId> <marker> <nodes>    the root of an acknowledged flow (after its A line) and how many jobs it holds
+// A flow takes one marker per job (p<slot>-<seq>..p<slot>-<seq+nodes-1>): deep ones (a chain of parents) and wide
+// ones (one parent, many children), with some leaves that fail for good (UnrecoverableError) under parents that
+// 'fail' or 'continue'.
 // A restarted producer reads its ledger and resumes after the last acknowledged marker: the operation a kill cut
 // short is sent again, so a job it had already stored may exist twice (same marker, two ids, one acknowledged).
 const fs = require('node:fs');
@@ -45,6 +49,34 @@ async function main() {
     if (random.chance(0.15)) data.w = random.int(1, 30);
     return { queue: random.pick(args.queues), data, options };
   };
+  // A flow of `size` jobs whose markers start at `seq`: its root, and what the ledger says of it.
+  const flow = (seq, size) => {
+    const leaf = (i) => {
+      const data = { m: `p${args.slot}-${seq + i}` };
+      if (random.chance(0.1)) data.ff = 1;
+      else if (random.chance(0.05)) data.f = 1;
+      if (random.chance(0.2)) data.w = random.int(1, 10);
+      return { queue: random.pick(args.queues), data, options: { ...JOB_RETRY } };
+    };
+    const parent = (i, children) => ({
+      queue: random.pick(args.queues),
+      data: { m: `p${args.slot}-${seq + i}`, k: children.length },
+      options: { ...JOB_RETRY },
+      onChildFailure: random.chance(0.5) ? 'fail' : 'continue',
+      children,
+    });
+    if (random.chance(0.5)) {
+      // Deep: a chain of `size` jobs, the last a leaf.
+      let node = leaf(size - 1);
+      for (let i = size - 2; i >= 0; i--) node = parent(i, [node]);
+      return node;
+    }
+    // Wide: one parent over size - 1 leaves.
+    return parent(
+      0,
+      Array.from({ length: size - 1 }, (_, i) => leaf(i + 1)),
+    );
+  };
   while (next < args.quota && !stopping) {
     // Spread the quota over produceMs from the soak's start, across restarts.
     const dueAt = args.startedAt + (args.produceMs * next) / args.quota;
@@ -60,6 +92,15 @@ async function main() {
           items.map(({ data, options }) => ({ data, options })),
         );
         write.many(jobs.map((job, i) => ['A', job.id, items[i].data.m, queue]));
+        next += size;
+      } else if (roll < 0.38 && args.quota - next >= 3) {
+        const size = Math.min(random.int(3, 40), args.quota - next);
+        const root = flow(next, size);
+        const job = await producer.addFlow(root);
+        write.many([
+          ['A', job.id, root.data.m, root.queue],
+          ['W', job.id, root.data.m, size],
+        ]);
         next += size;
       } else if (roll < 0.88) {
         const { queue, data, options } = item(next);

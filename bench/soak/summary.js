@@ -10,6 +10,7 @@ function checks(result) {
     'attempts claimed twice': result.claimedTwice.length,
     'completed without a finished run': result.completedWithoutRun.length,
     'jobs failed (out of attempts)': result.failed.length,
+    'flow parents run early': result.flows.earlyParents.length,
     'processes that died unasked': result.diedUnasked.length,
     'processes that did not stop': result.notStopped.length,
     'jobs still open after the drain': result.drained ? 0 : result.notFinished,
@@ -58,6 +59,8 @@ function printSummary(results, options) {
   row('  acknowledged by add()/addBulk()', (r) => thousands(r.acked));
   row('  stored / of them unacknowledged', (r) => `${thousands(r.stored)} / ${thousands(r.unacknowledged)}`);
   row('  completed', (r) => thousands(r.completed));
+  row('  flows acknowledged (their jobs)', (r) => `${thousands(r.flows.acked)} (${thousands(r.flows.jobs)})`);
+  row('  planned failures (leaves, their fail parents)', (r) => thousands(r.flows.expectedFailures));
   row('  keyed re-adds (got a new job)', (r) => `${thousands(r.keyedAgain)} (${r.keyedAgainNewId})`);
   row('  handler starts', (r) => thousands(r.handlerStarts));
   section('time');
@@ -79,6 +82,7 @@ function printSummary(results, options) {
       ['attempts claimed twice', r.claimedTwice],
       ['completed without a finished run', r.completedWithoutRun],
       ['failed', r.failed],
+      ['flow parents run early', r.flows.earlyParents],
       ['unexplained re-runs', r.reruns.unexplained],
       ['not stopped', r.notStopped],
       ['fault injection errors', r.faults.faultErrors],
