@@ -40,12 +40,20 @@ const consumer = {
 /** @returns {Promise<import('jest').Config>} */
 module.exports = async () => {
   const skipped = await probePostgres();
+  if (skipped && process.env.CI === 'true' && process.env.QUEUE_TEST_POSTGRES !== 'off') {
+    // In CI a green run must mean every backend was tested: a server that does not answer fails the run.
+    throw new Error(`${skipped}\n*** CI=true: refusing to run without PostgreSQL (QUEUE_TEST_POSTGRES=off skips it on purpose).`);
+  }
   if (skipped) {
     process.env[SKIP_NOTICE_ENV] = skipped;
     process.stderr.write(`\n${skipped}\n\n`);
   }
   return {
     testTimeout: 60000,
+    // Every file owns its databases (a temp file, a PostgreSQL schema) and its ports, so files run side by side:
+    // most of a behavioural file's time is waiting (leases, polls, child processes booting), which overlaps.
+    maxWorkers: Number(process.env.QUEUE_TEST_WORKERS) || 2,
+    reporters: ['default', '<rootDir>/test/support/slowest-files-reporter.js'],
     // Repeats the notice after the summary, where it cannot scroll away.
     globalTeardown: '<rootDir>/test/support/report-skipped-postgres.js',
     projects: skipped ? [unit, e2e, consumer] : [unit, { ...e2e, ...postgresSchemas }, consumer],

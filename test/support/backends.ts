@@ -104,10 +104,23 @@ export const BACKENDS_BY_NAME: Record<BackendName, Backend> = {
   postgres: postgresBackend,
 };
 
-/** The backends of this run: both SQLite drivers, and PostgreSQL unless the run found no server. */
+/** The environment variable that narrows a run to some backends (`QUEUE_TEST_BACKENDS=sqlite3`: the quick loop). */
+const BACKENDS_ENV = 'QUEUE_TEST_BACKENDS';
+
+/**
+ * The backends of this run: both SQLite drivers, and PostgreSQL unless the run found no server; narrowed to the
+ * names in `QUEUE_TEST_BACKENDS` (comma-separated) when that is set, as `npm run test:quick` does.
+ */
 export function availableBackends(): Backend[] {
   const postgres = process.env[POSTGRES_SKIPPED_ENV] ? [] : [postgresBackend];
-  return [BACKENDS_BY_NAME.sqlite3, BACKENDS_BY_NAME['better-sqlite3'], ...postgres];
+  const all = [BACKENDS_BY_NAME.sqlite3, BACKENDS_BY_NAME['better-sqlite3'], ...postgres];
+  const chosen = process.env[BACKENDS_ENV];
+  if (!chosen) return all;
+  const names = chosen.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(name in BACKENDS_BY_NAME));
+  if (unknown.length)
+    throw new Error(`${BACKENDS_ENV}: unknown backend(s) ${unknown.join(', ')}; known: ${Object.keys(BACKENDS_BY_NAME).join(', ')}`);
+  return all.filter((backend) => names.includes(backend.name));
 }
 
 /** Which backends a block applies to. */
