@@ -7,7 +7,14 @@
 import { DataSource, QueryRunner } from 'typeorm';
 import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
 import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
-import { FoundSchema, KNOWN_COLUMNS, QueueSchemaMigration, columnDifference, latestVersion } from '../shared/schema-migration';
+import {
+  FoundSchema,
+  KNOWN_COLUMNS,
+  QueueSchemaMigration,
+  columnDifference,
+  latestVersion,
+  readMigrationRecord,
+} from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { POSTGRES_MIGRATIONS } from './migrations';
 import { PostgresMigration } from './migrations/postgres-migration';
@@ -165,10 +172,11 @@ async function findSchema(runner: StatementRunner, schema: string): Promise<Foun
   const rows = await runner.all(TABLES_SQL, [schema, [MIGRATIONS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE]]);
   const tables = rows.map((row) => String(row.name));
   if (tables.includes(MIGRATIONS_TABLE)) {
-    const [row] = await runner.all(`SELECT max(version) AS version FROM "${schema}".${MIGRATIONS_TABLE}`, []);
-    const version = Number(row?.version ?? 0);
-    if (version > POSTGRES_SCHEMA_VERSION) throw new SchemaTooNewError(version, POSTGRES_SCHEMA_VERSION);
-    return { version, recorded: true };
+    // Steps past the record's first gap run again (a table emptied or edited by hand): each is idempotent here.
+    const rows = await runner.all(`SELECT version FROM "${schema}".${MIGRATIONS_TABLE}`, []);
+    const record = readMigrationRecord(rows.map((row) => row.version));
+    if (record.highest > POSTGRES_SCHEMA_VERSION) throw new SchemaTooNewError(record.highest, POSTGRES_SCHEMA_VERSION);
+    return { version: record.version, recorded: true };
   }
   if (tables.length === 0) return { version: 0, recorded: false };
   return {
