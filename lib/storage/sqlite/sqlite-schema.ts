@@ -4,11 +4,19 @@
  * `applySqliteSchema` is the one entry point.
  */
 import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
-import { MIGRATIONS_TABLE } from '../../sqlite-queue.constants';
+import { Logger } from '@nestjs/common';
+import { MIGRATIONS_TABLE, MODULE_DEFAULTS } from '../../sqlite-queue.constants';
+import { MigrationLockWait } from '../shared/migration-lock';
 import { FoundSchema, QueueSchemaMigration, SchemaMigration, latestVersion, readMigrationRecord } from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { SQLITE_MIGRATIONS } from './migrations';
+import { beginMigrationTransaction } from './sqlite-migration-lock';
 import { SQLITE_QUEUE_TABLES, sqliteShapeVersion } from './sqlite-schema-shape';
+
+/** How boot waits for the migration lock when no caller says: the module's default, logged as the module logs. */
+function defaultWait(): MigrationLockWait {
+  return { timeoutMs: MODULE_DEFAULTS.migrationLockTimeout, target: 'the SQLite database', logger: new Logger('JobQueue') };
+}
 
 /** The newest SQLite schema version this build knows. */
 export const SQLITE_SCHEMA_VERSION = latestVersion(SQLITE_MIGRATIONS);
@@ -42,16 +50,17 @@ const RECORDED_VERSIONS_SQL = `SELECT version FROM ${MIGRATIONS_TABLE}`;
  * `SchemaTooNewError` for a schema a newer build migrated, `ForeignSchemaError` for queue tables this library
  * did not make, `SchemaOutdatedError` when `migrate` is false and a step is missing. A database at the newest,
  * recorded version costs a few reads and no write lock; otherwise the check is repeated and the steps applied
- * under BEGIN IMMEDIATE, so processes booting together apply each step once (the second waits, then finds it done).
+ * under BEGIN IMMEDIATE, so processes booting together apply each step once (the second waits, up to
+ * `wait.timeoutMs`, then finds it done).
  */
-export async function applySqliteSchema(runner: StatementRunner, migrate = true): Promise<void> {
+export async function applySqliteSchema(runner: StatementRunner, migrate = true, wait: MigrationLockWait = defaultWait()): Promise<void> {
   const found = await findSchemaInOneSnapshot(runner);
   if (found.version === SQLITE_SCHEMA_VERSION && found.recorded) return;
   if (!migrate) {
     if (found.version < SQLITE_SCHEMA_VERSION) throw new SchemaOutdatedError(found.version, SQLITE_SCHEMA_VERSION);
     return;
   }
-  await runner.run('BEGIN IMMEDIATE', []);
+  await beginMigrationTransaction(runner, wait);
   try {
     const locked = await findSchema(runner);
     if (!(locked.version === SQLITE_SCHEMA_VERSION && locked.recorded)) {
