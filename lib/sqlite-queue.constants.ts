@@ -46,6 +46,12 @@ export const MODULE_DEFAULTS = {
   batchSize: 500,
   leaseDuration: 30_000,
   shutdownTimeout: 10_000,
+  /**
+   * Longer than any migration of a queue's tables should take (8 s on SQLite for 5M jobs; an index build on a far
+   * larger PostgreSQL table takes minutes), shorter than a deploy's patience: a lock held longer is a stuck process
+   * or a forgotten transaction, better reported than waited for without end.
+   */
+  migrationLockTimeout: 300_000,
   processing: true,
   maxAttempts: 3,
 } as const;

@@ -18,7 +18,7 @@ import {
 } from '../lib';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { startChildApp } from './support/child-app';
-import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
+import { TestDatabase, describeEachBackend, itWhen, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
 import { allSchemaVersions, latestSchemaVersion } from './support/schema-versions';
 
@@ -250,4 +250,56 @@ describeEachBackend('schema migrations', (backend) => {
     await expect(refusal).rejects.toBeInstanceOf(ForeignSchemaError);
     await expect(refusal).rejects.toThrow(/missing columns queue, data, priority/);
   });
+});
+
+/**
+ * The migrations table emptied or damaged by hand, the tables at today's version: boot re-records the versions
+ * (on SQLite from the tables' shape: steps that cannot run twice are not run again) and starts, on every backend.
+ */
+describeEachBackend('a migrations table damaged by hand', (backend) => {
+  const current = perTestApp(backend);
+  const damages: [string, string[]][] = [
+    ['emptied', ['DELETE FROM {schema}.nest_queue_migrations']],
+    ['left with versions 1 and 2 only', ['DELETE FROM {schema}.nest_queue_migrations WHERE version > 2']],
+    [
+      'left with version -5 only',
+      [
+        'DELETE FROM {schema}.nest_queue_migrations',
+        `INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (-5, 'bogus', 0)`,
+      ],
+    ],
+  ];
+
+  for (const [damage, statements] of damages) {
+    it(`boots on a current schema whose migrations table was ${damage}, and records every version again`, async () => {
+      const fresh = current.otherDatabase('fresh');
+      current.app = await boot(fresh, false);
+      await current.app.close();
+      current.app = await boot(current.db, false);
+      await current.app.get(QueueProducer).add(LEGACY_QUEUE, { n: 1 });
+      await current.app.close();
+      current.app = undefined;
+      await rawSql(current.db, statements);
+
+      current.app = await boot(current.db, true);
+      await waitFor(async () => (await current.app!.get(QueueAdmin).getCounts(LEGACY_QUEUE)).completed === 1, 'the job done');
+      const versions = await recordedVersions(current.db);
+      expect(versions.filter((version) => version > 0)).toEqual(allSchemaVersions(backend.kind));
+      expect(await schemaShape(current.db)).toEqual(await schemaShape(fresh));
+    });
+  }
+
+  itWhen(backend.kind === 'sqlite')(
+    'refuses an emptied migrations table beside tables of no version’s shape, naming the table and what differs',
+    async () => {
+      current.app = await boot(current.db, false);
+      await current.app.close();
+      current.app = undefined;
+      await rawSql(current.db, ['DELETE FROM nest_queue_migrations', 'ALTER TABLE nest_queue_jobs ADD COLUMN tenant_id TEXT']);
+      const refusal = boot(current.db, true);
+      await expect(refusal).rejects.toBeInstanceOf(ForeignSchemaError);
+      await expect(refusal).rejects.toThrow(/nest_queue_jobs .*unexpected column tenant_id.*nest_queue_migrations records no version/);
+      expect(await recordedVersions(current.db)).toEqual([]);
+    },
+  );
 });

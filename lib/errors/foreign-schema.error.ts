@@ -2,8 +2,8 @@ import { SqliteQueueError } from './sqlite-queue.error';
 
 /**
  * The database holds a table with one of the queue's names that this library did not make (no migrations table
- * beside it, and a shape no released version created): `app.init()` rejects rather than write into another
- * application's rows. Nothing is written.
+ * beside it, or on SQLite one that records no version, and a shape no released version created): `app.init()`
+ * rejects rather than write into another application's rows. Nothing is written.
  */
 export class ForeignSchemaError extends SqliteQueueError {
   constructor(
@@ -11,9 +11,14 @@ export class ForeignSchemaError extends SqliteQueueError {
     readonly table: string,
     /** What differs from the library's table: missing or unexpected columns or indexes. */
     readonly difference: string,
+    /**
+     * Why the migrations table does not vouch for it: absent, or (SQLite) present but recording no version, as when
+     * it was emptied by hand.
+     */
+    readonly migrationsTable = 'there is no migrations table beside it',
   ) {
     super(
-      `Table ${table} was not created by this library (${difference}), and there is no migrations table beside it: ` +
+      `Table ${table} was not created by this library (${difference}), and ${migrationsTable}: ` +
         'refusing to use it. Point the queue at another database or PostgreSQL schema, or rename the table.',
     );
   }

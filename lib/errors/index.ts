@@ -30,6 +30,7 @@ export * from './storage.error';
 export * from './foreign-schema.error';
 export * from './schema-too-new.error';
 export * from './schema-outdated.error';
+export * from './migration-lock-timeout.error';
 export * from './invalid-dashboard-options.error';
 export * from './unsupported-transaction.error';
 export * from './child-failed.error';

@@ -1,3 +1,4 @@
+import { MODULE_DEFAULTS } from '../sqlite-queue.constants';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../storage/postgres/postgres-queue.storage';
 import { SqliteQueueStorage } from '../storage/sqlite/sqlite-queue.storage';
@@ -8,16 +9,21 @@ import { ResolvedModuleOptions } from './resolve-module-options';
  * `postgres` option, SQLite otherwise. Nothing above the storage interface knows which one runs.
  */
 export function createQueueStorage(
-  options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'> & { migrate?: boolean },
+  options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'> & {
+    migrate?: boolean;
+    migrationLockTimeout?: number;
+  },
 ): QueueStorage {
   const { dataSource, database, driver, postgres, migrate = true } = options;
+  const migrationLockTimeout = options.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout;
   // `createSchema: false` was the PostgreSQL-only form of `migrate: false`; either one turns migrations off.
   const schema = {
     schema: postgres?.schema,
     createSchema: migrate && (postgres?.createSchema ?? true),
     preparedStatements: postgres?.preparedStatements,
+    migrationLockTimeout,
   };
   if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
   if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
-  return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver }, migrate);
+  return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver }, { migrate, migrationLockTimeout });
 }

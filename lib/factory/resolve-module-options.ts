@@ -52,6 +52,7 @@ const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'shutdownTimeout',
   'processing',
   'migrate',
+  'migrationLockTimeout',
   'maxAttempts',
   'backoff',
   'removeOnComplete',
@@ -110,6 +111,7 @@ export function resolveModuleOptions(
     clusterEvents: given.clusterEvents ?? false,
     processing: given.processing ?? MODULE_DEFAULTS.processing,
     migrate: given.migrate ?? true,
+    migrationLockTimeout: given.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout,
     maxAttempts: given.maxAttempts ?? MODULE_DEFAULTS.maxAttempts,
     backoff: given.backoff ?? DEFAULT_BACKOFF,
     removeOnComplete: given.removeOnComplete ?? false,
@@ -141,7 +143,7 @@ export function resolveModuleOptions(
   if (typeof resolved.clusterEvents !== 'boolean') {
     throw new InvalidModuleOptionsError('clusterEvents', `must be true or false, got ${describeValue(resolved.clusterEvents)}`);
   }
-  for (const name of ['batchWindow', 'shutdownTimeout'] as const) {
+  for (const name of ['batchWindow', 'shutdownTimeout', 'migrationLockTimeout'] as const) {
     if (!(isNonNegativeFinite(resolved[name]) && resolved[name] <= MAX_TIMER_MS)) {
       throw new InvalidModuleOptionsError(name, `must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${describeValue(resolved[name])}`);
     }

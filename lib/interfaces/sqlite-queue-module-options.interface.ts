@@ -67,6 +67,13 @@ export interface SqliteQueueModuleOptions {
    * needs and otherwise rejects with `SchemaOutdatedError` (run `getMigrations()` yourself). Default `true`.
    */
   migrate?: boolean;
+  /**
+   * How long boot waits for another process's schema migration, in ms, when the schema needs checking or migrating
+   * under the migration lock (SQLite's write lock, PostgreSQL's advisory lock), before `app.init()` rejects with
+   * `MigrationLockTimeoutError`. Processes booting a database together take turns; the first may take minutes on a
+   * large one, and the others wait for it, past SQLite's busy timeout. 0: do not wait. Default 300000 (5 minutes).
+   */
+  migrationLockTimeout?: number;
   /** `maxAttempts` of jobs that set none and whose queue's processor sets none. Default 3. */
   maxAttempts?: number;
   /** Backoff of retries when neither the job nor its processor sets one. Default exponential, 1000 ms, jitter. */

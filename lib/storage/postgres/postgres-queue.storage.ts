@@ -1,4 +1,6 @@
+import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
+import { MODULE_DEFAULTS } from '../../sqlite-queue.constants';
 import { DataSource, EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {
@@ -60,6 +62,8 @@ export type PostgresStorageConfig = PostgresConnectionSource & {
   createSchema?: boolean;
   /** Hot statements sent as named prepared statements. Default true. */
   preparedStatements?: boolean;
+  /** How long boot waits for another process's migration, in ms. Default the module's. */
+  migrationLockTimeout?: number;
 };
 
 /**
@@ -74,6 +78,8 @@ export class PostgresQueueStorage implements QueueStorage {
   private readonly db: PostgresContext;
   private readonly schema: string;
   private readonly createSchema: boolean;
+  private readonly migrationLockTimeout: number;
+  private readonly logger = new Logger('JobQueue:postgres');
   private readonly transactions: PostgresTransactions;
 
   constructor(config: PostgresStorageConfig) {
@@ -81,6 +87,7 @@ export class PostgresQueueStorage implements QueueStorage {
     const problem = postgresSchemaProblem(this.schema);
     if (problem) throw new Error(`Invalid PostgreSQL schema name ${JSON.stringify(this.schema)}: ${problem}`);
     this.createSchema = config.createSchema ?? true;
+    this.migrationLockTimeout = config.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout;
     this.connection = new PostgresConnection(config, this.schema, config.preparedStatements ?? true);
     this.db = this.connection.context;
     this.transactions = new PostgresTransactions(() => this.connection.source, this.db.runner, this.db.tables);
@@ -107,8 +114,9 @@ export class PostgresQueueStorage implements QueueStorage {
   }
 
   initialize(): Promise<void> {
+    const wait = { timeoutMs: this.migrationLockTimeout, target: `schema "${this.schema}"`, logger: this.logger };
     return this.connection.open((dataSource: DataSource, runner) =>
-      applyPostgresSchema(dataSource, runner, this.schema, this.createSchema),
+      applyPostgresSchema(dataSource, runner, this.schema, this.createSchema, wait),
     );
   }
 

@@ -4,10 +4,20 @@
  * `applyPostgresSchema` is the one entry point; `getPostgresMigrations` and `getPostgresSchemaSql` are public, for
  * users who run migrations themselves.
  */
+import { Logger } from '@nestjs/common';
 import { DataSource, QueryRunner } from 'typeorm';
 import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
-import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
-import { FoundSchema, KNOWN_COLUMNS, QueueSchemaMigration, columnDifference, latestVersion } from '../shared/schema-migration';
+import { JOBS_TABLE, MIGRATIONS_TABLE, MODULE_DEFAULTS, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
+import { MigrationLockWait } from '../shared/migration-lock';
+import { takeSchemaLock } from './postgres-migration-lock';
+import {
+  FoundSchema,
+  KNOWN_COLUMNS,
+  QueueSchemaMigration,
+  columnDifference,
+  latestVersion,
+  readMigrationRecord,
+} from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { POSTGRES_MIGRATIONS } from './migrations';
 import { PostgresMigration } from './migrations/postgres-migration';
@@ -98,24 +108,24 @@ const COLUMNS_SQL = `SELECT column_name AS name FROM information_schema.columns 
 const INDEXES_SQL = `SELECT indexname AS name, indexdef AS definition FROM pg_catalog.pg_indexes WHERE schemaname = $1 AND tablename = $2`;
 
 /**
- * Serialises migrations across processes booting at once, per schema: the advisory lock is held until the
- * migrating transaction ends. Params: schema.
- */
-const SCHEMA_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('nest-queue-schema:' || $1))`;
-
-/**
  * Brings the schema to the newest version, or with `migrate` false only checks that it is there. Throws
  * `SchemaTooNewError` for a schema a newer build migrated, `ForeignSchemaError` for queue tables this library did
  * not make, `SchemaOutdatedError` when `migrate` is false and a step is missing. A schema at the newest, recorded
  * version costs a few reads and takes no lock, so a booting process takes no DDL lock on a busy table; otherwise
  * the check is repeated and the steps applied in one transaction under an advisory lock, so processes booting
- * together apply each step once (concurrent `CREATE ... IF NOT EXISTS` of one object can even fail in PostgreSQL).
+ * together apply each step once (concurrent `CREATE ... IF NOT EXISTS` of one object can even fail in PostgreSQL);
+ * a process waits for another's lock up to `wait.timeoutMs`.
  */
 export async function applyPostgresSchema(
   dataSource: DataSource,
   runner: StatementRunner,
   schema: string,
   migrate: boolean,
+  wait: MigrationLockWait = {
+    timeoutMs: MODULE_DEFAULTS.migrationLockTimeout,
+    target: `schema "${schema}"`,
+    logger: new Logger('JobQueue:postgres'),
+  },
 ): Promise<void> {
   // The unlocked check reads the catalog in several statements, each seeing the latest commit: another process's
   // migration committing between them shows a half-old, half-new shape (columns a 0.1.0 table never had, and no
@@ -126,7 +136,7 @@ export async function applyPostgresSchema(
   const queryRunner = dataSource.createQueryRunner('master');
   try {
     await queryRunner.startTransaction();
-    await queryRunner.query(SCHEMA_LOCK_SQL, [schema]);
+    await takeSchemaLock(queryRunner, schema, wait);
     await checkOrMigrateLocked(queryRunner, schema, migrate);
     await queryRunner.commitTransaction();
   } catch (error) {
@@ -165,10 +175,11 @@ async function findSchema(runner: StatementRunner, schema: string): Promise<Foun
   const rows = await runner.all(TABLES_SQL, [schema, [MIGRATIONS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE]]);
   const tables = rows.map((row) => String(row.name));
   if (tables.includes(MIGRATIONS_TABLE)) {
-    const [row] = await runner.all(`SELECT max(version) AS version FROM "${schema}".${MIGRATIONS_TABLE}`, []);
-    const version = Number(row?.version ?? 0);
-    if (version > POSTGRES_SCHEMA_VERSION) throw new SchemaTooNewError(version, POSTGRES_SCHEMA_VERSION);
-    return { version, recorded: true };
+    // Steps past the record's first gap run again (a table emptied or edited by hand): each is idempotent here.
+    const rows = await runner.all(`SELECT version FROM "${schema}".${MIGRATIONS_TABLE}`, []);
+    const record = readMigrationRecord(rows.map((row) => row.version));
+    if (record.highest > POSTGRES_SCHEMA_VERSION) throw new SchemaTooNewError(record.highest, POSTGRES_SCHEMA_VERSION);
+    return { version: record.version, recorded: true };
   }
   if (tables.length === 0) return { version: 0, recorded: false };
   return {

@@ -69,8 +69,30 @@ export function columnDifference(found: readonly string[], expected: readonly st
 export interface FoundSchema {
   /** 0 when none of the library's tables exist. */
   readonly version: number;
-  /** False for a database an older build made before versions were recorded (adopted by its shape). */
+  /**
+   * False when some step up to `version` is not recorded: a database an older build made before versions were
+   * recorded, or whose migrations table was emptied or edited by hand (adopted by its shape).
+   */
   readonly recorded: boolean;
+}
+
+/** What the rows of a migrations table say. */
+export interface MigrationRecord {
+  /**
+   * The newest version n with every version 1..n recorded (0 for none). A table emptied or edited by hand (rows
+   * deleted, a gap, a zero or negative number) vouches for no step past its first gap.
+   */
+  readonly version: number;
+  /** The highest number in the table: past the build's newest, a newer build migrated the database. */
+  readonly highest: number;
+}
+
+/** Reads the versions of a migrations table's rows (see `MigrationRecord`). */
+export function readMigrationRecord(versions: readonly unknown[]): MigrationRecord {
+  const recorded = new Set(versions.map(Number).filter(Number.isFinite));
+  let version = 0;
+  while (recorded.has(version + 1)) version++;
+  return { version, highest: Math.max(0, ...recorded) };
 }
 
 /** Checks that `migrations` are numbered 1..n without a gap; returns the newest version. */

@@ -1,4 +1,6 @@
+import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
+import { MODULE_DEFAULTS } from '../../sqlite-queue.constants';
 import type { EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {
@@ -53,10 +55,15 @@ import { applySqliteSchema } from './sqlite-schema';
 export class SqliteQueueStorage implements QueueStorage {
   private readonly db: SqliteConnection;
 
-  /** `migrate` false: boot only checks the schema version (see `applySqliteSchema`). */
+  private readonly logger = new Logger('JobQueue');
+
+  /**
+   * `migrate` false: boot only checks the schema version (see `applySqliteSchema`); `migrationLockTimeout`: how long
+   * boot waits for another process's migration (default the module's).
+   */
   constructor(
     source: SqliteConnectionSource,
-    private readonly migrate = true,
+    private readonly schema: { migrate?: boolean; migrationLockTimeout?: number } = {},
   ) {
     this.db = new SqliteConnection(source);
   }
@@ -66,7 +73,12 @@ export class SqliteQueueStorage implements QueueStorage {
   }
 
   initialize(): Promise<void> {
-    return this.db.open((runner) => applySqliteSchema(runner, this.migrate));
+    const wait = {
+      timeoutMs: this.schema.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout,
+      target: `file "${this.db.path}"`,
+      logger: this.logger,
+    };
+    return this.db.open((runner) => applySqliteSchema(runner, this.schema.migrate ?? true, wait));
   }
 
   close(): Promise<void> {

@@ -4,17 +4,19 @@
  * `applySqliteSchema` is the one entry point.
  */
 import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
-import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
-import {
-  FoundSchema,
-  KNOWN_COLUMNS,
-  QueueSchemaMigration,
-  SchemaMigration,
-  columnDifference,
-  latestVersion,
-} from '../shared/schema-migration';
+import { Logger } from '@nestjs/common';
+import { MIGRATIONS_TABLE, MODULE_DEFAULTS } from '../../sqlite-queue.constants';
+import { MigrationLockWait } from '../shared/migration-lock';
+import { FoundSchema, QueueSchemaMigration, SchemaMigration, latestVersion, readMigrationRecord } from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { SQLITE_MIGRATIONS } from './migrations';
+import { beginMigrationTransaction } from './sqlite-migration-lock';
+import { SQLITE_QUEUE_TABLES, sqliteShapeVersion } from './sqlite-schema-shape';
+
+/** How boot waits for the migration lock when no caller says: the module's default, logged as the module logs. */
+function defaultWait(): MigrationLockWait {
+  return { timeoutMs: MODULE_DEFAULTS.migrationLockTimeout, target: 'the SQLite database', logger: new Logger('JobQueue') };
+}
 
 /** The newest SQLite schema version this build knows. */
 export const SQLITE_SCHEMA_VERSION = latestVersion(SQLITE_MIGRATIONS);
@@ -40,31 +42,30 @@ export function getSqliteMigrations(): QueueSchemaMigration[] {
   }));
 }
 
-const TABLES_SQL = `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?, ?)`;
-const RECORDED_VERSION_SQL = `SELECT max(version) AS version FROM ${MIGRATIONS_TABLE}`;
-const COLUMNS_SQL = `SELECT name FROM pragma_table_info(?)`;
-const JOB_INDEXES_SQL = `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`;
+const TABLES_SQL = `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ${SQLITE_QUEUE_TABLES.map(() => '?').join(', ')})`;
+const RECORDED_VERSIONS_SQL = `SELECT version FROM ${MIGRATIONS_TABLE}`;
 
 /**
  * Brings the schema to the newest version, or with `migrate` false only checks that it is there. Throws
  * `SchemaTooNewError` for a schema a newer build migrated, `ForeignSchemaError` for queue tables this library
  * did not make, `SchemaOutdatedError` when `migrate` is false and a step is missing. A database at the newest,
  * recorded version costs a few reads and no write lock; otherwise the check is repeated and the steps applied
- * under BEGIN IMMEDIATE, so processes booting together apply each step once (the second waits, then finds it done).
+ * under BEGIN IMMEDIATE, so processes booting together apply each step once (the second waits, up to
+ * `wait.timeoutMs`, then finds it done).
  */
-export async function applySqliteSchema(runner: StatementRunner, migrate = true): Promise<void> {
+export async function applySqliteSchema(runner: StatementRunner, migrate = true, wait: MigrationLockWait = defaultWait()): Promise<void> {
   const found = await findSchemaInOneSnapshot(runner);
   if (found.version === SQLITE_SCHEMA_VERSION && found.recorded) return;
   if (!migrate) {
     if (found.version < SQLITE_SCHEMA_VERSION) throw new SchemaOutdatedError(found.version, SQLITE_SCHEMA_VERSION);
     return;
   }
-  await runner.run('BEGIN IMMEDIATE', []);
+  await beginMigrationTransaction(runner, wait);
   try {
     const locked = await findSchema(runner);
     if (!(locked.version === SQLITE_SCHEMA_VERSION && locked.recorded)) {
       await runner.run(CREATE_MIGRATIONS_TABLE_SQL, []);
-      // A database an unrecorded older build made: its steps are there already, only their record is missing.
+      // Steps the tables show done whose record is missing (an older build's database, or rows deleted by hand).
       for (const migration of SQLITE_MIGRATIONS.slice(0, locked.recorded ? 0 : locked.version)) await runner.run(recordSql(migration), []);
       for (const migration of SQLITE_MIGRATIONS.slice(locked.version)) {
         for (const statement of migration.statements) await runner.run(statement, []);
@@ -92,41 +93,23 @@ async function findSchemaInOneSnapshot(runner: StatementRunner): Promise<FoundSc
   }
 }
 
-async function findSchema(runner: StatementRunner): Promise<FoundSchema> {
-  const tables = (await runner.all(TABLES_SQL, [MIGRATIONS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE])).map((row) =>
-    String(row.name),
-  );
-  if (tables.includes(MIGRATIONS_TABLE)) {
-    const [row] = await runner.all(RECORDED_VERSION_SQL, []);
-    const version = Number(row?.version ?? 0);
-    if (version > SQLITE_SCHEMA_VERSION) throw new SchemaTooNewError(version, SQLITE_SCHEMA_VERSION);
-    return { version, recorded: true };
-  }
-  if (tables.length === 0) return { version: 0, recorded: false };
-  return { version: await unrecordedVersion(runner, tables), recorded: false };
-}
-
 /**
- * Which version an older build (before versions were recorded) left, told by its shape; any other shape is not
- * ours. Columns must match exactly: a table with one more NOT NULL column would fail every insert.
+ * The version the database is at. A migrations table that records the newest version is trusted as it is (the
+ * cheap path of every boot). Below that, the tables' shape is read too: a step they show done is adopted (recorded,
+ * not run again), whether the versions were never recorded (0.1.0) or were deleted by hand. With no usable record,
+ * a shape of no version is another application's table; with one, the record is trusted as before.
  */
-async function unrecordedVersion(runner: StatementRunner, tables: string[]): Promise<number> {
-  const expected: [string, readonly string[]][] = [
-    [JOBS_TABLE, KNOWN_COLUMNS.jobs],
-    [QUEUES_TABLE, KNOWN_COLUMNS.queues],
-    [SCHEDULES_TABLE, KNOWN_COLUMNS.schedules],
-  ];
-  for (const [table, columns] of expected) {
-    if (!tables.includes(table)) throw new ForeignSchemaError(table, 'the table is missing beside the other queue tables');
-    const found = (await runner.all(COLUMNS_SQL, [table])).map((row) => String(row.name));
-    const difference = columnDifference(found, columns);
-    if (difference) throw new ForeignSchemaError(table, difference);
-  }
-  const indexes = (await runner.all(JOB_INDEXES_SQL, [JOBS_TABLE])).map((row) => String(row.name));
-  const required = ['claim', 'running', 'schedule_key', 'unique_key'].map((suffix) => `${JOBS_TABLE}_${suffix}`);
-  const missing = required.filter((index) => !indexes.includes(index));
-  if (missing.length > 0) throw new ForeignSchemaError(JOBS_TABLE, `missing index${missing.length > 1 ? 'es' : ''} ${missing.join(', ')}`);
-  if (indexes.includes(`${JOBS_TABLE}_finished`)) return 2;
-  if (indexes.includes(`${JOBS_TABLE}_status`)) return 1;
-  throw new ForeignSchemaError(JOBS_TABLE, `neither index ${JOBS_TABLE}_status nor ${JOBS_TABLE}_finished`);
+async function findSchema(runner: StatementRunner): Promise<FoundSchema> {
+  const found = (await runner.all(TABLES_SQL, [MIGRATIONS_TABLE, ...SQLITE_QUEUE_TABLES])).map((row) => String(row.name));
+  const tables = found.filter((table) => table !== MIGRATIONS_TABLE);
+  const hasRecord = found.includes(MIGRATIONS_TABLE);
+  const record = hasRecord ? readMigrationRecord((await runner.all(RECORDED_VERSIONS_SQL, [])).map((row) => row.version)) : undefined;
+  if (record && record.highest > SQLITE_SCHEMA_VERSION) throw new SchemaTooNewError(record.highest, SQLITE_SCHEMA_VERSION);
+  const recorded = record?.version ?? 0;
+  if (recorded === SQLITE_SCHEMA_VERSION || tables.length === 0) return { version: recorded, recorded: true };
+  const shape = await sqliteShapeVersion(runner, tables);
+  if ('version' in shape)
+    return shape.version > recorded ? { version: shape.version, recorded: false } : { version: recorded, recorded: true };
+  if (recorded > 0) return { version: recorded, recorded: true };
+  throw new ForeignSchemaError(shape.table, shape.difference, hasRecord ? `${MIGRATIONS_TABLE} records no version` : undefined);
 }

@@ -1,0 +1,145 @@
+/**
+ * Which SQLite schema version a database's tables are at, told by their shape (columns, indexes, triggers): for a
+ * database an older build made before versions were recorded, and for one whose migrations table was emptied or
+ * edited by hand. SQLite has no `ADD COLUMN IF NOT EXISTS`, so steps 3 and later cannot simply run again: the
+ * shape says which of them are there already.
+ */
+import { EVENT_READERS_TABLE, EVENTS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
+import { KNOWN_COLUMNS, columnDifference } from '../shared/schema-migration';
+import { StatementRunner } from '../shared/statement-runner';
+import { SQLITE_MIGRATIONS } from './migrations';
+
+/** The tables a step creates or adds columns to; every other table's name is not the library's. */
+export const SQLITE_QUEUE_TABLES = [JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE, EVENTS_TABLE, EVENT_READERS_TABLE] as const;
+
+/** An index or trigger a step creates: its table, its kind, its name. */
+type SchemaObject = readonly [table: string, kind: 'index' | 'trigger', name: string];
+
+/** What one step leaves in the shape: the columns it adds per table (all of a table it creates), its indexes and triggers. */
+interface StepShape {
+  readonly columns?: Readonly<Record<string, readonly string[]>>;
+  readonly objects?: readonly SchemaObject[];
+  /** Objects it drops: no longer required from then on. */
+  readonly drops?: readonly string[];
+}
+
+const T = JOBS_TABLE;
+
+/** The shape of each step of `migrations/`, in the same order: kept beside them by the schema-migrations tests. */
+const SQLITE_STEP_SHAPES: readonly StepShape[] = [
+  {
+    columns: { [T]: KNOWN_COLUMNS.jobs, [QUEUES_TABLE]: KNOWN_COLUMNS.queues, [SCHEDULES_TABLE]: KNOWN_COLUMNS.schedules },
+    objects: [
+      [T, 'index', `${T}_claim`],
+      [T, 'index', `${T}_running`],
+      [T, 'index', `${T}_status`],
+      [T, 'index', `${T}_schedule_key`],
+      [T, 'index', `${T}_unique_key`],
+    ],
+  },
+  { objects: [[T, 'index', `${T}_finished`]], drops: [`${T}_status`] },
+  { columns: { [T]: ['name', 'logs', 'remove_on'], [QUEUES_TABLE]: ['processor_until'] } },
+  {
+    columns: { [T]: ['parent_id', 'on_child_failure'] },
+    objects: [
+      [T, 'index', `${T}_children`],
+      [T, 'trigger', `${T}_child_finished`],
+      [T, 'trigger', `${T}_child_removed`],
+    ],
+  },
+  {
+    columns: { [QUEUES_TABLE]: ['rate_max', 'rate_duration', 'window_start', 'window_count', 'limited_until'] },
+    objects: [[T, 'trigger', `${T}_rate_window`]],
+  },
+  { columns: { [EVENTS_TABLE]: ['id', 'origin', 'created_at', 'events'], [EVENT_READERS_TABLE]: ['origin', 'seen_at'] } },
+];
+
+if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {
+  throw new Error(`sqlite-schema-shape.ts describes ${SQLITE_STEP_SHAPES.length} steps, migrations/ has ${SQLITE_MIGRATIONS.length}`);
+}
+
+/** The shape a database made by steps 1..version has. */
+interface VersionShape {
+  readonly columns: ReadonlyMap<string, readonly string[]>;
+  readonly objects: readonly SchemaObject[];
+}
+
+function shapeAt(version: number): VersionShape {
+  const columns = new Map<string, string[]>();
+  let objects: SchemaObject[] = [];
+  for (const step of SQLITE_STEP_SHAPES.slice(0, version)) {
+    for (const [table, added] of Object.entries(step.columns ?? {})) columns.set(table, [...(columns.get(table) ?? []), ...added]);
+    objects = [...objects.filter(([, , name]) => !step.drops?.includes(name)), ...(step.objects ?? [])];
+  }
+  return { columns, objects };
+}
+
+/** One way the tables differ from a version's shape: the table, and what differs. */
+interface ShapeDifference {
+  readonly table: string;
+  readonly detail: string;
+  /** How many columns, tables or objects differ: the version with the fewest is the one reported. */
+  readonly weight: number;
+}
+
+/** What the database holds: its queue tables' columns, and the names of their indexes and triggers. */
+interface FoundShape {
+  readonly columns: ReadonlyMap<string, readonly string[]>;
+  readonly objects: ReadonlySet<string>;
+}
+
+function differences(found: FoundShape, expected: VersionShape): ShapeDifference[] {
+  const result: ShapeDifference[] = [];
+  for (const [table, columns] of expected.columns) {
+    const present = found.columns.get(table);
+    if (!present) {
+      result.push({ table, detail: 'the table is missing beside the other queue tables', weight: columns.length });
+      continue;
+    }
+    const difference = columnDifference(present, columns);
+    if (difference) {
+      const weight = columns.filter((column) => !present.includes(column)).length + present.filter((c) => !columns.includes(c)).length;
+      result.push({ table, detail: difference, weight });
+    }
+  }
+  for (const kind of ['index', 'trigger'] as const) {
+    const missing = expected.objects.filter(([, objectKind, name]) => objectKind === kind && !found.objects.has(name));
+    if (missing.length === 0) continue;
+    const names = missing.map(([, , name]) => name);
+    const plural = kind === 'index' ? 'indexes' : 'triggers';
+    result.push({ table: missing[0][0], detail: `missing ${names.length > 1 ? plural : kind} ${names.join(', ')}`, weight: names.length });
+  }
+  return result;
+}
+
+/** The version whose shape the tables have, or how they differ from the closest one. */
+export type ShapeVerdict = { readonly version: number } | { readonly table: string; readonly difference: string };
+
+const COLUMNS_SQL = `SELECT name FROM pragma_table_info(?)`;
+const OBJECTS_SQL = `SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN (${SQLITE_QUEUE_TABLES.map(() => '?').join(', ')})`;
+
+/**
+ * Compares the queue tables found (`tables`, at least one) with the shape of every version. Columns must match
+ * exactly (a table with one more NOT NULL column would fail every insert); indexes and triggers must be there,
+ * others may be too, and so may a table of a later step (its step creates it only if it does not exist). Versions
+ * 1 and 2 differ by an index only: with both, it is 2.
+ */
+export async function sqliteShapeVersion(runner: StatementRunner, tables: readonly string[]): Promise<ShapeVerdict> {
+  const columns = new Map<string, string[]>();
+  for (const table of tables)
+    columns.set(
+      table,
+      (await runner.all(COLUMNS_SQL, [table])).map((row) => String(row.name)),
+    );
+  const objects = new Set((await runner.all(OBJECTS_SQL, [...SQLITE_QUEUE_TABLES])).map((row) => String(row.name)));
+  let closest: ShapeDifference | undefined;
+  let closestWeight = Infinity;
+  for (let version = SQLITE_STEP_SHAPES.length; version >= 1; version--) {
+    const found = differences({ columns, objects }, shapeAt(version));
+    if (found.length === 0) return { version };
+    const weight = found.reduce((sum, difference) => sum + difference.weight, 0);
+    // Ties go to the older version: a table of another application is compared with the first released shape.
+    if (weight <= closestWeight) [closest, closestWeight] = [found[0], weight];
+  }
+  return { table: closest!.table, difference: closest!.detail };
+}

@@ -1,0 +1,49 @@
+/**
+ * The shapes sqlite-schema-shape.ts declares per step stay those the migrations make: a database made by steps
+ * 1..v is recognised as version v, for every v, so a migration appended without its shape fails here.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { SQLITE_MIGRATIONS } from '../lib/storage/sqlite/migrations';
+import { SQLITE_QUEUE_TABLES, sqliteShapeVersion } from '../lib/storage/sqlite/sqlite-schema-shape';
+import { StorageRow } from '../lib/storage/shared/job-row.mapper';
+import { StatementRunner } from '../lib/storage/shared/statement-runner';
+
+function runnerOf(connection: BetterSqlite3.Database): StatementRunner {
+  return {
+    all: async (sql, params) => connection.prepare(sql).all(...params) as StorageRow[],
+    run: async (sql, params) => connection.prepare(sql).run(...params).changes,
+  };
+}
+
+describe('SQLite schema shapes', () => {
+  for (const { version } of SQLITE_MIGRATIONS) {
+    it(`recognises a database made by steps 1 to ${version} as version ${version}`, async () => {
+      const connection = new BetterSqlite3(':memory:');
+      try {
+        for (const migration of SQLITE_MIGRATIONS.slice(0, version))
+          for (const statement of migration.statements) connection.exec(statement);
+        const tables = (connection.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[])
+          .map((row) => row.name)
+          .filter((name) => (SQLITE_QUEUE_TABLES as readonly string[]).includes(name));
+        expect(await sqliteShapeVersion(runnerOf(connection), tables)).toEqual({ version });
+      } finally {
+        connection.close();
+      }
+    });
+  }
+
+  it('names the closest version’s difference for a shape of none', async () => {
+    const connection = new BetterSqlite3(':memory:');
+    try {
+      for (const migration of SQLITE_MIGRATIONS) for (const statement of migration.statements) connection.exec(statement);
+      connection.exec('DROP TRIGGER nest_queue_jobs_rate_window');
+      const tables = [...SQLITE_QUEUE_TABLES];
+      expect(await sqliteShapeVersion(runnerOf(connection), tables)).toEqual({
+        table: 'nest_queue_jobs',
+        difference: 'missing trigger nest_queue_jobs_rate_window',
+      });
+    } finally {
+      connection.close();
+    }
+  });
+});
