@@ -58,7 +58,8 @@ describeEachBackend('a deep flow whose leaf fails', (backend) => {
     await other.kill();
 
     await waitFor(
-      async () => (await Promise.all(held.map(async (job) => (await admin.getJob(job.id))!.status))).every((status) => status === 'pending'),
+      async () =>
+        (await Promise.all(held.map(async (job) => (await admin.getJob(job.id))!.status))).every((status) => status === 'pending'),
       "the killed process's jobs are recovered",
       20_000,
       50,

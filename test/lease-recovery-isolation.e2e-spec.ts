@@ -76,7 +76,8 @@ describeEachBackend('lease recovery with a row the database refuses', (backend) 
     const admin = current.app.get(QueueAdmin);
     const others = jobs.filter((job) => job !== poisoned);
     await waitFor(
-      async () => (await Promise.all(others.map(async (job) => (await admin.getJob(job.id))?.status))).every((status) => status === 'pending'),
+      async () =>
+        (await Promise.all(others.map(async (job) => (await admin.getJob(job.id))?.status))).every((status) => status === 'pending'),
       'the other jobs are recovered',
     );
     expect((await admin.getJob(poisoned.id))?.status).toBe('running');

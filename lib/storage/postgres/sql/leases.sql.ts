@@ -112,7 +112,12 @@ export async function recoverExpiredLeases(
 }
 
 /** `recoverExpiredLeases` for one job: null when it is not running under an expired lease (any more). */
-export async function recoverExpiredLease(db: PostgresContext, id: string, now: number, jitterWindow: number): Promise<RecoveredJob | null> {
+export async function recoverExpiredLease(
+  db: PostgresContext,
+  id: string,
+  now: number,
+  jitterWindow: number,
+): Promise<RecoveredJob | null> {
   const rowId = toRowId(id);
   if (rowId === null) return null;
   const [row] = await db.runner.all(sql(db.tables).recoverOneExpired, [ms(now), Math.max(1, ms(jitterWindow)), rowId]);
