@@ -1,7 +1,7 @@
 import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, ProcessorOptions, QueueAdmin, QueueEvents, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp } from './support/backends';
-import { waitFor } from './support/wait-for';
+import { deferred, waitFor } from './support/wait-for';
 
 /** What a test's handlers saw: each run, with the children's results a parent read. */
 interface Seen {
@@ -108,6 +108,52 @@ describeEachBackend('flows (addFlow)', (backend) => {
     expect(middle?.error?.name).toBe(ChildFailedError.name);
     expect(middle?.error?.message).toContain('ended failed');
     expect(seen.runs.filter((run) => run.queue === 'assemble')).toEqual([]);
+  });
+
+  it("walks a failure up every 'fail' parent to the first 'continue' one, which runs once its other children have ended", async () => {
+    const gate = deferred();
+    const ran: string[] = [];
+    const app = await current.startApp({
+      module: { pollInterval: 100 },
+      providers: [
+        defineProcessor<{ n: number }>(
+          'fetch',
+          async (job) => {
+            if (job.data.n === 1) throw new Error('child 1 fails');
+            await gate.promise;
+            return job.data.n * 10;
+          },
+          { concurrency: 2, maxAttempts: 1 },
+        ),
+        defineProcessor('assemble', async (job) => (ran.push(job.id), job.getChildrenResults()), { maxAttempts: 1 }),
+      ],
+    });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const root = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'root' },
+      onChildFailure: 'continue',
+      children: [
+        {
+          queue: 'assemble',
+          data: { name: 'middle' },
+          children: [{ queue: 'assemble', data: { name: 'inner' }, children: [{ queue: 'fetch', data: { n: 1 } }] }],
+        },
+        { queue: 'fetch', data: { n: 2 } },
+      ],
+    });
+    const [middleId, slowId] = (await admin.getJob(root.id))!.flow!.childrenIds;
+    const innerId = (await admin.getJob(middleId))!.flow!.childrenIds[0];
+    await waitFor(async () => (await statusOf(admin, middleId)) === 'failed', 'the middle parent failed');
+    expect((await admin.getJob(innerId))?.error?.message).toContain('(queue fetch) ended failed');
+    expect((await admin.getJob(middleId))?.error?.message).toContain(`Child job ${innerId} (queue assemble) ended failed`);
+    await waitFor(async () => (await statusOf(admin, slowId)) === 'running', 'the slow child runs');
+    expect(await statusOf(admin, root.id)).toBe('pending');
+    gate.resolve();
+    await waitFor(async () => (await statusOf(admin, root.id)) === 'completed', 'the root completed');
+    expect(ran).toEqual([root.id]);
+    expect((await admin.getJob(root.id))?.result).toEqual({ [slowId]: 20 });
   });
 
   it("runs the parent once every child has ended when onChildFailure is 'continue', with the completed children's results", async () => {

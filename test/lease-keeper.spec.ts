@@ -5,7 +5,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { LeaseKeeper, LeaseKeeperHooks } from '../lib/poller/lease-keeper';
-import { AttemptRef, QueueStorage, RecoveredJob } from '../lib/storage/queue-storage.interface';
+import { AttemptRef, ExpiredLease, QueueStorage, RecoveredJob } from '../lib/storage/queue-storage.interface';
 
 const settings = { workerId: 'w1', leaseDuration: 30_000, pollInterval: 1000 };
 /** min(lease / 3, poll). */
@@ -17,7 +17,9 @@ function setUp(held: AttemptRef[] = []) {
   const storage = {
     extendLeases: jest.fn(async (_refs: AttemptRef[], _workerId: string, _lease: number, _now: number) => undefined),
     findCancelled: jest.fn(async (_refs: AttemptRef[], _workerId: string): Promise<string[]> => []),
-    recoverExpiredLeases: jest.fn(async (_now: number, _jitter: number): Promise<RecoveredJob[]> => []),
+    recoverExpiredLeases: jest.fn(async (_now: number, _jitter: number, _skip?: readonly string[]): Promise<RecoveredJob[]> => []),
+    recoverExpiredLease: jest.fn(async (_id: string, _now: number, _jitter: number): Promise<RecoveredJob | null> => null),
+    findExpiredLeases: jest.fn(async (_now: number, _skip: readonly string[]): Promise<ExpiredLease[]> => []),
   };
   const hooks: LeaseKeeperHooks & { held: AttemptRef[] } = {
     held,
@@ -27,10 +29,10 @@ function setUp(held: AttemptRef[] = []) {
   };
   const logger = new Logger('test');
   const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
-  jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  const warnings = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
   jest.spyOn(logger, 'log').mockImplementation(() => undefined);
   const keeper = new LeaseKeeper(storage as unknown as QueueStorage, settings, logger, hooks);
-  return { keeper, storage, hooks, errors };
+  return { keeper, storage, hooks, errors, warnings };
 }
 
 describe('LeaseKeeper', () => {
@@ -105,7 +107,7 @@ describe('LeaseKeeper', () => {
 
   it('logs a failing recovery once, tries it at most once per period; stop() waits for a statement and ends both loops', async () => {
     const { keeper, storage, errors } = setUp([{ id: '1', attempt: 1 }]);
-    storage.recoverExpiredLeases.mockRejectedValue(new Error('down'));
+    storage.recoverExpiredLeases.mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     keeper.start();
     await jest.advanceTimersByTimeAsync(10 * RECOVERY);
     // Its back-off is capped at max(period, 5 s): the period itself here.
@@ -124,5 +126,56 @@ describe('LeaseKeeper', () => {
     const calls = storage.extendLeases.mock.calls.length + storage.recoverExpiredLeases.mock.calls.length;
     await jest.advanceTimersByTimeAsync(10 * RECOVERY);
     expect(storage.extendLeases.mock.calls.length + storage.recoverExpiredLeases.mock.calls.length).toBe(calls);
+  });
+
+  it('recovers the other jobs one by one when one job makes the recovery statement fail, logs that job once and leaves it out', async () => {
+    const { keeper, storage, hooks, errors } = setUp();
+    const job = (id: string): RecoveredJob => ({ id, queue: 'q', attempts: 1, status: 'pending', runAt: Date.now() });
+    const refused = Object.assign(new Error('SQLITE_ERROR: too many levels of trigger recursion'), { code: 'SQLITE_ERROR' });
+    storage.recoverExpiredLeases.mockImplementation(async (_now, _jitter, skip = []) => {
+      if (!skip.includes('2')) throw refused;
+      return [];
+    });
+    storage.findExpiredLeases.mockResolvedValueOnce([
+      { id: '1', queue: 'a' },
+      { id: '2', queue: 'poison' },
+      { id: '3', queue: 'b' },
+    ]);
+    storage.recoverExpiredLease.mockImplementation(async (id) => {
+      if (id === '2') throw refused;
+      return job(id);
+    });
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(hooks.onRecovered).toHaveBeenCalledWith([job('1')]);
+    expect(hooks.onRecovered).toHaveBeenCalledWith([job('3')]);
+    const logged = () => errors.mock.calls.filter(([line]) => /Job 2 \(queue poison\)/.test(String(line)));
+    expect(logged()).toHaveLength(1);
+    expect(String(logged()[0][0])).toContain('too many levels of trigger recursion');
+
+    // Later passes: one statement for the others, without it; it alone, quietly, until the database takes it.
+    await jest.advanceTimersByTimeAsync(2 * RECOVERY);
+    expect(storage.recoverExpiredLeases).toHaveBeenLastCalledWith(expect.any(Number), expect.any(Number), ['2']);
+    expect(storage.findExpiredLeases).toHaveBeenCalledTimes(1);
+    expect(storage.recoverExpiredLease.mock.calls.filter(([id]) => id === '2')).toHaveLength(4);
+    expect(logged()).toHaveLength(1);
+    expect(errors.mock.calls.filter(([line]) => /Recovering expired leases/.test(String(line)))).toEqual([]);
+    storage.recoverExpiredLease.mockImplementation(async (id) => job(id));
+    await jest.advanceTimersByTimeAsync(RECOVERY);
+    expect(hooks.onRecovered).toHaveBeenLastCalledWith([job('2')]);
+    await jest.advanceTimersByTimeAsync(RECOVERY);
+    expect(storage.recoverExpiredLeases).toHaveBeenLastCalledWith(expect.any(Number), expect.any(Number), []);
+    await keeper.stop();
+  });
+
+  it('does not recover one by one when the statement failed on an error a retry can get past', async () => {
+    const { keeper, storage, errors } = setUp();
+    storage.recoverExpiredLeases.mockRejectedValue(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }));
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(3 * RECOVERY);
+    expect(storage.findExpiredLeases).not.toHaveBeenCalled();
+    expect(storage.recoverExpiredLease).not.toHaveBeenCalled();
+    expect(errors.mock.calls.filter(([line]) => /Recovering expired leases/.test(String(line)))).toHaveLength(1);
+    await keeper.stop();
   });
 });

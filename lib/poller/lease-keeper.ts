@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { MAX_RECOVERY_JITTER_MS } from '../sqlite-queue.constants';
 import { AttemptRef, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
 import { PeriodicTask } from '../utils/periodic-task';
+import { ExpiredLeaseRecovery } from './expired-lease-recovery';
 
 /** Settings of the lease keeper. */
 export interface LeaseKeeperSettings {
@@ -23,11 +24,12 @@ export interface LeaseKeeperHooks {
 /**
  * Keeps this process's leases alive with one heartbeat statement for all its jobs, notices cancellations
  * of its running jobs made by other processes, and takes back the jobs of processes that stopped renewing
- * theirs. Both run as their own periodic tasks, so a slow claim never starves a heartbeat.
+ * theirs (one job the database refuses to recover cannot stop that: see ExpiredLeaseRecovery). Both run as their own periodic tasks, so a slow claim never starves a heartbeat.
  */
 export class LeaseKeeper {
   private readonly heartbeatTask: PeriodicTask;
   private readonly recoveryTask: PeriodicTask;
+  private readonly recovery: ExpiredLeaseRecovery;
 
   constructor(
     private readonly storage: QueueStorage,
@@ -46,6 +48,7 @@ export class LeaseKeeper {
       logger,
       backsOff: false,
     });
+    this.recovery = new ExpiredLeaseRecovery(storage, logger);
     // Checking more often than half a lease finds nothing sooner in practice; less often than a poll is pointless.
     const recovery = Math.max(settings.pollInterval, Math.floor(settings.leaseDuration / 2));
     this.recoveryTask = new PeriodicTask(() => this.recover(), {
@@ -79,11 +82,12 @@ export class LeaseKeeper {
 
   private async recover(): Promise<void> {
     const jitterWindow = Math.min(this.settings.leaseDuration, MAX_RECOVERY_JITTER_MS);
-    const recovered = await this.storage.recoverExpiredLeases(Date.now(), jitterWindow);
-    for (const job of recovered) {
-      const outcome = job.status === 'failed' ? 'failed: no attempts left' : `requeued, due in ${Math.max(0, job.runAt - Date.now())} ms`;
-      this.logger.warn(`Job ${job.id} (queue ${job.queue}): lease expired during attempt ${job.attempts}; ${outcome}`);
-    }
-    if (recovered.length > 0) this.hooks.onRecovered(recovered);
+    await this.recovery.recover(Date.now(), jitterWindow, (recovered) => {
+      for (const job of recovered) {
+        const outcome = job.status === 'failed' ? 'failed: no attempts left' : `requeued, due in ${Math.max(0, job.runAt - Date.now())} ms`;
+        this.logger.warn(`Job ${job.id} (queue ${job.queue}): lease expired during attempt ${job.attempts}; ${outcome}`);
+      }
+      if (recovered.length > 0) this.hooks.onRecovered(recovered);
+    });
   }
 }

@@ -117,6 +117,12 @@ export interface RecoveredJob {
   runAt: number;
 }
 
+/** A running job whose lease expired, before recovery. */
+export interface ExpiredLease {
+  id: string;
+  queue: string;
+}
+
 /** Number of jobs per queue and status. */
 export interface CountRow {
   queue: string;
@@ -294,9 +300,16 @@ export interface QueueStorage {
    * Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. Each requeued job is
    * due at `now` plus its own random delay below `jitterWindow` ms, so jobs that were claimed together when their
    * process died are not claimed together again: one that kills its process every time then does not take the
-   * same neighbour down with it on every attempt.
+   * same neighbour down with it on every attempt. The jobs whose ids are in `skip` are left as they are.
    */
-  recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]>;
+  recoverExpiredLeases(now: number, jitterWindow: number, skip?: readonly string[]): Promise<RecoveredJob[]>;
+  /**
+   * `recoverExpiredLeases` for one job, for when the statement over all of them fails: null when the job is not
+   * running under an expired lease (any more).
+   */
+  recoverExpiredLease(id: string, now: number, jitterWindow: number): Promise<RecoveredJob | null>;
+  /** The running jobs whose lease ended before `now`, but those in `skip`, oldest first. */
+  findExpiredLeases(now: number, skip: readonly string[]): Promise<ExpiredLease[]>;
 
   // --- inspection ---
   /** One job, or null. */

@@ -10,6 +10,7 @@ import {
   QueueLimiterRecord,
   Completion,
   CountRow,
+  ExpiredLease,
   FinishedJobTiming,
   FlowRecord,
   JobRecord,
@@ -45,7 +46,7 @@ import {
   readEvents,
 } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, hasWork, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
-import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
+import { extendLeases, findCancelled, findExpiredLeases, recoverExpiredLease, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
 import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
@@ -256,8 +257,16 @@ export class PostgresQueueStorage implements QueueStorage {
     return extendLeases(this.db, refs, workerId, leaseDuration, now);
   }
 
-  recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]> {
-    return recoverExpiredLeases(this.db, now, jitterWindow);
+  recoverExpiredLeases(now: number, jitterWindow: number, skip: readonly string[] = []): Promise<RecoveredJob[]> {
+    return recoverExpiredLeases(this.db, now, jitterWindow, skip);
+  }
+
+  recoverExpiredLease(id: string, now: number, jitterWindow: number): Promise<RecoveredJob | null> {
+    return recoverExpiredLease(this.db, id, now, jitterWindow);
+  }
+
+  findExpiredLeases(now: number, skip: readonly string[]): Promise<ExpiredLease[]> {
+    return findExpiredLeases(this.db, now, skip);
   }
 
   getJob(id: string): Promise<JobRecord | null> {

@@ -11,8 +11,23 @@ export const CHILD_FAILED_ERROR_NAME = 'ChildFailedError';
  * `attempts` the parent's column. `jsonObject`: `json_object` (SQLite) or `json_build_object` (PostgreSQL).
  */
 export function childFailedErrorSql(jsonObject: 'json_object' | 'json_build_object', child: string): string {
+  return childFailedErrorOf(jsonObject, { id: `${child}.id`, queue: `${child}.queue`, status: `${child}.status` });
+}
+
+/** The SQL expressions that name the child in the recorded error. */
+export interface ChildFailedParts {
+  id: string;
+  queue: string;
+  status: string;
+}
+
+/**
+ * The recorded error as `childFailedErrorSql` writes it, over any expressions of the child's id, queue and status
+ * (a variable or a column of a walk up the flow, where the child is not a row alias).
+ */
+export function childFailedErrorOf(jsonObject: 'json_object' | 'json_build_object', child: ChildFailedParts): string {
   return `${jsonObject}(
         'name', '${CHILD_FAILED_ERROR_NAME}',
-        'message', 'Child job ' || ${child}.id || ' (queue ' || ${child}.queue || ') ended ' || ${child}.status || ' before this parent could run',
+        'message', 'Child job ' || ${child.id} || ' (queue ' || ${child.queue} || ') ended ' || ${child.status} || ' before this parent could run',
         'attempt', attempts)`;
 }

@@ -186,7 +186,8 @@ export class SqliteConnection {
     const memory = this.dataSource.options.database === ':memory:';
     if (!memory) await runner.all('PRAGMA journal_mode = WAL', []);
     await runner.all(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`, []);
-    // A flow parent failed by its child's trigger is itself a child: its own trigger must fire too (nested flows).
+    // Schema step 4's flow trigger needed it to fail a nested parent's own parent; step 7 climbs the tree in one call
+    // and no longer does. Kept so that triggers of the user's own on these tables fire as they did.
     await runner.run('PRAGMA recursive_triggers = ON', []);
     // A borrowed connection keeps its owner's durability choice; our own trades fsync per commit for WAL's
     // checkpoint-time durability, as SQLite recommends for WAL.

@@ -10,6 +10,7 @@ import {
   QueueLimiterRecord,
   Completion,
   CountRow,
+  ExpiredLease,
   FinishedJobTiming,
   FlowRecord,
   JobRecord,
@@ -35,7 +36,7 @@ import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
 import { countJobs, finishedSince, getJob, hasWork, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
-import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
+import { extendLeases, findCancelled, findExpiredLeases, recoverExpiredLease, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
@@ -268,8 +269,16 @@ export class SqliteQueueStorage implements QueueStorage {
     return extendLeases(this.db.background, refs, workerId, leaseDuration, now);
   }
 
-  recoverExpiredLeases(now: number, jitterWindow: number): Promise<RecoveredJob[]> {
-    return recoverExpiredLeases(this.db.background, now, jitterWindow);
+  recoverExpiredLeases(now: number, jitterWindow: number, skip: readonly string[] = []): Promise<RecoveredJob[]> {
+    return recoverExpiredLeases(this.db.background, now, jitterWindow, skip);
+  }
+
+  recoverExpiredLease(id: string, now: number, jitterWindow: number): Promise<RecoveredJob | null> {
+    return recoverExpiredLease(this.db.background, id, now, jitterWindow);
+  }
+
+  findExpiredLeases(now: number, skip: readonly string[]): Promise<ExpiredLease[]> {
+    return findExpiredLeases(this.db.background, now, skip);
   }
 
   getJob(id: string): Promise<JobRecord | null> {

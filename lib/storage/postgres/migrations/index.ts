@@ -5,6 +5,7 @@ import { POSTGRES_MIGRATION_3 } from './003-job-names.migration';
 import { POSTGRES_MIGRATION_FLOWS } from './004-flows.migration';
 import { POSTGRES_MIGRATION_QUEUE_LIMITS } from './005-queue-limits.migration';
 import { POSTGRES_MIGRATION_EVENTS } from './006-events-table.migration';
+import { POSTGRES_MIGRATION_FLOW_FAILURE_WALK } from './007-flow-failure-walk.migration';
 
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
@@ -14,4 +15,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_FLOWS,
   POSTGRES_MIGRATION_QUEUE_LIMITS,
   POSTGRES_MIGRATION_EVENTS,
+  POSTGRES_MIGRATION_FLOW_FAILURE_WALK,
 ];

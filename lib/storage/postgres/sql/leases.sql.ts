@@ -1,7 +1,39 @@
-import { AttemptRef, RecoveredJob } from '../../queue-storage.interface';
+import { AttemptRef, ExpiredLease, RecoveredJob } from '../../queue-storage.interface';
 import { idsOf, toRecoveredJob } from '../../shared/job-row.mapper';
 import { leaseExpiredErrorSql } from '../../shared/lease-expired';
-import { PostgresContext, RELEASE_COLUMNS, attemptArrays, ms, notifyFinished, notifyIfAny, perSchema } from './postgres-sql-fragments';
+import {
+  PostgresContext,
+  PostgresTables,
+  RELEASE_COLUMNS,
+  attemptArrays,
+  ms,
+  notifyFinished,
+  notifyIfAny,
+  perSchema,
+  toRowId,
+} from './postgres-sql-fragments';
+
+/** The recovery of the expired rows that also match `where` ($1 now, $2 jitter window; see `recoverExpired`). */
+function recoverExpiredSql(tables: PostgresTables, where: string): string {
+  const { T } = tables;
+  return `WITH expired AS (
+        SELECT id FROM ${T} WHERE status = 'running' AND lease_until < $1 AND ${where}
+        FOR UPDATE SKIP LOCKED
+      ),
+      recovered AS (
+        UPDATE ${T}
+        SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
+            error = ${leaseExpiredErrorSql('json_build_object')}::text,
+            finished_at = CASE WHEN attempts >= max_attempts THEN $1 ELSE NULL END,
+            run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 + floor(random() * $2::bigint)::bigint END,
+            ${RELEASE_COLUMNS}, updated_at = $1
+        WHERE id IN (SELECT id FROM expired)
+        RETURNING id, queue, status, attempts, run_at
+      ),
+      ${notifyIfAny(tables, "recovered WHERE status = 'pending'")},
+      ${notifyFinished(tables, "recovered WHERE status = 'failed'", '$1')}
+      SELECT * FROM recovered WHERE (SELECT count(*) FROM hint) >= 0 AND (SELECT count(*) FROM done) >= 0`;
+}
 
 const sql = perSchema((tables) => {
   const { T } = tables;
@@ -33,24 +65,12 @@ const sql = perSchema((tables) => {
     // heartbeat or completion, another node's recovery) is skipped for the next pass instead of making this one
     // wait in a queue of lock waiters, and FOR UPDATE re-checks a row it does lock, so a row recovered meanwhile
     // is no longer found running. A requeued job is due after its own random delay below $2 ms, so jobs that
-    // died together are claimed apart.
-    recoverExpired: `WITH expired AS (
-        SELECT id FROM ${T} WHERE status = 'running' AND lease_until < $1
-        FOR UPDATE SKIP LOCKED
-      ),
-      recovered AS (
-        UPDATE ${T}
-        SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
-            error = ${leaseExpiredErrorSql('json_build_object')}::text,
-            finished_at = CASE WHEN attempts >= max_attempts THEN $1 ELSE NULL END,
-            run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 + floor(random() * $2::bigint)::bigint END,
-            ${RELEASE_COLUMNS}, updated_at = $1
-        WHERE id IN (SELECT id FROM expired)
-        RETURNING id, queue, status, attempts, run_at
-      ),
-      ${notifyIfAny(tables, "recovered WHERE status = 'pending'")},
-      ${notifyFinished(tables, "recovered WHERE status = 'failed'", '$1')}
-      SELECT * FROM recovered WHERE (SELECT count(*) FROM hint) >= 0 AND (SELECT count(*) FROM done) >= 0`,
+    // died together are claimed apart. All expired rows but the ids of $3.
+    recoverExpired: recoverExpiredSql(tables, 'NOT (id = ANY($3::bigint[]))'),
+    /** One expired row, by id ($3). */
+    recoverOneExpired: recoverExpiredSql(tables, 'id = $3::bigint'),
+    /** The expired rows but the ids of $2, for recovering them one by one. */
+    findExpired: `SELECT id, queue FROM ${T} WHERE status = 'running' AND lease_until < $1 AND NOT (id = ANY($2::bigint[])) ORDER BY id`,
   };
 });
 
@@ -80,7 +100,37 @@ export async function findCancelled(db: PostgresContext, refs: AttemptRef[], wor
   return idsOf(await db.runner.all(sql(db.tables).findCancelled, [workerId, pairs.ids, pairs.attempts]));
 }
 
-/** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */
-export async function recoverExpiredLeases(db: PostgresContext, now: number, jitterWindow: number): Promise<RecoveredJob[]> {
-  return (await db.runner.all(sql(db.tables).recoverExpired, [ms(now), Math.max(1, ms(jitterWindow))])).map(toRecoveredJob);
+/** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`, but those in `skip`. */
+export async function recoverExpiredLeases(
+  db: PostgresContext,
+  now: number,
+  jitterWindow: number,
+  skip: readonly string[] = [],
+): Promise<RecoveredJob[]> {
+  const rows = await db.runner.all(sql(db.tables).recoverExpired, [ms(now), Math.max(1, ms(jitterWindow)), rowIds(skip)]);
+  return rows.map(toRecoveredJob);
+}
+
+/** `recoverExpiredLeases` for one job: null when it is not running under an expired lease (any more). */
+export async function recoverExpiredLease(
+  db: PostgresContext,
+  id: string,
+  now: number,
+  jitterWindow: number,
+): Promise<RecoveredJob | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const [row] = await db.runner.all(sql(db.tables).recoverOneExpired, [ms(now), Math.max(1, ms(jitterWindow)), rowId]);
+  return row ? toRecoveredJob(row) : null;
+}
+
+/** The running jobs whose lease ended before `now`, but those in `skip`, oldest first. */
+export async function findExpiredLeases(db: PostgresContext, now: number, skip: readonly string[]): Promise<ExpiredLease[]> {
+  const rows = await db.runner.all(sql(db.tables).findExpired, [ms(now), rowIds(skip)]);
+  return rows.map((row) => ({ id: String(row.id), queue: String(row.queue) }));
+}
+
+/** The row ids among `ids`. */
+function rowIds(ids: readonly string[]): string[] {
+  return ids.map(toRowId).filter((id): id is string => id !== null);
 }

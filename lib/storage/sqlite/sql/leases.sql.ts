@@ -1,8 +1,8 @@
-import { AttemptRef, RecoveredJob } from '../../queue-storage.interface';
+import { AttemptRef, ExpiredLease, RecoveredJob } from '../../queue-storage.interface';
 import { idsOf, toRecoveredJob } from '../../shared/job-row.mapper';
 import { leaseExpiredErrorSql } from '../../shared/lease-expired';
 import { StatementRunner } from '../../shared/statement-runner';
-import { NOW_MS, T } from './sqlite-sql-fragments';
+import { NOW_MS, T, toRowId } from './sqlite-sql-fragments';
 
 /** Hands attempts back as if they never ran (the attempt is not counted). */
 const RELEASE_SQL = `UPDATE ${T}
@@ -26,16 +26,26 @@ const FIND_CANCELLED_SQL = `SELECT id FROM ${T}
  * Takes back running jobs whose owner stopped renewing their lease. The crashed run counted as an
  * attempt, so a job that kills its process every time ends failed instead of looping. A requeued job is due
  * after a random delay below the jitter window (at least 1: `% 0` is NULL), drawn per row, so jobs that died
- * together are claimed apart.
+ * together are claimed apart. Parameters: now, now, window, now, then those of `where`.
  */
-const RECOVER_EXPIRED_SQL = `/* recover */ UPDATE ${T}
+const recoverExpiredSql = (where: string) => `/* recover */ UPDATE ${T}
   SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
       error = ${leaseExpiredErrorSql('json_object')},
       finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
       run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ? + abs(random() % ?) END,
       locked_by = NULL, lease_until = NULL, updated_at = ?
-  WHERE status = 'running' AND lease_until < ?
+  WHERE status = 'running' AND lease_until < ? AND ${where}
   RETURNING id, queue, status, attempts, run_at`;
+
+/** Every expired row but those skipped (a JSON array of ids): one statement. */
+const RECOVER_EXPIRED_SQL = recoverExpiredSql(`id NOT IN (SELECT value FROM json_each(?))`);
+
+/** One expired row, by id. */
+const RECOVER_ONE_EXPIRED_SQL = recoverExpiredSql(`id = ?`);
+
+/** The expired rows but those skipped, for recovering them one by one. */
+const FIND_EXPIRED_SQL = `SELECT id, queue FROM ${T}
+  WHERE status = 'running' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY id`;
 
 /** Hands attempts back to pending as if they never started; how many were still owned. */
 export function releaseJobs(runner: StatementRunner, refs: AttemptRef[], workerId: string, now: number): Promise<number> {
@@ -59,10 +69,39 @@ export async function findCancelled(runner: StatementRunner, refs: AttemptRef[],
   return idsOf(await runner.all(FIND_CANCELLED_SQL, [workerId, attemptPairs(refs)]));
 }
 
-/** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`. */
-export async function recoverExpiredLeases(runner: StatementRunner, now: number, jitterWindow: number): Promise<RecoveredJob[]> {
+/** Requeues (or fails, when out of attempts) running jobs whose lease ended before `now`, but those in `skip`. */
+export async function recoverExpiredLeases(
+  runner: StatementRunner,
+  now: number,
+  jitterWindow: number,
+  skip: readonly string[] = [],
+): Promise<RecoveredJob[]> {
   const window = Math.max(1, Math.round(jitterWindow));
-  return (await runner.all(RECOVER_EXPIRED_SQL, [now, now, window, now, now])).map(toRecoveredJob);
+  return (await runner.all(RECOVER_EXPIRED_SQL, [now, now, window, now, now, rowIds(skip)])).map(toRecoveredJob);
+}
+
+/** `recoverExpiredLeases` for one job: null when it is not running under an expired lease (any more). */
+export async function recoverExpiredLease(
+  runner: StatementRunner,
+  id: string,
+  now: number,
+  jitterWindow: number,
+): Promise<RecoveredJob | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const window = Math.max(1, Math.round(jitterWindow));
+  const [row] = await runner.all(RECOVER_ONE_EXPIRED_SQL, [now, now, window, now, now, rowId]);
+  return row ? toRecoveredJob(row) : null;
+}
+
+/** The running jobs whose lease ended before `now`, but those in `skip`, oldest first. */
+export async function findExpiredLeases(runner: StatementRunner, now: number, skip: readonly string[]): Promise<ExpiredLease[]> {
+  return (await runner.all(FIND_EXPIRED_SQL, [now, rowIds(skip)])).map((row) => ({ id: String(row.id), queue: String(row.queue) }));
+}
+
+/** A JSON array of the row ids among `ids`. */
+function rowIds(ids: readonly string[]): string {
+  return JSON.stringify(ids.map(toRowId).filter((id) => id !== null));
 }
 
 /** A JSON array of [id, attempt] per attempt. */
