@@ -12,8 +12,11 @@ import { SQLITE_MIGRATIONS } from './migrations';
 /** The tables a step creates or adds columns to; every other table's name is not the library's. */
 export const SQLITE_QUEUE_TABLES = [JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE, EVENTS_TABLE, EVENT_READERS_TABLE] as const;
 
-/** An index or trigger a step creates: its table, its kind, its name. */
-type SchemaObject = readonly [table: string, kind: 'index' | 'trigger', name: string];
+/**
+ * An index or trigger a step creates: its table, its kind, its name, and for one a later step recreates under the
+ * same name, a text only the later definition holds (else the two versions would look alike).
+ */
+type SchemaObject = readonly [table: string, kind: 'index' | 'trigger', name: string, defines?: string];
 
 /** What one step leaves in the shape: the columns it adds per table (all of a table it creates), its indexes and triggers. */
 interface StepShape {
@@ -52,6 +55,8 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
     objects: [[T, 'trigger', `${T}_rate_window`]],
   },
   { columns: { [EVENTS_TABLE]: ['id', 'origin', 'created_at', 'events'], [EVENT_READERS_TABLE]: ['origin', 'seen_at'] } },
+  // Recreates step 4's trigger: its failure walk is a recursive CTE, which step 4's body has not.
+  { objects: [[T, 'trigger', `${T}_child_finished`, 'WITH RECURSIVE']] },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {
@@ -85,7 +90,8 @@ interface ShapeDifference {
 /** What the database holds: its queue tables' columns, and the names of their indexes and triggers. */
 interface FoundShape {
   readonly columns: ReadonlyMap<string, readonly string[]>;
-  readonly objects: ReadonlySet<string>;
+  /** Name -> its CREATE statement. */
+  readonly objects: ReadonlyMap<string, string>;
 }
 
 function differences(found: FoundShape, expected: VersionShape): ShapeDifference[] {
@@ -103,7 +109,10 @@ function differences(found: FoundShape, expected: VersionShape): ShapeDifference
     }
   }
   for (const kind of ['index', 'trigger'] as const) {
-    const missing = expected.objects.filter(([, objectKind, name]) => objectKind === kind && !found.objects.has(name));
+    const missing = expected.objects.filter(
+      ([, objectKind, name, defines]) =>
+        objectKind === kind && (!found.objects.has(name) || (defines !== undefined && !found.objects.get(name)!.includes(defines))),
+    );
     if (missing.length === 0) continue;
     const names = missing.map(([, , name]) => name);
     const plural = kind === 'index' ? 'indexes' : 'triggers';
@@ -116,7 +125,7 @@ function differences(found: FoundShape, expected: VersionShape): ShapeDifference
 export type ShapeVerdict = { readonly version: number } | { readonly table: string; readonly difference: string };
 
 const COLUMNS_SQL = `SELECT name FROM pragma_table_info(?)`;
-const OBJECTS_SQL = `SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN (${SQLITE_QUEUE_TABLES.map(() => '?').join(', ')})`;
+const OBJECTS_SQL = `SELECT name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN (${SQLITE_QUEUE_TABLES.map(() => '?').join(', ')})`;
 
 /**
  * Compares the queue tables found (`tables`, at least one) with the shape of every version. Columns must match
@@ -131,7 +140,9 @@ export async function sqliteShapeVersion(runner: StatementRunner, tables: readon
       table,
       (await runner.all(COLUMNS_SQL, [table])).map((row) => String(row.name)),
     );
-  const objects = new Set((await runner.all(OBJECTS_SQL, [...SQLITE_QUEUE_TABLES])).map((row) => String(row.name)));
+  const objects = new Map(
+    (await runner.all(OBJECTS_SQL, [...SQLITE_QUEUE_TABLES])).map((row) => [String(row.name), String(row.sql ?? '')] as const),
+  );
   let closest: ShapeDifference | undefined;
   let closestWeight = Infinity;
   for (let version = SQLITE_STEP_SHAPES.length; version >= 1; version--) {
