@@ -257,9 +257,11 @@ export class QueueAdmin {
         throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
       await storage.removeDescendants(id);
     }
-    const before = await storage.remove(assertJobId(id));
+    const before = await storage.remove(assertJobId(id), Date.now());
     if (before === null) throw new JobNotFoundError(id);
     if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+    // A wait for it (or, with cascade, for a descendant) in this process rejects now, not at its next poll.
+    this.factory.finishWatcher.lookAgain(cascade ? undefined : [id]);
   }
 
   /**
@@ -282,7 +284,10 @@ export class QueueAdmin {
       throw new InvalidArgumentError('clean', 'olderThan', reason);
     }
     // "Older than 0 ms" includes a job that finished this very millisecond.
-    return (await this.storage()).clean(queue, statuses, Date.now() - olderThan + 1);
+    const removed = await (await this.storage()).clean(queue, statuses, Date.now() - olderThan + 1);
+    // Waits in this process for jobs it deleted reject now, not at their next poll.
+    if (removed > 0) this.factory.finishWatcher.lookAgain();
+    return removed;
   }
 
   /**
@@ -325,9 +330,10 @@ export class QueueAdmin {
    * Resolves with the job's final state once it is completed, failed or cancelled, whichever process runs it (at
    * once if it already is). All waits of the process share one mechanism: the job's own events when this process
    * finishes it, else ONE statement per `pollInterval` for every waited job together (so a job finished elsewhere
-   * is seen within about `pollInterval`); nothing is sent while nobody waits. A job removed meanwhile (retention)
-   * is not seen: give such waits a `timeout`.
-   * @throws JobNotFoundError (no such job), WaitTimeoutError (after `timeout` ms), ShutdownAbortError (the
+   * is seen within about `pollInterval`); nothing is sent while nobody waits. A job removed while waited for (by
+   * `remove`, `clean` or retention, in any process) rejects the wait with `JobNotFoundError`: at once when this
+   * process removed it or, on PostgreSQL, when `remove` did anywhere; else at the next look, within `pollInterval`.
+   * @throws JobNotFoundError (no such job, or removed while waited for), WaitTimeoutError (after `timeout` ms), ShutdownAbortError (the
    * application closed first), InvalidArgumentError (bad timeout).
    */
   async waitUntilFinished<TData = unknown, TResult = unknown>(id: string, options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> {
