@@ -69,7 +69,11 @@ describeEachBackend('dashboard API', (backend) => {
     expect(shown.hidden.sort()).toEqual(['data', 'key', 'progress']);
     expect(shown.job).toMatchObject({ name: 'receipt', key: null, progress: null, result: { ok: true } });
 
-    for (const path of ['queues/report', 'queues/report?status=completed', `queues/report?search=${encodeURIComponent(`invoice-${SECRET}`)}`]) {
+    for (const path of [
+      'queues/report',
+      'queues/report?status=completed',
+      `queues/report?search=${encodeURIComponent(`invoice-${SECRET}`)}`,
+    ]) {
       const list = await get(path);
       expect(list.status).toBe(200);
       const jobs = (JSON.parse(list.text) as { jobs: ListedJob[] }).jobs;
@@ -93,6 +97,25 @@ describeEachBackend('dashboard API', (backend) => {
     expect(shown.job).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: '***' } });
     const [listed] = (JSON.parse((await get('queues/report')).text) as { jobs: ListedJob[] }).jobs;
     expect(listed).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: '***' }, hidden: [] });
+  });
+
+  it('a queue nothing knows: its page answers 404 and every action on it is refused (404), creating nothing', async () => {
+    running = await startDashboardApp(db, 'express');
+    const page = await get('queues/nope');
+    expect(page.status).toBe(404);
+    expect((JSON.parse(page.text) as { message: string }).message).toContain('No queue "nope"');
+    for (const action of ['pause', 'resume', 'retry-failed']) {
+      const answer = await post(`queues/nope/${action}`);
+      expect(answer.status).toBe(404);
+      expect(answer.body.message).toContain('no queue "nope" is known');
+    }
+    const clean = await post('queues/nope/clean', { statuses: ['completed'], olderThanMinutes: 0 });
+    expect(clean.status).toBe(404);
+    const overview = JSON.parse((await get('overview')).text) as { queues: { name: string }[] };
+    expect(overview.queues.map((queue) => queue.name)).toEqual(['mail', 'other']);
+    // A known queue with no job yet still has its page, and can be paused before its first job.
+    expect((await get('queues/other')).status).toBe(200);
+    expect((await post('queues/other/pause')).status).toBe(200);
   });
 
   it('without redact, progress and key are shown as stored', async () => {

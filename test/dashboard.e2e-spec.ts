@@ -152,6 +152,11 @@ describeEachBackend(
             await page.locator('tr[data-queue="mail"]').waitFor();
             await page.screenshot({ path: join(IMAGES, 'dashboard-phone.png'), fullPage: false });
           }
+          // A mistyped queue URL: "no such queue", and nothing to act on (an action would have created it).
+          await page.goto(`${running.url}/queues#/queue/nope`);
+          await page.getByRole('heading', { name: 'No such queue' }).waitFor();
+          expect(await page.locator('main button').count()).toBe(0);
+          expect((await admin.listQueues()).map((queue) => queue.name)).not.toContain('nope');
           await page.close();
         });
 

@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
+import { QueueNotFoundError } from '../errors/queue-not-found.error';
 import { QueueFactory } from '../factory/queue.factory';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
@@ -11,6 +12,7 @@ import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllRepor
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { closestName } from '../utils/closest-name.util';
 import { jobNameProblem } from '../utils/job-name.util';
 import { parseJobLogs } from '../utils/job-logs.util';
 import { guardStorage } from '../utils/storage-boundary.util';
@@ -143,16 +145,34 @@ export class QueueAdmin {
       });
   }
 
-  /** Stops claims of a queue in every process sharing the database; running jobs finish. */
-  async pause(queue: string): Promise<void> {
+  /**
+   * Whether the queue is known: this application declares it (a processor, a `registerQueue` handle), or the
+   * database has a job of it, a row of its state (paused, limits, a processor's announcement) or a schedule. The
+   * control calls (`pause`, `resume`, `retryAll`, `clean`) refuse any other queue with `QueueNotFoundError`.
+   * @throws InvalidQueueNameError for a malformed queue name.
+   */
+  async hasQueue(queue: string): Promise<boolean> {
     assertQueueName(queue);
-    await (await this.storage()).setPaused(queue, true, Date.now());
+    return this.factory.declaresQueue(queue) || (await this.storage()).queueKnown(queue);
   }
 
-  /** Lets a paused queue be claimed again. */
+  /**
+   * Stops claims of a queue in every process sharing the database; running jobs finish. A queue may be paused before
+   * its first job once something declares it (a processor or `registerQueue` in this app, a processor elsewhere).
+   * @throws InvalidQueueNameError, QueueNotFoundError (no such queue: see `hasQueue`; nothing is written).
+   */
+  async pause(queue: string): Promise<void> {
+    const storage = await this.knownQueue('pause', queue);
+    await storage.setPaused(queue, true, Date.now());
+  }
+
+  /**
+   * Lets a paused queue be claimed again.
+   * @throws InvalidQueueNameError, QueueNotFoundError (no such queue: nothing is written).
+   */
   async resume(queue: string): Promise<void> {
-    assertQueueName(queue);
-    await (await this.storage()).setPaused(queue, false, Date.now());
+    const storage = await this.knownQueue('resume', queue);
+    await storage.setPaused(queue, false, Date.now());
     this.factory.runtime?.wake();
   }
 
@@ -214,7 +234,7 @@ export class QueueAdmin {
    * Runs every failed job of a queue again; resolves with how many, or with `{ retried, skipped }` when asked
    * for a report. A failed job whose unique key a live job of the queue holds is skipped (and logged), and so
    * is every failed job sharing a key but the newest: the others are retried all the same.
-   * @throws InvalidQueueNameError, InvalidArgumentError.
+   * @throws InvalidQueueNameError, InvalidArgumentError, QueueNotFoundError (no such queue).
    */
   async retryAll(queue: string): Promise<number>;
   async retryAll(queue: string, options: RetryAllOptions): Promise<RetryAllReport>;
@@ -223,7 +243,7 @@ export class QueueAdmin {
     if (options !== undefined && !(typeof options === 'object' && options !== null && options.report === true)) {
       throw new InvalidArgumentError('retryAll', 'options', 'must be { report: true } or left out');
     }
-    const storage = await this.storage();
+    const storage = await this.knownQueue('retryAll', queue);
     const now = Date.now();
     const retried = await storage.retryFinished({ queue }, now);
     if (retried.length > 0) this.factory.runtime?.wake();
@@ -266,7 +286,7 @@ export class QueueAdmin {
 
   /**
    * Deletes a queue's jobs of some statuses that finished (pending: were created) at least `olderThan` ms ago.
-   * Returns how many. @throws InvalidQueueNameError, InvalidArgumentError.
+   * Returns how many. @throws InvalidQueueNameError, InvalidArgumentError, QueueNotFoundError (no such queue).
    */
   async clean(queue: string, options: CleanOptions): Promise<number> {
     assertQueueName(queue);
@@ -283,8 +303,9 @@ export class QueueAdmin {
       const reason = `must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(olderThan)}`;
       throw new InvalidArgumentError('clean', 'olderThan', reason);
     }
+    const storage = await this.knownQueue('clean', queue);
     // "Older than 0 ms" includes a job that finished this very millisecond.
-    const removed = await (await this.storage()).clean(queue, statuses, Date.now() - olderThan + 1);
+    const removed = await storage.clean(queue, statuses, Date.now() - olderThan + 1);
     // Waits in this process for jobs it deleted reject now, not at their next poll.
     if (removed > 0) this.factory.finishWatcher.lookAgain();
     return removed;
@@ -358,6 +379,18 @@ export class QueueAdmin {
       timeout,
       interval: Math.min(this.factory.options.pollInterval, 50),
     });
+  }
+
+  /**
+   * The storage, once `queue` is known (see `hasQueue`): a control call on a queue nothing names is refused with
+   * `QueueNotFoundError`, naming the closest known queue, and writes nothing (pausing a mistyped name would create it).
+   */
+  private async knownQueue(operation: string, queue: string): Promise<QueueStorage> {
+    assertQueueName(queue);
+    const storage = await this.storage();
+    if (this.factory.declaresQueue(queue) || (await storage.queueKnown(queue))) return storage;
+    const known = [...this.factory.declaredQueues(), ...(await this.listQueues()).map((info) => info.name)];
+    throw new QueueNotFoundError(queue, operation, closestName(queue, known));
   }
 
   /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */

@@ -1,4 +1,4 @@
-import { BadRequestException, ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
@@ -68,7 +68,10 @@ export class DashboardApi {
     };
   }
 
-  /** One queue, and one page of its jobs (of a status, or matching a search by id or key), without data or result. */
+  /**
+   * One queue, and one page of its jobs (of a status, or matching a search by id or key), without data or result;
+   * 404 for a queue nothing knows (`QueueAdmin.hasQueue`).
+   */
   async queue(name: string, query: { status?: string; offset?: string; search?: string }) {
     const status = parseStatus(query.status);
     const offset = parseOffset(query.offset);
@@ -76,7 +79,12 @@ export class DashboardApi {
     try {
       assertQueueName(name);
       const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
-      const info = queues.find((queue) => queue.name === name) ?? emptyQueue(name);
+      let info = queues.find((queue) => queue.name === name);
+      if (!info) {
+        // A mistyped URL names no queue: say so (404), rather than a page with actions that would create it.
+        if (!(await this.admin.hasQueue(name))) throw new NotFoundException({ message: noSuchQueue(name) });
+        info = emptyQueue(name);
+      }
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
       if (search !== '') {
         const jobs = await this.search(name, search);
@@ -224,6 +232,11 @@ export class DashboardApi {
   }
 }
 
+function noSuchQueue(name: string): string {
+  return `No queue "${name}": no job, processor, registered queue, schedule or stored state names it.`;
+}
+
+/** A known queue the overview does not list (declared, or with only a schedule or a state row): no job yet. */
 function emptyQueue(name: string): QueueInfo {
   const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
   return { name, counts, paused: false, hasProcessor: false, concurrency: null, processed: false };

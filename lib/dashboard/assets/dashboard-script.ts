@@ -248,6 +248,10 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
       mount: function () {
         return [h('p', null, h('a', { href: '#/', text: '← All queues' })), heading, tools, h('h2', { text: 'Activity' }), charts, h('h2', { text: 'Jobs' }), tabs, searchForm, list];
       },
+      // A mistyped URL names no queue (404): say so, with nothing to act on (an action would create the queue).
+      missing: function (message) {
+        return [h('p', null, h('a', { href: '#/', text: '← All queues' })), h('h1', { text: 'No such queue' }), h('p', { 'data-missing': '', text: message })];
+      },
       update: function (data) {
         var q = data.queue;
         fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), q.hasProcessor ? h('small', { class: 'muted', text: 'processor here, concurrency ' + q.concurrency }) : h('span', { class: 'badge none', text: 'no processor in this app' })]);
@@ -441,6 +445,8 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     clearTimeout(state.timer);
     return view.load().then(function (data) {
       if (token !== state.token) return;
+      // The page said "no such queue" and the queue has appeared since: its own page again.
+      if (view.gone) { view.gone = false; fill(main, view.mount()); }
       if (typeof data.readOnly === 'boolean') state.readOnly = data.readOnly;
       // The statuses come from the server's counts, so a status a later version adds shows without a change here.
       var counts = (data.queue && data.queue.counts) || (data.queues && data.queues[0] && data.queues[0].counts);
@@ -452,6 +458,12 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
       if (focus === true && state.focusMain) main.focus();
     }).catch(function (error) {
       if (token !== state.token) return;
+      if (error.status === 404 && view.missing) {
+        if (!view.gone) fill(main, view.missing(error.message));
+        view.gone = true;
+        live.textContent = error.message;
+        return;
+      }
       live.textContent = 'Could not refresh: ' + error.message;
       if (focus === true) main.insertBefore(h('p', { role: 'alert', class: 'status-line error', text: error.message }), main.firstChild);
     }).then(function () {
