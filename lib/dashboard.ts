@@ -6,6 +6,8 @@ export { QueueDashboardModule } from './dashboard/queue-dashboard.module';
 export type {
   QueueDashboardOptions,
   DashboardRedaction,
+  DashboardRedactOptions,
+  DashboardRedactedField,
   DashboardRedactionSource,
   DashboardAuthorizeFunction,
 } from './dashboard/interfaces/queue-dashboard-options.interface';

@@ -28,7 +28,8 @@ const CORE_PROVIDERS: Provider[] = [
   QueueEvents,
   QueueHealthIndicator,
 ];
-const EXPORTS = [QueueProducer, QueueAdmin, QueueEvents, QueueHealthIndicator];
+/** `QueueFactory` is not public API (not in the entry point): exported for `registerQueue`'s handles, which declare their queue to it. */
+const EXPORTS = [QueueProducer, QueueAdmin, QueueEvents, QueueHealthIndicator, QueueFactory];
 
 /**
  * The queue module. Import it once, in the root module; it is global, so `QueueProducer`, `QueueAdmin`,

@@ -218,6 +218,11 @@ describeEachBackend(
             await page.locator('tr[data-queue="mail"]').waitFor();
             await page.screenshot({ path: join(IMAGES, 'dashboard-phone.png'), fullPage: false });
           }
+          // A mistyped queue URL: "no such queue", and nothing to act on (an action would have created it).
+          await page.goto(`${running.url}/queues#/queue/nope`);
+          await page.getByRole('heading', { name: 'No such queue' }).waitFor();
+          expect(await page.locator('main button').count()).toBe(0);
+          expect((await admin.listQueues()).map((queue) => queue.name)).not.toContain('nope');
           await page.close();
         });
 
@@ -505,11 +510,23 @@ describeEachBackend(
         redact: { data: true, result: (value) => ({ ...(value as object), id: '***' }) },
       });
       const admin = running.app.get(QueueAdmin);
-      const job = await running.app.get(QueueProducer).add('mail', { secret: 'hunter2' });
+      const job = await running.app.get(QueueProducer).add('mail', { secret: 'hunter2' }, { key: 'hunter2-invoice' });
       await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'done');
       const text = await fetch(`${running.url}/queues/api/jobs/${job.id}`).then((r) => r.text());
       expect(text).not.toContain('hunter2');
-      expect(JSON.parse(text)).toMatchObject({ hidden: ['data'], job: { data: null, result: { sent: true, id: '***' } } });
+      // A data rule hides the key (and progress: this job reported none) too, unless they have rules of their own.
+      expect(JSON.parse(text)).toMatchObject({
+        hidden: ['data', 'key'],
+        job: { data: null, key: null, result: { sent: true, id: '***' } },
+      });
+      const page = await openPage(`${running.url}/queues#/job/${job.id}`);
+      await page.getByRole('heading', { name: 'Result' }).waitFor();
+      expect(await page.getByText("Hidden by the dashboard's redact option.").count()).toBe(1);
+      expect(await page.locator('dl.fields').first().innerText()).toMatch(/Key\s+hidden/);
+      await page.goto(`${running.url}/queues#/queue/mail`);
+      await page.locator(`tr[data-job="${job.id}"] td[data-label="Key"]`).getByText('hidden').waitFor();
+      expect(await page.locator('main').innerText()).not.toContain('hunter2');
+      await page.close();
     });
 
     it('nothing is mounted without the module, and the main entry never loads it', async () => {

@@ -468,11 +468,11 @@ describeEachBackend('QueueStorage contract', (backend) => {
       const pending = await add('q');
       await add('q2');
       const running = await claimOne('q2', A);
-      expect(await storage.remove(pending.id)).toBe('pending');
+      expect(await storage.remove(pending.id, Date.now())).toBe('pending');
       expect(await storage.getJob(pending.id)).toBeNull();
-      expect(await storage.remove(running.id)).toBe('running');
+      expect(await storage.remove(running.id, Date.now())).toBe('running');
       expect(await storage.getJob(running.id)).toMatchObject({ status: 'running' });
-      expect(await storage.remove(pending.id)).toBeNull();
+      expect(await storage.remove(pending.id, Date.now())).toBeNull();
     });
 
     it('applyRetention keeps the newest by count and drops those finished before a time; clean deletes by age', async () => {

@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
+import { QueueNotFoundError } from '../errors/queue-not-found.error';
 import { QueueFactory } from '../factory/queue.factory';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
@@ -11,6 +12,7 @@ import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllRepor
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
+import { closestName } from '../utils/closest-name.util';
 import { jobNameProblem } from '../utils/job-name.util';
 import { parseJobLogs } from '../utils/job-logs.util';
 import { guardStorage } from '../utils/storage-boundary.util';
@@ -143,16 +145,34 @@ export class QueueAdmin {
       });
   }
 
-  /** Stops claims of a queue in every process sharing the database; running jobs finish. */
-  async pause(queue: string): Promise<void> {
+  /**
+   * Whether the queue is known: this application declares it (a processor, a `registerQueue` handle), or the
+   * database has a job of it, a row of its state (paused, limits, a processor's announcement) or a schedule. The
+   * control calls (`pause`, `resume`, `retryAll`, `clean`) refuse any other queue with `QueueNotFoundError`.
+   * @throws InvalidQueueNameError for a malformed queue name.
+   */
+  async hasQueue(queue: string): Promise<boolean> {
     assertQueueName(queue);
-    await (await this.storage()).setPaused(queue, true, Date.now());
+    return this.factory.declaresQueue(queue) || (await this.storage()).queueKnown(queue);
   }
 
-  /** Lets a paused queue be claimed again. */
+  /**
+   * Stops claims of a queue in every process sharing the database; running jobs finish. A queue may be paused before
+   * its first job once something declares it (a processor or `registerQueue` in this app, a processor elsewhere).
+   * @throws InvalidQueueNameError, QueueNotFoundError (no such queue: see `hasQueue`; nothing is written).
+   */
+  async pause(queue: string): Promise<void> {
+    const storage = await this.knownQueue('pause', queue);
+    await storage.setPaused(queue, true, Date.now());
+  }
+
+  /**
+   * Lets a paused queue be claimed again.
+   * @throws InvalidQueueNameError, QueueNotFoundError (no such queue: nothing is written).
+   */
   async resume(queue: string): Promise<void> {
-    assertQueueName(queue);
-    await (await this.storage()).setPaused(queue, false, Date.now());
+    const storage = await this.knownQueue('resume', queue);
+    await storage.setPaused(queue, false, Date.now());
     this.factory.runtime?.wake();
   }
 
@@ -214,7 +234,7 @@ export class QueueAdmin {
    * Runs every failed job of a queue again; resolves with how many, or with `{ retried, skipped }` when asked
    * for a report. A failed job whose unique key a live job of the queue holds is skipped (and logged), and so
    * is every failed job sharing a key but the newest: the others are retried all the same.
-   * @throws InvalidQueueNameError, InvalidArgumentError.
+   * @throws InvalidQueueNameError, InvalidArgumentError, QueueNotFoundError (no such queue).
    */
   async retryAll(queue: string): Promise<number>;
   async retryAll(queue: string, options: RetryAllOptions): Promise<RetryAllReport>;
@@ -223,7 +243,7 @@ export class QueueAdmin {
     if (options !== undefined && !(typeof options === 'object' && options !== null && options.report === true)) {
       throw new InvalidArgumentError('retryAll', 'options', 'must be { report: true } or left out');
     }
-    const storage = await this.storage();
+    const storage = await this.knownQueue('retryAll', queue);
     const now = Date.now();
     const retried = await storage.retryFinished({ queue }, now);
     if (retried.length > 0) this.factory.runtime?.wake();
@@ -257,14 +277,16 @@ export class QueueAdmin {
         throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
       await storage.removeDescendants(id);
     }
-    const before = await storage.remove(assertJobId(id));
+    const before = await storage.remove(assertJobId(id), Date.now());
     if (before === null) throw new JobNotFoundError(id);
     if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+    // A wait for it (or, with cascade, for a descendant) in this process rejects now, not at its next poll.
+    this.factory.finishWatcher.lookAgain(cascade ? undefined : [id]);
   }
 
   /**
    * Deletes a queue's jobs of some statuses that finished (pending: were created) at least `olderThan` ms ago.
-   * Returns how many. @throws InvalidQueueNameError, InvalidArgumentError.
+   * Returns how many. @throws InvalidQueueNameError, InvalidArgumentError, QueueNotFoundError (no such queue).
    */
   async clean(queue: string, options: CleanOptions): Promise<number> {
     assertQueueName(queue);
@@ -281,8 +303,12 @@ export class QueueAdmin {
       const reason = `must be a number of ms from 0 to ${LIMITS.durationMs} (100 years), got ${describeValue(olderThan)}`;
       throw new InvalidArgumentError('clean', 'olderThan', reason);
     }
+    const storage = await this.knownQueue('clean', queue);
     // "Older than 0 ms" includes a job that finished this very millisecond.
-    return (await this.storage()).clean(queue, statuses, Date.now() - olderThan + 1);
+    const removed = await storage.clean(queue, statuses, Date.now() - olderThan + 1);
+    // Waits in this process for jobs it deleted reject now, not at their next poll.
+    if (removed > 0) this.factory.finishWatcher.lookAgain();
+    return removed;
   }
 
   /**
@@ -325,9 +351,10 @@ export class QueueAdmin {
    * Resolves with the job's final state once it is completed, failed or cancelled, whichever process runs it (at
    * once if it already is). All waits of the process share one mechanism: the job's own events when this process
    * finishes it, else ONE statement per `pollInterval` for every waited job together (so a job finished elsewhere
-   * is seen within about `pollInterval`); nothing is sent while nobody waits. A job removed meanwhile (retention)
-   * is not seen: give such waits a `timeout`.
-   * @throws JobNotFoundError (no such job), WaitTimeoutError (after `timeout` ms), ShutdownAbortError (the
+   * is seen within about `pollInterval`); nothing is sent while nobody waits. A job removed while waited for (by
+   * `remove`, `clean` or retention, in any process) rejects the wait with `JobNotFoundError`: at once when this
+   * process removed it or, on PostgreSQL, when `remove` did anywhere; else at the next look, within `pollInterval`.
+   * @throws JobNotFoundError (no such job, or removed while waited for), WaitTimeoutError (after `timeout` ms), ShutdownAbortError (the
    * application closed first), InvalidArgumentError (bad timeout).
    */
   async waitUntilFinished<TData = unknown, TResult = unknown>(id: string, options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> {
@@ -352,6 +379,18 @@ export class QueueAdmin {
       timeout,
       interval: Math.min(this.factory.options.pollInterval, 50),
     });
+  }
+
+  /**
+   * The storage, once `queue` is known (see `hasQueue`): a control call on a queue nothing names is refused with
+   * `QueueNotFoundError`, naming the closest known queue, and writes nothing (pausing a mistyped name would create it).
+   */
+  private async knownQueue(operation: string, queue: string): Promise<QueueStorage> {
+    assertQueueName(queue);
+    const storage = await this.storage();
+    if (this.factory.declaresQueue(queue) || (await storage.queueKnown(queue))) return storage;
+    const known = [...this.factory.declaredQueues(), ...(await this.listQueues()).map((info) => info.name)];
+    throw new QueueNotFoundError(queue, operation, closestName(queue, known));
   }
 
   /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */

@@ -1,4 +1,4 @@
-import { BadRequestException, ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
@@ -6,7 +6,7 @@ import { QueueInfo } from '../interfaces/queue-info.interface';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { assertQueueName } from '../utils/queue-name.util';
 import { toHttpError } from './dashboard-http-error';
-import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
+import { DashboardRedactedField, ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
 import { SharedRead } from './shared-read';
 import { QUEUE_DASHBOARD_OPTIONS } from './queue-dashboard.constants';
 import { redactValue } from './redact-value';
@@ -18,6 +18,10 @@ const SHARED_READ_MS = 1000;
 /** A slow read is kept this many times as long as it took (see SharedRead): at most about 1/20 of the database's time. */
 const SLOW_READ_FACTOR = 20;
 const FINISHED: JobStatus[] = ['completed', 'failed', 'cancelled'];
+/** The fields of a job's page that `redact` rules apply to. */
+const JOB_FIELDS: DashboardRedactedField[] = ['data', 'result', 'progress', 'key'];
+/** A list never carries data and results. */
+const LIST_FIELDS: DashboardRedactedField[] = ['progress', 'key'];
 
 /** A queue as the pages show it: `QueueAdmin.listQueues()` plus its recent metrics (null: nothing finished lately). */
 export type DashboardQueue = QueueInfo & { metrics: QueueMetrics | null };
@@ -29,7 +33,8 @@ export interface ActionAnswer {
 
 /**
  * Everything the dashboard reads and does, through the public `QueueAdmin` and `QueueProducer`: the HTTP layer
- * only maps routes to these methods. Job data and results pass the `redact` rules here, before any response.
+ * only maps routes to these methods. Job data, results, progress and keys pass the
+ * `redact` rules here, before any response.
  */
 @Injectable()
 export class DashboardApi {
@@ -63,7 +68,10 @@ export class DashboardApi {
     };
   }
 
-  /** One queue, and one page of its jobs (of a status, or matching a search by id or key), without data or result. */
+  /**
+   * One queue, and one page of its jobs (of a status, or matching a search by id or key), without data or result;
+   * 404 for a queue nothing knows (`QueueAdmin.hasQueue`).
+   */
   async queue(name: string, query: { status?: string; offset?: string; search?: string }) {
     const status = parseStatus(query.status);
     const offset = parseOffset(query.offset);
@@ -71,14 +79,19 @@ export class DashboardApi {
     try {
       assertQueueName(name);
       const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
-      const info = queues.find((queue) => queue.name === name) ?? emptyQueue(name);
+      let info = queues.find((queue) => queue.name === name);
+      if (!info) {
+        // A mistyped URL names no queue: say so (404), rather than a page with actions that would create it.
+        if (!(await this.admin.hasQueue(name))) throw new NotFoundException({ message: noSuchQueue(name) });
+        info = emptyQueue(name);
+      }
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
       if (search !== '') {
         const jobs = await this.search(name, search);
         return {
           readOnly: this.options.readOnly,
           queue,
-          jobs: jobs.map(summary),
+          jobs: jobs.map((job) => this.summary(job)),
           total: jobs.length,
           offset: 0,
           limit: PAGE_SIZE,
@@ -91,7 +104,7 @@ export class DashboardApi {
       return {
         readOnly: this.options.readOnly,
         queue,
-        jobs: jobs.map(summary),
+        jobs: jobs.map((job) => this.summary(job)),
         total,
         offset,
         limit: PAGE_SIZE,
@@ -103,19 +116,13 @@ export class DashboardApi {
     }
   }
 
-  /** One job, whole, with data and result as the `redact` option allows. */
+  /** One job, whole, with data, result, progress and key as the `redact` option allows. */
   async job(id: string) {
     try {
       const job = await this.admin.getJob(id);
       if (!job) return null;
-      const data = redactValue(this.options.redact.data, job.data, job, 'data');
-      const result = redactValue(this.options.redact.result, job.result, job, 'result');
-      const hidden = [...(data.hidden ? ['data'] : []), ...(result.hidden ? ['result'] : [])];
-      return {
-        readOnly: this.options.readOnly,
-        hidden,
-        job: { ...job, data: data.hidden ? null : data.value, result: result.hidden ? null : result.value },
-      };
+      const { shown, hidden } = this.redact(job, job, JOB_FIELDS);
+      return { readOnly: this.options.readOnly, hidden, job: shown };
     } catch (error) {
       throw toHttpError(error, `Reading job ${id}`);
     }
@@ -168,6 +175,35 @@ export class DashboardApi {
     }
   }
 
+  /**
+   * A job in a list: everything but its data and result (a list never carries payloads), its progress and key as
+   * `redact` allows (`hidden` names those it kept back), and its error's message.
+   */
+  private summary(job: JobInfo) {
+    const { data: _data, result: _result, error, ...rest } = job;
+    const { shown, hidden } = this.redact(rest, job, LIST_FIELDS);
+    return { ...shown, hidden, error: error ? `${error.name}: ${error.message}` : null };
+  }
+
+  /**
+   * `shown` with each of `fields` passed through its `redact` rule, which is given the whole job: a hidden field
+   * becomes null and is named in `hidden`.
+   */
+  private redact<T extends Partial<JobInfo>>(
+    shown: T,
+    job: JobInfo,
+    fields: DashboardRedactedField[],
+  ): { shown: T; hidden: DashboardRedactedField[] } {
+    const result = { ...shown };
+    const hidden: DashboardRedactedField[] = [];
+    for (const field of fields) {
+      const outcome = redactValue(this.options.redact[field], job[field], job, field);
+      if (outcome.hidden) hidden.push(field);
+      (result as Record<string, unknown>)[field] = outcome.hidden ? null : outcome.value;
+    }
+    return { shown: result, hidden };
+  }
+
   private async retryFailed(queue: string): Promise<ActionAnswer> {
     const { retried, skipped } = await this.admin.retryAll(queue, { report: true });
     const held = skipped.length ? `; ${skipped.length} left failed because a live job holds their unique key` : '';
@@ -196,12 +232,11 @@ export class DashboardApi {
   }
 }
 
-/** A job in a list: everything but its data and result (a list never carries payloads), plus its error's message. */
-function summary(job: JobInfo) {
-  const { data: _data, result: _result, error, ...rest } = job;
-  return { ...rest, error: error ? `${error.name}: ${error.message}` : null };
+function noSuchQueue(name: string): string {
+  return `No queue "${name}": no job, processor, registered queue, schedule or stored state names it.`;
 }
 
+/** A known queue the overview does not list (declared, or with only a schedule or a state row): no job yet. */
 function emptyQueue(name: string): QueueInfo {
   const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
   return { name, counts, paused: false, hasProcessor: false, concurrency: null, processed: false };

@@ -1,6 +1,11 @@
 import { InvalidDashboardOptionsError } from '../errors/invalid-dashboard-options.error';
 import { describeValue } from '../utils/validation.util';
-import { QueueDashboardOptions, ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
+import {
+  DashboardRedactedField,
+  DashboardRedactOptions,
+  QueueDashboardOptions,
+  ResolvedDashboardOptions,
+} from './interfaces/queue-dashboard-options.interface';
 import { HOST_NAME_PATTERN, normaliseHostName } from './request-host';
 
 /** Path segments a route and an HTML attribute both take as they are: nothing to escape, nothing a router reads as a pattern. */
@@ -22,13 +27,7 @@ export function resolveDashboardOptions(options: QueueDashboardOptions = {}): Re
   if (options.authorize !== undefined && typeof options.authorize !== 'function') {
     throw new InvalidDashboardOptionsError('authorize', `must be a function, got ${describeValue(options.authorize)}`);
   }
-  const redact = options.redact ?? {};
-  for (const kind of ['data', 'result'] as const) {
-    const rule = redact[kind];
-    if (rule !== undefined && typeof rule !== 'boolean' && typeof rule !== 'function') {
-      throw new InvalidDashboardOptionsError(`redact.${kind}`, `must be a boolean or a function, got ${describeValue(rule)}`);
-    }
-  }
+  const redact = resolveRedact(options.redact);
   const allowedOrigins = options.allowedOrigins ?? [];
   if (!Array.isArray(allowedOrigins) || allowedOrigins.some((origin) => !isOrigin(origin))) {
     throw new InvalidDashboardOptionsError('allowedOrigins', "must be an array of origins such as 'https://ops.example.com'");
@@ -50,6 +49,31 @@ export function resolveDashboardOptions(options: QueueDashboardOptions = {}): Re
     allowedHosts: [...hosts],
     refreshInterval: integerIn('refreshInterval', options.refreshInterval ?? 2000, 1000, 60_000),
     chartMinutes: integerIn('chartMinutes', options.chartMinutes ?? 60, 5, 240),
+  };
+}
+
+const REDACTED_FIELDS: DashboardRedactedField[] = ['data', 'result', 'progress', 'key'];
+
+/** Checks each rule; `progress` and `key` left out follow `data`: hidden when it has a rule (they are often built from it). */
+function resolveRedact(redact: DashboardRedactOptions = {}): DashboardRedactOptions {
+  if (typeof redact !== 'object' || redact === null) {
+    throw new InvalidDashboardOptionsError('redact', `must be an object { data?, result?, progress?, key? }, got ${describeValue(redact)}`);
+  }
+  const stray = Object.keys(redact).find((field) => !REDACTED_FIELDS.includes(field as DashboardRedactedField));
+  if (stray !== undefined)
+    throw new InvalidDashboardOptionsError(`redact.${stray}`, `is not a field redact covers (${REDACTED_FIELDS.join(', ')})`);
+  for (const field of REDACTED_FIELDS) {
+    const rule = redact[field];
+    if (rule !== undefined && typeof rule !== 'boolean' && typeof rule !== 'function') {
+      throw new InvalidDashboardOptionsError(`redact.${field}`, `must be a boolean or a function, got ${describeValue(rule)}`);
+    }
+  }
+  const followsData = redact.data !== undefined && redact.data !== false;
+  return {
+    data: redact.data,
+    result: redact.result,
+    progress: redact.progress ?? (followsData ? true : undefined),
+    key: redact.key ?? (followsData ? true : undefined),
   };
 }
 

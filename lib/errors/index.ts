@@ -15,6 +15,7 @@ export * from './job-not-running.error';
 export * from './job-cancelled.error';
 export * from './invalid-schedule.error';
 export * from './job-not-found.error';
+export * from './queue-not-found.error';
 export * from './invalid-job-state.error';
 export * from './invalid-argument.error';
 export * from './job-key-conflict.error';

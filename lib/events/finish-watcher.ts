@@ -24,7 +24,8 @@ const WAITERS_HEARTBEAT_MS = 5000;
  * statement per `pollInterval` for all waited ids together, sent only while someone waits: no per-waiter polling,
  * nothing at all when nobody waits. Where the database announces finished jobs (PostgreSQL: a NOTIFY per outcome
  * batch, on the process's one LISTEN connection), a waited-for job finished elsewhere is read at once instead of at
- * the next poll, which stays as the safety net for lost notifications. Those announcements are sent only while some
+ * the next poll, which stays as the safety net for lost notifications. Each look also finds the waited jobs that
+ * were removed meanwhile: their waits reject with `JobNotFoundError`. Those announcements are sent only while some
  * process waits: waiting processes renew one shared heartbeat row every 5 s (one write, only while waiting).
  */
 export class FinishWatcher {
@@ -51,7 +52,9 @@ export class FinishWatcher {
   }
 
   /**
-   * Resolves with the job's record once it is completed, failed or cancelled (at once if it already is).
+   * Resolves with the job's record once it is completed, failed or cancelled (at once if it already is); rejects
+   * with `JobNotFoundError` when no job has that id, or once the job is found removed (at the next look: at once
+   * for a removal by this process or, where removals are announced, by any process; else within `pollInterval`).
    * @throws JobNotFoundError, WaitTimeoutError, ShutdownAbortError (the application closed first).
    */
   wait(id: string, timeout?: number): Promise<JobRecord> {
@@ -71,6 +74,14 @@ export class FinishWatcher {
       this.ensureRunning();
       void this.firstLook(id, waiter);
     });
+  }
+
+  /**
+   * This process removed jobs (`remove`, `clean`): looks at once at the waited ones among `ids` (all of them when
+   * `ids` is left out), so their waits reject with `JobNotFoundError` now rather than at the next poll.
+   */
+  lookAgain(ids?: string[]): void {
+    for (const id of ids ?? [...this.waiting.keys()]) if (this.waiting.has(id)) this.checkSoon(id);
   }
 
   /** Rejects every waiter (application shutdown) and stops. */
@@ -186,11 +197,27 @@ export class FinishWatcher {
 
   private async check(ids: string[]): Promise<void> {
     try {
-      this.settle(await (await this.storage()).getFinishedJobs(ids));
+      const { finished, gone } = await (await this.storage()).getWaitedJobs(ids);
+      this.settle(finished);
+      this.rejectGone(gone);
       this.failures.succeeded();
     } catch (error) {
       this.failures.failed(error);
     }
+  }
+
+  /** Jobs removed while waited for (an operator, `clean`, retention) will never finish: their waits end now. */
+  private rejectGone(ids: string[]): void {
+    for (const id of ids) {
+      const waiters = this.waiting.get(id);
+      if (!waiters) continue;
+      this.waiting.delete(id);
+      for (const waiter of waiters) {
+        clearTimeout(waiter.timer);
+        waiter.reject(new JobNotFoundError(id));
+      }
+    }
+    this.stopIfIdle();
   }
 
   private settle(records: JobRecord[]): void {

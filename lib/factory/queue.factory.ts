@@ -36,6 +36,8 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
   readonly events = new JobEventBus();
   private readonly logger = new Logger('JobQueue');
   private readonly definitions = new Map<string, ProcessorDefinition>();
+  /** Queues this application declared with `registerQueue` (a handle), processed here or not. */
+  private readonly declared = new Set<string>();
   private readonly listeners: Subscription[] = [];
   private resolved?: ResolvedModuleOptions;
   private storagePromise?: Promise<QueueStorage>;
@@ -121,6 +123,24 @@ export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, Befor
   /** The processor registered for a queue in this application, if any. */
   getProcessor(queue: string): ProcessorDefinition | undefined {
     return this.definitions.get(queue);
+  }
+
+  /** Records a queue declared by `registerQueue` / `registerQueueAsync` (its `Queue` handle was built). */
+  declareQueue(queue: string): void {
+    this.declared.add(queue);
+  }
+
+  /**
+   * Whether this application itself names the queue: a processor of it, or a `registerQueue` handle. Such a queue
+   * may be paused (or cleaned) before its first job; the database knows the others.
+   */
+  declaresQueue(queue: string): boolean {
+    return this.definitions.has(queue) || this.declared.has(queue);
+  }
+
+  /** Every queue this application declares: its processors' and its `registerQueue` handles'. */
+  declaredQueues(): string[] {
+    return [...new Set([...this.definitions.keys(), ...this.declared])];
   }
 
   /** Every processor registered in this application. */

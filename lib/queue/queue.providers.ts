@@ -1,6 +1,7 @@
 import { Provider } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
 import { InvalidModuleOptionsError } from '../errors/invalid-module-options.error';
+import { QueueFactory } from '../factory/queue.factory';
 import { QueueError } from '../errors/queue.error';
 import { RegisterQueueAsyncOptions, RegisterQueueOptions } from '../interfaces/register-queue-options.interface';
 import { prepareJob } from '../producer/prepare-job';
@@ -17,7 +18,7 @@ const NOT_DEFAULTABLE = ['name', 'key', 'runAt'];
  * Validates a registration and builds its handle. Runs when Nest instantiates the provider, so a bad registration
  * fails `compile()` / `app.init()` with `InvalidQueueNameError` or `InvalidModuleOptionsError`.
  */
-export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin): Queue {
+export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin, factory: QueueFactory): Queue {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidModuleOptionsError('registerQueue', `must be an object { name, defaultJobOptions? }, got ${describeValue(options)}`);
   }
@@ -36,6 +37,8 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
     if (error instanceof QueueError) throw new InvalidModuleOptionsError(option, error.message);
     throw error;
   }
+  // A declared queue is known before its first job: it may be paused or cleaned at once.
+  factory.declareQueue(options.name);
   return new Queue(options.name, producer, admin, { ...defaults });
 }
 
@@ -43,8 +46,9 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
 export function createQueueProviders(registrations: RegisterQueueOptions[]): Provider[] {
   return registrations.map((registration) => ({
     provide: getQueueToken(registration?.name),
-    useFactory: (producer: QueueProducer, admin: QueueAdmin) => createQueueHandle(registration, producer, admin),
-    inject: [QueueProducer, QueueAdmin],
+    useFactory: (producer: QueueProducer, admin: QueueAdmin, factory: QueueFactory) =>
+      createQueueHandle(registration, producer, admin, factory),
+    inject: [QueueProducer, QueueAdmin, QueueFactory],
   }));
 }
 
@@ -56,9 +60,9 @@ export function createAsyncQueueProviders(registrations: RegisterQueueAsyncOptio
       throw new InvalidModuleOptionsError(`registerQueueAsync(${name}).useFactory`, 'must be a function');
     return {
       provide: getQueueToken(name),
-      useFactory: async (producer: QueueProducer, admin: QueueAdmin, ...args: unknown[]) =>
-        createQueueHandle({ ...(await useFactory(...args)), name }, producer, admin),
-      inject: [QueueProducer, QueueAdmin, ...inject],
+      useFactory: async (producer: QueueProducer, admin: QueueAdmin, factory: QueueFactory, ...args: unknown[]) =>
+        createQueueHandle({ ...(await useFactory(...args)), name }, producer, admin, factory),
+      inject: [QueueProducer, QueueAdmin, QueueFactory, ...inject],
     };
   });
 }

@@ -202,6 +202,14 @@ export interface OldestDueRow {
   runAt: number;
 }
 
+/** What a look at waited jobs found (`QueueStorage.getWaitedJobs`). */
+export interface WaitedJobs {
+  /** The waited jobs that are completed, failed or cancelled. */
+  finished: JobRecord[];
+  /** The waited ids no job has any more (removed by an operator, `clean` or retention), or never had. */
+  gone: string[];
+}
+
 /**
  * Everything the queue needs from a database. The poller, workers, producer and admin only talk to
  * this; a backend keeps all of its SQL behind it. Every method is one atomic statement unless it says
@@ -328,6 +336,11 @@ export interface QueueStorage {
   getCounts(queue?: string): Promise<CountRow[]>;
   /** Queues currently paused. */
   getPausedQueues(): Promise<string[]>;
+  /**
+   * Whether the database knows the queue: it has a job of it (any status), a row of its state (paused or resumed,
+   * declared limits, a processor's announcement, live or lapsed) or a schedule. One statement.
+   */
+  queueKnown(queue: string): Promise<boolean>;
   /** Timings of jobs finished at or after `since`, newest first, at most `limit`. */
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]>;
   /** Per queue, the run time of its oldest due pending job (queues without one are absent). */
@@ -338,8 +351,11 @@ export interface QueueStorage {
    */
   hasWork(queue: string | undefined, now: number): Promise<boolean>;
 
-  /** Of these jobs, those that are completed, failed or cancelled, in one statement whatever their number. */
-  getFinishedJobs(ids: string[]): Promise<JobRecord[]>;
+  /**
+   * Of these jobs, those that are completed, failed or cancelled, and the ids no job has (removed, or never there),
+   * in one statement whatever their number. Ids that cannot name a job are left out of both.
+   */
+  getWaitedJobs(ids: string[]): Promise<WaitedJobs>;
 
   // --- cluster events ---
   /** Appends one batch of events to the shared event log (one row, one statement). */
@@ -384,8 +400,12 @@ export interface QueueStorage {
   runningDescendants(id: string): Promise<string[]>;
   /** Deletes every descendant of a job that is not running; returns how many. */
   removeDescendants(id: string): Promise<number>;
-  /** Deletes a job that is not running. Returns its status before, or null when there is no such job. */
-  remove(id: string): Promise<JobStatus | null>;
+  /**
+   * Deletes a job that is not running. Returns its status before, or null when there is no such job. Where finished
+   * jobs are announced, the deletion is announced the same way (checked against the waiters' heartbeat at `now`), so
+   * a wait for the job anywhere learns at once that it is gone.
+   */
+  remove(id: string, now: number): Promise<JobStatus | null>;
   /** Deletes the given jobs that are (still) in `status` (per-job removeOnComplete / removeOnFail). Returns how many. */
   removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number>;
   /** Applies a retention rule to one queue's finished jobs of one status, deleting at most `limit`. */

@@ -248,6 +248,10 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
       mount: function () {
         return [h('p', null, h('a', { href: '#/', text: '← All queues' })), heading, tools, h('h2', { text: 'Activity' }), charts, h('h2', { text: 'Jobs' }), tabs, searchForm, list];
       },
+      // A mistyped URL names no queue (404): say so, with nothing to act on (an action would create the queue).
+      missing: function (message) {
+        return [h('p', null, h('a', { href: '#/', text: '← All queues' })), h('h1', { text: 'No such queue' }), h('p', { 'data-missing': '', text: message })];
+      },
       update: function (data) {
         var q = data.queue;
         fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), q.hasProcessor ? h('small', { class: 'muted', text: 'processor here, concurrency ' + q.concurrency }) : h('span', { class: 'badge none', text: 'no processor in this app' })]);
@@ -303,7 +307,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
         h('td', null, h('a', { href: jobHref(job.id), 'data-focus': 'job:' + job.id, text: job.id })),
         named ? h('td', { 'data-label': 'Name', text: typeof job.name === 'string' ? job.name : '' }) : null,
         h('td', { 'data-label': 'Status' }, badge(job.status)),
-        h('td', { class: 'wrap', 'data-label': 'Key' }, job.key === null ? h('span', { class: 'muted', text: '–' }) : job.key),
+        h('td', { class: 'wrap', 'data-label': 'Key' }, isHidden(job, 'key') ? h('span', { class: 'muted', text: 'hidden' }) : job.key === null ? h('span', { class: 'muted', text: '–' }) : job.key),
         h('td', { class: 'num', 'data-label': 'Attempts' }, job.attempts + ' / ' + job.maxAttempts),
         h('td', { 'data-label': 'Created' }, when(job.createdAt)),
         h('td', { 'data-label': 'Finished' }, when(job.finishedAt)),
@@ -344,7 +348,7 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
         }
         var fields = [
           ['Queue', h('a', { href: queueHref(job.queue), text: job.queue })], ['Name', typeof job.name === 'string' ? job.name : '–'], ['Status', badge(job.status)], ['Attempts', job.attempts + ' of ' + job.maxAttempts],
-          ['Priority', String(job.priority)], ['Key', job.key === null ? '–' : job.key], ['Owner (worker)', job.lockedBy || '–'], ['Lease until', when(job.leaseUntil)],
+          ['Priority', String(job.priority)], ['Key', isHidden(data, 'key') ? h('span', { class: 'muted', text: 'hidden' }) : job.key === null ? '–' : job.key], ['Owner (worker)', job.lockedBy || '–'], ['Lease until', when(job.leaseUntil)],
           ['Created', when(job.createdAt)], ['Due', when(job.runAt)], ['Started', when(job.startedAt)], ['Finished', when(job.finishedAt)], ['Updated', when(job.updatedAt)]
         ];
         var other = Object.keys(job).filter(function (k) { return KNOWN.indexOf(k) < 0; });
@@ -353,9 +357,9 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
           h('h1', null, ['Job ' + job.id, badge(job.status)]),
           actions.length ? h('div', { class: 'toolbar' }, actions) : null,
           h('dl', { class: 'fields' }, fields.map(function (f) { return [h('dt', { text: f[0] }), h('dd', null, f[1])]; }).reduce(function (a, b) { return a.concat(b); }, [])),
-          h('h2', { text: 'Progress' }), progressOf(job.progress),
-          h('h2', { text: 'Data' }), data.hidden.indexOf('data') >= 0 ? h('p', { class: 'muted', text: 'Hidden by the dashboard\'s redact option.' }) : json(job.data),
-          h('h2', { text: 'Result' }), data.hidden.indexOf('result') >= 0 ? h('p', { class: 'muted', text: 'Hidden by the dashboard\'s redact option.' }) : job.result === null ? h('p', { class: 'muted', text: 'None.' }) : json(job.result),
+          h('h2', { text: 'Progress' }), isHidden(data, 'progress') ? hiddenNote() : progressOf(job.progress),
+          h('h2', { text: 'Data' }), isHidden(data, 'data') ? hiddenNote() : json(job.data),
+          h('h2', { text: 'Result' }), isHidden(data, 'result') ? hiddenNote() : job.result === null ? h('p', { class: 'muted', text: 'None.' }) : json(job.result),
           h('h2', { text: 'Error' }), errorsOf(job)
         ];
         if (other.length) {
@@ -366,6 +370,9 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
       }
     };
   }
+  /** Whether the server kept a field back (the redact option): 'hidden' lists them, on a job's page and on each listed job. */
+  function isHidden(holder, field) { return Array.isArray(holder.hidden) && holder.hidden.indexOf(field) >= 0; }
+  function hiddenNote() { return h('p', { class: 'muted', text: 'Hidden by the dashboard\'s redact option.' }); }
   function generic(value) {
     if (value === null || value === undefined) return h('span', { class: 'muted', text: '–' });
     if (typeof value === 'string' && ISO.test(value)) return when(value);
@@ -438,6 +445,8 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
     clearTimeout(state.timer);
     return view.load().then(function (data) {
       if (token !== state.token) return;
+      // The page said "no such queue" and the queue has appeared since: its own page again.
+      if (view.gone) { view.gone = false; fill(main, view.mount()); }
       if (typeof data.readOnly === 'boolean') state.readOnly = data.readOnly;
       // The statuses come from the server's counts, so a status a later version adds shows without a change here.
       var counts = (data.queue && data.queue.counts) || (data.queues && data.queues[0] && data.queues[0].counts);
@@ -449,6 +458,12 @@ export const DASHBOARD_SCRIPT = String.raw`(function () {
       if (focus === true && state.focusMain) main.focus();
     }).catch(function (error) {
       if (token !== state.token) return;
+      if (error.status === 404 && view.missing) {
+        if (!view.gone) fill(main, view.missing(error.message));
+        view.gone = true;
+        live.textContent = error.message;
+        return;
+      }
       live.textContent = 'Could not refresh: ' + error.message;
       if (focus === true) main.insertBefore(h('p', { role: 'alert', class: 'status-line error', text: error.message }), main.firstChild);
     }).then(function () {

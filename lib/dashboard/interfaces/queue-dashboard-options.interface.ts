@@ -11,6 +11,21 @@ export type DashboardRedactionSource = JobInfo | ScheduleInfo;
  */
 export type DashboardRedaction = boolean | ((value: unknown, source: DashboardRedactionSource) => unknown);
 
+/** The values `redact` applies to, each with its own rule. */
+export interface DashboardRedactOptions {
+  /** Job and schedule data. */
+  data?: DashboardRedaction;
+  /** What a job's handler returned. */
+  result?: DashboardRedaction;
+  /** The last value a handler passed to `job.updateProgress()`. Left out: hidden when `data` has a rule. */
+  progress?: DashboardRedaction;
+  /** A job's unique key (`JobOptions.key`). Left out: hidden when `data` has a rule. */
+  key?: DashboardRedaction;
+}
+
+/** The kinds of value `redact` covers. */
+export type DashboardRedactedField = keyof DashboardRedactOptions;
+
 /** An auth hook as a plain function: resolve `true` to let the request through (the request is the platform's own object). */
 export type DashboardAuthorizeFunction = (request: unknown, context: ExecutionContext) => boolean | Promise<boolean>;
 
@@ -29,8 +44,14 @@ export interface QueueDashboardOptions {
   authorize?: DashboardAuthorizeFunction;
   /** Modules the guard classes need providers from (they are resolved in the dashboard's module). */
   imports?: ModuleMetadata['imports'];
-  /** Hide or rewrite job and schedule data, and job results, before they leave the server. */
-  redact?: { data?: DashboardRedaction; result?: DashboardRedaction };
+  /**
+   * Hide or rewrite values before they leave the server: job and schedule `data`, job `result`, and a job's
+   * `progress` and unique `key` (in lists and on the job's page). `progress` and `key` are often built from the data
+   * (a handler reports `{ email }`, a key `invoice-<customer>`), so each one left out is hidden whenever `data` has a
+   * rule (`true` or a function); give it its own rule (`false` to show it as stored). A job's `name`, queue, status,
+   * timestamps, owner and error are always shown: a name is the kind of work, like the queue.
+   */
+  redact?: DashboardRedactOptions;
   /**
    * Origins (`https://ops.example.com`) allowed to send actions besides the dashboard's own host, e.g. when a
    * proxy rewrites the Host header. Their host names are answered as if listed in `allowedHosts`. Default: none.
@@ -53,7 +74,8 @@ export interface QueueDashboardOptions {
 export interface ResolvedDashboardOptions {
   path: string;
   readOnly: boolean;
-  redact: { data?: DashboardRedaction; result?: DashboardRedaction };
+  /** One rule per field, the defaults of `progress` and `key` applied. */
+  redact: DashboardRedactOptions;
   allowedOrigins: string[];
   /** Every configured name answered: `allowedHosts` and the hosts of `allowedOrigins`, as `hostNameOf` gives them. */
   allowedHosts: string[];

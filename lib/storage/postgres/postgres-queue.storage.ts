@@ -25,6 +25,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
   StoredEventBatch,
+  WaitedJobs,
 } from '../queue-storage.interface';
 import { PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { PostgresConnection, PostgresConnectionSource } from './postgres-connection';
@@ -38,14 +39,24 @@ import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import {
   appendEvents,
-  getFinishedJobs,
+  getWaitedJobs,
   hasEventReaders,
   markEventReader,
   markFinishWaiters,
   pruneEvents,
   readEvents,
 } from './sql/events.sql';
-import { countJobs, finishedSince, getJob, hasWork, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import {
+  countJobs,
+  finishedSince,
+  getJob,
+  hasWork,
+  jobsByKey,
+  listJobs,
+  oldestDuePending,
+  pausedQueues,
+  queueKnown,
+} from './sql/inspect.sql';
 import { extendLeases, findCancelled, findExpiredLeases, recoverExpiredLease, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
@@ -289,12 +300,16 @@ export class PostgresQueueStorage implements QueueStorage {
     return pausedQueues(this.db);
   }
 
+  queueKnown(queue: string): Promise<boolean> {
+    return queueKnown(this.db, queue);
+  }
+
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {
     return finishedSince(this.db, since, limit);
   }
 
-  getFinishedJobs(ids: string[]): Promise<JobRecord[]> {
-    return getFinishedJobs(this.db, ids);
+  getWaitedJobs(ids: string[]): Promise<WaitedJobs> {
+    return getWaitedJobs(this.db, ids);
   }
 
   appendEvents(batch: StoredEventBatch): Promise<void> {
@@ -345,8 +360,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return keyBlockedFailed(this.db, queue, finishedAtMost);
   }
 
-  remove(id: string): Promise<JobStatus | null> {
-    return removeJob(this.db, id);
+  remove(id: string, now: number): Promise<JobStatus | null> {
+    return removeJob(this.db, id, now);
   }
 
   applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number> {

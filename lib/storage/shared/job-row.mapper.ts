@@ -8,6 +8,7 @@ import {
   OldestDueRow,
   RecoveredJob,
   ScheduleRecord,
+  WaitedJobs,
 } from '../queue-storage.interface';
 
 /** A row as a driver returns it. Both backends name their columns alike (snake_case). */
@@ -69,6 +70,19 @@ export function toJobRecord(row: StorageRow): JobRecord {
     finishedAt: nullableNumber(row.finished_at),
     updatedAt: Number(row.updated_at),
   };
+}
+
+/**
+ * The rows of a look at waited jobs (`waited_id` plus the job's columns, null when no job has that id): the
+ * finished jobs, and the waited ids no job has any more.
+ */
+export function toWaitedJobs(rows: StorageRow[]): WaitedJobs {
+  const waited: WaitedJobs = { finished: [], gone: [] };
+  for (const row of rows) {
+    if (row.id === null || row.id === undefined) waited.gone.push(String(row.waited_id));
+    else waited.finished.push(toJobRecord(row));
+  }
+  return waited;
 }
 
 /** The record of a job this worker just claimed: it runs, under this worker's lease, since now. Hot path: no spreads. */

@@ -25,6 +25,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
   StoredEventBatch,
+  WaitedJobs,
 } from '../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
@@ -34,8 +35,18 @@ import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
-import { appendEvents, getFinishedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
-import { countJobs, finishedSince, getJob, hasWork, jobsByKey, listJobs, oldestDuePending, pausedQueues } from './sql/inspect.sql';
+import { appendEvents, getWaitedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
+import {
+  countJobs,
+  finishedSince,
+  getJob,
+  hasWork,
+  jobsByKey,
+  listJobs,
+  oldestDuePending,
+  pausedQueues,
+  queueKnown,
+} from './sql/inspect.sql';
 import { extendLeases, findCancelled, findExpiredLeases, recoverExpiredLease, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
@@ -301,12 +312,16 @@ export class SqliteQueueStorage implements QueueStorage {
     return pausedQueues(this.db.runner);
   }
 
+  queueKnown(queue: string): Promise<boolean> {
+    return queueKnown(this.db.runner, queue);
+  }
+
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {
     return finishedSince(this.db.runner, since, limit);
   }
 
-  getFinishedJobs(ids: string[]): Promise<JobRecord[]> {
-    return getFinishedJobs(this.db.background, ids);
+  getWaitedJobs(ids: string[]): Promise<WaitedJobs> {
+    return getWaitedJobs(this.db.background, ids);
   }
 
   appendEvents(batch: StoredEventBatch): Promise<void> {
@@ -355,7 +370,8 @@ export class SqliteQueueStorage implements QueueStorage {
     return keyBlockedFailed(this.db.runner, queue, finishedAtMost);
   }
 
-  remove(id: string): Promise<JobStatus | null> {
+  remove(id: string, _now: number): Promise<JobStatus | null> {
+    // No cross-process announcement on SQLite: waits elsewhere find the job gone at their next poll.
     return removeJob(this.db.runner, id);
   }
 

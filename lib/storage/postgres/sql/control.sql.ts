@@ -51,9 +51,11 @@ const sql = perSchema((tables) => {
       WHERE failed.queue = $1 AND failed.status = 'failed' AND failed.finished_at <= $2 AND failed.unique_key IS NOT NULL
       ORDER BY failed.id`,
 
+    // A removed job is announced like a finished one: a wait for it anywhere looks at once, and finds it gone.
     remove: `WITH target AS (SELECT id, status FROM ${T} WHERE id = $1 FOR UPDATE),
-      removed AS (DELETE FROM ${T} AS t USING target WHERE t.id = target.id AND target.status <> 'running')
-      SELECT status FROM target`,
+      removed AS (DELETE FROM ${T} AS t USING target WHERE t.id = target.id AND target.status <> 'running' RETURNING t.id),
+      ${notifyFinished(tables, 'removed', '$2')}
+      SELECT status FROM target WHERE (SELECT count(*) FROM done) >= 0`,
   };
 });
 
@@ -73,11 +75,11 @@ export async function cancelJob(db: PostgresContext, id: string, now: number): P
   return row ? (row.status as JobStatus) : null;
 }
 
-/** Deletes a job that is not running: its status before, or null when there is no such job. */
-export async function removeJob(db: PostgresContext, id: string): Promise<JobStatus | null> {
+/** Deletes a job that is not running (announced to waiters): its status before, or null when there is no such job. */
+export async function removeJob(db: PostgresContext, id: string, now: number): Promise<JobStatus | null> {
   const rowId = toRowId(id);
   if (rowId === null) return null;
-  const [row] = await db.runner.all(sql(db.tables).remove, [rowId]);
+  const [row] = await db.runner.all(sql(db.tables).remove, [rowId, ms(now)]);
   return row ? (row.status as JobStatus) : null;
 }
 

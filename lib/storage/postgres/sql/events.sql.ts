@@ -1,7 +1,7 @@
 import { EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../sqlite-queue.constants';
-import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
-import { JOB_COLUMNS } from '../../shared/job-columns';
-import { toJobRecord } from '../../shared/job-row.mapper';
+import { StoredEventBatch, WaitedJobs } from '../../queue-storage.interface';
+import { jobColumnsOf } from '../../shared/job-columns';
+import { toWaitedJobs } from '../../shared/job-row.mapper';
 import { toStoredEventBatch } from '../../sqlite/sql/events.sql';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
@@ -14,7 +14,10 @@ import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragment
 const sql = perSchema(({ T, R, eventsChannel }) => {
   const E = T.replace(/[^.]+$/, EVENTS_TABLE);
   return {
-    finishedJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ANY($1::bigint[]) AND status IN ('completed', 'failed', 'cancelled')`,
+    // The left join keeps the ids no row has (a removed job), with null columns; live jobs are left out.
+    waitedJobs: `SELECT waited.id AS waited_id, ${jobColumnsOf('j')}
+      FROM unnest($1::bigint[]) AS waited (id) LEFT JOIN ${T} AS j ON j.id = waited.id
+      WHERE j.id IS NULL OR j.status IN ('completed', 'failed', 'cancelled')`,
     // The notification (payload: the publisher) wakes the readers of every other process at commit, not at their next poll.
     appendEvents: `INSERT INTO ${E} (origin, created_at, events)
       SELECT $1, $2, $3 FROM (SELECT pg_advisory_xact_lock(hashtext('${E}'))) AS lock,
@@ -29,11 +32,11 @@ const sql = perSchema(({ T, R, eventsChannel }) => {
   };
 });
 
-/** Of these jobs, the finished ones, in one statement. */
-export async function getFinishedJobs(db: PostgresContext, ids: string[]): Promise<JobRecord[]> {
+/** Of these jobs, the finished ones, and the ids no job has, in one statement. */
+export async function getWaitedJobs(db: PostgresContext, ids: string[]): Promise<WaitedJobs> {
   const rowIds = ids.map(toRowId).filter((id): id is string => id !== null);
-  if (rowIds.length === 0) return [];
-  return (await db.runner.all(sql(db.tables).finishedJobs, [rowIds])).map(toJobRecord);
+  if (rowIds.length === 0) return { finished: [], gone: [] };
+  return toWaitedJobs(await db.runner.all(sql(db.tables).waitedJobs, [rowIds]));
 }
 
 /** Appends one batch of events (one row). */

@@ -17,7 +17,7 @@ function countSql(T: string, queueFilter: string): string {
       WHERE status IN ('completed', 'failed', 'cancelled') ${queueFilter} GROUP BY queue, status`;
 }
 
-const sql = perSchema(({ T, Q }) => ({
+const sql = perSchema(({ T, Q, S }) => ({
   getJob: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = $1`,
 
   countAll: countSql(T, ''),
@@ -35,6 +35,10 @@ const sql = perSchema(({ T, Q }) => ({
   jobsByKey: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND unique_key = $2 ORDER BY id DESC LIMIT $3`,
 
   pausedQueues: `SELECT queue FROM ${Q} WHERE paused`,
+
+  // Anything that names the queue: a job (the status index leads with the queue), its state row or a schedule.
+  queueKnown: `SELECT EXISTS (SELECT 1 FROM ${T} WHERE queue = $1) OR EXISTS (SELECT 1 FROM ${Q} WHERE queue = $1)
+      OR EXISTS (SELECT 1 FROM ${S} WHERE queue = $1) AS known`,
 
   // A loose index scan finds the queues (one index probe each), then each queue's newest finished jobs per
   // status come from a backward walk of the status index: no table scan and no index just for this.
@@ -88,6 +92,12 @@ export async function countJobs(db: PostgresContext, queue?: string): Promise<Co
 /** Queues currently paused. */
 export async function pausedQueues(db: PostgresContext): Promise<string[]> {
   return queuesOf(await db.runner.all(sql(db.tables).pausedQueues, []));
+}
+
+/** Whether the database has a job, a queue state row or a schedule of `queue`. */
+export async function queueKnown(db: PostgresContext, queue: string): Promise<boolean> {
+  const [row] = await db.runner.all(sql(db.tables).queueKnown, [queue]);
+  return row?.known === true;
 }
 
 /** Whether a job is running, or pending, due and not paused; of one queue or of all. */

@@ -1,15 +1,19 @@
 import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
-import { JobRecord, StoredEventBatch } from '../../queue-storage.interface';
-import { JOB_COLUMNS } from '../../shared/job-columns';
-import { StorageRow, toJobRecord } from '../../shared/job-row.mapper';
+import { StoredEventBatch, WaitedJobs } from '../../queue-storage.interface';
+import { jobColumnsOf } from '../../shared/job-columns';
+import { StorageRow, toWaitedJobs } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T, toRowId } from './sqlite-sql-fragments';
 
 const E = EVENTS_TABLE;
 
-/** The ids travel as one JSON array: one statement, and one SQL text, whatever the number of jobs waited for. */
-const FINISHED_JOBS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
-  WHERE id IN (SELECT value FROM json_each(?)) AND finished_at IS NOT NULL`;
+/**
+ * The ids travel as one JSON array: one statement, and one SQL text, whatever the number of jobs waited for. The
+ * left join keeps the ids no row has (a removed job), with null columns; live jobs are left out.
+ */
+const WAITED_JOBS_SQL = `SELECT waited.value AS waited_id, ${jobColumnsOf('j')}
+  FROM json_each(?) AS waited LEFT JOIN ${T} AS j ON j.id = waited.value
+  WHERE j.id IS NULL OR j.finished_at IS NOT NULL`;
 
 const APPEND_EVENTS_SQL = `INSERT INTO ${E} (origin, created_at, events) VALUES (?, ?, ?)`;
 
@@ -27,11 +31,11 @@ const MARK_READER_SQL = `INSERT INTO ${EVENT_READERS_TABLE} (origin, seen_at) VA
 
 const HAS_READERS_SQL = `SELECT EXISTS (SELECT 1 FROM ${EVENT_READERS_TABLE} WHERE seen_at >= ?) AS found`;
 
-/** Of these jobs, the finished ones. */
-export async function getFinishedJobs(runner: StatementRunner, ids: string[]): Promise<JobRecord[]> {
+/** Of these jobs, the finished ones, and the ids no job has. */
+export async function getWaitedJobs(runner: StatementRunner, ids: string[]): Promise<WaitedJobs> {
   const rowIds = ids.map(toRowId).filter((id): id is number => id !== null);
-  if (rowIds.length === 0) return [];
-  return (await runner.all(FINISHED_JOBS_SQL, [JSON.stringify(rowIds)])).map(toJobRecord);
+  if (rowIds.length === 0) return { finished: [], gone: [] };
+  return toWaitedJobs(await runner.all(WAITED_JOBS_SQL, [JSON.stringify(rowIds)]));
 }
 
 /** Appends one batch of events (one row). */

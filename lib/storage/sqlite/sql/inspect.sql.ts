@@ -4,7 +4,7 @@ import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
-import { Q, T, toRowId } from './sqlite-sql-fragments';
+import { Q, S, T, toRowId } from './sqlite-sql-fragments';
 
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
 
@@ -44,6 +44,16 @@ const LIST_NAMED_JOBS_SQL = listJobsSql('AND name = ?');
 const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND unique_key = ? ORDER BY id DESC LIMIT ?`;
 
 const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
+
+/**
+ * Whether anything in the database names the queue: a job of any status (each status group probed through its own
+ * partial index), its row of queue state (paused, limits, processor announcements) or a schedule.
+ */
+const QUEUE_KNOWN_SQL = `SELECT (EXISTS (SELECT 1 FROM ${T} WHERE queue = ? AND status = 'pending')
+    OR EXISTS (SELECT 1 FROM ${T} WHERE queue = ? AND finished_at IS NOT NULL)
+    OR EXISTS (SELECT 1 FROM ${T} WHERE status = 'running' AND queue = ?)
+    OR EXISTS (SELECT 1 FROM ${Q} WHERE queue = ?)
+    OR EXISTS (SELECT 1 FROM ${S} WHERE queue = ?)) AS known`;
 
 /**
  * The finished queues by a loose index scan of the finished index (a DISTINCT read all of it), then each queue's and
@@ -97,6 +107,12 @@ export async function countJobs(runner: StatementRunner, queue?: string): Promis
 /** Queues currently paused. */
 export async function pausedQueues(runner: StatementRunner): Promise<string[]> {
   return queuesOf(await runner.all(PAUSED_QUEUES_SQL, []));
+}
+
+/** Whether the database has a job, a queue state row or a schedule of `queue`. */
+export async function queueKnown(runner: StatementRunner, queue: string): Promise<boolean> {
+  const [row] = await runner.all(QUEUE_KNOWN_SQL, [queue, queue, queue, queue, queue]);
+  return Number(row?.known) === 1;
 }
 
 /** Timings of jobs finished at or after `since`, newest first, at most `limit`. */

@@ -1,0 +1,128 @@
+/**
+ * The dashboard's JSON API on every backend (no browser): what `redact` keeps back (issue 23, item 8: progress and
+ * keys leaked past a data rule), and what it answers for a queue nobody ever declared (issue 24, item 2: a mistyped
+ * `#/queue/nope` showed a normal page, and pausing it created the queue).
+ */
+import { Module } from '@nestjs/common';
+import { Job, QueueAdmin, QueueProducer } from '../lib';
+import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
+import { defineProcessor } from './fixtures/define-processor';
+import { TestDatabase, describeEachBackend } from './support/backends';
+import { waitFor } from './support/wait-for';
+
+const SECRET = 'alice@example.com';
+
+/** A queue whose handler reports progress carrying its data, as handlers do. */
+const Report = defineProcessor<{ email: string }>('report', async (job: Job<{ email: string }>) => {
+  await job.updateProgress({ step: 'sent', to: job.data.email });
+  return { ok: true };
+});
+@Module({ providers: [Report] })
+class ReportModule {}
+
+interface ListedJob {
+  id: string;
+  name: string | null;
+  key: string | null;
+  progress: unknown;
+  hidden: string[];
+}
+
+describeEachBackend('dashboard API', (backend) => {
+  let db: TestDatabase;
+  let running: DashboardApp | undefined;
+  beforeEach(() => (db = backend.tempDatabase()));
+  afterEach(async () => {
+    await running?.app.close();
+    running = undefined;
+    db.cleanup();
+  });
+
+  const get = async (path: string) => {
+    const response = await fetch(`${running!.url}/queues/api/${path}`);
+    return { status: response.status, text: await response.text() };
+  };
+  const post = async (path: string, body: unknown = {}) => {
+    const response = await fetch(`${running!.url}/queues/api/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: running!.url },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { message: string } };
+  };
+
+  async function finishedReportJob(): Promise<string> {
+    const job = await running!.app.get(QueueProducer).add('report', { email: SECRET }, { key: `invoice-${SECRET}`, name: 'receipt' });
+    const admin = running!.app.get(QueueAdmin);
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the report job completed');
+    return job.id;
+  }
+
+  it('redact.data also hides progress and key, in the job page and in lists; the job name stays', async () => {
+    running = await startDashboardApp(db, 'express', { redact: { data: true } }, [ReportModule]);
+    const id = await finishedReportJob();
+
+    const page = await get(`jobs/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain(SECRET);
+    const shown = JSON.parse(page.text) as { hidden: string[]; job: ListedJob };
+    expect(shown.hidden.sort()).toEqual(['data', 'key', 'progress']);
+    expect(shown.job).toMatchObject({ name: 'receipt', key: null, progress: null, result: { ok: true } });
+
+    for (const path of [
+      'queues/report',
+      'queues/report?status=completed',
+      `queues/report?search=${encodeURIComponent(`invoice-${SECRET}`)}`,
+    ]) {
+      const list = await get(path);
+      expect(list.status).toBe(200);
+      const jobs = (JSON.parse(list.text) as { jobs: ListedJob[] }).jobs;
+      expect(jobs.map((job) => job.id)).toEqual([id]);
+      // The search term comes back as typed; no job field carries the secret.
+      expect(JSON.stringify(jobs)).not.toContain(SECRET);
+      expect(jobs[0]).toMatchObject({ name: 'receipt', key: null, progress: null, hidden: ['progress', 'key'] });
+    }
+  });
+
+  it('progress and key take rules of their own: false shows as stored, a function rewrites', async () => {
+    running = await startDashboardApp(
+      db,
+      'express',
+      { redact: { data: true, key: false, progress: (value) => ({ ...(value as object), to: '***' }) } },
+      [ReportModule],
+    );
+    const id = await finishedReportJob();
+    const shown = JSON.parse((await get(`jobs/${id}`)).text) as { hidden: string[]; job: ListedJob };
+    expect(shown.hidden).toEqual(['data']);
+    expect(shown.job).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: '***' } });
+    const [listed] = (JSON.parse((await get('queues/report')).text) as { jobs: ListedJob[] }).jobs;
+    expect(listed).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: '***' }, hidden: [] });
+  });
+
+  it('a queue nothing knows: its page answers 404 and every action on it is refused (404), creating nothing', async () => {
+    running = await startDashboardApp(db, 'express');
+    const page = await get('queues/nope');
+    expect(page.status).toBe(404);
+    expect((JSON.parse(page.text) as { message: string }).message).toContain('No queue "nope"');
+    for (const action of ['pause', 'resume', 'retry-failed']) {
+      const answer = await post(`queues/nope/${action}`);
+      expect(answer.status).toBe(404);
+      expect(answer.body.message).toContain('no queue "nope" is known');
+    }
+    const clean = await post('queues/nope/clean', { statuses: ['completed'], olderThanMinutes: 0 });
+    expect(clean.status).toBe(404);
+    const overview = JSON.parse((await get('overview')).text) as { queues: { name: string }[] };
+    expect(overview.queues.map((queue) => queue.name)).toEqual(['mail', 'other']);
+    // A known queue with no job yet still has its page, and can be paused before its first job.
+    expect((await get('queues/other')).status).toBe(200);
+    expect((await post('queues/other/pause')).status).toBe(200);
+  });
+
+  it('without redact, progress and key are shown as stored', async () => {
+    running = await startDashboardApp(db, 'express', {}, [ReportModule]);
+    const id = await finishedReportJob();
+    const shown = JSON.parse((await get(`jobs/${id}`)).text) as { hidden: string[]; job: ListedJob };
+    expect(shown.hidden).toEqual([]);
+    expect(shown.job).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: SECRET } });
+  });
+});
