@@ -72,4 +72,27 @@ describe('TransactionGate', () => {
     inner.finishAll();
     await held;
   });
+
+  it("while closed, lets an application's call through when it was made inside the transaction, and holds it otherwise", async () => {
+    const inner = heldRunner();
+    let inside = false;
+    const gate = new TransactionGate(inner.runner, () => inside);
+    await gate.close();
+    const beside = gate.callers.run('add beside', []);
+    const background = gate.all('claim', []);
+    inside = true;
+    const fromInside = gate.callers.all('add inside', []);
+    // The module's own statements never join the transaction, whatever the context.
+    const backgroundInside = gate.run('complete', []);
+    await turn();
+    expect(inner.sent).toEqual(['add inside']);
+    inner.finishAll();
+    await expect(fromInside).resolves.toEqual([]);
+    inside = false;
+    gate.open();
+    await turn();
+    expect(inner.sent).toEqual(['add inside', 'add beside', 'claim', 'complete']);
+    inner.finishAll();
+    await Promise.all([beside, background, backgroundInside]);
+  });
 });

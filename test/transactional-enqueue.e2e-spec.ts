@@ -1,41 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule, UnsupportedTransactionError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { readRunLog, startChildApp } from './support/child-app';
-import { CountingConnection, countingConnection } from './support/counting-data-source';
+import { AppConnection, appConnection, rolledBack } from './support/app-connection';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
 
-/**
- * The application's own DataSource, shared with the queue module (the module's `dataSource` option: on SQLite the
- * one way its transactions can hold the queue's writes; on PostgreSQL one of two), with an `orders` table of its own.
- */
-async function appConnection(current: ReturnType<typeof perTestApp>): Promise<CountingConnection & { orders: string }> {
-  const connection = countingConnection(current.db);
-  await connection.dataSource.initialize();
-  const schema = connection.options.postgres?.schema;
-  const orders = schema ? `"${schema}".orders` : 'orders';
-  if (schema) await connection.dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  await connection.dataSource.query(`CREATE TABLE ${orders} (id integer PRIMARY KEY, item text NOT NULL)`);
-  return { ...connection, orders };
-}
-
-/** Runs `work` in a transaction of `dataSource` and rolls it back (by throwing). */
-async function rolledBack(dataSource: DataSource, work: (manager: EntityManager) => Promise<unknown>): Promise<void> {
-  const rollback = new Error('roll back');
-  await expect(
-    dataSource.transaction(async (manager) => {
-      await work(manager);
-      throw rollback;
-    }),
-  ).rejects.toBe(rollback);
-}
-
 describeEachBackend('transactional enqueue (options.manager)', (backend) => {
   const current = perTestApp(backend);
-  let connection: (CountingConnection & { orders: string }) | undefined;
+  let connection: AppConnection | undefined;
   // After perTestApp's hook: the borrowed DataSource outlives the app that used it.
   afterEach(async () => {
     await connection?.destroy();

@@ -3,7 +3,7 @@ import { Subscription, filter } from 'rxjs';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { WaitTimeoutError } from '../errors/wait-timeout.error';
-import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { JobRecord, QueueStorage, TransactionFate } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
 import { JobEventBus } from './job-event-bus';
 
@@ -11,6 +11,8 @@ interface Waiter {
   resolve(record: JobRecord): void;
   reject(error: Error): void;
   timer?: NodeJS.Timeout;
+  /** Stops following the rollback of the transaction the job was written in. */
+  unfollow?: () => void;
 }
 
 const FINAL_EVENTS = new Set(['completed', 'failed', 'cancelled']);
@@ -55,13 +57,19 @@ export class FinishWatcher {
    * Resolves with the job's record once it is completed, failed or cancelled (at once if it already is); rejects
    * with `JobNotFoundError` when no job has that id, or once the job is found removed (at the next look: at once
    * for a removal by this process or, where removals are announced, by any process; else within `pollInterval`).
+   * With the `transaction` the job was written in: rejects with JobNotFoundError once that rolls back (the job
+   * never existed, and on SQLite its id may be given to another job).
    * @throws JobNotFoundError, WaitTimeoutError, ShutdownAbortError (the application closed first).
    */
-  wait(id: string, timeout?: number): Promise<JobRecord> {
+  wait(id: string, timeout?: number, transaction?: TransactionFate): Promise<JobRecord> {
     if (this.closed) return Promise.reject(new ShutdownAbortError(`Cannot wait for job ${id}: the queue module is shut down`));
+    if (transaction?.rolledBack) return Promise.reject(new JobNotFoundError(id));
     return new Promise<JobRecord>((resolve, reject) => {
       // Registered before the first look, so a finish between that look and now is not missed.
       const waiter: Waiter = { resolve, reject };
+      waiter.unfollow = transaction?.onRollback(() => {
+        if (this.remove(id, waiter)) reject(new JobNotFoundError(id));
+      });
       if (timeout !== undefined) {
         waiter.timer = setTimeout(() => {
           this.remove(id, waiter);
@@ -90,6 +98,7 @@ export class FinishWatcher {
     for (const [id, waiters] of this.waiting) {
       for (const waiter of waiters) {
         clearTimeout(waiter.timer);
+        waiter.unfollow?.();
         waiter.reject(new ShutdownAbortError(`Stopped waiting for job ${id}: the application is shutting down`));
       }
     }
@@ -227,6 +236,7 @@ export class FinishWatcher {
       this.waiting.delete(record.id);
       for (const waiter of waiters) {
         clearTimeout(waiter.timer);
+        waiter.unfollow?.();
         waiter.resolve(record);
       }
     }
@@ -238,6 +248,7 @@ export class FinishWatcher {
     const waiters = this.waiting.get(id);
     if (!waiters?.delete(waiter)) return false;
     clearTimeout(waiter.timer);
+    waiter.unfollow?.();
     if (waiters.size === 0) this.waiting.delete(id);
     this.stopIfIdle();
     return true;

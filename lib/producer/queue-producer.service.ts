@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
-import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { JobRecord, QueueStorage, TransactionFate } from '../storage/queue-storage.interface';
 import { newJobRecord } from '../storage/shared/job-row.mapper';
 import { intendedRunAt } from '../storage/shared/flow-wait';
 import { AddFlowOptions, FlowJob } from '../interfaces/flow-job.interface';
@@ -22,11 +22,19 @@ import { QueueFactory } from '../factory/queue.factory';
 import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
 import { guardStorage } from '../utils/storage-boundary.util';
-import { toJob } from '../worker/job-runtime';
+import { ChildrenSource, toJob } from '../worker/job-runtime';
+import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
+
+/** A handle's children while its transaction has not rolled back; after that its id may name another job. */
+function childrenWhileAlive(storage: QueueStorage, transaction: TransactionFate): ChildrenSource {
+  return {
+    childrenOf: (id) => (transaction.rolledBack ? Promise.reject(new JobNotFoundError(id)) : storage.childrenOf(id)),
+  };
+}
 
 /** The one transaction named by the jobs' options (`manager`), if any; items naming different ones are refused. */
 function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityManager | undefined {
@@ -74,9 +82,15 @@ export class QueueProducer {
     now: number,
     storage: QueueStorage,
     inTransaction: boolean,
+    transaction?: TransactionFate,
   ): EnqueuedJob<TData, TResult> {
     const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
-    const job = toJob<TData>(record, NEVER_ABORTED, { updateProgress: refuse, log: refuse, updateData: refuse }, storage);
+    const job = toJob<TData>(
+      record,
+      NEVER_ABORTED,
+      { updateProgress: refuse, log: refuse, updateData: refuse },
+      transaction ? childrenWhileAlive(storage, transaction) : storage,
+    );
     // A job written by the caller's transaction does not exist for anyone else until that commits, maybe never.
     // `>=`: a group commit stamps its rows with the latest caller's time; a job found by its key was created before.
     if (!inTransaction && this.factory.events.observed && record.createdAt >= now) {
@@ -91,7 +105,7 @@ export class QueueProducer {
             `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`,
           );
         }
-        return toJobInfo<TData, TResult>(await this.factory.finishWatcher.wait(record.id, options.timeout));
+        return toJobInfo<TData, TResult>(await this.factory.finishWatcher.wait(record.id, options.timeout, transaction));
       },
     });
   }
@@ -115,16 +129,27 @@ export class QueueProducer {
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const manager = options?.manager === undefined ? undefined : managerOf(queue, [options]);
     const storage = await this.factory.storage();
+    // Read in the caller's context: a group commit writes in the context of the add that started it.
+    const transaction = storage.openTransactionOf?.(manager);
     let stored: JobRecord;
     try {
       [stored] = manager
         ? await storage.enqueueIn(manager, queue, [record], now)
-        : [await this.groupCommitFor(storage).add(queue, record, now)];
+        : transaction
+          ? // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
+            await storage.enqueue(queue, [record], now)
+          : [await this.groupCommitFor(storage).add(queue, record, now)];
     } catch (error) {
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-    return this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(stored, now, storage, manager !== undefined);
+    return this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
+      stored,
+      now,
+      storage,
+      manager !== undefined || transaction !== undefined,
+      transaction,
+    );
   }
 
   /**
@@ -163,6 +188,7 @@ export class QueueProducer {
       items.map((item) => item.options),
     );
     const storage = await this.factory.storage();
+    const transaction = storage.openTransactionOf?.(manager);
     let stored: JobRecord[];
     try {
       stored = manager ? await storage.enqueueIn(manager, queue, records, now) : await storage.enqueue(queue, records, now);
@@ -174,7 +200,13 @@ export class QueueProducer {
       now,
     );
     return stored.map((record) =>
-      this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(record, now, storage, manager !== undefined),
+      this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
+        record,
+        now,
+        storage,
+        manager !== undefined || transaction !== undefined,
+        transaction,
+      ),
     );
   }
 
@@ -193,6 +225,7 @@ export class QueueProducer {
     const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now);
     const manager = options.manager === undefined ? undefined : managerOf(nodes[0].queue, [options]);
     const storage = await this.factory.storage();
+    const transaction = storage.openTransactionOf?.(manager);
     let ids: string[];
     try {
       ids = await storage.enqueueFlow(nodes, now, manager);
@@ -203,7 +236,7 @@ export class QueueProducer {
       nodes.map((node) => node.job.runAt),
       now,
     );
-    if (manager === undefined && this.factory.events.observed) {
+    if (manager === undefined && transaction === undefined && this.factory.events.observed) {
       // The root is announced by `enqueued` below; every other node of the tree is a job added now too.
       nodes.slice(1).forEach((node, index) => {
         const runAt = new Date(intendedRunAt(node.job.runAt));
@@ -215,7 +248,8 @@ export class QueueProducer {
       { ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) },
       now,
       storage,
-      manager !== undefined,
+      manager !== undefined || transaction !== undefined,
+      transaction,
     );
   }
 

@@ -211,6 +211,17 @@ export interface WaitedJobs {
 }
 
 /**
+ * The caller's transaction a job was written in, as far as the storage follows it (SQLite). A job of a transaction
+ * that rolled back never existed, and on SQLite its id may be given again: its handle must stop naming it.
+ */
+export interface TransactionFate {
+  /** True once the transaction rolled back. */
+  readonly rolledBack: boolean;
+  /** Calls `listener` once, when the transaction rolls back (never when it commits); the result stops listening. */
+  onRollback(listener: () => void): () => void;
+}
+
+/**
  * Everything the queue needs from a database. The poller, workers, producer and admin only talk to
  * this; a backend keeps all of its SQL behind it. Every method is one atomic statement unless it says
  * otherwise, and none leaves a transaction open.
@@ -248,6 +259,13 @@ export interface QueueStorage {
   enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
   /** Inserts a flow's nodes in one atomic write (in `manager`'s transaction when given); their ids, in node order. */
   enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]>;
+  /**
+   * Where the storage shares one connection with the application (SQLite on a borrowed DataSource): the open
+   * transaction that `manager`'s writes, or without one the writes of a call made now (in this async context), run
+   * inside. Undefined when there is none: the call commits on its own. Absent where writes never join a caller's
+   * transaction unasked (PostgreSQL's pool) and ids are never given twice.
+   */
+  openTransactionOf?(manager?: EntityManager): TransactionFate | undefined;
   /**
    * How many inserts of one queue the producer's group commit keeps in flight at once (default 1): one where the
    * database has a single writer, more where statements run side by side and their commits' disk flushes overlap.

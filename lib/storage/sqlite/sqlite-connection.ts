@@ -16,6 +16,7 @@ import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
 import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
 import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { TransactionGate } from './transaction-gate';
+import { WatchedTransaction } from './watched-transaction';
 
 /** Where the SQLite storage gets its connection. */
 export type SqliteConnectionSource = { dataSource: DataSource } | { database: string; driver: SqliteDriverName };
@@ -29,6 +30,10 @@ export class SqliteConnection {
   private readonly ownsDataSource: boolean;
   private statements?: SqliteStatements;
   private backgroundStatements?: StatementRunner;
+  /** The application's calls on a borrowed connection (see TransactionGate.callers). */
+  private callerStatements?: StatementRunner;
+  /** On a borrowed connection: its transactions, followed. */
+  private transactions?: SqliteTransactionWatch;
   private checkpointer?: WalCheckpointer;
   private hints$?: Observable<void>;
   /** Our own inserts announce themselves: no native round trip per row. */
@@ -56,10 +61,23 @@ export class SqliteConnection {
     return String(this.dataSource.options.database);
   }
 
-  /** Runs the storage's statements; only between `open` and `close`. */
+  /**
+   * Runs the statements of the application's calls (`add`, `QueueAdmin`, a job's progress); only between `open` and
+   * `close`. On a DataSource shared with the application, a call made while the application has a transaction
+   * open waits for its end, unless it was made inside that transaction (see SqliteTransactionWatch).
+   */
   get runner(): StatementRunner {
     if (!this.statements) throw new Error('SqliteQueueStorage used before initialize()');
-    return this.statements;
+    return this.callerStatements ?? this.statements;
+  }
+
+  /**
+   * On a DataSource shared with the application: its open transaction when the current call is made inside it
+   * (its statements run in that transaction and roll back with it). Undefined otherwise, at the cost of a field read
+   * when no transaction is open.
+   */
+  callerTransaction(): WatchedTransaction | undefined {
+    return this.transactions?.callerTransaction();
   }
 
   /**
@@ -104,9 +122,12 @@ export class SqliteConnection {
       await this.configure(this.statements);
       this.backgroundStatements = this.statements;
       if (!this.ownsDataSource) {
-        const gate = new TransactionGate(this.statements);
-        SqliteTransactionWatch.of(this.dataSource).setGate(gate);
+        const transactions = SqliteTransactionWatch.of(this.dataSource);
+        const gate = new TransactionGate(this.statements, () => transactions.callerTransaction() !== undefined);
+        transactions.setGate(gate);
+        this.transactions = transactions;
         this.backgroundStatements = gate;
+        this.callerStatements = gate.callers;
       }
       await setUp(this.statements);
       await probeWrite(this.statements);

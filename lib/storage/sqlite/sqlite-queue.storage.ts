@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { MODULE_DEFAULTS } from '../../sqlite-queue.constants';
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, QueryRunner } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {
   AttemptRef,
@@ -25,6 +25,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
   StoredEventBatch,
+  TransactionFate,
   WaitedJobs,
 } from '../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
@@ -112,6 +113,18 @@ export class SqliteQueueStorage implements QueueStorage {
     return this.db.fault;
   }
 
+  openTransactionOf(manager?: EntityManager): TransactionFate | undefined {
+    if (manager === undefined) return this.db.callerTransaction();
+    let runner: QueryRunner;
+    try {
+      runner = sqliteTransactionRunner(manager, this.db.source);
+    } catch {
+      // Not a transaction that can hold the queue's rows: `enqueueIn` refuses it with the typed error.
+      return undefined;
+    }
+    return SqliteTransactionWatch.of(dataSourceOfManager(manager)).transactionOf(runner);
+  }
+
   async enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
     if (this.db.fault) throw this.db.fault;
     const runner = sqliteTransactionRunner(manager, this.db.source);
@@ -120,7 +133,7 @@ export class SqliteQueueStorage implements QueueStorage {
       findByKeys: (keyQueue, keys) => findLiveByKeys(statements, keyQueue, keys),
       insert: async (insertQueue, insertJobsOf, insertNow) => {
         const inserted = await insertJobs(statements, insertQueue, insertJobsOf, insertNow);
-        if (inserted.length > 0) this.afterCommit(manager, runner);
+        if (inserted.length > 0) this.afterCommit(manager, runner, inserted);
         return inserted;
       },
     };
@@ -132,18 +145,28 @@ export class SqliteQueueStorage implements QueueStorage {
     if (manager) {
       const runner = sqliteTransactionRunner(manager, this.db.source);
       const ids = await insertFlow(new TransactionStatements(runner), nodes, now);
-      this.afterCommit(manager, runner);
+      this.afterCommit(
+        manager,
+        runner,
+        ids.map((id) => ({ id })),
+      );
       return ids;
     }
     const ids = await insertFlow(this.db.runner, nodes, now);
+    this.db.callerTransaction()?.noteIds(ids);
     this.db.inserted();
     this.db.written();
     return ids;
   }
 
-  /** Wakes this process's poller when the caller's transaction commits: its jobs are invisible before. */
-  private afterCommit(manager: EntityManager, runner: Parameters<SqliteTransactionWatch['afterCommit']>[0]): void {
-    SqliteTransactionWatch.of(dataSourceOfManager(manager)).afterCommit(runner, () => {
+  /**
+   * Wakes this process's poller when the caller's transaction commits (its jobs are invisible before), and notes the
+   * ids it was given (a rollback gives them back to SQLite's sequence, which must not hand them out again).
+   */
+  private afterCommit(manager: EntityManager, runner: QueryRunner, inserted: { id: string }[]): void {
+    const watch = SqliteTransactionWatch.of(dataSourceOfManager(manager));
+    watch.transactionOf(runner)?.noteIds(inserted.map((row) => row.id));
+    watch.afterCommit(runner, () => {
       this.db.inserted();
       this.db.written();
     });
@@ -173,6 +196,8 @@ export class SqliteQueueStorage implements QueueStorage {
   private async insert(queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
     const inserted = await insertJobs(this.db.runner, queue, jobs, now);
     if (inserted.length > 0) {
+      // Made inside the application's open transaction (a borrowed connection): its ids may be given back.
+      this.db.callerTransaction()?.noteIds(inserted.map((row) => row.id));
       this.db.inserted();
       this.db.written();
     }

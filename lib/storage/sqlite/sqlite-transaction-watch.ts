@@ -1,29 +1,51 @@
+import { Logger } from '@nestjs/common';
 import type { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
+import { TransactionStatements } from '../shared/transaction-statements';
+import { keepRolledBackIds } from './sql/sequence.sql';
+import { wrapManagerTransactions } from './typeorm-sqlite-internals';
+import {
+  WatchedTransaction,
+  enterTransactionContext,
+  pendingTransactionOf,
+  runInTransactionContext,
+  runsInside,
+} from './watched-transaction';
+
+/** What the watch closes before BEGIN and opens after COMMIT or ROLLBACK (the TransactionGate). */
+export interface Gate {
+  close(): Promise<void>;
+  open(): void;
+}
 
 /**
  * Follows the transactions of one SQLite DataSource through a TypeORM subscriber (public API: `dataSource.subscribers`).
+ * TypeORM's sqlite drivers have ONE connection per DataSource, so one transaction at a time: `active`.
  *
  * - Runs callbacks when the outermost transaction of a query runner commits (and drops them on rollback): jobs a
  *   transaction enqueued wake the poller at commit, not at insert time.
- * - With a gate (the module shares the application's DataSource), keeps the module's own background statements
- *   (claims, outcomes, heartbeats) out of the application's transactions. TypeORM's sqlite drivers have ONE
- *   connection: a claim sent while the application's transaction is open would run inside it, could take a job
- *   that the transaction then rolls back, and would be undone with it. The gate lets the statements in flight
- *   finish before BEGIN is sent, and holds new ones until COMMIT or ROLLBACK.
+ * - With a gate (the module shares the application's DataSource), keeps the module's statements out of the
+ *   application's transactions: a claim sent while the transaction is open would run inside it, could take a job
+ *   that the transaction then rolls back, and would be undone with it; an `add` made by other code beside it would
+ *   resolve with a job that the rollback then deletes. The gate lets the statements in flight finish before BEGIN,
+ *   and holds new ones until COMMIT or ROLLBACK, except the calls made inside the transaction (its callback's async
+ *   context, see watched-transaction.ts), which run in it as they always did.
+ * - After a rollback, raises the jobs table's AUTOINCREMENT sequence above the ids handed out inside it (a rollback
+ *   rolls `sqlite_sequence` back too), and tells the handles of its jobs, so a stale id never names a newer job.
  */
 export class SqliteTransactionWatch implements EntitySubscriberInterface {
   private readonly onCommit = new WeakMap<QueryRunner, (() => void)[]>();
-  private gate?: { close(): Promise<void>; open(): void };
-  /** The gate is closed for a transaction: nested ones (SAVEPOINTs) find it so. One connection, one at a time. */
-  private inTransaction = false;
+  private gate?: Gate;
+  /** The application's transaction open on the connection (its outermost one; SAVEPOINTs nest inside it). */
+  private active?: WatchedTransaction;
+  private readonly logger = new Logger('JobQueue');
 
-  private constructor() {}
+  private constructor(private readonly dataSource: DataSource) {}
 
   /** The one watch of `dataSource`, registered on first use. */
   static of(dataSource: DataSource): SqliteTransactionWatch {
     let watch = watches.get(dataSource);
     if (!watch) {
-      watch = new SqliteTransactionWatch();
+      watch = new SqliteTransactionWatch(dataSource);
       dataSource.subscribers.push(watch);
       watches.set(dataSource, watch);
     }
@@ -37,36 +59,90 @@ export class SqliteTransactionWatch implements EntitySubscriberInterface {
     else this.onCommit.set(runner, [callback]);
   }
 
-  /** Installs the gate that keeps background statements out of the application's transactions. */
-  setGate(gate: { close(): Promise<void>; open(): void }): void {
+  /**
+   * Installs the gate that keeps the module's statements out of the application's transactions, and makes
+   * `dataSource.transaction(callback)` run its callback in a context of its own, so calls made beside it (in the code
+   * after the call that started it, say) are told from calls made inside it.
+   */
+  setGate(gate: Gate): void {
+    if (!this.gate) wrapManagerTransactions(this.dataSource.manager, (work) => this.runTransaction(work));
     this.gate = gate;
   }
 
+  /**
+   * The open transaction of `runner` (one opened before this watch was registered is followed from now on).
+   * Undefined when none is open.
+   */
+  transactionOf(runner: QueryRunner): WatchedTransaction | undefined {
+    if (!this.active && runner.isTransactionActive) {
+      this.active = new WatchedTransaction(this);
+      this.active.open();
+    }
+    return this.active;
+  }
+
+  /** The open transaction when the current async context runs inside it; undefined for a call made beside it. */
+  callerTransaction(): WatchedTransaction | undefined {
+    const active = this.active;
+    return active !== undefined && runsInside(active) ? active : undefined;
+  }
+
   /** Awaited by TypeORM before it sends BEGIN (or a SAVEPOINT, which needs nothing). */
-  async beforeTransactionStart(): Promise<void> {
-    if (this.inTransaction || !this.gate) return;
-    this.inTransaction = true;
-    await this.gate.close();
+  beforeTransactionStart(): Promise<void> | void {
+    if (this.active) {
+      // A SAVEPOINT of the open transaction, or a second transaction begun beside it, which TypeORM nests into it on
+      // the one connection: either way its statements run in the open transaction, and its calls must not wait for it.
+      enterTransactionContext(this.active);
+      return;
+    }
+    let transaction = pendingTransactionOf(this);
+    if (!transaction) {
+      // `queryRunner.startTransaction()` (no callback of ours): the code after it is its context.
+      transaction = new WatchedTransaction(this);
+      enterTransactionContext(transaction);
+    }
+    transaction.open();
+    this.active = transaction;
+    return this.gate?.close();
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {
     if (event.queryRunner.isTransactionActive) return;
-    this.reopen();
+    this.end('committed');
+    this.gate?.open();
     const callbacks = this.onCommit.get(event.queryRunner);
     this.onCommit.delete(event.queryRunner);
     callbacks?.forEach((callback) => callback());
   }
 
-  afterTransactionRollback(event: TransactionRollbackEvent): void {
+  /** Awaited by TypeORM: the sequence is raised before the gate lets anything else write. */
+  async afterTransactionRollback(event: TransactionRollbackEvent): Promise<void> {
     if (event.queryRunner.isTransactionActive) return;
-    this.reopen();
     this.onCommit.delete(event.queryRunner);
+    const ended = this.end('rolled-back');
+    try {
+      if (ended && ended.highestId > 0) await keepRolledBackIds(new TransactionStatements(event.queryRunner), ended.highestId);
+    } catch (error) {
+      // The handles of its jobs already know; only an id read elsewhere (a log line) could name a later job.
+      this.logger.warn(
+        `Could not keep the ids of jobs rolled back with their transaction (up to ${ended?.highestId}) from being given again: ${String(error)}`,
+      );
+    } finally {
+      this.gate?.open();
+    }
   }
 
-  private reopen(): void {
-    if (!this.inTransaction) return;
-    this.inTransaction = false;
-    this.gate?.open();
+  /** `dataSource.transaction()`: its work (BEGIN, the callback, COMMIT) in a context inside a transaction of its own. */
+  private runTransaction<T>(work: () => T): T {
+    if (this.active && runsInside(this.active)) return work();
+    return runInTransactionContext(new WatchedTransaction(this), work);
+  }
+
+  private end(outcome: 'committed' | 'rolled-back'): WatchedTransaction | undefined {
+    const ended = this.active;
+    this.active = undefined;
+    ended?.end(outcome);
+    return ended;
   }
 }
 

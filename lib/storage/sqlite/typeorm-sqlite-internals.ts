@@ -1,9 +1,10 @@
-import { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /**
  * The one place that reaches past TypeORM's public API for SQLite: the driver's native connection (for prepared
- * statements, serialized mode and the update hook) and the node-sqlite3 module it loads (to keep verbose mode
- * off). A TypeORM upgrade that moves either breaks this file only.
+ * statements, serialized mode and the update hook), the node-sqlite3 module it loads (to keep verbose mode off), and
+ * the `transaction` method of a borrowed DataSource's manager. A TypeORM upgrade that moves any of them breaks this
+ * file only.
  */
 interface SqliteDriverInternals {
   databaseConnection?: unknown;
@@ -27,4 +28,17 @@ export function quietSqlite3(): unknown {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const sqlite3 = require('sqlite3') as { verbose(): unknown };
   return { ...sqlite3, verbose: () => sqlite3 };
+}
+
+/**
+ * Makes `manager.transaction(...)` (and so `dataSource.transaction(...)`, which calls it) run inside `around`, on
+ * this one manager object: TypeORM offers no hook that runs the transaction's callback, and the module must know
+ * which async context is the callback's (see SqliteTransactionWatch). Arguments, result and errors are TypeORM's.
+ */
+export function wrapManagerTransactions(manager: EntityManager, around: <T>(work: () => T) => T): void {
+  const transaction = manager.transaction;
+  const wrapped = function (this: EntityManager, ...args: unknown[]): unknown {
+    return around(() => (transaction as (...a: unknown[]) => unknown).apply(this, args));
+  };
+  Object.defineProperty(manager, 'transaction', { value: wrapped, configurable: true, writable: true });
 }
