@@ -12,6 +12,9 @@
 //   unexplained otherwise; and any job
 //   whose completion the queue reported twice (two `C` lines: two stored completions);
 // - claimed twice: two starts of one job with the same attempt number (two owners of one attempt at once).
+// Transactions (an `R` line names the job of an add whose transaction was rolled back on purpose):
+// - rolled back but stored: a row holds the marker of a rolled-back add (must be 0);
+// - rolled-back id given to another job: a row has the id a rolled-back add's handle was given (reported).
 // Flows (a `W` line names an acknowledged root and its size):
 // - lost also counts every job of an acknowledged flow that is missing (fewer rows under the root than it held) or
 //   not finished after the drain;
@@ -35,6 +38,7 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
   const ends = new Map(); // jobId -> [{ pid, t }]
   const stored = new Map(); // jobId -> count of C
   const flowRoots = new Map(); // rootId -> { marker, size }
+  const rolledBack = new Map(); // jobId -> marker
   const parentReads = new Map(); // jobId -> [{ results, t }]
   const push = (map, key, value) => (map.has(key) ? map.get(key).push(value) : map.set(key, [value]));
   for (const file of fs.readdirSync(dir)) {
@@ -54,6 +58,7 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
       else if (kind === 'F') planned.add(`${id}/${third}`);
       else if (kind === 'E') push(ends, id, { pid, t: Number(fourth) });
       else if (kind === 'C') stored.set(id, (stored.get(id) || 0) + 1);
+      else if (kind === 'R') rolledBack.set(id, third);
       else if (kind === 'W') flowRoots.set(id, { marker: third, size: Number(fourth) });
       else if (kind === 'P') push(parentReads, id, { results: Number(fourth), t: Number(rest[0]) });
     }
@@ -64,6 +69,11 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     const row = byId.get(id);
     if (!row || (row.status !== 'completed' && row.status !== 'failed')) lost.push(`${id} (${marker}): ${row ? row.status : 'missing'}`);
   }
+  const markers = new Map(rows.map((row) => [row.data.m, row.id]));
+  const rolledBackStored = [...rolledBack]
+    .filter(([, marker]) => markers.has(marker))
+    .map(([id, marker]) => `${marker} (rolled back as ${id}) stored as ${markers.get(marker)}`);
+  const rolledBackIdReused = [...rolledBack].filter(([id]) => byId.has(id)).length;
   const flows = analyzeFlows({ rows, byId, flowRoots, starts, parentReads });
   lost.push(...flows.lost);
   const failed = rows.filter((row) => row.status === 'failed' && !flows.expectedFailure(row)).map((row) => row.id);
@@ -114,6 +124,7 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     doubles,
     claimedTwice,
     completedWithoutRun,
+    transactions: { rolledBack: rolledBack.size, rolledBackStored, rolledBackIdReused },
     flows: { acked: flowRoots.size, jobs: flows.nodes.size, earlyParents: flows.earlyParents, expectedFailures: flows.expectedFailures },
   };
 }

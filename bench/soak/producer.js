@@ -7,6 +7,10 @@
 //   A <jobId> <marker> <queue>     the job was acknowledged
 //   K <jobId> <marker>             a second add with the same key, acknowledged (normally the same job id)
 //   W <rootId> <marker> <nodes>    the root of an acknowledged flow (after its A line) and how many jobs it holds
+//   R <jobId> <marker>             an add made in a TypeORM transaction that was then rolled back on purpose
+// About 7 % of operations add in a transaction of a DataSource of the producer's own (a second connection to the
+// SQLite file, a pool of its own on PostgreSQL): committed (an A line once the commit resolved) or, 40 % of them,
+// rolled back (an R line). A rolled-back job must not exist; its marker is spent.
 // A flow takes one marker per job (p<slot>-<seq>..p<slot>-<seq+nodes-1>): deep ones (a chain of parents) and wide
 // ones (one parent, many children), with some leaves that fail for good (UnrecoverableError) under parents that
 // 'fail' or 'continue'.
@@ -18,6 +22,19 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { openLedger, readLedger } = require('./ledger');
 const { seededRandom, mixSeed } = require('./random');
 const { JOB_RETRY, startSoakApp, onOrchestrator } = require('./soak-app');
+
+/** Thrown inside a transaction's callback to roll it back on purpose. */
+const ROLLBACK = new Error('planned rollback');
+
+/** A TypeORM DataSource of this process's own on the soak's database, for transactional adds. */
+async function openTransactionSource(backend) {
+  const { DataSource } = require('typeorm');
+  const options =
+    backend.kind === 'postgres'
+      ? { type: 'postgres', url: backend.url, schema: backend.schema, extra: { max: 2 } }
+      : { type: backend.driver === 'better-sqlite3' ? 'better-sqlite3' : 'sqlite', database: backend.database, busyTimeout: 5000 };
+  return new DataSource(options).initialize();
+}
 
 async function main() {
   const args = JSON.parse(process.argv[2]);
@@ -38,6 +55,7 @@ async function main() {
     () => (stopping = true),
   );
   const { producer } = await booting;
+  const transactions = await openTransactionSource(args.backend);
   process.send({ type: 'ready' });
 
   const item = (seq) => {
@@ -102,6 +120,21 @@ async function main() {
           ['W', job.id, root.data.m, size],
         ]);
         next += size;
+      } else if (roll < 0.45) {
+        const { queue, data, options } = item(next);
+        const rollback = random.chance(0.4);
+        let id;
+        try {
+          await transactions.transaction(async (manager) => {
+            id = (await producer.add(queue, data, { ...options, manager })).id;
+            if (rollback) throw ROLLBACK;
+          });
+          write('A', id, data.m, queue);
+        } catch (error) {
+          if (error !== ROLLBACK) throw error;
+          write('R', id, data.m);
+        }
+        next++;
       } else if (roll < 0.88) {
         const { queue, data, options } = item(next);
         const job = await producer.add(queue, data, options);

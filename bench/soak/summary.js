@@ -11,6 +11,7 @@ function checks(result) {
     'completed without a finished run': result.completedWithoutRun.length,
     'jobs failed (out of attempts)': result.failed.length,
     'flow parents run early': result.flows.earlyParents.length,
+    'rolled-back adds stored': result.transactions.rolledBackStored.length,
     'processes that died unasked': result.diedUnasked.length,
     'processes that did not stop': result.notStopped.length,
     'jobs still open after the drain': result.drained ? 0 : result.notFinished,
@@ -59,6 +60,10 @@ function printSummary(results, options) {
   row('  acknowledged by add()/addBulk()', (r) => thousands(r.acked));
   row('  stored / of them unacknowledged', (r) => `${thousands(r.stored)} / ${thousands(r.unacknowledged)}`);
   row('  completed', (r) => thousands(r.completed));
+  row(
+    '  transactional adds rolled back (id given again)',
+    (r) => `${thousands(r.transactions.rolledBack)} (${r.transactions.rolledBackIdReused})`,
+  );
   row('  flows acknowledged (their jobs)', (r) => `${thousands(r.flows.acked)} (${thousands(r.flows.jobs)})`);
   row('  planned failures (leaves, their fail parents)', (r) => thousands(r.flows.expectedFailures));
   row('  keyed re-adds (got a new job)', (r) => `${thousands(r.keyedAgain)} (${r.keyedAgainNewId})`);
@@ -83,6 +88,7 @@ function printSummary(results, options) {
       ['completed without a finished run', r.completedWithoutRun],
       ['failed', r.failed],
       ['flow parents run early', r.flows.earlyParents],
+      ['rolled-back adds stored', r.transactions.rolledBackStored],
       ['unexplained re-runs', r.reruns.unexplained],
       ['not stopped', r.notStopped],
       ['fault injection errors', r.faults.faultErrors],
