@@ -241,25 +241,23 @@ export class QueueAdmin {
 
   /**
    * Deletes a job that is not running. Removing a live child of a flow releases its parent from waiting for it. With
-   * `{ cascade: true }`, every descendant is deleted too; then none may be running (nothing is deleted otherwise).
-   * @throws JobNotFoundError, InvalidJobStateError (running: cancel it first).
+   * `{ cascade: true }`, every descendant is deleted too, in one atomic decision: the whole tree, or nothing while one
+   * of its jobs runs (no worker of any process can claim a job of it in between).
+   * @throws JobNotFoundError, InvalidJobStateError (running: cancel it first; with `cascade`, it names the running job).
    */
   async remove(id: string, options: CascadeOptions = {}): Promise<void> {
     const cascade = cascadeOf('remove', options);
     const storage = await this.storage();
+    const removable: JobStatus[] = ['pending', 'completed', 'failed', 'cancelled'];
     if (cascade) {
-      const record = await storage.getJob(assertJobId(id));
-      if (!record) throw new JobNotFoundError(id);
-      if (record.status === 'running')
-        throw new InvalidJobStateError(id, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
-      const [running] = await storage.runningDescendants(id);
-      if (running !== undefined)
-        throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
-      await storage.removeDescendants(id);
+      const outcome = await storage.removeTree(assertJobId(id));
+      if (outcome === null) throw new JobNotFoundError(id);
+      if ('running' in outcome) throw new InvalidJobStateError(outcome.running, 'running', 'remove', removable);
+      return;
     }
     const before = await storage.remove(assertJobId(id));
     if (before === null) throw new JobNotFoundError(id);
-    if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', ['pending', 'completed', 'failed', 'cancelled']);
+    if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', removable);
   }
 
   /**

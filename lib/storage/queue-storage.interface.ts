@@ -367,10 +367,11 @@ export interface QueueStorage {
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]>;
   /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
   cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
-  /** Ids of the running descendants of a job. */
-  runningDescendants(id: string): Promise<string[]>;
-  /** Deletes every descendant of a job that is not running; returns how many. */
-  removeDescendants(id: string): Promise<number>;
+  /**
+   * Deletes a job and every descendant in one atomic decision: all of them, or none while one of them runs (no
+   * claim can fall between the check and the deletes). Null when there is no such job.
+   */
+  removeTree(id: string): Promise<RemoveTreeOutcome | null>;
   /** Deletes a job that is not running. Returns its status before, or null when there is no such job. */
   remove(id: string): Promise<JobStatus | null>;
   /** Deletes the given jobs that are (still) in `status` (per-job removeOnComplete / removeOnFail). Returns how many. */
@@ -427,3 +428,6 @@ export interface KeyBlockedJob {
   /** The live job holding the key. */
   holderId: string;
 }
+
+/** What `removeTree` did: deleted the job and its descendants (how many rows), or nothing because `running` runs. */
+export type RemoveTreeOutcome = { removed: number } | { running: string };

@@ -12,6 +12,7 @@ import {
   FlowRecord,
   JobRecord,
   KeyBlockedJob,
+  RemoveTreeOutcome,
   ListJobsQuery,
   NewFlowNode,
   NewJobRecord,
@@ -46,7 +47,7 @@ import { countJobs, finishedSince, getJob, hasWork, jobsByKey, listJobs, oldestD
 import { extendLeases, findCancelled, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
-import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
+import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
 import { PostgresTransactions } from './postgres-transaction';
 import { TransactionStatements } from '../shared/transaction-statements';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
@@ -154,12 +155,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return cancelDescendants(this.db, id, now);
   }
 
-  runningDescendants(id: string): Promise<string[]> {
-    return runningDescendants(this.db, id);
-  }
-
-  removeDescendants(id: string): Promise<number> {
-    return removeDescendants(this.db, id);
+  removeTree(id: string): Promise<RemoveTreeOutcome | null> {
+    return removeTree(this.db, id);
   }
 
   /** Backend half of `pairEnqueued`. */
