@@ -3,14 +3,12 @@
  * The race is made deterministic by running a claim right after a chosen statement `remove()` sends.
  */
 import { Test } from '@nestjs/testing';
-import { DataSource } from 'typeorm';
 import { InvalidJobStateError, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { QueueFactory } from '../lib/factory/queue.factory';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
-import { JOBS_TABLE } from '../lib/sqlite-queue.constants';
 import { errorOf } from './support/ops';
 import { describeEachBackend, itWhen, perTestApp } from './support/backends';
-import { waitFor } from './support/wait-for';
+import { openSideTransaction } from './support/postgres-side-transaction';
 import { betweenStatements } from './support/statement-hook';
 
 describeEachBackend('remove() racing a claim', (backend) => {
@@ -101,7 +99,7 @@ describeEachBackend('remove() racing a claim', (backend) => {
 
   // PostgreSQL runs transactions side by side: a claim not yet committed when remove's statement starts must still
   // decide it (the statement waits for the claim's row lock, then reads the row as the claim left it).
-  itWhen(backend.kind === 'postgres').each(['COMMIT', 'ROLLBACK'])(
+  itWhen(backend.kind === 'postgres').each(['COMMIT', 'ROLLBACK'] as const)(
     'a claim of a child still uncommitted when remove({ cascade: true }) starts: after its %s, the tree is refused whole or deleted whole',
     async (end) => {
       const { admin, producer } = await start();
@@ -114,30 +112,15 @@ describeEachBackend('remove() racing a claim', (backend) => {
         ],
       });
       const tree = [root.id, ...(await descendantsOf(admin, root.id))];
-      const { url, schema } = ctx.db.options.postgres as { url: string; schema: string };
-      const other = new DataSource({ type: 'postgres', url, poolSize: 2 });
-      await other.initialize();
-      const claim = other.createQueryRunner();
+      const side = await openSideTransaction(ctx.db.options);
       try {
-        await claim.connect();
-        await claim.startTransaction();
-        await claim.query(`UPDATE "${schema}".${JOBS_TABLE} SET status = 'running', locked_by = 'intruder' WHERE id = $1`, [tree[1]]);
+        await side.query(`UPDATE ${side.jobs} SET status = 'running', locked_by = 'intruder' WHERE id = $1`, [tree[1]]);
         const removing = admin.remove(root.id, { cascade: true }).then(
           () => undefined,
           (failure: unknown) => failure,
         );
-        await waitFor(
-          async () =>
-            Number(
-              (
-                await other.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [
-                  `%${schema}%`,
-                ])
-              )[0].n,
-            ) > 0,
-          'remove() waits for the uncommitted claim',
-        );
-        await claim.query(end);
+        await side.untilWaitedOn(removing);
+        await side.end(end);
         const error = await removing;
         const left = (await Promise.all(tree.map((id) => admin.getJob(id)))).filter((job) => job !== null);
         if (end === 'COMMIT') {
@@ -149,8 +132,7 @@ describeEachBackend('remove() racing a claim', (backend) => {
           expect(left).toEqual([]);
         }
       } finally {
-        if (!claim.isReleased) await claim.release();
-        await other.destroy();
+        await side.close();
       }
     },
   );

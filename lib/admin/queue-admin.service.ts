@@ -177,7 +177,8 @@ export class QueueAdmin {
   }
 
   /**
-   * Runs a failed or cancelled job again, with a fresh set of attempts.
+   * Runs a failed or cancelled job again, with a fresh set of attempts. A flow parent with children still pending or
+   * running (a cancel without cascade leaves them so) waits for them again, and runs after the last one.
    * @throws JobNotFoundError, InvalidJobStateError, JobKeyConflictError (a live job of the queue holds its key:
    * retry it once that job has finished).
    */
@@ -213,7 +214,8 @@ export class QueueAdmin {
   /**
    * Runs every failed job of a queue again; resolves with how many, or with `{ retried, skipped }` when asked
    * for a report. A failed job whose unique key a live job of the queue holds is skipped (and logged), and so
-   * is every failed job sharing a key but the newest: the others are retried all the same.
+   * is every failed job sharing a key but the newest: the others are retried all the same. A flow parent among them
+   * waits again for its children still pending or running, like with `retry`.
    * @throws InvalidQueueNameError, InvalidArgumentError.
    */
   async retryAll(queue: string): Promise<number>;

@@ -358,7 +358,8 @@ export interface QueueStorage {
   cancel(id: string, now: number): Promise<JobStatus | null>;
   /**
    * Puts failed or cancelled jobs back to pending with a fresh set of attempts: the given ids, or all of a
-   * queue's. Returns the ids that changed.
+   * queue's. A flow parent with children still pending or running waits for them again (decided in the same
+   * statement, against children ending concurrently). Returns the ids that changed.
    */
   retryFinished(target: { ids: string[] } | { queue: string }, now: number): Promise<string[]>;
   /** Live (pending or running) jobs of `queue` holding these keys. */
