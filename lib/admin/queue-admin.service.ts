@@ -197,7 +197,8 @@ export class QueueAdmin {
   }
 
   /**
-   * Runs a failed or cancelled job again, with a fresh set of attempts.
+   * Runs a failed or cancelled job again, with a fresh set of attempts. A flow parent with children still pending or
+   * running (a cancel without cascade leaves them so) waits for them again, and runs after the last one.
    * @throws JobNotFoundError, InvalidJobStateError, JobKeyConflictError (a live job of the queue holds its key:
    * retry it once that job has finished).
    */
@@ -233,7 +234,8 @@ export class QueueAdmin {
   /**
    * Runs every failed job of a queue again; resolves with how many, or with `{ retried, skipped }` when asked
    * for a report. A failed job whose unique key a live job of the queue holds is skipped (and logged), and so
-   * is every failed job sharing a key but the newest: the others are retried all the same.
+   * is every failed job sharing a key but the newest: the others are retried all the same. A flow parent among them
+   * waits again for its children still pending or running, like with `retry`.
    * @throws InvalidQueueNameError, InvalidArgumentError, QueueNotFoundError (no such queue).
    */
   async retryAll(queue: string): Promise<number>;
@@ -261,27 +263,27 @@ export class QueueAdmin {
 
   /**
    * Deletes a job that is not running. Removing a live child of a flow releases its parent from waiting for it. With
-   * `{ cascade: true }`, every descendant is deleted too; then none may be running (nothing is deleted otherwise).
-   * @throws JobNotFoundError, InvalidJobStateError (running: cancel it first).
+   * `{ cascade: true }`, every descendant is deleted too, in one atomic decision: the whole tree, or nothing while one
+   * of its jobs runs (no worker of any process can claim a job of it in between).
+   * @throws JobNotFoundError, InvalidJobStateError (running: cancel it first; with `cascade`, it names the running job).
    */
   async remove(id: string, options: CascadeOptions = {}): Promise<void> {
     const cascade = cascadeOf('remove', options);
     const storage = await this.storage();
+    const removable: JobStatus[] = ['pending', 'completed', 'failed', 'cancelled'];
     if (cascade) {
-      const record = await storage.getJob(assertJobId(id));
-      if (!record) throw new JobNotFoundError(id);
-      if (record.status === 'running')
-        throw new InvalidJobStateError(id, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
-      const [running] = await storage.runningDescendants(id);
-      if (running !== undefined)
-        throw new InvalidJobStateError(running, 'running', 'remove', ['pending', 'completed', 'failed', 'cancelled']);
-      await storage.removeDescendants(id);
+      const outcome = await storage.removeTree(assertJobId(id));
+      if (outcome === null) throw new JobNotFoundError(id);
+      if ('running' in outcome) throw new InvalidJobStateError(outcome.running, 'running', 'remove', removable);
+      // Waits for any job of the tree in this process reject now, not at their next poll.
+      this.factory.finishWatcher.lookAgain();
+      return;
     }
     const before = await storage.remove(assertJobId(id), Date.now());
     if (before === null) throw new JobNotFoundError(id);
-    if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', ['pending', 'completed', 'failed', 'cancelled']);
-    // A wait for it (or, with cascade, for a descendant) in this process rejects now, not at its next poll.
-    this.factory.finishWatcher.lookAgain(cascade ? undefined : [id]);
+    if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', removable);
+    // A wait for it in this process rejects now, not at its next poll.
+    this.factory.finishWatcher.lookAgain([id]);
   }
 
   /**

@@ -405,7 +405,8 @@ export interface QueueStorage {
   cancel(id: string, now: number): Promise<JobStatus | null>;
   /**
    * Puts failed or cancelled jobs back to pending with a fresh set of attempts: the given ids, or all of a
-   * queue's. Returns the ids that changed.
+   * queue's. A flow parent with children still pending or running waits for them again (decided in the same
+   * statement, against children ending concurrently). Returns the ids that changed.
    */
   retryFinished(target: { ids: string[] } | { queue: string }, now: number): Promise<string[]>;
   /** Live (pending or running) jobs of `queue` holding these keys. */
@@ -414,10 +415,11 @@ export interface QueueStorage {
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]>;
   /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
   cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
-  /** Ids of the running descendants of a job. */
-  runningDescendants(id: string): Promise<string[]>;
-  /** Deletes every descendant of a job that is not running; returns how many. */
-  removeDescendants(id: string): Promise<number>;
+  /**
+   * Deletes a job and every descendant in one atomic decision: all of them, or none while one of them runs (no
+   * claim can fall between the check and the deletes). Null when there is no such job.
+   */
+  removeTree(id: string): Promise<RemoveTreeOutcome | null>;
   /**
    * Deletes a job that is not running. Returns its status before, or null when there is no such job. Where finished
    * jobs are announced, the deletion is announced the same way (checked against the waiters' heartbeat at `now`), so
@@ -478,3 +480,6 @@ export interface KeyBlockedJob {
   /** The live job holding the key. */
   holderId: string;
 }
+
+/** What `removeTree` did: deleted the job and its descendants (how many rows), or nothing because `running` runs. */
+export type RemoveTreeOutcome = { removed: number } | { running: string };

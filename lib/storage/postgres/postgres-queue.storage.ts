@@ -15,6 +15,7 @@ import {
   FlowRecord,
   JobRecord,
   KeyBlockedJob,
+  RemoveTreeOutcome,
   ListJobsQuery,
   NewFlowNode,
   NewJobRecord,
@@ -60,7 +61,7 @@ import {
 import { extendLeases, findCancelled, findExpiredLeases, recoverExpiredLease, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
-import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
+import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
 import { PostgresTransactions } from './postgres-transaction';
 import { TransactionStatements } from '../shared/transaction-statements';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
@@ -174,12 +175,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return cancelDescendants(this.db, id, now);
   }
 
-  runningDescendants(id: string): Promise<string[]> {
-    return runningDescendants(this.db, id);
-  }
-
-  removeDescendants(id: string): Promise<number> {
-    return removeDescendants(this.db, id);
+  removeTree(id: string): Promise<RemoveTreeOutcome | null> {
+    return removeTree(this.db, id);
   }
 
   /** Backend half of `pairEnqueued`. */

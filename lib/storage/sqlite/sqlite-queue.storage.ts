@@ -15,6 +15,7 @@ import {
   FlowRecord,
   JobRecord,
   KeyBlockedJob,
+  RemoveTreeOutcome,
   ListJobsQuery,
   NewFlowNode,
   NewJobRecord,
@@ -54,7 +55,7 @@ import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { SqliteConnection, SqliteConnectionSource } from './sqlite-connection';
 import { TransactionStatements, dataSourceOfManager } from '../shared/transaction-statements';
-import { cancelDescendants, childrenOf, flowOf, insertFlow, removeDescendants, runningDescendants } from './sql/flows.sql';
+import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
 import { sqliteTransactionRunner } from './sqlite-transaction';
 import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { applySqliteSchema } from './sqlite-schema';
@@ -184,12 +185,8 @@ export class SqliteQueueStorage implements QueueStorage {
     return cancelDescendants(this.db.runner, id, now);
   }
 
-  runningDescendants(id: string): Promise<string[]> {
-    return runningDescendants(this.db.runner, id);
-  }
-
-  removeDescendants(id: string): Promise<number> {
-    return removeDescendants(this.db.runner, id);
+  removeTree(id: string): Promise<RemoveTreeOutcome | null> {
+    return removeTree(this.db.runner, id);
   }
 
   /** The insert statement alone: the rows it inserted, in input order. */

@@ -1,10 +1,20 @@
 import { JobStatus } from '../../../interfaces/job-info.interface';
 import { KeyBlockedJob } from '../../queue-storage.interface';
+import { FLOW_WAIT_OFFSET } from '../../shared/flow-wait';
 import { idsOf, toKeyBlockedJob } from '../../shared/job-row.mapper';
 import { PostgresContext, RELEASE_COLUMNS, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T, Q } = tables;
+  // A retried flow parent with children still pending or running waits for them again (the flow trigger releases
+  // it when the last one ends) instead of running beside them. Their rows are read FOR SHARE: a child whose ending
+  // is being committed is waited for and seen ended (its trigger found the parent finished and left it), and one
+  // ending later waits for this statement and then finds the parent waiting. `parents` lists the candidates.
+  const liveChildren = (parents: string) => `live_children AS MATERIALIZED (
+        SELECT DISTINCT c.parent_id FROM (SELECT c.parent_id FROM ${T} AS c
+          WHERE c.parent_id IN (${parents}) AND c.status IN ('pending', 'running') FOR SHARE OF c) AS c
+      )`;
+  const retriedRunAt = `CASE WHEN t.id IN (SELECT parent_id FROM live_children) THEN $1::bigint + ${FLOW_WAIT_OFFSET} ELSE $1::bigint END`;
   const keyNotHeld = (row: string) => `(${row}.unique_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
     WHERE live.queue = ${row}.queue AND live.unique_key = ${row}.unique_key AND live.status IN ('pending', 'running')))`;
   return {
@@ -25,24 +35,26 @@ const sql = perSchema((tables) => {
     // A finished job is retried only while no live job of its queue holds its key, and of several failed jobs
     // sharing a key only the newest: two pending at once would break the unique key index. A key taken by a
     // transaction that commits after this statement's snapshot still fails it (23505): `retryFinished` runs it again.
-    retryFinishedByIds: `WITH retried AS (
+    retryFinishedByIds: `WITH ${liveChildren(`SELECT unnest($2::bigint[])`)},
+      retried AS (
         UPDATE ${T} AS t
-        SET status = 'pending', attempts = 0, run_at = $1, updated_at = $1, finished_at = NULL, ${RELEASE_COLUMNS}
+        SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, ${RELEASE_COLUMNS}
         WHERE t.status IN ('failed', 'cancelled') AND t.id = ANY($2::bigint[]) AND ${keyNotHeld('t')}
-        RETURNING t.id
+        RETURNING t.id, t.run_at
       ),
-      ${notifyIfAny(tables, 'retried')}
+      ${notifyIfAny(tables, 'retried WHERE run_at <= $1')}
       SELECT id FROM retried WHERE (SELECT count(*) FROM hint) >= 0`,
 
-    retryFinishedOfQueue: `WITH retried AS (
+    retryFinishedOfQueue: `WITH ${liveChildren(`SELECT id FROM ${T} WHERE queue = $2 AND status = 'failed'`)},
+      retried AS (
         UPDATE ${T} AS t
-        SET status = 'pending', attempts = 0, run_at = $1, updated_at = $1, finished_at = NULL, ${RELEASE_COLUMNS}
+        SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, ${RELEASE_COLUMNS}
         WHERE t.queue = $2 AND t.status = 'failed' AND ${keyNotHeld('t')}
           AND (t.unique_key IS NULL OR t.id = (SELECT max(peer.id) FROM ${T} AS peer
             WHERE peer.queue = t.queue AND peer.unique_key = t.unique_key AND peer.status = 'failed'))
-        RETURNING t.id
+        RETURNING t.id, t.run_at
       ),
-      ${notifyIfAny(tables, 'retried')}
+      ${notifyIfAny(tables, 'retried WHERE run_at <= $1')}
       SELECT id FROM retried WHERE (SELECT count(*) FROM hint) >= 0`,
 
     keyBlockedFailed: `SELECT failed.id AS id, failed.unique_key AS unique_key, live.id AS holder_id

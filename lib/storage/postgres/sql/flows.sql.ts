@@ -1,4 +1,4 @@
-import { ChildRow, FlowRecord, NewFlowNode } from '../../queue-storage.interface';
+import { ChildRow, FlowRecord, NewFlowNode, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { PostgresContext, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
@@ -46,9 +46,22 @@ const sql = perSchema((tables) => {
       ${notifyFinished(tables, 'cancelled', '$2')}
       SELECT * FROM cancelled WHERE (SELECT count(*) FROM done) >= 0`,
 
-    runningDescendants: `${descendants} SELECT id FROM ${T} WHERE id IN (SELECT id FROM tree) AND status = 'running'`,
-
-    removeDescendants: `${descendants} DELETE FROM ${T} WHERE id IN (SELECT id FROM tree) AND status <> 'running' RETURNING id`,
+    // Locks the whole tree first and decides on what it locked: a claim that committed meanwhile is seen (the lock
+    // waits for it and re-reads the row), a later one skips the locked rows. Deepest rows first, the order in
+    // which a finishing child's trigger locks its parent: a child's outcome write never deadlocks with this.
+    removeTree: `WITH RECURSIVE tree(id, depth) AS (
+        SELECT id, 0 FROM ${T} WHERE id = $1
+        UNION ALL SELECT c.id, tree.depth + 1 FROM ${T} AS c JOIN tree ON c.parent_id = tree.id
+      ),
+      target AS MATERIALIZED (
+        SELECT t.id, t.status, tree.depth FROM ${T} AS t JOIN tree ON tree.id = t.id ORDER BY tree.depth DESC, t.id FOR UPDATE OF t
+      ),
+      removed AS (
+        DELETE FROM ${T} AS t USING target
+        WHERE t.id = target.id AND NOT EXISTS (SELECT 1 FROM target WHERE status = 'running')
+        RETURNING t.id
+      )
+      SELECT id, status, depth, (SELECT count(*) FROM removed) AS removed FROM target ORDER BY depth, id`,
   };
 });
 
@@ -105,16 +118,15 @@ export async function cancelDescendants(db: PostgresContext, id: string, now: nu
   return rows.filter((row) => row.locked_by !== null).map((row) => ({ id: String(row.id), queue: String(row.queue) }));
 }
 
-/** Ids of the running descendants of a job. */
-export async function runningDescendants(db: PostgresContext, id: string): Promise<string[]> {
+/**
+ * Deletes a job and all its descendants unless one of them runs: how many rows went, the running one (the job
+ * itself first, then the nearest), or null when there is no such job.
+ */
+export async function removeTree(db: PostgresContext, id: string): Promise<RemoveTreeOutcome | null> {
   const rowId = toRowId(id);
-  if (rowId === null) return [];
-  return (await db.runner.all(sql(db.tables).runningDescendants, [rowId])).map((row) => String(row.id));
-}
-
-/** Deletes every descendant that is not running; how many. */
-export async function removeDescendants(db: PostgresContext, id: string): Promise<number> {
-  const rowId = toRowId(id);
-  if (rowId === null) return 0;
-  return (await db.runner.all(sql(db.tables).removeDescendants, [rowId])).length;
+  if (rowId === null) return null;
+  const rows = await db.runner.all(sql(db.tables).removeTree, [rowId]);
+  if (rows.length === 0) return null;
+  const running = rows.find((row) => row.status === 'running');
+  return running ? { running: String(running.id) } : { removed: Number(rows[0].removed) };
 }

@@ -1,5 +1,6 @@
 import { JobStatus } from '../../../interfaces/job-info.interface';
 import { KeyBlockedJob } from '../../queue-storage.interface';
+import { FLOW_WAIT_OFFSET } from '../../shared/flow-wait';
 import { idsOf, toKeyBlockedJob } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { Q, T, toRowId } from './sqlite-sql-fragments';
@@ -22,16 +23,23 @@ const NEWEST_FAILED_OF_KEY = `(unique_key IS NULL OR id = (SELECT MAX(peer.id) F
     WHERE peer.queue = ${T}.queue AND peer.unique_key = ${T}.unique_key AND peer.status = 'failed'))`;
 
 /**
+ * A retried flow parent with children still pending or running waits for them again (the flow trigger releases it
+ * when the last one ends), instead of running beside them: a cancel or a child's failure left them live. Params: now.
+ */
+const RETRIED_RUN_AT = `CASE WHEN EXISTS (SELECT 1 FROM ${T} AS child WHERE child.parent_id = ${T}.id AND child.status IN ('pending', 'running'))
+    THEN ? + ${FLOW_WAIT_OFFSET} ELSE ? END`;
+
+/**
  * OR IGNORE keeps a row that would still collide on its key (it stays finished) instead of failing the statement
  * and retrying nothing.
  */
 const RETRY_FINISHED_BY_IDS_SQL = `/* retry */ UPDATE OR IGNORE ${T}
-  SET status = 'pending', attempts = 0, run_at = ?, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
+  SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
   WHERE status IN ('failed', 'cancelled') AND id IN (SELECT value FROM json_each(?)) AND ${KEY_NOT_HELD}
   RETURNING id`;
 
 const RETRY_FINISHED_OF_QUEUE_SQL = `/* retry */ UPDATE OR IGNORE ${T}
-  SET status = 'pending', attempts = 0, run_at = ?, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
+  SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
   WHERE queue = ? AND status = 'failed' AND ${KEY_NOT_HELD} AND ${NEWEST_FAILED_OF_KEY}
   RETURNING id`;
 
@@ -92,8 +100,8 @@ export async function retryFinished(
 ): Promise<string[]> {
   const rows =
     'ids' in target
-      ? await runner.all(RETRY_FINISHED_BY_IDS_SQL, [now, now, JSON.stringify(target.ids.map(toRowId).filter((id) => id !== null))])
-      : await runner.all(RETRY_FINISHED_OF_QUEUE_SQL, [now, now, target.queue]);
+      ? await runner.all(RETRY_FINISHED_BY_IDS_SQL, [now, now, now, JSON.stringify(target.ids.map(toRowId).filter((id) => id !== null))])
+      : await runner.all(RETRY_FINISHED_OF_QUEUE_SQL, [now, now, now, target.queue]);
   return idsOf(rows);
 }
 

@@ -1,4 +1,4 @@
-import { ChildRow, FlowRecord, NewFlowNode } from '../../queue-storage.interface';
+import { ChildRow, FlowRecord, NewFlowNode, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T, toRowId } from './sqlite-sql-fragments';
 
@@ -35,9 +35,25 @@ const CANCEL_DESCENDANTS_SQL = `/* cancel */ ${DESCENDANTS}
   WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running')
   RETURNING id, queue, locked_by`;
 
-const RUNNING_DESCENDANTS_SQL = `${DESCENDANTS} SELECT id FROM ${T} WHERE id IN (SELECT id FROM tree) AND status = 'running'`;
+/** A job and every descendant, with its depth below the job. */
+const TREE = `WITH RECURSIVE tree(id, depth) AS (
+    SELECT id, 0 FROM ${T} WHERE id = ?
+    UNION ALL SELECT c.id, tree.depth + 1 FROM ${T} AS c JOIN tree ON c.parent_id = tree.id)`;
 
-const REMOVE_DESCENDANTS_SQL = `${DESCENDANTS} DELETE FROM ${T} WHERE id IN (SELECT id FROM tree) AND status <> 'running' RETURNING id`;
+/**
+ * Deletes a job with all its descendants, or nothing when one of them runs: the check and the deletes are one
+ * statement, so no claim (of another process either: it waits for SQLite's write lock) falls between them. The
+ * uncorrelated NOT EXISTS is evaluated once, before the first row goes.
+ */
+const REMOVE_TREE_SQL = `/* remove tree */ ${TREE}
+  DELETE FROM ${T} WHERE id IN (SELECT id FROM tree)
+    AND NOT EXISTS (SELECT 1 FROM ${T} WHERE id IN (SELECT id FROM tree) AND status = 'running')
+  RETURNING id`;
+
+/** Why nothing was deleted: whether the job exists, and the running member of its tree nearest to it. */
+const TREE_BLOCKER_SQL = `${TREE}
+  SELECT (SELECT count(*) FROM tree) AS found,
+    (SELECT j.id FROM ${T} AS j JOIN tree ON tree.id = j.id WHERE j.status = 'running' ORDER BY tree.depth, j.id LIMIT 1) AS running`;
 
 /** Inserts the nodes of a flow (parents before their children); their ids, in node order. */
 export async function insertFlow(runner: StatementRunner, nodes: NewFlowNode[], now: number): Promise<string[]> {
@@ -97,16 +113,20 @@ export async function cancelDescendants(runner: StatementRunner, id: string, now
   return rows.filter((row) => row.locked_by !== null).map((row) => ({ id: String(row.id), queue: String(row.queue) }));
 }
 
-/** Ids of the running descendants of a job. */
-export async function runningDescendants(runner: StatementRunner, id: string): Promise<string[]> {
+/**
+ * Deletes a job and all its descendants unless one of them runs: how many rows went, the running one (the job
+ * itself first, then the nearest), or null when there is no such job.
+ */
+export async function removeTree(runner: StatementRunner, id: string): Promise<RemoveTreeOutcome | null> {
   const rowId = toRowId(id);
-  if (rowId === null) return [];
-  return (await runner.all(RUNNING_DESCENDANTS_SQL, [rowId])).map((row) => String(row.id));
-}
-
-/** Deletes every descendant that is not running; how many. */
-export async function removeDescendants(runner: StatementRunner, id: string): Promise<number> {
-  const rowId = toRowId(id);
-  if (rowId === null) return 0;
-  return (await runner.all(REMOVE_DESCENDANTS_SQL, [rowId])).length;
+  if (rowId === null) return null;
+  // The delete decides; the read after a refusal only explains it. A tree whose running job finished in between
+  // is not reported as refused: the delete is tried again.
+  for (;;) {
+    const removed = await runner.all(REMOVE_TREE_SQL, [rowId]);
+    if (removed.length > 0) return { removed: removed.length };
+    const [why] = await runner.all(TREE_BLOCKER_SQL, [rowId]);
+    if (!why || Number(why.found) === 0) return null;
+    if (why.running !== null && why.running !== undefined) return { running: String(why.running) };
+  }
 }
