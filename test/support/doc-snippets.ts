@@ -113,7 +113,8 @@ export function checkSnippets(root: string, pages: MarkdownFile[]): SnippetRepor
       const text = files.get(name);
       const kept = parsed.get(name);
       if (kept && (text === undefined || kept.text === text)) return kept;
-      const file = text !== undefined ? ts.createSourceFile(name, text, language, true) : host.getSourceFile(name, language, onError, create);
+      const file =
+        text !== undefined ? ts.createSourceFile(name, text, language, true) : host.getSourceFile(name, language, onError, create);
       parsed.set(name, file);
       return file;
     },

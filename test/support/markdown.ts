@@ -109,12 +109,12 @@ function headingText(markdown: string): string {
   // Code spans keep their text verbatim (an underscore in one is not emphasis), so they are set aside first.
   const spans: string[] = [];
   const prose = markdown
-    .replace(/(`+)\s?(.*?)\s?\1/g, (_, __, code: string) => `\u0000${spans.push(code) - 1}\u0000`)
+    .replace(/(`+)\s?(.*?)\s?\1/g, (_, __, code: string) => `\uE000${spans.push(code) - 1}\uE000`)
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/(\*\*|\*)(\S(?:.*?\S)?)\1/g, '$2')
     .replace(/(^|[^\p{L}\p{N}])(__|_)(\S(?:.*?\S)?)\2(?![\p{L}\p{N}])/gu, '$1$3')
     .replace(/<[^>]+>/g, '');
-  return prose.replace(/\u0000(\d+)\u0000/g, (_, index: string) => spans[Number(index)]);
+  return prose.replace(/\uE000(\d+)\uE000/g, (_, index: string) => spans[Number(index)]);
 }
 
 /**
