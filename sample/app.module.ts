@@ -21,7 +21,7 @@ import { SAMPLE_CONFIG } from './sample.config';
   imports: [
     SqliteQueueModule.forRoot({ database: SAMPLE_CONFIG.database }),
     // The web dashboard (nestjs-sqlite-queue/dashboard in an app): see and operate every queue at /queues. No guard:
-    // it listens on 127.0.0.1, and answers only localhost, IP addresses and SAMPLE_HOST (see the README's Dashboard).
+    // it listens on 127.0.0.1, and answers only localhost, IP addresses and SAMPLE_HOST (see docs/dashboard.md).
     QueueDashboardModule.forRoot({ path: '/queues', allowedHosts: SAMPLE_CONFIG.dashboardHosts }),
     EmailModule,
     ImagesModule,

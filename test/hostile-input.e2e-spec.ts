@@ -32,7 +32,7 @@ import { describeEachBackend, describeEachSqlite, perTestApp } from './support/b
 /** Fails fast instead of spinning a CPU and growing memory when a regression makes a call hang. */
 const HANG_TIMEOUT = 15_000;
 
-/** The documented bounds (README, options tables), stated here as the specification. */
+/** The documented bounds (docs/configuration.md, options tables), stated here as the specification. */
 const LIMITS = { maxAttempts: 2_147_483_647, durationMs: 3_155_760_000_000, epochMs: 253_402_300_799_999 };
 
 const LONE_HIGH = '😀'.slice(0, 1);

@@ -1,6 +1,8 @@
 /**
- * The storage contract: every `QueueStorage` method, called directly on each backend, built the way the module
- * builds it (`createQueueStorage(resolveModuleOptions(...))`), so no test here depends on a backend's classes.
+ * The storage contract: the `QueueStorage` methods of a job's life (flows, limits, cluster events, transactional
+ * enqueue, waits and backups are proven through the public API by their own files), called directly on each backend,
+ * built the way the module builds it (`createQueueStorage(resolveModuleOptions(...))`), so no test here depends on a
+ * backend's classes.
  * The stale-writer cases are the heart of it: an outcome, progress or heartbeat written by a worker (or for an
  * attempt) that no longer owns the row must change nothing and say so, or a worker whose lease expired overwrites
  * the attempt that replaced it.

@@ -20,7 +20,7 @@ export function isTimerDuration(value: unknown): value is number {
 }
 
 /**
- * Bounds of every numeric option, in one place (the README's option tables state them). Each keeps a value
+ * Bounds of every numeric option, in one place (docs/configuration.md's option tables state them). Each keeps a value
  * exact in a JavaScript number, storable in SQLite's INTEGER and PostgreSQL's bigint/integer columns, and
  * inside the range of a `Date`: past them a job would be stored as REAL, rejected by the driver, or due at
  * an Invalid Date and never run.

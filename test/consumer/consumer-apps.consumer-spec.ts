@@ -11,7 +11,7 @@
  * The PostgreSQL app follows jest.config.js: skipped, with the notice, when no server answers.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -164,7 +164,11 @@ function note(line: string): void {
     process.stderr.write(`\nconsumer test timings (cache ${CACHE}):\n  ${timings.join('\n  ')}\n\n`);
   });
 
-  it('the tarball holds dist (code, types, maps with their sources), the docs the README links, LICENSE, README and package.json, nothing else', () => {
+  it('the tarball holds dist (code, types, maps with their sources), every docs page, the changelog, LICENSE, README and package.json, nothing else', () => {
+    // Every page of docs/ ships: the README and the pages link each other (test/docs.spec.ts checks the links).
+    const docsPages = readdirSync(join(REPO, 'docs'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.md'))
+      .map((file) => `docs/${file.split('\\').join('/')}`);
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         'LICENSE',
@@ -176,14 +180,9 @@ function note(line: string): void {
         'dist/dashboard.js',
       ]),
     );
-    expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual([
-      'LICENSE',
-      'README.md',
-      'docs/architecture.md',
-      'docs/migrating-from-bullmq.md',
-      'docs/testing.md',
-      'package.json',
-    ]);
+    expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual(
+      ['CHANGELOG.md', 'LICENSE', 'README.md', ...docsPages, 'package.json'].sort(),
+    );
     // lib/ is not shipped, so a map is only useful with the TypeScript inside it.
     const map = JSON.parse(readFileSync(join(REPO, 'dist', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
     expect(map.sourcesContent).toHaveLength(map.sources.length);

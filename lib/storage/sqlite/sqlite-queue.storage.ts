@@ -63,7 +63,7 @@ import { applySqliteSchema } from './sqlite-schema';
 /**
  * The SQLite backend: the statements of `sql/` on a `SqliteConnection`. It runs only single, self-contained
  * statements: TypeORM's sqlite driver has one connection, and two interleaved transactions on it corrupt each
- * other (see the README). Besides delegating, it tells the connection what its statements did: wrote (for the
+ * other (see docs/flows-and-transactions.md). Besides delegating, it tells the connection what its statements did: wrote (for the
  * WAL checkpointer) or made jobs claimable (for the insert hints).
  */
 export class SqliteQueueStorage implements QueueStorage {

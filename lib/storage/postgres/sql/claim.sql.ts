@@ -106,7 +106,7 @@ export async function claimJobs(
   now: number,
   leaseDuration: number,
 ): Promise<JobRecord[]> {
-  // On this node's clock, like every time the nodes compare (see Clocks in the README): PostgreSQL statements
+  // On this node's clock, like every time the nodes compare (see Clocks in docs/postgresql.md): PostgreSQL statements
   // do not wait for a file lock, and the database server's clock may differ from the nodes'.
   const leaseUntil = now + leaseDuration;
   const wanted = requests.filter((request) => request.limit > 0);

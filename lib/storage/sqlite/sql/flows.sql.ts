@@ -4,7 +4,7 @@ import { T, toRowId } from './sqlite-sql-fragments';
 
 /**
  * A whole flow in one statement, so it is atomic without a transaction (the module's connection never holds one
- * open: see the README). Ids are given explicitly, after the highest ever used (AUTOINCREMENT's own rule), so a
+ * open: see docs/flows-and-transactions.md). Ids are given explicitly, after the highest ever used (AUTOINCREMENT's own rule), so a
  * child can name its parent's id in the same statement. SQLite reads the source into a temporary table before it
  * inserts (the statement reads the table it writes), so `base` is computed once.
  */
