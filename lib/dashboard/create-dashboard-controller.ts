@@ -17,7 +17,8 @@ interface RequestLike {
 /**
  * A controller class of its own per `forRoot()`: its path and guards are decorator arguments, so each mount gets
  * a fresh class instead of metadata rewritten on a shared one. Nest routes it on whichever HTTP adapter the app
- * uses; everything is served from strings in the package (no files, no CDN).
+ * uses; everything is served from the package itself (no CDN): the page and stylesheet are strings, the script is read
+ * once at load (assets/dashboard-script.ts).
  */
 export function createDashboardController(
   options: Pick<ResolvedDashboardOptions, 'path' | 'allowedOrigins' | 'allowedHosts'>,

@@ -178,6 +178,8 @@ function note(line: string): void {
         'dist/index.d.ts',
         'dist/terminus.js',
         'dist/dashboard.js',
+        // The dashboard's page script, compiled from lib/dashboard/browser/ and read by the server at load.
+        'dist/dashboard/browser/dashboard.browser.js',
       ]),
     );
     expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual(

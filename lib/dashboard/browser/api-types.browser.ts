@@ -1,0 +1,144 @@
+// The JSON the dashboard's API answers, as the page reads it: dates are ISO strings, and statuses are open strings
+// because the page takes them from the server's counts (a status a later version adds shows without a change here).
+// Written against lib/dashboard/dashboard-api.service.ts; the browser program cannot import the server's types
+// (they pull in Node and Nest), so a field renamed there must be renamed here.
+
+/** Jobs of a queue per status. */
+type WireCounts = Record<string, number>;
+
+/** Percentiles of a duration, in milliseconds. */
+interface WirePercentiles {
+  p50: number;
+  p95: number;
+}
+
+/** A queue's recent metrics: one value per minute of the chart window, oldest first. */
+interface WireMetrics {
+  completed: number;
+  failed: number;
+  completedPerMinute: number[];
+  failedPerMinute: number[];
+  waitTimePerMinute: (WirePercentiles | null)[];
+  runTimePerMinute: (WirePercentiles | null)[];
+  waitTime: WirePercentiles | null;
+  runTime: WirePercentiles | null;
+}
+
+/** A queue as the overview and the queue page show it. */
+interface WireQueue {
+  name: string;
+  counts: WireCounts;
+  paused: boolean;
+  hasProcessor: boolean;
+  processed: boolean;
+  concurrency: number | null;
+  metrics: WireMetrics | null;
+}
+
+/** The fields every page's answer may carry, which the polling loop reads whatever the view. */
+interface PageData {
+  readOnly?: boolean;
+  refreshInterval?: number;
+  chartMinutes?: number;
+  queue?: { counts: WireCounts };
+  queues?: { counts: WireCounts }[];
+}
+
+/** GET api/overview. */
+interface OverviewData extends PageData {
+  readOnly: boolean;
+  refreshInterval: number;
+  chartMinutes: number;
+  sampled: boolean;
+  queues: WireQueue[];
+}
+
+/** A job in a list: no data or result, its error as one line, `hidden` naming the fields redact kept back. */
+interface WireJobSummary {
+  id: string;
+  name?: string | null;
+  status: string;
+  key: string | null;
+  attempts: number;
+  maxAttempts: number;
+  createdAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  hidden?: string[];
+}
+
+/** GET api/queues/:queue. */
+interface QueueData extends PageData {
+  readOnly: boolean;
+  queue: WireQueue;
+  jobs: WireJobSummary[];
+  total: number;
+  offset: number;
+  limit: number;
+  status: string | null;
+  search: string;
+}
+
+/** A failed attempt's error, with the earlier attempts' on the last one. */
+interface WireJobError {
+  name: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
+  attempt?: number;
+  previous?: WireJobError[];
+}
+
+/** A job, whole; fields a later version adds are shown under "Other fields". */
+interface WireJob {
+  [field: string]: unknown;
+  id: string;
+  queue: string;
+  name?: string | null;
+  status: string;
+  data: unknown;
+  result: unknown;
+  error: WireJobError | null;
+  progress: unknown;
+  priority: number;
+  attempts: number;
+  maxAttempts: number;
+  key: string | null;
+  lockedBy: string | null;
+  leaseUntil: string | null;
+  createdAt: string;
+  runAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  updatedAt: string;
+}
+
+/** GET api/jobs/:id. */
+interface JobData extends PageData {
+  readOnly: boolean;
+  hidden: string[];
+  job: WireJob;
+}
+
+/** A recurring job. */
+interface WireSchedule {
+  queue: string;
+  name: string;
+  cron: string | null;
+  every: number | null;
+  timezone: string | null;
+  nextRunAt: string | null;
+  data: unknown;
+  dataHidden: boolean;
+}
+
+/** GET api/schedules. */
+interface SchedulesData extends PageData {
+  readOnly: boolean;
+  schedules: WireSchedule[];
+}
+
+/** What an action did, in words for the operator. */
+interface ActionAnswer {
+  message: string;
+}

@@ -1,0 +1,60 @@
+// Formatting of counts, durations, dates and links.
+
+function count(n: unknown): string {
+  return typeof n === 'number' ? n.toLocaleString('en') : '–';
+}
+
+function ms(value: unknown): string {
+  if (typeof value !== 'number') return '–';
+  if (value < 1000) return Math.round(value) + ' ms';
+  if (value < 60000) return (value / 1000).toFixed(value < 10000 ? 2 : 1) + ' s';
+  return (value / 60000).toFixed(1) + ' min';
+}
+
+function relative(date: Date): string {
+  const diff = Math.round((date.getTime() - Date.now()) / 1000);
+  const abs = Math.abs(diff);
+  const text =
+    abs < 60
+      ? abs + ' s'
+      : abs < 3600
+        ? Math.round(abs / 60) + ' min'
+        : abs < 86400
+          ? Math.round(abs / 3600) + ' h'
+          : Math.round(abs / 86400) + ' d';
+  return diff >= 0 ? 'in ' + text : text + ' ago';
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** A date with its distance from now; a dash for none, the text itself for what is not a date. */
+function when(value: string | number | null | undefined): Child {
+  if (value === null || value === undefined) return h('span', { class: 'muted', text: '–' });
+  const date = new Date(value);
+  if (isNaN(date.getTime())) return String(value);
+  return h('time', { datetime: date.toISOString(), title: date.toISOString() }, date.toLocaleString() + ' (' + relative(date) + ')');
+}
+
+function json(value: unknown): HTMLPreElement {
+  return h('pre', { tabindex: '0' }, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+}
+
+function badge(status: string): HTMLSpanElement {
+  return h('span', { class: 'badge ' + status, text: status });
+}
+
+/** The hash route of a queue's page; empty, null and undefined parameters are left out. */
+function queueHref(name: string, params?: Record<string, string | number | null | undefined>): string {
+  const query = new URLSearchParams();
+  const given = params || {};
+  Object.keys(given).forEach((k) => {
+    const value = given[k];
+    if (value !== undefined && value !== '' && value !== null) query.set(k, String(value));
+  });
+  const q = query.toString();
+  return '#/queue/' + encodeURIComponent(name) + (q ? '?' + q : '');
+}
+
+function jobHref(id: string): string {
+  return '#/job/' + encodeURIComponent(id);
+}

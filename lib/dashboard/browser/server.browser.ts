@@ -1,0 +1,68 @@
+// Talking to the server: JSON reads of the API, and actions as same-origin JSON POSTs.
+
+/** The path the page was reached at (the page shell writes it), so a global prefix or a proxy path is honoured. */
+const BASE = document.documentElement.getAttribute('data-base') || '';
+const statusLine = byId('action-status');
+
+/** An answer that was not 2xx, with its status (404 tells the queue page the queue does not exist). */
+class HttpError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The text of whatever a promise was rejected with. */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** GETs (or, with options, POSTs) api/<path>; resolves with the parsed body, rejects with an HttpError when not ok. */
+function request<T>(path: string, options?: RequestInit): Promise<T> {
+  const init: RequestInit = Object.assign({ credentials: 'same-origin', headers: { accept: 'application/json' } }, options || {});
+  return fetch(BASE + '/api/' + path, init).then((response) =>
+    response.text().then((text) => {
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = { message: text };
+      }
+      if (!response.ok) {
+        const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
+        throw new HttpError((message ? String(message) : '') || 'HTTP ' + response.status, response.status);
+      }
+      return body as T;
+    }),
+  );
+}
+
+/** Says what an action did (status) or why it failed (alert) in the line under the header. */
+function say(message: string, isError?: boolean): void {
+  statusLine.className = 'status-line' + (isError ? ' error' : '');
+  statusLine.setAttribute('role', isError ? 'alert' : 'status');
+  statusLine.textContent = message;
+}
+
+/** Sends an action after confirmation where it destroys something; says what happened; refreshes. */
+function act(path: string, body?: unknown, confirmText?: string | null): void {
+  if (confirmText && !window.confirm(confirmText)) {
+    say('Nothing done.');
+    return;
+  }
+  request<ActionAnswer>(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body || {}),
+  })
+    .then((answer) => say(answer.message))
+    .catch((error: unknown) => say(messageOf(error), true))
+    .then(() => refresh());
+}
+
+function actionButton(label: string, path: string, body?: unknown, confirmText?: string | null, extra?: Attrs): HTMLButtonElement {
+  const attrs: Attrs = { type: 'button', 'data-focus': label + path, onclick: () => act(path, body, confirmText) };
+  return h('button', Object.assign(attrs, extra || {}), label);
+}
