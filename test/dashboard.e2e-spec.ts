@@ -223,6 +223,9 @@ describeEachBackend(
           await page.getByRole('heading', { name: 'No such queue' }).waitFor();
           expect(await page.locator('main button').count()).toBe(0);
           expect((await admin.listQueues()).map((queue) => queue.name)).not.toContain('nope');
+          // A hash that is not valid percent-encoding is read as typed (the server's answer shown), not left on "Loading…".
+          await page.goto(`${running.url}/queues#/queue/%`);
+          await page.getByText('Invalid queue name "%"').first().waitFor();
           await page.close();
         });
 

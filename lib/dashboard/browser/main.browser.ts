@@ -29,15 +29,21 @@ const state: {
   statuses: ['pending', 'running', 'completed', 'failed', 'cancelled'],
 };
 
+/** A path segment of the hash as typed; one that is not valid percent-encoding (`%`, `%zz`) is taken as it is. */
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function route(): View {
   const hash = location.hash.replace(/^#/, '') || '/';
   const qIndex = hash.indexOf('?');
   const path = qIndex >= 0 ? hash.slice(0, qIndex) : hash;
   const params = new URLSearchParams(qIndex >= 0 ? hash.slice(qIndex + 1) : '');
-  const parts = path
-    .split('/')
-    .filter(Boolean)
-    .map((part) => decodeURIComponent(part));
+  const parts = path.split('/').filter(Boolean).map(decodePart);
   if (parts[0] === 'queue' && parts[1]) return queueView(parts[1], params);
   if (parts[0] === 'job' && parts[1]) return jobView(parts[1]);
   if (parts[0] === 'schedules') return schedulesView();
