@@ -8,9 +8,9 @@ import { ResolvedModuleOptions } from './resolve-module-options';
  * `postgres` option, SQLite otherwise. Nothing above the storage interface knows which one runs.
  */
 export function createQueueStorage(
-  options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'> & { migrate?: boolean },
+  options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'> & { migrate?: boolean; busyTimeout?: number },
 ): QueueStorage {
-  const { dataSource, database, driver, postgres, migrate = true } = options;
+  const { dataSource, database, driver, postgres, migrate = true, busyTimeout } = options;
   // `createSchema: false` was the PostgreSQL-only form of `migrate: false`; either one turns migrations off.
   const schema = {
     schema: postgres?.schema,
@@ -19,5 +19,5 @@ export function createQueueStorage(
   };
   if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
   if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
-  return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver }, migrate);
+  return new SqliteQueueStorage(dataSource ? { dataSource, busyTimeout } : { database, driver, busyTimeout }, migrate);
 }

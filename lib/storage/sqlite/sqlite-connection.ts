@@ -6,7 +6,7 @@ import { DatabaseUnavailableError } from '../../errors/database-unavailable.erro
 import { SqliteQueueError } from '../../errors/sqlite-queue.error';
 import { storageFailureKind } from '../../utils/storage-failure.util';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
-import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
+import { JOBS_TABLE, MODULE_DEFAULTS } from '../../sqlite-queue.constants';
 import { StatementRunner } from '../shared/statement-runner';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { FileIdentityWatch } from './file-identity-watch';
@@ -17,8 +17,14 @@ import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
 import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { TransactionGate } from './transaction-gate';
 
-/** Where the SQLite storage gets its connection. */
-export type SqliteConnectionSource = { dataSource: DataSource } | { database: string; driver: SqliteDriverName };
+/**
+ * Where the SQLite storage gets its connection, and how long its statements wait for another connection's lock
+ * (`busyTimeout`, the module option; default `MODULE_DEFAULTS.busyTimeout`), on a lent DataSource too: the lease
+ * floor the options were checked against assumes that wait.
+ */
+export type SqliteConnectionSource = ({ dataSource: DataSource } | { database: string; driver: SqliteDriverName }) & {
+  busyTimeout?: number;
+};
 
 /**
  * The SQLite connection of a storage: which driver, opened how (pragmas), which statement runner, the background
@@ -36,8 +42,10 @@ export class SqliteConnection {
   private readonly logger = new Logger('JobQueue');
   private watch?: FileIdentityWatch;
   private faulted?: DatabaseUnavailableError;
+  private readonly busyTimeout: number;
 
   constructor(source: SqliteConnectionSource) {
+    this.busyTimeout = source.busyTimeout ?? MODULE_DEFAULTS.busyTimeout;
     if ('dataSource' in source) {
       this.dataSource = source.dataSource;
       this.ownsDataSource = false;
@@ -45,8 +53,8 @@ export class SqliteConnection {
       const common = { database: source.database, enableWAL: source.database !== ':memory:', synchronize: false, logging: false };
       this.dataSource =
         source.driver === 'better-sqlite3'
-          ? new DataSource({ ...common, type: 'better-sqlite3', timeout: BUSY_TIMEOUT_MS })
-          : new DataSource({ ...common, type: 'sqlite', busyTimeout: BUSY_TIMEOUT_MS, driver: quietSqlite3() });
+          ? new DataSource({ ...common, type: 'better-sqlite3', timeout: this.busyTimeout })
+          : new DataSource({ ...common, type: 'sqlite', busyTimeout: this.busyTimeout, driver: quietSqlite3() });
       this.ownsDataSource = true;
     }
   }
@@ -185,7 +193,7 @@ export class SqliteConnection {
   private async configure(runner: StatementRunner): Promise<void> {
     const memory = this.dataSource.options.database === ':memory:';
     if (!memory) await runner.all('PRAGMA journal_mode = WAL', []);
-    await runner.all(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`, []);
+    await runner.all(`PRAGMA busy_timeout = ${this.busyTimeout}`, []);
     // A flow parent failed by its child's trigger is itself a child: its own trigger must fire too (nested flows).
     await runner.run('PRAGMA recursive_triggers = ON', []);
     // A borrowed connection keeps its owner's durability choice; our own trades fsync per commit for WAL's
