@@ -63,6 +63,23 @@ describeEachSqlite('run-time storage errors on SQLite', (backend) => {
     expect(await holder.exited).toBe(0);
     expect((await admin.getCounts('busy-queue')).pending).toBe(0);
   }, 30_000);
+
+  it("busyTimeout is set on a lent DataSource too, whatever the application's own setting", async () => {
+    const type = backend.driver === 'better-sqlite3' ? 'better-sqlite3' : 'sqlite';
+    const dataSource = new DataSource({ type, database: t.db.path });
+    try {
+      t.app = await Test.createTestingModule({
+        imports: [SqliteQueueModule.forRoot({ dataSource, busyTimeout: SHORT_BUSY_TIMEOUT })],
+      }).compile();
+      await t.app.init();
+      // The lease floor the options passed was computed from this wait.
+      expect(await dataSource.query('PRAGMA busy_timeout')).toEqual([{ timeout: SHORT_BUSY_TIMEOUT }]);
+      await t.app.close();
+      t.app = undefined;
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+    }
+  });
 });
 
 describePostgres('run-time storage errors on PostgreSQL', (backend) => {
