@@ -19,7 +19,6 @@ export type { QueueBulkJob, QueueJobOptions } from './queue/queue';
 export type { OnJobEventOptions, JobEventHandlerDecorator, JobEventHandlerParameter } from './decorators/on-job-event.decorator';
 export { QueueEventsListener } from './decorators/queue-events-listener.decorator';
 export { OnQueueEvent } from './decorators/on-queue-event.decorator';
-export { TEST_SHUTDOWN_TIMEOUT } from './factory/resolve-module-options';
 export { QueueEvents } from './events/queue-events.service';
 export { QueueProducer } from './producer/queue-producer.service';
 export { QueueAdmin } from './admin/queue-admin.service';

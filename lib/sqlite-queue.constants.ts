@@ -52,6 +52,7 @@ export const MODULE_DEFAULTS = {
    * or a forgotten transaction, better reported than waited for without end.
    */
   migrationLockTimeout: 300_000,
+  busyTimeout: 5000,
   processing: true,
   maxAttempts: 3,
 } as const;
@@ -80,8 +81,8 @@ export const PROCESSOR_DEFAULTS = { concurrency: 1 } as const;
  */
 export const MAX_RECOVERY_JITTER_MS = 10_000;
 
-/** SQLite waits this long for a lock held by another connection before reporting SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 5000;
+/** Longest `busyTimeout`: on better-sqlite3 the wait blocks the event loop (timers, heartbeats, requests) that long. */
+export const MAX_BUSY_TIMEOUT_MS = 60_000;
 
 /** The schema version each migration wrote; its presence also marks the tables beside it as this library's. */
 export const MIGRATIONS_TABLE = 'nest_queue_migrations';

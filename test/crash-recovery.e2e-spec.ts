@@ -9,6 +9,7 @@ import type { QueueAppConfig } from './fixtures/queue-app';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';
+import { shortLeases } from './support/test-timings';
 
 describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) => {
   let app: TestingModule | undefined;
@@ -50,7 +51,7 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
     const workerConfig = {
       runLog,
       doneLog,
-      module: { leaseDuration: 6500, pollInterval: 100 },
+      module: shortLeases(backend),
       queues: [{ name: 'crash', concurrency }],
     };
     const first = startWorker(workerConfig);
@@ -130,7 +131,7 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
       'crashy',
       Array.from({ length: 30 }, (_, n) => ({ data: { n, sleep: 5 }, options: { maxAttempts: 10 } })),
     );
-    const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'crashy', concurrency: 2 }] };
+    const workerConfig = { runLog, module: shortLeases(backend), queues: [{ name: 'crashy', concurrency: 2 }] };
 
     const exits: (number | string)[] = [];
     const done = async () =>
@@ -161,7 +162,7 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
     expect(new Set(killerRuns.map((run) => run.pid)).size).toBe(3);
     expect(await admin.getCounts('crashy')).toMatchObject({ pending: 0, running: 0, completed: 30, failed: 1 });
     for (const job of neighbours) expect((await admin.getJob(job.id))?.status).toBe('completed');
-    // Three lease expiries (6.5 s each, the shortest SQLite accepts at pollInterval 100) and four process starts.
+    // Three lease expiries (short ones: test-timings.ts) and four process starts.
   }, 150_000);
 
   it('a job that kills its process on every attempt does not take the job claimed beside it down each time', async () => {
@@ -174,6 +175,8 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
       { data: { kill: true }, options: { maxAttempts: 3 } },
       { data: { sleep: 300 }, options: { maxAttempts: 3 } },
     ]);
+    // Not the short test lease: recovery spreads jobs over min(leaseDuration, 10 s), and in a narrower window the
+    // two would more often be due close together again by chance, which this test cannot tell from a failure.
     const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'pair', concurrency: 2 }] };
 
     const settled = async () =>

@@ -18,6 +18,7 @@ import {
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';
+import { shortLeases } from './support/test-timings';
 
 interface FlakyData {
   /** Throw on attempts <= failTimes. */
@@ -284,7 +285,7 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     child = startChildApp({
       connection: current.db.options,
       runLog,
-      module: { pollInterval: 100, leaseDuration: 6500 },
+      module: shortLeases(backend),
       queues: [{ name: 'stall', maxAttempts: 3 }],
       produce: { queue: 'stall', count: 1, data: { hang: true } },
     });
@@ -292,7 +293,7 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     const [{ id, pid }] = readRunLog(runLog);
     expect(pid).toBe(child.process.pid);
 
-    const testing = await startApp([StallProcessor], { leaseDuration: 6500 });
+    const testing = await startApp([StallProcessor], shortLeases(backend));
     const streamed = record(testing.get(QueueEvents));
     await testing.init();
     expect(await testing.get(QueueAdmin).getJob(id)).toMatchObject({ status: 'running', attempts: 1 });
@@ -319,14 +320,14 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     child = startChildApp({
       connection: current.db.options,
       runLog,
-      module: { pollInterval: 100, leaseDuration: 6500 },
+      module: shortLeases(backend),
       queues: [{ name: 'stall', maxAttempts: 1 }],
       produce: { queue: 'stall', count: 1, data: { hang: true } },
     });
     await waitFor(() => readRunLog(runLog).length === 1, 'the child started the job', 60_000);
     const [{ id }] = readRunLog(runLog);
 
-    const testing = await startApp([StallProcessor], { leaseDuration: 6500 });
+    const testing = await startApp([StallProcessor], shortLeases(backend));
     const streamed = record(testing.get(QueueEvents));
     await testing.init();
     await child.kill();

@@ -2,18 +2,22 @@ import { QueueAdmin, QueueProducer } from '../lib';
 import { readRunLog, startChildApp } from './support/child-app';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
+import { shortLeases } from './support/test-timings';
 
 describeEachBackend('flows across OS processes', (backend) => {
   const current = perTestApp(backend);
 
   it('runs a parent of 100 children in two queues exactly once, after the last child, with all results, when a worker is killed -9 midway', async () => {
     const runLog = `${current.db.path}.runs`;
+    // Opened first, so the schema is there before the workers boot: two boots migrating at once wait for each other
+    // on SQLite's lock, and the short busy timeout is not meant to cover a migration.
+    current.app = await current.startApp({ module: { processing: false } });
     const worker = () =>
       startChildApp({
         connection: current.db.options,
         runLog,
         // A short lease: the killed worker's children come back quickly.
-        module: { pollInterval: 100, leaseDuration: 6100 },
+        module: shortLeases(backend),
         queues: [
           { name: 'fetch', concurrency: 4 },
           { name: 'resize', concurrency: 4 },
@@ -22,7 +26,6 @@ describeEachBackend('flows across OS processes', (backend) => {
       });
     const workers = [worker(), worker()];
     await Promise.all(workers.map((w) => w.printed('READY')));
-    current.app = await current.startApp({ module: { processing: false } });
     const producer = current.app.get(QueueProducer);
     const admin = current.app.get(QueueAdmin);
 

@@ -311,8 +311,34 @@ describeEachBackend('hostile input', (backend) => {
       }
       expect(error).toBeInstanceOf(InvalidModuleOptionsError);
       expect(error).toMatchObject({ option: 'leaseDuration' });
-      expect((error as Error).message).toMatch(/at least 7000 ms .*busy timeout/);
+      expect((error as Error).message).toMatch(/at least 7000 ms .*busyTimeout 5000.*busy timeout/);
     });
+
+    it('the floor follows busyTimeout: 500 ms with pollInterval 100 allows a 1600 ms lease and refuses 1599', async () => {
+      if (backend.kind === 'postgres') {
+        // A SQLite setting: refused there rather than silently meaningless.
+        const error = await initError({ busyTimeout: 500 });
+        expect(error).toBeInstanceOf(InvalidModuleOptionsError);
+        expect(error).toMatchObject({ option: 'busyTimeout' });
+        expect((error as Error).message).toMatch(/SQLite setting .*no meaning on PostgreSQL/);
+        return;
+      }
+      expect(await initError({ busyTimeout: 500, pollInterval: 100, leaseDuration: 1600 })).toBeUndefined();
+      const error = await initError({ busyTimeout: 500, pollInterval: 100, leaseDuration: 1599 });
+      expect(error).toBeInstanceOf(InvalidModuleOptionsError);
+      expect(error).toMatchObject({ option: 'leaseDuration' });
+      expect((error as Error).message).toMatch(/at least 1600 ms on SQLite with pollInterval 100 and busyTimeout 500, got 1599/);
+    });
+
+    it.each([[-1], [1.5], [60_001], [Number.NaN], ['500']])(
+      'busyTimeout %p is refused, naming the option and the range',
+      async (busyTimeout) => {
+        const error = await initError({ busyTimeout } as unknown as SqliteQueueModuleOptions);
+        expect(error).toBeInstanceOf(InvalidModuleOptionsError);
+        expect(error).toMatchObject({ option: 'busyTimeout' });
+        if (backend.kind === 'sqlite') expect((error as Error).message).toMatch(/integer number of ms from 0 to 60000/);
+      },
+    );
   });
 
   describe('retry of a job whose key a live job holds (item 10)', () => {

@@ -10,10 +10,9 @@ import { defineProcessor } from './fixtures/define-processor';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';
+import { SHORT_LEASE, shortLeases } from './support/test-timings';
 
 const WORKER_ID = 'pod-0';
-// The shortest lease SQLite accepts with pollInterval 100: it must outlast a heartbeat interval and the 5 s busy wait.
-const LEASE_MS = 6500;
 
 describeEachBackend('lease heartbeat: a restarted process with the same workerId', (backend) => {
   const current = perTestApp(backend);
@@ -30,7 +29,7 @@ describeEachBackend('lease heartbeat: a restarted process with the same workerId
     const first = startChildApp({
       connection: current.db.options,
       runLog,
-      module: { workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 },
+      module: { workerId: WORKER_ID, ...shortLeases(backend) },
       queues: [{ name: 'orphans' }],
     });
     children.push(first);
@@ -45,7 +44,7 @@ describeEachBackend('lease heartbeat: a restarted process with the same workerId
     // its heartbeat beats all along, and must not keep the orphan's lease alive.
     const orphanRan = deferred<Job>();
     current.app = await Test.createTestingModule({
-      imports: [SqliteQueueModule.forRoot({ ...current.db.options, workerId: WORKER_ID, leaseDuration: LEASE_MS, pollInterval: 100 })],
+      imports: [SqliteQueueModule.forRoot({ ...current.db.options, workerId: WORKER_ID, ...shortLeases(backend) })],
       providers: [
         defineProcessor('orphans', async (job) => void orphanRan.resolve(job)),
         defineProcessor('long', async () => {
@@ -61,7 +60,7 @@ describeEachBackend('lease heartbeat: a restarted process with the same workerId
 
     const rerun = await Promise.race([
       orphanRan.promise,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the orphaned job never ran again')), 6 * LEASE_MS)),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the orphaned job never ran again')), 6 * SHORT_LEASE)),
     ]);
     expect(rerun).toMatchObject({ id: orphan.id, attempt: 2 });
     await waitFor(async () => (await admin.getJob(long.id))?.status === 'completed', 'the long job completed');
@@ -71,9 +70,8 @@ describeEachBackend('lease heartbeat: a restarted process with the same workerId
 
 describeEachBackend('lease heartbeat: a job running three times its lease', (backend) => {
   const current = perTestApp(backend);
-  // The shortest lease each backend accepts with pollInterval 100 (SQLite: 6000 + min(pollInterval, 3000) ms);
-  // PostgreSQL has no minimum.
-  const lease = backend.kind === 'sqlite' ? 6100 : 1500;
+  // The shortest lease SQLite accepts with the short busy timeout; PostgreSQL has no minimum.
+  const lease = SHORT_LEASE;
 
   it('keeps its lease by heartbeats and completes exactly once, while a second worker polls the same database', async () => {
     const runs: { worker: string; attempt: number }[] = [];
@@ -83,7 +81,7 @@ describeEachBackend('lease heartbeat: a job running three times its lease', (bac
         await new Promise((resolve) => setTimeout(resolve, 3 * lease));
         return name;
       });
-    const module = { leaseDuration: lease, pollInterval: 100 };
+    const module = shortLeases(backend);
     const first = await current.startApp({ module, providers: [worker('first')] });
     const job = await first.get(QueueProducer).add('long-lease', {});
     await waitFor(() => runs.length === 1, 'the first worker started the job');

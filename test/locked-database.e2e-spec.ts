@@ -7,8 +7,9 @@
 import { LoggerService } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
-import { BUSY_TIMEOUT_MS } from '../lib/sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../lib/sqlite-queue.constants';
 import { ChildApp, startChildApp, startLockHolder } from './support/child-app';
+import { SHORT_BUSY_TIMEOUT } from './support/test-timings';
 import { deferred, waitFor } from './support/wait-for';
 import { describeEachSqlite, perTestApp } from './support/backends';
 
@@ -62,7 +63,7 @@ describeEachSqlite('a second process holds the write lock', (backend) => {
 
   it('the app and the producers wait for a 2 s write lock and recover: every add resolves, every job completes', async () => {
     const holdMs = 2000;
-    expect(holdMs).toBeLessThan(BUSY_TIMEOUT_MS); // the premise: the lock ends within SQLite's busy wait
+    expect(holdMs).toBeLessThan(MODULE_DEFAULTS.busyTimeout); // the premise: the lock ends within SQLite's busy wait
     const logger = new CapturingLogger();
     app = await current.startApp({ module: { pollInterval: 100 }, providers: [LockedProcessor], logger });
     const producer = app.get(QueueProducer);
@@ -131,9 +132,10 @@ describeEachSqlite('a second process holds the write lock', (backend) => {
   });
 
   it('a lock held past busy_timeout makes some statements fail with SQLITE_BUSY; the app retries them and loses nothing', async () => {
-    const holdMs = BUSY_TIMEOUT_MS + 1500;
+    // A short busy timeout: the lock outlasts it by as much as the default one would, in a third of the time.
+    const holdMs = SHORT_BUSY_TIMEOUT + 1500;
     const logger = new CapturingLogger();
-    app = await current.startApp({ module: { pollInterval: 100 }, providers: [LockedProcessor], logger });
+    app = await current.startApp({ module: { pollInterval: 100, busyTimeout: SHORT_BUSY_TIMEOUT }, providers: [LockedProcessor], logger });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
 

@@ -10,8 +10,9 @@ import { QueueFactory } from '../lib/factory/queue.factory';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';
+import { SHORT_POLL_INTERVAL, shortLeases } from './support/test-timings';
 
-const POLL_INTERVAL = 100;
+const POLL_INTERVAL = SHORT_POLL_INTERVAL;
 const OUTAGE_MS = 3000;
 /** The statements of the background loops; the test's own reads go through others. */
 const FAILING = ['claim', 'recoverExpiredLeases', 'dueSchedules', 'extendLeases', 'findCancelled', 'applyRetention'] as const;
@@ -21,8 +22,8 @@ describeEachBackend('database outage: background loops', (backend) => {
 
   it('log once per loop while the database is down, back off, and log once when it is back', async () => {
     ctx.app = await Test.createTestingModule({
-      // The shortest lease SQLite accepts with this poll interval (6000 + min(poll, 3000)): recovery every 3 s.
-      imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, pollInterval: POLL_INTERVAL, leaseDuration: 6100 })],
+      // A short lease (test-timings.ts): lease recovery runs every max(poll, lease / 2), well within the outage.
+      imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, ...shortLeases(backend) })],
       providers: [defineProcessor('outage', async () => 'done')],
     }).compile();
     await ctx.app.init();

@@ -11,6 +11,7 @@ import { defineProcessor } from './fixtures/define-processor';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';
+import { shortLeases } from './support/test-timings';
 
 interface Step {
   name: string;
@@ -182,7 +183,7 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     ids.push((await producer.add('pf', { n: 0, hang: true })).id);
     for (let n = 1; n <= 3; n++) ids.push((await producer.add('pf', { n })).id);
 
-    const module = { leaseDuration: 6500, pollInterval: 100 };
+    const module = shortLeases(backend);
     const first = startChildApp({ connection: current.db.options, runLog, module, queues: [{ name: 'pf', concurrency: 1, prefetch: 3 }] });
     children.push(first);
     await waitFor(
@@ -191,6 +192,9 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     );
     expect(await first.kill()).toBe('SIGKILL');
     const killedAt = Date.now();
+    // Nothing renews them now: the leases the dead process left, which no other process may take the jobs before.
+    const leaseAtKill = new Map<string, number>();
+    for (const id of ids) leaseAtKill.set(id, (await admin.getJob(id))!.leaseUntil!.getTime());
 
     const second = startChildApp({ connection: current.db.options, runLog, module, queues: [{ name: 'pf', concurrency: 4 }] });
     children.push(second);
@@ -201,6 +205,7 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     );
     // Not before the lease of the killed process expired: nobody took its jobs from under it.
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(module.leaseDuration - 1000);
+    for (const id of ids.slice(1)) expect((await admin.getJob(id))!.startedAt!.getTime()).toBeGreaterThanOrEqual(leaseAtKill.get(id)!);
     const runs = readRunLog(runLog);
     for (const id of ids.slice(1)) {
       const ofJob = runs.filter((run) => run.id === id);

@@ -2,6 +2,7 @@ import { QueueAdmin, QueueProducer } from '../lib';
 import { ChildApp, readLines, startChildApp } from './support/child-app';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
+import { shortLeases } from './support/test-timings';
 
 /** Most starts in any interval of `duration` ms. */
 function busiestWindow(starts: number[], duration: number): number {
@@ -87,7 +88,7 @@ describeEachBackend('queue limits across OS processes', (backend) => {
       startChildApp({
         connection: current.db.options,
         spanLog,
-        module: { pollInterval: 100, leaseDuration: backend.kind === 'sqlite' ? 6100 : 1500 },
+        module: shortLeases(backend),
         queues: [{ name: 'capped', concurrency: 3, globalConcurrency: limit }],
       });
     const victim = spawnWorker();

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { JobNotFoundError, QueueAdmin, QueueProducer, SqliteQueueModule, StorageError } from '../lib';
-import { BUSY_TIMEOUT_MS } from '../lib/sqlite-queue.constants';
 import { ChildApp, startLockHolder } from './support/child-app';
 import { describeEachSqlite, describePostgres, perTestApp } from './support/backends';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
+import { SHORT_BUSY_TIMEOUT } from './support/test-timings';
 
 describeEachSqlite('run-time storage errors on SQLite', (backend) => {
   const t = perTestApp(backend);
@@ -21,8 +21,8 @@ describeEachSqlite('run-time storage errors on SQLite', (backend) => {
     holder = undefined;
   });
 
-  async function start(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
-    const options = { ...t.db.options };
+  async function start(busyTimeout?: number): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
+    const options = { ...t.db.options, busyTimeout };
     t.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot(options)] }).compile();
     await t.app.init();
     return { producer: t.app.get(QueueProducer), admin: t.app.get(QueueAdmin) };
@@ -46,10 +46,15 @@ describeEachSqlite('run-time storage errors on SQLite', (backend) => {
   });
 
   it('an add that waits past the busy timeout: StorageError, transient, SQLITE_BUSY cause, queue named, nothing written', async () => {
-    const { producer, admin } = await start();
-    holder = startLockHolder(t.db.path, BUSY_TIMEOUT_MS + 3000);
+    // busyTimeout is what SQLite waits: the add fails after about that long, while the lock is still held.
+    const { producer, admin } = await start(SHORT_BUSY_TIMEOUT);
+    holder = startLockHolder(t.db.path, SHORT_BUSY_TIMEOUT + 3000);
     await holder.printed('LOCKED');
+    const started = Date.now();
     const error = await producer.add('busy-queue', { n: 1 }).catch((caught: unknown) => caught);
+    // SQLite's busy handler sleeps in steps and gives up once the next step would pass the timeout.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SHORT_BUSY_TIMEOUT - 100);
+    expect(holder.stdout()).not.toContain('RELEASING');
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).transient).toBe(true);
     expect((error as Error).message).toContain('QueueProducer.add');
@@ -58,6 +63,23 @@ describeEachSqlite('run-time storage errors on SQLite', (backend) => {
     expect(await holder.exited).toBe(0);
     expect((await admin.getCounts('busy-queue')).pending).toBe(0);
   }, 30_000);
+
+  it("busyTimeout is set on a lent DataSource too, whatever the application's own setting", async () => {
+    const type = backend.driver === 'better-sqlite3' ? 'better-sqlite3' : 'sqlite';
+    const dataSource = new DataSource({ type, database: t.db.path });
+    try {
+      t.app = await Test.createTestingModule({
+        imports: [SqliteQueueModule.forRoot({ dataSource, busyTimeout: SHORT_BUSY_TIMEOUT })],
+      }).compile();
+      await t.app.init();
+      // The lease floor the options passed was computed from this wait.
+      expect(await dataSource.query('PRAGMA busy_timeout')).toEqual([{ timeout: SHORT_BUSY_TIMEOUT }]);
+      await t.app.close();
+      t.app = undefined;
+    } finally {
+      if (dataSource.isInitialized) await dataSource.destroy();
+    }
+  });
 });
 
 describePostgres('run-time storage errors on PostgreSQL', (backend) => {

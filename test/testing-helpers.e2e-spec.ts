@@ -12,12 +12,12 @@ import {
   QueueAdmin,
   QueueEvent,
   QueueProducer,
-  TEST_SHUTDOWN_TIMEOUT,
   WaitTimeoutError,
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { deferred, waitFor } from './support/wait-for';
+import { TEST_SHUTDOWN_TIMEOUT } from './support/test-timings';
 
 /** A plain service (not a processor) that listens to job events of one queue and of every queue. */
 @Injectable()
@@ -66,8 +66,11 @@ describeEachBackend('testing helpers and @OnJobEvent on any provider', (backend)
     await expect(job.waitUntilFinished({ timeout: 20_000 })).resolves.toMatchObject({ status: 'completed' });
   });
 
-  it('under jest, app.close() with a job that never ends returns within jest’s 5 s hook timeout and hands the job back', async () => {
-    const app = await current.startApp({ providers: [defineProcessor('stuck', () => new Promise(() => undefined))] });
+  it('with the shutdownTimeout docs/testing.md gives, app.close() with a job that never ends returns within jest’s 5 s hook timeout and hands the job back', async () => {
+    const app = await current.startApp({
+      module: { shutdownTimeout: TEST_SHUTDOWN_TIMEOUT },
+      providers: [defineProcessor('stuck', () => new Promise(() => undefined))],
+    });
     const job = await app.get(QueueProducer).add('stuck', {});
     const admin = app.get(QueueAdmin);
     await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'the job runs');

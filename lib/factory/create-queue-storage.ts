@@ -12,9 +12,10 @@ export function createQueueStorage(
   options: Pick<ResolvedModuleOptions, 'dataSource' | 'database' | 'driver' | 'postgres'> & {
     migrate?: boolean;
     migrationLockTimeout?: number;
+    busyTimeout?: number;
   },
 ): QueueStorage {
-  const { dataSource, database, driver, postgres, migrate = true } = options;
+  const { dataSource, database, driver, postgres, migrate = true, busyTimeout } = options;
   const migrationLockTimeout = options.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout;
   // `createSchema: false` was the PostgreSQL-only form of `migrate: false`; either one turns migrations off.
   const schema = {
@@ -25,5 +26,8 @@ export function createQueueStorage(
   };
   if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
   if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
-  return new SqliteQueueStorage(dataSource ? { dataSource } : { database, driver }, { migrate, migrationLockTimeout });
+  return new SqliteQueueStorage(dataSource ? { dataSource, busyTimeout } : { database, driver, busyTimeout }, {
+    migrate,
+    migrationLockTimeout,
+  });
 }

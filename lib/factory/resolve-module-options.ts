@@ -4,7 +4,7 @@ import { InvalidModuleOptionsError } from '../errors/invalid-module-options.erro
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { PostgresQueueOptions } from '../interfaces/postgres-queue-options.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
-import { BUSY_TIMEOUT_MS, DEFAULT_BACKOFF, MODULE_DEFAULTS } from '../sqlite-queue.constants';
+import { DEFAULT_BACKOFF, MAX_BUSY_TIMEOUT_MS, MODULE_DEFAULTS } from '../sqlite-queue.constants';
 import { validatePostgresOptions } from '../storage/postgres/validate-postgres-options';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../utils/retention.util';
@@ -31,12 +31,6 @@ export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOp
   backoff: BackoffOptions;
 }
 
-/**
- * Default shutdownTimeout under jest: `app.close()` in a hook must end within jest's default 5 s hook timeout even
- * when a job still runs (the job is aborted and handed back, its attempt uncounted, as at any shutdown deadline).
- */
-export const TEST_SHUTDOWN_TIMEOUT = 2000;
-
 const MS_OPTIONS = ['pollInterval', 'leaseDuration'] as const;
 
 /** Every option `forRoot` / `forRootAsync` takes; anything else is a typo that would otherwise be ignored. */
@@ -49,6 +43,7 @@ const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'batchWindow',
   'batchSize',
   'leaseDuration',
+  'busyTimeout',
   'shutdownTimeout',
   'processing',
   'migrate',
@@ -71,8 +66,8 @@ const LEASE_MARGIN_MS = 1000;
  * lease must outlast both (plus a margin), or it expires under a running job and another process runs the job
  * again. Solving leaseDuration - min(leaseDuration / 3, pollInterval) >= busy + margin gives this.
  */
-export function minimumSqliteLease(pollInterval: number): number {
-  const needed = BUSY_TIMEOUT_MS + LEASE_MARGIN_MS;
+export function minimumSqliteLease(pollInterval: number, busyTimeout: number): number {
+  const needed = busyTimeout + LEASE_MARGIN_MS;
   return needed + Math.min(pollInterval, needed / 2);
 }
 
@@ -107,7 +102,8 @@ export function resolveModuleOptions(
     batchWindow: given.batchWindow ?? MODULE_DEFAULTS.batchWindow,
     batchSize: given.batchSize ?? MODULE_DEFAULTS.batchSize,
     leaseDuration: given.leaseDuration ?? MODULE_DEFAULTS.leaseDuration,
-    shutdownTimeout: given.shutdownTimeout ?? (process.env.JEST_WORKER_ID ? TEST_SHUTDOWN_TIMEOUT : MODULE_DEFAULTS.shutdownTimeout),
+    busyTimeout: given.busyTimeout ?? MODULE_DEFAULTS.busyTimeout,
+    shutdownTimeout: given.shutdownTimeout ?? MODULE_DEFAULTS.shutdownTimeout,
     clusterEvents: given.clusterEvents ?? false,
     processing: given.processing ?? MODULE_DEFAULTS.processing,
     migrate: given.migrate ?? true,
@@ -149,13 +145,24 @@ export function resolveModuleOptions(
     }
   }
   const onSqlite = resolved.postgres === undefined && resolved.dataSource?.options.type !== 'postgres';
-  if (onSqlite && resolved.leaseDuration < minimumSqliteLease(resolved.pollInterval)) {
+  if (!onSqlite && given.busyTimeout !== undefined) {
+    throw new InvalidModuleOptionsError(
+      'busyTimeout',
+      "is a SQLite setting (how long a statement waits for another connection's lock) and has no meaning on PostgreSQL: remove it",
+    );
+  }
+  if (!isIntegerInRange(resolved.busyTimeout, 0, MAX_BUSY_TIMEOUT_MS)) {
+    const reason = `must be an integer number of ms from 0 to ${MAX_BUSY_TIMEOUT_MS}, got ${describeValue(resolved.busyTimeout)}`;
+    throw new InvalidModuleOptionsError('busyTimeout', reason);
+  }
+  const minimumLease = minimumSqliteLease(resolved.pollInterval, resolved.busyTimeout);
+  if (onSqlite && resolved.leaseDuration < minimumLease) {
     throw new InvalidModuleOptionsError(
       'leaseDuration',
-      `must be at least ${minimumSqliteLease(resolved.pollInterval)} ms on SQLite with pollInterval ${resolved.pollInterval}, ` +
-        `got ${resolved.leaseDuration}: a heartbeat renews leases every min(leaseDuration / 3, pollInterval) ms and may wait up to ` +
-        `the ${BUSY_TIMEOUT_MS} ms busy timeout for another process's write lock, so a shorter lease can expire under a running ` +
-        'job and let another process run it a second time',
+      `must be at least ${minimumLease} ms on SQLite with pollInterval ${resolved.pollInterval} and busyTimeout ` +
+        `${resolved.busyTimeout}, got ${resolved.leaseDuration}: a heartbeat renews leases every min(leaseDuration / 3, ` +
+        `pollInterval) ms and may wait up to the busy timeout for another process's write lock, so a shorter lease can ` +
+        'expire under a running job and let another process run it a second time (a shorter busyTimeout allows a shorter lease)',
     );
   }
   if (!isIntegerInRange(resolved.batchSize, 1, LIMITS.batchSize)) {

@@ -44,12 +44,25 @@ export interface SqliteQueueModuleOptions {
   batchWindow?: number;
   /** Most jobs one claim may take, across all queues (never more than their free slots). Default 500. */
   batchSize?: number;
-  /** How long a claimed job stays owned without a heartbeat, in ms. Default 30000. */
+  /**
+   * How long a claimed job stays owned without a heartbeat, in ms. Default 30000. On SQLite at least
+   * `busyTimeout + 1000 + min(pollInterval, (busyTimeout + 1000) / 2)` (6500 ms with the defaults): a heartbeat may
+   * wait out the busy timeout for another process's write lock, and the lease must outlast that wait.
+   */
   leaseDuration?: number;
   /**
-   * How long `app.close()` waits for running jobs before aborting them and handing them back, in ms. Default 10000;
-   * 2000 when the process runs under jest (`JEST_WORKER_ID` is set), so `app.close()` in an `afterEach` fits jest's
-   * default 5 s hook timeout. Set it to keep the same value everywhere.
+   * SQLite only: how long a statement waits for a lock held by another connection (another process, say) before it
+   * fails with SQLITE_BUSY, in ms (SQLite's `busy_timeout`), an integer from 0 to 60000. The module retries its own
+   * statements after such a failure; `add()` and admin calls reject with a transient `StorageError`. It sets the
+   * shortest legal `leaseDuration`, so e2e tests can pair a short one with short leases (500 ms and pollInterval 100: leases from 1600 ms).
+   * On better-sqlite3 the wait blocks the event loop. Applies to a lent SQLite DataSource too; refused with
+   * `postgres` or a PostgreSQL DataSource, where it has no meaning. Default 5000.
+   */
+  busyTimeout?: number;
+  /**
+   * How long `app.close()` waits for running jobs before aborting them and handing them back, in ms. Default 10000,
+   * twice jest's default 5 s hook timeout: in tests set a shorter one (2000), so `app.close()` in an `afterEach`
+   * always fits.
    */
   shutdownTimeout?: number;
   /**

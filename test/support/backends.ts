@@ -17,12 +17,16 @@ import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue
 import { QueueFactory } from '../../lib/factory/queue.factory';
 import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
 import { postgresSchemaFor, postgresTestUrl } from './test-backend';
+import { TEST_SHUTDOWN_TIMEOUT } from './test-timings';
 
 /** The backends the suite knows. */
 export type BackendName = 'sqlite3' | 'better-sqlite3' | 'postgres';
 
-/** The options of `forRoot` that say where the queue lives (the rest is the test's). */
-export type ConnectionOptions = Pick<SqliteQueueModuleOptions, 'database' | 'driver' | 'postgres'>;
+/**
+ * The options of `forRoot` that say where the queue lives, and the suite's `shutdownTimeout` (test-timings.ts), which
+ * every test app needs and a test may override (the rest is the test's).
+ */
+export type ConnectionOptions = Pick<SqliteQueueModuleOptions, 'database' | 'driver' | 'postgres' | 'shutdownTimeout'>;
 
 /** One database of one backend, fresh for a test. */
 export interface TestDatabase {
@@ -76,7 +80,8 @@ function sqliteBackend(driver: SqliteDriver): Backend {
     tempDatabase(name = 'queue.sqlite') {
       const dir = tempDir();
       const path = join(dir, name);
-      return { dir, path, options: { database: path, driver }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+      const options = { database: path, driver, shutdownTimeout: TEST_SHUTDOWN_TIMEOUT };
+      return { dir, path, options, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
     },
   };
 }
@@ -91,7 +96,7 @@ const postgresBackend: Backend = {
     return {
       dir,
       path,
-      options: { postgres: { url: postgresTestUrl(), schema: postgresSchemaFor(path) } },
+      options: { postgres: { url: postgresTestUrl(), schema: postgresSchemaFor(path) }, shutdownTimeout: TEST_SHUTDOWN_TIMEOUT },
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
     };
   },

@@ -6,7 +6,7 @@ import { DatabaseUnavailableError } from '../../errors/database-unavailable.erro
 import { SqliteQueueError } from '../../errors/sqlite-queue.error';
 import { storageFailureKind } from '../../utils/storage-failure.util';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
-import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
+import { JOBS_TABLE, MODULE_DEFAULTS } from '../../sqlite-queue.constants';
 import { StatementRunner } from '../shared/statement-runner';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { FileIdentityWatch } from './file-identity-watch';
@@ -18,8 +18,14 @@ import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { TransactionGate } from './transaction-gate';
 import { WatchedTransaction } from './watched-transaction';
 
-/** Where the SQLite storage gets its connection. */
-export type SqliteConnectionSource = { dataSource: DataSource } | { database: string; driver: SqliteDriverName };
+/**
+ * Where the SQLite storage gets its connection, and how long its statements wait for another connection's lock
+ * (`busyTimeout`, the module option; default `MODULE_DEFAULTS.busyTimeout`), on a lent DataSource too: the lease
+ * floor the options were checked against assumes that wait.
+ */
+export type SqliteConnectionSource = ({ dataSource: DataSource } | { database: string; driver: SqliteDriverName }) & {
+  busyTimeout?: number;
+};
 
 /**
  * The SQLite connection of a storage: which driver, opened how (pragmas), which statement runner, the background
@@ -41,8 +47,10 @@ export class SqliteConnection {
   private readonly logger = new Logger('JobQueue');
   private watch?: FileIdentityWatch;
   private faulted?: DatabaseUnavailableError;
+  private readonly busyTimeout: number;
 
   constructor(source: SqliteConnectionSource) {
+    this.busyTimeout = source.busyTimeout ?? MODULE_DEFAULTS.busyTimeout;
     if ('dataSource' in source) {
       this.dataSource = source.dataSource;
       this.ownsDataSource = false;
@@ -50,8 +58,8 @@ export class SqliteConnection {
       const common = { database: source.database, enableWAL: source.database !== ':memory:', synchronize: false, logging: false };
       this.dataSource =
         source.driver === 'better-sqlite3'
-          ? new DataSource({ ...common, type: 'better-sqlite3', timeout: BUSY_TIMEOUT_MS })
-          : new DataSource({ ...common, type: 'sqlite', busyTimeout: BUSY_TIMEOUT_MS, driver: quietSqlite3() });
+          ? new DataSource({ ...common, type: 'better-sqlite3', timeout: this.busyTimeout })
+          : new DataSource({ ...common, type: 'sqlite', busyTimeout: this.busyTimeout, driver: quietSqlite3() });
       this.ownsDataSource = true;
     }
   }
@@ -206,7 +214,7 @@ export class SqliteConnection {
   private async configure(runner: StatementRunner): Promise<void> {
     const memory = this.dataSource.options.database === ':memory:';
     if (!memory) await runner.all('PRAGMA journal_mode = WAL', []);
-    await runner.all(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`, []);
+    await runner.all(`PRAGMA busy_timeout = ${this.busyTimeout}`, []);
     // Schema step 4's flow trigger needed it to fail a nested parent's own parent; step 7 climbs the tree in one call
     // and no longer does. Kept so that triggers of the user's own on these tables fire as they did.
     await runner.run('PRAGMA recursive_triggers = ON', []);

@@ -1,5 +1,5 @@
 import { MigrationLockTimeoutError } from '../../errors/migration-lock-timeout.error';
-import { BUSY_TIMEOUT_MS } from '../../sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../../sqlite-queue.constants';
 import { nextTurn } from '../../utils/next-turn.util';
 import { MigrationLockWait, waitingForMigrationLine } from '../shared/migration-lock';
 import { StatementRunner } from '../shared/statement-runner';
@@ -29,7 +29,7 @@ export async function beginMigrationTransaction(runner: StatementRunner, wait: M
   const [row] = await runner.all('PRAGMA busy_timeout', []);
   const busyTimeout = Number(row?.timeout ?? 0);
   // A connection lent without a busy timeout would make each attempt a spin: wait like our own connection does.
-  const attemptMs = busyTimeout > 0 ? busyTimeout : BUSY_TIMEOUT_MS;
+  const attemptMs = busyTimeout > 0 ? busyTimeout : MODULE_DEFAULTS.busyTimeout;
   const deadline = Date.now() + wait.timeoutMs;
   let current = busyTimeout;
   let logged = false;
