@@ -44,7 +44,11 @@ async function main(): Promise<void> {
     await app.listen(SAMPLE_CONFIG.port, SAMPLE_CONFIG.host);
     const { port } = app.getHttpServer().address() as { port: number };
     const dashboard = `http://${SAMPLE_CONFIG.host === '0.0.0.0' ? 'localhost' : SAMPLE_CONFIG.host}:${port}/queues`;
-    console.log(`Dashboard: ${dashboard}`);
+    console.log(
+      SAMPLE_CONFIG.keepOpen
+        ? `Dashboard: ${dashboard} (kept open after the run, until Ctrl+C)`
+        : `Dashboard: ${dashboard} (open while this run lasts, a few seconds; \`npm run start:dashboard\` keeps it open after)`,
+    );
     const producer = app.get(ProducerService);
     const reporter = app.get(ProgressReporterService);
 
@@ -54,10 +58,15 @@ async function main(): Promise<void> {
     console.log(`Enqueued ${total} jobs in ${Math.round(performance.now() - startedAt)} ms (${JSON.stringify(enqueued)}); processing...`);
 
     const final = await reporter.waitUntilDrained(Object.keys(enqueued), [REPORTS_QUEUE], startedAt, SAMPLE_CONFIG.drainTimeoutMs);
-    await app.get(RunSummaryService).print(final, performance.now() - startedAt);
+    const elapsedMs = performance.now() - startedAt;
+    const summary = app.get(RunSummaryService);
+    await summary.print(final, elapsedMs, await summary.stopSchedule());
     if (SAMPLE_CONFIG.keepOpen) {
+      await summary.restoreSchedule();
       console.log(`The dashboard keeps serving at ${dashboard}; Ctrl+C to stop.`);
       await interrupted();
+    } else {
+      console.log(`Done: the dashboard closes with the app. \`npm run start:dashboard\` runs the same and keeps it open until Ctrl+C.`);
     }
   } finally {
     // Stops the shared poller and the scheduler, lets running jobs finish and closes the database. No

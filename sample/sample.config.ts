@@ -6,8 +6,8 @@ import { join } from 'node:path';
  * database lands in sample/.data/ there (gitignored through *.sqlite).
  */
 export const SAMPLE_CONFIG = {
-  /** The embedded SQLite file; deleted at every start so each run begins empty. */
-  database: join(process.cwd(), 'sample', '.data', 'sample.sqlite'),
+  /** The embedded SQLite file (SAMPLE_DATABASE, default sample/.data/sample.sqlite); deleted at every start so each run begins empty. */
+  database: process.env.SAMPLE_DATABASE ?? join(process.cwd(), 'sample', '.data', 'sample.sqlite'),
   /** How many jobs of each kind the producer enqueues. */
   jobs: {
     newsletters: 1500,
@@ -17,8 +17,11 @@ export const SAMPLE_CONFIG = {
     invoices: 600,
     scheduledCharges: 3,
   },
-  /** Period of the recurring `reports` job, in ms: short, so a run of a few seconds shows several occurrences. */
-  reportEveryMs: 500,
+  /**
+   * Period of the recurring `reports` job, in ms (SAMPLE_REPORT_EVERY_MS, default 500): short, so a run of a few
+   * seconds shows several occurrences.
+   */
+  reportEveryMs: Number(process.env.SAMPLE_REPORT_EVERY_MS ?? 500),
   /** One image in this many is a big panorama that reports its progress; the rest stay cheap and silent. */
   panoramaEvery: 150,
   /** How many `retrying` events are printed as they happen; the rest are only counted. */

@@ -1,5 +1,16 @@
 import { TestingModule } from '@nestjs/testing';
-import { InvalidArgumentError, InvalidJobOptionsError, InvalidScheduleError, Job, QueueAdmin, QueueProducer } from '../lib';
+import {
+  getQueueToken,
+  InvalidArgumentError,
+  InvalidJobOptionsError,
+  InvalidScheduleError,
+  Job,
+  Queue,
+  QueueAdmin,
+  QueueProducer,
+  SqliteQueueModule,
+} from '../lib';
+import { jobCounts } from './support/job-counts';
 import { defineProcessor } from './fixtures/define-processor';
 import { errorOf } from './support/ops';
 import { describeEachBackend, perTestApp } from './support/backends';
@@ -16,7 +27,11 @@ describeEachBackend('job names', (backend) => {
       seen.push({ id: job.id, name: job.name, data: job.data });
       return job.name === 'welcome' ? 'hello' : 'other';
     });
-    app = await current.startApp({ module: { pollInterval: 50 }, providers: [Mail] });
+    app = await current.startApp({
+      module: { pollInterval: 50 },
+      providers: [Mail],
+      imports: [SqliteQueueModule.registerQueue({ name: 'mail' })],
+    });
   });
   const admin = () => app.get(QueueAdmin);
   const producer = () => app.get(QueueProducer);
@@ -52,6 +67,43 @@ describeEachBackend('job names', (backend) => {
     await waitFor(async () => (await admin().getCounts('mail')).completed === 4, 'all completed');
     expect((await admin().getJobs('mail', { name: 'a', status: 'completed' })).map((job) => job.id)).toEqual([a2.id, a.id]);
     expect(await errorOf(() => admin().getJobs('mail', { name: '' }))).toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it('counts by name with getCounts(queue, { name }), exactly, past the largest page getJobs returns', async () => {
+    // Paused: the counts are of jobs that stay put (every status by name is the storage contract's).
+    await admin().pause('mail');
+    await producer().addBulk('mail', [
+      ...Array.from({ length: 1001 }, () => ({ data: {}, options: { name: 'newsletter' } })),
+      ...Array.from({ length: 3 }, () => ({ data: {}, options: { name: 'reset' } })),
+      { data: {} },
+    ]);
+    await producer().add('other', {}, { name: 'newsletter' });
+    expect(await admin().getCounts('mail', { name: 'newsletter' })).toEqual(jobCounts({ pending: 1001 }));
+    expect(await admin().getCounts('mail', { name: 'reset' })).toEqual(jobCounts({ pending: 3 }));
+    expect(await admin().getCounts('mail', { name: 'nobody' })).toEqual(jobCounts());
+    expect(await admin().getCounts('mail', {})).toEqual(jobCounts({ pending: 1005 }));
+    expect(await app.get<Queue>(getQueueToken('mail')).getCounts({ name: 'reset' })).toEqual(jobCounts({ pending: 3 }));
+  });
+
+  it('refuses getCounts options that are not { name } with a well-formed name, and a name without a queue, with InvalidArgumentError', async () => {
+    const refused: [string | undefined, unknown, string][] = [
+      ['mail', { status: 'completed' }, 'unknown key "status"'],
+      ['mail', { name: 'a', limit: 1 }, 'unknown key "limit"'],
+      ['mail', 'newsletter', 'options must be an object'],
+      ['mail', null, 'options must be an object'],
+      ['mail', ['newsletter'], 'options must be an object'],
+      ['mail', { name: '' }, 'name must be a non-empty string'],
+      ['mail', { name: 42 }, 'name must be a non-empty string'],
+      ['mail', { name: 'x'.repeat(257) }, 'name must be a non-empty string'],
+      ['mail', { name: 'a\u0000b' }, 'name'],
+      [undefined, { name: 'newsletter' }, 'name needs a queue'],
+    ];
+    for (const [queue, options, message] of refused) {
+      const error = await errorOf(() => admin().getCounts(queue, options as never));
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ method: 'getCounts' });
+      expect((error as Error).message).toContain(message);
+    }
   });
 
   it('refuses a name that is not 1 to 256 storable characters with InvalidJobOptionsError, writing nothing', async () => {

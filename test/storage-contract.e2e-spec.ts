@@ -411,8 +411,6 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect((await storage.listJobs('q', { limit: 10, offset: 0 })).map((job) => job.id)).toEqual([jobs[2].id, jobs[1].id, jobs[0].id]);
       expect((await storage.listJobs('q', { limit: 1, offset: 1 })).map((job) => job.id)).toEqual([jobs[1].id]);
       expect((await storage.listJobs('q', { status: 'completed', limit: 10, offset: 0 })).map((job) => job.id)).toEqual([claimed.id]);
-      const counts = (rows: { queue: string; status: string; count: number }[]) =>
-        rows.map((row) => `${row.queue}:${row.status}:${row.count}`).sort();
       expect(counts(await storage.getCounts())).toEqual(['other:pending:1', 'q:completed:1', 'q:pending:2']);
       expect(counts(await storage.getCounts('q'))).toEqual(['q:completed:1', 'q:pending:2']);
       const timings = await storage.finishedSince(Date.now() - 60_000, 10);
@@ -553,6 +551,27 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.getJobLogs('999999')).toBeUndefined();
     });
 
+    it('getCounts by name: per status, only that name of that queue (not other names, unnamed jobs or other queues)', async () => {
+      for (const name of ['news', 'news', 'news', 'news', 'news', 'reset', undefined]) await add('named-counts', { name });
+      await add('other-queue', { name: 'news' });
+      // Claim order is id order at equal priority: the first four are the news jobs.
+      const [done, failed, running, cancelled] = await storage.claim([{ queue: 'named-counts', limit: 4 }], A, Date.now(), LEASE);
+      await storage.completeMany([{ ref: ref(done), result: null }], A, Date.now());
+      await storage.fail(ref(failed), A, '{}', Date.now());
+      expect(await storage.cancel(cancelled.id, Date.now())).toBe('running');
+      expect(running.name).toBe('news');
+      expect(counts(await storage.getCounts('named-counts', 'news'))).toEqual([
+        'named-counts:cancelled:1',
+        'named-counts:completed:1',
+        'named-counts:failed:1',
+        'named-counts:pending:1',
+        'named-counts:running:1',
+      ]);
+      expect(counts(await storage.getCounts('named-counts', 'reset'))).toEqual(['named-counts:pending:1']);
+      expect(await storage.getCounts('named-counts', 'nobody')).toEqual([]);
+      expect(counts(await storage.getCounts('named-counts'))).toHaveLength(5);
+    });
+
     it('appendLog keeps the newest maxLines lines, in order', async () => {
       await add('logs');
       const job = await claimOne('logs', A);
@@ -590,3 +609,8 @@ describeEachBackend('QueueStorage contract', (backend) => {
     });
   });
 });
+
+/** Count rows as sorted `queue:status:count` strings, so a comparison ignores the order rows come in. */
+function counts(rows: { queue: string; status: string; count: number }[]): string[] {
+  return rows.map((row) => `${row.queue}:${row.status}:${row.count}`).sort();
+}

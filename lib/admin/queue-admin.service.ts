@@ -8,7 +8,7 @@ import { QueueNotFoundError } from '../errors/queue-not-found.error';
 import { QueueFactory } from '../factory/queue.factory';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
-import { CleanOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
+import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
@@ -58,13 +58,17 @@ export class QueueAdmin {
   }
 
   /**
-   * Number of jobs per status, of one queue or of all queues together. Every status is present (0 when none).
-   * @throws InvalidQueueNameError for a malformed queue name.
+   * Number of jobs per status, of one queue or of all queues together, or of one job name within a queue
+   * (`getCounts(queue, { name })`). Every status is present (0 when none). A name is a filter on the rows of the
+   * queue's index walks, not an index of its own: a count by name reads each job of the queue.
+   * @throws InvalidQueueNameError for a malformed queue name; InvalidArgumentError for options that are not an
+   * object, an unknown option, a malformed name, or a name without a queue.
    */
-  async getCounts(queue?: string): Promise<JobCounts> {
+  async getCounts(queue?: string, options: CountOptions = {}): Promise<JobCounts> {
     if (queue !== undefined) assertQueueName(queue);
+    const name = countName(queue, options);
     const counts = emptyCounts();
-    for (const row of await (await this.storage()).getCounts(queue)) counts[row.status] += row.count;
+    for (const row of await (await this.storage()).getCounts(queue, name)) counts[row.status] += row.count;
     return counts;
   }
 
@@ -399,6 +403,22 @@ export class QueueAdmin {
   private async storage(): Promise<QueueStorage> {
     return guardStorage(await this.factory.storage(), 'QueueAdmin');
   }
+}
+
+/** The job name `getCounts` filters on, if any, once its options are known to be well-formed. */
+function countName(queue: string | undefined, options: CountOptions): string | undefined {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidArgumentError('getCounts', 'options', `must be an object such as { name }, got ${describeValue(options)}`);
+  }
+  const unknown = Object.keys(options).find((key) => key !== 'name');
+  if (unknown !== undefined) throw new InvalidArgumentError('getCounts', 'options', `has an unknown key "${unknown}" (known: name)`);
+  const { name } = options;
+  if (name === undefined) return undefined;
+  const problem = jobNameProblem(name);
+  if (problem) throw new InvalidArgumentError('getCounts', 'name', problem);
+  if (queue === undefined)
+    throw new InvalidArgumentError('getCounts', 'name', 'needs a queue: a job name means something within its queue');
+  return name;
 }
 
 function emptyCounts(): JobCounts {

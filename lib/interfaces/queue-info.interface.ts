@@ -30,6 +30,12 @@ export interface GetJobsOptions {
   offset?: number;
 }
 
+/** Options of `QueueAdmin.getCounts(queue, options)`. */
+export interface CountOptions {
+  /** Only jobs of this name (see `JobOptions.name`); needs a queue, since a job name means something within its queue. */
+  name?: string;
+}
+
 /** Options of `QueueAdmin.clean()`. */
 export interface CleanOptions {
   /** Which jobs: one status or several; never `running`. */

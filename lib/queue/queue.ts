@@ -3,7 +3,7 @@ import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobCounts, JobInfo } from '../interfaces/job-info.interface';
 import { JobOptions } from '../interfaces/job-options.interface';
 import { Job } from '../interfaces/job.interface';
-import { CleanOptions, GetJobsOptions } from '../interfaces/queue-info.interface';
+import { CleanOptions, CountOptions, GetJobsOptions } from '../interfaces/queue-info.interface';
 import { QueueDefaultJobOptions } from '../interfaces/register-queue-options.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { QueueProducer } from '../producer/queue-producer.service';
@@ -85,9 +85,9 @@ export class Queue<TData = unknown, TResult = unknown> {
     return this.admin.getJobs<TData, TResult>(this.name, options);
   }
 
-  /** Number of this queue's jobs per status. */
-  getCounts(): Promise<JobCounts> {
-    return this.admin.getCounts(this.name);
+  /** Number of this queue's jobs per status, optionally of one job name (`{ name }`). */
+  getCounts(options: CountOptions = {}): Promise<JobCounts> {
+    return this.admin.getCounts(this.name, options);
   }
 
   /** Stops claims of this queue in every process sharing the database; running jobs finish. */

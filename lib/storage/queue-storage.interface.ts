@@ -350,8 +350,8 @@ export interface QueueStorage {
   getFlow(id: string): Promise<FlowRecord | null>;
   /** The children of a job, with their results. */
   childrenOf(id: string): Promise<ChildRow[]>;
-  /** Job counts per queue and status, optionally of one queue. */
-  getCounts(queue?: string): Promise<CountRow[]>;
+  /** Job counts per queue and status, optionally of one queue, and within it of one job name (`name` needs `queue`). */
+  getCounts(queue?: string, name?: string): Promise<CountRow[]>;
   /** Queues currently paused. */
   getPausedQueues(): Promise<string[]>;
   /**

@@ -1,16 +1,12 @@
 import { Job, Processor, QueueAdmin, QueueProcessor } from '../../lib';
-import { SAMPLE_CONFIG } from '../sample.config';
-import { BACKLOG_SNAPSHOT_SCHEDULE, BacklogSnapshotResult, REPORTS_QUEUE } from './backlog-snapshot.job';
+import { BACKLOG_SNAPSHOT_OPTIONS, BACKLOG_SNAPSHOT_SCHEDULE, BacklogSnapshotResult, REPORTS_QUEUE } from './backlog-snapshot.job';
 
 /**
  * Runs a recurring job: the schedule is declared on the processor and created (or kept, if unchanged) at
  * boot, and each occurrence is enqueued once even with several processes on the same database. Here every
  * occurrence records the backlog, like a dashboard's periodic snapshot; in production it would be hourly.
  */
-@Processor(REPORTS_QUEUE, {
-  // A missed snapshot is not worth retrying: the next occurrence follows shortly.
-  schedules: [{ name: BACKLOG_SNAPSHOT_SCHEDULE, every: SAMPLE_CONFIG.reportEveryMs, jobOptions: { maxAttempts: 1 } }],
-})
+@Processor(REPORTS_QUEUE, { schedules: [{ name: BACKLOG_SNAPSHOT_SCHEDULE, ...BACKLOG_SNAPSHOT_OPTIONS }] })
 export class ReportsProcessor implements QueueProcessor<unknown, BacklogSnapshotResult> {
   constructor(private readonly admin: QueueAdmin) {}
 

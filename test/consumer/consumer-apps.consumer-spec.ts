@@ -1,19 +1,21 @@
 /**
  * The consumer test: the library as an application gets it. It packs the tarball (`npm pack`, which builds
- * dist through `prepare`), creates throwaway applications in a temp directory as `nest new` makes them, runs
+ * dist through `prepack`), creates throwaway applications in a temp directory as `nest new` makes them, runs
  * the README's install command for each combination there (plain `npm install`, no flags), compiles
  * test/consumer/app/main.ts with the app's own `tsc` in strict mode, and runs it with node: boot, add a job
- * through QueueProducer, see it completed, `app.close()`, and exit by itself.
+ * through QueueProducer, see it completed, `app.close()`, and exit by itself. None of those installs warns about
+ * the library's own scripts (npm 11 lists a tarball's `prepare` as "not yet covered by allowScripts", so the packed
+ * manifest has none); an install from git (`git+file://`) still builds dist (npm runs `prepare` in its clone).
  *
  * Speed: one npm cache for every app and run (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE), and the
  * native drivers compiled once: each binary built by an install is kept there and handed to prebuild-install
  * by the next install of the same version. QUEUE_TEST_CONSUMER=off skips the test on purpose, and says so.
  * The PostgreSQL app follows jest.config.js: skipped, with the notice, when no server answers.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { postgresTestUrl } from '../support/test-backend';
 import { keepBuiltDrivers, localPrebuildsEnv } from './support/native-prebuilds';
@@ -140,6 +142,49 @@ async function runOk(command: string, args: string[], cwd: string, env: Record<s
 
 const timings: string[] = [];
 
+/** The header of npm 11's notice about dependencies' install scripts (warned, not refused, unless strict). */
+const UNREVIEWED_SCRIPTS = 'install scripts not yet covered by allowScripts';
+
+/** The lines of that notice that name the library itself (`nestjs-sqlite-queue@0.1.0 (prepare: npm run build)`). */
+function ownScriptWarnings(output: string): string[] {
+  return output.split('\n').filter((line) => /install-scripts\s+nestjs-sqlite-queue@/.test(line));
+}
+
+const npmEnv = {
+  npm_config_cache: NPM_CACHE,
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  ...localPrebuildsEnv(PREBUILDS),
+};
+
+/** A new app directory with a package.json as `nest new` makes it for NestJS 11 (CommonJS). */
+function newAppDir(parent: string, name: string, manifest: Record<string, unknown>): string {
+  const appDir = join(parent, name);
+  mkdirSync(join(appDir, 'src'), { recursive: true });
+  writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name, version: '0.0.0', private: true, ...manifest }, null, 2));
+  return appDir;
+}
+
+/**
+ * A git repository of the working tree as it is (tracked and untracked files, none that .gitignore names), one
+ * commit: what `npm install git+file://...` clones, uncommitted changes included.
+ */
+function gitRepoOfWorkingTree(target: string): string {
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' })
+    .split('\0')
+    .filter((file) => file !== '' && existsSync(join(REPO, file)));
+  for (const file of files) {
+    mkdirSync(dirname(join(target, file)), { recursive: true });
+    copyFileSync(join(REPO, file), join(target, file));
+  }
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: target, stdio: 'pipe' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.name=consumer test', '-c', 'user.email=consumer@test.invalid', 'commit', '-q', '-m', 'working tree');
+  return target;
+}
+
 function note(line: string): void {
   timings.push(line);
 }
@@ -148,6 +193,7 @@ function note(line: string): void {
   let workDir: string;
   let tarball: string;
   let packedFiles: string[] = [];
+  let packedManifest: { scripts?: Record<string, string> } = {};
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'nestjs-sqlite-queue-consumer-'));
@@ -157,6 +203,7 @@ function note(line: string): void {
     tarball = join(workDir, manifest.filename);
     note(`npm pack (builds dist): ${packed.ms} ms`);
     packedFiles = manifest.files.map((file) => file.path);
+    packedManifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
   }, APP_TIMEOUT_MS);
 
   afterAll(() => {
@@ -191,6 +238,15 @@ function note(line: string): void {
     expect(map.sourcesContent?.[0]).toContain('export { SqliteQueueModule }');
   });
 
+  it('the packed manifest has no prepare (no install script of its own), the repository keeps it, and pack left package.json as it was', () => {
+    const repoManifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(repoManifest.scripts.prepare).toBe('npm run build');
+    expect(packedManifest.scripts).not.toHaveProperty('prepare');
+    expect(packedManifest.scripts).toMatchObject({ build: repoManifest.scripts.build, prepack: repoManifest.scripts.prepack });
+    expect(existsSync(join(REPO, 'package.json.full'))).toBe(false);
+    for (const event of ['preinstall', 'install', 'postinstall']) expect(packedManifest.scripts).not.toHaveProperty(event);
+  });
+
   for (const app of APPS) {
     const skipReason = app.postgres && POSTGRES_SKIPPED;
     if (skipReason) {
@@ -201,23 +257,12 @@ function note(line: string): void {
     it(
       `${app.name}: npm install nestjs-sqlite-queue ${app.install.join(' ')}, tsc strict, boot, one job completed, clean close`,
       async () => {
-        const appDir = join(workDir, app.name);
-        mkdirSync(join(appDir, 'src'), { recursive: true });
-        writeFileSync(
-          join(appDir, 'package.json'),
-          JSON.stringify({ name: app.name, version: '0.0.0', private: true, ...app.manifest }, null, 2),
-        );
+        const appDir = newAppDir(workDir, app.name, app.manifest);
         writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: app.tsconfig, include: ['src'] }, null, 2));
         copyFileSync(join(__dirname, 'app', 'main.ts'), join(appDir, 'src', 'main.ts'));
-        const npmEnv = {
-          npm_config_cache: NPM_CACHE,
-          npm_config_audit: 'false',
-          npm_config_fund: 'false',
-          npm_config_update_notifier: 'false',
-          ...localPrebuildsEnv(PREBUILDS),
-        };
-
         const installed = await runOk('npm', ['install', tarball, ...app.install], appDir, npmEnv);
+        // npm 11 may list the drivers' own install scripts; never the library's.
+        expect(ownScriptWarnings(installed.output)).toEqual([]);
         const kept = keepBuiltDrivers(appDir, PREBUILDS);
         note(`${app.name}: npm install ${installed.ms} ms${kept.length > 0 ? ` (compiled, kept ${kept.join(', ')})` : ''}`);
         const compiled = await runOk('node', [join(appDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], appDir);
@@ -245,6 +290,26 @@ function note(line: string): void {
       APP_TIMEOUT_MS,
     );
   }
+
+  it(
+    'an install from git (npm install git+file://...) builds dist through prepare',
+    async () => {
+      const gitDir = gitRepoOfWorkingTree(join(workDir, 'library-git'));
+      // npm installs the library's development dependencies in its clone to build it: the drivers compiled for this
+      // repository are handed to that install, which unpacks them instead of compiling.
+      keepBuiltDrivers(REPO, PREBUILDS);
+      const appDir = newAppDir(workDir, 'from-git', APPS[0].manifest);
+      const installed = await runOk('npm', ['install', `git+file://${gitDir}`], appDir, npmEnv);
+      note(`from git: npm install ${installed.ms} ms`);
+      const installedDir = join(appDir, 'node_modules', 'nestjs-sqlite-queue');
+      for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/terminus.js', 'dist/dashboard.js'])
+        expect(existsSync(join(installedDir, file))).toBe(true);
+      // From git, npm ran the library's prepare (a build from source), and says so: that notice is npm's to give.
+      expect(installed.output).toContain(UNREVIEWED_SCRIPTS);
+      expect(ownScriptWarnings(installed.output)).toEqual([expect.stringContaining('(prepare: npm run build)')]);
+    },
+    APP_TIMEOUT_MS,
+  );
 });
 
 if (OFF) process.stderr.write('\n*** consumer test SKIPPED: QUEUE_TEST_CONSUMER=off. The packed library was not installed into any app.\n');

@@ -36,11 +36,11 @@ export function startLockHolder(database: string, holdMs: number): ChildApp {
   return startScript('test/fixtures/hold-write-lock.ts', [database, String(holdMs)]);
 }
 
-/** Runs a TypeScript file of this repository with ts-node in a new OS process. */
-export function startScript(script: string, args: string[]): ChildApp {
+/** Runs a TypeScript file of this repository with ts-node in a new OS process, with `env` added to this one's. */
+export function startScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildApp {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, script), ...args], {
     cwd: ROOT,
-    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+    env: { ...process.env, ...env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -289,8 +289,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return jobsByKey(this.db, queue, key, limit);
   }
 
-  getCounts(queue?: string): Promise<CountRow[]> {
-    return countJobs(this.db, queue);
+  getCounts(queue?: string, name?: string): Promise<CountRow[]> {
+    return countJobs(this.db, queue, name);
   }
 
   getPausedQueues(): Promise<string[]> {

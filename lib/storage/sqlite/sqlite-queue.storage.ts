@@ -326,8 +326,8 @@ export class SqliteQueueStorage implements QueueStorage {
     return jobsByKey(this.db.runner, queue, key, limit);
   }
 
-  getCounts(queue?: string): Promise<CountRow[]> {
-    return countJobs(this.db.runner, queue);
+  getCounts(queue?: string, name?: string): Promise<CountRow[]> {
+    return countJobs(this.db.runner, queue, name);
   }
 
   getPausedQueues(): Promise<string[]> {

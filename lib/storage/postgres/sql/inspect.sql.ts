@@ -24,6 +24,9 @@ const sql = perSchema(({ T, Q, S }) => ({
 
   countQueue: countSql(T, 'AND queue = $1'),
 
+  // A job name filters the rows each branch's index walk of the queue reaches (no index has the name, see listJobs).
+  countNamed: countSql(T, 'AND queue = $1 AND name = $2'),
+
   // A job name is a filter on the rows the queue's (and status's) walk reaches, never an index of its own: names
   // cost nothing on the claim and completion paths. $4 (resp. $5) is null for no name filter.
   listJobs: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND ($4::text IS NULL OR name = $4) ORDER BY id DESC LIMIT $2 OFFSET $3`,
@@ -82,10 +85,15 @@ export async function jobsByKey(db: PostgresContext, queue: string, key: string,
   return (await db.runner.all(sql(db.tables).jobsByKey, [queue, key, limit])).map(toJobRecord);
 }
 
-/** Job counts per queue and status, optionally of one queue. */
-export async function countJobs(db: PostgresContext, queue?: string): Promise<CountRow[]> {
+/** Job counts per queue and status, optionally of one queue, and within it of one job name. */
+export async function countJobs(db: PostgresContext, queue?: string, name?: string): Promise<CountRow[]> {
   const statements = sql(db.tables);
-  const rows = queue === undefined ? await db.runner.all(statements.countAll, []) : await db.runner.all(statements.countQueue, [queue]);
+  const rows =
+    queue === undefined
+      ? await db.runner.all(statements.countAll, [])
+      : name === undefined
+        ? await db.runner.all(statements.countQueue, [queue])
+        : await db.runner.all(statements.countNamed, [queue, name]);
   return rows.map(toCountRow);
 }
 

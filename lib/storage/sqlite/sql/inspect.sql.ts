@@ -10,7 +10,8 @@ const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
 
 /**
  * Counts by queue and status, each status group read from its own partial index (claim, running, finished).
- * `queueFilter` is empty or `AND queue = ?` (then the queue is a parameter of each of the three branches).
+ * `queueFilter` is empty, `AND queue = ?` or `AND queue = ? AND name = ?` (then its parameters are repeated for each
+ * of the three branches).
  */
 function countSql(queueFilter: string): string {
   return `SELECT queue, 'pending' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'pending' ${queueFilter} GROUP BY queue
@@ -21,6 +22,13 @@ function countSql(queueFilter: string): string {
 const COUNT_ALL_SQL = countSql('');
 
 const COUNT_QUEUE_SQL = countSql('AND queue = ?');
+
+/**
+ * A job name is a filter on the rows each branch's walk of the queue reaches (no index has the name, see
+ * `listJobsSql`): the cost is that of the queue's count plus a read of each of its rows. Measured on 100k rows
+ * (70k in the queue): 27 ms, the plan three index searches (claim and finished by queue, the small running index).
+ */
+const COUNT_NAMED_SQL = countSql('AND queue = ? AND name = ?');
 
 /**
  * `nameFilter` is empty or `AND name = ?`: a job name is a filter on the rows the queue's (and status's) walk
@@ -98,9 +106,14 @@ export async function jobsByKey(runner: StatementRunner, queue: string, key: str
   return (await runner.all(JOBS_BY_KEY_SQL, [queue, key, limit])).map(toJobRecord);
 }
 
-/** Job counts per queue and status, optionally of one queue. */
-export async function countJobs(runner: StatementRunner, queue?: string): Promise<CountRow[]> {
-  const rows = queue === undefined ? await runner.all(COUNT_ALL_SQL, []) : await runner.all(COUNT_QUEUE_SQL, [queue, queue, queue]);
+/** Job counts per queue and status, optionally of one queue, and within it of one job name. */
+export async function countJobs(runner: StatementRunner, queue?: string, name?: string): Promise<CountRow[]> {
+  const rows =
+    queue === undefined
+      ? await runner.all(COUNT_ALL_SQL, [])
+      : name === undefined
+        ? await runner.all(COUNT_QUEUE_SQL, [queue, queue, queue])
+        : await runner.all(COUNT_NAMED_SQL, [queue, name, queue, name, queue, name]);
   return rows.map(toCountRow);
 }
 
