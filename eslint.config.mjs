@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint/lib-layers.mjs';
 
 export default tseslint.config(
   {
@@ -27,6 +28,12 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'no-console': 'off',
     },
+  },
+  {
+    // lib/'s folders form layers (eslint/lib-layers.mjs): no folder imports one of its own layer or above.
+    files: ['lib/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/lib-layers': 'error' },
   },
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],

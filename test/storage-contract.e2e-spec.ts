@@ -8,8 +8,8 @@
  * the attempt that replaced it.
  */
 import { firstValueFrom, take, timeout } from 'rxjs';
-import { createQueueStorage } from '../lib/factory/create-queue-storage';
-import { resolveModuleOptions } from '../lib/factory/resolve-module-options';
+import { createQueueStorage } from '../lib/runtime/create-queue-storage';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { AttemptRef, JobRecord, NewJobRecord, QueueStorage, ScheduleRecord } from '../lib/storage/queue-storage.interface';
 import { describeEachBackend, TestDatabase } from './support/backends';
 

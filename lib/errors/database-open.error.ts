@@ -1,4 +1,4 @@
-import { StorageFailureKind, explainStorageFailure, storageErrorText, storageFailureKind } from '../utils/storage-failure.util';
+import { StorageFailureKind, explainStorageFailure, storageErrorText, storageFailureKind } from './codes/storage-failure';
 import { SqliteQueueError } from './sqlite-queue.error';
 
 /**

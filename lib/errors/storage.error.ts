@@ -1,5 +1,5 @@
-import { isTransientStorageError } from '../utils/transient-error.util';
-import { StorageFailureKind, explainStorageFailure, storageErrorText, storageFailureKind } from '../utils/storage-failure.util';
+import { isTransientStorageError } from './codes/transient-error';
+import { StorageFailureKind, explainStorageFailure, storageErrorText, storageFailureKind } from './codes/storage-failure';
 import { SqliteQueueError } from './sqlite-queue.error';
 
 /**

@@ -4,7 +4,7 @@ import { RetentionOption } from '../interfaces/retention-options.interface';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { nextTurn } from '../utils/next-turn.util';
 import { PeriodicTask } from '../utils/periodic-task';
-import { toRetentionRule } from '../utils/retention.util';
+import { toRetentionRule } from './retention-rule';
 
 /** The retention options in force for one queue. */
 export interface QueueRetention {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ExpiredLease, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
-import { isTransientStorageError } from '../utils/transient-error.util';
+import { isTransientStorageError } from '../errors/codes/transient-error';
 
 /**
  * One pass of lease recovery that no single job can stop. Recovery is one statement over every expired row, so a row

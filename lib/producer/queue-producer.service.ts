@@ -18,10 +18,10 @@ import { MAX_TIMER_MS, describeValue, isTimerDuration } from '../utils/validatio
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
-import { guardStorage } from '../utils/storage-boundary.util';
+import { guardStorage } from '../storage/guard-storage';
 import { ChildrenSource, toJob } from '../worker/job-runtime';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { OutcomeWriteError } from '../errors/outcome-write.error';
 import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
 import { serializeJobError, toJobError } from '../utils/error.util';
-import { isTransientStorageError } from '../utils/transient-error.util';
+import { isTransientStorageError } from '../errors/codes/transient-error';
 import { SavableOutcome } from './outcome';
 
 /** One attempt's outcome to save. */

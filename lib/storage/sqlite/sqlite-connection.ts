@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseOpenError } from '../../errors/database-open.error';
 import { DatabaseUnavailableError } from '../../errors/database-unavailable.error';
 import { SqliteQueueError } from '../../errors/sqlite-queue.error';
-import { storageFailureKind } from '../../utils/storage-failure.util';
+import { storageFailureKind } from '../../errors/codes/storage-failure';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { BUSY_TIMEOUT_MS, JOBS_TABLE } from '../../sqlite-queue.constants';
 import { StatementRunner } from '../shared/statement-runner';

@@ -1,5 +1,5 @@
 import { asStorageError } from '../errors/storage.error';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { QueueStorage } from './queue-storage.interface';
 
 const guarded = new WeakMap<QueueStorage, Map<string, QueueStorage>>();
 
