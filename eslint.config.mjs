@@ -36,6 +36,25 @@ export default tseslint.config(
     rules: { 'layers/lib-layers': 'error' },
   },
   {
+    // The two backends share code through storage/shared/ only: neither imports the other.
+    files: ['lib/storage/sqlite/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/postgres/**'], message: 'Shared backend code goes to lib/storage/shared/.' }] },
+      ],
+    },
+  },
+  {
+    files: ['lib/storage/postgres/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sqlite/**'], message: 'Shared backend code goes to lib/storage/shared/.' }] },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     languageOptions: {
       sourceType: 'commonjs',

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ExpiredLease, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
+import { ExpiredLease, LeaseStorage, RecoveredJob } from '../storage/queue-storage.interface';
 import { isTransientStorageError } from '../errors/codes/transient-error';
 
 /**
@@ -16,7 +16,7 @@ export class ExpiredLeaseRecovery {
   private readonly refused = new Map<string, string>();
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: LeaseStorage,
     private readonly logger: Logger,
   ) {}
 
