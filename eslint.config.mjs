@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint/lib-layers.mjs';
 
 export default tseslint.config(
   {
@@ -61,6 +62,31 @@ export default tseslint.config(
       'no-eval': 'error',
       'no-implied-eval': 'error',
       'no-new-func': 'error',
+    },
+  },
+  {
+    // lib/'s folders form layers (eslint/lib-layers.mjs): no folder imports one of its own layer or above.
+    files: ['lib/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/lib-layers': 'error' },
+  },
+  {
+    // The two backends share code through storage/shared/ only: neither imports the other.
+    files: ['lib/storage/sqlite/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/postgres/**'], message: 'Shared backend code goes to lib/storage/shared/.' }] },
+      ],
+    },
+  },
+  {
+    files: ['lib/storage/postgres/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sqlite/**'], message: 'Shared backend code goes to lib/storage/shared/.' }] },
+      ],
     },
   },
   {

@@ -1,9 +1,9 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { QueueAdmin } from './admin/queue-admin.service';
-import { QueueEvents } from './events/queue-events.service';
+import { QueueEvents } from './queue-events/queue-events.service';
 import { QueueHealthIndicator } from './health/queue-health.indicator';
-import { QueueFactory } from './factory/queue.factory';
+import { QueueFactory } from './runtime/queue.factory';
 import {
   SqliteQueueModuleAsyncOptions,
   SqliteQueueModuleOptions,
@@ -14,9 +14,9 @@ import { SQLITE_QUEUE_MODULE_OPTIONS } from './sqlite-queue.constants';
 import { InvalidModuleOptionsError } from './errors/invalid-module-options.error';
 import { RegisterQueueAsyncOptions, RegisterQueueOptions } from './interfaces/register-queue-options.interface';
 import { createAsyncQueueProviders, createQueueProviders } from './queue/queue.providers';
-import { ProcessorExplorer } from './worker/processor.explorer';
-import { EventListenerExplorer } from './events/event-listener.explorer';
-import { ProcessorMetadataAccessor } from './worker/processor-metadata.accessor';
+import { ProcessorExplorer } from './discovery/processor.explorer';
+import { EventListenerExplorer } from './discovery/event-listener.explorer';
+import { ProcessorMetadataAccessor } from './discovery/processor-metadata.accessor';
 
 const CORE_PROVIDERS: Provider[] = [
   QueueFactory,

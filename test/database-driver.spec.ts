@@ -1,12 +1,12 @@
 /**
- * Unit tests of which database driver the module opens and when it refuses one (lib/factory/database-driver.ts,
+ * Unit tests of which database driver the module opens and when it refuses one (lib/runtime/database-driver.ts,
  * through resolveModuleOptions). TypeORM 1 is proven for real by test/consumer/consumer-apps.consumer-spec.ts;
  * here a stand-in says which TypeORM and which drivers the application has.
  */
 import { DataSource } from 'typeorm';
 import { DriverNotInstalledError, SqliteQueueError, UnsupportedDriverError } from '../lib';
-import { resolveModuleOptions } from '../lib/factory/resolve-module-options';
-import { InstalledPackages, installedPackages, majorVersion } from '../lib/factory/installed-packages';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
+import { InstalledPackages, installedPackages, majorVersion } from '../lib/runtime/installed-packages';
 
 function packages(typeormVersion: string, installed: string[] = ['sqlite3', 'better-sqlite3', 'pg']): InstalledPackages {
   return { typeormVersion: () => typeormVersion, has: (name) => installed.includes(name) };

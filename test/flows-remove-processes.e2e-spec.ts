@@ -6,7 +6,7 @@
  * still not due, or no longer pending (claimed, perhaps run already).
  */
 import { InvalidJobStateError, QueueAdmin, QueueProducer } from '../lib';
-import { QueueFactory } from '../lib/factory/queue.factory';
+import { QueueFactory } from '../lib/runtime/queue.factory';
 import { isWaitingRunAt } from '../lib/storage/shared/flow-wait';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { describeEachBackend, perTestApp } from './support/backends';

@@ -4,7 +4,7 @@
  * key, its own validation error), with ids in call order.
  */
 import { InvalidJobDataError, InvalidJobOptionsError, QueueAdmin, QueueProducer } from '../lib';
-import { QueueFactory } from '../lib/factory/queue.factory';
+import { QueueFactory } from '../lib/runtime/queue.factory';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { describeEachBackend, perTestApp } from './support/backends';
 

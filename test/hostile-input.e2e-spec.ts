@@ -21,7 +21,7 @@ import {
   SqliteQueueOptionsFactory,
   UnrecoverableError,
 } from '../lib';
-import { QueueFactory } from '../lib/factory/queue.factory';
+import { QueueFactory } from '../lib/runtime/queue.factory';
 import { PairingBackend, pairEnqueued } from '../lib/storage/shared/pair-enqueued';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { defineProcessor } from './fixtures/define-processor';

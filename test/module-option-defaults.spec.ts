@@ -2,7 +2,7 @@
  * The defaults of the module options are the production ones wherever the code runs: the library reads no
  * test-runner state (it once shortened shutdownTimeout when JEST_WORKER_ID was set); tests pass their own timings.
  */
-import { resolveModuleOptions } from '../lib/factory/resolve-module-options';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { MODULE_DEFAULTS } from '../lib/sqlite-queue.constants';
 
 describe('module option defaults', () => {

@@ -6,7 +6,7 @@
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { QueueFactory } from '../lib/factory/queue.factory';
+import { QueueFactory } from '../lib/runtime/queue.factory';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';

@@ -4,7 +4,7 @@
  */
 import { Test } from '@nestjs/testing';
 import { InvalidJobStateError, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { QueueFactory } from '../lib/factory/queue.factory';
+import { QueueFactory } from '../lib/runtime/queue.factory';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { errorOf } from './support/ops';
 import { describeEachBackend, itWhen, perTestApp } from './support/backends';

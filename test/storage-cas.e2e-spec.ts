@@ -9,8 +9,8 @@
  * Calls the storage directly on each backend, built the way the module builds it, with explicit `now` values: no
  * sleeps. Where SQLite measures a lease from its own clock (when the statement runs), `now` stays near the real one.
  */
-import { createQueueStorage } from '../lib/factory/create-queue-storage';
-import { resolveModuleOptions } from '../lib/factory/resolve-module-options';
+import { createQueueStorage } from '../lib/runtime/create-queue-storage';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { FLOW_WAIT_OFFSET } from '../lib/storage/shared/flow-wait';
 import { AttemptRef, JobRecord, NewJobRecord, QueueStorage, ScheduleRecord } from '../lib/storage/queue-storage.interface';
 import { describeEachBackend, itWhen, TestDatabase } from './support/backends';

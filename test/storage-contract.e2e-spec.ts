@@ -1,15 +1,16 @@
 /**
- * The storage contract: the `QueueStorage` methods of a job's life (flows, limits, cluster events, transactional
- * enqueue, waits and backups are proven through the public API by their own files), called directly on each backend,
- * built the way the module builds it (`createQueueStorage(resolveModuleOptions(...))`), so no test here depends on a
- * backend's classes.
+ * The storage contract: the `QueueStorage` methods of a job's life (enqueue, claim and outcomes, leases, inspection,
+ * control, schedules, housekeeping), called directly on each backend, built the way the module builds it
+ * (`createQueueStorage(resolveModuleOptions(...))`), so no test here depends on a backend's classes. The other roles
+ * have their own contract files (`storage-contract-*.e2e-spec.ts`: flows, limits, cluster events, waits, lifecycle);
+ * `storage-contract-coverage.spec.ts` checks that every member of every role is named in one of them.
  * The stale-writer cases are the heart of it: an outcome, progress or heartbeat written by a worker (or for an
  * attempt) that no longer owns the row must change nothing and say so, or a worker whose lease expired overwrites
  * the attempt that replaced it.
  */
 import { firstValueFrom, take, timeout } from 'rxjs';
-import { createQueueStorage } from '../lib/factory/create-queue-storage';
-import { resolveModuleOptions } from '../lib/factory/resolve-module-options';
+import { createQueueStorage } from '../lib/runtime/create-queue-storage';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { AttemptRef, JobRecord, NewJobRecord, QueueStorage, ScheduleRecord } from '../lib/storage/queue-storage.interface';
 import { describeEachBackend, TestDatabase } from './support/backends';
 

@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { StorageError } from '../lib';
-import { storageFailureKind } from '../lib/utils/storage-failure.util';
+import { storageFailureKind } from '../lib/errors/codes/storage-failure';
 
 const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
 

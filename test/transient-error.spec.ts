@@ -1,6 +1,6 @@
-/** Unit tests of lib/utils/transient-error.util.ts: which storage errors a retry can get past. */
+/** Unit tests of lib/errors/codes/transient-error.ts: which storage errors a retry can get past. */
 import { QueryFailedError } from 'typeorm';
-import { isTransientStorageError } from '../lib/utils/transient-error.util';
+import { isTransientStorageError } from '../lib/errors/codes/transient-error';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 

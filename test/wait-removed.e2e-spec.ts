@@ -6,7 +6,7 @@
  */
 import { TestingModule } from '@nestjs/testing';
 import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
-import { QueueFactory } from '../lib/factory/queue.factory';
+import { QueueFactory } from '../lib/runtime/queue.factory';
 import { describeEachBackend, itWhen, perTestApp } from './support/backends';
 
 /** Far beyond every bound below: a wait that only ends by its timeout fails the test with WaitTimeoutError. */

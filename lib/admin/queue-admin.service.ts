@@ -5,22 +5,29 @@ import { InvalidJobStateError } from '../errors/invalid-job-state.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { QueueNotFoundError } from '../errors/queue-not-found.error';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { ControlStorage, FlowStorage, HousekeepingStorage, InspectionStorage, StorageLifecycle } from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
 import { closestName } from '../utils/closest-name.util';
 import { jobNameProblem } from '../utils/job-name.util';
 import { parseJobLogs } from '../utils/job-logs.util';
-import { guardStorage } from '../utils/storage-boundary.util';
+import { guardStorage } from '../storage/guard-storage';
 import { LIMITS, MAX_TIMER_MS, describeValue, isDurationMs, isTimerDuration } from '../utils/validation.util';
 import { CascadeOptions } from '../interfaces/flow-job.interface';
 import { WaitOptions } from '../interfaces/wait-options.interface';
 import { waitUntilIdle } from './wait-until-idle';
 import { toJobFlowInfo, toJobInfo } from './to-job-info';
+
+/** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
+type AdminStorage = InspectionStorage &
+  ControlStorage &
+  FlowStorage &
+  Pick<HousekeepingStorage, 'processedQueues'> &
+  Pick<StorageLifecycle, 'backup'>;
 
 const MAX_PAGE = 1000;
 /** Most finished jobs a metrics snapshot reads; beyond that it uses the newest and says so. */
@@ -391,7 +398,7 @@ export class QueueAdmin {
    * The storage, once `queue` is known (see `hasQueue`): a control call on a queue nothing names is refused with
    * `QueueNotFoundError`, naming the closest known queue, and writes nothing (pausing a mistyped name would create it).
    */
-  private async knownQueue(operation: string, queue: string): Promise<QueueStorage> {
+  private async knownQueue(operation: string, queue: string): Promise<AdminStorage> {
     assertQueueName(queue);
     const storage = await this.storage();
     if (this.factory.declaresQueue(queue) || (await storage.queueKnown(queue))) return storage;
@@ -400,7 +407,7 @@ export class QueueAdmin {
   }
 
   /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */
-  private async storage(): Promise<QueueStorage> {
+  private async storage(): Promise<AdminStorage> {
     return guardStorage(await this.factory.storage(), 'QueueAdmin');
   }
 }

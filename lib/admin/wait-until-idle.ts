@@ -1,7 +1,7 @@
 import { filter, firstValueFrom, merge, timer } from 'rxjs';
 import { WaitTimeoutError } from '../errors/wait-timeout.error';
 import { JobEventBus } from '../events/job-event-bus';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { InspectionStorage } from '../storage/queue-storage.interface';
 
 /** What an idle check looks at. */
 export interface IdleCheckSettings {
@@ -18,7 +18,7 @@ export interface IdleCheckSettings {
  * Checks again at once when a job of this process settles, else every `interval` ms: a test helper, each call
  * checks for itself (one small statement per check).
  */
-export async function waitUntilIdle(storage: QueueStorage, bus: JobEventBus, settings: IdleCheckSettings): Promise<void> {
+export async function waitUntilIdle(storage: InspectionStorage, bus: JobEventBus, settings: IdleCheckSettings): Promise<void> {
   const { queue, timeout, interval } = settings;
   const deadline = timeout === undefined ? Infinity : Date.now() + timeout;
   const settled$ = bus.events$.pipe(
@@ -32,7 +32,7 @@ export async function waitUntilIdle(storage: QueueStorage, bus: JobEventBus, set
   }
 }
 
-async function isIdle(storage: QueueStorage, queue: string | undefined): Promise<boolean> {
+async function isIdle(storage: InspectionStorage, queue: string | undefined): Promise<boolean> {
   // One statement: read apart, a job moving between pending and running (a claim, a hand-back, a retry due at once)
   // between the reads was in neither, and a busy queue passed for idle (seen on PostgreSQL's pool).
   return !(await storage.hasWork(queue, Date.now()));

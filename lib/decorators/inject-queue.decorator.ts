@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { getQueueToken } from '../queue/get-queue-token.util';
+import { getQueueToken } from '../utils/get-queue-token.util';
 
 /**
  * Injects the handle of a queue registered with `SqliteQueueModule.registerQueue({ name })` in the same module:

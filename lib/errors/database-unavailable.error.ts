@@ -1,4 +1,4 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /** Why a running process stopped using its SQLite file. */
 export type DatabaseFaultKind = 'deleted' | 'replaced' | 'corrupt';
@@ -9,7 +9,7 @@ export type DatabaseFaultKind = 'deleted' | 'replaced' | 'corrupt';
  * (writing nothing) instead of writing jobs nobody would see. Names the file and what to do; needs a restart
  * once the file is repaired or restored. `cause` is the driver's error where there was one.
  */
-export class DatabaseUnavailableError extends SqliteQueueError {
+export class DatabaseUnavailableError extends QueueError {
   constructor(
     /** The database file. */
     readonly path: string,

@@ -1,11 +1,11 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * The database holds a table with one of the queue's names that this library did not make (no migrations table
  * beside it, or on SQLite one that records no version, and a shape no released version created): `app.init()`
  * rejects rather than write into another application's rows. Nothing is written.
  */
-export class ForeignSchemaError extends SqliteQueueError {
+export class ForeignSchemaError extends QueueError {
   constructor(
     /** The table (schema-qualified on PostgreSQL) whose shape is not one the library created. */
     readonly table: string,

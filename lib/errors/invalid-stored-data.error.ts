@@ -1,8 +1,8 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * The name of the error recorded on a job whose stored data is not valid JSON (written by another tool, or the row
  * was damaged): the job fails at once, without retries, and the poller and every other job go on. Recorded, never
  * thrown: compare `job.error.name` with `InvalidStoredDataError.name`.
  */
-export class InvalidStoredDataError extends SqliteQueueError {}
+export class InvalidStoredDataError extends QueueError {}

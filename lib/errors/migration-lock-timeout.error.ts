@@ -1,4 +1,4 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * Boot had to check or migrate the schema, and another process held the migration lock (SQLite's write lock,
@@ -6,7 +6,7 @@ import { SqliteQueueError } from './sqlite-queue.error';
  * written nothing. Usually a long migration of a large database (start again, or raise the option), or a
  * transaction some other program left open on the database. The driver's last error, if any, is the `cause`.
  */
-export class MigrationLockTimeoutError extends SqliteQueueError {
+export class MigrationLockTimeoutError extends QueueError {
   constructor(
     /** The SQLite file (`file "..."`) or PostgreSQL schema (`schema "..."`) whose lock was waited for. */
     readonly target: string,

@@ -1,11 +1,11 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * Boot does not migrate (`migrate: false`, or `postgres.createSchema: false`) and the database's queue schema is
  * missing or older than this build needs: `app.init()` rejects. Run the statements of `getMigrations()` for the
  * versions the message names first.
  */
-export class SchemaOutdatedError extends SqliteQueueError {
+export class SchemaOutdatedError extends QueueError {
   constructor(
     /** The schema version found in the database (0: no queue tables). */
     readonly databaseVersion: number,

@@ -1,10 +1,10 @@
-import { SqliteQueueError } from './sqlite-queue.error';
+import { QueueError } from './queue.error';
 
 /**
  * The database's queue schema was migrated by a newer version of this library than the one running: this
  * process cannot know what the newer schema means, so `app.init()` rejects. Upgrade the package.
  */
-export class SchemaTooNewError extends SqliteQueueError {
+export class SchemaTooNewError extends QueueError {
   constructor(
     /** The schema version recorded in the database. */
     readonly databaseVersion: number,

@@ -1,6 +1,6 @@
-import { isTransientStorageError } from '../utils/transient-error.util';
-import { StorageFailureKind, explainStorageFailure, storageErrorText, storageFailureKind } from '../utils/storage-failure.util';
-import { SqliteQueueError } from './sqlite-queue.error';
+import { isTransientStorageError } from './codes/transient-error';
+import { StorageFailureKind, explainStorageFailure, storageErrorText, storageFailureKind } from './codes/storage-failure';
+import { QueueError } from './queue.error';
 
 /**
  * The database failed a `QueueProducer` or `QueueAdmin` call at run time (busy past the busy timeout, connection
@@ -8,7 +8,7 @@ import { SqliteQueueError } from './sqlite-queue.error';
  * DatabaseError) is its `cause`; `kind` and `transient` say what it means. The library's own typed errors
  * (InvalidJobStateError, JobKeyConflictError...) are thrown as they are, never wrapped.
  */
-export class StorageError extends SqliteQueueError {
+export class StorageError extends QueueError {
   /** What went wrong, as far as the driver's error tells. */
   readonly kind: StorageFailureKind;
   /** True when trying again later may succeed (busy or locked database, lost connection). */
@@ -34,5 +34,5 @@ export class StorageError extends SqliteQueueError {
 
 /** The error to throw at the public boundary: the library's own errors as they are, driver errors wrapped. */
 export function asStorageError(error: unknown, operation: string, subject?: string): unknown {
-  return error instanceof SqliteQueueError ? error : new StorageError(operation, subject, error);
+  return error instanceof QueueError ? error : new StorageError(operation, subject, error);
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Observable, Subscription, share } from 'rxjs';
 import { QueueEvent } from '../interfaces/queue-event.interface';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { EventStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
 import { nextTurn } from '../utils/next-turn.util';
 import { decodeEvents } from './event-codec';
@@ -33,7 +33,7 @@ export class ClusterEventFeed {
   readonly events$: Observable<QueueEvent>;
 
   constructor(
-    private readonly storage: () => Promise<QueueStorage>,
+    private readonly storage: () => Promise<EventStorage>,
     private readonly origin: string,
     private readonly pollInterval: number,
     logger: Logger,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Subscription, filter } from 'rxjs';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { EventStorage } from '../storage/queue-storage.interface';
 import { QueueEvent } from '../interfaces/queue-event.interface';
 import { encodeEvents } from './event-codec';
 import { JobEventBus } from './job-event-bus';
@@ -51,7 +51,7 @@ export class ClusterEventPublisher {
 
   constructor(
     private readonly bus: JobEventBus,
-    private readonly storage: () => Promise<QueueStorage>,
+    private readonly storage: () => Promise<EventStorage>,
     private readonly settings: ClusterEventPublisherSettings,
     private readonly logger: Logger,
   ) {}

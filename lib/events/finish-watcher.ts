@@ -3,9 +3,12 @@ import { Subscription, filter } from 'rxjs';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { WaitTimeoutError } from '../errors/wait-timeout.error';
-import { JobRecord, QueueStorage, TransactionFate } from '../storage/queue-storage.interface';
+import { InspectionStorage, JobRecord, TransactionFate, WaitStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
 import { JobEventBus } from './job-event-bus';
+
+/** What the finish watcher reads: waited jobs, and one job when a hint names it. */
+type FinishWatcherStorage = WaitStorage & Pick<InspectionStorage, 'getJob'>;
 
 interface Waiter {
   resolve(record: JobRecord): void;
@@ -45,7 +48,7 @@ export class FinishWatcher {
   private closed = false;
 
   constructor(
-    private readonly storage: () => Promise<QueueStorage>,
+    private readonly storage: () => Promise<FinishWatcherStorage>,
     private readonly bus: JobEventBus,
     private readonly pollInterval: number,
     logger: Logger,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 
 /** Thresholds of `QueueHealthIndicator.isHealthy()`. */
 export interface QueueHealthOptions {

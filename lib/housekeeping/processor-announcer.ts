@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { HousekeepingStorage } from '../storage/queue-storage.interface';
 import { closestName } from '../utils/closest-name.util';
 import { PeriodicTask } from '../utils/periodic-task';
 
@@ -29,7 +29,7 @@ export class ProcessorAnnouncer {
   private readonly warned = new Set<string>();
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: HousekeepingStorage,
     private readonly queues: string[],
     private readonly period: number,
     private readonly logger: Logger,

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { RetentionOption } from '../interfaces/retention-options.interface';
-import { QueueStorage } from '../storage/queue-storage.interface';
+import { HousekeepingStorage } from '../storage/queue-storage.interface';
 import { nextTurn } from '../utils/next-turn.util';
 import { PeriodicTask } from '../utils/periodic-task';
-import { toRetentionRule } from '../utils/retention.util';
+import { toRetentionRule } from './retention-rule';
 
 /** The retention options in force for one queue. */
 export interface QueueRetention {
@@ -42,7 +42,7 @@ export class RetentionKeeper {
   private readonly task: PeriodicTask;
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: HousekeepingStorage,
     private readonly retentionOf: (queue: string) => QueueRetention,
     private readonly period: number,
     private readonly logger: Logger,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { ExpiredLease, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
-import { isTransientStorageError } from '../utils/transient-error.util';
+import { ExpiredLease, LeaseStorage, RecoveredJob } from '../storage/queue-storage.interface';
+import { isTransientStorageError } from '../errors/codes/transient-error';
 
 /**
  * One pass of lease recovery that no single job can stop. Recovery is one statement over every expired row, so a row
@@ -16,7 +16,7 @@ export class ExpiredLeaseRecovery {
   private readonly refused = new Map<string, string>();
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: LeaseStorage,
     private readonly logger: Logger,
   ) {}
 

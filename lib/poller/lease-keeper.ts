@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { MAX_RECOVERY_JITTER_MS } from '../sqlite-queue.constants';
-import { AttemptRef, QueueStorage, RecoveredJob } from '../storage/queue-storage.interface';
+import { AttemptRef, LeaseStorage, RecoveredJob } from '../storage/queue-storage.interface';
 import { PeriodicTask } from '../utils/periodic-task';
 import { ExpiredLeaseRecovery } from './expired-lease-recovery';
 
@@ -32,7 +32,7 @@ export class LeaseKeeper {
   private readonly recovery: ExpiredLeaseRecovery;
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: LeaseStorage,
     private readonly settings: LeaseKeeperSettings,
     private readonly logger: Logger,
     private readonly hooks: LeaseKeeperHooks,

@@ -1,10 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { Observable, Subject, asapScheduler, asyncScheduler, merge, takeUntil, throttleTime, timer } from 'rxjs';
-import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { AttemptRef, ClaimStorage, JobRecord, LimitStorage, StorageLifecycle } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
 import { LimitWatch } from './limit-watch';
 import { exhaustMapWithTrailing } from './exhaust-map-with-trailing.operator';
 import { WorkerPool } from './worker-pool';
+
+/** What the poller uses: claims and hand-backs, the limits of rate-limited queues, and the storage's fault. */
+type PollerStorage = ClaimStorage & LimitStorage & Pick<StorageLifecycle, 'fault'>;
 
 /** Most wake times kept at once: beyond them, due jobs wait for the fallback poll (at most `pollInterval`). */
 export const MAX_WAKE_TIMES = 64;
@@ -55,7 +58,7 @@ export class SharedPoller {
   readonly jobs$: Observable<JobRecord> = this.jobsSubject.asObservable();
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: PollerStorage,
     private readonly pool: WorkerPool,
     private readonly settings: SharedPollerSettings,
     private readonly logger: Logger,

@@ -1,5 +1,5 @@
 import { JobRecord, NewJobRecord } from '../storage/queue-storage.interface';
-import { isTransientStorageError } from '../utils/transient-error.util';
+import { isTransientStorageError } from '../errors/codes/transient-error';
 
 /** The storage call a group is written with: `QueueStorage.enqueue`. */
 export type EnqueueCall = (queue: string, jobs: NewJobRecord[], now: number) => Promise<JobRecord[]>;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
-import { JobRecord, QueueStorage, TransactionFate } from '../storage/queue-storage.interface';
+import { EnqueueStorage, FlowStorage, JobRecord, ScheduleStorage, TransactionFate } from '../storage/queue-storage.interface';
 import { newJobRecord } from '../storage/shared/job-row.mapper';
 import { intendedRunAt } from '../storage/shared/flow-wait';
 import { AddFlowOptions, FlowJob } from '../interfaces/flow-job.interface';
@@ -18,19 +18,22 @@ import { MAX_TIMER_MS, describeValue, isTimerDuration } from '../utils/validatio
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
-import { guardStorage } from '../utils/storage-boundary.util';
+import { guardStorage } from '../storage/guard-storage';
 import { ChildrenSource, toJob } from '../worker/job-runtime';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
 
+/** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
+type ProducerStorage = EnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
+
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
 /** A handle's children while its transaction has not rolled back; after that its id may name another job. */
-function childrenWhileAlive(storage: QueueStorage, transaction: TransactionFate): ChildrenSource {
+function childrenWhileAlive(storage: ProducerStorage, transaction: TransactionFate): ChildrenSource {
   return {
     childrenOf: (id) => (transaction.rolledBack ? Promise.reject(new JobNotFoundError(id)) : storage.childrenOf(id)),
   };
@@ -68,7 +71,7 @@ function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityMa
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
-  private groupCommit?: { storage: QueueStorage; commit: AddGroupCommit };
+  private groupCommit?: { storage: ProducerStorage; commit: AddGroupCommit };
 
   constructor(private readonly factory: QueueFactory) {}
 
@@ -80,7 +83,7 @@ export class QueueProducer {
   private enqueued<TData, TResult>(
     record: JobRecord,
     now: number,
-    storage: QueueStorage,
+    storage: ProducerStorage,
     inTransaction: boolean,
     transaction?: TransactionFate,
   ): EnqueuedJob<TData, TResult> {
@@ -294,7 +297,7 @@ export class QueueProducer {
   }
 
   /** The group commit of `storage`'s adds (one storage per application; kept per storage all the same). */
-  private groupCommitFor(storage: QueueStorage): AddGroupCommit {
+  private groupCommitFor(storage: ProducerStorage): AddGroupCommit {
     if (this.groupCommit?.storage !== storage) {
       this.groupCommit = {
         storage,

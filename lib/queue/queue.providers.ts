@@ -1,14 +1,14 @@
 import { Provider } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
 import { InvalidModuleOptionsError } from '../errors/invalid-module-options.error';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 import { QueueError } from '../errors/queue.error';
 import { RegisterQueueAsyncOptions, RegisterQueueOptions } from '../interfaces/register-queue-options.interface';
 import { prepareJob } from '../producer/prepare-job';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { assertQueueName } from '../utils/queue-name.util';
 import { describeValue } from '../utils/validation.util';
-import { getQueueToken } from './get-queue-token.util';
+import { getQueueToken } from '../utils/get-queue-token.util';
 import { Queue } from './queue';
 
 /** Options a handle cannot default: a shared key would make every job a duplicate, a fixed `runAt` is one moment. */

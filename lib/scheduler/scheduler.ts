@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { removalBits } from '../utils/job-name.util';
 import { JobOptions } from '../interfaces/job-options.interface';
-import { QueueStorage, ScheduleRecord } from '../storage/queue-storage.interface';
+import { ScheduleRecord, ScheduleStorage } from '../storage/queue-storage.interface';
 import { PeriodicTask } from '../utils/periodic-task';
 import { nextOccurrenceAfter, sameDefinition } from './schedule-definition';
 
@@ -13,7 +13,7 @@ export class Scheduler {
   private readonly task: PeriodicTask;
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: ScheduleStorage,
     private readonly period: number,
     /** maxAttempts of an occurrence whose schedule sets none. */
     private readonly defaultMaxAttempts: (queue: string) => number,
@@ -25,7 +25,7 @@ export class Scheduler {
   }
 
   /** Creates or updates schedules; one whose definition is unchanged keeps its next run time. */
-  static async upsert(storage: QueueStorage, records: ScheduleRecord[], now: number): Promise<void> {
+  static async upsert(storage: ScheduleStorage, records: ScheduleRecord[], now: number): Promise<void> {
     if (records.length === 0) return;
     const existing = new Map((await storage.listSchedules()).map((record) => [`${record.queue}\0${record.name}`, record]));
     for (const record of records) {

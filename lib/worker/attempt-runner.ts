@@ -8,7 +8,7 @@ import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { ClaimStorage, FlowStorage, InspectionStorage, JobRecord } from '../storage/queue-storage.interface';
 import { toJobError, withEarlierErrors } from '../utils/error.util';
 import { findJsonProblem } from '../utils/json-value.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
@@ -18,6 +18,9 @@ import { toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
 import { ABANDONED, Outcome } from './outcome';
 import { asRateLimitError, decideRetry } from './retry-policy';
+
+/** What an attempt uses: its own writes (progress, log, data), its job's children and a fresh read of its job. */
+export type AttemptStorage = ClaimStorage & Pick<FlowStorage, 'childrenOf'> & Pick<InspectionStorage, 'getJob'>;
 
 /** One run of one job in this process. */
 export interface RunningAttempt {
@@ -38,7 +41,7 @@ export interface AttemptRunnerContext {
   timeout: number | undefined;
   /** The processor's backoff, else the module's: used when the job has none of its own. */
   backoff: BackoffOptions;
-  storage: QueueStorage;
+  storage: AttemptStorage;
   workerId: string;
   events: JobEventBus;
   logger: Logger;

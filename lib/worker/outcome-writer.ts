@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OutcomeWriteError } from '../errors/outcome-write.error';
-import { AttemptRef, QueueStorage } from '../storage/queue-storage.interface';
+import { AttemptRef, ClaimStorage } from '../storage/queue-storage.interface';
 import { serializeJobError, toJobError } from '../utils/error.util';
-import { isTransientStorageError } from '../utils/transient-error.util';
+import { isTransientStorageError } from '../errors/codes/transient-error';
 import { SavableOutcome } from './outcome';
 
 /** One attempt's outcome to save. */
@@ -52,7 +52,7 @@ export class OutcomeWriter {
   private flushing?: Promise<void>;
 
   constructor(
-    private readonly storage: QueueStorage,
+    private readonly storage: ClaimStorage,
     private readonly workerId: string,
     private readonly maxBatch: number,
     private readonly timing: OutcomeWriterTiming = REAL_TIMING,

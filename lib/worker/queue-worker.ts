@@ -6,17 +6,20 @@ import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { AttemptRef, JobRecord, QueueStorage } from '../storage/queue-storage.interface';
+import { AttemptRef, JobRecord, LimitStorage } from '../storage/queue-storage.interface';
 import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from '../utils/job-name.util';
-import { AttemptRunner, RunningAttempt } from './attempt-runner';
+import { AttemptRunner, AttemptStorage, RunningAttempt } from './attempt-runner';
 import { LazyAbortController } from './lazy-abort-controller';
 import { SavableOutcome } from './outcome';
 import { OutcomeWriter } from './outcome-writer';
 import { WorkerSlots } from './worker-slots';
 
+/** What a queue's worker uses: its attempts' storage, and a RateLimitError's pause. */
+type WorkerStorage = AttemptStorage & Pick<LimitStorage, 'rateLimit'>;
+
 /** What a worker needs from the process around it. */
 export interface QueueWorkerContext {
-  storage: QueueStorage;
+  storage: WorkerStorage;
   /** Shared by the process's workers: outcomes are written in batches. */
   outcomes: OutcomeWriter;
   workerId: string;

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { TestingModule, Test } from '@nestjs/testing';
 import type { LoggerService, ModuleMetadata } from '@nestjs/common';
 import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
-import { QueueFactory } from '../../lib/factory/queue.factory';
+import { QueueFactory } from '../../lib/runtime/queue.factory';
 import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
 import { postgresSchemaFor, postgresTestUrl } from './test-backend';
 import { TEST_SHUTDOWN_TIMEOUT } from './test-timings';

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Observable, filter, map } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { DatabaseOpenError } from '../../errors/database-open.error';
-import { SqliteQueueError } from '../../errors/sqlite-queue.error';
+import { QueueError } from '../../errors/queue.error';
 import { PostgresQueueOptions } from '../../interfaces/postgres-queue-options.interface';
 import { BurstLogger } from '../../utils/burst-logger';
 import { StatementRunner } from '../shared/statement-runner';
@@ -139,7 +139,7 @@ export class PostgresConnection {
     } catch (error) {
       await this.releaseResources().catch(() => undefined);
       // pg says ECONNREFUSED or 28P01 without naming the server it tried. The library's own errors say enough.
-      throw error instanceof SqliteQueueError ? error : new DatabaseOpenError(`server ${this.serverName()}`, error);
+      throw error instanceof QueueError ? error : new DatabaseOpenError(`server ${this.serverName()}`, error);
     }
   }
 

@@ -3,8 +3,8 @@ import { Observable, Subject, merge } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { DatabaseOpenError } from '../../errors/database-open.error';
 import { DatabaseUnavailableError } from '../../errors/database-unavailable.error';
-import { SqliteQueueError } from '../../errors/sqlite-queue.error';
-import { storageFailureKind } from '../../utils/storage-failure.util';
+import { QueueError } from '../../errors/queue.error';
+import { storageFailureKind } from '../../errors/codes/storage-failure';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { JOBS_TABLE, MODULE_DEFAULTS } from '../../sqlite-queue.constants';
 import { StatementRunner } from '../shared/statement-runner';
@@ -142,7 +142,7 @@ export class SqliteConnection {
     } catch (error) {
       // The drivers say SQLITE_NOTADB or SQLITE_CANTOPEN without the path, and a read-only file opens fine.
       // The library's own errors (a schema it cannot upgrade, say) already say what is wrong.
-      throw error instanceof SqliteQueueError ? error : new DatabaseOpenError(`file "${this.path}"`, error);
+      throw error instanceof QueueError ? error : new DatabaseOpenError(`file "${this.path}"`, error);
     }
     // Only where it can run beside the writer: our own node-sqlite3 connection (better-sqlite3 would run it on
     // this thread, and a borrowed connection's file is the application's to manage).

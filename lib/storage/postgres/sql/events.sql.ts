@@ -2,7 +2,7 @@ import { EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../sqlite-queue.constan
 import { StoredEventBatch, WaitedJobs } from '../../queue-storage.interface';
 import { jobColumnsOf } from '../../shared/job-columns';
 import { toWaitedJobs } from '../../shared/job-row.mapper';
-import { toStoredEventBatch } from '../../sqlite/sql/events.sql';
+import { toStoredEventBatch } from '../../shared/event-row.mapper';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
 /**

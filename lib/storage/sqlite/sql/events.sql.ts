@@ -1,7 +1,8 @@
 import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
 import { StoredEventBatch, WaitedJobs } from '../../queue-storage.interface';
 import { jobColumnsOf } from '../../shared/job-columns';
-import { StorageRow, toWaitedJobs } from '../../shared/job-row.mapper';
+import { toStoredEventBatch } from '../../shared/event-row.mapper';
+import { toWaitedJobs } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T, toRowId } from './sqlite-sql-fragments';
 
@@ -73,9 +74,4 @@ export async function markEventReader(runner: StatementRunner, origin: string, n
 export async function hasEventReaders(runner: StatementRunner, since: number): Promise<boolean> {
   const [row] = await runner.all(HAS_READERS_SQL, [since]);
   return Number(row?.found ?? 0) === 1;
-}
-
-/** A stored batch row, on either backend. */
-export function toStoredEventBatch(row: StorageRow): StoredEventBatch {
-  return { id: String(row.id), origin: String(row.origin), createdAt: Number(row.created_at), events: String(row.events) };
 }

@@ -1,11 +1,11 @@
 import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InvalidEventListenerError } from '../errors/invalid-event-listener.error';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 import { JOB_EVENT_TYPES, JobEventType } from '../interfaces/queue-event.interface';
 import { providerClassOf } from '../utils/provider-class.util';
 import { assertQueueName } from '../utils/queue-name.util';
-import { ProcessorMetadataAccessor } from '../worker/processor-metadata.accessor';
+import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
 
 interface QueueListenerMethod {
   queue: string;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Observable, filter } from 'rxjs';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 import { JobEventType, QueueEvent, QueueEventOf } from '../interfaces/queue-event.interface';
 
 /**

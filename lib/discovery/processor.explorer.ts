@@ -6,17 +6,17 @@ import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { DeclaredSchedule } from '../interfaces/schedule-options.interface';
 import { JOB_EVENT_TYPES } from '../interfaces/queue-event.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { QueueFactory } from '../factory/queue.factory';
+import { QueueFactory } from '../runtime/queue.factory';
 import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
-import { retentionProblem } from '../utils/retention.util';
+import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { providerClassOf } from '../utils/provider-class.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
-import { WorkerSettings } from './queue-worker';
+import { WorkerSettings } from '../worker/queue-worker';
 
 const KNOWN_OPTIONS = new Set<string>([
   'concurrency',

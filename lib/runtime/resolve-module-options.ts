@@ -7,7 +7,7 @@ import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-opti
 import { DEFAULT_BACKOFF, MAX_BUSY_TIMEOUT_MS, MODULE_DEFAULTS } from '../sqlite-queue.constants';
 import { validatePostgresOptions } from '../storage/postgres/validate-postgres-options';
 import { backoffProblem } from '../utils/backoff.util';
-import { retentionProblem } from '../utils/retention.util';
+import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { QueueLimits } from '../interfaces/queue-limits.interface';
 import { closestName } from '../utils/closest-name.util';

@@ -1,6 +1,6 @@
 import { RetentionOption } from '../interfaces/retention-options.interface';
 import { RetentionRule } from '../storage/queue-storage.interface';
-import { LIMITS, describeValue, isDurationMs } from './validation.util';
+import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
 
 /** Returns why a retention option is invalid, or null when it is valid. */
 export function retentionProblem(option: unknown): string | null {

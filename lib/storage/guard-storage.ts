@@ -1,17 +1,16 @@
 import { asStorageError } from '../errors/storage.error';
-import { QueueStorage } from '../storage/queue-storage.interface';
 
-const guarded = new WeakMap<QueueStorage, Map<string, QueueStorage>>();
+const guarded = new WeakMap<object, Map<string, object>>();
 
 /**
  * The storage as a public service (`QueueAdmin`, the schedule calls of `QueueProducer`) should call it: every
  * method's rejection becomes a `StorageError` naming the call (`QueueAdmin.cancel`), the library's own typed
  * errors pass unchanged. Not for the hot path (claims, completions, `add`), which handles its errors itself.
  */
-export function guardStorage(storage: QueueStorage, service: string): QueueStorage {
+export function guardStorage<TStorage extends object>(storage: TStorage, service: string): TStorage {
   let byService = guarded.get(storage);
   if (!byService) guarded.set(storage, (byService = new Map()));
-  let proxy = byService.get(service);
+  let proxy = byService.get(service) as TStorage | undefined;
   if (!proxy) {
     proxy = new Proxy(storage, {
       get(target, property, receiver) {

@@ -1,0 +1,34 @@
+import type { Observable } from 'rxjs';
+import type { AttemptRef, ClaimRequest, Completion, JobRecord } from '../storage-records';
+
+/** Taking due jobs and writing what their attempts did, each write fenced by the attempt (the poller, the workers and their outcome writer). */
+export interface ClaimStorage {
+  /** Hints that jobs were inserted (by this process, or by anyone where the database can tell). Never authoritative. */
+  readonly insertHints$: Observable<void>;
+  /**
+   * Atomically takes up to each request's limit of due pending jobs of queues that are not paused,
+   * marking them running for `workerId` for `leaseDuration` ms. Where a statement can wait for a lock (SQLite's
+   * busy timeout), the lease is measured from when it runs, not from `now`, so the wait does not eat the lease.
+   */
+  claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]>;
+  /**
+   * Marks many attempts completed in one statement; returns the ids of those this worker still owned
+   * (the others were cancelled or lost their lease meanwhile).
+   */
+  completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>>;
+  /** Puts an attempt back to pending until `runAt`, with its error; false when no longer owned. */
+  retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean>;
+  /** Marks an attempt failed for good; false when no longer owned. */
+  fail(ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean>;
+  /** Hands attempts back to pending as if they never started; returns how many were still owned. */
+  release(refs: AttemptRef[], workerId: string, now: number): Promise<number>;
+  /** Stores progress of a running attempt; false when no longer owned. */
+  updateProgress(ref: AttemptRef, workerId: string, progress: string, now: number): Promise<boolean>;
+  /**
+   * Appends a line to a running attempt's job log, keeping at most `maxLines` (the oldest go); false when no longer
+   * owned.
+   */
+  appendLog(ref: AttemptRef, workerId: string, line: string, maxLines: number, now: number): Promise<boolean>;
+  /** Replaces a running attempt's job data (JSON); false when no longer owned. */
+  updateData(ref: AttemptRef, workerId: string, data: string, now: number): Promise<boolean>;
+}

@@ -1,0 +1,16 @@
+import type { ChildRow, FlowRecord, RemoveTreeOutcome } from '../storage-records';
+
+/** A flow's tree: a job's parent and children, and the calls on a whole tree (`QueueAdmin`, a job's `getChildrenValues`). */
+export interface FlowStorage {
+  /** A job's parent and children, or null when there is no such job. */
+  getFlow(id: string): Promise<FlowRecord | null>;
+  /** The children of a job, with their results. */
+  childrenOf(id: string): Promise<ChildRow[]>;
+  /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
+  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
+  /**
+   * Deletes a job and every descendant in one atomic decision: all of them, or none while one of them runs (no
+   * claim can fall between the check and the deletes). Null when there is no such job.
+   */
+  removeTree(id: string): Promise<RemoveTreeOutcome | null>;
+}

@@ -1,0 +1,22 @@
+import type { FinishedJobStatus } from '../../interfaces/job-info.interface';
+import type { OldestDueRow, RetentionRule } from '../storage-records';
+
+/** Background upkeep: retention of finished jobs, and which queues some process processes (`RetentionKeeper`, `ProcessorAnnouncer`). */
+export interface HousekeepingStorage {
+  /** Deletes the given jobs that are (still) in `status` (per-job removeOnComplete / removeOnFail). Returns how many. */
+  removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number>;
+  /** Applies a retention rule to one queue's finished jobs of one status, deleting at most `limit`. */
+  applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number>;
+  /**
+   * Records, in one statement whatever the number of queues, that this process has processors for `queues` until
+   * `until` (epoch ms); renewed periodically, so a process that died stops counting once its announcement lapses.
+   */
+  announceProcessors(queues: string[], until: number, now: number): Promise<void>;
+  /** Queues some process announced a processor for, still valid at `now`. */
+  processedQueues(now: number): Promise<string[]>;
+  /**
+   * Queues with pending jobs due by `dueBy` and no processor announced at `now`, each with the due time of one such
+   * job (the first in claim order): one index seek per queue, whatever the backlog.
+   */
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]>;
+}

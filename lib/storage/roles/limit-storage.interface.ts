@@ -1,0 +1,22 @@
+import type { AttemptRef, QueueLimiterRecord } from '../storage-records';
+
+/** Queue limits kept for every process: declared rate limiters, a `RateLimitError`'s pause, and when a limited queue opens again. */
+export interface LimitStorage {
+  /**
+   * Records the limiters of queues this process runs, for every process: each claim of a rate-limited queue counts
+   * against the window kept with it. Creates the queue's row, which a limited claim also relies on.
+   */
+  declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void>;
+  /**
+   * Stops claims of `queue`, by every process, until `until` (epoch ms; an earlier pause already in place is kept
+   * when longer), and hands `ref` back to pending without counting its attempt. Two statements on SQLite (the pause
+   * first: a crash between them leaves the job to lease recovery); false when the job was no longer owned.
+   */
+  rateLimit(queue: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean>;
+  /**
+   * Of these queues, those that cannot be claimed now because their rate window is used up or a RateLimitError
+   * paused them, with the epoch ms when they can be claimed again. Read by the poller after a rate-limited queue
+   * came back short, so that it waits for the window's end instead of polling.
+   */
+  limitedUntil(queues: string[], now: number): Promise<Map<string, number>>;
+}

@@ -1,0 +1,232 @@
+/** The records the storage reads and writes, in storage-neutral form (the role interfaces in `roles/` use them). */
+import { FinishedJobStatus, JobStatus } from '../interfaces/job-info.interface';
+
+/** A job to insert, already validated and serialised. Times are epoch ms. */
+export interface NewJobRecord {
+  data: string;
+  priority: number;
+  runAt: number;
+  maxAttempts: number;
+  backoff: string | null;
+  timeout: number | null;
+  key: string | null;
+  /** The job's name inside its queue, if it was given one (absent: none). */
+  name?: string | null;
+  /** Bit 1: delete once completed; bit 2: once failed; null or absent: neither (the queue's retention applies). */
+  removeOn?: number | null;
+}
+
+/** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
+export type ChildFailurePolicy = 'fail' | 'continue';
+
+/**
+ * One job of a flow to insert. Nodes come parents first: `parentIndex` is the index of the node's parent among
+ * the nodes (-1 for the root). A node with children has a policy and a run_at already pushed by FLOW_WAIT_OFFSET.
+ */
+export interface NewFlowNode {
+  queue: string;
+  job: NewJobRecord;
+  parentIndex: number;
+  onChildFailure: ChildFailurePolicy | null;
+}
+
+/** A job's place in a flow. */
+export interface FlowRecord {
+  parentId: string | null;
+  /** Set on jobs added with children. */
+  onChildFailure: ChildFailurePolicy | null;
+  /** Its children, oldest first. */
+  children: { id: string; status: JobStatus }[];
+}
+
+/** A child of a job, with its result (JSON) once completed. */
+export interface ChildRow {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  result: string | null;
+}
+
+/** A stored job row, in storage-neutral form. Times are epoch ms. */
+export interface JobRecord {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  data: string;
+  priority: number;
+  runAt: number;
+  attempts: number;
+  maxAttempts: number;
+  backoff: string | null;
+  timeout: number | null;
+  key: string | null;
+  /** Absent on records built before names existed: read as null. */
+  name?: string | null;
+  /** See `NewJobRecord.removeOn`. */
+  removeOn?: number | null;
+  lockedBy: string | null;
+  leaseUntil: number | null;
+  result: string | null;
+  error: string | null;
+  progress: string | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  updatedAt: number;
+}
+
+/** How many due jobs one queue may take in a claim. */
+export interface ClaimRequest {
+  queue: string;
+  limit: number;
+  /** The queue has a rate limiter (declared with `declareLimits`): the claim takes no more than its window allows. */
+  rateLimited?: boolean;
+  /** The claim leaves at most this many of the queue's jobs running across all processes. */
+  globalConcurrency?: number;
+}
+
+/** A queue's rate limiter as the storage keeps it for every process. */
+export interface QueueLimiterRecord {
+  queue: string;
+  /** Most jobs started per window, or null for a queue that only has a global concurrency. */
+  max: number | null;
+  /** The window in ms, or null with `max`. */
+  duration: number | null;
+}
+
+/** Identifies one attempt of one job: writes are fenced by it so a stale attempt cannot overwrite a newer one. */
+export interface AttemptRef {
+  id: string;
+  attempt: number;
+}
+
+/** One attempt's successful outcome: its result as JSON (null for none). */
+export interface Completion {
+  ref: AttemptRef;
+  result: string | null;
+}
+
+/** A job whose lease expired, after recovery. */
+export interface RecoveredJob {
+  id: string;
+  queue: string;
+  status: 'pending' | 'failed';
+  attempts: number;
+  /** When a requeued job is next due (epoch ms): recovery spreads these out (see `recoverExpiredLeases`). */
+  runAt: number;
+}
+
+/** A running job whose lease expired, before recovery. */
+export interface ExpiredLease {
+  id: string;
+  queue: string;
+}
+
+/** Number of jobs per queue and status. */
+export interface CountRow {
+  queue: string;
+  status: JobStatus;
+  count: number;
+}
+
+/** Filter and page of `listJobs`. */
+export interface ListJobsQuery {
+  status?: JobStatus;
+  /** Only jobs of this name. */
+  name?: string;
+  limit: number;
+  offset: number;
+}
+
+/** How many finished jobs of one status a queue keeps; both bounds apply when both are set. */
+export interface RetentionRule {
+  /** Keep at most this many, newest by finish time. */
+  maxCount?: number;
+  /** Delete those finished before this epoch ms. */
+  finishedBefore?: number;
+}
+
+/** A recurring job definition as stored. */
+export interface ScheduleRecord {
+  queue: string;
+  name: string;
+  cron: string | null;
+  every: number | null;
+  timezone: string | null;
+  data: string;
+  /** JSON of the JobOptions each occurrence is enqueued with, or null. */
+  options: string | null;
+  /** Epoch ms of the next occurrence to enqueue. */
+  nextRunAt: number;
+}
+
+/** One occurrence of a schedule to enqueue. */
+export interface ScheduleOccurrence {
+  schedule: ScheduleRecord;
+  /** The occurrence's own time: identifies it, so it is enqueued once whoever tries. */
+  occurrenceAt: number;
+  job: NewJobRecord;
+  /** The schedule's next occurrence after this one. */
+  nextRunAt: number;
+}
+
+/** A finished job's timings, for metrics. */
+export interface FinishedJobTiming {
+  queue: string;
+  status: FinishedJobStatus;
+  /** From due (run_at) to start of the last attempt, ms. */
+  waitMs: number | null;
+  /** From start of the last attempt to finish, ms. */
+  runMs: number | null;
+  finishedAt: number;
+}
+
+/**
+ * A batch of job events of one process as stored for the others: ONE row per batch, so publishing costs one small
+ * row per flush rather than one per event. Times are epoch ms.
+ */
+export interface StoredEventBatch {
+  /** Assigned by the database; increasing in the order batches become visible. Absent on input. */
+  id?: string;
+  /** The publishing process (its instance id), so it can skip its own events when reading. */
+  origin: string;
+  createdAt: number;
+  /** JSON array of encoded events (see `events/event-codec.ts`). */
+  events: string;
+}
+
+/** Oldest due pending job of a queue. */
+export interface OldestDueRow {
+  queue: string;
+  runAt: number;
+}
+
+/** What a look at waited jobs found (`QueueStorage.getWaitedJobs`). */
+export interface WaitedJobs {
+  /** The waited jobs that are completed, failed or cancelled. */
+  finished: JobRecord[];
+  /** The waited ids no job has any more (removed by an operator, `clean` or retention), or never had. */
+  gone: string[];
+}
+
+/**
+ * The caller's transaction a job was written in, as far as the storage follows it (SQLite). A job of a transaction
+ * that rolled back never existed, and on SQLite its id may be given again: its handle must stop naming it.
+ */
+export interface TransactionFate {
+  /** True once the transaction rolled back. */
+  readonly rolledBack: boolean;
+  /** Calls `listener` once, when the transaction rolls back (never when it commits); the result stops listening. */
+  onRollback(listener: () => void): () => void;
+}
+
+/** A failed job that cannot be retried while another live job holds its key. */
+export interface KeyBlockedJob {
+  id: string;
+  key: string;
+  /** The live job holding the key. */
+  holderId: string;
+}
+
+/** What `removeTree` did: deleted the job and its descendants (how many rows), or nothing because `running` runs. */
+export type RemoveTreeOutcome = { removed: number } | { running: string };

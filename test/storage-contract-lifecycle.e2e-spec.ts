@@ -1,0 +1,76 @@
+/**
+ * The storage contract of the members no other contract file names: `StorageLifecycle` (fault, backup), the rest of
+ * `EnqueueStorage` (enqueueIn, openTransactionOf, parallelInserts), `InspectionStorage.queueKnown` and the one-job
+ * recovery of `LeaseStorage`, on every backend.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { BackupNotSupportedError } from '../lib/errors/backup-not-supported.error';
+import { UnsupportedTransactionError } from '../lib/errors/unsupported-transaction.error';
+import { describeEachBackend } from './support/backends';
+import { CONTRACT_LEASE, addJob, contractStorage, newJob } from './support/storage-contract';
+
+describeEachBackend('Storage contract: lifecycle and the rest', (backend) => {
+  const s = contractStorage(backend);
+
+  it('fault is undefined on a healthy storage; backup copies a SQLite database and is refused on PostgreSQL', async () => {
+    expect(s.storage.fault).toBeUndefined();
+    const destination = join(s.db.dir, 'copy.sqlite');
+    if (backend.kind === 'postgres') {
+      await expect(s.storage.backup(destination)).rejects.toBeInstanceOf(BackupNotSupportedError);
+      return;
+    }
+    await addJob(s.storage, 'q');
+    await s.storage.backup(destination);
+    expect(existsSync(destination)).toBe(true);
+  });
+
+  it('enqueueIn refuses a transaction that cannot hold the job atomically and writes nothing; parallelInserts is a count', async () => {
+    expect(s.storage.parallelInserts ?? 1).toBeGreaterThanOrEqual(1);
+    const other =
+      backend.kind === 'postgres'
+        ? new DataSource({ type: 'postgres', url: (s.db.options.postgres as { url: string }).url.replace(/\/[^/]*$/, '/postgres') })
+        : new DataSource({ type: 'better-sqlite3', database: join(s.db.dir, 'other.sqlite') });
+    await other.initialize();
+    try {
+      await expect(other.transaction((manager) => s.storage.enqueueIn(manager, 'q', [newJob()], Date.now()))).rejects.toBeInstanceOf(
+        UnsupportedTransactionError,
+      );
+    } finally {
+      await other.destroy();
+    }
+    expect(await s.storage.getCounts('q')).toEqual([]);
+  });
+
+  it('openTransactionOf: none outside a transaction on an owned SQLite database; absent on PostgreSQL', () => {
+    if (backend.kind === 'postgres') expect(s.storage.openTransactionOf).toBeUndefined();
+    else expect(s.storage.openTransactionOf!()).toBeUndefined();
+  });
+
+  it('queueKnown is true for a queue with a job or a state row, false otherwise', async () => {
+    expect(await s.storage.queueKnown('q')).toBe(false);
+    await addJob(s.storage, 'q');
+    await s.storage.setPaused('paused-only', true, Date.now());
+    expect(await s.storage.queueKnown('q')).toBe(true);
+    expect(await s.storage.queueKnown('paused-only')).toBe(true);
+    expect(await s.storage.queueKnown('other')).toBe(false);
+  });
+
+  it('findExpiredLeases lists expired running jobs but the skipped; recoverExpiredLease recovers one, null when not expired', async () => {
+    const a = await addJob(s.storage, 'q');
+    const b = await addJob(s.storage, 'q');
+    await s.storage.claim([{ queue: 'q', limit: 2 }], 'w', Date.now(), 1);
+    const later = Date.now() + 10 * CONTRACT_LEASE;
+    expect(await s.storage.findExpiredLeases(later, [])).toEqual([
+      { id: a.id, queue: 'q' },
+      { id: b.id, queue: 'q' },
+    ]);
+    expect(await s.storage.findExpiredLeases(later, [a.id])).toEqual([{ id: b.id, queue: 'q' }]);
+    expect(await s.storage.recoverExpiredLease(a.id, Date.now() - 10 * CONTRACT_LEASE, 1)).toBeNull();
+    const recovered = await s.storage.recoverExpiredLease(a.id, later, 1);
+    expect(recovered).toMatchObject({ id: a.id, queue: 'q', status: 'pending', attempts: 1 });
+    expect(await s.storage.recoverExpiredLease(a.id, later, 1)).toBeNull();
+    expect(await s.storage.findExpiredLeases(later, [])).toEqual([{ id: b.id, queue: 'q' }]);
+  });
+});

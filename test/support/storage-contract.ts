@@ -1,0 +1,57 @@
+/**
+ * What every storage contract file (`test/storage-contract*.e2e-spec.ts`, one per role of `QueueStorage`) shares: a
+ * fresh storage per test, built the way the module builds it (`createQueueStorage(resolveModuleOptions(...))`), so
+ * no contract depends on a backend's classes, and the small builders of its inputs.
+ */
+import { createQueueStorage } from '../../lib/runtime/create-queue-storage';
+import { resolveModuleOptions } from '../../lib/runtime/resolve-module-options';
+import { AttemptRef, JobRecord, NewJobRecord, QueueStorage } from '../../lib/storage/queue-storage.interface';
+import { Backend, TestDatabase } from './backends';
+
+/** A lease no test outlives. */
+export const CONTRACT_LEASE = 60_000;
+
+/** A due job with no options, with `overrides`. */
+export function newJob(overrides: Partial<NewJobRecord> = {}): NewJobRecord {
+  return { data: '{}', priority: 0, runAt: Date.now() - 1, maxAttempts: 3, backoff: null, timeout: null, key: null, ...overrides };
+}
+
+/** The attempt a claimed job is in. */
+export function ref(job: Pick<JobRecord, 'id' | 'attempts'>): AttemptRef {
+  return { id: job.id, attempt: job.attempts };
+}
+
+/** A fresh, initialised storage of `backend` for each test of the enclosing describe, closed after it. */
+export function contractStorage(backend: Backend): { readonly storage: QueueStorage; readonly db: TestDatabase } {
+  const current: { storage?: QueueStorage; db?: TestDatabase } = {};
+  beforeEach(async () => {
+    current.db = backend.tempDatabase();
+    current.storage = createQueueStorage(resolveModuleOptions({ ...current.db.options }));
+    await current.storage.initialize();
+  });
+  afterEach(async () => {
+    await current.storage?.close();
+    current.db?.cleanup();
+  });
+  return {
+    get storage() {
+      return current.storage!;
+    },
+    get db() {
+      return current.db!;
+    },
+  };
+}
+
+/** Enqueues one job of `queue` and returns its record. */
+export async function addJob(storage: QueueStorage, queue: string, overrides: Partial<NewJobRecord> = {}): Promise<JobRecord> {
+  const [job] = await storage.enqueue(queue, [newJob(overrides)], Date.now());
+  return job;
+}
+
+/** Claims one job of `queue` for `worker` (fails the test when none was claimed). */
+export async function claimOne(storage: QueueStorage, queue: string, worker: string): Promise<JobRecord> {
+  const [job] = await storage.claim([{ queue, limit: 1 }], worker, Date.now(), CONTRACT_LEASE);
+  expect(job).toBeDefined();
+  return job;
+}
