@@ -38,14 +38,18 @@ export function startLockHolder(database: string, holdMs: number): ChildApp {
 }
 
 /**
- * Runs a TypeScript file of this repository (under test/fixtures/) in a new OS process: its JavaScript from this
- * run's child build (test/support/child-build.ts), with stack traces mapped to the TypeScript lines; through
+ * The arguments of `node` that run a TypeScript file of this repository (under test/fixtures/): its JavaScript from
+ * this run's child build (test/support/child-build.ts), with stack traces mapped to the TypeScript lines; through
  * ts-node when the run made no build.
  */
-export function startScript(script: string, args: string[]): ChildApp {
+export function scriptArgs(script: string): string[] {
   const compiled = compiledScript(script);
-  const entry = compiled ? ['--enable-source-maps', compiled] : ['-r', 'ts-node/register/transpile-only', join(ROOT, script)];
-  const child = spawn(process.execPath, [...entry, ...args], {
+  return compiled ? ['--enable-source-maps', compiled] : ['-r', 'ts-node/register/transpile-only', join(ROOT, script)];
+}
+
+/** Runs a TypeScript file of this repository (under test/fixtures/) in a new OS process (see `scriptArgs`). */
+export function startScript(script: string, args: string[]): ChildApp {
+  const child = spawn(process.execPath, [...scriptArgs(script), ...args], {
     cwd: ROOT,
     env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],
