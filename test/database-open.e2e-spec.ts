@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Test, TestingModule } from '@nestjs/testing';
 import { DatabaseOpenError, Processor, QueueProcessor, SqliteQueueModule, SqliteQueueModuleOptions, SqliteQueueError } from '../lib';
 import { TestDatabase, describeEachSqlite, describePostgres } from './support/backends';
+import { scriptArgs } from './support/child-app';
 
 @Processor('open-check')
 class OpenCheckProcessor implements QueueProcessor {
@@ -50,15 +51,12 @@ interface BootReport {
  * could not enter a clone under a private folder such as `mktemp -d` makes).
  */
 function bootWithoutFileOverride(db: TestDatabase): BootReport {
-  const app = join(__dirname, 'fixtures', 'boot-error-app.ts');
   const run = spawnSync(
     'setpriv',
     [
       '--bounding-set=-dac_override,-dac_read_search',
       process.execPath,
-      '-r',
-      'ts-node/register/transpile-only',
-      app,
+      ...scriptArgs('test/fixtures/boot-error-app.ts'),
       JSON.stringify(db.options),
     ],
     { cwd: join(__dirname, '..'), encoding: 'utf8', timeout: 60_000 },

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueueAppConfig } from '../fixtures/queue-app';
+import { compiledScript } from './child-build';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -36,9 +37,19 @@ export function startLockHolder(database: string, holdMs: number): ChildApp {
   return startScript('test/fixtures/hold-write-lock.ts', [database, String(holdMs)]);
 }
 
-/** Runs a TypeScript file of this repository with ts-node in a new OS process, with `env` added to this one's. */
+/**
+ * The arguments of `node` that run a TypeScript file of this repository (under test/fixtures/): its JavaScript from
+ * this run's child build (test/support/child-build.ts), with stack traces mapped to the TypeScript lines; through
+ * ts-node when the run made no build.
+ */
+export function scriptArgs(script: string): string[] {
+  const compiled = compiledScript(script);
+  return compiled ? ['--enable-source-maps', compiled] : ['-r', 'ts-node/register/transpile-only', join(ROOT, script)];
+}
+
+/** Runs a TypeScript file of this repository (under test/fixtures/) in a new OS process (see `scriptArgs`), with `env` added to this one's. */
 export function startScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildApp {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, script), ...args], {
+  const child = spawn(process.execPath, [...scriptArgs(script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,14 @@
+import { buildChildScripts } from './child-build';
+import { setupPostgresTestSchemas } from './postgres-test-schemas';
+
+/** The environment variable jest.config.js sets when PostgreSQL did not answer (see probe-postgres.js). */
+const POSTGRES_SKIPPED_ENV = 'QUEUE_TEST_POSTGRES_SKIPPED';
+
+/**
+ * Jest globalSetup of the `e2e` project: compiles the child processes' scripts once for the run, whichever backends
+ * run, and names this run's PostgreSQL schemas (clearing stale ones) when the server answered.
+ */
+export default async function setupE2e(): Promise<void> {
+  buildChildScripts();
+  if (!process.env[POSTGRES_SKIPPED_ENV]) await setupPostgresTestSchemas();
+}

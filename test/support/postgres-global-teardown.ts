@@ -1,4 +1,0 @@
-import { teardownPostgresTestSchemas } from './postgres-test-schemas';
-
-/** Jest globalTeardown of the `postgres` project. */
-export default teardownPostgresTestSchemas;
