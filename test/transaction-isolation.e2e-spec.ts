@@ -58,6 +58,8 @@ describeEachBackend('transactions of a shared DataSource and the calls beside th
 
   it('adds made beside an open transaction (not in its callback) resolve only with jobs that survive its rollback', async () => {
     const { dataSource, producer, admin } = await sharedApp();
+    // A queue the admin may pause: one that holds a job (control of an unknown queue is refused).
+    await producer.add('other', { known: true });
     const open = deferred();
     const release = deferred();
     const transaction = rolledBack(dataSource, async (manager) => {
