@@ -9,13 +9,13 @@ import path from 'node:path';
 /** Bottom first. Names are lib/'s top-level folders; files directly in lib/ keep their `.ts`. */
 export const LIB_LAYERS = [
   ['interfaces'], // public types, no code
-  ['sqlite-queue.constants.ts', 'errors'], // tokens, table names, defaults; typed errors and what a driver's error code means
+  ['sqlite-queue.constants.ts', 'table-names.constants.ts', 'module-defaults.constants.ts', 'errors'], // Nest tokens, table names, defaults; typed errors and what a driver's error code means
   ['utils'], // pure helpers: validation, serialisation, backoff, timers; no storage, no state of the queue
   ['storage'], // all SQL: the role interfaces, sqlite/, postgres/, shared/; schema and migrations
   ['decorators', 'events', 'housekeeping', 'metrics', 'scheduler'], // parts built on the storage
   ['worker'], // runs an attempt, writes its outcome
   ['poller'], // claims jobs for the workers, keeps their leases
-  ['runtime'], // builds and owns the storage and the processing runtime (QueueFactory)
+  ['runtime'], // builds and owns the storage and the processing runtime (QueueRuntime)
   ['admin', 'discovery', 'health', 'queue-events'], // public services and Nest discovery, over the runtime
   ['producer'], // QueueProducer (shows added jobs as admin does)
   ['queue', 'dashboard'], // registered queue handles; the optional dashboard

@@ -3,7 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { QueueAdmin } from './admin/queue-admin.service';
 import { QueueEvents } from './queue-events/queue-events.service';
 import { QueueHealthIndicator } from './health/queue-health.indicator';
-import { QueueFactory } from './runtime/queue.factory';
+import { QueueRuntime } from './runtime/queue-runtime';
 import {
   SqliteQueueModuleAsyncOptions,
   SqliteQueueModuleOptions,
@@ -19,7 +19,7 @@ import { EventListenerExplorer } from './discovery/event-listener.explorer';
 import { ProcessorMetadataAccessor } from './discovery/processor-metadata.accessor';
 
 const CORE_PROVIDERS: Provider[] = [
-  QueueFactory,
+  QueueRuntime,
   ProcessorMetadataAccessor,
   ProcessorExplorer,
   EventListenerExplorer,
@@ -28,8 +28,8 @@ const CORE_PROVIDERS: Provider[] = [
   QueueEvents,
   QueueHealthIndicator,
 ];
-/** `QueueFactory` is not public API (not in the entry point): exported for `registerQueue`'s handles, which declare their queue to it. */
-const EXPORTS = [QueueProducer, QueueAdmin, QueueEvents, QueueHealthIndicator, QueueFactory];
+/** `QueueRuntime` is not public API (not in the entry point): exported for `registerQueue`'s handles, which declare their queue to it. */
+const EXPORTS = [QueueProducer, QueueAdmin, QueueEvents, QueueHealthIndicator, QueueRuntime];
 
 /**
  * The queue module. Import it once, in the root module; it is global, so `QueueProducer`, `QueueAdmin`,

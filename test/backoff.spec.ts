@@ -1,5 +1,5 @@
 /** Unit tests of the backoff formula and its validation (lib/utils/backoff.util.ts). */
-import { DEFAULT_BACKOFF, DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../lib/sqlite-queue.constants';
+import { DEFAULT_BACKOFF, DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../lib/module-defaults.constants';
 import { backoffDelay, backoffProblem } from '../lib/utils/backoff.util';
 
 describe('backoffDelay', () => {

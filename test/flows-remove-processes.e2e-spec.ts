@@ -6,7 +6,7 @@
  * still not due, or no longer pending (claimed, perhaps run already).
  */
 import { InvalidJobStateError, QueueAdmin, QueueProducer } from '../lib';
-import { QueueFactory } from '../lib/runtime/queue.factory';
+import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { isWaitingRunAt } from '../lib/storage/shared/flow-wait';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { describeEachBackend, perTestApp } from './support/backends';
@@ -33,7 +33,7 @@ describeEachBackend('remove({ cascade: true }) of a flow while another process w
     });
     await worker.printed('READY');
     current.app = await current.startApp({ module: { processing: false } });
-    const storage = await current.app.get(QueueFactory).storage();
+    const storage = await current.app.get(QueueRuntime).storage();
     return { admin: current.app.get(QueueAdmin), producer: current.app.get(QueueProducer), storage, runLog };
   }
 

@@ -4,7 +4,7 @@
  * key, its own validation error), with ids in call order.
  */
 import { InvalidJobDataError, InvalidJobOptionsError, QueueAdmin, QueueProducer } from '../lib';
-import { QueueFactory } from '../lib/runtime/queue.factory';
+import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { describeEachBackend, perTestApp } from './support/backends';
 
@@ -18,7 +18,7 @@ describeEachBackend('group commit of concurrent adds', (backend) => {
   /** A producer-only app, and every enqueue statement its storage receives (batch sizes, in order). */
   async function openApp(): Promise<{ producer: QueueProducer; admin: QueueAdmin; statements: number[][] }> {
     const app = await current.startApp({ module: { processing: false } });
-    const storage = await app.get(QueueFactory).storage();
+    const storage = await app.get(QueueRuntime).storage();
     const statements: number[][] = [];
     const enqueue = storage.enqueue.bind(storage);
     storage.enqueue = (queue: string, jobs: NewJobRecord[], now: number) => {

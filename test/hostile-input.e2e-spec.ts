@@ -21,7 +21,7 @@ import {
   SqliteQueueOptionsFactory,
   UnrecoverableError,
 } from '../lib';
-import { QueueFactory } from '../lib/runtime/queue.factory';
+import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { PairingBackend, pairEnqueued } from '../lib/storage/shared/pair-enqueued';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { defineProcessor } from './fixtures/define-processor';
@@ -157,7 +157,7 @@ describeEachBackend('hostile input', (backend) => {
       'below the boundary, a key the database stores altered ends the second enqueue with a typed error instead of looping',
       async () => {
         await start({ processing: false });
-        const storage = await current.app!.get(QueueFactory).storage();
+        const storage = await current.app!.get(QueueRuntime).storage();
         const key = `k${LONE_HIGH}`;
         const job: NewJobRecord = { data: '{}', priority: 0, runAt: Date.now(), maxAttempts: 1, backoff: null, timeout: null, key };
         await storage.enqueue('raw-keys', [job], Date.now());

@@ -16,7 +16,7 @@ import {
   SqliteQueueModule,
 } from '../lib';
 import { DataSource } from 'typeorm';
-import { JOBS_TABLE } from '../lib/sqlite-queue.constants';
+import { JOBS_TABLE } from '../lib/table-names.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { rawQuery } from './support/raw-sqlite';
 import { waitFor } from './support/wait-for';

@@ -6,7 +6,7 @@
 import { ConsoleLogger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QueueAdmin, QueueProducer } from '../lib';
-import { JOBS_TABLE } from '../lib/sqlite-queue.constants';
+import { JOBS_TABLE } from '../lib/table-names.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { rawQuery } from './support/raw-sqlite';
 import { describeEachBackend, perTestApp, TestDatabase } from './support/backends';

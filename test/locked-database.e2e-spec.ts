@@ -7,7 +7,7 @@
 import { LoggerService } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
-import { MODULE_DEFAULTS } from '../lib/sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../lib/module-defaults.constants';
 import { ChildApp, startChildApp, startLockHolder } from './support/child-app';
 import { SHORT_BUSY_TIMEOUT } from './support/test-timings';
 import { deferred, waitFor } from './support/wait-for';

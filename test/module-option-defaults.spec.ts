@@ -3,7 +3,7 @@
  * test-runner state (it once shortened shutdownTimeout when JEST_WORKER_ID was set); tests pass their own timings.
  */
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
-import { MODULE_DEFAULTS } from '../lib/sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../lib/module-defaults.constants';
 
 describe('module option defaults', () => {
   it('under jest too, shutdownTimeout defaults to 10 s and busyTimeout to 5 s', () => {

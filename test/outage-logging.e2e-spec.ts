@@ -6,7 +6,7 @@
 import { Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { QueueFactory } from '../lib/runtime/queue.factory';
+import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp } from './support/backends';
@@ -29,7 +29,7 @@ describeEachBackend('database outage: background loops', (backend) => {
     await ctx.app.init();
     const producer = ctx.app.get(QueueProducer);
     const admin = ctx.app.get(QueueAdmin);
-    const storage = await ctx.app.get(QueueFactory).storage();
+    const storage = await ctx.app.get(QueueRuntime).storage();
     const first = await producer.add('outage', {});
     await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'a job completed before the outage');
 

@@ -4,7 +4,7 @@
  */
 import { Test } from '@nestjs/testing';
 import { InvalidJobStateError, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { QueueFactory } from '../lib/runtime/queue.factory';
+import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { errorOf } from './support/ops';
 import { describeEachBackend, itWhen, perTestApp } from './support/backends';
@@ -17,7 +17,7 @@ describeEachBackend('remove() racing a claim', (backend) => {
   async function start(): Promise<{ admin: QueueAdmin; producer: QueueProducer; storage: QueueStorage }> {
     ctx.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, processing: false })] }).compile();
     await ctx.app.init();
-    return { admin: ctx.app.get(QueueAdmin), producer: ctx.app.get(QueueProducer), storage: await ctx.app.get(QueueFactory).storage() };
+    return { admin: ctx.app.get(QueueAdmin), producer: ctx.app.get(QueueProducer), storage: await ctx.app.get(QueueRuntime).storage() };
   }
 
   /** Makes the statement number `at` (from 0) of `storage` be followed, before its caller sees the result, by `between()`. */

@@ -5,7 +5,7 @@
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../lib/sqlite-queue.constants';
+import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../lib/table-names.constants';
 import { KNOWN_COLUMNS } from '../lib/storage/shared/schema-migration';
 import { rawQuery } from './support/raw-sqlite';
 import { describeEachSqlite, perTestApp, TestDatabase } from './support/backends';

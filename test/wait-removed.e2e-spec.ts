@@ -6,7 +6,7 @@
  */
 import { TestingModule } from '@nestjs/testing';
 import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
-import { QueueFactory } from '../lib/runtime/queue.factory';
+import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { describeEachBackend, itWhen, perTestApp } from './support/backends';
 
 /** Far beyond every bound below: a wait that only ends by its timeout fails the test with WaitTimeoutError. */
@@ -14,7 +14,7 @@ const WAIT_TIMEOUT = 8_000;
 
 /** Resolves once the watcher's first look at a job has come back: a removal after it is one the wait must notice. */
 async function firstLookDone(app: TestingModule): Promise<void> {
-  const storage = await app.get(QueueFactory).storage();
+  const storage = await app.get(QueueRuntime).storage();
   const original = storage.getJob.bind(storage);
   await new Promise<void>((resolve) => {
     jest.spyOn(storage, 'getJob').mockImplementation(async (id) => {

@@ -5,7 +5,7 @@ import { InvalidJobStateError } from '../errors/invalid-job-state.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { QueueNotFoundError } from '../errors/queue-not-found.error';
-import { QueueFactory } from '../runtime/queue.factory';
+import { QueueRuntime } from '../runtime/queue-runtime';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
@@ -40,7 +40,7 @@ const RETRY_ROUNDS = 3;
 export class QueueAdmin {
   private readonly logger = new Logger('JobQueue');
 
-  constructor(private readonly factory: QueueFactory) {}
+  constructor(private readonly factory: QueueRuntime) {}
 
   /** One job with its whole state, including its place in a flow (`flow`), or `null` when no job has that id. */
   async getJob<TData = unknown, TResult = unknown>(id: string): Promise<JobInfo<TData, TResult> | null> {

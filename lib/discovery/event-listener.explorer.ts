@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { InvalidEventListenerError } from '../errors/invalid-event-listener.error';
-import { QueueFactory } from '../runtime/queue.factory';
+import { QueueRuntime } from '../runtime/queue-runtime';
 import { JOB_EVENT_TYPES, JobEventType } from '../interfaces/queue-event.interface';
 import { providerClassOf } from '../utils/provider-class.util';
 import { assertQueueName } from '../utils/queue-name.util';
@@ -28,7 +28,7 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: ProcessorMetadataAccessor,
-    private readonly factory: QueueFactory,
+    private readonly factory: QueueRuntime,
   ) {}
 
   onModuleInit(): void {

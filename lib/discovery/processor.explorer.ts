@@ -6,8 +6,8 @@ import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { DeclaredSchedule } from '../interfaces/schedule-options.interface';
 import { JOB_EVENT_TYPES } from '../interfaces/queue-event.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { QueueFactory } from '../runtime/queue.factory';
-import { PROCESSOR_DEFAULTS } from '../sqlite-queue.constants';
+import { QueueRuntime } from '../runtime/queue-runtime';
+import { PROCESSOR_DEFAULTS } from '../module-defaults.constants';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
@@ -38,7 +38,7 @@ export class ProcessorExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: ProcessorMetadataAccessor,
-    private readonly factory: QueueFactory,
+    private readonly factory: QueueRuntime,
   ) {}
 
   onModuleInit(): void {

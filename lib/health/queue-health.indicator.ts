@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { QueueFactory } from '../runtime/queue.factory';
+import { QueueRuntime } from '../runtime/queue-runtime';
 
 /** Thresholds of `QueueHealthIndicator.isHealthy()`. */
 export interface QueueHealthOptions {
@@ -22,7 +22,7 @@ export type QueueHealthResult = Record<string, { status: 'up' | 'down'; [detail:
  */
 @Injectable()
 export class QueueHealthIndicator {
-  constructor(private readonly factory: QueueFactory) {}
+  constructor(private readonly factory: QueueRuntime) {}
 
   /** Checks the queue; never throws, reports `down` with the reason instead. */
   async isHealthy(key = 'queue', options: QueueHealthOptions = {}): Promise<QueueHealthResult> {

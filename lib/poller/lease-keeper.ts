@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { MAX_RECOVERY_JITTER_MS } from '../sqlite-queue.constants';
+import { MAX_RECOVERY_JITTER_MS } from '../module-defaults.constants';
 import { AttemptRef, LeaseStorage, RecoveredJob } from '../storage/queue-storage.interface';
 import { PeriodicTask } from '../utils/periodic-task';
 import { ExpiredLeaseRecovery } from './expired-lease-recovery';

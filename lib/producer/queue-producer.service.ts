@@ -18,7 +18,7 @@ import { MAX_TIMER_MS, describeValue, isTimerDuration } from '../utils/validatio
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
-import { QueueFactory } from '../runtime/queue.factory';
+import { QueueRuntime } from '../runtime/queue-runtime';
 import { asStorageError } from '../errors/storage.error';
 import { assertQueueName } from '../utils/queue-name.util';
 import { guardStorage } from '../storage/guard-storage';
@@ -73,7 +73,7 @@ function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityMa
 export class QueueProducer {
   private groupCommit?: { storage: ProducerStorage; commit: AddGroupCommit };
 
-  constructor(private readonly factory: QueueFactory) {}
+  constructor(private readonly factory: QueueRuntime) {}
 
   /**
    * A job handed back to a producer: not started (its signal never aborts, it cannot report progress, log or update

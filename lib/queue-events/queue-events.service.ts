@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Observable, filter } from 'rxjs';
-import { QueueFactory } from '../runtime/queue.factory';
+import { QueueRuntime } from '../runtime/queue-runtime';
 import { JobEventType, QueueEvent, QueueEventOf } from '../interfaces/queue-event.interface';
 
 /**
@@ -11,7 +11,7 @@ import { JobEventType, QueueEvent, QueueEventOf } from '../interfaces/queue-even
  */
 @Injectable()
 export class QueueEvents extends Observable<QueueEvent> {
-  constructor(private readonly factory: QueueFactory) {
+  constructor(private readonly factory: QueueRuntime) {
     super((subscriber) => factory.allEvents$.subscribe(subscriber));
   }
 

@@ -1,7 +1,7 @@
 import { Provider } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
 import { InvalidModuleOptionsError } from '../errors/invalid-module-options.error';
-import { QueueFactory } from '../runtime/queue.factory';
+import { QueueRuntime } from '../runtime/queue-runtime';
 import { QueueError } from '../errors/queue.error';
 import { RegisterQueueAsyncOptions, RegisterQueueOptions } from '../interfaces/register-queue-options.interface';
 import { prepareJob } from '../producer/prepare-job';
@@ -18,7 +18,7 @@ const NOT_DEFAULTABLE = ['name', 'key', 'runAt'];
  * Validates a registration and builds its handle. Runs when Nest instantiates the provider, so a bad registration
  * fails `compile()` / `app.init()` with `InvalidQueueNameError` or `InvalidModuleOptionsError`.
  */
-export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin, factory: QueueFactory): Queue {
+export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin, factory: QueueRuntime): Queue {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidModuleOptionsError('registerQueue', `must be an object { name, defaultJobOptions? }, got ${describeValue(options)}`);
   }
@@ -46,9 +46,9 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
 export function createQueueProviders(registrations: RegisterQueueOptions[]): Provider[] {
   return registrations.map((registration) => ({
     provide: getQueueToken(registration?.name),
-    useFactory: (producer: QueueProducer, admin: QueueAdmin, factory: QueueFactory) =>
+    useFactory: (producer: QueueProducer, admin: QueueAdmin, factory: QueueRuntime) =>
       createQueueHandle(registration, producer, admin, factory),
-    inject: [QueueProducer, QueueAdmin, QueueFactory],
+    inject: [QueueProducer, QueueAdmin, QueueRuntime],
   }));
 }
 
@@ -60,9 +60,9 @@ export function createAsyncQueueProviders(registrations: RegisterQueueAsyncOptio
       throw new InvalidModuleOptionsError(`registerQueueAsync(${name}).useFactory`, 'must be a function');
     return {
       provide: getQueueToken(name),
-      useFactory: async (producer: QueueProducer, admin: QueueAdmin, factory: QueueFactory, ...args: unknown[]) =>
+      useFactory: async (producer: QueueProducer, admin: QueueAdmin, factory: QueueRuntime, ...args: unknown[]) =>
         createQueueHandle({ ...(await useFactory(...args)), name }, producer, admin, factory),
-      inject: [QueueProducer, QueueAdmin, QueueFactory, ...inject],
+      inject: [QueueProducer, QueueAdmin, QueueRuntime, ...inject],
     };
   });
 }

@@ -1,4 +1,4 @@
-import { MODULE_DEFAULTS } from '../sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../module-defaults.constants';
 import { QueueStorage } from '../storage/queue-storage.interface';
 import { PostgresQueueStorage } from '../storage/postgres/postgres-queue.storage';
 import { SqliteQueueStorage } from '../storage/sqlite/sqlite-queue.storage';

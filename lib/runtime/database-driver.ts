@@ -1,7 +1,7 @@
 import { DriverNotInstalledError } from '../errors/driver-not-installed.error';
 import { UnsupportedDriverError } from '../errors/unsupported-driver.error';
 import { SqliteDriverName } from '../interfaces/sqlite-queue-module-options.interface';
-import { MODULE_DEFAULTS } from '../sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../module-defaults.constants';
 import { InstalledPackages, majorVersion } from './installed-packages';
 
 /** The command that installs each driver package, in the versions this library is tested with. */

@@ -4,7 +4,7 @@ import { InvalidModuleOptionsError } from '../errors/invalid-module-options.erro
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { PostgresQueueOptions } from '../interfaces/postgres-queue-options.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
-import { DEFAULT_BACKOFF, MAX_BUSY_TIMEOUT_MS, MODULE_DEFAULTS } from '../sqlite-queue.constants';
+import { DEFAULT_BACKOFF, MAX_BUSY_TIMEOUT_MS, MODULE_DEFAULTS } from '../module-defaults.constants';
 import { validatePostgresOptions } from '../storage/postgres/validate-postgres-options';
 import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';

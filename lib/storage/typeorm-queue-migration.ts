@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { MIGRATIONS_TABLE } from '../sqlite-queue.constants';
+import { MIGRATIONS_TABLE } from '../table-names.constants';
 import { getMigrations } from './get-migrations';
 import { DEFAULT_POSTGRES_SCHEMA, postgresSchemaProblem } from './postgres/postgres-schema';
 

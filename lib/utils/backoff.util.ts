@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../sqlite-queue.constants';
+import { DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../module-defaults.constants';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { LIMITS, describeValue, isDurationMs } from './validation.util';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { TestingModule, Test } from '@nestjs/testing';
 import type { LoggerService, ModuleMetadata } from '@nestjs/common';
 import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
-import { QueueFactory } from '../../lib/runtime/queue.factory';
+import { QueueRuntime } from '../../lib/runtime/queue-runtime';
 import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
 import { postgresSchemaFor, postgresTestUrl } from './test-backend';
 import { TEST_SHUTDOWN_TIMEOUT } from './test-timings';
@@ -173,7 +173,7 @@ export async function closeApp(app: TestingModule): Promise<void> {
   try {
     await app.close();
   } catch {
-    const factory = app.get(QueueFactory, { strict: false });
+    const factory = app.get(QueueRuntime, { strict: false });
     await factory.onApplicationShutdown().catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import { DataSource, QueryRunner } from 'typeorm';
-import { JOBS_TABLE } from '../../lib/sqlite-queue.constants';
+import { JOBS_TABLE } from '../../lib/table-names.constants';
 import type { ConnectionOptions } from './backends';
 import { waitFor } from './wait-for';
 

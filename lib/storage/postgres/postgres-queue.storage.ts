@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { MODULE_DEFAULTS } from '../../sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../../module-defaults.constants';
 import { DataSource, EntityManager } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {

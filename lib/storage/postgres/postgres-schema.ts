@@ -7,7 +7,8 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, QueryRunner } from 'typeorm';
 import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
-import { JOBS_TABLE, MIGRATIONS_TABLE, MODULE_DEFAULTS, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
+import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../table-names.constants';
+import { MODULE_DEFAULTS } from '../../module-defaults.constants';
 import { MigrationLockWait } from '../shared/migration-lock';
 import { takeSchemaLock } from './postgres-migration-lock';
 import {

@@ -6,7 +6,8 @@ import { DatabaseUnavailableError } from '../../errors/database-unavailable.erro
 import { QueueError } from '../../errors/queue.error';
 import { storageFailureKind } from '../../errors/codes/storage-failure';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
-import { JOBS_TABLE, MODULE_DEFAULTS } from '../../sqlite-queue.constants';
+import { JOBS_TABLE } from '../../table-names.constants';
+import { MODULE_DEFAULTS } from '../../module-defaults.constants';
 import { StatementRunner } from '../shared/statement-runner';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements, SqliteStatements } from './sqlite-statements';
 import { FileIdentityWatch } from './file-identity-watch';

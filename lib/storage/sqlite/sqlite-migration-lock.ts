@@ -1,5 +1,5 @@
 import { MigrationLockTimeoutError } from '../../errors/migration-lock-timeout.error';
-import { MODULE_DEFAULTS } from '../../sqlite-queue.constants';
+import { MODULE_DEFAULTS } from '../../module-defaults.constants';
 import { nextTurn } from '../../utils/next-turn.util';
 import { MigrationLockWait, waitingForMigrationLine } from '../shared/migration-lock';
 import { StatementRunner } from '../shared/statement-runner';

@@ -4,7 +4,7 @@
  * edited by hand. SQLite has no `ADD COLUMN IF NOT EXISTS`, so steps 3 and later cannot simply run again: the
  * shape says which of them are there already.
  */
-import { EVENT_READERS_TABLE, EVENTS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../table-names.constants';
 import { KNOWN_COLUMNS, columnDifference } from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { SQLITE_MIGRATIONS } from './migrations';

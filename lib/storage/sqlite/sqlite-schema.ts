@@ -5,7 +5,8 @@
  */
 import { ForeignSchemaError, SchemaOutdatedError, SchemaTooNewError } from '../../errors';
 import { Logger } from '@nestjs/common';
-import { MIGRATIONS_TABLE, MODULE_DEFAULTS } from '../../sqlite-queue.constants';
+import { MIGRATIONS_TABLE } from '../../table-names.constants';
+import { MODULE_DEFAULTS } from '../../module-defaults.constants';
 import { MigrationLockWait } from '../shared/migration-lock';
 import { FoundSchema, QueueSchemaMigration, SchemaMigration, latestVersion, readMigrationRecord } from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';

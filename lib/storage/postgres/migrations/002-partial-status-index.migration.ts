@@ -1,4 +1,4 @@
-import { JOBS_TABLE } from '../../../sqlite-queue.constants';
+import { JOBS_TABLE } from '../../../table-names.constants';
 import { PostgresMigration } from './postgres-migration';
 
 /**

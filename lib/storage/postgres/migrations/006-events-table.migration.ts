@@ -1,4 +1,4 @@
-import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../table-names.constants';
 import { PostgresMigration } from './postgres-migration';
 
 /**

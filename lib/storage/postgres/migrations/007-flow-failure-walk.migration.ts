@@ -1,4 +1,4 @@
-import { JOBS_TABLE } from '../../../sqlite-queue.constants';
+import { JOBS_TABLE } from '../../../table-names.constants';
 import { childFailedErrorOf } from '../../shared/child-failed';
 import { FLOW_WAIT_OFFSET } from '../../shared/flow-wait';
 import { PostgresMigration } from './postgres-migration';

@@ -1,4 +1,4 @@
-import { EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../sqlite-queue.constants';
+import { EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../table-names.constants';
 import { StoredEventBatch, WaitedJobs } from '../../queue-storage.interface';
 import { jobColumnsOf } from '../../shared/job-columns';
 import { toWaitedJobs } from '../../shared/job-row.mapper';

@@ -10,7 +10,7 @@
  * drops it on rollback. Deciding "due" with the caller's `now` (not the database clock) keeps a skewed database
  * clock from silencing hints for immediate jobs.
  */
-import { EVENT_READERS_TABLE, FINISH_WAITERS_MARK, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, FINISH_WAITERS_MARK, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../table-names.constants';
 import { AttemptRef } from '../../queue-storage.interface';
 import { StatementOptions, StatementRunner } from '../../shared/statement-runner';
 

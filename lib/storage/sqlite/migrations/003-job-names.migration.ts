@@ -1,4 +1,4 @@
-import { JOBS_TABLE, QUEUES_TABLE } from '../../../sqlite-queue.constants';
+import { JOBS_TABLE, QUEUES_TABLE } from '../../../table-names.constants';
 import { SchemaMigration } from '../../shared/schema-migration';
 
 const T = JOBS_TABLE;

@@ -1,4 +1,4 @@
-import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../sqlite-queue.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../table-names.constants';
 import { StoredEventBatch, WaitedJobs } from '../../queue-storage.interface';
 import { jobColumnsOf } from '../../shared/job-columns';
 import { toStoredEventBatch } from '../../shared/event-row.mapper';

@@ -1,4 +1,4 @@
-import { QUEUES_TABLE } from '../../../sqlite-queue.constants';
+import { QUEUES_TABLE } from '../../../table-names.constants';
 import { StatementRunner } from '../../shared/statement-runner';
 
 /**

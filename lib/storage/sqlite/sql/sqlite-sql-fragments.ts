@@ -4,7 +4,7 @@
  * return rows through RETURNING start with a comment: TypeORM's sqlite runner sends SQL that starts with
  * "UPDATE "/"INSERT " to run(), which drops rows.
  */
-import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../sqlite-queue.constants';
+import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../table-names.constants';
 import { NewJobRecord } from '../../queue-storage.interface';
 
 /** The jobs table. */

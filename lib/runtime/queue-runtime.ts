@@ -31,7 +31,7 @@ import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-op
  * where start and stop order is decided, on Nest's lifecycle hooks.
  */
 @Injectable()
-export class QueueFactory implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   /** Job events of this process. */
   readonly events = new JobEventBus();
   private readonly logger = new Logger('JobQueue');

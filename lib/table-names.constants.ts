@@ -1,0 +1,25 @@
+/** The names of the queue's tables (the same on both backends) and of the marks kept in them. */
+
+/** The jobs table. */
+export const JOBS_TABLE = 'nest_queue_jobs';
+
+/** Per-queue state shared by all processes (paused). */
+export const QUEUES_TABLE = 'nest_queue_queues';
+
+/** Recurring job definitions. */
+export const SCHEDULES_TABLE = 'nest_queue_schedules';
+
+/** Job events published for other processes (only written by processes with `clusterEvents: true`). */
+export const EVENTS_TABLE = 'nest_queue_events';
+
+/** Processes currently reading cluster events (a heartbeat each): publishers write events only while one is recent. */
+export const EVENT_READERS_TABLE = 'nest_queue_event_readers';
+
+/**
+ * The one row of the event readers table that is not a reader: the heartbeat of processes waiting for jobs to finish
+ * (PostgreSQL), which turns the finish notifications on. Not a valid instance id, so no reader can collide with it.
+ */
+export const FINISH_WAITERS_MARK = '~finish-waiters';
+
+/** The schema version each migration wrote; its presence also marks the tables beside it as this library's. */
+export const MIGRATIONS_TABLE = 'nest_queue_migrations';
