@@ -117,5 +117,8 @@ describeEachBackend('queue limits across OS processes', (backend) => {
         killedAt,
       ),
     ).toBe(limit);
-  });
+    // Three process starts, the last two side by side (15 to 30 s each on a loaded machine: ts-node compiles the
+    // library in each), then the victim's lease (6.1 s on SQLite), a recovery period and the recovery jitter (up to
+    // the lease again) before its jobs run again: past Jest's default 60 s under load.
+  }, 180_000);
 });
