@@ -118,5 +118,8 @@ describeEachBackend('queue limits across OS processes', (backend) => {
         killedAt,
       ),
     ).toBe(limit);
-  });
+    // Three process starts, the last two side by side (seconds each, more on a loaded machine), then the victim's
+    // lease (short: test-timings.ts), a recovery period and the recovery jitter (up to the lease again) before its
+    // jobs run again: past Jest's default 60 s under load.
+  }, 180_000);
 });

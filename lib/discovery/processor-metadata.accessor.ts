@@ -3,7 +3,12 @@ import { Reflector } from '@nestjs/core';
 import { ProcessorMetadata } from '../decorators/processor.decorator';
 import { OnJobEventMetadata } from '../decorators/on-job-event.decorator';
 import { JobEventType } from '../interfaces/queue-event.interface';
-import { ON_JOB_EVENT_METADATA, ON_QUEUE_EVENT_METADATA, PROCESSOR_METADATA, QUEUE_EVENTS_LISTENER_METADATA } from '../sqlite-queue.constants';
+import {
+  ON_JOB_EVENT_METADATA,
+  ON_QUEUE_EVENT_METADATA,
+  PROCESSOR_METADATA,
+  QUEUE_EVENTS_LISTENER_METADATA,
+} from '../sqlite-queue.constants';
 
 /** Reads `@Processor`, `@OnJobEvent`, `@QueueEventsListener` and `@OnQueueEvent` metadata; nothing else. */
 @Injectable()
