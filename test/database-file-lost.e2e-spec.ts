@@ -10,6 +10,7 @@ import { DatabaseUnavailableError, Job, Processor, QueueAdmin, QueueProcessor, Q
 import { QueueHealthIndicator } from '../lib/terminus';
 import { FILE_IDENTITY_CHECK_MS } from '../lib/storage/sqlite/file-identity-watch';
 import { describeEachSqlite, perTestApp } from './support/backends';
+import { rawQuery } from './support/raw-sqlite';
 import { waitFor } from './support/wait-for';
 
 const POLL = 50;
@@ -102,6 +103,9 @@ describeEachSqlite('the queue file changes under a running app', (backend) => {
   it('corrupted pages: said once with what to do, no error per claim, health down, add() throws', async () => {
     // Fill a file with enough jobs to span many pages, stop, overwrite pages in the middle, start again.
     let { producer } = await start();
+    // The pages of the empty schema (tables, indexes, triggers and their definitions in sqlite_master) stay intact:
+    // with them damaged the file cannot be opened at all, which is another failure (DatabaseOpenError at boot).
+    const [{ page_count: schemaPages }] = await rawQuery<{ page_count: number }>(t.db, 'PRAGMA page_count');
     await producer.addBulk(
       'other',
       Array.from({ length: 2000 }, (_, n) => ({ data: { n, pad: 'x'.repeat(200) } })),
@@ -111,7 +115,8 @@ describeEachSqlite('the queue file changes under a running app', (backend) => {
     const size = statSync(t.db.path).size;
     const fd = openSync(t.db.path, 'r+');
     const garbage = Buffer.alloc(4096 * 8, 0xa5);
-    for (let offset = 4096 * 2; offset + garbage.length < size; offset += 4096 * 16) writeSync(fd, garbage, 0, garbage.length, offset);
+    for (let offset = 4096 * schemaPages; offset + garbage.length < size; offset += 4096 * 16)
+      writeSync(fd, garbage, 0, garbage.length, offset);
     closeSync(fd);
 
     const running = await start();
