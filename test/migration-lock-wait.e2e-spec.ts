@@ -11,7 +11,7 @@ import { MigrationLockTimeoutError } from '../lib';
 import { SHORT_BUSY_TIMEOUT } from './support/test-timings';
 import { createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { startLockHolder } from './support/child-app';
-import { TestDatabase, describeEachBackend, perTestApp } from './support/backends';
+import { TestDatabase, closeApp, describeEachBackend, perTestApp } from './support/backends';
 import { rawQuery } from './support/raw-sqlite';
 import { allSchemaVersions } from './support/schema-versions';
 import { postgresTestUrl } from './support/test-backend';
@@ -126,7 +126,8 @@ describeEachBackend('booting while another process holds the migration lock', (b
     held = await holdMigrationLock(current.db, 30_000);
     const logger = new CapturingLogger();
     const started = Date.now();
-    const booting = current.startApp({ module: { processing: false, migrationLockTimeout: 1000 }, logger });
+    const app = await current.compileApp({ module: { processing: false, migrationLockTimeout: 1000 }, logger });
+    const booting = app.init();
     await expect(booting).rejects.toBeInstanceOf(MigrationLockTimeoutError);
     const gaveUpAfter = Date.now() - started;
     await expect(booting).rejects.toThrow(/gave up after 1000 ms \(migrationLockTimeout\)/);
@@ -134,6 +135,8 @@ describeEachBackend('booting while another process holds the migration lock', (b
     expect(gaveUpAfter).toBeGreaterThanOrEqual(1000);
     expect(gaveUpAfter).toBeLessThan(1000 + 2500);
     expect(logger.waiting()).toHaveLength(1);
+    // The app that gave up is shut down (as a process whose boot failed ends) before the lock is free.
+    await closeApp(app);
     await held.abandon();
     held = undefined;
     // The 0.1.0 database is as it was: no migrations table yet.
