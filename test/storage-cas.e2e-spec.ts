@@ -16,18 +16,11 @@ import { AttemptRef, JobRecord, NewJobRecord, QueueStorage, ScheduleRecord } fro
 import { describeEachBackend, itWhen, TestDatabase } from './support/backends';
 import { openSideTransaction } from './support/postgres-side-transaction';
 import { betweenStatements } from './support/statement-hook';
+import { CONTRACT_LEASE, newJob, ref } from './support/storage-contract';
 
-const LEASE = 60_000;
+const LEASE = CONTRACT_LEASE;
 const A = 'worker-a';
 const B = 'worker-b';
-
-function newJob(overrides: Partial<NewJobRecord> = {}): NewJobRecord {
-  return { data: '{}', priority: 0, runAt: Date.now() - 1, maxAttempts: 3, backoff: null, timeout: null, key: null, ...overrides };
-}
-
-function ref(job: Pick<JobRecord, 'id' | 'attempts'>): AttemptRef {
-  return { id: job.id, attempt: job.attempts };
-}
 
 describeEachBackend('QueueStorage compare-and-set: the writer with a stale read loses', (backend) => {
   let db: TestDatabase;
