@@ -65,10 +65,12 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       'kept5',
       Array.from({ length: 50 }, () => ({ data: {} })),
     );
-    await waitFor(
-      async () => processor.ran.length === 50 && (await admin.getCounts('kept5')).completed === 5,
-      'all ran and only 5 completed remain',
-    );
+    // All 50 finished (none still running: the last handler's completion may still be on its way to the database,
+    // and would count a sixth completed job until the next sweep), and only 5 remain.
+    await waitFor(async () => {
+      const counts = await admin.getCounts('kept5');
+      return processor.ran.length === 50 && counts.running === 0 && counts.pending === 0 && counts.completed === 5;
+    }, 'all ran and only 5 completed remain');
 
     expect(await admin.getCounts('kept5')).toEqual({ pending: 0, running: 0, completed: 5, failed: 0, cancelled: 0 });
     expect(ids(await admin.getJobs('kept5'))).toEqual(ids(jobs.slice(-5)).reverse());
@@ -94,7 +96,10 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       Array.from({ length: 50 }, () => ({ data: {} })),
     );
     await waitFor(
-      async () => processor.ran.length === 50 && (await admin.getCounts('batched')).completed === 5,
+      async () =>
+        processor.ran.length === 50 &&
+        (await admin.getCounts('batched')).running === 0 &&
+        (await admin.getCounts('batched')).completed === 5,
       'all ran and only 5 completed remain',
     );
 
@@ -114,7 +119,11 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       'fails',
       Array.from({ length: 3 }, () => ({ data: {} })),
     );
-    await waitFor(async () => processor.ran.length === 9 && (await admin.getCounts('fails')).failed === 2, 'all ran and 2 failed remain');
+    await waitFor(
+      async () =>
+        processor.ran.length === 9 && (await admin.getCounts('fails')).running === 0 && (await admin.getCounts('fails')).failed === 2,
+      'all ran and 2 failed remain',
+    );
 
     expect(await admin.getCounts('fails')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
     expect(ids(await admin.getJobs('fails', { status: 'failed' }))).toEqual(ids(failing.slice(-2)).reverse());
