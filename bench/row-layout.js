@@ -52,7 +52,7 @@ const LAYOUTS = {
   current: {
     ddl: [],
     returning: PACKED,
-    note: 'the schema of step 7 and the statements of the library (no statistics: the library never runs ANALYZE)',
+    note: 'the schema (every step of dist/) and the statements of the library; no statistics (the library never runs ANALYZE)',
   },
   'current, ANALYZEd, completion before round 3': {
     ddl: [],
@@ -67,10 +67,10 @@ const LAYOUTS = {
     returning: PACKED,
     note: 'flows would need another way to release parents',
   },
-  'child-trigger-on-finished_at': {
-    ddl: childTriggerOnFinishedAt(),
+  'child-trigger-on-status (step 7)': {
+    ddl: childTriggerOn('status'),
     returning: PACKED,
-    note: 'the flows trigger fires for statements that set finished_at (every end of a job does) instead of status (the claim too)',
+    note: 'the flows trigger as step 7 left it: fired by every statement that sets status, the claim included',
   },
   'no-running-index': {
     ddl: [`DROP INDEX ${T}_running`],
@@ -90,13 +90,13 @@ const LAYOUTS = {
   'plain-returning': { ddl: [], returning: PLAIN, note: 'one JavaScript property per column and row instead of one JSON.parse' },
 };
 
-/** Step 7's trigger, with `UPDATE OF finished_at` instead of `UPDATE OF status` (the same body and WHEN). */
-function childTriggerOnFinishedAt() {
+/** The schema's flows trigger, fired by `UPDATE OF column` (step 7: status; step 8: finished_at), same WHEN and body. */
+function childTriggerOn(column) {
   const db = new Database(':memory:');
   for (const statement of raw.SCHEMA_SQL) db.exec(statement);
   const { sql } = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(`${T}_child_finished`);
   db.close();
-  return [`DROP TRIGGER ${T}_child_finished`, sql.replace('AFTER UPDATE OF status ON', 'AFTER UPDATE OF finished_at ON')];
+  return [`DROP TRIGGER ${T}_child_finished`, sql.replace(/AFTER UPDATE OF \w+ ON/, `AFTER UPDATE OF ${column} ON`)];
 }
 
 function open(file, ddl) {

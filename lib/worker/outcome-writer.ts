@@ -88,7 +88,9 @@ export class OutcomeWriter {
             return null;
           }
           const refused = new OutcomeWriteError(ref.id, queue, current.kind, error);
-          logger.error(`${whereOf(ref, queue)}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`);
+          logger.error(
+            `${whereOf(ref, queue)}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`,
+          );
           current = { kind: 'fail', error: toJobError(refused, ref.attempt), writeFailed: true };
           failures = -1;
           continue;
