@@ -38,7 +38,7 @@ const claimSql = (returning) => `UPDATE ${T}
   RETURNING ${returning}`;
 const claimParams = (now) => ['w', 30_000, now, now, ...QUEUES.flatMap((queue) => [queue, now, queue, now, PER_QUEUE_CLAIM])];
 
-/** The completion; `pinned`: the status test kept off the running index (unary +), as the library does since round 3. */
+/** The completion; `pinned`: the status test kept off the running index (unary +), as the library does since issue 27. */
 const completeSql = (pinned) => `UPDATE ${T}
   SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?, locked_by = NULL, lease_until = NULL
   FROM json_each(?) AS j
@@ -54,14 +54,14 @@ const LAYOUTS = {
     returning: PACKED,
     note: 'the schema (every step of dist/) and the statements of the library; no statistics (the library never runs ANALYZE)',
   },
-  'current, ANALYZEd, completion before round 3': {
+  'analyzed-unpinned': {
     ddl: [],
     analyze: true,
     unpinned: true,
     returning: PACKED,
     note: 'statistics (an operator ran ANALYZE or PRAGMA optimize): the completion walked every running row against the batch',
   },
-  'current, ANALYZEd': { ddl: [], analyze: true, returning: PACKED, note: 'the same with the completion pinned to the primary key' },
+  analyzed: { ddl: [], analyze: true, returning: PACKED, note: 'the same with the completion pinned to the primary key' },
   'no-child-trigger': {
     ddl: [`DROP TRIGGER ${T}_child_finished`],
     returning: PACKED,
