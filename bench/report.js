@@ -89,8 +89,11 @@ function postgresSection(data) {
   const graphileId = (processes) => (processes === 1 ? 'graphile' : `graphile-${processes}`);
   const isGraphile = (id) => id === 'graphile' || id.startsWith('graphile-');
   const perProcess = pg.concurrency * pg.queues;
-  const inFlight = { pgboss: 'batchSize 50 per queue: 200' };
-  const notes = { pgboss: '1 `work()` per queue, `notifyWorker` after a full batch (else ≤ 400 jobs/s, see below)' };
+  const inFlight = { pgboss: 'batchSize 50 per queue: 200', 'bullmq-pg': `${pg.concurrency} per queue: ${fmt(perProcess)}` };
+  const notes = {
+    pgboss: '1 `work()` per queue, `notifyWorker` after a full batch (else ≤ 400 jobs/s, see below)',
+    'bullmq-pg': 'bullmq 6 `createPostgresBackend`, one Worker per queue (each its own pool of 10 + LISTEN); a 25th of the jobs',
+  };
   lines.push(
     `${fmt(pg.total)} no-op jobs over ${pg.queues} queues on PostgreSQL ${pg.server} (127.0.0.1, database queue_bench, one schema per system,`,
     `dropped and created afresh for every run). Each system enqueues them with its bulk call in chunks of ${fmt(pg.chunk)} (\`addBulk\`,`,
@@ -135,7 +138,8 @@ function postgresSection(data) {
           : 'pool 10 + 1 LISTEN connection'
         : `jobs per process (run 1): ${runs[0].perProcess.map((n) => fmt(n)).join(' / ')}`);
     // The same system with one process: same label, one process (pg-boss runs one process only).
-    const single = id === 'pgboss' ? undefined : pg.systems.find((system) => system.label === label && system.processes === 1);
+    const single =
+      id === 'pgboss' || id === 'bullmq-pg' ? undefined : pg.systems.find((system) => system.label === label && system.processes === 1);
     return [
       label,
       String(processes),

@@ -209,7 +209,8 @@ function pipelineSetUp(settings: { pollInterval?: number; batchWindow?: number; 
     logger,
   );
   const routed: JobRecord[] = [];
-  poller.jobs$.subscribe((job) => routed.push(job));
+  // Every queue these tests claim for: each routed job arrives on its own queue's stream.
+  for (const queue of ['q', 'a', 'b']) poller.jobsOf(queue).subscribe((job) => routed.push(job));
   return { poller, storage, claim, release, held, routed, claimRequests, errors, logs, mostActive: () => mostActive };
 }
 

@@ -8,7 +8,7 @@ const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const BENCH_DB = 'queue_bench';
 const PG_URL = `postgres://postgres@127.0.0.1:5432/${BENCH_DB}`;
 /** Schema of each system in queue_bench. */
-const SCHEMAS = { library: 'bench_library', pgboss: 'bench_pgboss', graphile: 'bench_graphile' };
+const SCHEMAS = { library: 'bench_library', pgboss: 'bench_pgboss', graphile: 'bench_graphile', bullmq: 'bench_bullmq' };
 
 /** Runs `fn(client)` on a fresh connection to `url`, then closes it. */
 async function withClient(url, fn) {

@@ -25,6 +25,7 @@ const SYSTEMS = [
     pg: true,
   },
   { id: 'bullmq', label: 'BullMQ (Redis)', adapter: 'adapters/bullmq.js', args: {} },
+  { id: 'bullmq-pg', label: 'BullMQ (PostgreSQL backend)', adapter: 'adapters/bullmq-postgres.js', args: {}, pg: true, share: 10 },
 ];
 
 async function run({ runs, sizes }) {
@@ -38,7 +39,9 @@ async function run({ runs, sizes }) {
     for (const system of systems) {
       console.log(`concurrent-add: ${system.label} (${system.id}), run ${rep + 1}/${runs}`);
       // One statement per add is slow (PostgreSQL: a WAL flush each): a quarter of the adds still gives its rate.
-      const own = system.args.perAdd ? { ...sizes, total: Math.max(sizes.inFlight, sizes.total / 4) } : sizes;
+      // BullMQ's PostgreSQL backend is slower still: a `share` of the adds (at least as many as are in flight).
+      const share = system.share ?? (system.args.perAdd ? 4 : 1);
+      const own = share > 1 ? { ...sizes, total: Math.max(sizes.inFlight, sizes.total / share) } : sizes;
       const args = { ...system.args, tag: `${system.id}-${rep}`, sizes: own };
       const result = await runChild(system.adapter, 'concurrentAdd', args, { timeoutMs: 120_000 }).catch((error) => ({
         skipped: `failed: ${String(error.message).split('\n')[0].slice(0, 200)}`,

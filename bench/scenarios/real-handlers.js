@@ -27,6 +27,8 @@ const SYSTEMS = [
   },
   { id: 'bullmq', label: 'BullMQ (Redis)', adapter: 'adapters/bullmq.js', args: {} },
   { id: 'graphile', label: 'graphile-worker (PostgreSQL)', adapter: 'adapters/graphile-worker.js', args: {}, pg: true },
+  // A 20th of the jobs (1,000): it is slow enough that the full load would take minutes per run (its rate is what counts).
+  { id: 'bullmq-pg', label: 'BullMQ (PostgreSQL backend)', adapter: 'adapters/bullmq-postgres.js', args: {}, pg: true, share: 20 },
 ];
 
 async function run({ runs, loads, queues }) {
@@ -42,6 +44,7 @@ async function run({ runs, loads, queues }) {
         const key = `${system.id}@${load.concurrency}`;
         console.log(`real-handlers: ${system.label}, ${load.concurrency} per queue, run ${rep + 1}/${runs}`);
         const args = { ...system.args, tag: `${system.id}-${load.concurrency}-${rep}`, queues, ...load };
+        if (system.share) args.total = Math.round(load.total / system.share);
         if (system.prefetch) args.prefetch = load.concurrency;
         const result = await runChild(system.adapter, 'realHandlers', args, { timeoutMs: 150_000 }).catch((error) => ({
           skipped: `failed: ${String(error.message).split('\n')[0].slice(0, 200)}`,

@@ -37,12 +37,19 @@ const NOTHING_CLAIMED: ClaimedRound = { jobs: [], full: false };
  * The one poller of the process. Wake-ups (insert hints from the database, slots freed by workers, a
  * fallback timer) are merged over `batchWindow` into one claim; claims run one at a time, a wake-up during
  * one bringing one more after it; each is a single statement for every queue with free slots. The stream
- * emits each round's claimed jobs, routed through `jobs$`, which each worker filters for its own queue.
+ * emits each round's claimed jobs, each to the stream of its queue (`jobsOf`), which that queue's worker reads.
  */
 export class SharedPoller {
   private readonly wake$ = new Subject<void>();
   private readonly stop$ = new Subject<void>();
-  private readonly jobsSubject = new Subject<JobRecord>();
+  /** One stream per queue: a claimed job goes straight to its queue's worker, not through every worker's filter. */
+  private readonly queueSubjects = new Map<string, Subject<JobRecord>>();
+  /**
+   * A wake-up is on its way to a claim round (each one that reaches the pipeline ends in a round: at once, or as the
+   * one kept during a round in flight). Further wake-ups until that round starts would bring nothing more: every
+   * finished job of a completion batch asks for one, and each went through the whole operator chain.
+   */
+  private wakePending = false;
   private mode: PollerMode = PollerMode.Idle;
   /** Settles when the pipeline has completed: after `stop()`, once the claim in flight has ended. */
   private finished?: Promise<void>;
@@ -54,8 +61,12 @@ export class SharedPoller {
   private lastRound: number | null = null;
   private readonly limits: LimitWatch;
 
-  /** Every claimed job, once; workers subscribe with a filter on their queue. */
-  readonly jobs$: Observable<JobRecord> = this.jobsSubject.asObservable();
+  /** The claimed jobs of `queue`, each once: what that queue's worker subscribes to. */
+  jobsOf(queue: string): Observable<JobRecord> {
+    let subject = this.queueSubjects.get(queue);
+    if (subject === undefined) this.queueSubjects.set(queue, (subject = new Subject<JobRecord>()));
+    return subject.asObservable();
+  }
 
   constructor(
     private readonly storage: PollerStorage,
@@ -108,7 +119,9 @@ export class SharedPoller {
 
   /** Asks for a claim soon (a slot was freed, a job was added in this process). */
   wake(): void {
-    if (this.mode === PollerMode.Running) this.wake$.next();
+    if (this.mode !== PollerMode.Running || this.wakePending) return;
+    this.wakePending = true;
+    this.wake$.next();
   }
 
   /**
@@ -141,7 +154,7 @@ export class SharedPoller {
     this.wakeTimes.length = 0;
     this.stop$.next();
     await this.finished;
-    this.jobsSubject.complete();
+    for (const subject of this.queueSubjects.values()) subject.complete();
   }
 
   /** Arms the one wake-up timer for the earliest wake time kept, if any. */
@@ -169,6 +182,8 @@ export class SharedPoller {
   }
 
   private async claimRound(): Promise<ClaimedRound> {
+    // From here on a wake-up asks for another round: this one has read the free slots already.
+    this.wakePending = false;
     if (this.mode !== PollerMode.Running) return NOTHING_CLAIMED;
     const started = Date.now();
     const requests = this.pool.claimRequests(this.settings.batchSize, (queue) => this.limits.isClosed(queue, started));
@@ -204,9 +219,9 @@ export class SharedPoller {
   private route({ jobs, full }: ClaimedRound): void {
     // RETURNING gives rows in no particular order; restore the claim order before handing them out.
     jobs.sort(claimOrder);
-    for (const job of jobs) this.jobsSubject.next(job);
+    for (const job of jobs) this.queueSubjects.get(job.queue)?.next(job);
     // A queue that got all it asked for may have more due jobs: go again instead of waiting for a tick.
-    if (full && this.mode === PollerMode.Running) this.wake$.next();
+    if (full) this.wake();
   }
 
   /** Asks when rate-limited queues that came back short open again, and wakes then (see LimitWatch). */

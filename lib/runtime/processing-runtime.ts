@@ -75,7 +75,7 @@ export class ProcessingRuntime {
         onRateLimited: (queue, until) => this.poller.limitedUntil(queue, until),
       });
       this.pool.register(worker);
-      worker.attach(this.poller.jobs$);
+      worker.attach(this.poller.jobsOf(definition.queue));
     }
     this.leaseKeeper = new LeaseKeeper(storage, options, logger, {
       heldAttempts: () => this.pool.all().flatMap((worker) => worker.heldAttempts()),

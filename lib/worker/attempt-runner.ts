@@ -14,7 +14,7 @@ import { findJsonProblem } from '../utils/json-value.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
 import { MAX_JOB_LOG_LINES, toLogLine } from '../utils/job-logs.util';
-import { toJob } from './job-runtime';
+import { JobWriters, toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
 import { ABANDONED, Outcome } from './outcome';
 import { asRateLimitError, decideRetry } from './retry-policy';
@@ -64,16 +64,7 @@ export class AttemptRunner {
     const { queue, logger, processor } = this.context;
     let job: Job;
     try {
-      job = toJob(
-        record,
-        controller,
-        {
-          updateProgress: (progress) => this.updateProgress(attempt, progress),
-          log: (line) => this.log(attempt, line),
-          updateData: (data) => this.updateData(attempt, data),
-        },
-        this.context.storage,
-      );
+      job = toJob(record, controller, new AttemptWriters(this, attempt), this.context.storage);
     } catch (error) {
       logger.error(`Job ${record.id} (queue ${queue}): stored data is not valid JSON; failing it`);
       const cause = error instanceof Error ? error.message : String(error);
@@ -89,7 +80,10 @@ export class AttemptRunner {
         timeout === undefined
           ? await processor.process(job)
           : await withTimeout(() => processor.process(job), timeout, controller, record.id);
-      return attempt.abandoned ? ABANDONED : this.withEarlierErrors(record, this.completeOutcome(record, result));
+      if (attempt.abandoned) return ABANDONED;
+      // A completion is returned as it is: no earlier errors to read, and no promise more per job.
+      const outcome = this.completeOutcome(record, result);
+      return outcome.kind === 'complete' ? outcome : this.withEarlierErrors(record, outcome);
     } catch (thrown) {
       // A handler that honours its signal rejects with the abort reason: its attempt is handed back or cancelled,
       // not failed, so it must not be logged as "failed, retrying".
@@ -115,7 +109,8 @@ export class AttemptRunner {
     }
   }
 
-  private async updateProgress(attempt: RunningAttempt, progress: JobProgress): Promise<void> {
+  /** Stores a running attempt's progress (see `Job.updateProgress`). */
+  async updateProgress(attempt: RunningAttempt, progress: JobProgress): Promise<void> {
     const { record } = attempt;
     const { queue, storage, workerId, events } = this.context;
     const json = serializeProgress(queue, record.id, progress);
@@ -125,7 +120,8 @@ export class AttemptRunner {
     events.emit({ type: 'progress', queue, jobId: record.id, attempt: record.attempts, progress: JSON.parse(json) as JobProgress });
   }
 
-  private async log(attempt: RunningAttempt, line: string): Promise<void> {
+  /** Appends a line to a running attempt's log (see `Job.log`). */
+  async log(attempt: RunningAttempt, line: string): Promise<void> {
     const { record } = attempt;
     const { queue, storage, workerId } = this.context;
     const text = toLogLine(queue, record.id, line);
@@ -141,7 +137,7 @@ export class AttemptRunner {
   }
 
   /** Stores new data as `add()` would (same validation); the parsed copy is what the job holds from now on. */
-  private async updateData(attempt: RunningAttempt, data: unknown): Promise<unknown> {
+  async updateData(attempt: RunningAttempt, data: unknown): Promise<unknown> {
     const { record } = attempt;
     const { queue, storage, workerId } = this.context;
     const json = serializeJobData(queue, data);
@@ -180,10 +176,36 @@ export class AttemptRunner {
    * `InvalidJobResultError` rather than being stored as something else. `undefined` (no result) is stored as null.
    */
   private completeOutcome(record: JobRecord, result: unknown): Outcome {
-    if (result === undefined || result === null) return { kind: 'complete', json: null };
+    if (result === undefined || result === null) return COMPLETE_WITHOUT_RESULT;
     const problem = findJsonProblem(result, 'result');
     if (problem) return this.failureOutcome(record, new InvalidJobResultError(record.id, this.context.queue, problem.path, problem.reason));
     return { kind: 'complete', json: JSON.stringify(result) };
+  }
+}
+
+/** The outcome of every attempt that returned nothing: it carries nothing of its own, so it is shared. */
+const COMPLETE_WITHOUT_RESULT: Outcome = { kind: 'complete', json: null };
+
+/**
+ * What a job's writes go through: one object per attempt, whose methods call the runner for that attempt, instead of
+ * three closures and an object literal per job.
+ */
+class AttemptWriters implements JobWriters {
+  constructor(
+    private readonly runner: AttemptRunner,
+    private readonly attempt: RunningAttempt,
+  ) {}
+
+  updateProgress(progress: JobProgress): Promise<void> {
+    return this.runner.updateProgress(this.attempt, progress);
+  }
+
+  log(line: string): Promise<void> {
+    return this.runner.log(this.attempt, line);
+  }
+
+  updateData(data: unknown): Promise<unknown> {
+    return this.runner.updateData(this.attempt, data);
   }
 }
 

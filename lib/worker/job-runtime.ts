@@ -13,12 +13,10 @@ export interface ChildrenSource {
   childrenOf(id: string): Promise<ChildRow[]>;
 }
 
-/** Stores a job's progress. */
-export type ProgressWriter = (progress: JobProgress) => Promise<void>;
-
 /** What a `Job` does with the database: only the running attempt's can write, the others reject. */
 export interface JobWriters {
-  updateProgress: ProgressWriter;
+  /** Stores the job's progress. */
+  updateProgress(progress: JobProgress): Promise<void>;
   /** Appends one line to the job's log. */
   log(line: string): Promise<void>;
   /** Validates and stores new data; resolves with the data as the job now holds it. */
@@ -41,7 +39,6 @@ class QueueJob<TData> implements Job<TData> {
   readonly createdAt: Date;
   readonly runAt: Date;
   readonly key: string | null;
-  readonly updateProgress: ProgressWriter;
   readonly #signals: SignalSource;
   readonly #writers: JobWriters;
   readonly #children: ChildrenSource;
@@ -58,7 +55,6 @@ class QueueJob<TData> implements Job<TData> {
     // A flow parent that still waits for its children stores its run time pushed far ahead (see flow-wait.ts).
     this.runAt = new Date(intendedRunAt(record.runAt));
     this.key = record.key;
-    this.updateProgress = writers.updateProgress;
     this.#signals = signals;
     this.#writers = writers;
     this.#children = children;
@@ -66,6 +62,10 @@ class QueueJob<TData> implements Job<TData> {
 
   get signal(): AbortSignal {
     return this.#signals.signal;
+  }
+
+  updateProgress(progress: JobProgress): Promise<void> {
+    return this.#writers.updateProgress(progress);
   }
 
   log(line: string): Promise<void> {

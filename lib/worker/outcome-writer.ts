@@ -67,14 +67,13 @@ export class OutcomeWriter {
    */
   async save(request: OutcomeSave): Promise<SavableOutcome | null> {
     const { logger, ref, queue } = request;
-    const where = `Job ${ref.id} (queue ${queue}) attempt ${ref.attempt}`;
     let current = request.outcome;
     for (let failures = 0; ; failures++) {
       try {
         const owned = await this.write(ref, current, request.onQueued);
         if (!owned) {
           logger.warn(
-            `${where}: no longer owned when its outcome (${current.kind}) was saved (cancelled, or its lease expired ` +
+            `${whereOf(ref, queue)}: no longer owned when its outcome (${current.kind}) was saved (cancelled, or its lease expired ` +
               `and another worker took it); outcome discarded`,
           );
         }
@@ -83,18 +82,20 @@ export class OutcomeWriter {
         if (!isTransientStorageError(error)) {
           if (current.kind === 'fail' && current.writeFailed) {
             logger.error(
-              `${where}: recording that its outcome could not be saved failed too (${String(error)}); giving up: its lease ` +
+              `${whereOf(ref, queue)}: recording that its outcome could not be saved failed too (${String(error)}); giving up: its lease ` +
                 `will expire and recovery will requeue or fail it`,
             );
             return null;
           }
           const refused = new OutcomeWriteError(ref.id, queue, current.kind, error);
-          logger.error(`${where}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`);
+          logger.error(
+            `${whereOf(ref, queue)}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`,
+          );
           current = { kind: 'fail', error: toJobError(refused, ref.attempt), writeFailed: true };
           failures = -1;
           continue;
         }
-        logger.error(`${where}: saving outcome ${current.kind} failed, retrying: ${String(error)}`);
+        logger.error(`${whereOf(ref, queue)}: saving outcome ${current.kind} failed, retrying: ${String(error)}`);
         if (request.signal.aborted) return null;
         try {
           await this.timing.sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), request.signal);
@@ -175,6 +176,11 @@ export class OutcomeWriter {
       }
     }
   }
+}
+
+/** Where a log line of write trouble points: built when one is written, not once per job. */
+function whereOf(ref: AttemptRef, queue: string): string {
+  return `Job ${ref.id} (queue ${queue}) attempt ${ref.attempt}`;
 }
 
 function toCompletion(entry: PendingWrite): { ref: AttemptRef; result: string | null } {

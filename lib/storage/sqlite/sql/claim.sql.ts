@@ -1,5 +1,5 @@
 import { ClaimRequest, JobRecord } from '../../queue-storage.interface';
-import { StorageRow, claimedJobRecord } from '../../shared/job-row.mapper';
+import { StorageRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { NOW_MS, Q, T } from './sqlite-sql-fragments';
 
@@ -128,9 +128,31 @@ export async function claimJobs(
 function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRecord {
   const meta = JSON.parse(row.m as string) as ClaimedMeta;
   const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil, name, removeOn] = meta;
-  const data = row.data as string;
-  const fields = { id: String(id), queue, data, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, name, removeOn };
-  return claimedJobRecord(fields, workerId, leaseUntil, now);
+  // The record is built directly: no intermediate object of the claimed fields per job.
+  return {
+    id: String(id),
+    queue,
+    status: 'running',
+    data: row.data as string,
+    priority,
+    runAt,
+    attempts,
+    maxAttempts,
+    backoff,
+    timeout,
+    key,
+    name,
+    removeOn,
+    lockedBy: workerId,
+    leaseUntil,
+    result: null,
+    error: null,
+    progress: null,
+    createdAt,
+    startedAt: now,
+    finishedAt: null,
+    updatedAt: now,
+  };
 }
 
 /** The packed column of a claimed row, in the order of `CLAIMED_COLUMNS`. */

@@ -1,0 +1,183 @@
+'use strict';
+// Issue 27 item 1: what the job row and its indexes cost on the hot path, per layout, at the SQL level.
+// better-sqlite3 runs SQLite on the calling thread, so the CPU time of this process (process.cpuUsage) is the
+// statements' own cost: it moves far less with the load of a shared machine than a wall clock. Each layout starts
+// from the library's schema (every migration step, taken from dist/), changes one thing, fills a fresh file with
+// ROW_LAYOUT_TOTAL jobs over 4 queues (500-row inserts), then claims and completes them as the library does: one
+// claim of up to 50 jobs for each of the 4 queues (the UNION ALL claim, RETURNING the packed columns), one fenced
+// completion per claim round (json_each). Layouts alternate run by run; medians of ROW_LAYOUT_RUNS. No ANALYZE unless
+// the layout says so (the library never runs it; an operator may).
+//
+//   node bench/row-layout.js            (after npm run build)
+//   ROW_LAYOUT_RUNS=7 ROW_LAYOUT_TOTAL=40000 ROW_LAYOUT_ONLY=current,no-trigger node bench/row-layout.js
+const fs = require('node:fs');
+const path = require('node:path');
+const Database = require('better-sqlite3');
+const raw = require('./lib/raw-sql');
+const { DATA_DIR } = require('./lib/common');
+
+const { T } = raw;
+const QUEUES = ['a', 'b', 'c', 'd'];
+const PER_QUEUE_CLAIM = 50;
+const RUNS = Number(process.env.ROW_LAYOUT_RUNS ?? 5);
+const TOTAL = Number(process.env.ROW_LAYOUT_TOTAL ?? 40_000);
+const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
+const PACKED =
+  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on) AS m';
+const PLAIN =
+  'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on';
+const Q = 'nest_queue_queues';
+
+const claimSql = (returning) => `UPDATE ${T}
+  SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ?, updated_at = ?
+  WHERE id IN (${QUEUES.map(
+    () => `SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ?
+      AND NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ? AND (paused = 1 OR limited_until > ?))
+      ORDER BY priority DESC, run_at, id LIMIT ?)`,
+  ).join(' UNION ALL ')})
+  RETURNING ${returning}`;
+const claimParams = (now) => ['w', 30_000, now, now, ...QUEUES.flatMap((queue) => [queue, now, queue, now, PER_QUEUE_CLAIM])];
+
+/** The completion; `pinned`: the status test kept off the running index (unary +), as the library does since issue 27. */
+const completeSql = (pinned) => `UPDATE ${T}
+  SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?, locked_by = NULL, lease_until = NULL
+  FROM json_each(?) AS j
+  WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ? AND ${pinned ? '+' : ''}${T}.status = 'running'
+  RETURNING ${T}.id`;
+
+/**
+ * Each layout: DDL run after the library's schema, and the claim's RETURNING. `note` says what it would take to ship.
+ */
+const LAYOUTS = {
+  current: {
+    ddl: [],
+    returning: PACKED,
+    note: 'the schema (every step of dist/) and the statements of the library; no statistics (the library never runs ANALYZE)',
+  },
+  'analyzed-unpinned': {
+    ddl: [],
+    analyze: true,
+    unpinned: true,
+    returning: PACKED,
+    note: 'statistics (an operator ran ANALYZE or PRAGMA optimize): the completion walked every running row against the batch',
+  },
+  analyzed: { ddl: [], analyze: true, returning: PACKED, note: 'the same with the completion pinned to the primary key' },
+  'no-child-trigger': {
+    ddl: [`DROP TRIGGER ${T}_child_finished`],
+    returning: PACKED,
+    note: 'flows would need another way to release parents',
+  },
+  'child-trigger-on-status (step 7)': {
+    ddl: childTriggerOn('status'),
+    returning: PACKED,
+    note: 'the flows trigger as step 7 left it: fired by every statement that sets status, the claim included',
+  },
+  'no-running-index': {
+    ddl: [`DROP INDEX ${T}_running`],
+    returning: PACKED,
+    note: 'lease recovery and the global-concurrency count would scan',
+  },
+  'no-finished-index': {
+    ddl: [`DROP INDEX ${T}_finished`],
+    returning: PACKED,
+    note: 'counts, listings, retention and metrics need an index on finished rows',
+  },
+  'finished-index-without-status': {
+    ddl: [`DROP INDEX ${T}_finished`, `CREATE INDEX ${T}_finished ON ${T} (queue, finished_at) WHERE finished_at IS NOT NULL`],
+    returning: PACKED,
+    note: 'reads by status would filter the rows of every finished status',
+  },
+  'plain-returning': { ddl: [], returning: PLAIN, note: 'one JavaScript property per column and row instead of one JSON.parse' },
+};
+
+/** The schema's flows trigger, fired by `UPDATE OF column` (step 7: status; step 8: finished_at), same WHEN and body. */
+function childTriggerOn(column) {
+  const db = new Database(':memory:');
+  for (const statement of raw.SCHEMA_SQL) db.exec(statement);
+  const { sql } = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(`${T}_child_finished`);
+  db.close();
+  return [`DROP TRIGGER ${T}_child_finished`, sql.replace(/AFTER UPDATE OF \w+ ON/, `AFTER UPDATE OF ${column} ON`)];
+}
+
+function open(file, ddl) {
+  const db = new Database(file);
+  for (const pragma of raw.PRAGMAS) db.pragma(pragma.replace(/^PRAGMA\s+/i, ''));
+  for (const statement of raw.SCHEMA_SQL) db.exec(statement);
+  for (const statement of ddl) db.exec(statement);
+  return db;
+}
+
+function fill(db) {
+  const rows = 500;
+  const insert = db.prepare(raw.insertSql(rows));
+  const time = Date.now();
+  const perQueue = TOTAL / QUEUES.length;
+  for (const queue of QUEUES) {
+    for (let done = 0; done < perQueue; done += rows) {
+      const params = [];
+      for (let i = 0; i < rows; i++) params.push(...raw.rowParams(queue, JSON.stringify({ i: done + i }), time));
+      insert.run(params);
+    }
+  }
+}
+
+/** CPU µs per job of claiming and completing every job (the JavaScript that reads the claimed rows included). */
+function cycle(db, layout) {
+  const claim = db.prepare(claimSql(layout.returning));
+  const complete = db.prepare(completeSql(!layout.unpinned));
+  const packed = layout.returning === PACKED;
+  const before = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  let done = 0;
+  for (;;) {
+    const now = Date.now();
+    const rows = claim.all(claimParams(now));
+    if (rows.length === 0) break;
+    const items = [];
+    for (const row of rows) {
+      const meta = packed ? JSON.parse(row.m) : row;
+      items.push([packed ? meta[0] : meta.id, packed ? meta[4] : meta.attempts, null]);
+    }
+    done += complete.all(Date.now(), Date.now(), JSON.stringify(items), 'w').length;
+  }
+  const cpu = process.cpuUsage(before);
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  if (done !== TOTAL) throw new Error(`completed ${done} of ${TOTAL}`);
+  return { cpuUs: (cpu.user + cpu.system) / TOTAL, wallMs };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function main() {
+  const only = process.env.ROW_LAYOUT_ONLY?.split(',');
+  const names = Object.keys(LAYOUTS).filter((name) => !only || only.includes(name));
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  const results = Object.fromEntries(names.map((name) => [name, []]));
+  for (let run = 0; run < RUNS; run++) {
+    for (const name of names) {
+      const file = path.join(DATA_DIR, `row-layout-${name}.sqlite`);
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+      const db = open(file, LAYOUTS[name].ddl);
+      fill(db);
+      if (LAYOUTS[name].analyze) db.exec('ANALYZE');
+      results[name].push(cycle(db, LAYOUTS[name]));
+      db.close();
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+    }
+  }
+  const base = median(results.current?.map((r) => r.cpuUs) ?? [NaN]);
+  console.log(`${TOTAL} jobs, ${RUNS} runs each, alternated; CPU µs per job of claim + completion (better-sqlite3)\n`);
+  console.log('| layout | CPU µs/job (median) | range | × current | note |');
+  console.log('|---|---|---|---|---|');
+  for (const name of names) {
+    const cpu = results[name].map((r) => r.cpuUs);
+    const m = median(cpu);
+    const range = `${Math.min(...cpu).toFixed(2)}–${Math.max(...cpu).toFixed(2)}`;
+    console.log(`| ${name} | ${m.toFixed(2)} | ${range} | ${(m / base).toFixed(2)}× | ${LAYOUTS[name].note} |`);
+  }
+}
+
+main();
