@@ -7,9 +7,11 @@
  * does not depend on which files ran before in the worker.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
-import { BACKENDS_BY_NAME, TestDatabase } from './support/backends';
+import type { TestDatabase } from './support/backends';
 import { rawQuery } from './support/raw-sqlite';
 
 /** The slice of the native addon that chooses the class of the errors it throws. */
@@ -52,7 +54,12 @@ describe('rawQuery on better-sqlite3, after another realm initialised the driver
     addon.setErrorConstructor(sqliteErrorOfAnotherRealm());
   });
   afterAll(() => addon.setErrorConstructor(original));
-  beforeEach(() => (db = BACKENDS_BY_NAME['better-sqlite3'].tempDatabase()));
+  // A database of the better-sqlite3 backend, made here: the backends module would load the whole library.
+  beforeEach(() => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlite-queue-test-'));
+    const path = join(dir, 'queue.sqlite');
+    db = { dir, path, options: { database: path, driver: 'better-sqlite3' }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  });
   afterEach(() => db.cleanup());
 
   it('the driver itself throws errors that are no Error of this realm (the condition this guards against)', () => {
