@@ -1,64 +1,18 @@
 /**
  * Crash recovery across OS processes: a worker killed with SIGKILL (no shutdown hook runs) leaves its jobs
  * `running` under a lease nobody renews; the next process takes them back. Each run is recorded by the child
- * apps in a run log ("queue id attempt pid" per handler start) and a done log (per handler return).
+ * apps in a run log ("queue id attempt pid" per handler start) and a done log (per handler return). The jobs that
+ * kill their own process on every attempt are in crash-recovery-poison.e2e-spec.ts (a file of their own, so that
+ * the two halves run on two workers side by side).
  */
-import { TestingModule } from '@nestjs/testing';
-import { QueueAdmin, QueueProducer } from '../lib';
-import type { QueueAppConfig } from './fixtures/queue-app';
-import { ChildApp, readRunLog, startChildApp } from './support/child-app';
+import { readRunLog } from './support/child-app';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend } from './support/backends';
 import { shortLeases } from './support/test-timings';
+import { crashWorkers } from './support/crash-workers';
 
 describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) => {
-  let app: TestingModule | undefined;
-  let children: ChildApp[] = [];
-
-  afterEach(async () => {
-    await Promise.all(children.map((child) => child.kill()));
-    children = [];
-    app = undefined;
-  });
-  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
-  const current = perTestApp(backend);
-
-  /** A producing / inspecting app in the test process: it claims nothing. */
-  async function openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
-    app = await current.startApp({ module: { processing: false } });
-    return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
-  }
-
-  function startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp {
-    const child = startChildApp({ connection: current.db.options, ...config });
-    children.push(child);
-    return child;
-  }
-
-  /**
-   * Runs a worker until it dies (its exit code or signal) or `settled` holds (then stops it gracefully: null).
-   * The wait starts once the worker is up: its boot takes seconds (more on a loaded machine), and no lease or
-   * recovery bound covers that. It ends with the worker, so no poll outlives its run.
-   */
-  async function runWorkerUntil(
-    config: Omit<QueueAppConfig, 'connection'>,
-    settled: () => Promise<boolean>,
-    what: string,
-  ): Promise<number | string | null> {
-    const child = startWorker(config);
-    let dead = false;
-    const exited = child.exited.then((code) => ((dead = true), code));
-    const outcome = await Promise.race([
-      exited,
-      // A worker that dies before it prints READY rejects this, after `exited` has won.
-      child
-        .printed('READY')
-        .then(() => waitFor(async () => dead || (await settled()), what, 60_000, 50))
-        .then(() => null),
-    ]);
-    if (outcome === null) expect(await child.stop()).toBe(0);
-    return outcome;
-  }
+  const { current, openObserver, startWorker } = crashWorkers(backend);
 
   it('kill -9 in the middle of 2,000 jobs: a new process finishes them all; only the jobs in flight at the kill run twice', async () => {
     const runLog = `${current.db.path}.runs`;
@@ -150,73 +104,4 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
     // Measured at load 17 on two cores, when children booted through ts-node: 56 s, of which the two process starts
     // took 45 s and the 2,000 jobs 9 s. Compiled children start in seconds; the bound still allows a loaded machine.
   }, 180_000);
-
-  it('a job that kills its process on every attempt ends failed after maxAttempts recoveries; its neighbours complete', async () => {
-    const runLog = `${current.db.path}.runs`;
-    const { producer, admin } = await openObserver();
-    const killer = await producer.add('crashy', { kill: true }, { maxAttempts: 3 });
-    // Neighbours in flight when the process dies lose an attempt too: give them room for three crashes.
-    const neighbours = await producer.addBulk(
-      'crashy',
-      Array.from({ length: 30 }, (_, n) => ({ data: { n, sleep: 5 }, options: { maxAttempts: 10 } })),
-    );
-    const workerConfig = { runLog, module: shortLeases(backend), queues: [{ name: 'crashy', concurrency: 2 }] };
-
-    const exits: (number | string)[] = [];
-    const done = async () =>
-      (await admin.getJob(killer.id))?.status === 'failed' && (await admin.getCounts('crashy')).completed === neighbours.length;
-    while (!(await done())) {
-      expect(exits.length).toBeLessThanOrEqual(3); // three crashes, then a fourth process only recovers
-      const exit = await runWorkerUntil(workerConfig, done, 'killer failed and neighbours completed');
-      if (exit !== null) exits.push(exit);
-    }
-
-    expect(exits).toEqual(['SIGKILL', 'SIGKILL', 'SIGKILL']);
-    const info = await admin.getJob(killer.id);
-    expect(info).toMatchObject({ status: 'failed', attempts: 3, maxAttempts: 3, lockedBy: null, leaseUntil: null });
-    expect(info!.finishedAt).toBeInstanceOf(Date);
-    expect(info!.error).toMatchObject({ name: 'LeaseExpiredError', attempt: 3 });
-    expect(info!.error!.message).toMatch(/lease expired/i);
-    // Each attempt ran exactly once, each in a different process (each of which it killed).
-    const killerRuns = readRunLog(runLog).filter((run) => run.id === killer.id);
-    expect(killerRuns.map((run) => run.attempt)).toEqual([1, 2, 3]);
-    expect(new Set(killerRuns.map((run) => run.pid)).size).toBe(3);
-    expect(await admin.getCounts('crashy')).toMatchObject({ pending: 0, running: 0, completed: 30, failed: 1 });
-    for (const job of neighbours) expect((await admin.getJob(job.id))?.status).toBe('completed');
-    // Four process starts (a few seconds each from compiled JavaScript, more on a loaded machine) and three lease
-    // expiries (short ones: test-timings.ts), each followed by a recovery period and the recovery jitter.
-  }, 180_000);
-
-  it('a job that kills its process on every attempt does not take the job claimed beside it down each time', async () => {
-    const runLog = `${current.db.path}.runs`;
-    const { producer, admin } = await openObserver();
-    // Claimed together by the first process (one addBulk, two slots); the innocent job is still running when the
-    // poison kills the process. Without recovery spreading them apart, both are requeued due at once, claimed
-    // together again, and the innocent job loses an attempt on every crash until it fails with the poison.
-    const [poison, innocent] = await producer.addBulk('pair', [
-      { data: { kill: true }, options: { maxAttempts: 3 } },
-      { data: { sleep: 300 }, options: { maxAttempts: 3 } },
-    ]);
-    // Not the short test lease: recovery spreads jobs over min(leaseDuration, 10 s), and in a narrower window the
-    // two would more often be due close together again by chance, which this test cannot tell from a failure.
-    const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'pair', concurrency: 2 }] };
-
-    const settled = async () =>
-      (await admin.getJob(poison.id))?.status === 'failed' &&
-      (await admin.getJob(innocent.id))?.status !== 'running' &&
-      (await admin.getJob(innocent.id))?.status !== 'pending';
-    const exits: (number | string)[] = [];
-    while (!(await settled())) {
-      expect(exits.length).toBeLessThanOrEqual(3);
-      const exit = await runWorkerUntil(workerConfig, settled, 'poison failed and innocent finished');
-      if (exit !== null) exits.push(exit);
-    }
-
-    expect(exits).toEqual(['SIGKILL', 'SIGKILL', 'SIGKILL']);
-    expect(await admin.getJob(poison.id)).toMatchObject({ status: 'failed', attempts: 3 });
-    expect(await admin.getJob(innocent.id)).toMatchObject({ status: 'completed' });
-    // The first crash takes it (claimed in one go with the poison); after that it runs on its own.
-    expect(readRunLog(runLog).filter((run) => run.id === innocent.id).length).toBeLessThanOrEqual(2);
-    // As above: four process starts and three recoveries.
-  }, 240_000);
 });

@@ -9,6 +9,7 @@ import { FlowJob, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { readRunLog, startChildApp } from './support/child-app';
 import { describeEachBackend, perTestApp } from './support/backends';
+import { SHORT_LEASE, shortLeases } from './support/test-timings';
 import { waitFor } from './support/wait-for';
 
 /** Deeper than SQLite's trigger recursion limit (SQLITE_MAX_TRIGGER_DEPTH, 1,000). */
@@ -27,17 +28,17 @@ describeEachBackend('a deep flow whose leaf fails', (backend) => {
   it(`fails all ${DEPTH} ancestors, and jobs of another queue held by a process killed -9 afterwards are still recovered`, async () => {
     const runLog = `${current.db.path}.runs`;
     // The other process's lease is longer than ours: its jobs expire after the leaf's lease would, so the recovery
-    // pass that finds them also finds the leaf if its failure could not be recorded.
+    // pass that finds them also finds the leaf if its failure could not be recorded. Both are short (test-timings.ts).
     const other = startChildApp({
       connection: current.db.options,
       runLog,
-      module: { pollInterval: 100, leaseDuration: 8000 },
+      module: { ...shortLeases(backend), leaseDuration: SHORT_LEASE + 1000 },
       queues: [{ name: 'other', concurrency: 5 }],
     });
     await other.printed('READY');
     let leafRuns = 0;
     current.app = await current.startApp({
-      module: { pollInterval: 100, leaseDuration: 6100 },
+      module: shortLeases(backend),
       providers: [
         defineProcessor('leaf', () => {
           leafRuns++;

@@ -10,6 +10,7 @@ import { JOBS_TABLE } from '../lib/table-names.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { rawQuery } from './support/raw-sqlite';
 import { describeEachBackend, perTestApp, TestDatabase } from './support/backends';
+import { shortLeases } from './support/test-timings';
 import { waitFor } from './support/wait-for';
 
 /** Runs statements on the test's database through a connection of its own (SQLite file or PostgreSQL schema). */
@@ -69,7 +70,7 @@ describeEachBackend('lease recovery with a row the database refuses', (backend) 
     jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
     current.app = await current.startApp({
       logger,
-      module: { pollInterval: 100, leaseDuration: 6100 },
+      module: shortLeases(backend),
       // Lease recovery runs in processes that process; this queue has no jobs.
       providers: [defineProcessor('idle', async () => undefined)],
     });

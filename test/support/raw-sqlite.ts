@@ -19,6 +19,8 @@ export async function rawQuery<T = Record<string, unknown>>(db: TestDatabase, sq
       if (statement.reader) return statement.all(...params) as T[];
       const result = statement.run(...params);
       return [{ changes: result.changes, lastId: Number(result.lastInsertRowid) } as T];
+    } catch (error) {
+      throw inThisRealm(error);
     } finally {
       connection.close();
     }
@@ -34,4 +36,21 @@ export async function rawQuery<T = Record<string, unknown>>(db: TestDatabase, sq
   } finally {
     await new Promise<void>((resolve, reject) => connection.close((error: Error | null) => (error ? reject(error) : resolve())));
   }
+}
+
+/**
+ * better-sqlite3's native addon is loaded once per process and keeps the `SqliteError` class of the first module
+ * registry that opened a database (its `isInitialized` flag): in a jest worker that is the first test file that used
+ * the driver, whose realm is gone. Every later file then receives errors whose prototype is another realm's
+ * `Error`: `instanceof Error` is false, and `expect(...).rejects.toThrow(...)` reports "Received function did not
+ * throw" for a statement that did fail. The driver's error is rethrown as an `Error` of this file's realm, with its
+ * `code`, message and the original as `cause`.
+ */
+function inThisRealm(error: unknown): unknown {
+  if (error instanceof Error || error === null || typeof error !== 'object') return error;
+  const { message, code, name } = error as { message?: unknown; code?: unknown; name?: unknown };
+  if (typeof message !== 'string') return error;
+  const local = Object.assign(new Error(message, { cause: error }), { code });
+  if (typeof name === 'string') local.name = name;
+  return local;
 }

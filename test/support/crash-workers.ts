@@ -1,0 +1,77 @@
+/**
+ * What the crash-recovery files share: worker processes started from test/fixtures/queue-app.ts on the test's
+ * database (killed after each test), an observer app in the test process that claims nothing, and a loop helper
+ * that runs a worker until it dies or the test's condition holds.
+ */
+import { TestingModule } from '@nestjs/testing';
+import { QueueAdmin, QueueProducer } from '../../lib';
+import type { QueueAppConfig } from '../fixtures/queue-app';
+import { ChildApp, startChildApp } from './child-app';
+import { waitFor } from './wait-for';
+import { Backend, PerTestApp, perTestApp } from './backends';
+
+/** A crash-recovery file's helpers, bound to the describe block that called `crashWorkers`. */
+export interface CrashWorkers {
+  readonly current: PerTestApp;
+  /** A producing / inspecting app in the test process: it claims nothing. */
+  openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }>;
+  /** Starts a worker process on the test's database; killed (-9) after the test. */
+  startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp;
+  /**
+   * Runs a worker until it dies (its exit code or signal) or `settled` holds (then stops it gracefully: null).
+   * The wait starts once the worker is up: its boot takes seconds (more on a loaded machine), and no lease or
+   * recovery bound covers that. It ends with the worker, so no poll outlives its run.
+   */
+  runWorkerUntil(
+    config: Omit<QueueAppConfig, 'connection'>,
+    settled: () => Promise<boolean>,
+    what: string,
+  ): Promise<number | string | null>;
+}
+
+/** Registers, in the calling describe block, the hooks of a crash-recovery file and returns its helpers. */
+export function crashWorkers(backend: Backend): CrashWorkers {
+  let app: TestingModule | undefined;
+  let children: ChildApp[] = [];
+
+  afterEach(async () => {
+    await Promise.all(children.map((child) => child.kill()));
+    children = [];
+    app = undefined;
+  });
+  // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
+  const current = perTestApp(backend);
+
+  async function openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {
+    app = await current.startApp({ module: { processing: false } });
+    return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
+  }
+
+  function startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp {
+    const child = startChildApp({ connection: current.db.options, ...config });
+    children.push(child);
+    return child;
+  }
+
+  async function runWorkerUntil(
+    config: Omit<QueueAppConfig, 'connection'>,
+    settled: () => Promise<boolean>,
+    what: string,
+  ): Promise<number | string | null> {
+    const child = startWorker(config);
+    let dead = false;
+    const exited = child.exited.then((code) => ((dead = true), code));
+    const outcome = await Promise.race([
+      exited,
+      // A worker that dies before it prints READY rejects this, after `exited` has won.
+      child
+        .printed('READY')
+        .then(() => waitFor(async () => dead || (await settled()), what, 60_000, 50))
+        .then(() => null),
+    ]);
+    if (outcome === null) expect(await child.stop()).toBe(0);
+    return outcome;
+  }
+
+  return { current, openObserver, startWorker, runWorkerUntil };
+}
