@@ -116,7 +116,11 @@ describeEachBackend(
       // A completed job whose first attempt failed: its error is history, and its log is shown (as text).
       const page = await openPage(`${running.url}/queues#/job/${reportChild.id}`);
       await page.locator('[data-panel="logs"] ol.logs li').first().waitFor();
-      expect(await page.locator('[data-panel="logs"] li').allInnerTexts()).toEqual(['starting report 1 <b>bold?</b>', 'starting report 1 <b>bold?</b>', 'report written']);
+      expect(await page.locator('[data-panel="logs"] li').allInnerTexts()).toEqual([
+        'starting report 1 <b>bold?</b>',
+        'starting report 1 <b>bold?</b>',
+        'report written',
+      ]);
       expect(await page.locator('[data-panel="errors"] h2').innerText()).toBe('Earlier attempts');
       expect(await page.locator('[data-error-history]').innerText()).toContain('completed on attempt 2');
       expect(await page.getByRole('heading', { name: 'Error', exact: true }).count()).toBe(0);
@@ -255,7 +259,10 @@ describeEachBackend(
       expect(await row.locator('td[data-label="Next run"] time').count()).toBe(1);
 
       await page.getByRole('button', { name: 'Run nightly-report of report now' }).click();
-      await page.getByRole('status').getByText(/Schedule nightly-report of report ran now: job \d+/).waitFor();
+      await page
+        .getByRole('status')
+        .getByText(/Schedule nightly-report of report ran now: job \d+/)
+        .waitFor();
       const lastRun = row.locator('td[data-label="Last run"] a');
       await lastRun.waitFor({ timeout: 3000 });
       const [ran] = await admin.getJobs('report');
@@ -313,11 +320,9 @@ describeEachBackend(
       await page.locator(`tr[data-worker="${self}"]`).waitFor();
       expect(await page.locator(`tr[data-worker="${self}"] td[data-label="Running"]`).innerText()).toBe('report × 1');
       expect(await page.locator(`tr[data-worker="${self}"]`).innerText()).toContain('(this app)');
-      expect(await page.locator('tr[data-local-processor]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-local-processor')))).toEqual([
-        'mail',
-        'other',
-        'report',
-      ]);
+      expect(
+        await page.locator('tr[data-local-processor]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-local-processor'))),
+      ).toEqual(['mail', 'other', 'report']);
       expect(await page.locator('tr[data-announced="remote"]').count()).toBe(1);
       if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-processes.png'), fullPage: true });
       release();
@@ -343,7 +348,11 @@ describeEachBackend(
       // The queue page's charts: counts on whole-number ticks; wait and run times each with a p50 and a p95 line.
       await page.goto(`${running.url}/queues#/queue/mail`);
       await page.locator('figure').first().waitFor();
-      const ticks = await page.locator('figure').first().locator('text[data-tick]').evaluateAll((t) => t.map((e) => Number(e.getAttribute('data-tick'))));
+      const ticks = await page
+        .locator('figure')
+        .first()
+        .locator('text[data-tick]')
+        .evaluateAll((t) => t.map((e) => Number(e.getAttribute('data-tick'))));
       expect(ticks.length).toBeGreaterThanOrEqual(2);
       for (const tick of ticks) expect(Number.isInteger(tick)).toBe(true);
       const strokes = (await page.evaluate(
@@ -388,7 +397,10 @@ describeEachBackend(
       });
 
       // In Chromium: what the first load transfers, what a second load fetches again, and one poll of the overview.
-      await producer.addBulk('mail', Array.from({ length: 5 }, (_, n) => ({ data: { n } })));
+      await producer.addBulk(
+        'mail',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      );
       const page = await browser.context.newPage();
       const cdp = await browser.context.newCDPSession(page);
       await cdp.send('Network.enable');
