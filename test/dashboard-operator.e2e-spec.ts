@@ -196,7 +196,7 @@ describeEachBackend(
         const box = await page.locator(`tr[data-job="${failed[0].id}"] td[data-label="${label}"]`).boundingBox();
         expect(box && box.x + box.width).toBeLessThanOrEqual(1280);
       }
-      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-queue.png'), fullPage: true });
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-queue-long-names.png'), fullPage: true });
 
       // Filter by job name: that name's jobs and counts only.
       await page.getByLabel('Job name', { exact: true }).fill('receipt');
@@ -281,7 +281,7 @@ describeEachBackend(
       const resumed = (await producer.listSchedules()).find((s) => s.name === 'nightly-report')!;
       expect(resumed.paused).toBe(false);
       expect(resumed.nextRunAt.getTime()).toBeGreaterThan(Date.now());
-      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-schedules.png'), fullPage: true });
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-schedules-controls.png'), fullPage: true });
 
       // Delete asks first: dismissed, nothing happens; accepted, the row goes at once.
       const wary = await openPage(`${running.url}/queues#/schedules`, 'dismiss');
@@ -340,7 +340,6 @@ describeEachBackend(
         return { p50: of('tr[data-queue="mail"] .pcts .p50'), p95: of('tr[data-queue="mail"] .pcts .p95') };
       })()`)) as { p50: string; p95: string };
       expect(colours.p50).not.toBe(colours.p95);
-      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-overview.png'), fullPage: true });
       await remoteRow.getByRole('link', { name: 'remote', exact: true }).click();
       await page.locator('h1 [data-processor]').waitFor();
       expect(await page.locator('h1 [data-processor]').innerText()).toBe('processed by another process');

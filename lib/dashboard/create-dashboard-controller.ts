@@ -1,4 +1,18 @@
-import { Body, CanActivate, Controller, Get, HttpCode, NotFoundException, Param, Post, Query, Req, Res, Type, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  CanActivate,
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  Type,
+  UseGuards,
+} from '@nestjs/common';
 import { DASHBOARD_ASSETS, DashboardAsset, IMMUTABLE, chooseEncoding } from './assets/dashboard-assets';
 import { dashboardPage } from './assets/dashboard-page';
 import { AllowedHostGuard } from './allowed-host.guard';
@@ -66,7 +80,9 @@ export function createDashboardController(
       if (!found) {
         reply.header('Cache-Control', 'no-store');
         reply.header('Content-Type', 'application/json; charset=utf-8');
-        reply.status(404).send(JSON.stringify({ statusCode: 404, message: `No asset ${file}: the page links its assets by content hash.` }));
+        reply
+          .status(404)
+          .send(JSON.stringify({ statusCode: 404, message: `No asset ${file}: the page links its assets by content hash.` }));
         return;
       }
       const encoding = chooseEncoding(request.headers?.['accept-encoding']);

@@ -25,8 +25,10 @@ const logger = new Logger('JobQueue');
 export function toHttpError(error: unknown, doing: string): HttpException {
   if (error instanceof HttpException) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof JobNotFoundError || error instanceof QueueNotFoundError || error instanceof ScheduleNotFoundError) return new NotFoundException({ message });
-  if (error instanceof InvalidJobStateError || error instanceof JobKeyConflictError || error instanceof JobWaitingForChildrenError) return new ConflictException({ message });
+  if (error instanceof JobNotFoundError || error instanceof QueueNotFoundError || error instanceof ScheduleNotFoundError)
+    return new NotFoundException({ message });
+  if (error instanceof InvalidJobStateError || error instanceof JobKeyConflictError || error instanceof JobWaitingForChildrenError)
+    return new ConflictException({ message });
   if (error instanceof InvalidArgumentError || error instanceof InvalidQueueNameError) return new BadRequestException({ message });
   logger.error(`Dashboard: ${doing} failed: ${message}`, error instanceof Error ? error.stack : undefined);
   return new InternalServerErrorException({ message: `${doing} failed: ${message}` });

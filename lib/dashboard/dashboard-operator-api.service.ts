@@ -54,7 +54,10 @@ export class DashboardOperatorApi {
     const flow = job.flow;
     if (!flow || (flow.parentId === null && flow.childrenIds.length === 0)) return { logs, flow: null };
     const shown = flow.childrenIds.slice(0, MAX_TREE_CHILDREN);
-    const [parent, ...children] = await Promise.all([flow.parentId ? this.admin.getJob(flow.parentId) : null, ...shown.map((id) => this.admin.getJob(id))]);
+    const [parent, ...children] = await Promise.all([
+      flow.parentId ? this.admin.getJob(flow.parentId) : null,
+      ...shown.map((id) => this.admin.getJob(id)),
+    ]);
     return {
       logs,
       flow: {
@@ -84,11 +87,19 @@ export class DashboardOperatorApi {
   }
 
   /** Retry, cancel or remove each of `ids`; one answer says how many did and why the others did not. */
-  async bulk(action: string, body: Record<string, unknown>): Promise<ActionAnswer & { done: string[]; refused: { id: string; reason: string }[] }> {
+  async bulk(
+    action: string,
+    body: Record<string, unknown>,
+  ): Promise<ActionAnswer & { done: string[]; refused: { id: string; reason: string }[] }> {
     this.writable();
     if (!BULK_ACTIONS.includes(action as BulkAction)) throw new BadRequestException({ message: `Unknown bulk action "${action}".` });
     const ids = body.ids;
-    if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_BULK || ids.some((id) => typeof id !== 'string' || !/^\d{1,19}$/.test(id))) {
+    if (
+      !Array.isArray(ids) ||
+      ids.length === 0 ||
+      ids.length > MAX_BULK ||
+      ids.some((id) => typeof id !== 'string' || !/^\d{1,19}$/.test(id))
+    ) {
       throw new BadRequestException({ message: `A bulk action takes ids, 1 to ${MAX_BULK} job ids.` });
     }
     const done: string[] = [];

@@ -155,9 +155,7 @@ function logsOf(logs: string[] | null): Child {
 function flowTree(job: WireJob, flow: NonNullable<JobData['flow']>): Child {
   const item = (node: WireFlowNode, self: boolean, children?: Child) =>
     h('li', { 'data-flow-job': node.id }, [
-      self
-        ? h('strong', { text: 'Job ' + node.id + ' (this job)' })
-        : h('a', { href: jobHref(node.id), text: 'Job ' + node.id }),
+      self ? h('strong', { text: 'Job ' + node.id + ' (this job)' }) : h('a', { href: jobHref(node.id), text: 'Job ' + node.id }),
       ' ',
       badge(node.status),
       ' ',
@@ -221,7 +219,11 @@ function errorsSection(job: WireJob): HTMLElement {
         text:
           job.status === 'completed'
             ? 'The job completed on attempt ' + job.attempts + '; these earlier attempts failed before it.'
-            : 'These attempts failed; the job is ' + job.status + ' for attempt ' + (job.attempts + (job.status === 'pending' ? 1 : 0)) + '.',
+            : 'These attempts failed; the job is ' +
+              job.status +
+              ' for attempt ' +
+              (job.attempts + (job.status === 'pending' ? 1 : 0)) +
+              '.',
       });
   return section('errors', title, [
     note,

@@ -52,11 +52,7 @@ function overviewView(): View {
         const cells: HTMLElement[] = [
           h('th', { scope: 'row' }, h('a', { href: queueHref(q.name), 'data-focus': 'q:' + q.name, text: q.name })),
           h('td', { 'data-label': 'State' }, q.paused ? badge('paused') : badge('active')),
-          h(
-            'td',
-            { 'data-label': 'Processor' },
-            processorLabel(q),
-          ),
+          h('td', { 'data-label': 'Processor' }, processorLabel(q)),
         ]
           .concat(
             state.statuses.map((st) =>

@@ -20,7 +20,14 @@ function queueView(name: string, params: URLSearchParams): View {
     placeholder: 'e.g. 42 or invoice-17',
     autocomplete: 'off',
   });
-  const nameInput = h('input', { type: 'search', id: 'job-name', name: 'name', value: jobName, placeholder: 'e.g. receipt', autocomplete: 'off' });
+  const nameInput = h('input', {
+    type: 'search',
+    id: 'job-name',
+    name: 'name',
+    value: jobName,
+    placeholder: 'e.g. receipt',
+    autocomplete: 'off',
+  });
   const searchForm = h(
     'form',
     {
@@ -87,11 +94,7 @@ function queueView(name: string, params: URLSearchParams): View {
     update(data: QueueData) {
       last = data;
       const q = data.queue;
-      fill(heading, [
-        'Queue ' + q.name,
-        q.paused ? badge('paused') : badge('active'),
-        h('small', { class: 'muted' }, processorLabel(q)),
-      ]);
+      fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), h('small', { class: 'muted' }, processorLabel(q))]);
       if (!data.readOnly) fill(tools, queueTools(q));
       else if (!mountedTools) fill(tools, h('p', { class: 'muted', text: 'Read-only dashboard: no actions.' }));
       mountedTools = true;

@@ -35,7 +35,11 @@ function schedulesView(): View {
               : h('span', { class: 'muted', text: 'never' }),
           ),
           h('td', { 'data-label': 'Next run' }, sc.paused ? h('span', { class: 'muted', text: 'paused' }) : when(sc.nextRunAt)),
-          h('td', { class: 'wrap', 'data-label': 'Data' }, sc.dataHidden ? h('span', { class: 'muted', text: 'hidden' }) : JSON.stringify(sc.data)),
+          h(
+            'td',
+            { class: 'wrap', 'data-label': 'Data' },
+            sc.dataHidden ? h('span', { class: 'muted', text: 'hidden' }) : JSON.stringify(sc.data),
+          ),
           data.readOnly
             ? null
             : h('td', { class: 'actions', 'data-label': 'Actions' }, [
