@@ -4,13 +4,23 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { InvalidJobStateError } from '../errors/invalid-job-state.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
+import { JobWaitingForChildrenError } from '../errors/job-waiting-for-children.error';
 import { QueueNotFoundError } from '../errors/queue-not-found.error';
 import { QueueRuntime } from '../runtime/queue-runtime';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
-import { ControlStorage, FlowStorage, HousekeepingStorage, InspectionStorage, StorageLifecycle } from '../storage/queue-storage.interface';
+import {
+  ControlStorage,
+  FlowStorage,
+  HousekeepingStorage,
+  InspectionStorage,
+  OperatorStorage,
+  ScheduleRecord,
+  ScheduleStorage,
+  StorageLifecycle,
+} from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
 import { closestName } from '../utils/closest-name.util';
 import { jobNameProblem } from '../utils/job-name.util';
@@ -21,13 +31,21 @@ import { CascadeOptions } from '../interfaces/flow-job.interface';
 import { WaitOptions } from '../interfaces/wait-options.interface';
 import { waitUntilIdle } from './wait-until-idle';
 import { toJobFlowInfo, toJobInfo } from './to-job-info';
+import { isWaitingRunAt } from '../storage/shared/flow-wait';
+import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
+import { nextOccurrenceAfter } from '../scheduler/schedule-definition';
+import { occurrenceJob } from '../scheduler/occurrence-job';
+import { ScheduleNotFoundError } from '../errors/schedule-not-found.error';
+import { ProcessesInfo } from '../interfaces/process-info.interface';
 
 /** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
 type AdminStorage = InspectionStorage &
   ControlStorage &
   FlowStorage &
   Pick<HousekeepingStorage, 'processedQueues'> &
-  Pick<StorageLifecycle, 'backup'>;
+  Pick<StorageLifecycle, 'backup'> &
+  OperatorStorage &
+  Pick<ScheduleStorage, 'listSchedules' | 'enqueueOccurrence'>;
 
 const MAX_PAGE = 1000;
 /** Most finished jobs a metrics snapshot reads; beyond that it uses the newest and says so. */
@@ -298,6 +316,99 @@ export class QueueAdmin {
   }
 
   /**
+   * Runs a delayed pending job now (BullMQ's `promote`): it becomes due at once and is claimed like any due job, its
+   * priority and attempts unchanged. Resolves true when it moved, false when it was already due.
+   * @throws JobNotFoundError, InvalidJobStateError (not pending), JobWaitingForChildrenError (a flow parent whose
+   * children have not all ended: it runs after them).
+   */
+  async promote(id: string): Promise<boolean> {
+    const outcome = await (await this.storage()).promote(assertJobId(id), Date.now());
+    if (outcome === null) throw new JobNotFoundError(id);
+    if (outcome.status !== 'pending') throw new InvalidJobStateError(id, outcome.status, 'promote', ['pending']);
+    if (isWaitingRunAt(outcome.runAt)) throw new JobWaitingForChildrenError(id);
+    if (outcome.promoted) this.factory.runtime?.wake();
+    return outcome.promoted;
+  }
+
+  /**
+   * Stops a recurring job from enqueuing occurrences, in every process, until `resumeSchedule`; it keeps its next run
+   * time, and stays paused when the app declares it again (even changed). Idempotent.
+   * @throws InvalidQueueNameError, ScheduleNotFoundError (nothing written).
+   */
+  async pauseSchedule(queue: string, name: string): Promise<void> {
+    assertQueueName(queue);
+    if (!(await (await this.storage()).pauseSchedule(queue, String(name), Date.now())))
+      throw new ScheduleNotFoundError(queue, String(name));
+  }
+
+  /**
+   * Resumes a paused recurring job at its first occurrence after now: occurrences missed while paused are not run.
+   * Idempotent (a schedule that is not paused is left as it is).
+   * @throws InvalidQueueNameError, ScheduleNotFoundError.
+   */
+  async resumeSchedule(queue: string, name: string): Promise<void> {
+    const { storage, schedule } = await this.schedule(queue, name);
+    if (!isPausedRunAt(schedule.nextRunAt)) return;
+    const now = Date.now();
+    const next = nextOccurrenceAfter({ ...schedule, nextRunAt: intendedNextRunAt(schedule.nextRunAt) }, now);
+    await storage.resumeSchedule(queue, schedule.name, next, now);
+  }
+
+  /**
+   * Enqueues one occurrence of a recurring job now, as the scheduler would (its data and job options), paused or not;
+   * its next run is unchanged. Resolves with the new job's id.
+   * @throws InvalidQueueNameError, ScheduleNotFoundError.
+   */
+  async runScheduleNow(queue: string, name: string): Promise<string> {
+    const { storage, schedule } = await this.schedule(queue, name);
+    const now = Date.now();
+    const defaults = (of: string) => this.factory.getProcessor(of)?.settings.maxAttempts ?? this.factory.options.maxAttempts;
+    await storage.enqueueOccurrence(
+      { schedule, occurrenceAt: now, nextRunAt: schedule.nextRunAt, job: occurrenceJob(schedule, now, defaults) },
+      now,
+    );
+    this.factory.runtime?.wake();
+    const last = await storage.lastScheduleRun(queue, schedule.name);
+    return last ? last.id : '';
+  }
+
+  /**
+   * The newest job a recurring job enqueued (its last run, whatever its status; retention may have removed older
+   * ones), or null.
+   * @throws InvalidQueueNameError.
+   */
+  async getLastScheduleRun<TData = unknown, TResult = unknown>(queue: string, name: string): Promise<JobInfo<TData, TResult> | null> {
+    assertQueueName(queue);
+    const record = await (await this.storage()).lastScheduleRun(queue, String(name));
+    return record ? toJobInfo<TData, TResult>(record) : null;
+  }
+
+  /**
+   * Which processes run which queues: this application's processors, every worker id seen running jobs with its
+   * queues and last write, and the queues' live processor announcements.
+   */
+  async listProcesses(): Promise<ProcessesInfo> {
+    const storage = await this.storage();
+    const now = Date.now();
+    const [activity, announced] = await Promise.all([storage.runningByWorker(), storage.processorAnnouncements(now)]);
+    const workers = new Map<string, ProcessesInfo['workers'][number]>();
+    for (const row of activity) {
+      const worker = workers.get(row.workerId) ?? { workerId: row.workerId, queues: [], lastSeen: new Date(0) };
+      worker.queues.push({ queue: row.queue, running: row.running });
+      if (row.lastSeen > worker.lastSeen.getTime()) worker.lastSeen = new Date(row.lastSeen);
+      workers.set(row.workerId, worker);
+    }
+    return {
+      self: {
+        workerId: this.factory.options.workerId,
+        processors: this.factory.processors().map((p) => ({ queue: p.queue, concurrency: p.settings.concurrency })),
+      },
+      workers: [...workers.values()],
+      announcements: announced.map((row) => ({ queue: row.queue, until: new Date(row.until) })),
+    };
+  }
+
+  /**
    * Deletes a queue's jobs of some statuses that finished (pending: were created) at least `olderThan` ms ago.
    * Returns how many. @throws InvalidQueueNameError, InvalidArgumentError, QueueNotFoundError (no such queue).
    */
@@ -404,6 +515,15 @@ export class QueueAdmin {
     if (this.factory.declaresQueue(queue) || (await storage.queueKnown(queue))) return storage;
     const known = [...this.factory.declaredQueues(), ...(await this.listQueues()).map((info) => info.name)];
     throw new QueueNotFoundError(queue, operation, closestName(queue, known));
+  }
+
+  /** The storage and the schedule `name` of `queue`. @throws InvalidQueueNameError, ScheduleNotFoundError. */
+  private async schedule(queue: string, name: string): Promise<{ storage: AdminStorage; schedule: ScheduleRecord }> {
+    assertQueueName(queue);
+    const storage = await this.storage();
+    const schedule = (await storage.listSchedules()).find((record) => record.queue === queue && record.name === name);
+    if (!schedule) throw new ScheduleNotFoundError(queue, String(name));
+    return { storage, schedule };
   }
 
   /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */

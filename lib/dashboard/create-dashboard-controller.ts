@@ -1,10 +1,24 @@
-import { Body, CanActivate, Controller, Get, HttpCode, NotFoundException, Param, Post, Query, Req, Type, UseGuards } from '@nestjs/common';
-import { DASHBOARD_SCRIPT } from './assets/dashboard-script';
-import { DASHBOARD_STYLE } from './assets/dashboard-style';
+import {
+  Body,
+  CanActivate,
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  Type,
+  UseGuards,
+} from '@nestjs/common';
+import { DASHBOARD_ASSETS, DashboardAsset, IMMUTABLE, chooseEncoding } from './assets/dashboard-assets';
 import { dashboardPage } from './assets/dashboard-page';
 import { AllowedHostGuard } from './allowed-host.guard';
 import { ActionAnswer, DashboardApi } from './dashboard-api.service';
-import { DashboardHeaders } from './dashboard-headers.decorator';
+import { DashboardHeaders, SECURITY_HEADERS } from './dashboard-headers.decorator';
+import { DashboardOperatorApi } from './dashboard-operator-api.service';
 import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
 import { SameOriginGuard } from './same-origin.guard';
 
@@ -12,6 +26,14 @@ import { SameOriginGuard } from './same-origin.guard';
 interface RequestLike {
   originalUrl?: string;
   url?: string;
+  headers?: Record<string, string | string[] | undefined>;
+}
+
+/** The reply calls an asset route makes, alike on Express (`res`) and Fastify (`reply`). */
+interface ReplyLike {
+  status(code: number): ReplyLike;
+  header(name: string, value: string): unknown;
+  send(body: Buffer | string): unknown;
 }
 
 /**
@@ -31,26 +53,44 @@ export function createDashboardController(
 
   @Controller(path)
   class QueueDashboardController {
-    constructor(private readonly api: DashboardApi) {}
+    constructor(
+      private readonly api: DashboardApi,
+      private readonly operator: DashboardOperatorApi,
+    ) {}
 
     /** The page; its links and requests are absolute from the path it was reached at, so a global prefix is honoured. */
     @Get()
     @DashboardHeaders('text/html; charset=utf-8')
     page(@Req() request: RequestLike): string {
       const url = request.originalUrl ?? request.url ?? path;
-      return dashboardPage(url.split('?')[0].replace(/\/+$/, ''));
+      return dashboardPage(url.split('?')[0].replace(/\/+$/, ''), {
+        script: DASHBOARD_ASSETS.script.file,
+        style: DASHBOARD_ASSETS.style.file,
+      });
     }
 
-    @Get('assets/dashboard.js')
-    @DashboardHeaders('text/javascript; charset=utf-8')
-    script(): string {
-      return DASHBOARD_SCRIPT;
-    }
-
-    @Get('assets/dashboard.css')
-    @DashboardHeaders('text/css; charset=utf-8')
-    style(): string {
-      return DASHBOARD_STYLE;
+    /**
+     * The script and stylesheet under names carrying their content's hash, cached for a year and compressed as the
+     * browser accepts (br, gzip); any other name is 404. Sent by hand: a Buffer body and its encoding headers.
+     */
+    @Get('assets/:file')
+    asset(@Param('file') file: string, @Req() request: RequestLike, @Res() reply: ReplyLike): void {
+      const found: DashboardAsset | undefined = Object.values(DASHBOARD_ASSETS).find((one) => one.file === file);
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+      if (!found) {
+        reply.header('Cache-Control', 'no-store');
+        reply.header('Content-Type', 'application/json; charset=utf-8');
+        reply
+          .status(404)
+          .send(JSON.stringify({ statusCode: 404, message: `No asset ${file}: the page links its assets by content hash.` }));
+        return;
+      }
+      const encoding = chooseEncoding(request.headers?.['accept-encoding']);
+      reply.header('Content-Type', found.contentType);
+      reply.header('Cache-Control', IMMUTABLE);
+      reply.header('Vary', 'Accept-Encoding');
+      if (encoding !== 'identity') reply.header('Content-Encoding', encoding);
+      reply.status(200).send(found[encoding]);
     }
 
     @Get('api/overview')
@@ -61,8 +101,10 @@ export function createDashboardController(
 
     @Get('api/schedules')
     @DashboardHeaders('application/json; charset=utf-8')
-    schedules() {
-      return this.api.schedules();
+    async schedules() {
+      const data = await this.api.schedules();
+      const lastRuns = await this.operator.lastRuns(data.schedules);
+      return { ...data, schedules: data.schedules.map((schedule, i) => ({ ...schedule, lastRun: lastRuns[i] })) };
     }
 
     @Get('api/queues/:queue')
@@ -76,7 +118,13 @@ export function createDashboardController(
     async job(@Param('id') id: string) {
       const job = await this.api.job(id);
       if (!job) throw new NotFoundException({ message: `No job has id ${id}: it may have been removed.` });
-      return job;
+      return { ...job, ...(await this.operator.jobExtras(job.job)) };
+    }
+
+    @Get('api/processes')
+    @DashboardHeaders('application/json; charset=utf-8')
+    processes() {
+      return this.operator.processes();
     }
 
     @Post('api/queues/:queue/:action')
@@ -94,8 +142,32 @@ export function createDashboardController(
     @UseGuards(sameOrigin)
     @DashboardHeaders('application/json; charset=utf-8')
     jobAction(@Param('id') id: string, @Param('action') action: string): Promise<ActionAnswer> {
+      if (action === 'promote' || action === 'rerun') return this.afterwards(this.operator.jobAction(action, id));
       if (!['retry', 'cancel', 'remove'].includes(action)) throw new NotFoundException({ message: `Unknown action "${action}".` });
       return this.api.act(action, id, {});
+    }
+
+    /** Retry, cancel or remove a selection of jobs: `{ ids: [...] }`. */
+    @Post('api/bulk/:action')
+    @HttpCode(200)
+    @UseGuards(sameOrigin)
+    @DashboardHeaders('application/json; charset=utf-8')
+    bulk(@Param('action') action: string, @Body() body: unknown): Promise<ActionAnswer> {
+      return this.afterwards(this.operator.bulk(action, asRecord(body)));
+    }
+
+    /** Run now, pause, resume or delete a recurring job. */
+    @Post('api/schedules/:queue/:name/:action')
+    @HttpCode(200)
+    @UseGuards(sameOrigin)
+    @DashboardHeaders('application/json; charset=utf-8')
+    scheduleAction(@Param('queue') queue: string, @Param('name') name: string, @Param('action') action: string): Promise<ActionAnswer> {
+      return this.afterwards(this.operator.scheduleAction(action, queue, name));
+    }
+
+    /** The next read after an action shows what it did, not the counts kept from before it. */
+    private afterwards<T>(action: Promise<T>): Promise<T> {
+      return action.finally(() => this.api.invalidate());
     }
   }
 

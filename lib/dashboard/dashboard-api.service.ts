@@ -72,10 +72,11 @@ export class DashboardApi {
    * One queue, and one page of its jobs (of a status, or matching a search by id or key), without data or result;
    * 404 for a queue nothing knows (`QueueAdmin.hasQueue`).
    */
-  async queue(name: string, query: { status?: string; offset?: string; search?: string }) {
+  async queue(name: string, query: { status?: string; offset?: string; search?: string; name?: string }) {
     const status = parseStatus(query.status);
     const offset = parseOffset(query.offset);
     const search = typeof query.search === 'string' ? query.search.trim().slice(0, 512) : '';
+    const jobName = typeof query.name === 'string' && query.name !== '' ? query.name : undefined;
     try {
       assertQueueName(name);
       const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
@@ -97,10 +98,13 @@ export class DashboardApi {
           limit: PAGE_SIZE,
           status: null,
           search,
+          name: null,
         };
       }
-      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE });
-      const total = status ? info.counts[status] : JOB_STATUSES.reduce((sum, each) => sum + info.counts[each], 0);
+      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName });
+      // Filtered by job name, the counts are that name's (one read of the queue's rows: an operator's look-up).
+      const counts = jobName === undefined ? info.counts : await this.admin.getCounts(name, { name: jobName });
+      const total = status ? counts[status] : JOB_STATUSES.reduce((sum, each) => sum + counts[each], 0);
       return {
         readOnly: this.options.readOnly,
         queue,
@@ -110,6 +114,8 @@ export class DashboardApi {
         limit: PAGE_SIZE,
         status: status ?? null,
         search,
+        name: jobName ?? null,
+        nameCounts: jobName === undefined ? null : counts,
       };
     } catch (error) {
       throw toHttpError(error, `Reading queue ${name}`);
@@ -175,6 +181,11 @@ export class DashboardApi {
     }
   }
 
+  /** Forgets the kept queue counts: an action elsewhere (DashboardOperatorApi) changed them. */
+  invalidate(): void {
+    this.queues.invalidate();
+  }
+
   /**
    * A job in a list: everything but its data and result (a list never carries payloads), its progress and key as
    * `redact` allows (`hidden` names those it kept back), and its error's message.
@@ -182,7 +193,9 @@ export class DashboardApi {
   private summary(job: JobInfo) {
     const { data: _data, result: _result, error, ...rest } = job;
     const { shown, hidden } = this.redact(rest, job, LIST_FIELDS);
-    return { ...shown, hidden, error: error ? `${error.name}: ${error.message}` : null };
+    // A completed job's errors are its earlier attempts' history, not a "last error" (issue 24, item 9).
+    const current = error && job.status !== 'completed' ? `${error.name}: ${error.message}` : null;
+    return { ...shown, hidden, error: current };
   }
 
   /**

@@ -15,14 +15,19 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Headers of every dashboard response: no caching of live data, no sniffing, no framing (clickjacking). */
+/** What every dashboard response carries, assets included: no sniffing, no framing (clickjacking), the CSP. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+};
+
+/** Headers of every dashboard response but the hashed assets: no caching of live data, and `SECURITY_HEADERS`. */
 export function DashboardHeaders(contentType: string): MethodDecorator {
   return applyDecorators(
     Header('Content-Type', contentType),
     Header('Cache-Control', 'no-store'),
-    Header('Content-Security-Policy', CONTENT_SECURITY_POLICY),
-    Header('X-Content-Type-Options', 'nosniff'),
-    Header('X-Frame-Options', 'DENY'),
-    Header('Referrer-Policy', 'same-origin'),
+    ...Object.entries(SECURITY_HEADERS).map(([name, value]) => Header(name, value)),
   );
 }

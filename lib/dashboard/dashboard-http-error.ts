@@ -12,6 +12,8 @@ import { InvalidQueueNameError } from '../errors/invalid-queue-name.error';
 import { JobKeyConflictError } from '../errors/job-key-conflict.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { QueueNotFoundError } from '../errors/queue-not-found.error';
+import { JobWaitingForChildrenError } from '../errors/job-waiting-for-children.error';
+import { ScheduleNotFoundError } from '../errors/schedule-not-found.error';
 
 const logger = new Logger('JobQueue');
 
@@ -23,8 +25,10 @@ const logger = new Logger('JobQueue');
 export function toHttpError(error: unknown, doing: string): HttpException {
   if (error instanceof HttpException) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof JobNotFoundError || error instanceof QueueNotFoundError) return new NotFoundException({ message });
-  if (error instanceof InvalidJobStateError || error instanceof JobKeyConflictError) return new ConflictException({ message });
+  if (error instanceof JobNotFoundError || error instanceof QueueNotFoundError || error instanceof ScheduleNotFoundError)
+    return new NotFoundException({ message });
+  if (error instanceof InvalidJobStateError || error instanceof JobKeyConflictError || error instanceof JobWaitingForChildrenError)
+    return new ConflictException({ message });
   if (error instanceof InvalidArgumentError || error instanceof InvalidQueueNameError) return new BadRequestException({ message });
   logger.error(`Dashboard: ${doing} failed: ${message}`, error instanceof Error ? error.stack : undefined);
   return new InternalServerErrorException({ message: `${doing} failed: ${message}` });

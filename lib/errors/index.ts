@@ -38,3 +38,5 @@ export * from './child-failed.error';
 export * from './rate-limit.error';
 export * from './wait-timeout.error';
 export * from './invalid-event-listener.error';
+export * from './job-waiting-for-children.error';
+export * from './schedule-not-found.error';

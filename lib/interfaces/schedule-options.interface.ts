@@ -36,5 +36,8 @@ export interface ScheduleInfo<TData = unknown> {
   every: number | null;
   timezone: string | null;
   data: TData;
+  /** When it runs next; a paused schedule keeps the time it had when paused. */
   nextRunAt: Date;
+  /** Paused by `QueueAdmin.pauseSchedule()`: no occurrence is enqueued until it is resumed. */
+  paused: boolean;
 }

@@ -26,6 +26,7 @@ import { ChildrenSource, toJob } from '../worker/job-runtime';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
+import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
 type ProducerStorage = EnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
@@ -292,7 +293,8 @@ export class QueueProducer {
       every: record.every,
       timezone: record.timezone,
       data: JSON.parse(record.data) as TData,
-      nextRunAt: new Date(record.nextRunAt),
+      nextRunAt: new Date(intendedNextRunAt(record.nextRunAt)),
+      paused: isPausedRunAt(record.nextRunAt),
     }));
   }
 

@@ -1,9 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { removalBits } from '../utils/job-name.util';
-import { JobOptions } from '../interfaces/job-options.interface';
 import { ScheduleRecord, ScheduleStorage } from '../storage/queue-storage.interface';
 import { PeriodicTask } from '../utils/periodic-task';
 import { nextOccurrenceAfter, sameDefinition } from './schedule-definition';
+import { occurrenceJob } from './occurrence-job';
 
 /**
  * Enqueues due occurrences of recurring jobs. Every processing process ticks; the database makes each
@@ -58,24 +57,8 @@ export class Scheduler {
       // A schedule more frequent than the period is due again before the next tick: wake for it too.
       soonest = Math.min(soonest, nextRunAt);
       try {
-        const options = schedule.options ? (JSON.parse(schedule.options) as JobOptions) : {};
         await this.storage.enqueueOccurrence(
-          {
-            schedule,
-            occurrenceAt: schedule.nextRunAt,
-            nextRunAt,
-            job: {
-              data: schedule.data,
-              priority: options.priority ?? 0,
-              runAt: now,
-              maxAttempts: options.maxAttempts ?? this.defaultMaxAttempts(schedule.queue),
-              backoff: options.backoff ? JSON.stringify(options.backoff) : null,
-              timeout: options.timeout ?? null,
-              key: null,
-              name: options.name ?? schedule.name,
-              removeOn: removalBits(options.removeOnComplete, options.removeOnFail),
-            },
-          },
+          { schedule, occurrenceAt: schedule.nextRunAt, nextRunAt, job: occurrenceJob(schedule, now, this.defaultMaxAttempts) },
           now,
         );
       } catch (error) {

@@ -228,5 +228,29 @@ export interface KeyBlockedJob {
   holderId: string;
 }
 
+/** What `promote` found: the job's status and run time after the call, and whether the call moved it to now. */
+export interface PromoteOutcome {
+  status: JobStatus;
+  /** Epoch ms as stored (a waiting flow parent's carries the wait offset). */
+  runAt: number;
+  promoted: boolean;
+}
+
+/** A live processor announcement of a queue (`OperatorStorage.processorAnnouncements`). */
+export interface ProcessorAnnouncementRow {
+  queue: string;
+  /** Epoch ms until which some process said it processes the queue. */
+  until: number;
+}
+
+/** Jobs one worker id runs in one queue, and the latest write of any of them (a claim or a lease renewal). */
+export interface WorkerActivityRow {
+  workerId: string;
+  queue: string;
+  running: number;
+  /** Epoch ms. */
+  lastSeen: number;
+}
+
 /** What `removeTree` did: deleted the job and its descendants (how many rows), or nothing because `running` runs. */
 export type RemoveTreeOutcome = { removed: number } | { running: string };

@@ -7,7 +7,7 @@ export function escapeHtml(text: string): string {
  * The page shell: no data in it (the script fetches everything and writes it as text nodes), so escaping has one
  * place to go wrong, here, and the only variable is the base path the page was reached at.
  */
-export function dashboardPage(basePath: string): string {
+export function dashboardPage(basePath: string, assets: { script: string; style: string }): string {
   const base = escapeHtml(basePath);
   return `<!doctype html>
 <html lang="en" data-base="${base}">
@@ -16,8 +16,8 @@ export function dashboardPage(basePath: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>Queues</title>
-<link rel="stylesheet" href="${base}/assets/dashboard.css">
-<script src="${base}/assets/dashboard.js" defer></script>
+<link rel="stylesheet" href="${base}/assets/${escapeHtml(assets.style)}">
+<script src="${base}/assets/${escapeHtml(assets.script)}" defer></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -25,6 +25,7 @@ export function dashboardPage(basePath: string): string {
 <nav aria-label="Dashboard">
 <a class="brand" href="#/">Queues</a>
 <a href="#/schedules">Schedules</a>
+<a href="#/processes">Processes</a>
 </nav>
 <p class="live" id="live" aria-live="off">Loading…</p>
 </header>

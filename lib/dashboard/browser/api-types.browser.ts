@@ -77,6 +77,9 @@ interface QueueData extends PageData {
   limit: number;
   status: string | null;
   search: string;
+  /** The job-name filter, and that name's counts per status (null without a filter). */
+  name: string | null;
+  nameCounts: WireCounts | null;
 }
 
 /** A failed attempt's error, with the earlier attempts' on the last one. */
@@ -113,11 +116,23 @@ interface WireJob {
   updatedAt: string;
 }
 
+/** A job of a flow tree. */
+interface WireFlowNode {
+  id: string;
+  queue: string;
+  name: string | null;
+  status: string;
+}
+
 /** GET api/jobs/:id. */
 interface JobData extends PageData {
   readOnly: boolean;
   hidden: string[];
   job: WireJob;
+  /** job.log() lines, oldest first; null when the redact option keeps them back. */
+  logs: string[] | null;
+  /** Its parent and children; null outside a flow. */
+  flow: { parent: WireFlowNode | null; children: WireFlowNode[]; moreChildren: number } | null;
 }
 
 /** A recurring job. */
@@ -128,8 +143,10 @@ interface WireSchedule {
   every: number | null;
   timezone: string | null;
   nextRunAt: string | null;
+  paused?: boolean;
   data: unknown;
   dataHidden: boolean;
+  lastRun: (WireFlowNode & { createdAt: string; finishedAt: string | null }) | null;
 }
 
 /** GET api/schedules. */
@@ -141,4 +158,12 @@ interface SchedulesData extends PageData {
 /** What an action did, in words for the operator. */
 interface ActionAnswer {
   message: string;
+}
+
+/** GET api/processes. */
+interface ProcessesData extends PageData {
+  readOnly: boolean;
+  self: { workerId: string; processors: { queue: string; concurrency: number }[] };
+  workers: { workerId: string; queues: { queue: string; running: number }[]; lastSeen: string }[];
+  announcements: { queue: string; until: string }[];
 }

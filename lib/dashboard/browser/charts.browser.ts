@@ -1,6 +1,8 @@
-// Charts: inline SVG with presentation attributes only (the CSP forbids inline styles).
+// Charts: inline SVG with presentation attributes only (the CSP forbids inline styles). Each line and dot also has
+// a class the stylesheet colours (series-<color>), so the dark theme recolours them; the attributes are the fallback.
 
-const COLORS = { completed: '#1a7f37', failed: '#cf222e', wait: '#0969da', run: '#8250df' };
+/** Each a distinct hue: completed and failed for counts, p50 and p95 for every duration chart and its legend. */
+const COLORS = { completed: '#1a7f37', failed: '#cf222e', p50: '#0969da', p95: '#bc4c00' };
 
 /** One line of a chart: a value per minute, oldest first; null where nothing was measured. */
 interface Series {
@@ -43,6 +45,7 @@ function dots(svg: SVGElement, one: Series, width: number, height: number, max: 
         cy: (height - pad - (max > 0 ? (v / max) * (height - 2 * pad) : 0)).toFixed(1),
         r: radius,
         fill: COLORS[one.color],
+        class: 'dot series-' + one.color,
       }),
     );
   });
@@ -79,10 +82,16 @@ function sparkline(series: Series[], unit: Unit, minutes: number): SVGSVGElement
     role: 'img',
     'aria-label': describe(series, unit, minutes),
   });
-  svg.appendChild(s('line', { x1: 0, x2: width, y1: height - 1, y2: height - 1, stroke: '#d0d7de', 'stroke-width': 1 }));
+  svg.appendChild(s('line', { x1: 0, x2: width, y1: height - 1, y2: height - 1, stroke: '#d0d7de', 'stroke-width': 1, class: 'grid' }));
   series.forEach((one) => {
     svg.appendChild(
-      s('polyline', { points: points(one.values, width, height, max, 2), fill: 'none', stroke: COLORS[one.color], 'stroke-width': 1.5 }),
+      s('polyline', {
+        points: points(one.values, width, height, max, 2),
+        fill: 'none',
+        stroke: COLORS[one.color],
+        'stroke-width': 1.5,
+        class: 'series-' + one.color,
+      }),
     );
     dots(svg, one, width, height, max, 2, 2);
   });
@@ -94,23 +103,24 @@ function chart(title: string, series: Series[], unit: Unit, minutes: number): HT
   const width = 600;
   const height = 170;
   const pad = 24;
-  const max = maxOf(series);
+  // Counts are whole: the scale's top is a whole number and its ticks whole steps (no "0.5 per minute").
+  const max = unit === 'count' ? countScaleTop(maxOf(series)) : maxOf(series);
   const svg = s('svg', {
     class: 'chart',
     viewBox: '0 0 ' + width + ' ' + height,
     role: 'img',
     'aria-label': title + '. ' + describe(series, unit, minutes),
   });
-  [0, 0.5, 1].forEach((f) => {
-    const y = height - pad - f * (height - 2 * pad);
-    svg.appendChild(s('line', { x1: pad, x2: width - pad, y1: y, y2: y, stroke: '#d0d7de', 'stroke-width': 1 }));
-    const label = s('text', { x: pad + 2, y: y - 3, 'font-size': 11, fill: '#57606a' });
-    label.textContent = unit === 'ms' ? ms(max * f) : count(Math.round(max * f * 10) / 10);
+  ticksOf(max, unit).forEach((value) => {
+    const y = height - pad - (max > 0 ? value / max : 0) * (height - 2 * pad);
+    svg.appendChild(s('line', { x1: pad, x2: width - pad, y1: y, y2: y, stroke: '#d0d7de', 'stroke-width': 1, class: 'grid' }));
+    const label = s('text', { x: pad + 2, y: y - 3, 'font-size': 11, fill: '#57606a', class: 'axis', 'data-tick': value });
+    label.textContent = unit === 'ms' ? ms(value) : count(value);
     svg.appendChild(label);
   });
-  const left = s('text', { x: pad, y: height - 6, 'font-size': 11, fill: '#57606a' });
+  const left = s('text', { x: pad, y: height - 6, 'font-size': 11, fill: '#57606a', class: 'axis' });
   left.textContent = minutes + ' min ago';
-  const right = s('text', { x: width - pad, y: height - 6, 'font-size': 11, fill: '#57606a', 'text-anchor': 'end' });
+  const right = s('text', { x: width - pad, y: height - 6, 'font-size': 11, fill: '#57606a', 'text-anchor': 'end', class: 'axis' });
   right.textContent = 'now';
   svg.appendChild(left);
   svg.appendChild(right);
@@ -122,6 +132,7 @@ function chart(title: string, series: Series[], unit: Unit, minutes: number): HT
         stroke: COLORS[one.color],
         'stroke-width': 2,
         'stroke-dasharray': one.dashed ? '5 4' : 'none',
+        class: 'series-' + one.color,
       }),
     );
     dots(svg, one, width, height, max, pad, 3);
@@ -150,4 +161,24 @@ function emptyMinutes(minutes: number): number[] {
   const a: number[] = [];
   for (let i = 0; i < minutes; i++) a.push(0);
   return a;
+}
+
+/** The top of a count chart's scale: a whole number at least the highest value (1 for an empty chart). */
+function countScaleTop(max: number): number {
+  return Math.max(1, Math.ceil(max));
+}
+
+/** The scale's ticks: 0, the middle and the top; for counts only whole numbers (0 and 1 for a top of 1). */
+function ticksOf(max: number, unit: Unit): number[] {
+  if (unit === 'ms') return [0, max / 2, max];
+  const middle = max / 2;
+  return Number.isInteger(middle) && middle > 0 ? [0, middle, max] : [0, max];
+}
+
+/** Wait or run time, p50 and p95 per minute, each its own colour. */
+function percentileSeries(what: string, list: (WirePercentiles | null)[] | null | undefined): Series[] {
+  return [
+    { name: what + ' p50', values: pick(list, 'p50'), color: 'p50' },
+    { name: what + ' p95', values: pick(list, 'p95'), color: 'p95' },
+  ];
 }

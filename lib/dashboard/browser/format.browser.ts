@@ -58,3 +58,34 @@ function queueHref(name: string, params?: Record<string, string | number | null 
 function jobHref(id: string): string {
   return '#/job/' + encodeURIComponent(id);
 }
+
+/** The one label, on every page, of a queue whose processor runs in another process (issue 24, item 13). */
+const ELSEWHERE = 'processed by another process';
+
+/** Who processes a queue, in the same words on the overview and the queue page. */
+function processorLabel(q: WireQueue): Child {
+  if (q.hasProcessor) return h('span', { 'data-processor': 'here', text: 'processor here, concurrency ' + q.concurrency });
+  if (q.processed) return h('span', { 'data-processor': 'elsewhere', text: ELSEWHERE });
+  return h('span', { class: 'badge none', 'data-processor': 'none', text: 'no processor' });
+}
+
+/** A date in a table cell: its distance from now, the full date in its title (keeps the job table within 1280 px). */
+function whenShort(value: string | null | undefined): Child {
+  if (value === null || value === undefined) return h('span', { class: 'muted', text: '–' });
+  const date = new Date(value);
+  if (isNaN(date.getTime())) return String(value);
+  return h('time', { datetime: date.toISOString(), title: date.toLocaleString() + ' · ' + date.toISOString() }, relative(date));
+}
+
+/** p50 and p95 of a duration, each in its legend's colour. */
+function percentiles(p: WirePercentiles): Child {
+  return h('span', { class: 'pcts' }, [h('span', { class: 'p50', text: ms(p.p50) }), ' / ', h('span', { class: 'p95', text: ms(p.p95) })]);
+}
+
+/** The legend of p50 / p95 figures. */
+function percentileLegend(): HTMLElement {
+  return h('div', { class: 'legend', 'data-legend': 'percentiles' }, [
+    h('span', null, [h('span', { class: 'swatch p50' }), 'p50 (median)']),
+    h('span', null, [h('span', { class: 'swatch p95' }), 'p95']),
+  ]);
+}

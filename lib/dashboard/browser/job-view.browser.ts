@@ -21,20 +21,54 @@ const KNOWN = [
   'startedAt',
   'finishedAt',
   'updatedAt',
+  'flow',
 ];
 
 function jobView(id: string): View {
   const body = h('div');
+  const panels = mountPanels(jobPanels, 'job-panels');
   return {
     title: 'Job ' + id,
     load: () => request<JobData>('jobs/' + encodeURIComponent(id)),
-    mount: () => [body],
+    mount: () => [body, panels.element],
+    // Removed (here, by another tab, by retention): say so at once instead of keeping the old state on screen.
+    missing: (message) => [
+      h('p', null, h('a', { href: '#/', text: '← All queues' })),
+      h('h1', { text: 'Job ' + id + ' no longer exists' }),
+      h('p', { 'data-missing': '', text: message }),
+    ],
     update(data: JobData) {
       const job = data.job;
       const path = 'jobs/' + encodeURIComponent(job.id) + '/';
       const actions: HTMLButtonElement[] = [];
+      const waiting = !!job.flow && (job.flow as { waitingForChildren?: boolean }).waitingForChildren === true;
+      const delayed = job.status === 'pending' && !waiting && Date.parse(job.runAt) > Date.now();
       if (!data.readOnly) {
         if (job.status === 'failed' || job.status === 'cancelled') actions.push(actionButton('Retry', path + 'retry'));
+        if (delayed) actions.push(actionButton('Run now', path + 'promote'));
+        if (job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled')
+          actions.push(
+            h(
+              'button',
+              {
+                type: 'button',
+                'data-focus': 'rerun',
+                onclick: () =>
+                  void act<ActionAnswer & { jobId?: string }>(
+                    path + 'rerun',
+                    null,
+                    'Add a new job to ' + job.queue + ' with the data and name of job ' + job.id + '?',
+                  ).then((answer) => {
+                    if (!answer || !answer.jobId) return;
+                    // The new job's page, where the operator sees it run; the answer is said again once there (a
+                    // navigation clears the status line).
+                    window.addEventListener('hashchange', () => say(answer.message), { once: true });
+                    location.hash = jobHref(answer.jobId);
+                  }),
+              },
+              'Run again as a new job',
+            ),
+          );
         if (job.status === 'pending' || job.status === 'running')
           actions.push(
             actionButton('Cancel', path + 'cancel', null, 'Cancel job ' + job.id + '? It will not run (again).', { class: 'danger' }),
@@ -66,33 +100,82 @@ function jobView(id: string): View {
         h('p', null, h('a', { href: queueHref(job.queue), text: '← Queue ' + job.queue })),
         h('h1', null, ['Job ' + job.id, badge(job.status)]),
         actions.length ? h('div', { class: 'toolbar' }, actions) : null,
-        h(
-          'dl',
-          { class: 'fields' },
-          fields.map((f) => [h('dt', { text: f[0] }), h('dd', null, f[1])]),
-        ),
-        h('h2', { text: 'Progress' }),
-        isHidden(data, 'progress') ? hiddenNote() : progressOf(job.progress),
-        h('h2', { text: 'Data' }),
-        isHidden(data, 'data') ? hiddenNote() : json(job.data),
-        h('h2', { text: 'Result' }),
-        isHidden(data, 'result') ? hiddenNote() : job.result === null ? h('p', { class: 'muted', text: 'None.' }) : json(job.result),
-        h('h2', { text: 'Error' }),
-        errorsOf(job),
-      ];
-      if (other.length) {
-        sections.push(h('h2', { text: 'Other fields' }));
-        sections.push(
+        section('fields', null, [
           h(
             'dl',
             { class: 'fields' },
-            other.map((k) => [h('dt', { text: k }), h('dd', null, generic(job[k]))]),
+            fields.map((f) => [h('dt', { text: f[0] }), h('dd', null, f[1])]),
           ),
+        ]),
+        data.flow ? section('flow', 'Flow', flowTree(job, data.flow)) : null,
+        section('progress', 'Progress', isHidden(data, 'progress') ? hiddenNote() : progressOf(job.progress)),
+        section('data', 'Data', isHidden(data, 'data') ? hiddenNote() : json(job.data)),
+        section(
+          'result',
+          'Result',
+          isHidden(data, 'result') ? hiddenNote() : job.result === null ? h('p', { class: 'muted', text: 'None.' }) : json(job.result),
+        ),
+        section('logs', 'Logs', logsOf(data.logs)),
+        errorsSection(job),
+      ];
+      if (other.length) {
+        sections.push(
+          section('other', 'Other fields', [
+            h(
+              'dl',
+              { class: 'fields' },
+              other.map((k) => [h('dt', { text: k }), h('dd', null, generic(job[k]))]),
+            ),
+          ]),
         );
       }
       fill(body, sections);
+      panels.update(data);
     },
   };
+}
+
+/** A built-in part of the job page, in a container of its own (data-panel names it, as for added panels). */
+function section(name: string, title: string | null, content: Child): HTMLElement {
+  return h('section', { class: 'panel', 'data-panel': name }, [title ? h('h2', { text: title }) : null, content]);
+}
+
+/** The job's lines of job.log(), oldest first, numbered. */
+function logsOf(logs: string[] | null): Child {
+  if (logs === null) return h('p', { class: 'muted', text: "Hidden by the dashboard's redact option (a data rule hides the log too)." });
+  if (!logs.length) return h('p', { class: 'muted', text: 'No log line.' });
+  return h(
+    'ol',
+    { class: 'logs', tabindex: '0', 'aria-label': 'Log lines, oldest first' },
+    logs.map((line) => h('li', { text: line })),
+  );
+}
+
+/** The flow around the job: its parent, itself, its children, each with its status and a link. */
+function flowTree(job: WireJob, flow: NonNullable<JobData['flow']>): Child {
+  const item = (node: WireFlowNode, self: boolean, children?: Child) =>
+    h('li', { 'data-flow-job': node.id }, [
+      self ? h('strong', { text: 'Job ' + node.id + ' (this job)' }) : h('a', { href: jobHref(node.id), text: 'Job ' + node.id }),
+      ' ',
+      badge(node.status),
+      ' ',
+      h('span', { class: 'muted', text: node.queue + (node.name ? ' · ' + node.name : '') }),
+      children || null,
+    ]);
+  const kids = flow.children.length
+    ? h('ul', null, [
+        flow.children.map((child) => item(child, false)),
+        flow.moreChildren > 0 ? h('li', { class: 'muted', text: 'and ' + flow.moreChildren + ' more' }) : null,
+      ])
+    : null;
+  const self = item({ id: job.id, queue: job.queue, name: typeof job.name === 'string' ? job.name : null, status: job.status }, true, kids);
+  const info = job.flow as { waitingForChildren?: boolean; pendingChildren?: number } | undefined;
+  return [
+    h('ul', { class: 'tree' }, flow.parent ? item(flow.parent, false, h('ul', null, self)) : self),
+    info && info.waitingForChildren
+      ? h('p', { class: 'muted', text: 'Waiting for ' + info.pendingChildren + ' child job(s) before it runs.' })
+      : null,
+  ];
 }
 
 /** Whether the server kept a field back (the redact option): 'hidden' lists them, on a job's page and on each listed job. */
@@ -119,16 +202,38 @@ function progressOf(progress: unknown): Child {
   return json(progress);
 }
 
-function errorsOf(job: WireJob): Child {
-  // The last attempt's error first, then the earlier attempts' it carries (newest first).
+/**
+ * The attempts' errors, newest first. On a failed (or cancelled) job the newest is its last error; on a job that
+ * completed, or is still going, they are history: earlier attempts that failed before the one that counts.
+ */
+function errorsSection(job: WireJob): HTMLElement {
   const list = job.error ? [job.error].concat(Array.isArray(job.error.previous) ? job.error.previous : []) : [];
-  if (!list.length) return h('p', { class: 'muted', text: 'No failed attempt.' });
-  return list.map((error) =>
-    h('div', { class: 'error-box' }, [
-      h('h3', { text: 'Attempt ' + (error.attempt || '?') + ': ' + error.name }),
-      h('p', { 'data-error-message': '' }, error.message),
-      error.code !== undefined ? h('p', { class: 'muted', text: 'code ' + error.code }) : null,
-      error.stack ? h('details', { open: error === list[0] ? true : null }, [h('summary', { text: 'Stack' }), json(error.stack)]) : null,
-    ]),
-  );
+  const final = job.status === 'failed' || job.status === 'cancelled';
+  const title = !list.length || final ? 'Error' : 'Earlier attempts';
+  if (!list.length) return section('errors', title, h('p', { class: 'muted', text: 'No failed attempt.' }));
+  const note = final
+    ? null
+    : h('p', {
+        class: 'muted',
+        'data-error-history': '',
+        text:
+          job.status === 'completed'
+            ? 'The job completed on attempt ' + job.attempts + '; these earlier attempts failed before it.'
+            : 'These attempts failed; the job is ' +
+              job.status +
+              ' for attempt ' +
+              (job.attempts + (job.status === 'pending' ? 1 : 0)) +
+              '.',
+      });
+  return section('errors', title, [
+    note,
+    list.map((error, i) =>
+      h('div', { class: 'error-box' + (final && i === 0 ? '' : ' history') }, [
+        h('h3', { text: 'Attempt ' + (error.attempt || '?') + ': ' + error.name }),
+        h('p', { 'data-error-message': '' }, error.message),
+        error.code !== undefined ? h('p', { class: 'muted', text: 'code ' + error.code }) : null,
+        error.stack ? h('details', { open: final && i === 0 ? true : null }, [h('summary', { text: 'Stack' }), json(error.stack)]) : null,
+      ]),
+    ),
+  ]);
 }

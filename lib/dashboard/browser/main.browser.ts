@@ -13,6 +13,9 @@ const state: {
   view: View | null;
   /** Bumped on every navigation: an answer for an earlier page is dropped. */
   token: number;
+  /** Bumped on every read; the newest applied: an answer older than one already shown is dropped (item 15). */
+  seq: number;
+  applied: number;
   /** Whether a navigation has happened: from then on a new page takes keyboard focus (the first load does not). */
   focusMain: boolean;
   chartMinutes: number;
@@ -24,6 +27,8 @@ const state: {
   timer: undefined,
   view: null,
   token: 0,
+  seq: 0,
+  applied: 0,
   focusMain: false,
   chartMinutes: 60,
   statuses: ['pending', 'running', 'completed', 'failed', 'cancelled'],
@@ -47,6 +52,7 @@ function route(): View {
   if (parts[0] === 'queue' && parts[1]) return queueView(parts[1], params);
   if (parts[0] === 'job' && parts[1]) return jobView(parts[1]);
   if (parts[0] === 'schedules') return schedulesView();
+  if (parts[0] === 'processes') return processesView();
   return overviewView();
 }
 
@@ -62,12 +68,14 @@ function show(): void {
 function refresh(focus?: boolean): Promise<void> {
   const view = state.view;
   const token = state.token;
+  const seq = ++state.seq;
   clearTimeout(state.timer);
   if (!view) return Promise.resolve();
   return view
     .load()
     .then((data) => {
-      if (token !== state.token) return;
+      if (token !== state.token || seq < state.applied) return;
+      state.applied = seq;
       // The page said "no such queue" and the queue has appeared since: its own page again.
       if (view.gone) {
         view.gone = false;
@@ -84,7 +92,7 @@ function refresh(focus?: boolean): Promise<void> {
       if (focus === true && state.focusMain) main.focus();
     })
     .catch((error: unknown) => {
-      if (token !== state.token) return;
+      if (token !== state.token || seq < state.applied) return;
       const message = messageOf(error);
       if (error instanceof HttpError && error.status === 404 && view.missing) {
         if (!view.gone) fill(main, view.missing(message));
@@ -96,7 +104,8 @@ function refresh(focus?: boolean): Promise<void> {
       if (focus === true) main.insertBefore(h('p', { role: 'alert', class: 'status-line error', text: message }), main.firstChild);
     })
     .then(() => {
-      if (token === state.token) state.timer = setTimeout(tick, state.refresh);
+      // Only the newest read schedules the next poll: an action's read and a poll in flight make one timer, not two.
+      if (token === state.token && seq === state.seq) state.timer = setTimeout(tick, state.refresh);
     });
 }
 

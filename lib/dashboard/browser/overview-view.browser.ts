@@ -25,7 +25,7 @@ function overviewView(): View {
   return {
     title: 'Queues',
     load: () => request<OverviewData>('overview'),
-    mount: () => [h('h1', { text: 'Queues' }), note, table],
+    mount: () => [h('h1', { text: 'Queues' }), note, table, percentileLegend()],
     update(data: OverviewData) {
       const minutes = data.chartMinutes;
       note.textContent =
@@ -52,11 +52,7 @@ function overviewView(): View {
         const cells: HTMLElement[] = [
           h('th', { scope: 'row' }, h('a', { href: queueHref(q.name), 'data-focus': 'q:' + q.name, text: q.name })),
           h('td', { 'data-label': 'State' }, q.paused ? badge('paused') : badge('active')),
-          h(
-            'td',
-            { 'data-label': 'Processor' },
-            q.hasProcessor ? 'yes (' + q.concurrency + ')' : q.processed ? 'elsewhere' : h('span', { class: 'badge none', text: 'none' }),
-          ),
+          h('td', { 'data-label': 'Processor' }, processorLabel(q)),
         ]
           .concat(
             state.statuses.map((st) =>
@@ -76,7 +72,14 @@ function overviewView(): View {
               'td',
               { 'data-label': 'Throughput' },
               m
-                ? h('div', { class: 'metric' }, [sparkline(throughputSeries(m), 'count', minutes), m.completed + m.failed + ' done'])
+                ? h('div', { class: 'metric' }, [
+                    sparkline(throughputSeries(m), 'count', minutes),
+                    h('span', { 'data-done': '' }, [
+                      h('span', { class: 'ok-text', text: count(m.completed) + ' completed' }),
+                      ' · ',
+                      h('span', { class: 'bad-text', text: count(m.failed) + ' failed' }),
+                    ]),
+                  ])
                 : h('span', { class: 'muted', text: 'idle' }),
             ),
             h(
@@ -84,8 +87,8 @@ function overviewView(): View {
               { 'data-label': 'Wait p50 / p95' },
               m && m.waitTime
                 ? h('div', { class: 'metric' }, [
-                    sparkline([{ name: 'Wait p95', values: pick(m.waitTimePerMinute, 'p95'), color: 'wait' }], 'ms', minutes),
-                    ms(m.waitTime.p50) + ' / ' + ms(m.waitTime.p95),
+                    sparkline(percentileSeries('Wait', m.waitTimePerMinute), 'ms', minutes),
+                    percentiles(m.waitTime),
                   ])
                 : '–',
             ),
@@ -94,8 +97,8 @@ function overviewView(): View {
               { 'data-label': 'Run p50 / p95' },
               m && m.runTime
                 ? h('div', { class: 'metric' }, [
-                    sparkline([{ name: 'Run p95', values: pick(m.runTimePerMinute, 'p95'), color: 'run' }], 'ms', minutes),
-                    ms(m.runTime.p50) + ' / ' + ms(m.runTime.p95),
+                    sparkline(percentileSeries('Run', m.runTimePerMinute), 'ms', minutes),
+                    percentiles(m.runTime),
                   ])
                 : '–',
             ),

@@ -3,18 +3,29 @@
 function queueView(name: string, params: URLSearchParams): View {
   const status = params.get('status') || '';
   const search = params.get('search') || '';
+  const jobName = params.get('name') || '';
   const offset = Number(params.get('offset') || 0) || 0;
   const heading = h('h1');
   const tools = h('div', { class: 'toolbar' });
   const tabs = h('ul', { class: 'tabs', 'aria-label': 'Status' });
   const charts = h('div', { class: 'charts' });
-  const list = h('div');
+  const list = h('div', { id: 'queue-jobs' });
+  const panels = mountPanels(queuePanels, 'queue-panels');
+  const table: JobTableState = { selected: new Set<string>(), sort: null };
   const searchInput = h('input', {
     type: 'search',
     id: 'job-search',
     name: 'search',
     value: search,
     placeholder: 'e.g. 42 or invoice-17',
+    autocomplete: 'off',
+  });
+  const nameInput = h('input', {
+    type: 'search',
+    id: 'job-name',
+    name: 'name',
+    value: jobName,
+    placeholder: 'e.g. receipt',
     autocomplete: 'off',
   });
   const searchForm = h(
@@ -33,9 +44,32 @@ function queueView(name: string, params: URLSearchParams): View {
       search ? h('a', { href: queueHref(name), text: 'Clear search' }) : null,
     ],
   );
+  const nameForm = h(
+    'form',
+    {
+      class: 'inline',
+      'aria-label': 'Filter by job name',
+      onsubmit: (event) => {
+        event.preventDefault();
+        location.hash = queueHref(name, { status: status, name: nameInput.value.trim() });
+      },
+    },
+    [
+      h('label', { for: 'job-name' }, ['Job name', nameInput]),
+      h('button', { type: 'submit', text: 'Filter' }),
+      jobName ? h('a', { href: queueHref(name, { status: status }), text: 'All names' }) : null,
+    ],
+  );
   const query =
-    'queues/' + encodeURIComponent(name) + '?' + new URLSearchParams({ status: status, offset: String(offset), search: search }).toString();
+    'queues/' +
+    encodeURIComponent(name) +
+    '?' +
+    new URLSearchParams({ status: status, offset: String(offset), search: search, name: jobName }).toString();
   let mountedTools = false;
+  let last: QueueData | null = null;
+  table.redraw = () => {
+    if (last) fill(list, jobsTable(last, table));
+  };
   return {
     title: 'Queue ' + name,
     load: () => request<QueueData>(query),
@@ -45,9 +79,10 @@ function queueView(name: string, params: URLSearchParams): View {
       tools,
       h('h2', { text: 'Activity' }),
       charts,
+      panels.element,
       h('h2', { text: 'Jobs' }),
       tabs,
-      searchForm,
+      h('div', { class: 'filters' }, [searchForm, nameForm]),
       list,
     ],
     // A mistyped URL names no queue (404): say so, with nothing to act on (an action would create the queue).
@@ -57,14 +92,9 @@ function queueView(name: string, params: URLSearchParams): View {
       h('p', { 'data-missing': '', text: message }),
     ],
     update(data: QueueData) {
+      last = data;
       const q = data.queue;
-      fill(heading, [
-        'Queue ' + q.name,
-        q.paused ? badge('paused') : badge('active'),
-        q.hasProcessor
-          ? h('small', { class: 'muted', text: 'processor here, concurrency ' + q.concurrency })
-          : h('span', { class: 'badge none', text: 'no processor in this app' }),
-      ]);
+      fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), h('small', { class: 'muted' }, processorLabel(q))]);
       if (!data.readOnly) fill(tools, queueTools(q));
       else if (!mountedTools) fill(tools, h('p', { class: 'muted', text: 'Read-only dashboard: no actions.' }));
       mountedTools = true;
@@ -77,30 +107,24 @@ function queueView(name: string, params: URLSearchParams): View {
           'count',
           minutes,
         ),
-        chart(
-          'Wait and run time (p50, p95)',
-          [
-            { name: 'Wait p50', values: pick(m && m.waitTimePerMinute, 'p50'), color: 'wait', dashed: true },
-            { name: 'Wait p95', values: pick(m && m.waitTimePerMinute, 'p95'), color: 'wait' },
-            { name: 'Run p50', values: pick(m && m.runTimePerMinute, 'p50'), color: 'run', dashed: true },
-            { name: 'Run p95', values: pick(m && m.runTimePerMinute, 'p95'), color: 'run' },
-          ],
-          'ms',
-          minutes,
-        ),
+        chart('Wait time (p50, p95)', percentileSeries('Wait', m && m.waitTimePerMinute), 'ms', minutes),
+        chart('Run time (p50, p95)', percentileSeries('Run', m && m.runTimePerMinute), 'ms', minutes),
       ]);
-      const total = state.statuses.reduce((sum, st) => sum + q.counts[st], 0);
+      panels.update(data);
+      // Filtered by job name, the tabs count that name's jobs.
+      const counts = data.nameCounts || q.counts;
+      const total = state.statuses.reduce((sum, st) => sum + (counts[st] || 0), 0);
       const tabList: [string, string, number][] = [['', 'All', total]];
       fill(
         tabs,
-        tabList.concat(state.statuses.map((st): [string, string, number] => [st, st, q.counts[st]])).map((tab) =>
+        tabList.concat(state.statuses.map((st): [string, string, number] => [st, st, counts[st] || 0])).map((tab) =>
           h(
             'li',
             null,
             h(
               'a',
               {
-                href: queueHref(name, { status: tab[0] }),
+                href: queueHref(name, { status: tab[0], name: jobName }),
                 'aria-current': !search && tab[0] === status ? 'page' : null,
                 'data-focus': 'tab:' + tab[0],
               },
@@ -109,7 +133,7 @@ function queueView(name: string, params: URLSearchParams): View {
           ),
         ),
       );
-      fill(list, jobsTable(data));
+      fill(list, jobsTable(data, table));
     },
   };
 }
@@ -166,20 +190,123 @@ function cleanForm(name: string, form: HTMLFormElement): HTMLFormElement {
   return cleanForms[name];
 }
 
+/** What the job table keeps across polls: the selected ids and the sort. */
+interface JobTableState {
+  selected: Set<string>;
+  sort: { key: SortKey; descending: boolean } | null;
+  /** Rebuilds the table from the last answer (a sort or a selection changed). */
+  redraw?: () => void;
+}
+
+type SortKey = 'id' | 'name' | 'status' | 'attempts' | 'createdAt' | 'finishedAt';
+
+/** The sortable columns: title, key, and the cell's class. */
+const JOB_COLUMNS: { title: string; key: SortKey | null; label: string }[] = [
+  { title: 'Id', key: 'id', label: 'Id' },
+  { title: 'Name', key: 'name', label: 'Name' },
+  { title: 'Status', key: 'status', label: 'Status' },
+  { title: 'Key', key: null, label: 'Key' },
+  { title: 'Attempts', key: 'attempts', label: 'Attempts' },
+  { title: 'Created', key: 'createdAt', label: 'Created' },
+  { title: 'Finished', key: 'finishedAt', label: 'Finished' },
+  { title: 'Error', key: null, label: 'Error' },
+];
+
+function sortValue(job: WireJobSummary, key: SortKey): number | string {
+  if (key === 'id') return Number(job.id);
+  if (key === 'attempts') return job.attempts;
+  if (key === 'createdAt') return Date.parse(job.createdAt);
+  if (key === 'finishedAt') return job.finishedAt ? Date.parse(job.finishedAt) : -1;
+  if (key === 'name') return job.name || '';
+  return job.status;
+}
+
+/** The jobs of the page sorted as the operator asked (the page's jobs: a sort does not read other pages). */
+function sortedJobs(jobs: WireJobSummary[], sort: JobTableState['sort']): WireJobSummary[] {
+  if (!sort) return jobs;
+  const key = sort.key;
+  const sign = sort.descending ? -1 : 1;
+  return jobs.slice().sort((a, b) => {
+    const x = sortValue(a, key);
+    const y = sortValue(b, key);
+    return (x < y ? -1 : x > y ? 1 : Number(a.id) - Number(b.id)) * sign;
+  });
+}
+
+/** The bulk actions for the selected jobs of the page. */
+function bulkBar(data: QueueData, table: JobTableState): Child {
+  if (data.readOnly) return null;
+  const ids = data.jobs.filter((job) => table.selected.has(job.id)).map((job) => job.id);
+  const run = (action: string, confirmText: string | null) => () => {
+    if (!ids.length) return;
+    void act('bulk/' + action, { ids: ids }, confirmText ? confirmText.replace('%n', String(ids.length)) : null).then((answer) => {
+      // Done: the selection is spent (the refresh that act made already shows the jobs' new states).
+      if (answer) table.selected.clear();
+      if (table.redraw) table.redraw();
+    });
+  };
+  const none = ids.length === 0 ? true : null;
+  return h('div', { class: 'toolbar bulk', role: 'group', 'aria-label': 'Selected jobs' }, [
+    h('span', { class: 'muted', 'data-selected': ids.length, text: ids.length + ' selected' }),
+    h('button', { type: 'button', disabled: none, onclick: run('retry', null), 'data-focus': 'bulk-retry' }, 'Retry selected'),
+    h(
+      'button',
+      { type: 'button', class: 'danger', disabled: none, onclick: run('cancel', 'Cancel %n job(s)?'), 'data-focus': 'bulk-cancel' },
+      'Cancel selected',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        disabled: none,
+        onclick: run('remove', 'Remove %n job(s) for good? This cannot be undone.'),
+        'data-focus': 'bulk-remove',
+      },
+      'Remove selected',
+    ),
+  ]);
+}
+
 /** The jobs of the page, and the pager (a search shows every match on one page). */
-function jobsTable(data: QueueData): Child {
+function jobsTable(data: QueueData, table: JobTableState): Child {
   if (!data.jobs.length)
     return h('p', { text: data.search ? 'No job of this queue has id or key "' + data.search + '".' : 'No job here.' });
-  // A job name column appears when the server's jobs carry one (JobInfo may grow fields; the page follows).
-  const named = data.jobs.some((job) => typeof job.name === 'string');
-  const rows = data.jobs.map((job) =>
-    h('tr', { 'data-job': job.id }, [
-      h('td', null, h('a', { href: jobHref(job.id), 'data-focus': 'job:' + job.id, text: job.id })),
-      named ? h('td', { 'data-label': 'Name', text: typeof job.name === 'string' ? job.name : '' }) : null,
+  const onPage = new Set(data.jobs.map((job) => job.id));
+  table.selected.forEach((id) => {
+    if (!onPage.has(id)) table.selected.delete(id);
+  });
+  const selectable = !data.readOnly;
+  const toggle = (id: string) => (event: Event) => {
+    if ((event.target as HTMLInputElement).checked) table.selected.add(id);
+    else table.selected.delete(id);
+    if (table.redraw) table.redraw();
+  };
+  const rows = sortedJobs(data.jobs, table.sort).map((job) =>
+    h('tr', { 'data-job': job.id, 'aria-selected': selectable ? String(table.selected.has(job.id)) : null }, [
+      selectable
+        ? h(
+            'td',
+            { class: 'pick' },
+            h('input', {
+              type: 'checkbox',
+              'aria-label': 'Select job ' + job.id,
+              checked: table.selected.has(job.id),
+              'data-focus': 'pick:' + job.id,
+              onchange: toggle(job.id),
+            }),
+          )
+        : null,
+      h('td', { 'data-label': 'Id' }, h('a', { href: jobHref(job.id), 'data-focus': 'job:' + job.id, text: job.id })),
+      h(
+        'td',
+        { class: 'wrap name', 'data-label': 'Name' },
+        typeof job.name === 'string' ? job.name : h('span', { class: 'muted', text: '–' }),
+      ),
       h('td', { 'data-label': 'Status' }, badge(job.status)),
       h(
         'td',
-        { class: 'wrap', 'data-label': 'Key' },
+        { class: 'wrap key', 'data-label': 'Key' },
         isHidden(job, 'key')
           ? h('span', { class: 'muted', text: 'hidden' })
           : job.key === null
@@ -187,39 +314,94 @@ function jobsTable(data: QueueData): Child {
             : job.key,
       ),
       h('td', { class: 'num', 'data-label': 'Attempts' }, job.attempts + ' / ' + job.maxAttempts),
-      h('td', { 'data-label': 'Created' }, when(job.createdAt)),
-      h('td', { 'data-label': 'Finished' }, when(job.finishedAt)),
-      h('td', { class: 'wrap', 'data-label': 'Last error' }, job.error || ''),
+      h('td', { 'data-label': 'Created' }, whenShort(job.createdAt)),
+      h('td', { 'data-label': 'Finished' }, whenShort(job.finishedAt)),
+      // A failed or cancelled job's error is its last; a job still going shows the error its next attempt follows.
+      h(
+        'td',
+        { class: 'wrap error', 'data-label': 'Error' },
+        job.error
+          ? job.status === 'failed' || job.status === 'cancelled'
+            ? h('span', { title: job.error, text: job.error })
+            : h('span', { class: 'muted', title: job.error, text: 'previous attempt: ' + job.error })
+          : '',
+      ),
     ]),
   );
-  const titles = named
-    ? ['Id', 'Name', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error']
-    : ['Id', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error'];
-  const head = h(
-    'tr',
-    null,
-    titles.map((title) => h('th', { scope: 'col', class: title === 'Attempts' ? 'num' : null, text: title })),
-  );
+  const allPicked = selectable && data.jobs.every((job) => table.selected.has(job.id));
+  const head = h('tr', null, [
+    selectable
+      ? h(
+          'th',
+          { scope: 'col', class: 'pick' },
+          h('input', {
+            type: 'checkbox',
+            'aria-label': 'Select all jobs of this page',
+            checked: allPicked,
+            'data-focus': 'pick:all',
+            onchange: (event: Event) => {
+              const on = (event.target as HTMLInputElement).checked;
+              data.jobs.forEach((job) => (on ? table.selected.add(job.id) : table.selected.delete(job.id)));
+              if (table.redraw) table.redraw();
+            },
+          }),
+        )
+      : null,
+    JOB_COLUMNS.map((column) => {
+      const key = column.key;
+      const sorted = key && table.sort && table.sort.key === key ? table.sort : null;
+      return h(
+        'th',
+        {
+          scope: 'col',
+          class: column.title === 'Attempts' ? 'num' : null,
+          'aria-sort': sorted ? (sorted.descending ? 'descending' : 'ascending') : key ? 'none' : null,
+        },
+        key
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'sort',
+                'data-sort': key,
+                'data-focus': 'sort:' + key,
+                onclick: () => {
+                  table.sort = { key: key, descending: sorted ? !sorted.descending : false };
+                  if (table.redraw) table.redraw();
+                },
+              },
+              [column.title, h('span', { 'aria-hidden': 'true', text: sorted ? (sorted.descending ? ' ▼' : ' ▲') : '' })],
+            )
+          : column.title,
+      );
+    }),
+  ]);
   const parts: Child[] = [
-    h('div', { class: 'table-wrap' }, h('table', { class: 'cards' }, [h('thead', null, head), h('tbody', null, rows)])),
+    bulkBar(data, table),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'cards jobs' }, [h('thead', null, head), h('tbody', null, rows)])),
   ];
   if (!data.search) {
     const from = data.offset + 1;
     const to = data.offset + data.jobs.length;
     const name = data.queue.name;
     const status = data.status || '';
+    const jobName = data.name || '';
     parts.push(
       h('nav', { class: 'pager', 'aria-label': 'Pages' }, [
         data.offset > 0
           ? h('a', {
-              href: queueHref(name, { status: status, offset: Math.max(0, data.offset - data.limit) || null }),
+              href: queueHref(name, { status: status, name: jobName, offset: Math.max(0, data.offset - data.limit) || null }),
               text: '← Newer',
               'data-focus': 'newer',
             })
           : null,
         h('span', { text: 'Jobs ' + from + '–' + to + ' of ' + count(data.total) }),
         to < data.total
-          ? h('a', { href: queueHref(name, { status: status, offset: data.offset + data.limit }), text: 'Older →', 'data-focus': 'older' })
+          ? h('a', {
+              href: queueHref(name, { status: status, name: jobName, offset: data.offset + data.limit }),
+              text: 'Older →',
+              'data-focus': 'older',
+            })
           : null,
       ]),
     );

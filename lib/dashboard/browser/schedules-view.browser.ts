@@ -1,4 +1,4 @@
-// The recurring jobs.
+// The recurring jobs: their definition, last and next run, and run now / pause / resume / delete.
 
 function schedulesView(): View {
   const body = h('div');
@@ -11,22 +11,53 @@ function schedulesView(): View {
         fill(body, h('p', { text: 'No recurring job.' }));
         return;
       }
+      const titles = ['Queue', 'Name', 'Every / cron', 'Time zone', 'State', 'Last run', 'Next run', 'Data'];
       const head = h(
         'tr',
         null,
-        ['Queue', 'Name', 'Every / cron', 'Time zone', 'Next run', 'Data'].map((t) => h('th', { scope: 'col', text: t })),
+        titles.concat(data.readOnly ? [] : ['Actions']).map((t) => h('th', { scope: 'col', text: t })),
       );
-      const rows = data.schedules.map((sc) =>
-        h('tr', { 'data-schedule': sc.queue + '/' + sc.name }, [
-          h('td', null, h('a', { href: queueHref(sc.queue), text: sc.queue })),
-          h('td', { text: sc.name }),
-          h('td', { text: sc.cron !== null ? sc.cron : 'every ' + ms(sc.every) }),
-          h('td', { text: sc.timezone || 'process default' }),
-          h('td', null, when(sc.nextRunAt)),
-          h('td', { class: 'wrap' }, sc.dataHidden ? h('span', { class: 'muted', text: 'hidden' }) : JSON.stringify(sc.data)),
-        ]),
-      );
-      fill(body, h('div', { class: 'table-wrap' }, h('table', null, [h('thead', null, head), h('tbody', null, rows)])));
+      const rows = data.schedules.map((sc) => {
+        const path = 'schedules/' + encodeURIComponent(sc.queue) + '/' + encodeURIComponent(sc.name) + '/';
+        const label = sc.name + ' of ' + sc.queue;
+        const run = sc.lastRun;
+        return h('tr', { 'data-schedule': sc.queue + '/' + sc.name }, [
+          h('td', { 'data-label': 'Queue' }, h('a', { href: queueHref(sc.queue), text: sc.queue })),
+          h('td', { class: 'wrap', 'data-label': 'Name', text: sc.name }),
+          h('td', { 'data-label': 'Every / cron', text: sc.cron !== null ? sc.cron : 'every ' + ms(sc.every) }),
+          h('td', { 'data-label': 'Time zone', text: sc.timezone || 'process default' }),
+          h('td', { 'data-label': 'State' }, sc.paused ? badge('paused') : badge('active')),
+          h(
+            'td',
+            { 'data-label': 'Last run', 'data-last-run': run ? run.id : '' },
+            run
+              ? [h('a', { href: jobHref(run.id), text: 'job ' + run.id }), ' ', badge(run.status), ' ', whenShort(run.createdAt)]
+              : h('span', { class: 'muted', text: 'never' }),
+          ),
+          h('td', { 'data-label': 'Next run' }, sc.paused ? h('span', { class: 'muted', text: 'paused' }) : when(sc.nextRunAt)),
+          h(
+            'td',
+            { class: 'wrap', 'data-label': 'Data' },
+            sc.dataHidden ? h('span', { class: 'muted', text: 'hidden' }) : JSON.stringify(sc.data),
+          ),
+          data.readOnly
+            ? null
+            : h('td', { class: 'actions', 'data-label': 'Actions' }, [
+                actionButton('Run now', path + 'run', null, null, { 'aria-label': 'Run ' + label + ' now' }),
+                sc.paused
+                  ? actionButton('Resume', path + 'resume', null, null, { 'aria-label': 'Resume ' + label })
+                  : actionButton('Pause', path + 'pause', null, null, { 'aria-label': 'Pause ' + label }),
+                actionButton(
+                  'Delete',
+                  path + 'delete',
+                  null,
+                  'Delete the schedule ' + label + '? The jobs it already enqueued stay. An app that declares it at boot adds it again.',
+                  { class: 'danger', 'aria-label': 'Delete ' + label },
+                ),
+              ]),
+        ]);
+      });
+      fill(body, h('div', { class: 'table-wrap' }, h('table', { class: 'cards' }, [h('thead', null, head), h('tbody', null, rows)])));
     },
   };
 }

@@ -46,23 +46,33 @@ function say(message: string, isError?: boolean): void {
   statusLine.textContent = message;
 }
 
-/** Sends an action after confirmation where it destroys something; says what happened; refreshes. */
-function act(path: string, body?: unknown, confirmText?: string | null): void {
+/**
+ * Sends an action after confirmation where it destroys something; says what happened; then reads the page again at
+ * once, so the page shows the action's effect without waiting for the next poll (and a poll answer read before the
+ * action, arriving after it, is dropped: see refresh). Resolves with the answer, or null when nothing was done.
+ */
+function act<T extends ActionAnswer = ActionAnswer>(path: string, body?: unknown, confirmText?: string | null): Promise<T | null> {
   if (confirmText && !window.confirm(confirmText)) {
     say('Nothing done.');
-    return;
+    return Promise.resolve(null);
   }
-  request<ActionAnswer>(path, {
+  return request<T>(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body || {}),
   })
-    .then((answer) => say(answer.message))
-    .catch((error: unknown) => say(messageOf(error), true))
-    .then(() => refresh());
+    .then((answer) => {
+      say(answer.message);
+      return answer;
+    })
+    .catch((error: unknown) => {
+      say(messageOf(error), true);
+      return null;
+    })
+    .then((answer) => refresh().then(() => answer));
 }
 
 function actionButton(label: string, path: string, body?: unknown, confirmText?: string | null, extra?: Attrs): HTMLButtonElement {
-  const attrs: Attrs = { type: 'button', 'data-focus': label + path, onclick: () => act(path, body, confirmText) };
+  const attrs: Attrs = { type: 'button', 'data-focus': label + path, onclick: () => void act(path, body, confirmText) };
   return h('button', Object.assign(attrs, extra || {}), label);
 }

@@ -15,6 +15,9 @@ import {
   FlowRecord,
   JobRecord,
   KeyBlockedJob,
+  ProcessorAnnouncementRow,
+  PromoteOutcome,
+  WorkerActivityRow,
   RemoveTreeOutcome,
   ListJobsQuery,
   NewFlowNode,
@@ -35,6 +38,7 @@ import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } f
 import { claimJobs } from './sql/claim.sql';
 import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
+import { lastScheduleRun, pauseSchedule, processorAnnouncements, promoteJob, resumeSchedule, runningByWorker } from './sql/operator.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
@@ -371,6 +375,30 @@ export class PostgresQueueStorage implements QueueStorage {
 
   upsertSchedule(schedule: ScheduleRecord, now: number): Promise<void> {
     return upsertSchedule(this.db, schedule, now);
+  }
+
+  promote(id: string, now: number): Promise<PromoteOutcome | null> {
+    return promoteJob(this.db, id, now);
+  }
+
+  pauseSchedule(queue: string, name: string, now: number): Promise<boolean> {
+    return pauseSchedule(this.db, queue, name, now);
+  }
+
+  resumeSchedule(queue: string, name: string, nextRunAt: number, now: number): Promise<boolean> {
+    return resumeSchedule(this.db, queue, name, nextRunAt, now);
+  }
+
+  lastScheduleRun(queue: string, name: string): Promise<JobRecord | null> {
+    return lastScheduleRun(this.db, queue, name);
+  }
+
+  processorAnnouncements(now: number): Promise<ProcessorAnnouncementRow[]> {
+    return processorAnnouncements(this.db, now);
+  }
+
+  runningByWorker(): Promise<WorkerActivityRow[]> {
+    return runningByWorker(this.db);
   }
 
   removeSchedule(queue: string, name: string): Promise<boolean> {

@@ -15,6 +15,9 @@ import {
   FlowRecord,
   JobRecord,
   KeyBlockedJob,
+  ProcessorAnnouncementRow,
+  PromoteOutcome,
+  WorkerActivityRow,
   RemoveTreeOutcome,
   ListJobsQuery,
   NewFlowNode,
@@ -34,6 +37,7 @@ import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
 import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
+import { lastScheduleRun, pauseSchedule, processorAnnouncements, promoteJob, resumeSchedule, runningByWorker } from './sql/operator.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
@@ -407,6 +411,30 @@ export class SqliteQueueStorage implements QueueStorage {
 
   upsertSchedule(schedule: ScheduleRecord, now: number): Promise<void> {
     return upsertSchedule(this.db.runner, schedule, now);
+  }
+
+  promote(id: string, now: number): Promise<PromoteOutcome | null> {
+    return promoteJob(this.db.runner, id, now);
+  }
+
+  pauseSchedule(queue: string, name: string, now: number): Promise<boolean> {
+    return pauseSchedule(this.db.runner, queue, name, now);
+  }
+
+  resumeSchedule(queue: string, name: string, nextRunAt: number, now: number): Promise<boolean> {
+    return resumeSchedule(this.db.runner, queue, name, nextRunAt, now);
+  }
+
+  lastScheduleRun(queue: string, name: string): Promise<JobRecord | null> {
+    return lastScheduleRun(this.db.runner, queue, name);
+  }
+
+  processorAnnouncements(now: number): Promise<ProcessorAnnouncementRow[]> {
+    return processorAnnouncements(this.db.runner, now);
+  }
+
+  runningByWorker(): Promise<WorkerActivityRow[]> {
+    return runningByWorker(this.db.runner);
   }
 
   removeSchedule(queue: string, name: string): Promise<boolean> {

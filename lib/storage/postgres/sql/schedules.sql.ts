@@ -1,16 +1,20 @@
 import { ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
 import { SCHEDULE_COLUMNS } from '../../shared/job-columns';
 import { scheduleParams, toScheduleRecord } from '../../shared/job-row.mapper';
+import { PARKED_RUN_AT, SCHEDULE_PAUSE_OFFSET } from '../../shared/schedule-pause';
 import { PostgresContext, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T, S } = tables;
   return {
-    upsertSchedule: `INSERT INTO ${S} (${SCHEDULE_COLUMNS}, created_at, updated_at)
+    // A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it).
+    upsertSchedule: `INSERT INTO ${S} AS s (${SCHEDULE_COLUMNS}, created_at, updated_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
       ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
         timezone = excluded.timezone, data = excluded.data, options = excluded.options,
-        next_run_at = excluded.next_run_at, updated_at = excluded.updated_at`,
+        next_run_at = CASE WHEN s.next_run_at >= ${SCHEDULE_PAUSE_OFFSET} AND s.next_run_at < ${PARKED_RUN_AT}
+          AND excluded.next_run_at < ${SCHEDULE_PAUSE_OFFSET} THEN excluded.next_run_at + ${SCHEDULE_PAUSE_OFFSET} ELSE excluded.next_run_at END,
+        updated_at = excluded.updated_at`,
 
     removeSchedule: `DELETE FROM ${S} WHERE queue = $1 AND name = $2`,
 

@@ -1,14 +1,18 @@
 import { ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
 import { SCHEDULE_COLUMNS } from '../../shared/job-columns';
 import { scheduleParams, toScheduleRecord } from '../../shared/job-row.mapper';
+import { PARKED_RUN_AT, SCHEDULE_PAUSE_OFFSET } from '../../shared/schedule-pause';
 import { StatementRunner } from '../../shared/statement-runner';
 import { S, T, newJobValues } from './sqlite-sql-fragments';
 
+/** A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it). */
 const UPSERT_SCHEDULE_SQL = `INSERT INTO ${S} (${SCHEDULE_COLUMNS}, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
     timezone = excluded.timezone, data = excluded.data, options = excluded.options,
-    next_run_at = excluded.next_run_at, updated_at = excluded.updated_at`;
+    next_run_at = CASE WHEN ${S}.next_run_at >= ${SCHEDULE_PAUSE_OFFSET} AND ${S}.next_run_at < ${PARKED_RUN_AT}
+      AND excluded.next_run_at < ${SCHEDULE_PAUSE_OFFSET} THEN excluded.next_run_at + ${SCHEDULE_PAUSE_OFFSET} ELSE excluded.next_run_at END,
+    updated_at = excluded.updated_at`;
 
 const REMOVE_SCHEDULE_SQL = `DELETE FROM ${S} WHERE queue = ? AND name = ?`;
 

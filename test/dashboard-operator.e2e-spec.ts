@@ -1,0 +1,431 @@
+/**
+ * The dashboard an operator does not outgrow (issue 24, items 8-15), in a real headless Chromium against running apps
+ * on SQLite and PostgreSQL: job logs and the flow tree, attempts' errors as history, the job-name filter, sorting,
+ * selection with bulk actions, "run now", re-run, the schedules' controls, the processes page, the layout at 1280 px,
+ * the charts' colours and axes, the dark theme, hashed and compressed assets, and an action's effect shown at once
+ * (polling set to a minute, so nothing but the action's own read can show it). Screenshots of docs/images come from
+ * the better-sqlite3 run.
+ */
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { INestApplicationContext, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { Page } from 'playwright-core';
+import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
+import { defineProcessor } from './fixtures/define-processor';
+import { Backend, TestDatabase, describeEachBackend } from './support/backends';
+import { launchChromium, TestBrowser } from './support/browser';
+import { waitFor } from './support/wait-for';
+
+const IMAGES = join(__dirname, '..', 'docs', 'images');
+const LONG_NAME = 'monthly-invoice-reconciliation-for-enterprise-customers-with-a-very-long-name';
+
+/** What the `report` handler does: log two lines, fail its first attempt, complete the second; `hold` keeps it running. */
+const report = { hold: null as Promise<void> | null, started: 0 };
+const Report = defineProcessor<{ n: number }>(
+  'report',
+  async (job: Job<{ n: number }>) => {
+    report.started++;
+    await job.log(`starting report ${job.data.n} <b>bold?</b>`);
+    if (report.hold) await report.hold;
+    if (job.attempt === 1 && job.data.n >= 0) throw new Error(`upstream timed out on attempt ${job.attempt}`);
+    await job.log('report written');
+    return { rows: job.data.n };
+  },
+  { maxAttempts: 2, backoff: { type: 'fixed', delay: 1 } },
+);
+@Module({ providers: [Report] })
+class ReportModule {}
+
+/** A processor for `remote` in another app on the same database: the dashboard's app does not process it. */
+const Remote = defineProcessor('remote', async () => 'done elsewhere');
+@Module({ providers: [Remote] })
+class RemoteModule {}
+
+let browser: TestBrowser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function openPage(url: string, dialogs: 'accept' | 'dismiss' = 'accept'): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on('dialog', (dialog) => void (dialogs === 'accept' ? dialog.accept() : dialog.dismiss()));
+  await page.goto(url);
+  return page;
+}
+
+/** A GET on a connection of its own with these headers: status, headers and the raw body bytes. */
+function getRaw(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers, agent: false, timeout: 10_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} got no answer in 10 s`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function screenshots(backend: Backend): boolean {
+  return backend.name === 'better-sqlite3';
+}
+
+describeEachBackend(
+  'dashboard for operators',
+  (backend) => {
+    let db: TestDatabase;
+    let running: DashboardApp;
+    let admin: QueueAdmin;
+    let producer: QueueProducer;
+    let remote: INestApplicationContext | undefined;
+
+    beforeEach(async () => {
+      report.hold = null;
+      report.started = 0;
+      db = backend.tempDatabase();
+      // Polls a minute apart: whatever the page shows right after an action, its own read showed (item 15).
+      running = await startDashboardApp(db, 'express', { refreshInterval: 60_000 }, [ReportModule]);
+      admin = running.app.get(QueueAdmin);
+      producer = running.app.get(QueueProducer);
+    });
+    afterEach(async () => {
+      await remote?.close();
+      remote = undefined;
+      await running?.app.close();
+      db?.cleanup();
+    });
+
+    it('job page: logs, a flow as a linked tree, earlier errors as history, re-run, run now, and a removal shown at once', async () => {
+      const parent = await producer.addFlow({
+        queue: 'other',
+        data: { step: 'parent' },
+        children: [
+          { queue: 'report', data: { n: 1 } },
+          { queue: 'mail', data: { n: 2 } },
+        ],
+      });
+      await waitFor(async () => (await admin.getJob(parent.id))?.status === 'completed', 'the flow completed');
+      const [reportChild] = await admin.getJobs('report', { status: 'completed' });
+
+      // A completed job whose first attempt failed: its error is history, and its log is shown (as text).
+      const page = await openPage(`${running.url}/queues#/job/${reportChild.id}`);
+      await page.locator('[data-panel="logs"] ol.logs li').first().waitFor();
+      expect(await page.locator('[data-panel="logs"] li').allInnerTexts()).toEqual([
+        'starting report 1 <b>bold?</b>',
+        'starting report 1 <b>bold?</b>',
+        'report written',
+      ]);
+      expect(await page.locator('[data-panel="errors"] h2').innerText()).toBe('Earlier attempts');
+      expect(await page.locator('[data-error-history]').innerText()).toContain('completed on attempt 2');
+      expect(await page.getByRole('heading', { name: 'Error', exact: true }).count()).toBe(0);
+      // The flow: the parent as a link with its status, this job under it.
+      const tree = page.locator('[data-panel="flow"] ul.tree');
+      await tree.locator(`li[data-flow-job="${parent.id}"] > a`).waitFor();
+      expect(await tree.locator(`li[data-flow-job="${parent.id}"] > .badge`).first().innerText()).toBe('completed');
+      await tree.locator(`li[data-flow-job="${parent.id}"] > a`).click();
+      await page.locator(`[data-panel="flow"] li[data-flow-job="${reportChild.id}"] > a`).waitFor();
+      expect(await page.locator('[data-panel="flow"] li[data-flow-job] > a').count()).toBe(2);
+      // The list of the report queue shows no "last error" for the completed job.
+      await page.goto(`${running.url}/queues#/queue/report`);
+      await page.locator(`tr[data-job="${reportChild.id}"]`).waitFor();
+      expect(await page.locator(`tr[data-job="${reportChild.id}"] td[data-label="Error"]`).innerText()).toBe('');
+
+      // An ordinary job: no flow block at all. Run again: a new job with the same data and name, its page shown.
+      const plain = await producer.add('mail', { n: 7 }, { name: LONG_NAME });
+      await waitFor(async () => (await admin.getJob(plain.id))?.status === 'completed', 'plain job done');
+      await page.goto(`${running.url}/queues#/job/${plain.id}`);
+      await page.locator('[data-panel="fields"]').waitFor();
+      expect(await page.locator('[data-panel="flow"]').count()).toBe(0);
+      expect(await page.getByText('flow', { exact: true }).count()).toBe(0);
+      expect(await page.locator('#job-panels').count()).toBe(1);
+      await page.getByRole('button', { name: 'Run again as a new job' }).click();
+      await page.getByRole('status').getByText(`with the data of job ${plain.id}`).waitFor();
+      await page.waitForURL((url) => url.hash.startsWith('#/job/') && url.hash !== `#/job/${plain.id}`);
+      const copyId = decodeURIComponent(new URL(page.url()).hash.slice('#/job/'.length));
+      const copy = await admin.getJob(copyId);
+      expect(copy).toMatchObject({ queue: 'mail', name: LONG_NAME, data: { n: 7 } });
+      expect((await admin.getJob(plain.id))?.status).toBe('completed');
+
+      // Run now: a job delayed by an hour becomes due and runs.
+      const delayed = await producer.add('mail', { n: 8 }, { delay: 3_600_000 });
+      await page.goto(`${running.url}/queues#/job/${delayed.id}`);
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-job-delayed.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Run now' }).click();
+      await page.getByRole('status').getByText(`Job ${delayed.id} is due now`).waitFor();
+      await waitFor(async () => (await admin.getJob(delayed.id))?.status === 'completed', 'promoted job done');
+
+      // Remove: the page says at once that the job is gone (the next poll is a minute away).
+      await page.goto(`${running.url}/queues#/job/${copyId}`);
+      await waitFor(async () => (await admin.getJob(copyId))?.status === 'completed', 'copy done');
+      await page.reload();
+      await page.getByRole('button', { name: 'Remove' }).click();
+      await page.getByRole('heading', { name: `Job ${copyId} no longer exists` }).waitFor({ timeout: 5000 });
+      expect(await admin.getJob(copyId)).toBeNull();
+      await page.close();
+    });
+
+    it('queue page: name filter, sortable columns, bulk retry / cancel / remove shown at once, and 1280 px with long names', async () => {
+      running.behaviour.failing = true;
+      const failed = await producer.addBulk('mail', [
+        { data: { fail: true }, options: { name: LONG_NAME } },
+        { data: { fail: true }, options: { name: LONG_NAME } },
+        { data: { fail: true }, options: { name: 'receipt' } },
+      ]);
+      const delayed = await producer.addBulk('mail', [
+        { data: { n: 1 }, options: { name: 'receipt', delay: 3_600_000 } },
+        { data: { n: 2 }, options: { name: 'receipt', delay: 3_600_000 } },
+      ]);
+      await waitFor(async () => (await admin.getCounts('mail')).failed === 3, 'three failed');
+      const page = await openPage(`${running.url}/queues#/queue/mail`);
+      await page.locator(`tr[data-job="${failed[0].id}"]`).waitFor();
+
+      // Fits 1280 px: the table is no wider than its box, and Finished and Error are on screen.
+      const widths = (await page.evaluate(`(() => {
+        const wrap = document.querySelector('#queue-jobs .table-wrap');
+        return { wrap: wrap.clientWidth, table: wrap.querySelector('table').scrollWidth, viewport: window.innerWidth };
+      })()`)) as { wrap: number; table: number; viewport: number };
+      expect(widths.viewport).toBe(1280);
+      expect(widths.table).toBeLessThanOrEqual(widths.wrap);
+      for (const label of ['Finished', 'Error']) {
+        const box = await page.locator(`tr[data-job="${failed[0].id}"] td[data-label="${label}"]`).boundingBox();
+        expect(box && box.x + box.width).toBeLessThanOrEqual(1280);
+      }
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-queue-long-names.png'), fullPage: true });
+
+      // Filter by job name: that name's jobs and counts only.
+      await page.getByLabel('Job name', { exact: true }).fill('receipt');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByRole('link', { name: /^All \(3\)$/ }).waitFor();
+      expect((await page.locator('tr[data-job]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-job')))).sort()).toEqual(
+        [failed[2].id, ...delayed.map((job) => job.id)].sort(),
+      );
+      await page.getByRole('link', { name: /^failed \(1\)$/ }).click();
+      await page.locator(`tr[data-job="${failed[2].id}"]`).waitFor();
+      expect(await page.locator('tr[data-job]').count()).toBe(1);
+      await page.getByRole('link', { name: 'All names' }).click();
+      await page.getByRole('link', { name: /^failed \(3\)$/ }).waitFor();
+      await page.getByRole('link', { name: /^All \(5\)$/ }).click();
+      await page.locator(`tr[data-job="${delayed[0].id}"]`).waitFor();
+
+      // Sort by id, ascending then descending (the list comes newest first).
+      const ids = () => page.locator('tr[data-job]').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-job'))));
+      await page.locator('button[data-sort="id"]').click();
+      const ascending = await ids();
+      expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+      expect(await page.locator('th[aria-sort="ascending"]').count()).toBe(1);
+      await page.locator('button[data-sort="id"]').click();
+      expect(await ids()).toEqual([...ascending].reverse());
+
+      // Select two failed jobs and retry them: their new state is on the page at once, no poll needed.
+      running.behaviour.failing = false;
+      await page.getByLabel(`Select job ${failed[0].id}`).check();
+      await page.getByLabel(`Select job ${failed[1].id}`).check();
+      expect(await page.locator('[data-selected]').innerText()).toBe('2 selected');
+      await page.getByRole('button', { name: 'Retry selected' }).click();
+      await page.getByRole('status').getByText('2 job(s) retried.').waitFor();
+      await page.locator(`tr[data-job="${failed[0].id}"] .badge:not(.failed)`).waitFor({ timeout: 3000 });
+      expect(await page.locator('[data-selected]').innerText()).toBe('0 selected');
+      await waitFor(async () => (await admin.getCounts('mail')).completed === 2, 'both retried jobs completed');
+
+      // Cancel the delayed ones, then remove them with a third job (one refused: the answer says why).
+      for (const job of delayed) await page.getByLabel(`Select job ${job.id}`).check();
+      await page.getByRole('button', { name: 'Cancel selected' }).click();
+      await page.getByRole('status').getByText('2 job(s) cancelled.').waitFor();
+      await page.locator(`tr[data-job="${delayed[0].id}"] .badge.cancelled`).waitFor({ timeout: 3000 });
+      expect((await admin.getJob(delayed[1].id))?.status).toBe('cancelled');
+      await page.getByLabel('Select all jobs of this page').check();
+      expect(await page.locator('[data-selected]').innerText()).toBe('5 selected');
+      await page.getByRole('button', { name: 'Remove selected' }).click();
+      await page.getByRole('status').getByText('5 job(s) removed.').waitFor();
+      // At once: the table is empty before any poll.
+      await page.getByText('No job here.').waitFor({ timeout: 3000 });
+      expect(await admin.getCounts('mail')).toMatchObject({ pending: 0, completed: 0, failed: 0, cancelled: 0 });
+      await page.close();
+    });
+
+    it('schedules: last run, next run, run now, pause and resume, delete after confirmation', async () => {
+      await producer.upsertSchedule('report', 'nightly-report', { cron: '0 3 * * *', data: { n: -1 } });
+      await producer.upsertSchedule('mail', 'digest', { every: 3_600_000, data: { n: 5 } });
+      const page = await openPage(`${running.url}/queues#/schedules`);
+      const row = page.locator('tr[data-schedule="report/nightly-report"]');
+      await row.waitFor();
+      expect(await row.locator('td[data-label="Last run"]').innerText()).toBe('never');
+      expect(await row.locator('td[data-label="Next run"] time').count()).toBe(1);
+
+      await page.getByRole('button', { name: 'Run nightly-report of report now' }).click();
+      await page
+        .getByRole('status')
+        .getByText(/Schedule nightly-report of report ran now: job \d+/)
+        .waitFor();
+      const lastRun = row.locator('td[data-label="Last run"] a');
+      await lastRun.waitFor({ timeout: 3000 });
+      const [ran] = await admin.getJobs('report');
+      expect(await lastRun.innerText()).toBe(`job ${ran.id}`);
+      expect(ran).toMatchObject({ name: 'nightly-report', data: { n: -1 } });
+      await waitFor(async () => (await admin.getJob(ran.id))?.status === 'completed', 'the run-now job completed');
+
+      await page.getByRole('button', { name: 'Pause nightly-report of report' }).click();
+      await row.locator('td[data-label="State"] .badge.paused').waitFor({ timeout: 3000 });
+      expect((await producer.listSchedules()).find((s) => s.name === 'nightly-report')?.paused).toBe(true);
+      // Declared again at boot (changed): still paused.
+      await producer.upsertSchedule('report', 'nightly-report', { cron: '0 4 * * *', data: { n: -1 } });
+      expect((await producer.listSchedules()).find((s) => s.name === 'nightly-report')).toMatchObject({ paused: true, cron: '0 4 * * *' });
+      await page.getByRole('button', { name: 'Resume nightly-report of report' }).click();
+      await row.locator('td[data-label="State"] .badge.active').waitFor({ timeout: 3000 });
+      const resumed = (await producer.listSchedules()).find((s) => s.name === 'nightly-report')!;
+      expect(resumed.paused).toBe(false);
+      expect(resumed.nextRunAt.getTime()).toBeGreaterThan(Date.now());
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-schedules-controls.png'), fullPage: true });
+
+      // Delete asks first: dismissed, nothing happens; accepted, the row goes at once.
+      const wary = await openPage(`${running.url}/queues#/schedules`, 'dismiss');
+      await wary.getByRole('button', { name: 'Delete digest of mail' }).click();
+      await wary.getByRole('status').getByText('Nothing done.').waitFor();
+      expect((await producer.listSchedules()).map((s) => s.name)).toContain('digest');
+      await wary.close();
+      await page.getByRole('button', { name: 'Delete digest of mail' }).click();
+      await page.getByRole('status').getByText('Schedule digest of mail deleted').waitFor();
+      await page.locator('tr[data-schedule="mail/digest"]').waitFor({ state: 'detached', timeout: 3000 });
+      expect((await producer.listSchedules()).map((s) => s.name)).toEqual(['nightly-report']);
+      await page.close();
+    });
+
+    it('processes, one label for a queue processed elsewhere, completed and failed apart, p50/p95 colours, whole-number axes, dark theme', async () => {
+      // Another app on the same database processes `remote`; this one runs a `report` job that it holds.
+      const moduleRef = await Test.createTestingModule({
+        imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, workerId: 'remote-worker' }), RemoteModule],
+      }).compile();
+      remote = await moduleRef.createNestApplication({ logger: ['fatal'] }).init();
+      let release!: () => void;
+      report.hold = new Promise<void>((resolve) => (release = resolve));
+      const held = await producer.add('report', { n: -1 });
+      await producer.add('remote', {});
+      await waitFor(async () => (await admin.getJob(held.id))?.status === 'running', 'report job running');
+      await waitFor(async () => (await admin.listQueues()).find((q) => q.name === 'remote')?.processed === true, 'remote announced');
+      running.behaviour.failing = true;
+      await producer.addBulk('mail', [{ data: { n: 1 } }, { data: { fail: true } }, { data: { n: 2 } }]);
+      await waitFor(async () => {
+        const counts = await admin.getCounts('mail');
+        return counts.completed === 2 && counts.failed === 1;
+      }, 'mail settled');
+
+      const page = await openPage(`${running.url}/queues#/processes`);
+      const self = (await admin.listProcesses()).self.workerId;
+      await page.locator(`tr[data-worker="${self}"]`).waitFor();
+      expect(await page.locator(`tr[data-worker="${self}"] td[data-label="Running"]`).innerText()).toBe('report × 1');
+      expect(await page.locator(`tr[data-worker="${self}"]`).innerText()).toContain('(this app)');
+      expect(
+        await page.locator('tr[data-local-processor]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-local-processor'))),
+      ).toEqual(['mail', 'other', 'report']);
+      expect(await page.locator('tr[data-announced="remote"]').count()).toBe(1);
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-processes.png'), fullPage: true });
+      release();
+
+      // The overview: "processed by another process" for remote, on the queue page too; done split in two.
+      await page.goto(`${running.url}/queues#/`);
+      const remoteRow = page.locator('tr[data-queue="remote"]');
+      await remoteRow.waitFor();
+      expect(await remoteRow.locator('[data-processor]').innerText()).toBe('processed by another process');
+      await page.locator('tr[data-queue="mail"] [data-done]').waitFor();
+      expect(await page.locator('tr[data-queue="mail"] [data-done]').innerText()).toBe('2 completed · 1 failed');
+      expect(await page.locator('[data-legend="percentiles"]').innerText()).toMatch(/p50.*p95/s);
+      const colours = (await page.evaluate(`(() => {
+        const of = (selector) => getComputedStyle(document.querySelector(selector)).color;
+        return { p50: of('tr[data-queue="mail"] .pcts .p50'), p95: of('tr[data-queue="mail"] .pcts .p95') };
+      })()`)) as { p50: string; p95: string };
+      expect(colours.p50).not.toBe(colours.p95);
+      await remoteRow.getByRole('link', { name: 'remote', exact: true }).click();
+      await page.locator('h1 [data-processor]').waitFor();
+      expect(await page.locator('h1 [data-processor]').innerText()).toBe('processed by another process');
+
+      // The queue page's charts: counts on whole-number ticks; wait and run times each with a p50 and a p95 line.
+      await page.goto(`${running.url}/queues#/queue/mail`);
+      await page.locator('figure').first().waitFor();
+      const ticks = await page
+        .locator('figure')
+        .first()
+        .locator('text[data-tick]')
+        .evaluateAll((t) => t.map((e) => Number(e.getAttribute('data-tick'))));
+      expect(ticks.length).toBeGreaterThanOrEqual(2);
+      for (const tick of ticks) expect(Number.isInteger(tick)).toBe(true);
+      const strokes = (await page.evaluate(
+        `['.series-p50', '.series-p95'].map((selector) => getComputedStyle(document.querySelector('figure ' + selector)).stroke)`,
+      )) as string[];
+      expect(strokes[0]).not.toBe(strokes[1]);
+
+      // Dark theme, from the system's preference.
+      const background = () => page.evaluate('getComputedStyle(document.body).backgroundColor');
+      expect(await background()).toBe('rgb(255, 255, 255)');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await background()).toBe('rgb(13, 17, 23)');
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-dark.png'), fullPage: true });
+      await page.close();
+    });
+
+    it('assets: content-hashed URLs cached for a year, br or gzip as accepted; the page weight and a poll measured', async () => {
+      const html = await fetch(`${running.url}/queues`).then((r) => r.text());
+      const script = /src="\/queues\/assets\/(dashboard\.[0-9a-f]{16}\.js)"/.exec(html)?.[1];
+      const style = /href="\/queues\/assets\/(dashboard\.[0-9a-f]{16}\.css)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      expect(style).toBeDefined();
+      const url = `${running.url}/queues/assets/${script}`;
+      const plain = await getRaw(url, {});
+      expect(plain.status).toBe(200);
+      expect(plain.headers).toMatchObject({ 'cache-control': 'public, max-age=31536000, immutable', vary: 'Accept-Encoding' });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      const br = await getRaw(url, { 'accept-encoding': 'gzip, deflate, br' });
+      expect(br.headers['content-encoding']).toBe('br');
+      const gz = await getRaw(url, { 'accept-encoding': 'gzip' });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect((await getRaw(url, { 'accept-encoding': 'br;q=0, gzip;q=0' })).headers['content-encoding']).toBeUndefined();
+      const { brotliDecompressSync, gunzipSync } = await import('node:zlib');
+      expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+      expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
+      expect(br.body.length).toBeLessThan(plain.body.length / 3);
+      expect((await getRaw(`${running.url}/queues/assets/dashboard.js`, {})).status).toBe(404);
+      expect((await getRaw(`${running.url}/queues/assets/${style}`, { 'accept-encoding': 'br' })).headers).toMatchObject({
+        'content-type': 'text/css; charset=utf-8',
+        'content-encoding': 'br',
+      });
+
+      // In Chromium: what the first load transfers, what a second load fetches again, and one poll of the overview.
+      await producer.addBulk(
+        'mail',
+        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+      );
+      const page = await browser.context.newPage();
+      const cdp = await browser.context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      const transfers: { url: string; bytes: number; cached: boolean }[] = [];
+      const urls = new Map<string, string>();
+      cdp.on('Network.requestWillBeSent', (event) => urls.set(event.requestId, event.request.url));
+      cdp.on('Network.loadingFinished', (event) =>
+        transfers.push({ url: urls.get(event.requestId) ?? '', bytes: event.encodedDataLength, cached: false }),
+      );
+      cdp.on('Network.requestServedFromCache', (event) => transfers.push({ url: urls.get(event.requestId) ?? '', bytes: 0, cached: true }));
+      await page.goto(`${running.url}/queues`);
+      await page.locator('tr[data-queue="mail"]').waitFor();
+      const first = transfers.splice(0).reduce((sum, t) => sum + t.bytes, 0);
+      await page.reload();
+      await page.locator('tr[data-queue="mail"]').waitFor();
+      const again = transfers.splice(0);
+      const refetched = again.filter((t) => /\/assets\//.test(t.url) && !t.cached && t.bytes > 1000);
+      expect(refetched).toEqual([]);
+      await page.evaluate(`fetch('/queues/api/overview').then((r) => r.text())`);
+      const poll = transfers.splice(0).find((t) => t.url.endsWith('/api/overview'));
+      expect(poll).toBeDefined();
+      // Figures for docs/dashboard.md ("Page weight and traffic"), printed by the run that measures them.
+      process.stdout.write(`dashboard weight [${backend.name}]: first load ${first} B, poll of the overview ${poll!.bytes} B\n`);
+      expect(first).toBeLessThan(60_000);
+      await page.close();
+    });
+  },
+  ['better-sqlite3', 'postgres'],
+);

@@ -1,0 +1,126 @@
+/**
+ * QueueAdmin's operator calls in a real Nest app on every backend (issue 24, items 10-12): promote (BullMQ's "run
+ * now") with its typed errors, pause / resume / run-now of a schedule with ScheduleNotFoundError, a schedule's last
+ * run, and listProcesses. Nothing is written on a refusal.
+ */
+import {
+  Job,
+  JobNotFoundError,
+  JobWaitingForChildrenError,
+  InvalidJobStateError,
+  Processor,
+  QueueAdmin,
+  QueueProcessor,
+  QueueProducer,
+  ScheduleNotFoundError,
+} from '../lib';
+import { describeEachBackend, perTestApp } from './support/backends';
+import { waitFor } from './support/wait-for';
+
+const ran: string[] = [];
+/** While set, jobs stay running until `release()`. */
+let hold: Promise<void> | null = null;
+let release = (): void => undefined;
+
+function holdJobs(): void {
+  hold = new Promise<void>((resolve) => (release = resolve));
+}
+
+@Processor('op-q', { concurrency: 3 })
+class OpProcessor implements QueueProcessor {
+  async process(job: Job): Promise<string> {
+    ran.push(job.id);
+    if (hold) await hold;
+    return job.id;
+  }
+}
+
+describeEachBackend('QueueAdmin operator calls', (backend) => {
+  // Declared before the app's own hooks: held jobs end, so the app's shutdown does not wait on them.
+  afterEach(() => {
+    hold = null;
+    release();
+  });
+  const t = perTestApp(backend);
+  let admin: QueueAdmin;
+  let producer: QueueProducer;
+
+  beforeEach(async () => {
+    ran.length = 0;
+    hold = null;
+    const app = await t.startApp({ providers: [OpProcessor], module: { pollInterval: 50, workerId: 'op-worker' } });
+    admin = app.get(QueueAdmin);
+    producer = app.get(QueueProducer);
+  });
+
+  it('promote runs a delayed job now; refuses a running, a finished, a waiting parent and a missing job with typed errors', async () => {
+    const delayed = await producer.add('op-q', { n: 1 }, { delay: 3_600_000 });
+    await expect(admin.promote(delayed.id)).resolves.toBe(true);
+    await waitFor(async () => (await admin.getJob(delayed.id))?.status === 'completed', 'promoted job completed');
+    await expect(admin.promote(delayed.id)).rejects.toBeInstanceOf(InvalidJobStateError);
+    await expect(admin.promote('987654')).rejects.toBeInstanceOf(JobNotFoundError);
+    await expect(admin.promote('')).rejects.toBeInstanceOf(JobNotFoundError);
+
+    // A parent waiting for a child that is delayed: refused, and the parent is left waiting.
+    const parent = await producer.addFlow({
+      queue: 'op-q',
+      data: { p: 1 },
+      children: [{ queue: 'op-q', data: { c: 1 }, options: { delay: 3_600_000 } }],
+    });
+    await expect(admin.promote(parent.id)).rejects.toBeInstanceOf(JobWaitingForChildrenError);
+    expect((await admin.getJob(parent.id))?.flow?.waitingForChildren).toBe(true);
+    const [child] = (await admin.getJob(parent.id))!.flow!.childrenIds;
+    await expect(admin.promote(child)).resolves.toBe(true);
+    await waitFor(async () => (await admin.getJob(parent.id))?.status === 'completed', 'parent ran after its child');
+    // Already due: nothing to move.
+    holdJobs();
+    const due = await producer.add('op-q', { n: 2 });
+    await waitFor(async () => (await admin.getJob(due.id))?.status === 'running', 'due job running');
+    await expect(admin.promote(due.id)).rejects.toThrow(/it is running/);
+  });
+
+  it('pauseSchedule, resumeSchedule and runScheduleNow; getLastScheduleRun; ScheduleNotFoundError writes nothing', async () => {
+    await producer.upsertSchedule('op-q', 'hourly', { every: 3_600_000, data: { kind: 'hourly' } });
+    const before = (await producer.listSchedules())[0];
+    expect(before.paused).toBe(false);
+    expect(await admin.getLastScheduleRun('op-q', 'hourly')).toBeNull();
+
+    await admin.pauseSchedule('op-q', 'hourly');
+    await admin.pauseSchedule('op-q', 'hourly');
+    expect((await producer.listSchedules())[0]).toMatchObject({ paused: true, nextRunAt: before.nextRunAt });
+    const id = await admin.runScheduleNow('op-q', 'hourly');
+    await waitFor(async () => (await admin.getJob(id))?.status === 'completed', 'the run-now job completed');
+    expect(await admin.getJob(id)).toMatchObject({ name: 'hourly', data: { kind: 'hourly' } });
+    expect(await admin.getLastScheduleRun('op-q', 'hourly')).toMatchObject({ id, status: 'completed' });
+    expect((await producer.listSchedules())[0].paused).toBe(true);
+
+    await admin.resumeSchedule('op-q', 'hourly');
+    await admin.resumeSchedule('op-q', 'hourly');
+    const after = (await producer.listSchedules())[0];
+    expect(after.paused).toBe(false);
+    expect(after.nextRunAt.getTime()).toBeGreaterThan(Date.now());
+
+    for (const call of [
+      () => admin.pauseSchedule('op-q', 'nope'),
+      () => admin.resumeSchedule('op-q', 'nope'),
+      () => admin.runScheduleNow('nope-q', 'hourly'),
+    ]) {
+      await expect(call()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    }
+    expect((await producer.listSchedules()).map((s) => `${s.queue}/${s.name}`)).toEqual(['op-q/hourly']);
+    expect(await admin.getCounts('nope-q')).toMatchObject({ pending: 0 });
+  });
+
+  it('listProcesses: this app, the worker running jobs with its queues and last seen, the announcements', async () => {
+    holdJobs();
+    const job = await producer.add('op-q', {});
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'running');
+    await waitFor(async () => (await admin.listProcesses()).announcements.length > 0, 'announced');
+    const processes = await admin.listProcesses();
+    expect(processes.self).toEqual({ workerId: 'op-worker', processors: [{ queue: 'op-q', concurrency: 3 }] });
+    expect(processes.workers).toEqual([{ workerId: 'op-worker', queues: [{ queue: 'op-q', running: 1 }], lastSeen: expect.any(Date) }]);
+    expect(Date.now() - processes.workers[0].lastSeen.getTime()).toBeLessThan(60_000);
+    expect(processes.announcements.map((a) => a.queue)).toEqual(['op-q']);
+    expect(processes.announcements[0].until.getTime()).toBeGreaterThan(Date.now());
+  });
+});

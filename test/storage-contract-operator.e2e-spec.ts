@@ -1,0 +1,102 @@
+/**
+ * The storage contract of `OperatorStorage` (the dashboard's "run now", schedule controls and process list), on every
+ * backend.
+ */
+import { FLOW_WAIT_OFFSET } from '../lib/storage/shared/flow-wait';
+import { SCHEDULE_PAUSE_OFFSET } from '../lib/storage/shared/schedule-pause';
+import { ScheduleRecord } from '../lib/storage/queue-storage.interface';
+import { describeEachBackend } from './support/backends';
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob } from './support/storage-contract';
+
+const schedule = (overrides: Partial<ScheduleRecord> = {}): ScheduleRecord => ({
+  queue: 'sched',
+  name: 'tick',
+  cron: null,
+  every: 1000,
+  timezone: null,
+  data: '{}',
+  options: null,
+  nextRunAt: 5000,
+  ...overrides,
+});
+
+describeEachBackend('Storage contract: operator', (backend) => {
+  const s = contractStorage(backend);
+
+  it('promote makes a delayed pending job due now, leaves due, finished and waiting jobs, and reports null for none', async () => {
+    const delayed = await addJob(s.storage, 'q', { runAt: Date.now() + 3_600_000 });
+    const due = await addJob(s.storage, 'q');
+    const waiting = await addJob(s.storage, 'q', { runAt: Date.now() + FLOW_WAIT_OFFSET });
+    // After the adds: the due job's run time (a ms before its add) is not later than this.
+    const now = Date.now() + 1;
+    expect(await s.storage.promote(delayed.id, now)).toEqual({ status: 'pending', runAt: now, promoted: true });
+    expect(await s.storage.getJob(delayed.id)).toMatchObject({ status: 'pending', runAt: now });
+    expect(await s.storage.promote(due.id, now)).toEqual({ status: 'pending', runAt: due.runAt, promoted: false });
+    expect(await s.storage.promote(waiting.id, now)).toEqual({ status: 'pending', runAt: waiting.runAt, promoted: false });
+    const running = await claimOne(s.storage, 'q', 'w');
+    expect((await s.storage.promote(running.id, now))?.status).toBe('running');
+    expect(await s.storage.promote('999999', now)).toBeNull();
+    // The promoted job is claimed like any due one.
+    const claimed = await s.storage.claim([{ queue: 'q', limit: 5 }], 'w', Date.now(), CONTRACT_LEASE);
+    expect(claimed.map((job) => job.id)).toContain(delayed.id);
+  });
+
+  it('pauseSchedule keeps the next run past any due read; resumeSchedule sets it; an upsert keeps it paused', async () => {
+    await s.storage.upsertSchedule(schedule(), 1);
+    expect(await s.storage.pauseSchedule('sched', 'tick', 2)).toBe(true);
+    expect(await s.storage.pauseSchedule('sched', 'tick', 3)).toBe(true);
+    expect(await s.storage.pauseSchedule('sched', 'nope', 3)).toBe(false);
+    expect((await s.storage.listSchedules())[0].nextRunAt).toBe(5000 + SCHEDULE_PAUSE_OFFSET);
+    expect(await s.storage.dueSchedules(Date.now() + 3_600_000)).toEqual([]);
+    // The app declares it again with another definition: still paused, at the new definition's next run.
+    await s.storage.upsertSchedule(schedule({ every: 2000, nextRunAt: 7000 }), 4);
+    expect((await s.storage.listSchedules())[0].nextRunAt).toBe(7000 + SCHEDULE_PAUSE_OFFSET);
+    expect(await s.storage.resumeSchedule('sched', 'tick', 9000, 5)).toBe(true);
+    expect(await s.storage.resumeSchedule('sched', 'tick', 9500, 6)).toBe(false);
+    expect(await s.storage.resumeSchedule('sched', 'nope', 9500, 6)).toBe(false);
+    expect(await s.storage.dueSchedules(9000)).toEqual([schedule({ every: 2000, nextRunAt: 9000 })]);
+  });
+
+  it("lastScheduleRun is the newest job of that schedule's occurrences only", async () => {
+    expect(await s.storage.lastScheduleRun('sched', 'tick')).toBeNull();
+    await s.storage.upsertSchedule(schedule(), 1);
+    await s.storage.upsertSchedule(schedule({ name: 'tick@x' }), 1);
+    await s.storage.upsertSchedule(schedule({ name: 'tic' }), 1);
+    const occurrence = (name: string, at: number, data: string) => ({
+      schedule: schedule({ name }),
+      occurrenceAt: at,
+      job: newJob({ data }),
+      nextRunAt: at + 1000,
+    });
+    expect(await s.storage.enqueueOccurrence(occurrence('tick', 5000, '{"n":1}'), 5001)).toBe(true);
+    expect(await s.storage.enqueueOccurrence(occurrence('tick', 900, '{"n":2}'), 5002)).toBe(true);
+    expect(await s.storage.enqueueOccurrence(occurrence('tick@x', 9000, '{"n":3}'), 5003)).toBe(true);
+    expect(await s.storage.enqueueOccurrence(occurrence('tic', 9000, '{"n":4}'), 5004)).toBe(true);
+    expect(await s.storage.lastScheduleRun('sched', 'tick')).toMatchObject({ data: '{"n":2}', queue: 'sched' });
+    expect(await s.storage.lastScheduleRun('sched', 'tick@x')).toMatchObject({ data: '{"n":3}' });
+    expect(await s.storage.lastScheduleRun('other', 'tick')).toBeNull();
+  });
+
+  it('processorAnnouncements lists live announcements; runningByWorker groups running jobs by worker and queue', async () => {
+    const now = Date.now();
+    await s.storage.announceProcessors(['a', 'b'], now + 60_000, now);
+    await s.storage.announceProcessors(['old'], now - 1, now - 10);
+    expect(await s.storage.processorAnnouncements(now)).toEqual([
+      { queue: 'a', until: now + 60_000 },
+      { queue: 'b', until: now + 60_000 },
+    ]);
+    for (let i = 0; i < 3; i++) await addJob(s.storage, 'a');
+    await addJob(s.storage, 'b');
+    await claimOne(s.storage, 'a', 'w1');
+    await claimOne(s.storage, 'a', 'w1');
+    await claimOne(s.storage, 'b', 'w1');
+    await claimOne(s.storage, 'a', 'w2');
+    const rows = await s.storage.runningByWorker();
+    expect(rows.map(({ lastSeen: _lastSeen, ...row }) => row)).toEqual([
+      { workerId: 'w1', queue: 'a', running: 2 },
+      { workerId: 'w1', queue: 'b', running: 1 },
+      { workerId: 'w2', queue: 'a', running: 1 },
+    ]);
+    for (const row of rows) expect(row.lastSeen).toBeGreaterThanOrEqual(now - 1000);
+  });
+});
