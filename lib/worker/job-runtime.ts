@@ -41,6 +41,7 @@ class QueueJob<TData> implements Job<TData> {
   readonly createdAt: Date;
   readonly runAt: Date;
   readonly key: string | null;
+  readonly group: string | null;
   readonly updateProgress: ProgressWriter;
   readonly #signals: SignalSource;
   readonly #writers: JobWriters;
@@ -58,6 +59,7 @@ class QueueJob<TData> implements Job<TData> {
     // A flow parent that still waits for its children stores its run time pushed far ahead (see flow-wait.ts).
     this.runAt = new Date(intendedRunAt(record.runAt));
     this.key = record.key;
+    this.group = record.group ?? null;
     this.updateProgress = writers.updateProgress;
     this.#signals = signals;
     this.#writers = writers;

@@ -57,6 +57,15 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   { columns: { [EVENTS_TABLE]: ['id', 'origin', 'created_at', 'events'], [EVENT_READERS_TABLE]: ['origin', 'seen_at'] } },
   // Recreates step 4's trigger: its failure walk is a recursive CTE, which step 4's body has not.
   { objects: [[T, 'trigger', `${T}_child_finished`, 'WITH RECURSIVE']] },
+  // Step 8 is a stand-in that changes nothing (see migrations/008-reserved.migration.ts): its shape is step 7's.
+  {},
+  {
+    columns: { [T]: ['job_group'] },
+    objects: [
+      [T, 'index', `${T}_group_claim`],
+      [T, 'index', `${T}_groups`],
+    ],
+  },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {
