@@ -86,6 +86,8 @@ export class DashboardApi {
         info = emptyQueue(name);
       }
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
+      // Groups with running jobs only (a few index reads): an empty list hides the panel.
+      const groups = await this.admin.getGroups(name, { limit: 5 });
       if (search !== '') {
         const jobs = await this.search(name, search);
         return {
@@ -97,6 +99,7 @@ export class DashboardApi {
           limit: PAGE_SIZE,
           status: null,
           search,
+          groups,
         };
       }
       const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE });
@@ -110,6 +113,7 @@ export class DashboardApi {
         limit: PAGE_SIZE,
         status: status ?? null,
         search,
+        groups,
       };
     } catch (error) {
       throw toHttpError(error, `Reading queue ${name}`);

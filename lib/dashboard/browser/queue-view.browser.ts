@@ -8,6 +8,7 @@ function queueView(name: string, params: URLSearchParams): View {
   const tools = h('div', { class: 'toolbar' });
   const tabs = h('ul', { class: 'tabs', 'aria-label': 'Status' });
   const charts = h('div', { class: 'charts' });
+  const groups = h('div');
   const list = h('div');
   const searchInput = h('input', {
     type: 'search',
@@ -45,6 +46,7 @@ function queueView(name: string, params: URLSearchParams): View {
       tools,
       h('h2', { text: 'Activity' }),
       charts,
+      groups,
       h('h2', { text: 'Jobs' }),
       tabs,
       searchForm,
@@ -68,6 +70,7 @@ function queueView(name: string, params: URLSearchParams): View {
       if (!data.readOnly) fill(tools, queueTools(q));
       else if (!mountedTools) fill(tools, h('p', { class: 'muted', text: 'Read-only dashboard: no actions.' }));
       mountedTools = true;
+      fill(groups, groupsPanel(data));
       const m = q.metrics;
       const minutes = state.chartMinutes;
       fill(charts, [
@@ -172,10 +175,12 @@ function jobsTable(data: QueueData): Child {
     return h('p', { text: data.search ? 'No job of this queue has id or key "' + data.search + '".' : 'No job here.' });
   // A job name column appears when the server's jobs carry one (JobInfo may grow fields; the page follows).
   const named = data.jobs.some((job) => typeof job.name === 'string');
+  const grouped = jobsHaveGroups(data);
   const rows = data.jobs.map((job) =>
     h('tr', { 'data-job': job.id }, [
       h('td', null, h('a', { href: jobHref(job.id), 'data-focus': 'job:' + job.id, text: job.id })),
       named ? h('td', { 'data-label': 'Name', text: typeof job.name === 'string' ? job.name : '' }) : null,
+      grouped ? h('td', { class: 'wrap', 'data-label': 'Group', text: typeof job.group === 'string' ? job.group : '' }) : null,
       h('td', { 'data-label': 'Status' }, badge(job.status)),
       h(
         'td',
@@ -192,9 +197,17 @@ function jobsTable(data: QueueData): Child {
       h('td', { class: 'wrap', 'data-label': 'Last error' }, job.error || ''),
     ]),
   );
-  const titles = named
-    ? ['Id', 'Name', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error']
-    : ['Id', 'Status', 'Key', 'Attempts', 'Created', 'Finished', 'Last error'];
+  const titles = [
+    'Id',
+    named ? 'Name' : null,
+    grouped ? 'Group' : null,
+    'Status',
+    'Key',
+    'Attempts',
+    'Created',
+    'Finished',
+    'Last error',
+  ].filter((title): title is string => title !== null);
   const head = h(
     'tr',
     null,
