@@ -18,6 +18,7 @@ describe('prepareJob', () => {
       key: null,
       name: null,
       removeOn: null,
+      group: null,
     });
   });
 
@@ -41,6 +42,7 @@ describe('prepareJob', () => {
       name: 'n',
       removeOnComplete: true,
       removeOnFail: true,
+      group: 'tenant-42',
     };
     expect(prepareJob('q', 'x', options, defaults, NOW)).toEqual({
       data: '"x"',
@@ -52,6 +54,7 @@ describe('prepareJob', () => {
       key: 'k',
       name: 'n',
       removeOn: 3,
+      group: 'tenant-42',
     });
   });
 

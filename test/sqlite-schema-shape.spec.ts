@@ -25,7 +25,9 @@ describe('SQLite schema shapes', () => {
         const tables = (connection.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[])
           .map((row) => row.name)
           .filter((name) => (SQLITE_QUEUE_TABLES as readonly string[]).includes(name));
-        expect(await sqliteShapeVersion(runnerOf(connection), tables)).toEqual({ version });
+        // A step that changes nothing (the stand-in step 8) leaves the shape of the step before it: both read as the later.
+        const expected = SQLITE_MIGRATIONS[version]?.statements.length === 0 ? version + 1 : version;
+        expect(await sqliteShapeVersion(runnerOf(connection), tables)).toEqual({ version: expected });
       } finally {
         connection.close();
       }

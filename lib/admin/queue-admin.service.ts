@@ -9,11 +9,21 @@ import { QueueNotFoundError } from '../errors/queue-not-found.error';
 import { QueueRuntime } from '../runtime/queue-runtime';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
-import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
+import {
+  CleanOptions,
+  CountOptions,
+  GetGroupsOptions,
+  GetJobsOptions,
+  GroupInfo,
+  QueueInfo,
+  RetryAllOptions,
+  RetryAllReport,
+} from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
 import {
   ControlStorage,
   FlowStorage,
+  GroupStorage,
   HousekeepingStorage,
   InspectionStorage,
   OperatorStorage,
@@ -21,6 +31,7 @@ import {
   ScheduleStorage,
   StorageLifecycle,
 } from '../storage/queue-storage.interface';
+import { assertGroupFilter } from '../utils/job-group.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { closestName } from '../utils/closest-name.util';
 import { jobNameProblem } from '../utils/job-name.util';
@@ -40,6 +51,7 @@ import { ProcessesInfo } from '../interfaces/process-info.interface';
 
 /** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
 type AdminStorage = InspectionStorage &
+  GroupStorage &
   ControlStorage &
   FlowStorage &
   Pick<HousekeepingStorage, 'processedQueues'> &
@@ -84,26 +96,45 @@ export class QueueAdmin {
 
   /**
    * Number of jobs per status, of one queue or of all queues together, or of one job name within a queue
-   * (`getCounts(queue, { name })`). Every status is present (0 when none). A name is a filter on the rows of the
-   * queue's index walks, not an index of its own: a count by name reads each job of the queue.
+   * (`getCounts(queue, { name })`), or of one group (`getCounts(queue, { group })`). Every status is present (0 when
+   * none). A name is a filter on the rows of the queue's index walks, not an index of its own: a count by name reads
+   * each job of the queue. A group's count reads the index of grouped jobs only.
    * @throws InvalidQueueNameError for a malformed queue name; InvalidArgumentError for options that are not an
-   * object, an unknown option, a malformed name, or a name without a queue.
+   * object, an unknown option, a malformed name or group, a name or group without a queue, or both.
    */
   async getCounts(queue?: string, options: CountOptions = {}): Promise<JobCounts> {
     if (queue !== undefined) assertQueueName(queue);
     const name = countName(queue, options);
     const counts = emptyCounts();
-    for (const row of await (await this.storage()).getCounts(queue, name)) counts[row.status] += row.count;
+    const group = countGroup(queue, options);
+    const storage = await this.storage();
+    const rows = group === undefined ? await storage.getCounts(queue, name) : await storage.groupCounts(queue!, group);
+    for (const row of rows) counts[row.status] += row.count;
     return counts;
   }
 
   /**
-   * Jobs of a queue, newest first, optionally of one status, a page at a time.
+   * The queue's groups (`JobOptions.group`) with the most running jobs, most first, each with its running and pending
+   * counts (pending counted up to 10,000: a larger backlog reads as 10,000). At most `limit` (1 to 1000, default 10).
+   * @throws InvalidQueueNameError, InvalidArgumentError.
+   */
+  async getGroups(queue: string, options: GetGroupsOptions = {}): Promise<GroupInfo[]> {
+    assertQueueName(queue);
+    const { limit = 10 } = options;
+    if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
+      throw new InvalidArgumentError('getGroups', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
+    }
+    return (await this.storage()).busiestGroups(queue, limit);
+  }
+
+  /**
+   * Jobs of a queue, newest first, optionally of one status, name or group, a page at a time.
    * @throws InvalidQueueNameError, InvalidArgumentError.
    */
   async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
     assertQueueName(queue);
-    const { status, name, limit = 50, offset = 0 } = options;
+    const { status, name, group, limit = 50, offset = 0 } = options;
+    if (group !== undefined) assertGroupFilter('getJobs', group);
     if (status !== undefined) assertStatus('getJobs', status);
     if (name !== undefined) {
       const problem = jobNameProblem(name);
@@ -114,7 +145,9 @@ export class QueueAdmin {
     }
     if (!(Number.isSafeInteger(offset) && offset >= 0))
       throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
-    const records = await (await this.storage()).listJobs(queue, { status, name, limit, offset });
+    const storage = await this.storage();
+    const query = { status, name, limit, offset };
+    const records = group === undefined ? await storage.listJobs(queue, query) : await storage.listGroupJobs(queue, group, query);
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 
@@ -537,8 +570,8 @@ function countName(queue: string | undefined, options: CountOptions): string | u
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError('getCounts', 'options', `must be an object such as { name }, got ${describeValue(options)}`);
   }
-  const unknown = Object.keys(options).find((key) => key !== 'name');
-  if (unknown !== undefined) throw new InvalidArgumentError('getCounts', 'options', `has an unknown key "${unknown}" (known: name)`);
+  const unknown = Object.keys(options).find((key) => key !== 'name' && key !== 'group');
+  if (unknown !== undefined) throw new InvalidArgumentError('getCounts', 'options', `has an unknown key "${unknown}" (known: name, group)`);
   const { name } = options;
   if (name === undefined) return undefined;
   const problem = jobNameProblem(name);
@@ -546,6 +579,16 @@ function countName(queue: string | undefined, options: CountOptions): string | u
   if (queue === undefined)
     throw new InvalidArgumentError('getCounts', 'name', 'needs a queue: a job name means something within its queue');
   return name;
+}
+
+/** The group `getCounts` counts, if any (options already checked by `countName`). */
+function countGroup(queue: string | undefined, options: CountOptions): string | undefined {
+  const { group } = options;
+  if (group === undefined) return undefined;
+  assertGroupFilter('getCounts', group);
+  if (queue === undefined) throw new InvalidArgumentError('getCounts', 'group', 'needs a queue: a group means something within its queue');
+  if (options.name !== undefined) throw new InvalidArgumentError('getCounts', 'group', 'cannot be combined with name');
+  return group;
 }
 
 function emptyCounts(): JobCounts {

@@ -20,6 +20,7 @@ export function toJobInfo<TData, TResult>(record: JobRecord): JobInfo<TData, TRe
     error: parseJobError(record.error),
     progress: (record.progress === null ? null : parseOrRaw(record.progress)) as JobInfo['progress'],
     key: record.key,
+    group: record.group ?? null,
     lockedBy: record.lockedBy,
     leaseUntil: date(record.leaseUntil),
     createdAt: new Date(record.createdAt),

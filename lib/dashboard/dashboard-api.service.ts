@@ -87,6 +87,8 @@ export class DashboardApi {
         info = emptyQueue(name);
       }
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
+      // Groups with running jobs only (a few index reads): an empty list hides the panel.
+      const groups = await this.admin.getGroups(name, { limit: 5 });
       if (search !== '') {
         const jobs = await this.search(name, search);
         return {
@@ -99,6 +101,7 @@ export class DashboardApi {
           status: null,
           search,
           name: null,
+          groups,
         };
       }
       const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName });
@@ -116,6 +119,7 @@ export class DashboardApi {
         search,
         name: jobName ?? null,
         nameCounts: jobName === undefined ? null : counts,
+        groups,
       };
     } catch (error) {
       throw toHttpError(error, `Reading queue ${name}`);

@@ -29,6 +29,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'schedules',
   'limiter',
   'globalConcurrency',
+  'groupConcurrency',
 ]);
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */

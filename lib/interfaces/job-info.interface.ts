@@ -58,6 +58,8 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   progress: JobProgress | null;
   /** Deduplication key, if any. */
   key: string | null;
+  /** The job's group (`JobOptions.group`), or null. */
+  group: string | null;
   /** Worker id of the process running it, while `running`. */
   lockedBy: string | null;
   /** When the current lease ends, while `running`. */

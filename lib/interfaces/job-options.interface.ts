@@ -33,6 +33,12 @@ export interface JobOptions {
   /** `true`: delete this job as soon as it fails for good. Default: the queue's retention. */
   removeOnFail?: boolean;
   /**
+   * The job's group, e.g. a tenant (BullMQ Pro's `group.id`): claims serve a queue's groups in turn, so one group's
+   * backlog never delays another group's next job by more than a claim round, and the queue's `groupConcurrency`
+   * bounds how many jobs of one group run at once across all processes. 1 to 256 characters. Default: none.
+   */
+  group?: string;
+  /**
    * Transactional enqueue: the `EntityManager` of your open TypeORM transaction
    * (`dataSource.transaction(async (manager) => ...)`). The job is written by that transaction: invisible until it
    * commits, gone if it rolls back, and workers wake at commit. PostgreSQL: your DataSource or another one on the

@@ -26,6 +26,8 @@ export interface Job<TData = unknown> {
   readonly runAt: Date;
   /** The deduplication key, if it was added with one. */
   readonly key: string | null;
+  /** The job's group (`add(queue, data, { group })`), or null when it was given none. */
+  readonly group: string | null;
   /**
    * Aborted when this attempt times out or the application shuts down past its grace period.
    * Pass it to `fetch`, streams and timers so the work stops with it.

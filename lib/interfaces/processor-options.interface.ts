@@ -4,8 +4,8 @@ import { RetentionOption } from './retention-options.interface';
 import { DeclaredSchedule } from './schedule-options.interface';
 
 /**
- * Options of `@Processor(queue, options)`. `limiter` and `globalConcurrency` (see QueueLimits) override the module's
- * `queueLimits` for this queue.
+ * Options of `@Processor(queue, options)`. `limiter`, `globalConcurrency` and `groupConcurrency` (see QueueLimits)
+ * override the module's `queueLimits` for this queue.
  */
 export interface ProcessorOptions extends QueueLimits {
   /** How many jobs of this queue run at once in this process. Default 1. */

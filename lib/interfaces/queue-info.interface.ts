@@ -24,6 +24,8 @@ export interface GetJobsOptions {
   status?: JobStatus;
   /** Only jobs of this name (see `JobOptions.name`). */
   name?: string;
+  /** Only jobs of this group (see `JobOptions.group`). */
+  group?: string;
   /** At most this many (1 to 1000, default 50). */
   limit?: number;
   /** Skip this many (default 0). */
@@ -34,6 +36,24 @@ export interface GetJobsOptions {
 export interface CountOptions {
   /** Only jobs of this name (see `JobOptions.name`); needs a queue, since a job name means something within its queue. */
   name?: string;
+  /** Only jobs of this group (see `JobOptions.group`); needs a queue, and cannot be combined with `name`. */
+  group?: string;
+}
+
+/** Options of `QueueAdmin.getGroups(queue, options)`. */
+export interface GetGroupsOptions {
+  /** At most this many groups (1 to 1000, default 10). */
+  limit?: number;
+}
+
+/** One group of a queue as `QueueAdmin.getGroups()` shows it. */
+export interface GroupInfo {
+  /** The group (`JobOptions.group`). */
+  group: string;
+  /** Its jobs running now, across all processes. */
+  running: number;
+  /** Its pending jobs (due or not), counted up to 10,000. */
+  pending: number;
 }
 
 /** Options of `QueueAdmin.clean()`. */

@@ -19,4 +19,9 @@ export interface QueueLimits {
    * A job whose lease expired (its process died) no longer counts.
    */
   globalConcurrency?: number;
+  /**
+   * Run at most this many jobs of one group (`JobOptions.group`) of the queue at once across all processes. Jobs
+   * without a group are not bounded by it. A job whose lease expired no longer counts.
+   */
+  groupConcurrency?: number;
 }

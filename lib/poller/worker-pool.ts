@@ -47,9 +47,18 @@ export class WorkerPool {
   }
 }
 
-/** A claim request; only limited queues carry their limits (the plain claim text stays the common case). */
+/**
+ * A claim request; only limited queues carry their limits (the plain claim text stays the common case). A queue is
+ * claimed as grouped once it declares a group concurrency or this process has seen one of its jobs carry a group.
+ */
 function requestOf(worker: QueueWorker, queue: string, limit: number): ClaimRequest {
-  const { limiter, globalConcurrency } = worker.settings;
-  if (limiter === undefined && globalConcurrency === undefined) return { queue, limit };
-  return { queue, limit, rateLimited: limiter !== undefined, globalConcurrency };
+  const { limiter, globalConcurrency, groupConcurrency } = worker.settings;
+  const grouped = groupConcurrency !== undefined || worker.seenGroups;
+  if (limiter === undefined && globalConcurrency === undefined && !grouped) return { queue, limit };
+  const request: ClaimRequest = { queue, limit, rateLimited: limiter !== undefined, globalConcurrency };
+  if (grouped) {
+    request.grouped = true;
+    request.groupConcurrency = groupConcurrency;
+  }
+  return request;
 }

@@ -1,6 +1,7 @@
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobOptions } from '../interfaces/job-options.interface';
 import { NewJobRecord } from '../storage/queue-storage.interface';
+import { groupProblem } from '../utils/job-group.util';
 import { backoffProblem } from '../utils/backoff.util';
 import { jobNameProblem, removalBits } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
@@ -27,6 +28,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'key',
   'removeOnComplete',
   'removeOnFail',
+  'group',
   'manager',
 ]);
 const MAX_KEY_LENGTH = 1024;
@@ -52,13 +54,24 @@ export function prepareJob(
   const invalid = (option: string, reason: string) => new InvalidJobOptionsError(queue, `${label}${option}`, reason);
   if (options === undefined || options === null) {
     const { maxAttempts } = defaults;
-    return { data: serialized, priority: 0, runAt: now, maxAttempts, backoff: null, timeout: null, key: null, name: null, removeOn: null };
+    return {
+      data: serialized,
+      priority: 0,
+      runAt: now,
+      maxAttempts,
+      backoff: null,
+      timeout: null,
+      key: null,
+      name: null,
+      removeOn: null,
+      group: null,
+    };
   }
   if (typeof options !== 'object') throw invalid('options', `must be an object, got ${describeValue(options)}`);
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw invalid(key, `is not an option (known: ${[...KNOWN_OPTIONS].join(', ')})`);
   }
-  const { name, delay, runAt, priority, maxAttempts, backoff, timeout, key, removeOnComplete, removeOnFail } = options;
+  const { name, delay, runAt, priority, maxAttempts, backoff, timeout, key, removeOnComplete, removeOnFail, group } = options;
   if (name !== undefined) {
     const problem = jobNameProblem(name);
     if (problem) throw invalid('name', problem);
@@ -98,6 +111,11 @@ export function prepareJob(
     const problem = unstorableTextProblem(key);
     if (problem) throw invalid('key', problem);
   }
+  if (group !== undefined) {
+    // Compared by the claim and the group filters as stored: one that would not come back identical is refused.
+    const problem = groupProblem(group);
+    if (problem) throw invalid('group', problem);
+  }
   return {
     data: serialized,
     priority: priority ?? 0,
@@ -108,5 +126,6 @@ export function prepareJob(
     key: key ?? null,
     name: name ?? null,
     removeOn: removalBits(removeOnComplete, removeOnFail),
+    group: group ?? null,
   };
 }

@@ -132,7 +132,10 @@ export class ProcessingRuntime {
     const now = Date.now();
     const limiters = this.pool
       .all()
-      .filter(({ settings }) => settings.limiter !== undefined || settings.globalConcurrency !== undefined)
+      .filter(
+        ({ settings }) =>
+          settings.limiter !== undefined || settings.globalConcurrency !== undefined || settings.groupConcurrency !== undefined,
+      )
       .map(({ queue, settings }) => ({ queue, max: settings.limiter?.max ?? null, duration: settings.limiter?.duration ?? null }));
     await this.storage.declareLimits(limiters, now);
   }
@@ -218,6 +221,7 @@ function withQueueLimits(settings: WorkerSettings, moduleLimits: QueueLimits | u
     ...settings,
     limiter: settings.limiter ?? moduleLimits.limiter,
     globalConcurrency: settings.globalConcurrency ?? moduleLimits.globalConcurrency,
+    groupConcurrency: settings.groupConcurrency ?? moduleLimits.groupConcurrency,
   };
 }
 

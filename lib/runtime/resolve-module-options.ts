@@ -196,17 +196,26 @@ export function resolveModuleOptions(
   return resolved;
 }
 
+/** The options of one entry of `queueLimits`. */
+const QUEUE_LIMIT_KEYS: readonly string[] = ['limiter', 'globalConcurrency', 'groupConcurrency'];
+
 function validateQueueLimits(queueLimits: unknown): void {
   if (typeof queueLimits !== 'object' || queueLimits === null || Array.isArray(queueLimits)) {
     throw new InvalidModuleOptionsError('queueLimits', `must be an object of limits by queue name, got ${describeValue(queueLimits)}`);
   }
   for (const [queue, limits] of Object.entries(queueLimits as Record<string, unknown>)) {
     if (typeof limits !== 'object' || limits === null) {
-      throw new InvalidModuleOptionsError(`queueLimits.${queue}`, `must be { limiter?, globalConcurrency? }, got ${describeValue(limits)}`);
+      throw new InvalidModuleOptionsError(
+        `queueLimits.${queue}`,
+        `must be { limiter?, globalConcurrency?, groupConcurrency? }, got ${describeValue(limits)}`,
+      );
     }
-    const unknown = Object.keys(limits).find((key) => key !== 'limiter' && key !== 'globalConcurrency');
+    const unknown = Object.keys(limits).find((key) => !QUEUE_LIMIT_KEYS.includes(key));
     if (unknown)
-      throw new InvalidModuleOptionsError(`queueLimits.${queue}`, `has an unknown option "${unknown}" (known: limiter, globalConcurrency)`);
+      throw new InvalidModuleOptionsError(
+        `queueLimits.${queue}`,
+        `has an unknown option "${unknown}" (known: ${QUEUE_LIMIT_KEYS.join(', ')})`,
+      );
     const problem = queueLimitsProblem(limits as QueueLimits);
     if (problem) throw new InvalidModuleOptionsError(`queueLimits.${queue}`, problem);
   }

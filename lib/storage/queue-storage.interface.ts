@@ -11,6 +11,7 @@ import type { FlowStorage } from './roles/flow-storage.interface';
 import type { ScheduleStorage } from './roles/schedule-storage.interface';
 import type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
 import type { OperatorStorage } from './roles/operator-storage.interface';
+import type { GroupStorage } from './roles/group-storage.interface';
 
 export * from './storage-records';
 export type { StorageLifecycle } from './roles/storage-lifecycle.interface';
@@ -26,6 +27,7 @@ export type { FlowStorage } from './roles/flow-storage.interface';
 export type { ScheduleStorage } from './roles/schedule-storage.interface';
 export type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
 export type { OperatorStorage } from './roles/operator-storage.interface';
+export type { GroupStorage } from './roles/group-storage.interface';
 
 /**
  * Everything the queue needs from a database: the intersection of the storage's roles, which each backend implements
@@ -49,4 +51,5 @@ export interface QueueStorage
     FlowStorage,
     ScheduleStorage,
     HousekeepingStorage,
-    OperatorStorage {}
+    OperatorStorage,
+    GroupStorage {}

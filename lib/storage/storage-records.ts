@@ -14,6 +14,8 @@ export interface NewJobRecord {
   name?: string | null;
   /** Bit 1: delete once completed; bit 2: once failed; null or absent: neither (the queue's retention applies). */
   removeOn?: number | null;
+  /** The job's group (`JobOptions.group`), if it was given one (absent: none). */
+  group?: string | null;
 }
 
 /** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
@@ -64,6 +66,8 @@ export interface JobRecord {
   name?: string | null;
   /** See `NewJobRecord.removeOn`. */
   removeOn?: number | null;
+  /** See `NewJobRecord.group`. Absent on records built before groups existed: read as null. */
+  group?: string | null;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;
@@ -83,6 +87,13 @@ export interface ClaimRequest {
   rateLimited?: boolean;
   /** The claim leaves at most this many of the queue's jobs running across all processes. */
   globalConcurrency?: number;
+  /**
+   * The queue's jobs carry groups: the claim serves groups in turn (a group's next job after every other group's
+   * first), and leaves at most `groupConcurrency` (when set) of one group's jobs running across all processes.
+   */
+  grouped?: boolean;
+  /** With `grouped`: most running jobs of one group across all processes. */
+  groupConcurrency?: number;
 }
 
 /** A queue's rate limiter as the storage keeps it for every process. */
@@ -137,6 +148,17 @@ export interface ListJobsQuery {
   limit: number;
   offset: number;
 }
+
+/** One group's load (`GroupStorage.busiestGroups`). */
+export interface GroupLoad {
+  group: string;
+  running: number;
+  /** Counted up to `GROUP_PENDING_COUNT_CAP`. */
+  pending: number;
+}
+
+/** A group's pending jobs are counted up to this many for `busiestGroups`: the count reads index entries one by one. */
+export const GROUP_PENDING_COUNT_CAP = 10_000;
 
 /** How many finished jobs of one status a queue keeps; both bounds apply when both are set. */
 export interface RetentionRule {

@@ -36,6 +36,8 @@ export const LIMITS = {
   concurrency: 100_000,
   /** Most jobs one claim takes. */
   batchSize: 100_000,
+  /** Longest job group (`JobOptions.group`), in characters: it is a key of two indexes. */
+  groupLength: 256,
 } as const;
 
 /** An integer from `min` to `max`. */

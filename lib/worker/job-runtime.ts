@@ -39,6 +39,7 @@ class QueueJob<TData> implements Job<TData> {
   readonly createdAt: Date;
   readonly runAt: Date;
   readonly key: string | null;
+  readonly group: string | null;
   readonly #signals: SignalSource;
   readonly #writers: JobWriters;
   readonly #children: ChildrenSource;
@@ -55,6 +56,7 @@ class QueueJob<TData> implements Job<TData> {
     // A flow parent that still waits for its children stores its run time pushed far ahead (see flow-wait.ts).
     this.runAt = new Date(intendedRunAt(record.runAt));
     this.key = record.key;
+    this.group = record.group ?? null;
     this.#signals = signals;
     this.#writers = writers;
     this.#children = children;

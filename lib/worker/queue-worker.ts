@@ -69,6 +69,11 @@ export class QueueWorker {
    * its slot and starts once that save has settled.
    */
   private readonly following = new Map<string, JobRecord>();
+  /**
+   * Some job of this queue claimed by this process carried a group: its claims serve groups in turn from then on
+   * (see `WorkerPool`). Until then they take the plain path, which costs nothing for a queue without groups.
+   */
+  seenGroups = false;
 
   constructor(
     readonly queue: string,
@@ -118,6 +123,7 @@ export class QueueWorker {
       // A claim that was in flight when a RateLimitError paused the queue: its jobs would start during the pause,
       // each to hit the limit again. (No clock read on the plain path: the field is 0 until a queue is limited.)
       if (this.rateLimitedUntil > 0 && Date.now() < this.rateLimitedUntil) return this.refuse(job);
+      if (job.group) this.seenGroups = true;
       if (this.slots.admit(job)) this.start(job);
     });
   }

@@ -282,6 +282,9 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
     else table.selected.delete(id);
     if (table.redraw) table.redraw();
   };
+  // A Group column appears when the page's jobs carry groups (groups-panel.browser.ts).
+  const grouped = jobsHaveGroups(data);
+  const columns = grouped ? [...JOB_COLUMNS.slice(0, 2), GROUP_COLUMN, ...JOB_COLUMNS.slice(2)] : JOB_COLUMNS;
   const rows = sortedJobs(data.jobs, table.sort).map((job) =>
     h('tr', { 'data-job': job.id, 'aria-selected': selectable ? String(table.selected.has(job.id)) : null }, [
       selectable
@@ -303,6 +306,7 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
         { class: 'wrap name', 'data-label': 'Name' },
         typeof job.name === 'string' ? job.name : h('span', { class: 'muted', text: '–' }),
       ),
+      grouped ? h('td', { class: 'wrap', 'data-label': 'Group', text: typeof job.group === 'string' ? job.group : '' }) : null,
       h('td', { 'data-label': 'Status' }, badge(job.status)),
       h(
         'td',
@@ -347,7 +351,7 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
           }),
         )
       : null,
-    JOB_COLUMNS.map((column) => {
+    columns.map((column) => {
       const key = column.key;
       const sorted = key && table.sort && table.sort.key === key ? table.sort : null;
       return h(

@@ -30,7 +30,9 @@ import {
   ScheduleRecord,
   StoredEventBatch,
   WaitedJobs,
+  GroupLoad,
 } from '../queue-storage.interface';
+import { busiestGroups, groupCounts, listGroupJobs } from './sql/groups.sql';
 import { PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { PostgresConnection, PostgresConnectionSource } from './postgres-connection';
 import { BackupNotSupportedError } from '../../errors/backup-not-supported.error';
@@ -295,6 +297,18 @@ export class PostgresQueueStorage implements QueueStorage {
 
   getCounts(queue?: string, name?: string): Promise<CountRow[]> {
     return countJobs(this.db, queue, name);
+  }
+
+  groupCounts(queue: string, group: string): Promise<CountRow[]> {
+    return groupCounts(this.db, queue, group);
+  }
+
+  listGroupJobs(queue: string, group: string, query: ListJobsQuery): Promise<JobRecord[]> {
+    return listGroupJobs(this.db, queue, group, query);
+  }
+
+  busiestGroups(queue: string, limit: number): Promise<GroupLoad[]> {
+    return busiestGroups(this.db, queue, limit);
   }
 
   getPausedQueues(): Promise<string[]> {

@@ -31,7 +31,9 @@ import {
   StoredEventBatch,
   TransactionFate,
   WaitedJobs,
+  GroupLoad,
 } from '../queue-storage.interface';
+import { busiestGroups, groupCounts, listGroupJobs } from './sql/groups.sql';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
@@ -332,6 +334,18 @@ export class SqliteQueueStorage implements QueueStorage {
 
   getCounts(queue?: string, name?: string): Promise<CountRow[]> {
     return countJobs(this.db.runner, queue, name);
+  }
+
+  groupCounts(queue: string, group: string): Promise<CountRow[]> {
+    return groupCounts(this.db.runner, queue, group);
+  }
+
+  listGroupJobs(queue: string, group: string, query: ListJobsQuery): Promise<JobRecord[]> {
+    return listGroupJobs(this.db.runner, queue, group, query);
+  }
+
+  busiestGroups(queue: string, limit: number): Promise<GroupLoad[]> {
+    return busiestGroups(this.db.runner, queue, limit);
   }
 
   getPausedQueues(): Promise<string[]> {

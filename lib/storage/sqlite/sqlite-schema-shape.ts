@@ -59,6 +59,13 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   { objects: [[T, 'trigger', `${T}_child_finished`, 'WITH RECURSIVE']] },
   // Recreates step 7's trigger, fired by `finished_at` instead of `status`.
   { objects: [[T, 'trigger', `${T}_child_finished`, 'UPDATE OF finished_at']] },
+  {
+    columns: { [T]: ['job_group'] },
+    objects: [
+      [T, 'index', `${T}_group_claim`],
+      [T, 'index', `${T}_groups`],
+    ],
+  },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

@@ -1,10 +1,11 @@
 import { ClaimRequest, JobRecord } from '../../queue-storage.interface';
 import { claimedFieldsOf, claimedJobRecord } from '../../shared/job-row.mapper';
+import { groupedClaimSql } from './group-claim.sql';
 import { PostgresContext, REUSED, ms, perSchema } from './postgres-sql-fragments';
 
 /** What a worker needs of a job it claimed (read by `claimedFieldsOf` in job-row.mapper.ts): the claim returns no more. */
 const CLAIMED_JOB_COLUMNS =
-  'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on';
+  'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on, job_group';
 /**
  * The update both claim texts end with. `synchronous_commit` is off for the claim's own transaction only: a claim a
  * server crash undoes leaves its jobs pending, to be claimed again, and any later synchronous commit flushes it.
@@ -95,6 +96,9 @@ const limitedClaimSql = perSchema(
       ${claimUpdate(T)}`,
 );
 
+/** The claim of a round with a grouped queue (group-claim.sql.ts), ending in the same update. */
+const groupedSql = perSchema((tables) => groupedClaimSql(tables)(claimUpdate(tables.T)));
+
 /**
  * Takes up to each request's limit of due pending jobs of unpaused queues for `workerId`, in one statement, within
  * the rate limits and global concurrency the requests name. Hot path.
@@ -111,7 +115,8 @@ export async function claimJobs(
   const leaseUntil = now + leaseDuration;
   const wanted = requests.filter((request) => request.limit > 0);
   if (wanted.length === 0) return [];
-  const limited = wanted.some((request) => request.rateLimited || request.globalConcurrency !== undefined);
+  const grouped = wanted.some((request) => request.grouped === true);
+  const limited = grouped || wanted.some((request) => request.rateLimited || request.globalConcurrency !== undefined);
   const params: unknown[] = [
     workerId,
     ms(leaseUntil),
@@ -124,6 +129,14 @@ export async function claimJobs(
       wanted.map((request) => request.rateLimited === true),
       wanted.map((request) => request.globalConcurrency ?? null),
     );
+  }
+  if (grouped) {
+    params.push(
+      wanted.map((request) => request.grouped === true),
+      wanted.map((request) => (request.grouped === true ? (request.groupConcurrency ?? null) : null)),
+    );
+    const rows = await db.runner.all(groupedSql(db.tables), params);
+    return rows.map((row) => claimedJobRecord(claimedFieldsOf(row), workerId, leaseUntil, now));
   }
   // The plain claim is the hot one, kept prepared; the limited one locks queue rows and counts, planned at each call.
   const rows = limited ? await db.runner.all(limitedClaimSql(db.tables), params) : await db.runner.all(claimSql(db.tables), params, REUSED);

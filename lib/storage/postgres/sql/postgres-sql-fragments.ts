@@ -32,6 +32,8 @@ export interface PostgresTables {
   readonly eventsChannel: string;
   /** The function counting a queue's running jobs on a fresh snapshot (migration 5, `queue-limits`), schema-qualified. */
   readonly runningCount: string;
+  /** The function counting a queue's running jobs per group on a fresh snapshot (migration 9, `job-groups`), schema-qualified. */
+  readonly groupRunning: string;
 }
 
 /** What every statement function of `postgres/sql/` is given: where to run, and the schema's tables. */
@@ -60,6 +62,7 @@ export function postgresTables(schema: string): PostgresTables {
       finishChannel: `${schema}_jobs_done`,
       eventsChannel: `${schema}_events`,
       runningCount: `"${schema}".${JOBS_TABLE}_running_count`,
+      groupRunning: `"${schema}".${JOBS_TABLE}_group_running`,
     };
     tablesBySchema.set(schema, tables);
   }

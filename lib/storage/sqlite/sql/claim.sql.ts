@@ -1,6 +1,7 @@
 import { ClaimRequest, JobRecord } from '../../queue-storage.interface';
 import { StorageRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
+import { groupedBranch, groupedBranchParams } from './group-claim.sql';
 import { NOW_MS, Q, T } from './sqlite-sql-fragments';
 
 /**
@@ -9,14 +10,15 @@ import { NOW_MS, Q, T } from './sqlite-sql-fragments';
  * twice as much as one JSON.parse of the packed array (measured with node-sqlite3 on 200-row claims).
  */
 const CLAIMED_COLUMNS =
-  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on) AS m';
+  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on, job_group) AS m';
 
 /**
  * The kinds of branch, in the order they appear in the statement: unlimited queues first, then those with a rate
- * limit, a global concurrency, or both. Grouping by kind keeps the number of distinct texts small (one per count of
- * each kind), whichever queues have free slots in a round.
+ * limit, a global concurrency, or both, then queues whose jobs carry groups (see group-claim.sql.ts), without and with
+ * a rate limit. Grouping by kind keeps the number of distinct texts small (one per count of each kind), whichever
+ * queues have free slots in a round.
  */
-const KINDS = ['plain', 'rate', 'global', 'both'] as const;
+const KINDS = ['plain', 'rate', 'global', 'both', 'grouped', 'groupedRated'] as const;
 type BranchKind = (typeof KINDS)[number];
 
 /** One text per count of each kind: the prepared-statement runner keeps one statement per text. */
@@ -53,7 +55,17 @@ function limitOf(kind: BranchKind): string {
       return `max(0, min(?, ${GLOBAL_ALLOWANCE}))`;
     case 'both':
       return `max(0, min(?, ${RATE_ALLOWANCE}, ${GLOBAL_ALLOWANCE}))`;
+    case 'grouped':
+    case 'groupedRated':
+      throw new Error(`a ${kind} branch has its own text (group-claim.sql.ts)`);
   }
+}
+
+/** The branch of one queue of `kind` in the claim's UNION ALL. */
+function branchOf(kind: BranchKind): string {
+  if (kind === 'grouped' || kind === 'groupedRated') return groupedBranch(NOT_PAUSED, RATE_ALLOWANCE, GLOBAL_ALLOWANCE);
+  return `SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? AND ${NOT_PAUSED}
+      ORDER BY priority DESC, run_at, id LIMIT ${limitOf(kind)})`;
 }
 
 /**
@@ -68,14 +80,8 @@ function claimSql(counts: Record<BranchKind, number>): string {
   const key = KINDS.map((kind) => counts[kind]).join(',');
   let sql = claimSqlCache.get(key);
   if (sql === undefined) {
-    const branches = KINDS.flatMap((kind) =>
-      Array.from(
-        { length: counts[kind] },
-        () => `SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? AND ${NOT_PAUSED}
-      ORDER BY priority DESC, run_at, id LIMIT ${limitOf(kind)})`,
-      ),
-    );
-    const countsWindow = counts.rate + counts.both > 0 ? ', run_at = run_at' : '';
+    const branches = KINDS.flatMap((kind) => Array.from({ length: counts[kind] }, () => branchOf(kind)));
+    const countsWindow = counts.rate + counts.both + counts.groupedRated > 0 ? ', run_at = run_at' : '';
     sql = `/* claim */ UPDATE ${T}
       SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ?, updated_at = ?${countsWindow}
       WHERE id IN (${branches.join(' UNION ALL ')})
@@ -86,12 +92,14 @@ function claimSql(counts: Record<BranchKind, number>): string {
 }
 
 function kindOf(request: ClaimRequest): BranchKind {
+  if (request.grouped) return request.rateLimited ? 'groupedRated' : 'grouped';
   if (request.rateLimited) return request.globalConcurrency === undefined ? 'rate' : 'both';
   return request.globalConcurrency === undefined ? 'plain' : 'global';
 }
 
 /** The parameters of one branch, in the order of its SQL. */
 function branchParams(params: unknown[], kind: BranchKind, request: ClaimRequest, now: number): void {
+  if (kind === 'grouped' || kind === 'groupedRated') return groupedBranchParams(params, request, now);
   const { queue, limit } = request;
   params.push(queue, now, queue, now, limit);
   if (kind === 'rate' || kind === 'both') params.push(now, queue, limit);
@@ -111,7 +119,7 @@ export async function claimJobs(
   leaseDuration: number,
 ): Promise<JobRecord[]> {
   const params: unknown[] = [workerId, Math.round(leaseDuration), now, now];
-  const counts: Record<BranchKind, number> = { plain: 0, rate: 0, global: 0, both: 0 };
+  const counts: Record<BranchKind, number> = { plain: 0, rate: 0, global: 0, both: 0, grouped: 0, groupedRated: 0 };
   const byKind = new Map<BranchKind, ClaimRequest[]>();
   for (const request of requests) {
     const kind = kindOf(request);
@@ -127,7 +135,7 @@ export async function claimJobs(
 /** A claimed row: the payload, and the rest packed in the order of `CLAIMED_COLUMNS`. */
 function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRecord {
   const meta = JSON.parse(row.m as string) as ClaimedMeta;
-  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil, name, removeOn] = meta;
+  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil, name, removeOn, group] = meta;
   // The record is built directly: no intermediate object of the claimed fields per job.
   return {
     id: String(id),
@@ -143,6 +151,7 @@ function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRec
     key,
     name,
     removeOn,
+    group,
     lockedBy: workerId,
     leaseUntil,
     result: null,
@@ -170,4 +179,5 @@ type ClaimedMeta = [
   number,
   string | null,
   number | null,
+  string | null,
 ];

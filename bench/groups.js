@@ -1,0 +1,166 @@
+'use strict';
+// The cost of job groups on the claim (issue 28 item 1): end-to-end processing rate of a backlog of no-op jobs on one
+// queue, concurrency 50, for a queue without groups (the plain claim) and for a grouped queue (`groupConcurrency`
+// set so high it never binds: what is measured is the price of the fair claim) whose jobs carry 0 (none), 10 or 1,000
+// groups, on SQLite (node-sqlite3) and PostgreSQL. With GROUPS_BASE_DIST (a build of the library before this feature),
+// the plain path of both builds is measured too: the A/B of what queues without groups pay.
+//
+//   node bench/groups.js                         after `npm run build`
+//   GROUPS_RUNS=3 GROUPS_TOTAL=20000 GROUPS_BACKENDS=sqlite,postgres GROUPS_BASE_DIST=bench/.data/base-dist node bench/groups.js
+//
+// Each measurement runs in a fresh child process; configurations are interleaved per run so a noisy spell hits all
+// alike; the figure is the median. Prints a Markdown table.
+const fs = require('node:fs');
+const path = require('node:path');
+const { fork } = require('node:child_process');
+
+const BENCH_DIR = __dirname;
+const ROOT_DIR = path.join(BENCH_DIR, '..');
+const DATA_DIR = path.join(BENCH_DIR, '.data');
+const PG_URL = process.env.GROUPS_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const CONCURRENCY = 50;
+const NEVER_BINDING = { groupConcurrency: 1_000_000 };
+
+const CONFIGS = [
+  { id: 'plain', label: 'no groups (plain claim)', groups: 0, options: {} },
+  { id: 'g0', label: 'grouped claim, jobs without a group', groups: 0, options: NEVER_BINDING },
+  { id: 'g10', label: 'grouped claim, 10 groups', groups: 10, options: NEVER_BINDING },
+  { id: 'g1000', label: 'grouped claim, 1,000 groups', groups: 1000, options: NEVER_BINDING },
+];
+
+async function child(args) {
+  require('reflect-metadata');
+  const { Module } = require('@nestjs/common');
+  const { NestFactory } = require('@nestjs/core');
+  const lib = require(args.dist);
+  const schema = `bench_groups_${process.pid}`;
+  const connection =
+    args.backend === 'postgres' ? { postgres: { url: PG_URL, schema } } : { database: path.join(DATA_DIR, `groups-${process.pid}.sqlite`) };
+  const quiet = { log() {}, debug() {}, verbose() {}, warn() {}, error: (m) => process.stderr.write(`${m}\n`), fatal() {} };
+  const boot = async (providers, processing) => {
+    class BenchModule {}
+    Module({ imports: [lib.SqliteQueueModule.forRoot({ ...connection, processing })], providers })(BenchModule);
+    return NestFactory.createApplicationContext(BenchModule, { logger: quiet, abortOnError: false });
+  };
+  const producerApp = await boot([], false);
+  const producer = producerApp.get(lib.QueueProducer);
+  for (let start = 0; start < args.total; start += 1000) {
+    await producer.addBulk(
+      'q',
+      Array.from({ length: 1000 }, (_, i) => {
+        const n = start + i;
+        return { data: { n }, options: args.groups > 0 ? { group: `g${n % args.groups}` } : undefined };
+      }),
+    );
+  }
+  await producerApp.close();
+  let done = 0;
+  let first = 0;
+  let last = 0;
+  let cpuFirst;
+  let cpuLast;
+  let finish;
+  const finished = new Promise((resolve) => (finish = resolve));
+  const P = class {
+    async process() {
+      const t = performance.now();
+      if (done++ === 0) {
+        first = t;
+        cpuFirst = process.cpuUsage();
+      }
+      last = t;
+      if (done === args.total) {
+        cpuLast = process.cpuUsage(cpuFirst);
+        finish();
+      }
+    }
+  };
+  Object.defineProperty(P, 'name', { value: 'GroupsBench' });
+  lib.Processor('q', { concurrency: CONCURRENCY, ...args.options })(P);
+  const app = await boot([P], true);
+  await finished;
+  await app.close();
+  if (args.backend === 'postgres') {
+    const { Client } = require('pg');
+    const client = new Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  } else {
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(connection.database + suffix, { force: true });
+  }
+  process.send({ rate: (args.total - 1) / ((last - first) / 1000), cpuUs: (cpuLast.user + cpuLast.system) / (args.total - 1) });
+}
+
+function runChild(args) {
+  return new Promise((resolve, reject) => {
+    const proc = fork(path.join(BENCH_DIR, 'groups.js'), ['--child', JSON.stringify(args)], {
+      cwd: ROOT_DIR,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let result;
+    proc.on('message', (message) => (result = message));
+    proc.on('exit', (code) => (result ? resolve(result) : reject(new Error(`child exited ${code}`))));
+  });
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function main() {
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  const runs = Number(process.env.GROUPS_RUNS || 3);
+  const total = Number(process.env.GROUPS_TOTAL || 20_000);
+  const backends = (process.env.GROUPS_BACKENDS || 'sqlite,postgres').split(',');
+  const dist = path.resolve(process.env.BENCH_DIST_DIR || path.join(ROOT_DIR, 'dist'));
+  const baseDist = process.env.GROUPS_BASE_DIST ? path.resolve(process.env.GROUPS_BASE_DIST) : undefined;
+  const variants = [
+    ...(baseDist ? [{ id: 'base-plain', label: 'no groups, build before groups', dist: baseDist, groups: 0, options: {} }] : []),
+    ...CONFIGS.map((config) => ({ ...config, dist })),
+  ];
+  const results = {};
+  for (let rep = 0; rep < runs; rep++) {
+    for (const backend of backends) {
+      for (const variant of variants) {
+        const result = await runChild({ backend, total, dist: variant.dist, groups: variant.groups, options: variant.options });
+        ((results[backend] ??= {})[variant.id] ??= []).push(result);
+        process.stderr.write(
+          `${backend} ${variant.id} run ${rep + 1}: ${Math.round(result.rate)} jobs/s, ${result.cpuUs.toFixed(1)} µs/job\n`,
+        );
+      }
+    }
+  }
+  console.log(`| backend | configuration | jobs/s (median of ${runs}) | vs plain | CPU µs/job (median) | vs plain |`);
+  console.log('|---|---|---|---|---|---|');
+  for (const backend of backends) {
+    const plainRate = median(results[backend].plain.map((r) => r.rate));
+    const plainCpu = median(results[backend].plain.map((r) => r.cpuUs));
+    for (const variant of variants) {
+      const rate = median(results[backend][variant.id].map((r) => r.rate));
+      const cpu = median(results[backend][variant.id].map((r) => r.cpuUs));
+      const pct = (value, base) =>
+        variant.id === 'plain' ? '' : `${value >= base ? '+' : ''}${(((value - base) / base) * 100).toFixed(1)} %`;
+      console.log(
+        `| ${backend} | ${variant.label} | ${Math.round(rate).toLocaleString('en-US')} | ${pct(rate, plainRate)} | ${cpu.toFixed(1)} | ${pct(cpu, plainCpu)} |`,
+      );
+    }
+  }
+}
+
+if (process.argv[2] === '--child') {
+  child(JSON.parse(process.argv[3])).then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`${error.stack}\n`);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((error) => {
+    process.stderr.write(`${error.stack}\n`);
+    process.exit(1);
+  });
+}

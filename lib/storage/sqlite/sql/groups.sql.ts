@@ -1,0 +1,47 @@
+import { CountRow, GROUP_PENDING_COUNT_CAP, GroupLoad, JobRecord, ListJobsQuery } from '../../queue-storage.interface';
+import { JOB_COLUMNS } from '../../shared/job-columns';
+import { toCountRow, toJobRecord } from '../../shared/job-row.mapper';
+import { StatementRunner } from '../../shared/statement-runner';
+import { T } from './sqlite-sql-fragments';
+
+/** A group's counts by status, from the `_groups` index alone (queue, job_group, status). */
+const GROUP_COUNTS_SQL = `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = ? AND job_group = ? GROUP BY queue, status`;
+
+/** `statusFilter` is empty or `AND status = ?`, `nameFilter` empty or `AND name = ?`: the `_groups` index finds the rows. */
+function listGroupJobsSql(statusFilter: string, nameFilter: string): string {
+  return `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND job_group = ? ${statusFilter} ${nameFilter}
+    ORDER BY id DESC LIMIT ? OFFSET ?`;
+}
+const LIST_GROUP_JOBS_SQL = [listGroupJobsSql('', ''), listGroupJobsSql('AND status = ?', ''), listGroupJobsSql('', 'AND name = ?')];
+const LIST_GROUP_JOBS_STATUS_NAME_SQL = listGroupJobsSql('AND status = ?', 'AND name = ?');
+
+/**
+ * Groups by running jobs (the few rows of the `_running` index), each with its pending jobs counted through
+ * `_groups` up to the cap: a group's backlog is not read past it.
+ */
+const BUSIEST_GROUPS_SQL = `SELECT busy.g AS grp, busy.n AS running,
+    (SELECT count(*) FROM (SELECT 1 FROM ${T} WHERE queue = ? AND job_group = busy.g AND status = 'pending' LIMIT ${GROUP_PENDING_COUNT_CAP})) AS pending
+  FROM (SELECT job_group AS g, count(*) AS n FROM ${T} WHERE status = 'running' AND queue = ? AND job_group IS NOT NULL GROUP BY job_group) AS busy
+  ORDER BY busy.n DESC, busy.g LIMIT ?`;
+
+/** Job counts of one group, per status. */
+export async function groupCounts(runner: StatementRunner, queue: string, group: string): Promise<CountRow[]> {
+  return (await runner.all(GROUP_COUNTS_SQL, [queue, group])).map(toCountRow);
+}
+
+/** Jobs of one group, newest first. */
+export async function listGroupJobs(runner: StatementRunner, queue: string, group: string, query: ListJobsQuery): Promise<JobRecord[]> {
+  const { status, name, limit, offset } = query;
+  const filters = [...(status === undefined ? [] : [status]), ...(name === undefined ? [] : [name])];
+  const sql =
+    status !== undefined && name !== undefined
+      ? LIST_GROUP_JOBS_STATUS_NAME_SQL
+      : LIST_GROUP_JOBS_SQL[status !== undefined ? 1 : name !== undefined ? 2 : 0];
+  return (await runner.all(sql, [queue, group, ...filters, limit, offset])).map(toJobRecord);
+}
+
+/** The groups with the most running jobs. */
+export async function busiestGroups(runner: StatementRunner, queue: string, limit: number): Promise<GroupLoad[]> {
+  const rows = await runner.all(BUSIEST_GROUPS_SQL, [queue, queue, limit]);
+  return rows.map((row) => ({ group: String(row.grp), running: Number(row.running), pending: Number(row.pending) }));
+}

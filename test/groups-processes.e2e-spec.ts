@@ -1,0 +1,70 @@
+/**
+ * `groupConcurrency` across OS processes (issue 28, item 1): two child apps on one database together never run more
+ * than the bound of one group's jobs at once, while several groups run side by side.
+ */
+import { QueueAdmin, QueueProducer } from '../lib';
+import { ChildApp, readLines, startChildApp } from './support/child-app';
+import { describeEachBackend, perTestApp } from './support/backends';
+import { waitFor } from './support/wait-for';
+
+/** Most handlers running at once per group, from span logs ("S id pid t" / "E id pid t") and each job's group. */
+function mostRunningPerGroup(lines: string[], groupOf: Map<string, string>): Map<string, number> {
+  const edges = new Map<string, [number, number][]>();
+  for (const line of lines) {
+    const [kind, id, , at] = line.split(' ');
+    const group = groupOf.get(id)!;
+    if (!edges.has(group)) edges.set(group, []);
+    edges.get(group)!.push([Number(at), kind === 'S' ? 1 : -1]);
+  }
+  const most = new Map<string, number>();
+  for (const [group, list] of edges) {
+    // An end and a start at the same ms: the end first (the slot was free by then).
+    list.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let running = 0;
+    let peak = 0;
+    for (const [, change] of list) peak = Math.max(peak, (running += change));
+    most.set(group, peak);
+  }
+  return most;
+}
+
+describeEachBackend('job groups across OS processes', (backend) => {
+  const current = perTestApp(backend);
+  const children: ChildApp[] = [];
+
+  afterEach(async () => {
+    await Promise.all(children.splice(0).map((child) => child.kill()));
+  });
+
+  it('two processes together run at most groupConcurrency jobs of one group at once', async () => {
+    const spanLog = `${current.db.path}.spans`;
+    const bound = 2;
+    for (let i = 0; i < 2; i++) {
+      children.push(
+        startChildApp({
+          connection: current.db.options,
+          spanLog,
+          module: { pollInterval: 100 },
+          queues: [{ name: 'tenants', concurrency: 4, groupConcurrency: bound }],
+        }),
+      );
+    }
+    await Promise.all(children.map((child) => child.printed('READY')));
+    const app = await current.startApp({ module: { processing: false } });
+    const admin = app.get(QueueAdmin);
+    const groups = ['t1', 't2', 't3'];
+    await app.get(QueueProducer).addBulk(
+      'tenants',
+      Array.from({ length: 30 }, (_, n) => ({ data: { n, sleep: 60 }, options: { group: groups[n % 3] } })),
+    );
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 30, 'all 30 jobs done', 60_000);
+    const jobs = await admin.getJobs('tenants', { limit: 100 });
+    const groupOf = new Map(jobs.map((job) => [job.id, job.group!]));
+    const lines = readLines(spanLog);
+    const most = mostRunningPerGroup(lines, groupOf);
+    for (const group of groups) expect(most.get(group)).toBeLessThanOrEqual(bound);
+    // The bound was reached, and by both processes: the cap is not one process's concurrency.
+    expect(Math.max(...most.values())).toBe(bound);
+    expect(new Set(lines.map((line) => line.split(' ')[2])).size).toBe(2);
+  }, 120_000);
+});

@@ -1,0 +1,43 @@
+/** The storage contract of `GroupStorage`, and of the grouped claim (`ClaimRequest.grouped`), on every backend. */
+import { describeEachBackend } from './support/backends';
+import { CONTRACT_LEASE, addJob, contractStorage } from './support/storage-contract';
+
+describeEachBackend('Storage contract: groups', (backend) => {
+  const s = contractStorage(backend);
+
+  it('a grouped claim ranks each group first job before any group next one, and bounds a group running jobs', async () => {
+    await addJob(s.storage, 'g', { group: 'big' });
+    // A job without a group takes its turn once it is among the queue's next `limit` due jobs in plain order.
+    const loose = await addJob(s.storage, 'g');
+    for (let i = 0; i < 3; i++) await addJob(s.storage, 'g', { group: 'big' });
+    const small = await addJob(s.storage, 'g', { group: 'small' });
+    const request = { queue: 'g', limit: 3, grouped: true, groupConcurrency: 2 };
+    const first = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+    // big's first, small's first, and the job without a group (one more group) before big's second.
+    expect(first.map((job) => job.group).sort()).toEqual(['big', null, 'small'].sort());
+    expect(first.map((job) => job.id)).toEqual(expect.arrayContaining([small.id, loose.id]));
+    // big has one running of two: one more turn, then none.
+    const second = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+    expect(second.map((job) => job.group)).toEqual(['big']);
+    expect(await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE)).toEqual([]);
+  });
+
+  it('groupCounts, listGroupJobs and busiestGroups read one queue groups', async () => {
+    const a1 = await addJob(s.storage, 'q', { group: 'a', name: 'x' });
+    const a2 = await addJob(s.storage, 'q', { group: 'a' });
+    await addJob(s.storage, 'q', { group: 'b' });
+    await addJob(s.storage, 'other', { group: 'a' });
+    await s.storage.claim([{ queue: 'q', limit: 2, grouped: true }], 'w', Date.now(), CONTRACT_LEASE);
+    const counts = await s.storage.groupCounts('q', 'a');
+    expect(Object.fromEntries(counts.map((row) => [row.status, row.count]))).toEqual({ running: 1, pending: 1 });
+    const query = { limit: 10, offset: 0 };
+    expect((await s.storage.listGroupJobs('q', 'a', query)).map((job) => job.id)).toEqual([a2.id, a1.id]);
+    expect((await s.storage.listGroupJobs('q', 'a', { ...query, name: 'x' })).map((job) => job.id)).toEqual([a1.id]);
+    expect((await s.storage.listGroupJobs('q', 'a', { ...query, status: 'running' })).map((job) => job.group)).toEqual(['a']);
+    expect(await s.storage.busiestGroups('q', 10)).toEqual([
+      { group: 'a', running: 1, pending: 1 },
+      { group: 'b', running: 1, pending: 0 },
+    ]);
+    expect(await s.storage.busiestGroups('q', 1)).toHaveLength(1);
+  });
+});
