@@ -21,6 +21,18 @@ import { CascadeOptions } from '../interfaces/flow-job.interface';
 import { WaitOptions } from '../interfaces/wait-options.interface';
 import { waitUntilIdle } from './wait-until-idle';
 import { toJobFlowInfo, toJobInfo } from './to-job-info';
+import { assertAdminOptions } from './assert-options';
+import { searchText } from './search-text';
+import {
+  CASCADE_OPTION_KEYS,
+  CLEAN_OPTION_KEYS,
+  COUNT_OPTION_KEYS,
+  GET_JOBS_OPTION_KEYS,
+  JOBS_BY_KEY_OPTION_KEYS,
+  METRICS_OPTION_KEYS,
+  RETRY_ALL_OPTION_KEYS,
+  WAIT_OPTION_KEYS,
+} from '../utils/option-keys.util';
 
 /** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
 type AdminStorage = InspectionStorage &
@@ -85,7 +97,8 @@ export class QueueAdmin {
    */
   async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
     assertQueueName(queue);
-    const { status, name, limit = 50, offset = 0 } = options;
+    assertAdminOptions('getJobs', options, GET_JOBS_OPTION_KEYS);
+    const { status, name, search, limit = 50, offset = 0 } = options;
     if (status !== undefined) assertStatus('getJobs', status);
     if (name !== undefined) {
       const problem = jobNameProblem(name);
@@ -96,7 +109,7 @@ export class QueueAdmin {
     }
     if (!(Number.isSafeInteger(offset) && offset >= 0))
       throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
-    const records = await (await this.storage()).listJobs(queue, { status, name, limit, offset });
+    const records = await (await this.storage()).listJobs(queue, { status, name, search: searchText(search), limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 
@@ -115,6 +128,7 @@ export class QueueAdmin {
     if (typeof key !== 'string' || key.length === 0) {
       throw new InvalidArgumentError('getJobsByKey', 'key', `must be a non-empty string, got ${describeValue(key)}`);
     }
+    assertAdminOptions('getJobsByKey', options, JOBS_BY_KEY_OPTION_KEYS);
     const limit = options.limit ?? 50;
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
       throw new InvalidArgumentError('getJobsByKey', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
@@ -253,6 +267,7 @@ export class QueueAdmin {
   async retryAll(queue: string, options: RetryAllOptions): Promise<RetryAllReport>;
   async retryAll(queue: string, options?: RetryAllOptions): Promise<number | RetryAllReport> {
     assertQueueName(queue);
+    assertAdminOptions('retryAll', options, RETRY_ALL_OPTION_KEYS);
     if (options !== undefined && !(typeof options === 'object' && options !== null && options.report === true)) {
       throw new InvalidArgumentError('retryAll', 'options', 'must be { report: true } or left out');
     }
@@ -305,6 +320,7 @@ export class QueueAdmin {
     assertQueueName(queue);
     if (typeof options !== 'object' || options === null)
       throw new InvalidArgumentError('clean', 'options', 'must be { status, olderThan? }');
+    assertAdminOptions('clean', options, CLEAN_OPTION_KEYS);
     const statuses = Array.isArray(options.status) ? options.status : [options.status];
     if (statuses.length === 0) throw new InvalidArgumentError('clean', 'status', 'must name at least one status');
     for (const status of statuses) {
@@ -330,6 +346,7 @@ export class QueueAdmin {
    * by retention are not counted.
    */
   async getMetrics(options: { windowMinutes?: number } = {}): Promise<MetricsSnapshot> {
+    assertAdminOptions('getMetrics', options, METRICS_OPTION_KEYS);
     const windowMinutes = options.windowMinutes ?? 15;
     if (!(Number.isSafeInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 1440)) {
       throw new InvalidArgumentError(
@@ -417,8 +434,7 @@ function countName(queue: string | undefined, options: CountOptions): string | u
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError('getCounts', 'options', `must be an object such as { name }, got ${describeValue(options)}`);
   }
-  const unknown = Object.keys(options).find((key) => key !== 'name');
-  if (unknown !== undefined) throw new InvalidArgumentError('getCounts', 'options', `has an unknown key "${unknown}" (known: name)`);
+  assertAdminOptions('getCounts', options, COUNT_OPTION_KEYS);
   const { name } = options;
   if (name === undefined) return undefined;
   const problem = jobNameProblem(name);
@@ -442,11 +458,13 @@ function cascadeOf(method: string, options: CascadeOptions): boolean {
   if (typeof options !== 'object' || options === null || (options.cascade !== undefined && typeof options.cascade !== 'boolean')) {
     throw new InvalidArgumentError(method, 'options', `must be { cascade?: boolean }, got ${describeValue(options)}`);
   }
+  assertAdminOptions(method, options, CASCADE_OPTION_KEYS);
   return options.cascade === true;
 }
 
 function assertTimeout(method: string, options: WaitOptions): number | undefined {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(method, 'options', 'must be an object { timeout? }');
+  assertAdminOptions(method, options, WAIT_OPTION_KEYS);
   if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
     throw new InvalidArgumentError(
       method,
