@@ -10,7 +10,14 @@ import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-i
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
-import { ControlStorage, FlowStorage, HousekeepingStorage, InspectionStorage, StorageLifecycle } from '../storage/queue-storage.interface';
+import {
+  ControlStorage,
+  ExplainStorage,
+  FlowStorage,
+  HousekeepingStorage,
+  InspectionStorage,
+  StorageLifecycle,
+} from '../storage/queue-storage.interface';
 import { assertQueueName } from '../utils/queue-name.util';
 import { closestName } from '../utils/closest-name.util';
 import { jobNameProblem } from '../utils/job-name.util';
@@ -23,6 +30,8 @@ import { waitUntilIdle } from './wait-until-idle';
 import { toJobFlowInfo, toJobInfo } from './to-job-info';
 import { assertAdminOptions } from './assert-options';
 import { searchText } from './search-text';
+import { explainJob } from './explain-job';
+import { JobExplanation } from '../interfaces/job-explanation.interface';
 import {
   CASCADE_OPTION_KEYS,
   CLEAN_OPTION_KEYS,
@@ -36,6 +45,7 @@ import {
 
 /** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
 type AdminStorage = InspectionStorage &
+  ExplainStorage &
   ControlStorage &
   FlowStorage &
   Pick<HousekeepingStorage, 'processedQueues'> &
@@ -64,6 +74,28 @@ export class QueueAdmin {
     // Removed between the two reads: the job itself is still shown.
     if (flow) info.flow = toJobFlowInfo(record, flow);
     return info;
+  }
+
+  /**
+   * Why a job is where it is: running (owner, lease), or what holds a pending one back (its children, a pause, its
+   * delay or backoff, no live processor, a rate limit, the global concurrency), or `due` (waiting for a free slot), or
+   * finished. One statement; the limits only a processor declares (global concurrency) are this process's.
+   * @throws JobNotFoundError for an id that names no job.
+   */
+  async explain(id: string): Promise<JobExplanation> {
+    const now = Date.now();
+    const facts = await (await this.storage()).explainFacts(assertJobId(id), now);
+    if (!facts) throw new JobNotFoundError(id);
+    const queue = facts.job.queue;
+    const processor = this.factory.getProcessor(queue);
+    return explainJob(
+      facts,
+      {
+        processesHere: !!processor && !!this.factory.runtime,
+        globalConcurrency: processor?.settings.globalConcurrency ?? this.factory.options.queueLimits[queue]?.globalConcurrency,
+      },
+      now,
+    );
   }
 
   /**

@@ -16,3 +16,4 @@ export * from './register-queue-options.interface';
 export * from './flow-job.interface';
 export * from './queue-limits.interface';
 export * from './wait-options.interface';
+export * from './job-explanation.interface';

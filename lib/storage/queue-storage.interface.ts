@@ -10,6 +10,7 @@ import type { ControlStorage } from './roles/control-storage.interface';
 import type { FlowStorage } from './roles/flow-storage.interface';
 import type { ScheduleStorage } from './roles/schedule-storage.interface';
 import type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
+import type { ExplainStorage } from './roles/explain-storage.interface';
 
 export * from './storage-records';
 export type { StorageLifecycle } from './roles/storage-lifecycle.interface';
@@ -24,6 +25,7 @@ export type { ControlStorage } from './roles/control-storage.interface';
 export type { FlowStorage } from './roles/flow-storage.interface';
 export type { ScheduleStorage } from './roles/schedule-storage.interface';
 export type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
+export type { ExplainStorage, ExplainFacts } from './roles/explain-storage.interface';
 
 /**
  * Everything the queue needs from a database: the intersection of the storage's roles, which each backend implements
@@ -46,4 +48,5 @@ export interface QueueStorage
     ControlStorage,
     FlowStorage,
     ScheduleStorage,
-    HousekeepingStorage {}
+    HousekeepingStorage,
+    ExplainStorage {}
