@@ -10,6 +10,7 @@ import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-i
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
+import { formatPrometheus } from '../metrics/prometheus-exposition';
 import {
   ControlStorage,
   ExplainStorage,
@@ -390,6 +391,32 @@ export class QueueAdmin {
     const now = Date.now();
     const timings = await (await this.storage()).finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE);
     return computeMetrics(timings, now, windowMinutes, timings.length === METRICS_SAMPLE);
+  }
+
+  /**
+   * The queues' metrics in Prometheus' text exposition format (serve it as `text/plain; version=0.0.4`): job counts by
+   * queue and status and paused state (gauges, of the database now), and of the jobs finished in the last
+   * `windowMinutes` (1 to 1440, default 15; database-wide, whichever process ran them): completions and failures
+   * (gauges over that sliding window, not counters since boot) and wait and run time summaries in seconds.
+   * @throws InvalidArgumentError for a bad window or an unknown option.
+   */
+  async exportPrometheusMetrics(options: { windowMinutes?: number } = {}): Promise<string> {
+    assertAdminOptions('exportPrometheusMetrics', options, METRICS_OPTION_KEYS);
+    const windowMinutes = options.windowMinutes ?? 15;
+    if (!(Number.isSafeInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 1440)) {
+      const reason = `must be an integer from 1 to 1440, got ${describeValue(windowMinutes)}`;
+      throw new InvalidArgumentError('exportPrometheusMetrics', 'windowMinutes', reason);
+    }
+    const storage = await this.storage();
+    const now = Date.now();
+    const [queues, timings] = await Promise.all([this.listQueues(), storage.finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE)]);
+    return formatPrometheus({
+      counts: new Map(queues.map((queue) => [queue.name, queue.counts])),
+      paused: new Set(queues.filter((queue) => queue.paused).map((queue) => queue.name)),
+      timings: timings.filter((timing) => timing.finishedAt >= now - windowMinutes * 60_000),
+      windowMinutes,
+      sampled: timings.length === METRICS_SAMPLE,
+    });
   }
 
   /**
