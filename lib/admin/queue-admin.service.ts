@@ -10,7 +10,7 @@ import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-i
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { CleanOptions, CountOptions, GetJobsOptions, QueueInfo, RetryAllOptions, RetryAllReport } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
-import { formatPrometheus } from '../metrics/prometheus-exposition';
+import { exportPrometheus } from './export-prometheus';
 import {
   ControlStorage,
   ExplainStorage,
@@ -402,21 +402,7 @@ export class QueueAdmin {
    */
   async exportPrometheusMetrics(options: { windowMinutes?: number } = {}): Promise<string> {
     assertAdminOptions('exportPrometheusMetrics', options, METRICS_OPTION_KEYS);
-    const windowMinutes = options.windowMinutes ?? 15;
-    if (!(Number.isSafeInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 1440)) {
-      const reason = `must be an integer from 1 to 1440, got ${describeValue(windowMinutes)}`;
-      throw new InvalidArgumentError('exportPrometheusMetrics', 'windowMinutes', reason);
-    }
-    const storage = await this.storage();
-    const now = Date.now();
-    const [queues, timings] = await Promise.all([this.listQueues(), storage.finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE)]);
-    return formatPrometheus({
-      counts: new Map(queues.map((queue) => [queue.name, queue.counts])),
-      paused: new Set(queues.filter((queue) => queue.paused).map((queue) => queue.name)),
-      timings: timings.filter((timing) => timing.finishedAt >= now - windowMinutes * 60_000),
-      windowMinutes,
-      sampled: timings.length === METRICS_SAMPLE,
-    });
+    return exportPrometheus(await this.storage(), () => this.listQueues(), options.windowMinutes ?? 15, METRICS_SAMPLE);
   }
 
   /**
