@@ -87,8 +87,8 @@ describeEachBackend('job names', (backend) => {
 
   it('refuses getCounts options that are not { name } with a well-formed name, and a name without a queue, with InvalidArgumentError', async () => {
     const refused: [string | undefined, unknown, string][] = [
-      ['mail', { status: 'completed' }, 'unknown key "status"'],
-      ['mail', { name: 'a', limit: 1 }, 'unknown key "limit"'],
+      ['mail', { status: 'completed' }, 'option "status" is not an option'],
+      ['mail', { name: 'a', limit: 1 }, 'option "limit" is not an option'],
       ['mail', 'newsletter', 'options must be an object'],
       ['mail', null, 'options must be an object'],
       ['mail', ['newsletter'], 'options must be an object'],

@@ -20,8 +20,10 @@ import {
   RetryAllReport,
 } from '../interfaces/queue-info.interface';
 import { computeMetrics } from '../metrics/compute-metrics';
+import { exportPrometheus } from './export-prometheus';
 import {
   ControlStorage,
+  ExplainStorage,
   FlowStorage,
   GroupStorage,
   HousekeepingStorage,
@@ -49,9 +51,25 @@ import { occurrenceJob } from '../scheduler/occurrence-job';
 import { ScheduleNotFoundError } from '../errors/schedule-not-found.error';
 import { ProcessesInfo } from '../interfaces/process-info.interface';
 
+import { assertAdminOptions } from './assert-options';
+import { searchText } from './search-text';
+import { explainJob } from './explain-job';
+import { JobExplanation } from '../interfaces/job-explanation.interface';
+import {
+  CASCADE_OPTION_KEYS,
+  CLEAN_OPTION_KEYS,
+  COUNT_OPTION_KEYS,
+  GET_JOBS_OPTION_KEYS,
+  JOBS_BY_KEY_OPTION_KEYS,
+  METRICS_OPTION_KEYS,
+  RETRY_ALL_OPTION_KEYS,
+  WAIT_OPTION_KEYS,
+} from '../utils/option-keys.util';
+
 /** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
 type AdminStorage = InspectionStorage &
   GroupStorage &
+  ExplainStorage &
   ControlStorage &
   FlowStorage &
   Pick<HousekeepingStorage, 'processedQueues'> &
@@ -82,6 +100,28 @@ export class QueueAdmin {
     // Removed between the two reads: the job itself is still shown.
     if (flow) info.flow = toJobFlowInfo(record, flow);
     return info;
+  }
+
+  /**
+   * Why a job is where it is: running (owner, lease), or what holds a pending one back (its children, a pause, its
+   * delay or backoff, no live processor, a rate limit, the global concurrency), or `due` (waiting for a free slot), or
+   * finished. One statement; the limits only a processor declares (global concurrency) are this process's.
+   * @throws JobNotFoundError for an id that names no job.
+   */
+  async explain(id: string): Promise<JobExplanation> {
+    const now = Date.now();
+    const facts = await (await this.storage()).explainFacts(assertJobId(id), now);
+    if (!facts) throw new JobNotFoundError(id);
+    const queue = facts.job.queue;
+    const processor = this.factory.getProcessor(queue);
+    return explainJob(
+      facts,
+      {
+        processesHere: !!processor && !!this.factory.runtime,
+        globalConcurrency: processor?.settings.globalConcurrency ?? this.factory.options.queueLimits[queue]?.globalConcurrency,
+      },
+      now,
+    );
   }
 
   /**
@@ -133,8 +173,12 @@ export class QueueAdmin {
    */
   async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
     assertQueueName(queue);
-    const { status, name, group, limit = 50, offset = 0 } = options;
+    assertAdminOptions('getJobs', options, GET_JOBS_OPTION_KEYS);
+    const { status, name, group, search, limit = 50, offset = 0 } = options;
     if (group !== undefined) assertGroupFilter('getJobs', group);
+    // The group listing has no text filter: refused rather than ignored (no option is ever silent).
+    if (group !== undefined && search !== undefined)
+      throw new InvalidArgumentError('getJobs', 'search', 'cannot be combined with group yet: filter by one of them');
     if (status !== undefined) assertStatus('getJobs', status);
     if (name !== undefined) {
       const problem = jobNameProblem(name);
@@ -146,8 +190,10 @@ export class QueueAdmin {
     if (!(Number.isSafeInteger(offset) && offset >= 0))
       throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
     const storage = await this.storage();
-    const query = { status, name, limit, offset };
-    const records = group === undefined ? await storage.listJobs(queue, query) : await storage.listGroupJobs(queue, group, query);
+    const records =
+      group === undefined
+        ? await storage.listJobs(queue, { status, name, search: searchText(search), limit, offset })
+        : await storage.listGroupJobs(queue, group, { status, name, limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 
@@ -166,6 +212,7 @@ export class QueueAdmin {
     if (typeof key !== 'string' || key.length === 0) {
       throw new InvalidArgumentError('getJobsByKey', 'key', `must be a non-empty string, got ${describeValue(key)}`);
     }
+    assertAdminOptions('getJobsByKey', options, JOBS_BY_KEY_OPTION_KEYS);
     const limit = options.limit ?? 50;
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
       throw new InvalidArgumentError('getJobsByKey', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);
@@ -304,6 +351,7 @@ export class QueueAdmin {
   async retryAll(queue: string, options: RetryAllOptions): Promise<RetryAllReport>;
   async retryAll(queue: string, options?: RetryAllOptions): Promise<number | RetryAllReport> {
     assertQueueName(queue);
+    assertAdminOptions('retryAll', options, RETRY_ALL_OPTION_KEYS);
     if (options !== undefined && !(typeof options === 'object' && options !== null && options.report === true)) {
       throw new InvalidArgumentError('retryAll', 'options', 'must be { report: true } or left out');
     }
@@ -449,6 +497,7 @@ export class QueueAdmin {
     assertQueueName(queue);
     if (typeof options !== 'object' || options === null)
       throw new InvalidArgumentError('clean', 'options', 'must be { status, olderThan? }');
+    assertAdminOptions('clean', options, CLEAN_OPTION_KEYS);
     const statuses = Array.isArray(options.status) ? options.status : [options.status];
     if (statuses.length === 0) throw new InvalidArgumentError('clean', 'status', 'must name at least one status');
     for (const status of statuses) {
@@ -474,6 +523,7 @@ export class QueueAdmin {
    * by retention are not counted.
    */
   async getMetrics(options: { windowMinutes?: number } = {}): Promise<MetricsSnapshot> {
+    assertAdminOptions('getMetrics', options, METRICS_OPTION_KEYS);
     const windowMinutes = options.windowMinutes ?? 15;
     if (!(Number.isSafeInteger(windowMinutes) && windowMinutes >= 1 && windowMinutes <= 1440)) {
       throw new InvalidArgumentError(
@@ -485,6 +535,18 @@ export class QueueAdmin {
     const now = Date.now();
     const timings = await (await this.storage()).finishedSince(now - windowMinutes * 60_000, METRICS_SAMPLE);
     return computeMetrics(timings, now, windowMinutes, timings.length === METRICS_SAMPLE);
+  }
+
+  /**
+   * The queues' metrics in Prometheus' text exposition format (serve it as `text/plain; version=0.0.4`): job counts by
+   * queue and status and paused state (gauges, of the database now), and of the jobs finished in the last
+   * `windowMinutes` (1 to 1440, default 15; database-wide, whichever process ran them): completions and failures
+   * (gauges over that sliding window, not counters since boot) and wait and run time summaries in seconds.
+   * @throws InvalidArgumentError for a bad window or an unknown option.
+   */
+  async exportPrometheusMetrics(options: { windowMinutes?: number } = {}): Promise<string> {
+    assertAdminOptions('exportPrometheusMetrics', options, METRICS_OPTION_KEYS);
+    return exportPrometheus(await this.storage(), () => this.listQueues(), options.windowMinutes ?? 15, METRICS_SAMPLE);
   }
 
   /**
@@ -570,8 +632,7 @@ function countName(queue: string | undefined, options: CountOptions): string | u
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new InvalidArgumentError('getCounts', 'options', `must be an object such as { name }, got ${describeValue(options)}`);
   }
-  const unknown = Object.keys(options).find((key) => key !== 'name' && key !== 'group');
-  if (unknown !== undefined) throw new InvalidArgumentError('getCounts', 'options', `has an unknown key "${unknown}" (known: name, group)`);
+  assertAdminOptions('getCounts', options, COUNT_OPTION_KEYS);
   const { name } = options;
   if (name === undefined) return undefined;
   const problem = jobNameProblem(name);
@@ -605,11 +666,13 @@ function cascadeOf(method: string, options: CascadeOptions): boolean {
   if (typeof options !== 'object' || options === null || (options.cascade !== undefined && typeof options.cascade !== 'boolean')) {
     throw new InvalidArgumentError(method, 'options', `must be { cascade?: boolean }, got ${describeValue(options)}`);
   }
+  assertAdminOptions(method, options, CASCADE_OPTION_KEYS);
   return options.cascade === true;
 }
 
 function assertTimeout(method: string, options: WaitOptions): number | undefined {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError(method, 'options', 'must be an object { timeout? }');
+  assertAdminOptions(method, options, WAIT_OPTION_KEYS);
   if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
     throw new InvalidArgumentError(
       method,

@@ -17,3 +17,4 @@ export * from './flow-job.interface';
 export * from './queue-limits.interface';
 export * from './wait-options.interface';
 export * from './process-info.interface';
+export * from './job-explanation.interface';

@@ -26,6 +26,12 @@ export interface GetJobsOptions {
   name?: string;
   /** Only jobs of this group (see `JobOptions.group`). */
   group?: string;
+  /**
+   * Only jobs whose data, name, unique key or last error (its name and message) contain this text, compared without
+   * regard to case (1 to 200 characters; no NUL). It reads the database's newest 100,000 jobs (by id, all queues
+   * together) and keeps this queue's: a bounded read on a table of any size, with no index paid by each enqueue. See docs/observability.md, "Search".
+   */
+  search?: string;
   /** At most this many (1 to 1000, default 50). */
   limit?: number;
   /** Skip this many (default 0). */

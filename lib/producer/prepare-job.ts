@@ -5,6 +5,7 @@ import { groupProblem } from '../utils/job-group.util';
 import { backoffProblem } from '../utils/backoff.util';
 import { jobNameProblem, removalBits } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
+import { JOB_OPTION_KEYS, unknownOptionProblem } from '../utils/option-keys.util';
 import {
   LIMITS,
   MAX_TIMER_MS,
@@ -16,21 +17,6 @@ import {
   unstorableTextProblem,
 } from '../utils/validation.util';
 
-// `manager` is the caller's transaction: the producer uses it, it is not stored.
-const KNOWN_OPTIONS = new Set<string>([
-  'name',
-  'delay',
-  'runAt',
-  'priority',
-  'maxAttempts',
-  'backoff',
-  'timeout',
-  'key',
-  'removeOnComplete',
-  'removeOnFail',
-  'group',
-  'manager',
-]);
 const MAX_KEY_LENGTH = 1024;
 
 /** Defaults a job falls back to when its options leave something out. */
@@ -68,9 +54,9 @@ export function prepareJob(
     };
   }
   if (typeof options !== 'object') throw invalid('options', `must be an object, got ${describeValue(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw invalid(key, `is not an option (known: ${[...KNOWN_OPTIONS].join(', ')})`);
-  }
+  // `manager` is among them: the caller's transaction, which the producer uses and does not store.
+  const unknown = unknownOptionProblem(options, JOB_OPTION_KEYS);
+  if (unknown) throw invalid(unknown.key, unknown.reason);
   const { name, delay, runAt, priority, maxAttempts, backoff, timeout, key, removeOnComplete, removeOnFail, group } = options;
   if (name !== undefined) {
     const problem = jobNameProblem(name);

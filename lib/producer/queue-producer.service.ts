@@ -27,6 +27,7 @@ import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
+import { ADD_FLOW_OPTION_KEYS, WAIT_OPTION_KEYS, isOptionsObject, unknownOptionProblem } from '../utils/option-keys.util';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
 type ProducerStorage = EnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
@@ -102,6 +103,8 @@ export class QueueProducer {
     }
     return Object.assign(job, {
       waitUntilFinished: async (options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> => {
+        const unknownOption = isOptionsObject(options) ? unknownOptionProblem(options, WAIT_OPTION_KEYS) : null;
+        if (unknownOption) throw new InvalidArgumentError('waitUntilFinished', `option "${unknownOption.key}"`, unknownOption.reason);
         if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
           throw new InvalidArgumentError(
             'waitUntilFinished',
@@ -225,6 +228,8 @@ export class QueueProducer {
    */
   async addFlow<TData, TResult = unknown>(flow: FlowJob<TData>, options: AddFlowOptions = {}): Promise<EnqueuedJob<TData, TResult>> {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('addFlow', 'options', 'must be { manager? }');
+    const unknownOption = unknownOptionProblem(options, ADD_FLOW_OPTION_KEYS);
+    if (unknownOption) throw new InvalidArgumentError('addFlow', `option "${unknownOption.key}"`, unknownOption.reason);
     const now = Date.now();
     const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now);
     const manager = options.manager === undefined ? undefined : managerOf(nodes[0].queue, [options]);

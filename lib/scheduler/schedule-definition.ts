@@ -5,6 +5,7 @@ import { ScheduleRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
 import { jobNameProblem } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
+import { SCHEDULE_OPTION_KEYS, unknownOptionProblem } from '../utils/option-keys.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 
 const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
@@ -18,6 +19,8 @@ export function toScheduleRecord(queue: string, name: unknown, options: Schedule
   }
   if (typeof options !== 'object' || options === null)
     throw invalid('options must be an object { cron | every, data?, timezone?, jobOptions? }');
+  const unknown = unknownOptionProblem(options, SCHEDULE_OPTION_KEYS);
+  if (unknown) throw invalid(`option "${unknown.key}" ${unknown.reason}`);
   const { cron, every, timezone, data, jobOptions } = options;
   if ((cron === undefined) === (every === undefined)) throw invalid('give exactly one of cron or every');
   if (every !== undefined && !isIntegerInRange(every, 1, LIMITS.durationMs)) {

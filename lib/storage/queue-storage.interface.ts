@@ -12,6 +12,7 @@ import type { ScheduleStorage } from './roles/schedule-storage.interface';
 import type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
 import type { OperatorStorage } from './roles/operator-storage.interface';
 import type { GroupStorage } from './roles/group-storage.interface';
+import type { ExplainStorage } from './roles/explain-storage.interface';
 
 export * from './storage-records';
 export type { StorageLifecycle } from './roles/storage-lifecycle.interface';
@@ -28,6 +29,7 @@ export type { ScheduleStorage } from './roles/schedule-storage.interface';
 export type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
 export type { OperatorStorage } from './roles/operator-storage.interface';
 export type { GroupStorage } from './roles/group-storage.interface';
+export type { ExplainStorage, ExplainFacts } from './roles/explain-storage.interface';
 
 /**
  * Everything the queue needs from a database: the intersection of the storage's roles, which each backend implements
@@ -52,4 +54,5 @@ export interface QueueStorage
     ScheduleStorage,
     HousekeepingStorage,
     OperatorStorage,
-    GroupStorage {}
+    GroupStorage,
+    ExplainStorage {}

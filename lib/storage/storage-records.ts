@@ -145,6 +145,11 @@ export interface ListJobsQuery {
   status?: JobStatus;
   /** Only jobs of this name. */
   name?: string;
+  /**
+   * Only jobs whose data, name, key or last error's name and message contain this text, without regard to case,
+   * among the table's newest `SEARCH_SCAN_ROWS` jobs (shared/job-search.ts). Validated (non-empty, bounded, no NUL).
+   */
+  search?: string;
   limit: number;
   offset: number;
 }

@@ -16,14 +16,20 @@ export function closestName(given: string, known: Iterable<string>): string | nu
   return best !== null && bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
 }
 
-/** Levenshtein distance: insertions, deletions and substitutions each cost 1. */
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment): insertions, deletions, substitutions and a
+ * swap of two neighbours each cost 1, so the commonest typo (`nmae`, `serach`) is one edit, not two.
+ */
 function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1);
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length];

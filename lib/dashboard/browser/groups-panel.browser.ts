@@ -48,7 +48,11 @@ function groupsTable(data: QueueData): Child {
     h('th', { scope: 'col', class: 'num', text: 'Running' }),
     h('th', { scope: 'col', class: 'num', text: 'Pending' }),
   ]);
-  return h('div', { class: 'table-wrap', 'data-groups': '' }, h('table', { class: 'cards' }, [h('thead', null, head), h('tbody', null, rows)]));
+  return h(
+    'div',
+    { class: 'table-wrap', 'data-groups': '' },
+    h('table', { class: 'cards' }, [h('thead', null, head), h('tbody', null, rows)]),
+  );
 }
 
 /** Whether the page's jobs carry groups: the jobs table then has a Group column. */

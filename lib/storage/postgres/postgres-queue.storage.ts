@@ -13,6 +13,7 @@ import {
   ExpiredLease,
   FinishedJobTiming,
   FlowRecord,
+  ExplainFacts,
   JobRecord,
   KeyBlockedJob,
   ProcessorAnnouncementRow,
@@ -72,6 +73,7 @@ import { PostgresTransactions } from './postgres-transaction';
 import { TransactionStatements } from '../shared/transaction-statements';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
+import { explainFacts } from './sql/explain.sql';
 
 /** Where the PostgreSQL storage gets its connection, and the schema settings that apply either way. */
 export type PostgresStorageConfig = PostgresConnectionSource & {
@@ -285,6 +287,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   getJob(id: string): Promise<JobRecord | null> {
     return getJob(this.db, id);
+  }
+
+  explainFacts(id: string, now: number): Promise<ExplainFacts | null> {
+    return explainFacts(this.db, id, now);
   }
 
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]> {

@@ -13,6 +13,7 @@ import {
   ExpiredLease,
   FinishedJobTiming,
   FlowRecord,
+  ExplainFacts,
   JobRecord,
   KeyBlockedJob,
   ProcessorAnnouncementRow,
@@ -65,6 +66,7 @@ import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from '.
 import { sqliteTransactionRunner } from './sqlite-transaction';
 import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { applySqliteSchema } from './sqlite-schema';
+import { explainFacts } from './sql/explain.sql';
 
 /**
  * The SQLite backend: the statements of `sql/` on a `SqliteConnection`. It runs only single, self-contained
@@ -322,6 +324,10 @@ export class SqliteQueueStorage implements QueueStorage {
 
   getJob(id: string): Promise<JobRecord | null> {
     return getJob(this.db.runner, id);
+  }
+
+  explainFacts(id: string, now: number): Promise<ExplainFacts | null> {
+    return explainFacts(this.db.runner, id, now);
   }
 
   listJobs(queue: string, query: ListJobsQuery): Promise<JobRecord[]> {

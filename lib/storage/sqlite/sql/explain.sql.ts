@@ -1,0 +1,35 @@
+import { ExplainFacts } from '../../queue-storage.interface';
+import { jobColumnsOf } from '../../shared/job-columns';
+import { toJobRecord } from '../../shared/job-row.mapper';
+import { StatementRunner } from '../../shared/statement-runner';
+import { Q, T, toRowId } from './sqlite-sql-fragments';
+
+/**
+ * The job, its queue's row (pause, limits' state, processor announcement), its live children and the queue's running
+ * jobs with a live lease, in one snapshot. The rate window counts as used up as the claim counts it (see claim.sql.ts).
+ * Params: now (rate window), now (leases), id.
+ */
+const EXPLAIN_SQL = `SELECT ${jobColumnsOf('j')},
+    coalesce(q.paused, 0) AS x_paused,
+    max(coalesce(q.limited_until, 0), CASE WHEN q.rate_max IS NOT NULL AND q.window_count >= q.rate_max
+      AND q.window_start + q.rate_duration > ? THEN q.window_start + q.rate_duration ELSE 0 END) AS x_limited_until,
+    q.processor_until AS x_processor_until,
+    (SELECT count(*) FROM ${T} AS r WHERE r.status = 'running' AND r.lease_until > ? AND r.queue = j.queue) AS x_running_live,
+    (SELECT count(*) FROM ${T} AS c WHERE c.parent_id = j.id AND c.status IN ('pending', 'running')) AS x_children_left
+  FROM ${T} AS j LEFT JOIN ${Q} AS q ON q.queue = j.queue WHERE j.id = ?`;
+
+/** What `QueueAdmin.explain` reads about job `id` at `now`, or null for no such job. */
+export async function explainFacts(runner: StatementRunner, id: string, now: number): Promise<ExplainFacts | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const [row] = await runner.all(EXPLAIN_SQL, [now, now, rowId]);
+  if (!row) return null;
+  return {
+    job: toJobRecord(row),
+    paused: Number(row.x_paused) === 1,
+    limitedUntil: Number(row.x_limited_until ?? 0),
+    processorUntil: row.x_processor_until === null || row.x_processor_until === undefined ? null : Number(row.x_processor_until),
+    runningLive: Number(row.x_running_live),
+    childrenLeft: Number(row.x_children_left),
+  };
+}

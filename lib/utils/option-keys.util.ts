@@ -1,0 +1,81 @@
+/**
+ * The known option keys of every options object a public method takes, ONE list per interface, and the check that
+ * refuses any other key with a "did you mean". A key accepted silently is a filter, a bound or a behaviour the caller
+ * believes in and does not get (`getJobs(queue, { serach: 'x' })` returned every job).
+ *
+ * Each list is declared with `keysOf<Interface>()`, which fails to compile while the list misses a key of the
+ * interface: an option added to an interface (`group`, `keyTtl`, `debounce`, `deadLetter`...) is one word added here.
+ */
+import type { JobOptions } from '../interfaces/job-options.interface';
+import type { AddFlowOptions, CascadeOptions } from '../interfaces/flow-job.interface';
+import type { CleanOptions, CountOptions, GetJobsOptions, RetryAllOptions } from '../interfaces/queue-info.interface';
+import type { ScheduleOptions } from '../interfaces/schedule-options.interface';
+import type { WaitOptions } from '../interfaces/wait-options.interface';
+import { closestName } from './closest-name.util';
+
+/** Keys of `T` missing from `K`; `never` when the list is complete. */
+type MissingKeys<T, K extends readonly PropertyKey[]> = Exclude<keyof T, K[number]>;
+
+/**
+ * `keysOf<GetJobsOptions>()('status', 'name', ...)`: the list, typed so that a key of the interface left out is a
+ * compile error naming it, and a word that is no key of the interface is one too.
+ */
+function keysOf<T>() {
+  return <const K extends readonly (keyof T & string)[]>(
+    ...keys: K & ([MissingKeys<T, K>] extends [never] ? unknown : { missingKeys: MissingKeys<T, K> })
+  ): readonly string[] => keys;
+}
+
+/** `QueueAdmin.getJobs()`, `Queue.getJobs()`. */
+export const GET_JOBS_OPTION_KEYS = keysOf<GetJobsOptions>()('status', 'name', 'group', 'search', 'limit', 'offset');
+/** `QueueAdmin.getCounts()`, `Queue.getCounts()`. */
+export const COUNT_OPTION_KEYS = keysOf<CountOptions>()('name', 'group');
+/** `QueueAdmin.clean()`, `Queue.clean()`. */
+export const CLEAN_OPTION_KEYS = keysOf<CleanOptions>()('status', 'olderThan');
+/** `QueueAdmin.retryAll(queue, options)`. */
+export const RETRY_ALL_OPTION_KEYS = keysOf<RetryAllOptions>()('report');
+/** `QueueAdmin.cancel()` and `remove()`. */
+export const CASCADE_OPTION_KEYS = keysOf<CascadeOptions>()('cascade');
+/** `waitUntilFinished()` (admin and an enqueued job's) and `waitUntilIdle()`. */
+export const WAIT_OPTION_KEYS = keysOf<WaitOptions>()('timeout');
+/** `QueueAdmin.getJobsByKey(queue, key, options)`. */
+export const JOBS_BY_KEY_OPTION_KEYS = keysOf<{ limit?: number }>()('limit');
+/** `QueueAdmin.getMetrics(options)`. */
+export const METRICS_OPTION_KEYS = keysOf<{ windowMinutes?: number }>()('windowMinutes');
+/** `QueueProducer.add()` / `addBulk()` items, `Queue.add()` (where `name` is the first argument). */
+export const JOB_OPTION_KEYS = keysOf<JobOptions>()(
+  'name',
+  'delay',
+  'runAt',
+  'priority',
+  'maxAttempts',
+  'backoff',
+  'timeout',
+  'key',
+  'removeOnComplete',
+  'removeOnFail',
+  'group',
+  'manager',
+);
+/** `QueueProducer.addFlow(flow, options)`. */
+export const ADD_FLOW_OPTION_KEYS = keysOf<AddFlowOptions>()('manager');
+/** `QueueProducer.upsertSchedule()`, `Queue.upsertSchedule()`. */
+export const SCHEDULE_OPTION_KEYS = keysOf<ScheduleOptions>()('cron', 'every', 'timezone', 'data', 'jobOptions');
+
+/**
+ * The first key of `options` that is not in `known`, as a reason for the caller's typed error
+ * (`is not an option (did you mean "search"?); known: status, name, ...`), or null when every key is known.
+ * Only own enumerable keys are read: what a spread or `Object.keys` would pass on.
+ */
+export function unknownOptionProblem(options: object, known: readonly string[]): { key: string; reason: string } | null {
+  const key = Object.keys(options).find((candidate) => !known.includes(candidate));
+  if (key === undefined) return null;
+  const suggestion = closestName(key, known);
+  const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+  return { key: shown, reason: `is not an option${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known: ${known.join(', ')}` };
+}
+
+/** Whether `value` can be an options object at all: a plain object, not an array, a string or null. */
+export function isOptionsObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,108 @@
+/**
+ * `QueueAdmin.explain(id)` (issue 29 item 3): every reason that exists today reached on purpose, on every backend:
+ * running, due, delayed, retry-backoff, paused, rate-limited, global-concurrency, waiting-for-children,
+ * no-processor, finished; `JobNotFoundError` for an id that names no job. `group-concurrency` has no groups to
+ * reach it yet (issue 28): its seam is `explain-job.ts`'s check list.
+ */
+import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { describeEachBackend, perTestApp } from './support/backends';
+import { errorOf } from './support/ops';
+import { waitFor } from './support/wait-for';
+
+describeEachBackend('QueueAdmin.explain', (backend) => {
+  const current = perTestApp(backend);
+
+  it('says why each job is where it is, with until, owner and children where they apply', async () => {
+    // Handlers that hold their job until the test ends: the slot (and the global slot) stays taken.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const attemptsOf = new Map<string, number>();
+    const providers = [
+      defineProcessor('ex-slot', () => held, { concurrency: 1 }),
+      defineProcessor('ex-global', () => held, { concurrency: 2, globalConcurrency: 1 }),
+      defineProcessor('ex-rate', async () => 'ok', { limiter: { max: 1, duration: 60_000 } }),
+      defineProcessor(
+        'ex-retry',
+        async (job) => {
+          attemptsOf.set(job.id, (attemptsOf.get(job.id) ?? 0) + 1);
+          throw new Error('first attempt fails');
+        },
+        { maxAttempts: 2, backoff: { type: 'fixed', delay: 60_000 } },
+      ),
+      defineProcessor('ex-plain', async () => 'done'),
+      defineProcessor('ex-later', async () => 'done'),
+    ];
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    try {
+      const running = await producer.add('ex-slot', { n: 1 });
+      await waitFor(async () => (await admin.getJob(running.id))?.status === 'running', 'first job running');
+      const due = await producer.add('ex-slot', { n: 2 });
+      const delayed = await producer.add('ex-later', {}, { delay: 60_000 });
+      const globalHolder = await producer.add('ex-global', { n: 1 });
+      await waitFor(async () => (await admin.getJob(globalHolder.id))?.status === 'running', 'global holder running');
+      const globalWaiting = await producer.add('ex-global', { n: 2 });
+      const rateFirst = await producer.add('ex-rate', { n: 1 });
+      await admin.waitUntilFinished(rateFirst.id, { timeout: 10_000 });
+      const rateWaiting = await producer.add('ex-rate', { n: 2 });
+      const retrying = await producer.add('ex-retry', {});
+      await waitFor(async () => (await admin.getJob(retrying.id))?.attempts === 1 && attemptsOf.get(retrying.id) === 1, 'first attempt');
+      await waitFor(async () => (await admin.getJob(retrying.id))?.status === 'pending', 'retry scheduled');
+      const orphan = await producer.add('ex-nobody', {});
+      await admin.pause('ex-plain');
+      const paused = await producer.add('ex-plain', { n: 'paused' });
+      const parent = await producer.addFlow({ queue: 'ex-plain', data: {}, children: [{ queue: 'ex-plain', data: { child: 1 } }] });
+      const finished = rateFirst;
+
+      const now = Date.now();
+      const running1 = await admin.explain(running.id);
+      expect(running1).toMatchObject({ status: 'running', reason: 'running' });
+      expect(typeof running1.owner).toBe('string');
+      expect(running1.owner!.length).toBeGreaterThan(0);
+      expect(running1.until!.getTime()).toBeGreaterThan(now);
+      expect(running1.detail).toContain(running1.owner!);
+
+      expect(await admin.explain(due.id)).toMatchObject({ status: 'pending', reason: 'due' });
+      const delayed1 = await admin.explain(delayed.id);
+      expect(delayed1).toMatchObject({ status: 'pending', reason: 'delayed' });
+      expect(Math.abs(delayed1.until!.getTime() - delayed.runAt.getTime())).toBeLessThan(5);
+      expect(await admin.explain(globalWaiting.id)).toMatchObject({ status: 'pending', reason: 'global-concurrency' });
+      const rate = await admin.explain(rateWaiting.id);
+      expect(rate).toMatchObject({ status: 'pending', reason: 'rate-limited' });
+      expect(rate.until!.getTime()).toBeGreaterThan(now);
+      expect(rate.until!.getTime()).toBeLessThanOrEqual(now + 60_000);
+      const retry = await admin.explain(retrying.id);
+      expect(retry).toMatchObject({ status: 'pending', reason: 'retry-backoff' });
+      expect(retry.until!.getTime()).toBeGreaterThan(now + 50_000);
+      expect(await admin.explain(orphan.id)).toMatchObject({ status: 'pending', reason: 'no-processor' });
+      expect(await admin.explain(paused.id)).toMatchObject({ status: 'pending', reason: 'paused' });
+      expect(await admin.explain(parent.id)).toMatchObject({ status: 'pending', reason: 'waiting-for-children', childrenLeft: 1 });
+      const done = await admin.explain(finished.id);
+      expect(done).toMatchObject({ status: 'completed', reason: 'finished' });
+      for (const explanation of [running1, delayed1, rate, retry, done]) expect(explanation.detail.length).toBeGreaterThan(10);
+    } finally {
+      release();
+    }
+  });
+
+  it('a failed job is finished, its error in the detail; an unknown or malformed id is JobNotFoundError', async () => {
+    const Fails = defineProcessor(
+      'ex-fail',
+      async () => {
+        throw new Error('the upstream said no');
+      },
+      { maxAttempts: 1 },
+    );
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Fails] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const job = await producer.add('ex-fail', {});
+    await admin.waitUntilFinished(job.id, { timeout: 10_000 });
+    const explained = await admin.explain(job.id);
+    expect(explained).toMatchObject({ status: 'failed', reason: 'finished' });
+    expect(explained.detail).toContain('Error: the upstream said no');
+    for (const id of ['999999999', 'nope', '', '1 OR 1=1']) expect(await errorOf(() => admin.explain(id))).toBeInstanceOf(JobNotFoundError);
+  });
+});

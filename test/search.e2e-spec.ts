@@ -1,0 +1,102 @@
+/**
+ * `QueueAdmin.getJobs(queue, { search })` (issue 29 item 2): jobs whose data, name, unique key or last error contain
+ * the text, without regard to case, combined with the status and name filters and paging; hostile text is a plain
+ * text (never a LIKE pattern, never SQL) or a typed error. Its bound (the table's newest 100,000 rows) is measured in
+ * bench/search-cost.js rather than filled here.
+ */
+import { InvalidArgumentError, QueueAdmin, QueueProducer, UnrecoverableError } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { describeEachBackend, perTestApp } from './support/backends';
+import { errorOf } from './support/ops';
+
+describeEachBackend('QueueAdmin.getJobs({ search })', (backend) => {
+  const current = perTestApp(backend);
+
+  async function start() {
+    // Jobs whose data says `fail` fail at once with a message of their own: the search reads the last error.
+    const Fails = defineProcessor<{ fail?: string }>('found', async (job) => {
+      if (job.data.fail) throw new UnrecoverableError(job.data.fail);
+      return 'ok';
+    });
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Fails] });
+    return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
+  }
+
+  const ids = (jobs: { id: string }[]) => jobs.map((job) => job.id);
+
+  it('finds text in data, name, key and last error, without regard to case, in that queue only, newest first', async () => {
+    const { producer, admin } = await start();
+    await admin.pause('found');
+    const byData = await producer.add('found', { customer: { email: 'Ada.Lovelace@Example.com' } });
+    const byName = await producer.add('found', { n: 2 }, { name: 'Lovelace-report' });
+    const byKey = await producer.add('found', { n: 3 }, { key: 'invoice-LOVELACE-7' });
+    await producer.add('found', { n: 4 }, { name: 'other', key: 'k4' });
+    await producer.add('elsewhere', { customer: { email: 'ada.lovelace@example.com' } });
+    await admin.resume('found');
+    const failing = await producer.add('found', { fail: 'Upstream said NO to Lovelace' });
+    await admin.waitUntilFinished(failing.id).catch(() => undefined);
+    await admin.waitUntilIdle('found');
+
+    expect(ids(await admin.getJobs('found', { search: 'lovelace' }))).toEqual([failing.id, byKey.id, byName.id, byData.id]);
+    expect(ids(await admin.getJobs('found', { search: 'ADA.LOVELACE@example' }))).toEqual([byData.id]);
+    expect(ids(await admin.getJobs('found', { search: 'said no' }))).toEqual([failing.id]);
+    expect(ids(await admin.getJobs('found', { search: 'invoice-lovelace' }))).toEqual([byKey.id]);
+    expect(await admin.getJobs('found', { search: 'nobody' })).toEqual([]);
+    // The rows come back whole, as getJobs returns them without a search.
+    const [found] = await admin.getJobs('found', { search: 'ada.lovelace' });
+    expect(found.data).toEqual({ customer: { email: 'Ada.Lovelace@Example.com' } });
+  });
+
+  it('combines with the status and name filters and pages', async () => {
+    const { producer, admin } = await start();
+    await admin.pause('found');
+    const jobs = [];
+    for (let n = 0; n < 7; n++) jobs.push(await producer.add('found', { order: `order-${n}` }, { name: n % 2 ? 'odd' : 'even' }));
+    await producer.add('found', { order: 'unrelated' }, { name: 'odd' });
+    const newestFirst = [...jobs].reverse().map((job) => job.id);
+
+    expect(ids(await admin.getJobs('found', { search: 'ORDER-', limit: 3 }))).toEqual(newestFirst.slice(0, 3));
+    expect(ids(await admin.getJobs('found', { search: 'order-', limit: 3, offset: 3 }))).toEqual(newestFirst.slice(3, 6));
+    expect(ids(await admin.getJobs('found', { search: 'order-', name: 'odd' }))).toEqual([jobs[5].id, jobs[3].id, jobs[1].id]);
+    expect(ids(await admin.getJobs('found', { search: 'order-', status: 'pending', name: 'even', limit: 2 }))).toEqual([
+      jobs[6].id,
+      jobs[4].id,
+    ]);
+    expect(await admin.getJobs('found', { search: 'order-', status: 'completed' })).toEqual([]);
+  });
+
+  it('treats %, _, quotes and backslashes as plain characters, and finds them where the data holds them', async () => {
+    const { producer, admin } = await start();
+    await admin.pause('found');
+    const percent = await producer.add('found', { note: '50% off' });
+    const underscore = await producer.add('found', { note: 'snake_case' });
+    const quoted = await producer.add('found', { note: `say "hi" to O'Brien` });
+    const slashed = await producer.add('found', { path: 'C:\\temp\\new' });
+    const unicode = await producer.add('found', { note: 'Grüße, 東京' });
+    await producer.add('found', { note: '500 off, snakeXcase, say hi' });
+
+    expect(ids(await admin.getJobs('found', { search: '%' }))).toEqual([percent.id]);
+    expect(ids(await admin.getJobs('found', { search: '0% o' }))).toEqual([percent.id]);
+    expect(ids(await admin.getJobs('found', { search: 'e_c' }))).toEqual([underscore.id]);
+    expect(ids(await admin.getJobs('found', { search: '"hi"' }))).toEqual([quoted.id]);
+    expect(ids(await admin.getJobs('found', { search: "O'Brien" }))).toEqual([quoted.id]);
+    expect(ids(await admin.getJobs('found', { search: 'temp\\new' }))).toEqual([slashed.id]);
+    expect(ids(await admin.getJobs('found', { search: '\\' }))).toEqual([slashed.id]);
+    expect(ids(await admin.getJobs('found', { search: '東京' }))).toEqual([unicode.id]);
+    // SQL in the text is text.
+    expect(await admin.getJobs('found', { search: "'); DROP TABLE nest_queue_jobs; --" })).toEqual([]);
+    expect(await admin.getJobs('found', { search: '_%' })).toEqual([]);
+    expect(await admin.getCounts('found')).toMatchObject({ pending: 6 });
+  });
+
+  it('refuses a text that is not a string, empty, longer than 200 characters or holding a NUL, with a typed error', async () => {
+    const { producer, admin } = await start();
+    await producer.add('found', { n: 1 });
+    for (const search of ['', 'x'.repeat(201), 'x'.repeat(10_240), 'a\0b', 42, null, { $ne: 1 }, ['a']]) {
+      const error = await errorOf(() => admin.getJobs('found', { search: search as string }));
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error.message).toMatch(/^QueueAdmin\.getJobs\(\): search must/);
+    }
+    expect(await admin.getJobs('found', { search: 'x'.repeat(200) })).toEqual([]);
+  });
+});
