@@ -38,3 +38,7 @@ export * from './child-failed.error';
 export * from './rate-limit.error';
 export * from './wait-timeout.error';
 export * from './invalid-event-listener.error';
+export * from './cli-usage.error';
+export * from './database-file-missing.error';
+export * from './not-a-queue-database.error';
+export * from './promote-refused.error';
