@@ -121,7 +121,8 @@ async function planCopy(source: SqliteReadOnlyFile, from: string): Promise<CopyP
   if (version < SQLITE_SCHEMA_VERSION) {
     throw new PromoteRefusedError(
       'schema-mismatch',
-      `${from} is at schema version ${version}, this version's is ${SQLITE_SCHEMA_VERSION}: run ` +
+      `${from} ${version === 0 ? 'records no schema version (an older build made it)' : `is at schema version ${version}`}, ` +
+        `this version's is ${SQLITE_SCHEMA_VERSION}: run ` +
         `\`nestjs-sqlite-queue migrate --database ${from}\` on it first (after a backup)`,
     );
   }

@@ -1,4 +1,5 @@
 import { DatabaseOpenError } from '../../errors/database-open.error';
+import { storageFailureKind } from '../../errors/codes/storage-failure';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { StorageRow } from '../shared/job-row.mapper';
 import { StatementRunner } from '../shared/statement-runner';
@@ -24,6 +25,9 @@ interface NodeSqlite3ReadDatabase {
  * `StatementRunner`: it throws.
  */
 export class SqliteReadOnlyFile implements StatementRunner {
+  /** The file, for errors (set by `open`). */
+  private path?: string;
+
   /** Wraps an open connection; use `open`. */
   constructor(
     private readonly query: (sql: string, params: unknown[]) => Promise<StorageRow[]>,
@@ -34,14 +38,22 @@ export class SqliteReadOnlyFile implements StatementRunner {
   /** Opens `path` read-only (it must exist); `DatabaseOpenError` when the driver cannot. */
   static async open(path: string, driver: SqliteDriverName): Promise<SqliteReadOnlyFile> {
     try {
-      return driver === 'better-sqlite3' ? openBetterSqlite(path) : await openNodeSqlite3(path);
+      const file = driver === 'better-sqlite3' ? openBetterSqlite(path) : await openNodeSqlite3(path);
+      file.path = path;
+      return file;
     } catch (error) {
       throw new DatabaseOpenError(path, error);
     }
   }
 
-  all(sql: string, params: unknown[]): Promise<StorageRow[]> {
-    return this.query(sql, params);
+  /** Runs a read; a file SQLite cannot read (not a database, corrupt) fails with `DatabaseOpenError`, as at open. */
+  async all(sql: string, params: unknown[]): Promise<StorageRow[]> {
+    try {
+      return await this.query(sql, params);
+    } catch (error) {
+      if (this.path !== undefined && storageFailureKind(error) !== 'other') throw new DatabaseOpenError(this.path, error);
+      throw error;
+    }
   }
 
   run(): Promise<number> {
