@@ -100,6 +100,8 @@ describeEachBackend(
   'nestjs-sqlite-queue commands',
   (backend: Backend) => {
     const current = perTestApp(backend);
+    // Each test starts several CLI processes; on the shared 2-core machine under load one takes up to 5 s.
+    jest.setTimeout(180_000);
 
     it('status, jobs and job print what the library sees, as text and as JSON', async () => {
       const { completed, failed, pending } = await seed(current);
@@ -150,24 +152,27 @@ describeEachBackend(
           Boolean(Number(row.paused) || row.paused === true),
         );
 
-      expectExit(await runCliChild(['retry', failed, ...databaseArgs(db)]), EXIT_CODES.ok);
+      // Independent changes, run as processes side by side on one database (each loads Nest and TypeORM).
+      const [retried, cancelled, paused] = await Promise.all([
+        runCliChild(['retry', failed, ...databaseArgs(db)]),
+        runCliChild(['cancel', pending[0], ...databaseArgs(db)]),
+        runCliChild(['pause', 'later', ...databaseArgs(db)]),
+      ]);
+      [retried, cancelled, paused].forEach((run) => expectExit(run, EXIT_CODES.ok));
       expect(await statusOf(failed)).toBe('pending');
-      const [again, unknownQueue] = await Promise.all([
+      expect(await statusOf(pending[0])).toBe('cancelled');
+      expect(await pausedOf('later')).toEqual([true]);
+
+      const [again, unknownQueue, resumed, keep] = await Promise.all([
         runCliChild(['retry', failed, ...databaseArgs(db)]),
         runCliChild(['retry', '--failed', 'maill', ...databaseArgs(db)]),
+        runCliChild(['resume', 'later', ...databaseArgs(db)]),
+        runCliChild(['clean', 'mail', '--older-than', '1d', ...databaseArgs(db)]),
       ]);
       expectExit(again, EXIT_CODES.refused, /InvalidJobStateError/);
       expectExit(unknownQueue, EXIT_CODES.notFound, /QueueNotFoundError.*"mail"/);
-
-      expectExit(await runCliChild(['cancel', pending[0], ...databaseArgs(db)]), EXIT_CODES.ok);
-      expect(await statusOf(pending[0])).toBe('cancelled');
-
-      expectExit(await runCliChild(['pause', 'later', ...databaseArgs(db)]), EXIT_CODES.ok);
-      expect(await pausedOf('later')).toEqual([true]);
-      expectExit(await runCliChild(['resume', 'later', ...databaseArgs(db)]), EXIT_CODES.ok);
+      expectExit(resumed, EXIT_CODES.ok);
       expect(await pausedOf('later')).toEqual([false]);
-
-      const keep = await runCliChild(['clean', 'mail', '--older-than', '1d', ...databaseArgs(db)]);
       expectExit(keep, EXIT_CODES.ok);
       expect(keep.stdout).toBe('queue mail: 0 job(s) deleted\n');
       const cleaned = await runCliChild(['clean', 'mail', '--older-than', '0ms', ...databaseArgs(db)]);

@@ -53,6 +53,8 @@ const LegacyProcessor = defineProcessor(LEGACY_QUEUE, async (job) => record(job)
 
 describeEachSqlite('nestjs-sqlite-queue promote', (backend: Backend) => {
   const current = perTestApp(backend);
+  // Several CLI processes and apps per test; on the shared 2-core machine under load that can pass a minute.
+  jest.setTimeout(180_000);
   /** The PostgreSQL test database the copy goes to: a schema of this run, dropped by its teardown. */
   let target: TestDatabase;
   beforeEach(() => {
