@@ -19,7 +19,7 @@ export const LIB_LAYERS = [
   ['admin', 'discovery', 'health', 'queue-events'], // public services and Nest discovery, over the runtime
   ['producer'], // QueueProducer (shows added jobs as admin does)
   ['queue', 'dashboard'], // registered queue handles; the optional dashboard
-  ['sqlite-queue.module.ts', 'dashboard.ts', 'terminus.ts'], // the module's wiring; the optional entry points
+  ['sqlite-queue.module.ts', 'dashboard.ts', 'terminus.ts', 'cli'], // the module's wiring; the optional entry points; the command line
   ['index.ts'], // the main entry point
 ];
 

@@ -40,3 +40,7 @@ export * from './wait-timeout.error';
 export * from './invalid-event-listener.error';
 export * from './job-waiting-for-children.error';
 export * from './schedule-not-found.error';
+export * from './cli-usage.error';
+export * from './database-file-missing.error';
+export * from './not-a-queue-database.error';
+export * from './promote-refused.error';

@@ -283,6 +283,12 @@ function note(line: string): void {
           if (app.expectSqlite3Refused) {
             expect(report?.refused).toContain("Use driver: 'better-sqlite3'");
           }
+          // The package's bin, as an operator runs it in the app: `npx nestjs-sqlite-queue`, then on the app's database.
+          const help = await runOk('npx', ['--no-install', 'nestjs-sqlite-queue', '--help'], appDir, npmEnv);
+          expect(help.output).toContain('Usage: nestjs-sqlite-queue <command> [options]');
+          const database = app.postgres ? ['--postgres', POSTGRES_URL, '--schema', schema] : ['--database', join(appDir, 'queue.sqlite')];
+          const status = await runOk('npx', ['--no-install', 'nestjs-sqlite-queue', 'status', '--json', ...database], appDir, npmEnv);
+          expect(status.output).toContain('"queues"');
         } finally {
           if (app.postgres) await dropSchema(schema);
         }

@@ -27,6 +27,9 @@ const FIXTURES_DIR = join(ROOT, 'test', 'fixtures');
 /** The sample app's entry point, also started as a child. */
 const SAMPLE_MAIN = join(ROOT, 'sample', 'main.ts');
 
+/** The CLI's entry point (the package's `bin`), which test/cli.e2e-spec.ts and test/promote.e2e-spec.ts run. */
+const CLI_MAIN = join(ROOT, 'lib', 'cli', 'main.ts');
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -64,6 +67,7 @@ export function buildChildScripts(): string {
       .map((name) => join(FIXTURES_DIR, name)),
     // The demonstration, which test/sample-app.e2e-spec.ts runs as `npm start` does.
     SAMPLE_MAIN,
+    CLI_MAIN,
   ];
   const options: ts.CompilerOptions = {
     ...parsed.options,

@@ -1,0 +1,47 @@
+import { CliUsageError } from '../../errors/cli-usage.error';
+import { JOB_STATUSES, JobStatus } from '../../interfaces/job-info.interface';
+import { CliCommand } from '../cli-command';
+import { integerOption, isoTime, onePositional, table } from '../cli-arguments';
+import { EXIT_CODES } from '../exit-codes';
+
+export const JOBS_COMMAND: CliCommand = {
+  name: 'jobs',
+  summary: 'jobs of a queue, newest first',
+  help: `Usage: nestjs-sqlite-queue jobs <queue> [--status s] [--limit n] [--json] <database>
+  --status s   only jobs of that status: ${JOB_STATUSES.join(', ')}
+  --limit n    at most n jobs, 1 to 1000 (default 50)
+  --json       a JSON array of the jobs as QueueAdmin.getJobs() returns them`,
+  options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  usesDatabase: true,
+  async run(context) {
+    const queue = onePositional('jobs', context.positionals, 'a queue name');
+    const status = context.values.status;
+    if (status !== undefined && !JOB_STATUSES.includes(status as JobStatus)) {
+      throw new CliUsageError('jobs', `--status must be one of ${JOB_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+    }
+    const limit = integerOption('jobs', 'limit', context.values.limit, 50, 1, 1000);
+    const { admin } = await context.open();
+    const jobs = await admin.getJobs(queue, { status: status as JobStatus | undefined, limit });
+    if (context.values.json === true) {
+      context.print(JSON.stringify(jobs, null, 2));
+      return EXIT_CODES.ok;
+    }
+    if (jobs.length === 0) {
+      context.print(`no ${status ?? ''}${status ? ' ' : ''}job in queue ${queue}`);
+      return EXIT_CODES.ok;
+    }
+    const rows = jobs.map((job) => [
+      job.id,
+      job.name ?? '-',
+      job.status,
+      String(job.priority),
+      `${job.attempts}/${job.maxAttempts}`,
+      isoTime(job.runAt),
+      isoTime(job.finishedAt),
+      job.key ?? '-',
+      job.error ? job.error.message.slice(0, 60).replace(/\s+/g, ' ') : '',
+    ]);
+    context.print(table(['ID', 'NAME', 'STATUS', 'PRIORITY', 'ATTEMPTS', 'RUN AT', 'FINISHED', 'KEY', 'ERROR'], rows));
+    return EXIT_CODES.ok;
+  },
+};

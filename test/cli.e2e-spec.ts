@@ -1,0 +1,264 @@
+/**
+ * The `nestjs-sqlite-queue` command line as a real OS process (the package's `bin`, from this run's compiled
+ * JavaScript) against real SQLite files and a real PostgreSQL schema: what each command prints and its exit code,
+ * bad command lines, and the databases it must refuse (missing, not a queue database, a schema too new), which it
+ * leaves as they were.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Job, QueueAdmin, QueueProducer } from '../lib';
+import { EXIT_CODES } from '../lib/cli/exit-codes';
+import { defineProcessor } from './fixtures/define-processor';
+import { BACKENDS_BY_NAME, Backend, TestDatabase, describeEachBackend, perTestApp } from './support/backends';
+import { CliRun, runCliChild } from './support/cli-child';
+import { queryDatabase } from './support/ops';
+import { rawSql } from './fixtures/legacy-schema';
+
+/** The CLI's database options for a test database of either backend. */
+function databaseArgs(db: TestDatabase): string[] {
+  const postgres = db.options.postgres;
+  return postgres ? ['--postgres', postgres.url!, '--schema', postgres.schema!] : ['--database', db.path, '--driver', db.options.driver!];
+}
+
+function fileHash(path: string): string {
+  return createHash('sha1').update(readFileSync(path)).digest('hex');
+}
+
+function expectExit(run: CliRun, code: number, stderrPattern?: RegExp): void {
+  if (run.code !== code) throw new Error(`exit ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  if (stderrPattern) expect(run.stderr).toMatch(stderrPattern);
+  // One clear line, never a stack trace by default.
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+}
+
+const MailProcessor = defineProcessor<{ fail?: boolean }>(
+  'mail',
+  async (job: Job<{ fail?: boolean }>) => {
+    await job.log(`sending ${job.id}`);
+    if (job.data.fail) throw new Error('mailbox full');
+    return 'sent';
+  },
+  { maxAttempts: 1 },
+);
+
+/** A database with a completed and a failed job of `mail`, then two pending ones no process runs (`later`). */
+async function seed(current: ReturnType<typeof perTestApp>): Promise<{ completed: string; failed: string; pending: string[] }> {
+  const app = await current.startApp({ providers: [MailProcessor] });
+  const producer = app.get(QueueProducer);
+  const completed = await producer.add('mail', {});
+  const failed = await producer.add('mail', { fail: true });
+  await app.get(QueueAdmin).waitUntilIdle('mail', { timeout: 20_000 });
+  const pending = [await producer.add('later', { n: 1 }, { key: 'k1' }), await producer.add('later', { n: 2 })];
+  await current.close(app);
+  return { completed: completed.id, failed: failed.id, pending: pending.map((job) => job.id) };
+}
+
+describe('nestjs-sqlite-queue, the command line as a whole', () => {
+  it('prints its help with every command and the exit codes, and each command its own --help', async () => {
+    const help = await runCliChild(['--help']);
+    expectExit(help, EXIT_CODES.ok);
+    for (const command of ['status', 'jobs', 'job', 'retry', 'cancel', 'pause', 'resume', 'clean', 'migrate', 'backup', 'promote']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    }
+    expect(help.stdout).toContain('Exit codes: 0 done');
+    const jobsHelp = await runCliChild(['jobs', '--help']);
+    expectExit(jobsHelp, EXIT_CODES.ok);
+    expect(jobsHelp.stdout).toContain('Usage: nestjs-sqlite-queue jobs <queue> [--status s] [--limit n]');
+    const promoteHelp = await runCliChild(['promote', '--help']);
+    expect(promoteHelp.stdout).toContain('--from <file>');
+  });
+
+  it('refuses bad command lines with exit code 2 and one line naming the problem', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /^$/],
+      [['frobnicate'], /unknown command "frobnicate"/],
+      [['status', '--database', 'x.sqlite', '--bogus'], /status: Unknown option '--bogus'/],
+      [['status'], /say which database: --database <file> or --postgres <url>/],
+      [['jobs', '--database', 'x.sqlite'], /jobs: needs a queue name/],
+      [['jobs', 'mail', '--limit', '0', '--database', 'x.sqlite'], /--limit must be an integer from 1 to 1000, got "0"/],
+      [['jobs', 'mail', '--status', 'done', '--database', 'x.sqlite'], /--status must be one of pending, running/],
+      [['clean', 'mail', '--database', 'x.sqlite'], /needs --older-than/],
+      [['clean', 'mail', '--older-than', 'a week', '--database', 'x.sqlite'], /--older-than must be a duration such as 7d/],
+      [['retry', '--database', 'x.sqlite'], /needs one job id, or --failed <queue>/],
+      [['status', '--database', 'x.sqlite', '--postgres', 'postgres://h/db'], /not both/],
+      [['promote', '--from', 'x.sqlite'], /needs --from <sqlite file> and --to <postgres url>/],
+    ];
+    // None opens a database (no Nest, no TypeORM loaded): light enough to run side by side.
+    const runs = await Promise.all(cases.map(([args]) => runCliChild(args)));
+    runs.forEach((run, index) => {
+      const [args, message] = cases[index];
+      expectExit(run, EXIT_CODES.usage, message);
+      if (args.length > 0) expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    });
+  });
+});
+
+// The commands run the library's own storage code, which the rest of the suite covers on every driver: here one
+// SQLite driver and PostgreSQL (each CLI run is a process that loads Nest and TypeORM, about a second).
+describeEachBackend(
+  'nestjs-sqlite-queue commands',
+  (backend: Backend) => {
+    const current = perTestApp(backend);
+    // Each test starts several CLI processes; on the shared 2-core machine under load one takes up to 5 s.
+    jest.setTimeout(180_000);
+
+    it('status, jobs and job print what the library sees, as text and as JSON', async () => {
+      const { completed, failed, pending } = await seed(current);
+      const db = current.db;
+      // Read-only commands, run side by side.
+      const [status, json, jobs, listed, job, missing] = await Promise.all([
+        runCliChild(['status', ...databaseArgs(db)]),
+        runCliChild(['status', '--json', ...databaseArgs(db)]),
+        runCliChild(['jobs', 'mail', '--status', 'failed', ...databaseArgs(db)]),
+        runCliChild(['jobs', 'later', '--json', '--limit', '1', ...databaseArgs(db)]),
+        runCliChild(['job', completed, ...databaseArgs(db)]),
+        runCliChild(['job', '987654', ...databaseArgs(db)]),
+      ]);
+      expectExit(status, EXIT_CODES.ok);
+      expect(status.stdout).toMatch(
+        /^QUEUE\s+PENDING\s+RUNNING\s+COMPLETED\s+FAILED\s+CANCELLED\s+STATE\s+OLDEST DUE\s+PROCESSOR\s+WORKERS$/m,
+      );
+      expect(status.stdout).toMatch(/^mail\s+0\s+0\s+1\s+1\s+0\s+active\s+-\s+/m);
+      expect(status.stdout).toMatch(/^later\s+2\s+0\s+0\s+0\s+0\s+active\s+\d{4}-\d\d-\d\dT/m);
+
+      expectExit(json, EXIT_CODES.ok);
+      const parsed = JSON.parse(json.stdout) as {
+        queues: { name: string; counts: Record<string, number>; paused: boolean; oldestDue: number | null }[];
+      };
+      expect(parsed.queues.map((queue) => queue.name)).toEqual(['later', 'mail']);
+      expect(parsed.queues[0]).toMatchObject({ counts: { pending: 2 }, paused: false });
+      expect(parsed.queues[0].oldestDue).toEqual(expect.any(Number));
+
+      expectExit(jobs, EXIT_CODES.ok);
+      expect(jobs.stdout).toMatch(new RegExp(`^${failed}\\s+-\\s+failed\\s+0\\s+1/1\\s.*mailbox full$`, 'm'));
+      expect(jobs.stdout).not.toMatch(new RegExp(`^${completed}\\s`, 'm'));
+      expect((JSON.parse(listed.stdout) as { id: string }[]).map((one) => one.id)).toEqual([pending[1]]);
+
+      expectExit(job, EXIT_CODES.ok);
+      expect(job.stdout).toContain(`job ${completed} in queue mail: completed`);
+      expect(job.stdout).toContain('result "sent"');
+      expect(job.stdout).toContain(`    sending ${completed}`);
+      expectExit(missing, EXIT_CODES.notFound, /^error: JobNotFoundError: .*987654/);
+    });
+
+    it('retry, cancel, pause, resume and clean change the database through QueueAdmin, with their exit codes', async () => {
+      const { failed, pending } = await seed(current);
+      const db = current.db;
+      const statusOf = async (id: string) =>
+        (await rawSql<{ status: string }>(db, [`SELECT status FROM {schema}.nest_queue_jobs WHERE id = ${id}`]))[0].status;
+      const pausedOf = async (queue: string) =>
+        (await rawSql<{ paused: unknown }>(db, [`SELECT paused FROM {schema}.nest_queue_queues WHERE queue = '${queue}'`])).map((row) =>
+          Boolean(Number(row.paused) || row.paused === true),
+        );
+
+      // Independent changes, run as processes side by side on one database (each loads Nest and TypeORM).
+      const [retried, cancelled, paused] = await Promise.all([
+        runCliChild(['retry', failed, ...databaseArgs(db)]),
+        runCliChild(['cancel', pending[0], ...databaseArgs(db)]),
+        runCliChild(['pause', 'later', ...databaseArgs(db)]),
+      ]);
+      [retried, cancelled, paused].forEach((run) => expectExit(run, EXIT_CODES.ok));
+      expect(await statusOf(failed)).toBe('pending');
+      expect(await statusOf(pending[0])).toBe('cancelled');
+      expect(await pausedOf('later')).toEqual([true]);
+
+      const [again, unknownQueue, resumed, keep] = await Promise.all([
+        runCliChild(['retry', failed, ...databaseArgs(db)]),
+        runCliChild(['retry', '--failed', 'maill', ...databaseArgs(db)]),
+        runCliChild(['resume', 'later', ...databaseArgs(db)]),
+        runCliChild(['clean', 'mail', '--older-than', '1d', ...databaseArgs(db)]),
+      ]);
+      expectExit(again, EXIT_CODES.refused, /InvalidJobStateError/);
+      expectExit(unknownQueue, EXIT_CODES.notFound, /QueueNotFoundError.*"mail"/);
+      expectExit(resumed, EXIT_CODES.ok);
+      expect(await pausedOf('later')).toEqual([false]);
+      expectExit(keep, EXIT_CODES.ok);
+      expect(keep.stdout).toBe('queue mail: 0 job(s) deleted\n');
+      const cleaned = await runCliChild(['clean', 'mail', '--older-than', '0ms', ...databaseArgs(db)]);
+      expect(cleaned.stdout).toBe('queue mail: 1 job(s) deleted\n');
+      const left = await rawSql<{ n: number | string }>(db, [`SELECT count(*) AS n FROM {schema}.nest_queue_jobs WHERE queue = 'mail'`]);
+      expect(Number(left[0].n)).toBe(1);
+    });
+
+    it('migrate reports a current schema, and backup writes a copy on SQLite (PostgreSQL: exit 2, use pg_dump)', async () => {
+      await seed(current);
+      const db = current.db;
+      const migrate = await runCliChild(['migrate', '--dry-run', ...databaseArgs(db)]);
+      expectExit(migrate, EXIT_CODES.ok);
+      expect(migrate.stdout).toMatch(/^schema at version \d+, this version's: nothing to do$/m);
+      const copy = join(db.dir, 'copy.sqlite');
+      const backup = await runCliChild(['backup', copy, ...databaseArgs(db)]);
+      if (backend.kind === 'postgres') {
+        expectExit(backup, EXIT_CODES.usage, /BackupNotSupportedError/);
+        return;
+      }
+      expectExit(backup, EXIT_CODES.ok);
+      expect(existsSync(copy)).toBe(true);
+      const status = await runCliChild(['status', '--json', '--database', copy]);
+      expect((JSON.parse(status.stdout) as { queues: unknown[] }).queues).toHaveLength(2);
+      expectExit(await runCliChild(['backup', copy, ...databaseArgs(db)]), EXIT_CODES.usage, /already exists/);
+    });
+
+    it('refuses a schema too new with exit 3, naming both versions, and changes nothing', async () => {
+      await seed(current);
+      const db = current.db;
+      await rawSql(db, [`INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (999, 'from-the-future', 0)`]);
+      const before = backend.kind === 'sqlite' ? fileHash(db.path) : undefined;
+      for (const args of [['pause', 'later'], ['migrate']]) {
+        const run = await runCliChild([...args, ...databaseArgs(db)]);
+        expectExit(
+          run,
+          EXIT_CODES.database,
+          /^error: SchemaTooNewError: The queue schema in the database is version 999, newer than version \d+/,
+        );
+      }
+      if (before) expect(fileHash(db.path)).toBe(before);
+      const paused = await rawSql(db, [
+        `SELECT queue FROM {schema}.nest_queue_queues WHERE paused = ${backend.kind === 'postgres' ? 'true' : '1'}`,
+      ]);
+      expect(paused).toEqual([]);
+    });
+  },
+  ['sqlite3', 'postgres'],
+);
+
+describe('nestjs-sqlite-queue on databases it must refuse', () => {
+  let db: TestDatabase;
+  beforeEach(() => (db = BACKENDS_BY_NAME.sqlite3.tempDatabase()));
+  afterEach(() => db.cleanup());
+
+  it('a missing file: exit 3, and the file is not created', async () => {
+    const path = join(db.dir, 'nope.sqlite');
+    const run = await runCliChild(['status', '--database', path]);
+    expectExit(run, EXIT_CODES.database, /^error: DatabaseFileMissingError: The queue database file .*nope\.sqlite does not exist/);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('a SQLite file of something else, and a file that is not SQLite: exit 3, the file unchanged', async () => {
+    const other = join(db.dir, 'other.sqlite');
+    await queryDatabase(
+      { ...db, path: other, options: { ...db.options, database: other } },
+      'CREATE TABLE invoices (id INTEGER PRIMARY KEY)',
+    );
+    const before = fileHash(other);
+    for (const args of [
+      ['pause', 'mail', '--driver', 'sqlite3'],
+      ['status', '--driver', 'better-sqlite3'],
+    ]) {
+      const run = await runCliChild([...args, '--database', other]);
+      expectExit(run, EXIT_CODES.database, /^error: NotAQueueDatabaseError: .*other\.sqlite is not a queue database/);
+    }
+    expect(fileHash(other)).toBe(before);
+    const text = join(db.dir, 'notes.sqlite');
+    writeFileSync(text, 'not a database at all, just some words that fill more than the header would\n'.repeat(10));
+    const run = await runCliChild(['status', '--database', text]);
+    expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*not a SQLite database/);
+  });
+
+  it('a PostgreSQL server that refuses connections: exit 3, one line', async () => {
+    const run = await runCliChild(['status', '--postgres', 'postgres://postgres:secret@127.0.0.1:1/test']);
+    expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*nothing accepts connections/);
+    expect(run.stderr).not.toContain('secret');
+  });
+});
