@@ -20,6 +20,7 @@ import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
 import { SQLITE_QUEUE_MODULE_OPTIONS } from '../sqlite-queue.constants';
 import { QueueStorage } from '../storage/queue-storage.interface';
+import { QueueTelemetry } from '../telemetry/queue-telemetry';
 import { ProcessorDefinition } from '../worker/processor-definition';
 import { createQueueStorage } from './create-queue-storage';
 import { ProcessingRuntime } from './processing-runtime';
@@ -46,6 +47,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   private feed?: ClusterEventFeed;
   private watcher?: FinishWatcher;
   private eventStream?: Observable<QueueEvent>;
+  /** null: off (`telemetry: false`) or `@opentelemetry/api` absent. */
+  private tracing?: QueueTelemetry | null;
   /** This process's identity in the shared event log (unlike `workerId`, never shared by two processes). */
   readonly instanceId = randomUUID();
 
@@ -55,6 +58,15 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   get options(): ResolvedModuleOptions {
     this.resolved ??= resolveModuleOptions(this.rawOptions);
     return this.resolved;
+  }
+
+  /**
+   * The process's OpenTelemetry spans, or undefined when `telemetry` is false or `@opentelemetry/api` is not
+   * installed. The package is required on the first call, never before (the options are validated first).
+   */
+  get telemetry(): QueueTelemetry | undefined {
+    if (this.tracing === undefined) this.tracing = QueueTelemetry.create(this.options.telemetry) ?? null;
+    return this.tracing ?? undefined;
   }
 
   /** The processing runtime, when this process processes and has started. */
@@ -206,7 +218,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
       ),
       now,
     );
-    const runtime = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger);
+    const runtime = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger, this.telemetry);
     await runtime.declareLimits();
     this.runtimeInstance = runtime;
     runtime.start();

@@ -14,6 +14,8 @@ export interface NewJobRecord {
   name?: string | null;
   /** Bit 1: delete once completed; bit 2: once failed; null or absent: neither (the queue's retention applies). */
   removeOn?: number | null;
+  /** JSON of the W3C trace context it was added under (telemetry/trace-context.ts); null or absent: none. */
+  traceContext?: string | null;
 }
 
 /** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
@@ -64,6 +66,8 @@ export interface JobRecord {
   name?: string | null;
   /** See `NewJobRecord.removeOn`. */
   removeOn?: number | null;
+  /** See `NewJobRecord.traceContext`. */
+  traceContext?: string | null;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;

@@ -35,6 +35,7 @@ export type ClaimedJobFields = Pick<
   | 'createdAt'
   | 'name'
   | 'removeOn'
+  | 'traceContext'
 >;
 
 /** The columns every job row has, claimed or not. Ids stay strings (PostgreSQL ids may exceed 2^53). */
@@ -53,6 +54,7 @@ export function claimedFieldsOf(row: StorageRow): ClaimedJobFields {
     createdAt: Number(row.created_at),
     name: (row.name as string | null) ?? null,
     removeOn: nullableNumber(row.remove_on),
+    traceContext: (row.trace_context as string | null) ?? null,
   };
 }
 
@@ -101,6 +103,7 @@ export function claimedJobRecord(job: ClaimedJobFields, workerId: string, leaseU
     key: job.key,
     name: job.name,
     removeOn: job.removeOn,
+    traceContext: job.traceContext,
     lockedBy: workerId,
     leaseUntil,
     result: null,
@@ -129,6 +132,7 @@ export function newJobRecord(queue: string, job: NewJobRecord, id: string, now: 
     key: job.key,
     name: job.name ?? null,
     removeOn: job.removeOn ?? null,
+    traceContext: job.traceContext ?? null,
     lockedBy: null,
     leaseUntil: null,
     result: null,

@@ -57,6 +57,8 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   { columns: { [EVENTS_TABLE]: ['id', 'origin', 'created_at', 'events'], [EVENT_READERS_TABLE]: ['origin', 'seen_at'] } },
   // Recreates step 4's trigger: its failure walk is a recursive CTE, which step 4's body has not.
   { objects: [[T, 'trigger', `${T}_child_finished`, 'WITH RECURSIVE']] },
+  // trace-context (step 11 of the round): the W3C trace context a job was added under.
+  { columns: { [T]: ['trace_context'] } },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

@@ -6,6 +6,7 @@ import { POSTGRES_MIGRATION_FLOWS } from './004-flows.migration';
 import { POSTGRES_MIGRATION_QUEUE_LIMITS } from './005-queue-limits.migration';
 import { POSTGRES_MIGRATION_EVENTS } from './006-events-table.migration';
 import { POSTGRES_MIGRATION_FLOW_FAILURE_WALK } from './007-flow-failure-walk.migration';
+import { POSTGRES_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
@@ -16,4 +17,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_QUEUE_LIMITS,
   POSTGRES_MIGRATION_EVENTS,
   POSTGRES_MIGRATION_FLOW_FAILURE_WALK,
+  POSTGRES_MIGRATION_TRACE_CONTEXT,
 ];

@@ -14,10 +14,12 @@ import { PostgresContext, PostgresTables, REUSED, ms, notifyIfAny, perSchema } f
  */
 const insertSql = (tables: PostgresTables, skipTakenKeys: boolean): string => `WITH inserted AS (
         INSERT INTO ${tables.T} (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on,
-          created_at, updated_at)
-        SELECT $1, 'pending', j.data, j.priority, j.run_at, 0, j.max_attempts, j.backoff, j.timeout_ms, j.unique_key, j.name, j.remove_on, $2, $2
+          trace_context, created_at, updated_at)
+        SELECT $1, 'pending', j.data, j.priority, j.run_at, 0, j.max_attempts, j.backoff, j.timeout_ms, j.unique_key, j.name, j.remove_on,
+          j.trace_context, $2, $2
         FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::double precision[], $9::text[], $10::text[],
-          $11::int[]) WITH ORDINALITY AS j(data, priority, run_at, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, ord)
+          $11::int[], $12::text[]) WITH ORDINALITY AS j(data, priority, run_at, max_attempts, backoff, timeout_ms, unique_key, name, remove_on,
+          trace_context, ord)
         ORDER BY j.ord
         ${skipTakenKeys ? 'ON CONFLICT DO NOTHING' : ''}
         RETURNING id, unique_key, run_at
@@ -57,6 +59,7 @@ export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJo
       jobs.map((job) => job.key),
       jobs.map((job) => job.name ?? null),
       jobs.map((job) => job.removeOn ?? null),
+      jobs.map((job) => job.traceContext ?? null),
     ],
     REUSED,
   );

@@ -6,6 +6,7 @@ import { SQLITE_MIGRATION_FLOWS } from './004-flows.migration';
 import { SQLITE_MIGRATION_QUEUE_LIMITS } from './005-queue-limits.migration';
 import { SQLITE_MIGRATION_EVENTS } from './006-events-table.migration';
 import { SQLITE_MIGRATION_FLOW_FAILURE_WALK } from './007-flow-failure-walk.migration';
+import { SQLITE_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
@@ -16,4 +17,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_QUEUE_LIMITS,
   SQLITE_MIGRATION_EVENTS,
   SQLITE_MIGRATION_FLOW_FAILURE_WALK,
+  SQLITE_MIGRATION_TRACE_CONTEXT,
 ];

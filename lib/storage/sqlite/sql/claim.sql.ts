@@ -9,7 +9,7 @@ import { NOW_MS, Q, T } from './sqlite-sql-fragments';
  * twice as much as one JSON.parse of the packed array (measured with node-sqlite3 on 200-row claims).
  */
 const CLAIMED_COLUMNS =
-  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on) AS m';
+  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on, trace_context) AS m';
 
 /**
  * The kinds of branch, in the order they appear in the statement: unlimited queues first, then those with a rate
@@ -127,9 +127,25 @@ export async function claimJobs(
 /** A claimed row: the payload, and the rest packed in the order of `CLAIMED_COLUMNS`. */
 function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRecord {
   const meta = JSON.parse(row.m as string) as ClaimedMeta;
-  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil, name, removeOn] = meta;
+  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil, name, removeOn, traceContext] =
+    meta;
   const data = row.data as string;
-  const fields = { id: String(id), queue, data, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, name, removeOn };
+  const fields = {
+    id: String(id),
+    queue,
+    data,
+    priority,
+    runAt,
+    attempts,
+    maxAttempts,
+    backoff,
+    timeout,
+    key,
+    createdAt,
+    name,
+    removeOn,
+    traceContext,
+  };
   return claimedJobRecord(fields, workerId, leaseUntil, now);
 }
 
@@ -148,4 +164,5 @@ type ClaimedMeta = [
   number,
   string | null,
   number | null,
+  string | null,
 ];

@@ -1,0 +1,14 @@
+import { JOBS_TABLE } from '../../../table-names.constants';
+import { PostgresMigration } from './postgres-migration';
+
+/**
+ * The W3C trace context a job was added under (see the SQLite step of the same name). A nullable column without a
+ * default: PostgreSQL adds it without rewriting the table, and existing rows read NULL.
+ *
+ * Step 11 of this round of work; on a branch where steps 8 to 10 are not merged yet it is the step after 7.
+ */
+export const POSTGRES_MIGRATION_TRACE_CONTEXT: PostgresMigration = {
+  version: 8,
+  name: 'trace-context',
+  statements: (s) => [`ALTER TABLE ${s}.${JOBS_TABLE} ADD COLUMN IF NOT EXISTS trace_context text`],
+};
