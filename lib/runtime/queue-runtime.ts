@@ -12,6 +12,7 @@ import { Observable, Subscription, filter, merge } from 'rxjs';
 import { QueueAlreadyRegisteredError } from '../errors/queue-already-registered.error';
 import { ClusterEventFeed, READER_TTL_MS } from '../events/cluster-event-feed';
 import { ClusterEventPublisher } from '../events/cluster-event-publisher';
+import { ClusterEventsNotice } from '../events/cluster-events-notice';
 import { FinishWatcher } from '../events/finish-watcher';
 import { JobEventBus } from '../events/job-event-bus';
 import { JobEventType, QueueEvent } from '../interfaces/queue-event.interface';
@@ -27,6 +28,12 @@ import { ProcessingRuntime } from './processing-runtime';
 import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-options';
 
 /**
+ * How often a processing process without `clusterEvents` looks again for processes that listen to cluster events (it
+ * warns once, then stops looking): one small read a minute while idle.
+ */
+const UNHEARD_RECHECK_MS = 60_000;
+
+/**
  * The process-wide owner of the queue: the storage (and its DataSource), the registered processors, the
  * event bus and, in processing processes, the runtime with the one shared poller. It is the single place
  * where start and stop order is decided, on Nest's lifecycle hooks.
@@ -36,6 +43,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   /** Job events of this process. */
   readonly events = new JobEventBus();
   private readonly logger = new Logger('JobQueue');
+  /** Says so when, without `clusterEvents`, events stay in their process (issue 29 item 7). */
+  private readonly clusterNotice = new ClusterEventsNotice(this.logger);
   private readonly definitions = new Map<string, ProcessorDefinition>();
   /** Queues this application declared with `registerQueue` (a handle), processed here or not. */
   private readonly declared = new Set<string>();
@@ -105,8 +114,17 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
    * (read by one shared reader while anything subscribes).
    */
   get allEvents$(): Observable<QueueEvent> {
+    this.noticeLocalListeners('QueueEvents subscribers');
     this.eventStream ??= this.options.clusterEvents ? merge(this.events.events$, this.clusterFeed().events$) : this.events.events$;
     return this.eventStream;
+  }
+
+  /**
+   * Without `clusterEvents`, says once (one log line per process) that `who` hear only this process's events; with
+   * it, nothing.
+   */
+  noticeLocalListeners(who: string): void {
+    if (!this.options.clusterEvents) this.clusterNotice.localListeners(who);
   }
 
   /** Resolves once events of other processes published from now on reach current subscribers (at once without `clusterEvents`). */
@@ -210,6 +228,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
       this.publisher.start();
     }
     if (!options.processing || this.definitions.size === 0) return;
+    // This process runs jobs and publishes none of their events: warn if some process listens for them.
+    if (!options.clusterEvents) await this.clusterNotice.watchForListeners(() => this.storage(), READER_TTL_MS, UNHEARD_RECHECK_MS);
     const now = Date.now();
     await Scheduler.upsert(
       storage,
@@ -229,6 +249,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.clusterNotice.stop();
     await this.beforeApplicationShutdown();
     this.watcher?.close();
     // After the runtime stopped: the last completions are published too.
