@@ -26,7 +26,7 @@ import { ChildrenSource, toJob } from '../worker/job-runtime';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
-import { SendSpan } from '../telemetry/queue-telemetry';
+import { QueueTelemetry, SendSpan } from '../telemetry/queue-telemetry';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
 type ProducerStorage = EnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
@@ -133,7 +133,7 @@ export class QueueProducer {
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const manager = options?.manager === undefined ? undefined : managerOf(queue, [options]);
     // Started in the caller's context, before the first await: its trace is the request's.
-    const send = this.factory.telemetry?.send(queue, 1, { link: false, jobName: record.name });
+    const send = this.tracing()?.send(queue, 1, { link: false, jobName: record.name });
     if (send) record.traceContext = send.traceContext;
     const storage = await this.storageFor(send);
     // Read in the caller's context: a group commit writes in the context of the add that started it.
@@ -197,7 +197,7 @@ export class QueueProducer {
       items.map((item) => item.options),
     );
     // One PRODUCER span for the whole add; each job's CONSUMER span links to it (it is not each job's parent).
-    const send = this.factory.telemetry?.send(queue, records.length, { link: true });
+    const send = this.tracing()?.send(queue, records.length, { link: true });
     if (send) for (const record of records) record.traceContext = send.traceContext;
     const storage = await this.storageFor(send);
     const transaction = storage.openTransactionOf?.(manager);
@@ -239,7 +239,7 @@ export class QueueProducer {
     const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now);
     const manager = options.manager === undefined ? undefined : managerOf(nodes[0].queue, [options]);
     // One PRODUCER span, parent of every node's CONSUMER spans: a flow is one piece of work, children then parent.
-    const send = this.factory.telemetry?.send(nodes[0].queue, nodes.length, { link: false, jobName: nodes[0].job.name });
+    const send = this.tracing()?.send(nodes[0].queue, nodes.length, { link: false, jobName: nodes[0].job.name });
     if (send) for (const node of nodes) node.job.traceContext = send.traceContext;
     const storage = await this.storageFor(send);
     const transaction = storage.openTransactionOf?.(manager);
@@ -270,6 +270,12 @@ export class QueueProducer {
       manager !== undefined || transaction !== undefined,
       transaction,
     );
+  }
+
+  /** The telemetry when it records (an SDK is registered), else undefined: adds skip it. */
+  private tracing(): QueueTelemetry | undefined {
+    const telemetry = this.factory.telemetry;
+    return telemetry?.active ? telemetry : undefined;
   }
 
   /** The storage; a failure to open it ends the add's span too (it rejects the add). */

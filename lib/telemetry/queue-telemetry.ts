@@ -21,6 +21,9 @@ export const TRACE_ATTRIBUTES = {
   group: 'nestjs_sqlite_queue.job.group',
 } as const;
 
+/** The API's global tracer provider as read here: its proxy (`ProxyTracerProvider`) has `getDelegateTracer`. */
+type DelegatingProvider = { getDelegateTracer?: (name: string) => Tracer | undefined };
+
 /** The error of a failed attempt, as the worker records it. */
 export interface TracedError {
   name: string;
@@ -69,8 +72,12 @@ export interface TracedJob {
  */
 export class QueueTelemetry {
   private readonly tracer: Tracer;
+  /** The global tracer provider: the API's proxy, whose delegate is the SDK's provider once one registers. */
+  private provider: DelegatingProvider;
+  private inactiveChecks = 0;
 
   private constructor(private readonly api: OpenTelemetryApiModule) {
+    this.provider = api.trace.getTracerProvider() as DelegatingProvider;
     // A ProxyTracer: it follows a tracer provider the application registers later (the Nest SDK starts before or after).
     this.tracer = api.trace.getTracer(TRACER_NAME);
   }
@@ -80,6 +87,22 @@ export class QueueTelemetry {
     if (!enabled) return undefined;
     const api = loadOpenTelemetryApi();
     return api ? new QueueTelemetry(api) : undefined;
+  }
+
+  /**
+   * Whether a tracer provider (an SDK) is registered. Without one every span would be a non-recording no-op: the
+   * producer and the worker then skip tracing altogether (no span objects, no contexts, nothing stored), so the API
+   * installed without an SDK costs one check per add and per attempt. The global provider is the API's proxy, which
+   * has a delegate tracer only once an SDK registered (asked each time: the SDK may start after the module).
+   * Held rather than read each time: the global read checks the API version on every call.
+   */
+  get active(): boolean {
+    const provider = this.provider;
+    if (typeof provider.getDelegateTracer !== 'function' || provider.getDelegateTracer(TRACER_NAME) !== undefined) return true;
+    // Reading the global provider again costs a version check (about 0.2 µs): once every 256 inactive checks is enough
+    // to follow a provider registered through another copy of the API (the proxy held here then never gets a delegate).
+    if ((++this.inactiveChecks & 0xff) === 0) this.provider = this.api.trace.getTracerProvider() as DelegatingProvider;
+    return false;
   }
 
   /**

@@ -65,7 +65,7 @@ export class AttemptRunner {
   /** The attempt's outcome; `abandoned` when the attempt was handed back or cancelled while it ran. */
   run(attempt: RunningAttempt): Promise<Outcome> {
     const { telemetry } = this.context;
-    return telemetry ? this.runTraced(attempt, telemetry) : this.runAttempt(attempt, undefined);
+    return telemetry?.active ? this.runTraced(attempt, telemetry) : this.runAttempt(attempt, undefined);
   }
 
   /** The attempt inside its CONSUMER span, ended by the outcome. */
