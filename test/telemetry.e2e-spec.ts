@@ -8,7 +8,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { trace } from '@opentelemetry/api';
 import { Injectable } from '@nestjs/common';
-import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
+import { InvalidModuleOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { appConnection } from './support/app-connection';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { ChildApp, startChildApp, startScript } from './support/child-app';
@@ -267,3 +268,11 @@ function startScriptWatched(mode: 'hide' | 'watch', file: string, config: Parame
     OTEL_WATCH_FILE: file,
   });
 }
+
+describe('the telemetry option', () => {
+  it('refuses anything but true or false, naming the option', () => {
+    const given = { database: ':memory:', telemetry: 'yes' as unknown as boolean };
+    expect(() => resolveModuleOptions(given)).toThrow(InvalidModuleOptionsError);
+    expect(() => resolveModuleOptions(given)).toThrow(/telemetry.*must be true or false, got "yes"/);
+  });
+});
