@@ -12,7 +12,7 @@ export const LIB_LAYERS = [
   ['sqlite-queue.constants.ts', 'table-names.constants.ts', 'module-defaults.constants.ts', 'errors'], // Nest tokens, table names, defaults; typed errors and what a driver's error code means
   ['utils'], // pure helpers: validation, serialisation, backoff, timers; no storage, no state of the queue
   ['storage'], // all SQL: the role interfaces, sqlite/, postgres/, shared/; schema and migrations
-  ['decorators', 'events', 'housekeeping', 'metrics', 'scheduler'], // parts built on the storage
+  ['decorators', 'events', 'housekeeping', 'metrics', 'scheduler', 'telemetry'], // parts built on the storage; telemetry: OpenTelemetry spans (optional peer)
   ['worker'], // runs an attempt, writes its outcome
   ['poller'], // claims jobs for the workers, keeps their leases
   ['runtime'], // builds and owns the storage and the processing runtime (QueueRuntime)

@@ -77,6 +77,10 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
    * about one `pollInterval` after boot (`QueueEvents.listening()` resolves then); boot does not wait for it.
    */
   onApplicationBootstrap(): void {
+    if (this.queueListeners.length > 0) {
+      const classes = [...new Set(this.queueListeners.map(({ label, queue }) => `${label.slice(0, label.lastIndexOf('.'))} ('${queue}')`))];
+      this.factory.noticeLocalListeners(`@QueueEventsListener ${classes.length > 1 ? 'classes' : 'class'} ${classes.join(', ')}`);
+    }
     for (const { queue, type, handler, label } of this.queueListeners) {
       this.factory.addEventListener(queue, type, handler, label, this.factory.allEvents$);
     }

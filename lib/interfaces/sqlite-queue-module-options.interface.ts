@@ -73,6 +73,14 @@ export interface SqliteQueueModuleOptions {
    * in each listening process. Default `false`: `QueueEvents` carries only this process's events.
    */
   clusterEvents?: boolean;
+  /**
+   * OpenTelemetry traces (docs/observability.md): with `@opentelemetry/api` installed (an optional peer dependency),
+   * every add makes a PRODUCER span `send <queue>` in the caller's context and stores its W3C trace context with the
+   * job, and every attempt runs in a CONSUMER span `process <queue>` that continues it, in whichever process runs it.
+   * `false`: no span, nothing stored, the package is never loaded. Without the package this option changes nothing.
+   * Default `true`.
+   */
+  telemetry?: boolean;
   /** `false`: this process only produces and inspects; it claims nothing. Default `true`. */
   processing?: boolean;
   /**

@@ -28,6 +28,7 @@ import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, prepareJob } from './prepare-job';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 import { ADD_FLOW_OPTION_KEYS, WAIT_OPTION_KEYS, isOptionsObject, unknownOptionProblem } from '../utils/option-keys.util';
+import { QueueTelemetry, SendSpan } from '../telemetry/queue-telemetry';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
 type ProducerStorage = EnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
@@ -135,7 +136,10 @@ export class QueueProducer {
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const manager = options?.manager === undefined ? undefined : managerOf(queue, [options]);
-    const storage = await this.factory.storage();
+    // Started in the caller's context, before the first await: its trace is the request's.
+    const send = this.tracing()?.send(queue, 1, { link: false, jobName: record.name });
+    if (send) record.traceContext = send.traceContext;
+    const storage = await this.storageFor(send);
     // Read in the caller's context: a group commit writes in the context of the add that started it.
     const transaction = storage.openTransactionOf?.(manager);
     let stored: JobRecord;
@@ -147,8 +151,10 @@ export class QueueProducer {
             await storage.enqueue(queue, [record], now)
           : [await this.groupCommitFor(storage).add(queue, record, now)];
     } catch (error) {
+      send?.failed(error);
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
     }
+    send?.sent([stored.id]);
     if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
     return this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
       stored,
@@ -194,14 +200,19 @@ export class QueueProducer {
       queue,
       items.map((item) => item.options),
     );
-    const storage = await this.factory.storage();
+    // One PRODUCER span for the whole add; each job's CONSUMER span links to it (it is not each job's parent).
+    const send = this.tracing()?.send(queue, records.length, { link: true });
+    if (send) for (const record of records) record.traceContext = send.traceContext;
+    const storage = await this.storageFor(send);
     const transaction = storage.openTransactionOf?.(manager);
     let stored: JobRecord[];
     try {
       stored = manager ? await storage.enqueueIn(manager, queue, records, now) : await storage.enqueue(queue, records, now);
     } catch (error) {
+      send?.failed(error);
       throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
     }
+    send?.sent(stored.map((record) => record.id));
     this.wakeForDelayed(
       records.map((record) => record.runAt),
       now,
@@ -233,14 +244,19 @@ export class QueueProducer {
     const now = Date.now();
     const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now);
     const manager = options.manager === undefined ? undefined : managerOf(nodes[0].queue, [options]);
-    const storage = await this.factory.storage();
+    // One PRODUCER span, parent of every node's CONSUMER spans: a flow is one piece of work, children then parent.
+    const send = this.tracing()?.send(nodes[0].queue, nodes.length, { link: false, jobName: nodes[0].job.name });
+    if (send) for (const node of nodes) node.job.traceContext = send.traceContext;
+    const storage = await this.storageFor(send);
     const transaction = storage.openTransactionOf?.(manager);
     let ids: string[];
     try {
       ids = await storage.enqueueFlow(nodes, now, manager);
     } catch (error) {
+      send?.failed(error);
       throw asStorageError(error, 'QueueProducer.addFlow', `queue "${nodes[0].queue}"`);
     }
+    send?.sent(ids);
     this.wakeForDelayed(
       nodes.map((node) => node.job.runAt),
       now,
@@ -260,6 +276,23 @@ export class QueueProducer {
       manager !== undefined || transaction !== undefined,
       transaction,
     );
+  }
+
+  /** The telemetry when it records (an SDK is registered), else undefined: adds skip it. */
+  private tracing(): QueueTelemetry | undefined {
+    const telemetry = this.factory.telemetry;
+    return telemetry?.active ? telemetry : undefined;
+  }
+
+  /** The storage; a failure to open it ends the add's span too (it rejects the add). */
+  private async storageFor(send: SendSpan | undefined): Promise<ProducerStorage> {
+    if (!send) return this.factory.storage();
+    try {
+      return await this.factory.storage();
+    } catch (error) {
+      send.failed(error);
+      throw error;
+    }
   }
 
   /** Sets this process's timer for the first of these run times that lies ahead (a waiting parent's is not one). */

@@ -13,6 +13,7 @@ import { ProcessorDefinition } from '../worker/processor-definition';
 import { OutcomeWriter } from '../worker/outcome-writer';
 import { QueueWorker, WorkerSettings } from '../worker/queue-worker';
 import { QueueLimits } from '../interfaces/queue-limits.interface';
+import { QueueTelemetry } from '../telemetry/queue-telemetry';
 import { ResolvedModuleOptions } from './resolve-module-options';
 
 /** Most outcomes one batch of writes carries (completions go out as one statement). */
@@ -38,6 +39,7 @@ export class ProcessingRuntime {
     private readonly options: ResolvedModuleOptions,
     events: JobEventBus,
     private readonly logger: Logger,
+    telemetry?: QueueTelemetry,
   ) {
     this.poller = new SharedPoller(storage, this.pool, options, logger);
     const byQueue = new Map(definitions.map((definition) => [definition.queue, definition]));
@@ -67,6 +69,7 @@ export class ProcessingRuntime {
         workerId: options.workerId,
         defaultBackoff: options.backoff,
         events,
+        telemetry,
         logger: new Logger(`JobQueue:${definition.queue}`),
         onSlotFreed: () => this.poller.wake(),
         onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),

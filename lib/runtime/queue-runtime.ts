@@ -12,6 +12,7 @@ import { Observable, Subscription, filter, merge } from 'rxjs';
 import { QueueAlreadyRegisteredError } from '../errors/queue-already-registered.error';
 import { ClusterEventFeed, READER_TTL_MS } from '../events/cluster-event-feed';
 import { ClusterEventPublisher } from '../events/cluster-event-publisher';
+import { ClusterEventsNotice } from '../events/cluster-events-notice';
 import { FinishWatcher } from '../events/finish-watcher';
 import { JobEventBus } from '../events/job-event-bus';
 import { JobEventType, QueueEvent } from '../interfaces/queue-event.interface';
@@ -20,10 +21,17 @@ import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
 import { SQLITE_QUEUE_MODULE_OPTIONS } from '../sqlite-queue.constants';
 import { QueueStorage } from '../storage/queue-storage.interface';
+import { QueueTelemetry } from '../telemetry/queue-telemetry';
 import { ProcessorDefinition } from '../worker/processor-definition';
 import { createQueueStorage } from './create-queue-storage';
 import { ProcessingRuntime } from './processing-runtime';
 import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-options';
+
+/**
+ * How often a processing process without `clusterEvents` looks again for processes that listen to cluster events (it
+ * warns once, then stops looking): one small read a minute while idle.
+ */
+const UNHEARD_RECHECK_MS = 60_000;
 
 /**
  * The process-wide owner of the queue: the storage (and its DataSource), the registered processors, the
@@ -35,6 +43,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   /** Job events of this process. */
   readonly events = new JobEventBus();
   private readonly logger = new Logger('JobQueue');
+  /** Says so when, without `clusterEvents`, events stay in their process (issue 29 item 7). */
+  private readonly clusterNotice = new ClusterEventsNotice(this.logger);
   private readonly definitions = new Map<string, ProcessorDefinition>();
   /** Queues this application declared with `registerQueue` (a handle), processed here or not. */
   private readonly declared = new Set<string>();
@@ -46,6 +56,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   private feed?: ClusterEventFeed;
   private watcher?: FinishWatcher;
   private eventStream?: Observable<QueueEvent>;
+  /** null: off (`telemetry: false`) or `@opentelemetry/api` absent. */
+  private tracing?: QueueTelemetry | null;
   /** This process's identity in the shared event log (unlike `workerId`, never shared by two processes). */
   readonly instanceId = randomUUID();
 
@@ -55,6 +67,15 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   get options(): ResolvedModuleOptions {
     this.resolved ??= resolveModuleOptions(this.rawOptions);
     return this.resolved;
+  }
+
+  /**
+   * The process's OpenTelemetry spans, or undefined when `telemetry` is false or `@opentelemetry/api` is not
+   * installed. The package is required on the first call, never before (the options are validated first).
+   */
+  get telemetry(): QueueTelemetry | undefined {
+    if (this.tracing === undefined) this.tracing = QueueTelemetry.create(this.options.telemetry) ?? null;
+    return this.tracing ?? undefined;
   }
 
   /** The processing runtime, when this process processes and has started. */
@@ -93,8 +114,17 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
    * (read by one shared reader while anything subscribes).
    */
   get allEvents$(): Observable<QueueEvent> {
+    this.noticeLocalListeners('QueueEvents subscribers');
     this.eventStream ??= this.options.clusterEvents ? merge(this.events.events$, this.clusterFeed().events$) : this.events.events$;
     return this.eventStream;
+  }
+
+  /**
+   * Without `clusterEvents`, says once (one log line per process) that `who` hear only this process's events; with
+   * it, nothing.
+   */
+  noticeLocalListeners(who: string): void {
+    if (!this.options.clusterEvents) this.clusterNotice.localListeners(who);
   }
 
   /** Resolves once events of other processes published from now on reach current subscribers (at once without `clusterEvents`). */
@@ -198,6 +228,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
       this.publisher.start();
     }
     if (!options.processing || this.definitions.size === 0) return;
+    // This process runs jobs and publishes none of their events: warn if some process listens for them.
+    if (!options.clusterEvents) await this.clusterNotice.watchForListeners(() => this.storage(), READER_TTL_MS, UNHEARD_RECHECK_MS);
     const now = Date.now();
     await Scheduler.upsert(
       storage,
@@ -206,7 +238,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
       ),
       now,
     );
-    const runtime = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger);
+    const runtime = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger, this.telemetry);
     await runtime.declareLimits();
     this.runtimeInstance = runtime;
     runtime.start();
@@ -217,6 +249,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.clusterNotice.stop();
     await this.beforeApplicationShutdown();
     this.watcher?.close();
     // After the runtime stopped: the last completions are published too.

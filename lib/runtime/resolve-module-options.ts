@@ -55,6 +55,7 @@ const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'workerId',
   'queueLimits',
   'clusterEvents',
+  'telemetry',
 ];
 
 /** Slack on top of the busy timeout and one heartbeat interval, for the event loop and the statements queued before. */
@@ -105,6 +106,7 @@ export function resolveModuleOptions(
     busyTimeout: given.busyTimeout ?? MODULE_DEFAULTS.busyTimeout,
     shutdownTimeout: given.shutdownTimeout ?? MODULE_DEFAULTS.shutdownTimeout,
     clusterEvents: given.clusterEvents ?? false,
+    telemetry: given.telemetry ?? true,
     processing: given.processing ?? MODULE_DEFAULTS.processing,
     migrate: given.migrate ?? true,
     migrationLockTimeout: given.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout,
@@ -138,6 +140,9 @@ export function resolveModuleOptions(
   }
   if (typeof resolved.clusterEvents !== 'boolean') {
     throw new InvalidModuleOptionsError('clusterEvents', `must be true or false, got ${describeValue(resolved.clusterEvents)}`);
+  }
+  if (typeof resolved.telemetry !== 'boolean') {
+    throw new InvalidModuleOptionsError('telemetry', `must be true or false, got ${describeValue(resolved.telemetry)}`);
   }
   for (const name of ['batchWindow', 'shutdownTimeout', 'migrationLockTimeout'] as const) {
     if (!(isNonNegativeFinite(resolved[name]) && resolved[name] <= MAX_TIMER_MS)) {

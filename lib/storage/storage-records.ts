@@ -16,6 +16,8 @@ export interface NewJobRecord {
   removeOn?: number | null;
   /** The job's group (`JobOptions.group`), if it was given one (absent: none). */
   group?: string | null;
+  /** JSON of the W3C trace context it was added under (telemetry/trace-context.ts); null or absent: none. */
+  traceContext?: string | null;
 }
 
 /** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
@@ -68,6 +70,8 @@ export interface JobRecord {
   removeOn?: number | null;
   /** See `NewJobRecord.group`. Absent on records built before groups existed: read as null. */
   group?: string | null;
+  /** See `NewJobRecord.traceContext`. */
+  traceContext?: string | null;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;

@@ -18,6 +18,8 @@ import { JobWriters, toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
 import { ABANDONED, Outcome } from './outcome';
 import { asRateLimitError, decideRetry } from './retry-policy';
+import { ProcessSpan, QueueTelemetry } from '../telemetry/queue-telemetry';
+import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 
 /** What an attempt uses: its own writes (progress, log, data), its job's children and a fresh read of its job. */
 export type AttemptStorage = ClaimStorage & Pick<FlowStorage, 'childrenOf'> & Pick<InspectionStorage, 'getJob'>;
@@ -44,6 +46,8 @@ export interface AttemptRunnerContext {
   storage: AttemptStorage;
   workerId: string;
   events: JobEventBus;
+  /** OpenTelemetry: a CONSUMER span per attempt; absent when off or not installed (then nothing is traced). */
+  telemetry?: QueueTelemetry;
   logger: Logger;
   /** Whether this run is still the worker's current, unabandoned run of its job (progress is refused otherwise). */
   isCurrent(attempt: RunningAttempt): boolean;
@@ -59,7 +63,27 @@ export class AttemptRunner {
   constructor(private readonly context: AttemptRunnerContext) {}
 
   /** The attempt's outcome; `abandoned` when the attempt was handed back or cancelled while it ran. */
-  async run(attempt: RunningAttempt): Promise<Outcome> {
+  run(attempt: RunningAttempt): Promise<Outcome> {
+    const { telemetry } = this.context;
+    return telemetry?.active ? this.runTraced(attempt, telemetry) : this.runAttempt(attempt, undefined);
+  }
+
+  /** The attempt inside its CONSUMER span, ended by the outcome. */
+  private async runTraced(attempt: RunningAttempt, telemetry: QueueTelemetry): Promise<Outcome> {
+    const span = telemetry.process(attempt.record);
+    let outcome: Outcome;
+    try {
+      outcome = await this.runAttempt(attempt, span);
+    } catch (error) {
+      // Not expected (every throw of the handler is an outcome), but the span must not stay open.
+      span.failed({ name: 'Error', message: String(error) });
+      throw error;
+    }
+    endSpan(span, outcome, attempt);
+    return outcome;
+  }
+
+  private async runAttempt(attempt: RunningAttempt, span: ProcessSpan | undefined): Promise<Outcome> {
     const { record, controller } = attempt;
     const { queue, logger, processor } = this.context;
     let job: Job;
@@ -76,8 +100,12 @@ export class AttemptRunner {
     const timeout = record.timeout ?? this.context.timeout;
     try {
       // Without a timeout the handler is called directly: one promise and one turn fewer per job.
-      const result =
-        timeout === undefined
+      const result = span
+        ? // In the CONSUMER span's context: the handler's own spans (database, HTTP) are its children, with no user code.
+          await span.run(() =>
+            timeout === undefined ? processor.process(job) : withTimeout(() => processor.process(job), timeout, controller, record.id),
+          )
+        : timeout === undefined
           ? await processor.process(job)
           : await withTimeout(() => processor.process(job), timeout, controller, record.id);
       if (attempt.abandoned) return ABANDONED;
@@ -206,6 +234,26 @@ class AttemptWriters implements JobWriters {
 
   updateData(data: unknown): Promise<unknown> {
     return this.runner.updateData(this.attempt, data);
+  }
+}
+
+/** Ends an attempt's CONSUMER span as its outcome says. */
+function endSpan(span: ProcessSpan, outcome: Outcome, attempt: RunningAttempt): void {
+  switch (outcome.kind) {
+    case 'complete':
+      return span.completed();
+    case 'retry':
+      return span.failed(outcome.error, outcome.runAt);
+    case 'fail':
+      return span.failed(outcome.error);
+    case 'rateLimited':
+      return span.ended('rate limited: the job goes back to pending, unspent', {
+        'nestjs_sqlite_queue.queue.paused_until': new Date(outcome.until).toISOString(),
+      });
+    case 'abandoned': {
+      const reason: unknown = attempt.controller.signal.aborted ? attempt.controller.signal.reason : undefined;
+      return span.ended(reason instanceof ShutdownAbortError ? 'handed back at shutdown' : 'cancelled while running');
+    }
   }
 }
 

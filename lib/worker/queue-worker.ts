@@ -13,6 +13,7 @@ import { LazyAbortController } from './lazy-abort-controller';
 import { SavableOutcome } from './outcome';
 import { OutcomeWriter } from './outcome-writer';
 import { WorkerSlots } from './worker-slots';
+import { QueueTelemetry } from '../telemetry/queue-telemetry';
 
 /** What a queue's worker uses: its attempts' storage, and a RateLimitError's pause. */
 type WorkerStorage = AttemptStorage & Pick<LimitStorage, 'rateLimit'>;
@@ -25,6 +26,8 @@ export interface QueueWorkerContext {
   workerId: string;
   defaultBackoff: BackoffOptions;
   events: JobEventBus;
+  /** OpenTelemetry spans of each attempt; absent when off or not installed. */
+  telemetry?: QueueTelemetry;
   logger: Logger;
   /** A slot freed up: the poller may claim again. */
   onSlotFreed(): void;
@@ -91,6 +94,7 @@ export class QueueWorker {
       storage: context.storage,
       workerId: context.workerId,
       events: context.events,
+      telemetry: context.telemetry,
       logger: context.logger,
       isCurrent: (attempt) => !attempt.abandoned && this.running.get(attempt.record.id) === attempt,
       now: Date.now,

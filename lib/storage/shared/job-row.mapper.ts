@@ -36,6 +36,7 @@ export type ClaimedJobFields = Pick<
   | 'name'
   | 'removeOn'
   | 'group'
+  | 'traceContext'
 >;
 
 /** The columns every job row has, claimed or not. Ids stay strings (PostgreSQL ids may exceed 2^53). */
@@ -55,6 +56,7 @@ export function claimedFieldsOf(row: StorageRow): ClaimedJobFields {
     name: (row.name as string | null) ?? null,
     removeOn: nullableNumber(row.remove_on),
     group: (row.job_group as string | null) ?? null,
+    traceContext: (row.trace_context as string | null) ?? null,
   };
 }
 
@@ -104,6 +106,7 @@ export function claimedJobRecord(job: ClaimedJobFields, workerId: string, leaseU
     name: job.name,
     removeOn: job.removeOn,
     group: job.group,
+    traceContext: job.traceContext,
     lockedBy: workerId,
     leaseUntil,
     result: null,
@@ -133,6 +136,7 @@ export function newJobRecord(queue: string, job: NewJobRecord, id: string, now: 
     name: job.name ?? null,
     removeOn: job.removeOn ?? null,
     group: job.group ?? null,
+    traceContext: job.traceContext ?? null,
     lockedBy: null,
     leaseUntil: null,
     result: null,

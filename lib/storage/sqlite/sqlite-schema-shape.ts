@@ -66,6 +66,8 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
       [T, 'index', `${T}_groups`],
     ],
   },
+  // trace-context (step 11 of the round): the W3C trace context a job was added under.
+  { columns: { [T]: ['trace_context'] } },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

@@ -5,7 +5,7 @@ import { PostgresContext, REUSED, ms, perSchema } from './postgres-sql-fragments
 
 /** What a worker needs of a job it claimed (read by `claimedFieldsOf` in job-row.mapper.ts): the claim returns no more. */
 const CLAIMED_JOB_COLUMNS =
-  'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on, job_group';
+  'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on, job_group, trace_context';
 /**
  * The update both claim texts end with. `synchronous_commit` is off for the claim's own transaction only: a claim a
  * server crash undoes leaves its jobs pending, to be claimed again, and any later synchronous commit flushes it.

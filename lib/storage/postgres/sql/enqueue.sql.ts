@@ -14,12 +14,12 @@ import { PostgresContext, PostgresTables, REUSED, ms, notifyIfAny, perSchema } f
  */
 const insertSql = (tables: PostgresTables, skipTakenKeys: boolean): string => `WITH inserted AS (
         INSERT INTO ${tables.T} (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on,
-          job_group, created_at, updated_at)
+          job_group, trace_context, created_at, updated_at)
         SELECT $1, 'pending', j.data, j.priority, j.run_at, 0, j.max_attempts, j.backoff, j.timeout_ms, j.unique_key, j.name, j.remove_on,
-          j.job_group, $2, $2
+          j.job_group, j.trace_context, $2, $2
         FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::double precision[], $9::text[], $10::text[],
-          $11::int[], $12::text[]) WITH ORDINALITY AS j(data, priority, run_at, max_attempts, backoff, timeout_ms, unique_key, name, remove_on,
-          job_group, ord)
+          $11::int[], $12::text[], $13::text[]) WITH ORDINALITY AS j(data, priority, run_at, max_attempts, backoff, timeout_ms, unique_key, name,
+          remove_on, job_group, trace_context, ord)
         ORDER BY j.ord
         ${skipTakenKeys ? 'ON CONFLICT DO NOTHING' : ''}
         RETURNING id, unique_key, run_at
@@ -60,6 +60,7 @@ export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJo
       jobs.map((job) => job.name ?? null),
       jobs.map((job) => job.removeOn ?? null),
       jobs.map((job) => job.group ?? null),
+      jobs.map((job) => job.traceContext ?? null),
     ],
     REUSED,
   );

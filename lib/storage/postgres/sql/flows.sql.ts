@@ -14,16 +14,16 @@ const sql = perSchema((tables) => {
     insertFlow: `WITH node AS MATERIALIZED (
         SELECT j.*, nextval(pg_get_serial_sequence('${T}', 'id')) AS id
         FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::double precision[], $9::int[], $10::text[],
-            $11::text[], $12::int[], $13::text[])
+            $11::text[], $12::int[], $13::text[], $14::text[])
           WITH ORDINALITY AS j(queue, data, priority, run_at, max_attempts, backoff, timeout_ms, parent_ord, on_child_failure, name, remove_on,
-            job_group, ord)
+            job_group, trace_context, ord)
       ),
       inserted AS (
         INSERT INTO ${T} (id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, parent_id, on_child_failure, name, remove_on,
-          job_group, created_at, updated_at)
+          job_group, trace_context, created_at, updated_at)
         OVERRIDING SYSTEM VALUE
         SELECT n.id, n.queue, 'pending', n.data, n.priority, n.run_at, 0, n.max_attempts, n.backoff, n.timeout_ms, p.id, n.on_child_failure,
-          n.name, n.remove_on, n.job_group, $1, $1
+          n.name, n.remove_on, n.job_group, n.trace_context, $1, $1
         FROM node AS n LEFT JOIN node AS p ON p.ord = n.parent_ord + 1
         RETURNING run_at
       ),
@@ -82,6 +82,7 @@ export async function insertFlow(db: PostgresContext, nodes: NewFlowNode[], now:
     nodes.map((node) => node.job.name ?? null),
     nodes.map((node) => node.job.removeOn ?? null),
     nodes.map((node) => node.job.group ?? null),
+    nodes.map((node) => node.job.traceContext ?? null),
   ]);
   return rows.map((row) => String(row.id));
 }

@@ -10,7 +10,7 @@ import { NOW_MS, Q, T } from './sqlite-sql-fragments';
  * twice as much as one JSON.parse of the packed array (measured with node-sqlite3 on 200-row claims).
  */
 const CLAIMED_COLUMNS =
-  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on, job_group) AS m';
+  'data, json_array(id, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on, job_group, trace_context) AS m';
 
 /**
  * The kinds of branch, in the order they appear in the statement: unlimited queues first, then those with a rate
@@ -135,7 +135,23 @@ export async function claimJobs(
 /** A claimed row: the payload, and the rest packed in the order of `CLAIMED_COLUMNS`. */
 function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRecord {
   const meta = JSON.parse(row.m as string) as ClaimedMeta;
-  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, leaseUntil, name, removeOn, group] = meta;
+  const [
+    id,
+    queue,
+    priority,
+    runAt,
+    attempts,
+    maxAttempts,
+    backoff,
+    timeout,
+    key,
+    createdAt,
+    leaseUntil,
+    name,
+    removeOn,
+    group,
+    traceContext,
+  ] = meta;
   // The record is built directly: no intermediate object of the claimed fields per job.
   return {
     id: String(id),
@@ -152,6 +168,7 @@ function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRec
     name,
     removeOn,
     group,
+    traceContext,
     lockedBy: workerId,
     leaseUntil,
     result: null,
@@ -179,5 +196,6 @@ type ClaimedMeta = [
   number,
   string | null,
   number | null,
+  string | null,
   string | null,
 ];

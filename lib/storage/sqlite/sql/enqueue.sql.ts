@@ -10,19 +10,19 @@ import { T, newJobValues } from './sqlite-sql-fragments';
  * bound-variable limit. Only ids come back (the rest is what we sent); in insertion order once sorted.
  */
 const ENQUEUE_SQL = `/* enqueue */ INSERT INTO ${T}
-  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, job_group, created_at,
-   updated_at)
+  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, job_group,
+   trace_context, created_at, updated_at)
   SELECT ?, 'pending', j.value ->> 0, j.value ->> 1, j.value ->> 2, 0, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6,
-    j.value ->> 7, j.value ->> 8, j.value ->> 9, ?, ?
+    j.value ->> 7, j.value ->> 8, j.value ->> 9, j.value ->> 10, ?, ?
   FROM json_each(?) AS j WHERE true ORDER BY j.key
   ON CONFLICT DO NOTHING
   RETURNING id, unique_key`;
 
 /** One job: the common `add()`, as a plain VALUES insert (about twice as fast as the JSON form for one row). */
 const ENQUEUE_ONE_SQL = `/* enqueue */ INSERT INTO ${T}
-  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, job_group, created_at,
-   updated_at)
-  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, job_group,
+   trace_context, created_at, updated_at)
+  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT DO NOTHING
   RETURNING id, unique_key`;
 
@@ -49,10 +49,10 @@ export async function findLiveByKeys(runner: StatementRunner, queue: string, key
 
 /** The parameters of `ENQUEUE_ONE_SQL`. */
 function enqueueOneParams(queue: string, job: NewJobRecord, now: number): unknown[] {
-  return [queue, ...newJobValues(job), job.group ?? null, now, now];
+  return [queue, ...newJobValues(job), job.group ?? null, job.traceContext ?? null, now, now];
 }
 
-/** The JSON parameter of `ENQUEUE_SQL`: one array of `newJobValues` and the group per job. */
+/** The JSON parameter of `ENQUEUE_SQL`: one array of `newJobValues`, the group and the trace context per job. */
 function enqueuePayload(jobs: NewJobRecord[]): string {
-  return JSON.stringify(jobs.map((job) => [...newJobValues(job), job.group ?? null]));
+  return JSON.stringify(jobs.map((job) => [...newJobValues(job), job.group ?? null, job.traceContext ?? null]));
 }

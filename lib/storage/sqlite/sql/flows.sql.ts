@@ -10,10 +10,10 @@ import { T, toRowId } from './sqlite-sql-fragments';
  */
 const INSERT_FLOW_SQL = `/* flow */ INSERT INTO ${T}
   (id, queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, parent_id, on_child_failure, name, remove_on,
-   job_group, created_at, updated_at)
+   job_group, trace_context, created_at, updated_at)
   SELECT base.id + j.key + 1, j.value ->> 0, 'pending', j.value ->> 1, j.value ->> 2, j.value ->> 3, 0, j.value ->> 4, j.value ->> 5,
     j.value ->> 6, CASE WHEN (j.value ->> 7) >= 0 THEN base.id + (j.value ->> 7) + 1 END, j.value ->> 8, j.value ->> 9, j.value ->> 10,
-    j.value ->> 11, ?, ?
+    j.value ->> 11, j.value ->> 12, ?, ?
   FROM json_each(?) AS j,
     (SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${T}'), 0), COALESCE((SELECT max(id) FROM ${T}), 0)) AS id) AS base
   ORDER BY j.key
@@ -72,6 +72,7 @@ export async function insertFlow(runner: StatementRunner, nodes: NewFlowNode[], 
       job.name ?? null,
       job.removeOn ?? null,
       job.group ?? null,
+      job.traceContext ?? null,
     ]),
   );
   const rows = await runner.all(INSERT_FLOW_SQL, [now, now, payload]);

@@ -1,0 +1,278 @@
+/**
+ * Issue 29 item 1: OpenTelemetry across apps and OS processes, with the real SDK (test/support/tracing.ts). A request
+ * span in one app, the job run by another app or by a child process on the same database: one trace, a PRODUCER span
+ * `send <queue>` under the request and a CONSUMER span `process <queue>` per attempt under it, the handler's own span
+ * under that. And the module without the package (hidden from module resolution in a child), and `telemetry: false`.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { trace } from '@opentelemetry/api';
+import { Injectable } from '@nestjs/common';
+import { InvalidModuleOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
+import { appConnection } from './support/app-connection';
+import { describeEachBackend, perTestApp } from './support/backends';
+import { ChildApp, startChildApp, startScript } from './support/child-app';
+import { KIND, STATUS, SpanRecord, installTracing } from './support/tracing';
+import { waitFor } from './support/wait-for';
+import type { TracedAppConfig, TracedJobData } from './fixtures/traced-app';
+
+const POLL = 100;
+const WATCH = join(__dirname, 'support', 'opentelemetry-watch.js');
+
+@Processor('traced', { backoff: { type: 'fixed', delay: 10 } })
+class TracedProcessor implements QueueProcessor<TracedJobData, string> {
+  async process(job: Job<TracedJobData>): Promise<string> {
+    // No context passed: the CONSUMER span must be the active one.
+    trace.getTracer('test').startSpan('handler work').end();
+    if (job.attempt <= (job.data.failTimes ?? 0)) throw new Error(`planned failure ${job.attempt}`);
+    return 'done';
+  }
+}
+
+@Injectable()
+class SignupService {
+  constructor(private readonly producer: QueueProducer) {}
+
+  /** What an HTTP handler under the Nest OpenTelemetry SDK does: enqueue inside the request's span. */
+  signUp(data: TracedJobData, maxAttempts = 3): Promise<string> {
+    return trace.getTracer('test').startActiveSpan('POST /signup', async (span) => {
+      try {
+        return (await this.producer.add('traced', data, { maxAttempts })).id;
+      } finally {
+        span.end();
+      }
+    });
+  }
+}
+
+const spans: SpanRecord[] = [];
+let tracing: { uninstall(): Promise<void> };
+beforeAll(() => (tracing = installTracing((span) => spans.push(span))));
+afterAll(() => tracing.uninstall());
+beforeEach(() => spans.splice(0));
+
+const named = (all: SpanRecord[], name: string) => all.filter((span) => span.name === name);
+const one = (all: SpanRecord[], name: string) => {
+  const found = named(all, name);
+  expect(found).toHaveLength(1);
+  return found[0];
+};
+
+describeEachBackend('OpenTelemetry traces from the request to the handler', (backend) => {
+  const current = perTestApp(backend);
+  let child: ChildApp | undefined;
+  afterEach(async () => {
+    await child?.stop();
+    child = undefined;
+  });
+
+  /** An API app (processing: false) and a worker app on the same database. */
+  async function apps(producerModule = {}, workerModule = {}) {
+    const api = await current.startApp({
+      module: { pollInterval: POLL, processing: false, ...producerModule },
+      providers: [SignupService],
+    });
+    const worker = await current.startApp({ module: { pollInterval: POLL, ...workerModule }, providers: [TracedProcessor] });
+    return { signup: api.get(SignupService), producer: api.get(QueueProducer), admin: worker.get(QueueAdmin) };
+  }
+
+  async function finished(admin: QueueAdmin, id: string, status: 'completed' | 'failed'): Promise<void> {
+    await waitFor(async () => (await admin.getJob(id))?.status === status, `job ${id} ${status}`);
+  }
+
+  it('makes one trace: request, PRODUCER send, a CONSUMER process span per attempt, and the handler span under each', async () => {
+    const { signup, admin } = await apps();
+    const id = await signup.signUp({ failTimes: 1 });
+    await finished(admin, id, 'completed');
+    await waitFor(() => named(spans, 'handler work').length === 2, 'two handler spans');
+    const request = one(spans, 'POST /signup');
+    const send = one(spans, 'send traced');
+    expect(send).toMatchObject({ kind: KIND.producer, traceId: request.traceId, parentSpanId: request.spanId });
+    expect(send.attributes).toMatchObject({
+      'messaging.system': 'nestjs-sqlite-queue',
+      'messaging.destination.name': 'traced',
+      'messaging.message.id': id,
+      'messaging.operation.type': 'send',
+    });
+    const attempts = named(spans, 'process traced').sort(
+      (a, b) => Number(a.attributes['nestjs_sqlite_queue.job.attempt']) - Number(b.attributes['nestjs_sqlite_queue.job.attempt']),
+    );
+    expect(attempts).toHaveLength(2);
+    for (const [index, attempt] of attempts.entries()) {
+      expect(attempt).toMatchObject({ kind: KIND.consumer, traceId: request.traceId, parentSpanId: send.spanId });
+      expect(attempt.attributes).toMatchObject({
+        'messaging.system': 'nestjs-sqlite-queue',
+        'messaging.destination.name': 'traced',
+        'messaging.message.id': id,
+        'messaging.operation.type': 'process',
+        'nestjs_sqlite_queue.job.attempt': index + 1,
+      });
+    }
+    expect(attempts[0].status).toEqual({ code: STATUS.error, message: 'Error: planned failure 1' });
+    expect(attempts[0].events.map((event) => event.name)).toEqual(['exception', 'retry scheduled']);
+    expect(attempts[0].events[0].attributes).toMatchObject({ 'exception.type': 'Error', 'exception.message': 'planned failure 1' });
+    expect(attempts[1].status.code).toBe(STATUS.ok);
+    const handlers = named(spans, 'handler work');
+    expect(handlers.map((span) => span.parentSpanId).sort()).toEqual(attempts.map((span) => span.spanId).sort());
+    expect(new Set(handlers.map((span) => span.traceId))).toEqual(new Set([request.traceId]));
+  });
+
+  it('ends the last attempt of a failed job with status ERROR and the exception recorded', async () => {
+    const { signup, admin } = await apps();
+    const id = await signup.signUp({ failTimes: 9 }, 1);
+    await finished(admin, id, 'failed');
+    await waitFor(() => named(spans, 'process traced').length === 1, 'the CONSUMER span');
+    const [attempt] = named(spans, 'process traced');
+    expect(attempt.status).toEqual({ code: STATUS.error, message: 'Error: planned failure 1' });
+    expect(attempt.events.map((event) => event.name)).toEqual(['exception']);
+    expect(attempt.events[0].attributes['exception.stacktrace']).toEqual(expect.stringContaining('planned failure 1'));
+  });
+
+  it('links each CONSUMER span of a bulk add to its one PRODUCER span, and parents a flow under its PRODUCER span', async () => {
+    const { producer, admin } = await apps();
+    const jobs = await trace.getTracer('test').startActiveSpan('bulk request', async (span) => {
+      try {
+        return await producer.addBulk<TracedJobData>('traced', [{ data: {} }, { data: {} }]);
+      } finally {
+        span.end();
+      }
+    });
+    const flow = await producer.addFlow({ queue: 'traced', data: {}, children: [{ queue: 'traced', data: {} }] });
+    for (const job of [...jobs, flow]) await finished(admin, job.id, 'completed');
+    await waitFor(() => named(spans, 'process traced').length === 4, 'four CONSUMER spans');
+    const [bulkSend, flowSend] = named(spans, 'send traced');
+    expect(bulkSend.attributes['messaging.batch.message_count']).toBe(2);
+    const consumers = named(spans, 'process traced');
+    const bulk = consumers.filter((span) => jobs.some((job) => job.id === span.attributes['messaging.message.id']));
+    expect(bulk).toHaveLength(2);
+    for (const span of bulk) {
+      expect(span.links).toEqual([{ traceId: bulkSend.traceId, spanId: bulkSend.spanId }]);
+      expect(span.parentSpanId).toBeUndefined();
+    }
+    const flowSpans = consumers.filter((span) => !bulk.includes(span));
+    expect(flowSpans.map((span) => [span.traceId, span.parentSpanId])).toEqual([
+      [flowSend.traceId, flowSend.spanId],
+      [flowSend.traceId, flowSend.spanId],
+    ]);
+  });
+
+  it('continues the trace of a job added in the caller’s own transaction (options.manager)', async () => {
+    const connection = await appConnection(current);
+    const worker = await current.startApp({ module: { pollInterval: POLL }, providers: [TracedProcessor] });
+    const api = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL, processing: false })],
+    });
+    try {
+      const producer = api.get(QueueProducer);
+      const id = await trace.getTracer('test').startActiveSpan('tx request', async (span) => {
+        try {
+          return await connection.dataSource.transaction(async (manager) => (await producer.add('traced', {}, { manager })).id);
+        } finally {
+          span.end();
+        }
+      });
+      await finished(worker.get(QueueAdmin), id, 'completed');
+      await waitFor(() => named(spans, 'process traced').length === 1, 'the CONSUMER span');
+      expect(one(spans, 'send traced').parentSpanId).toBe(one(spans, 'tx request').spanId);
+      expect(one(spans, 'process traced').parentSpanId).toBe(one(spans, 'send traced').spanId);
+    } finally {
+      // The borrowed DataSource outlives the app that used it.
+      await current.close(api);
+      await current.close(worker);
+      await connection.destroy();
+    }
+  });
+
+  it('makes one trace across OS processes: the job is run by a child process with its own SDK', async () => {
+    const { signup, admin } = await apps({}, { processing: false });
+    const config: TracedAppConfig = { connection: current.db.options, module: { pollInterval: POLL } };
+    child = startScript('test/fixtures/traced-app.ts', [JSON.stringify(config)]);
+    await child.printed('READY');
+    const id = await signup.signUp({ failTimes: 1 });
+    await finished(admin, id, 'completed');
+    const childSpans = () =>
+      child!
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('SPAN '))
+        .map((line) => JSON.parse(line.slice(5)) as SpanRecord);
+    await waitFor(() => named(childSpans(), 'handler work').length === 2, 'two handler spans in the child');
+    const send = one(spans, 'send traced');
+    const attempts = named(childSpans(), 'process traced');
+    expect(attempts.map((span) => [span.traceId, span.parentSpanId, span.kind])).toEqual([
+      [send.traceId, send.spanId, KIND.consumer],
+      [send.traceId, send.spanId, KIND.consumer],
+    ]);
+    expect(attempts.map((span) => span.status.code).sort()).toEqual([STATUS.ok, STATUS.error]);
+    expect(named(childSpans(), 'handler work').every((span) => attempts.some((attempt) => attempt.spanId === span.parentSpanId))).toBe(
+      true,
+    );
+  }, 60_000); // one child start
+
+  it('telemetry: false in the producer stores no trace context: the worker starts a trace of its own', async () => {
+    const { signup, admin } = await apps({ telemetry: false });
+    const id = await signup.signUp({});
+    await finished(admin, id, 'completed');
+    await waitFor(() => named(spans, 'process traced').length === 1, 'the CONSUMER span');
+    const request = one(spans, 'POST /signup');
+    expect(named(spans, 'send traced')).toEqual([]);
+    const consumer = one(spans, 'process traced');
+    expect(consumer.parentSpanId).toBeUndefined();
+    expect(consumer.traceId).not.toBe(request.traceId);
+  });
+
+  it('telemetry: false in the worker makes no CONSUMER span; the handler runs outside any queue span', async () => {
+    const { signup, admin } = await apps({}, { telemetry: false });
+    const id = await signup.signUp({});
+    await finished(admin, id, 'completed');
+    await waitFor(() => named(spans, 'handler work').length === 1, 'the handler span');
+    expect(named(spans, 'process traced')).toEqual([]);
+    expect(one(spans, 'handler work').parentSpanId).not.toBe(one(spans, 'send traced').spanId);
+  });
+
+  describe('in a child process that watches what is required', () => {
+    async function runWatched(mode: 'hide' | 'watch', module: object): Promise<string[]> {
+      const file = join(current.db.dir, `otel-${mode}.log`);
+      const done = join(current.db.dir, 'done.log');
+      child = startScriptWatched(mode, file, {
+        connection: current.db.options,
+        module: { pollInterval: POLL, ...module },
+        queues: [{ name: 'plain' }],
+        produce: { queue: 'plain', count: 3, single: true },
+        doneLog: done,
+      });
+      await child.printed('PRODUCED');
+      await waitFor(() => existsSync(done) && readFileSync(done, 'utf8').trim().split('\n').length === 3, 'three jobs done in the child');
+      expect(await child.stop()).toBe(0);
+      child = undefined;
+      return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+    }
+
+    it('without @opentelemetry/api the module loads, adds and runs jobs, and loads nothing of OpenTelemetry', async () => {
+      expect(await runWatched('hide', {})).toEqual(['requested']);
+    }, 60_000); // one child start
+
+    it('with telemetry: false the package is never required, though it is installed', async () => {
+      expect(await runWatched('watch', { telemetry: false })).toEqual([]);
+    }, 60_000); // one child start
+  });
+});
+
+/** `startChildApp` with test/support/opentelemetry-watch.js preloaded. */
+function startScriptWatched(mode: 'hide' | 'watch', file: string, config: Parameters<typeof startChildApp>[0]): ChildApp {
+  return startScript('test/fixtures/queue-app.ts', [JSON.stringify(config)], {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${WATCH}`.trim(),
+    OTEL_WATCH_MODE: mode,
+    OTEL_WATCH_FILE: file,
+  });
+}
+
+describe('the telemetry option', () => {
+  it('refuses anything but true or false, naming the option', () => {
+    const given = { database: ':memory:', telemetry: 'yes' as unknown as boolean };
+    expect(() => resolveModuleOptions(given)).toThrow(InvalidModuleOptionsError);
+    expect(() => resolveModuleOptions(given)).toThrow(/telemetry.*must be true or false, got "yes"/);
+  });
+});
