@@ -47,6 +47,9 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
       `DROP TRIGGER ${JOBS_TABLE}_child_finished`,
       `DROP TRIGGER ${JOBS_TABLE}_child_removed`,
       `DROP INDEX ${JOBS_TABLE}_children`,
+      // Step 9's indexes name job_group, which the loop below drops.
+      `DROP INDEX ${JOBS_TABLE}_group_claim`,
+      `DROP INDEX ${JOBS_TABLE}_groups`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN parent_id`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN on_child_failure`,
     ])
