@@ -38,3 +38,5 @@ export * from './child-failed.error';
 export * from './rate-limit.error';
 export * from './wait-timeout.error';
 export * from './invalid-event-listener.error';
+export * from './snooze.error';
+export * from './snooze-limit.error';

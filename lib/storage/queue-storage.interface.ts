@@ -10,6 +10,9 @@ import type { ControlStorage } from './roles/control-storage.interface';
 import type { FlowStorage } from './roles/flow-storage.interface';
 import type { ScheduleStorage } from './roles/schedule-storage.interface';
 import type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
+import type { KeyedEnqueueStorage } from './roles/keyed-enqueue-storage.interface';
+import type { DeadLetterStorage } from './roles/dead-letter-storage.interface';
+import type { SnoozeStorage } from './roles/snooze-storage.interface';
 
 export * from './storage-records';
 export type { StorageLifecycle } from './roles/storage-lifecycle.interface';
@@ -24,6 +27,9 @@ export type { ControlStorage } from './roles/control-storage.interface';
 export type { FlowStorage } from './roles/flow-storage.interface';
 export type { ScheduleStorage } from './roles/schedule-storage.interface';
 export type { HousekeepingStorage } from './roles/housekeeping-storage.interface';
+export type { KeyedEnqueueStorage } from './roles/keyed-enqueue-storage.interface';
+export type { DeadLetterStorage } from './roles/dead-letter-storage.interface';
+export type { SnoozeStorage } from './roles/snooze-storage.interface';
 
 /**
  * Everything the queue needs from a database: the intersection of the storage's roles, which each backend implements
@@ -46,4 +52,7 @@ export interface QueueStorage
     ControlStorage,
     FlowStorage,
     ScheduleStorage,
-    HousekeepingStorage {}
+    HousekeepingStorage,
+    KeyedEnqueueStorage,
+    DeadLetterStorage,
+    SnoozeStorage {}

@@ -14,6 +14,10 @@ export interface NewJobRecord {
   name?: string | null;
   /** Bit 1: delete once completed; bit 2: once failed; null or absent: neither (the queue's retention applies). */
   removeOn?: number | null;
+  /** Throttle (`keyTtl`): the key stays taken until then (epoch ms), whatever the job's status. Absent: no window. */
+  keyUntil?: number | null;
+  /** Debounce: an add of the same key replaces this job while it has not started. Absent: false. */
+  debounce?: boolean;
 }
 
 /** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
@@ -64,6 +68,10 @@ export interface JobRecord {
   name?: string | null;
   /** See `NewJobRecord.removeOn`. */
   removeOn?: number | null;
+  /** A dead letter's origin: JSON `{ queue, jobId, error }` (error: the stored error text). Absent or null: none. */
+  origin?: string | null;
+  /** Times the handler snoozed it (`SnoozeError`). Absent: 0. */
+  snoozes?: number;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;

@@ -57,6 +57,17 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   { columns: { [EVENTS_TABLE]: ['id', 'origin', 'created_at', 'events'], [EVENT_READERS_TABLE]: ['origin', 'seen_at'] } },
   // Recreates step 4's trigger: its failure walk is a recursive CTE, which step 4's body has not.
   { objects: [[T, 'trigger', `${T}_child_finished`, 'WITH RECURSIVE']] },
+  // BRANCH ONLY: the stand-ins for steps 8 and 9 (see migrations/index.ts) leave nothing.
+  {},
+  {},
+  {
+    columns: { [T]: ['key_until', 'debounce_key', 'origin', 'snoozes'], [QUEUES_TABLE]: ['dead_letter'] },
+    objects: [
+      [T, 'index', `${T}_key_window`],
+      [T, 'index', `${T}_debounce_key`],
+      [T, 'trigger', `${T}_dead_letter`],
+    ],
+  },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {
