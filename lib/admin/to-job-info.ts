@@ -37,7 +37,13 @@ function deadLetterOrigin(origin: string | null): DeadLetterOrigin | null {
   if (origin === null) return null;
   try {
     const parsed = JSON.parse(origin) as { queue?: unknown; jobId?: unknown; error?: unknown };
-    const error = typeof parsed.error === 'string' ? parseJobError(parsed.error) : null;
+    // Stored as text; SQLite's json_object nests it as an object when the failing statement wrote it as JSON itself.
+    const error =
+      typeof parsed.error === 'string'
+        ? parseJobError(parsed.error)
+        : typeof parsed.error === 'object' && parsed.error !== null
+          ? parseJobError(JSON.stringify(parsed.error))
+          : null;
     return { queue: String(parsed.queue), jobId: String(parsed.jobId), error };
   } catch {
     return null;

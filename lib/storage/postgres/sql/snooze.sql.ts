@@ -28,7 +28,11 @@ export async function snoozeJob(
   const id = toRowId(ref.id);
   if (id === null) return 'lost';
   const statements = sql(db.tables);
-  const rows = await db.runner.all(statements.snooze, [ms(runAt), maxLines, delay, ms(now), id, workerId, ref.attempt, maxSnoozes], REUSED);
+  const rows = await db.runner.all(
+    statements.snooze,
+    [ms(runAt), maxLines, String(Math.round(delay)), ms(now), id, workerId, ref.attempt, maxSnoozes],
+    REUSED,
+  );
   if (rows.length > 0) return 'snoozed';
   return (await db.runner.all(statements.stillOurs, [id, workerId, ref.attempt], REUSED)).length > 0 ? 'exhausted' : 'lost';
 }

@@ -35,7 +35,7 @@ export async function snoozeJob(
   now: number,
 ): Promise<'snoozed' | 'exhausted' | 'lost'> {
   const fence = [Number(ref.id), workerId, ref.attempt];
-  const rows = await runner.all(SNOOZE_SQL, [Math.round(runAt), maxLines, delay, now, ...fence, maxSnoozes]);
+  const rows = await runner.all(SNOOZE_SQL, [Math.round(runAt), maxLines, String(Math.round(delay)), now, ...fence, maxSnoozes]);
   if (rows.length > 0) return 'snoozed';
   return (await runner.all(STILL_OURS_SQL, fence)).length > 0 ? 'exhausted' : 'lost';
 }
