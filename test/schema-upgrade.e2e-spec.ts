@@ -47,6 +47,10 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
       `DROP TRIGGER ${JOBS_TABLE}_child_finished`,
       `DROP TRIGGER ${JOBS_TABLE}_child_removed`,
       `DROP INDEX ${JOBS_TABLE}_children`,
+      // Step 10's trigger and indexes name its columns.
+      `DROP TRIGGER ${JOBS_TABLE}_dead_letter`,
+      `DROP INDEX ${JOBS_TABLE}_key_window`,
+      `DROP INDEX ${JOBS_TABLE}_debounce_key`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN parent_id`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN on_child_failure`,
     ])
