@@ -22,6 +22,7 @@ export { OnQueueEvent } from './decorators/on-queue-event.decorator';
 export { QueueEvents } from './queue-events/queue-events.service';
 export { QueueProducer } from './producer/queue-producer.service';
 export { QueueAdmin } from './admin/queue-admin.service';
+export type { RedriveOptions, DeadLetterQueueInfo } from './admin/redrive';
 export { SQLITE_QUEUE_MODULE_OPTIONS } from './sqlite-queue.constants';
 export { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from './table-names.constants';
 export { MAX_RETRY_DELAY } from './module-defaults.constants';

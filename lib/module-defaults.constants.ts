@@ -20,6 +20,8 @@ export const MODULE_DEFAULTS = {
   busyTimeout: 5000,
   processing: true,
   maxAttempts: 3,
+  /** Snoozes one job may take (`SnoozeError`) before it fails with SnoozeLimitError. */
+  maxSnoozes: 1000,
 } as const;
 
 /** Backoff used when neither the job, its processor nor the module sets one. */

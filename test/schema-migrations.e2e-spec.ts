@@ -192,7 +192,7 @@ describeEachBackend('schema migrations', (backend) => {
       await Promise.all(children.map((child) => child.stop()));
     }
     const rows = await rawSql<{ version: number }>(current.db, ['SELECT version FROM {schema}.nest_queue_migrations']);
-    expect(rows.map((row) => Number(row.version)).sort()).toEqual(allSchemaVersions(backend.kind));
+    expect(rows.map((row) => Number(row.version)).sort((a, b) => a - b)).toEqual(allSchemaVersions(backend.kind));
     expect(await finishedIndexes(current.db)).toHaveLength(1);
   });
 

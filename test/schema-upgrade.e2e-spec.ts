@@ -50,6 +50,10 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
       // Step 9's indexes name job_group, which the loop below drops.
       `DROP INDEX ${JOBS_TABLE}_group_claim`,
       `DROP INDEX ${JOBS_TABLE}_groups`,
+      // Step 10's trigger and indexes name its columns.
+      `DROP TRIGGER ${JOBS_TABLE}_dead_letter`,
+      `DROP INDEX ${JOBS_TABLE}_key_window`,
+      `DROP INDEX ${JOBS_TABLE}_debounce_key`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN parent_id`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN on_child_failure`,
     ])

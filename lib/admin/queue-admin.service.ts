@@ -65,6 +65,8 @@ import {
   RETRY_ALL_OPTION_KEYS,
   WAIT_OPTION_KEYS,
 } from '../utils/option-keys.util';
+import { DeadLetterQueueInfo, RedriveOptions, redriveDeadLetters } from './redrive';
+import type { DeadLetterStorage } from '../storage/queue-storage.interface';
 
 /** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
 type AdminStorage = InspectionStorage &
@@ -75,6 +77,7 @@ type AdminStorage = InspectionStorage &
   Pick<HousekeepingStorage, 'processedQueues'> &
   Pick<StorageLifecycle, 'backup'> &
   OperatorStorage &
+  DeadLetterStorage &
   Pick<ScheduleStorage, 'listSchedules' | 'enqueueOccurrence'>;
 
 const MAX_PAGE = 1000;
@@ -369,6 +372,23 @@ export class QueueAdmin {
       );
     }
     return options ? { retried, skipped } : retried.length;
+  }
+
+  /**
+   * Sends the dead letters of `deadLetterQueue` (pending or failed; not one a processor of that queue is running)
+   * back into the queue each came from, as fresh jobs (attempts 0, due now, same data, name and options), and removes
+   * them from the dead-letter queue, atomically; resolves with how many moved. `limit`: the oldest that many only.
+   * @throws InvalidQueueNameError, InvalidArgumentError (nothing is written).
+   */
+  async redrive(deadLetterQueue: string, options?: RedriveOptions): Promise<number> {
+    const moved = await redriveDeadLetters(await this.storage(), deadLetterQueue, options, Date.now);
+    if (moved > 0) this.factory.runtime?.wake();
+    return moved;
+  }
+
+  /** Every queue some processor names as its `deadLetter`, with the queues naming it and its dead letters waiting. */
+  async listDeadLetterQueues(): Promise<DeadLetterQueueInfo[]> {
+    return (await this.storage()).deadLetterQueues();
   }
 
   /**

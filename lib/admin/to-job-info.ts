@@ -1,4 +1,4 @@
-import { JobInfo } from '../interfaces/job-info.interface';
+import { DeadLetterOrigin, JobInfo } from '../interfaces/job-info.interface';
 import { JobFlowInfo } from '../interfaces/flow-job.interface';
 import { FlowRecord, JobRecord } from '../storage/queue-storage.interface';
 import { intendedRunAt, isWaitingRunAt } from '../storage/shared/flow-wait';
@@ -28,7 +28,27 @@ export function toJobInfo<TData, TResult>(record: JobRecord): JobInfo<TData, TRe
     startedAt: date(record.startedAt),
     finishedAt: date(record.finishedAt),
     updatedAt: new Date(record.updatedAt),
+    snoozes: record.snoozes ?? 0,
+    deadLetter: deadLetterOrigin(record.origin ?? null),
   };
+}
+
+/** A dead letter's stored origin (`{ queue, jobId, error }`, error as stored text); null when absent or unreadable. */
+function deadLetterOrigin(origin: string | null): DeadLetterOrigin | null {
+  if (origin === null) return null;
+  try {
+    const parsed = JSON.parse(origin) as { queue?: unknown; jobId?: unknown; error?: unknown };
+    // Stored as text; SQLite's json_object nests it as an object when the failing statement wrote it as JSON itself.
+    const error =
+      typeof parsed.error === 'string'
+        ? parseJobError(parsed.error)
+        : typeof parsed.error === 'object' && parsed.error !== null
+          ? parseJobError(JSON.stringify(parsed.error))
+          : null;
+    return { queue: String(parsed.queue), jobId: String(parsed.jobId), error };
+  } catch {
+    return null;
+  }
 }
 
 /** A job's place in a flow, as operators see it. */

@@ -13,7 +13,7 @@ import { backoffProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { providerClassOf } from '../utils/provider-class.util';
-import { assertQueueName } from '../utils/queue-name.util';
+import { assertQueueName, isQueueName } from '../utils/queue-name.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
 import { WorkerSettings } from '../worker/queue-worker';
@@ -30,6 +30,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'limiter',
   'globalConcurrency',
   'groupConcurrency',
+  'deadLetter',
 ]);
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
@@ -129,6 +130,12 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
   for (const key of ['removeOnComplete', 'removeOnFail'] as const) {
     const problem = retentionProblem(options[key]);
     if (problem) throw invalid(`${key} ${problem}`);
+  }
+  if (options.deadLetter !== undefined && options.deadLetter !== null) {
+    if (!isQueueName(options.deadLetter)) {
+      throw invalid(`deadLetter must be a queue name (1 to 128 of A-Z a-z 0-9 _ . : -) or null, got ${describeValue(options.deadLetter)}`);
+    }
+    if (options.deadLetter === queue) throw invalid('deadLetter names the queue itself: its dead letters would fail into it again');
   }
   const limitsProblem = queueLimitsProblem(options);
   if (limitsProblem) throw invalid(limitsProblem);

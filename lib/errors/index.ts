@@ -44,3 +44,5 @@ export * from './cli-usage.error';
 export * from './database-file-missing.error';
 export * from './not-a-queue-database.error';
 export * from './promote-refused.error';
+export * from './snooze.error';
+export * from './snooze-limit.error';

@@ -76,6 +76,20 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   updatedAt: Date;
   /** Its parent and children in a flow: set by `QueueAdmin.getJob()` (not by listings). */
   flow?: JobFlowInfo;
+  /** How many times its handler snoozed it (`SnoozeError`); they did not count against `maxAttempts`. */
+  snoozes: number;
+  /** On a dead letter (processor option `deadLetter`): where it came from and its last error. Null on other jobs. */
+  deadLetter: DeadLetterOrigin | null;
+}
+
+/** Where a dead letter came from: the job that failed for good, and how. */
+export interface DeadLetterOrigin {
+  /** The queue of the job that failed. */
+  queue: string;
+  /** Its id (it stays there, `failed`). */
+  jobId: string;
+  /** Its last error. */
+  error: JobError | null;
 }
 
 /** What `job.updateProgress()` accepts: a number or a small JSON object. */

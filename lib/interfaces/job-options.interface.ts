@@ -26,6 +26,17 @@ export interface JobOptions {
    */
   key?: string;
   /**
+   * Throttle, with `key`: the key stays taken for this many ms after the add that took it, even once its job finished;
+   * an add of the same key inside the window inserts nothing and returns that job. Only `add()` takes it.
+   */
+  keyTtl?: number;
+  /**
+   * Debounce, with `key` (usually with `delay`): an add whose key names a job of the queue that has not started
+   * replaces that job's data and options and restarts its delay (its id stays), so a burst of adds runs once, with the
+   * last data. A job already started is not touched: the add enqueues the next one. Only `add()` takes it.
+   */
+  debounce?: boolean;
+  /**
    * `true`: delete this job as soon as it completes (its result is then gone; `completed` events still carry it).
    * Overrides the queue's retention for this job only. Default: the queue's retention.
    */

@@ -32,4 +32,10 @@ export interface ProcessorOptions extends QueueLimits {
   removeOnFail?: RetentionOption;
   /** Recurring jobs of this queue, created or updated at boot. */
   schedules?: DeclaredSchedule[];
+  /**
+   * Dead-letter queue: a job of this queue that fails for good (attempts spent, UnrecoverableError, a timeout or an
+   * expired lease on its last attempt) is also enqueued there, with its data and name, its origin and last error on
+   * its `JobInfo.deadLetter`. Not this queue itself. `null`: none, even if the module names a default.
+   */
+  deadLetter?: string | null;
 }

@@ -1,7 +1,7 @@
 import { JobError, JobProgress } from './job-info.interface';
 
 /** The kinds of job event, in the order a job can go through them. */
-export type JobEventType = 'added' | 'active' | 'progress' | 'retrying' | 'stalled' | 'completed' | 'failed' | 'cancelled';
+export type JobEventType = 'added' | 'active' | 'progress' | 'retrying' | 'snoozed' | 'stalled' | 'completed' | 'failed' | 'cancelled';
 
 interface JobEventBase<TType extends JobEventType> {
   type: TType;
@@ -37,6 +37,14 @@ export interface JobRetryingEvent extends JobEventBase<'retrying'> {
   nextRunAt: Date;
 }
 
+/** The handler threw `SnoozeError`: the job is pending again, due at `nextRunAt`, without spending the attempt. */
+export interface JobSnoozedEvent extends JobEventBase<'snoozed'> {
+  /** When it is due again. */
+  nextRunAt: Date;
+  /** The snooze asked for, in ms. */
+  delay: number;
+}
+
 /** The job's lease expired (its process died or hung); emitted by the process that recovered it. */
 export interface JobStalledEvent extends JobEventBase<'stalled'> {
   /** True when it went back to pending, false when it had no attempts left and failed. */
@@ -64,6 +72,7 @@ export type QueueEvent =
   | JobActiveEvent
   | JobProgressEvent
   | JobRetryingEvent
+  | JobSnoozedEvent
   | JobStalledEvent
   | JobCompletedEvent
   | JobFailedEvent
@@ -78,6 +87,7 @@ export const JOB_EVENT_TYPES: readonly JobEventType[] = [
   'active',
   'progress',
   'retrying',
+  'snoozed',
   'stalled',
   'completed',
   'failed',

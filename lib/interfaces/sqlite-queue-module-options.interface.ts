@@ -111,6 +111,13 @@ export interface SqliteQueueModuleOptions {
    * each claims by the limits it knows. Default none.
    */
   queueLimits?: Record<string, QueueLimits>;
+  /**
+   * Dead-letter queue of every processor that names none (`@Processor({ deadLetter })` wins): a job that fails for
+   * good is also enqueued there. Not applied to that queue itself. Default none.
+   */
+  deadLetter?: string;
+  /** Most snoozes (`SnoozeError`) per job; one more fails the job with `SnoozeLimitError`. 0 to 1,000,000. Default 1000. */
+  maxSnoozes?: number;
 }
 
 /** A class that builds the options, for `forRootAsync({ useClass | useExisting })`. */

@@ -57,7 +57,8 @@ export function prepareJob(
   // `manager` is among them: the caller's transaction, which the producer uses and does not store.
   const unknown = unknownOptionProblem(options, JOB_OPTION_KEYS);
   if (unknown) throw invalid(unknown.key, unknown.reason);
-  const { name, delay, runAt, priority, maxAttempts, backoff, timeout, key, removeOnComplete, removeOnFail, group } = options;
+  const { name, delay, runAt, priority, maxAttempts, backoff, timeout, key, keyTtl, debounce, removeOnComplete, removeOnFail, group } =
+    options;
   if (name !== undefined) {
     const problem = jobNameProblem(name);
     if (problem) throw invalid('name', problem);
@@ -102,7 +103,9 @@ export function prepareJob(
     const problem = groupProblem(group);
     if (problem) throw invalid('group', problem);
   }
+  const keyMode = keyModeOf(keyTtl, debounce, key, invalid, now);
   return {
+    ...keyMode,
     data: serialized,
     priority: priority ?? 0,
     runAt: Math.max(now + Math.round(delay ?? 0), runAt?.getTime() ?? now),
@@ -114,4 +117,31 @@ export function prepareJob(
     removeOn: removalBits(removeOnComplete, removeOnFail),
     group: group ?? null,
   };
+}
+
+/** The throttle window or debounce flag of a job, validated: both need `key`, and they do not mix. */
+function keyModeOf(
+  keyTtl: unknown,
+  debounce: unknown,
+  key: string | undefined,
+  invalid: (option: string, reason: string) => InvalidJobOptionsError,
+  now: number,
+): Pick<NewJobRecord, 'keyUntil' | 'debounce'> {
+  if (debounce !== undefined && typeof debounce !== 'boolean')
+    throw invalid('debounce', `must be true or false, got ${describeValue(debounce)}`);
+  if (keyTtl !== undefined && !(isDurationMs(keyTtl) && (keyTtl as number) > 0)) {
+    throw invalid('keyTtl', `must be a positive number of ms, at most ${LIMITS.durationMs} (100 years), got ${describeValue(keyTtl)}`);
+  }
+  if (keyTtl !== undefined && key === undefined) throw invalid('keyTtl', 'needs key: the throttle window is the window of a key');
+  if (debounce === true && key === undefined) throw invalid('debounce', 'needs key: an add replaces the pending job of its key');
+  if (debounce === true && keyTtl !== undefined)
+    throw invalid('debounce', 'does not combine with keyTtl: a key either throttles or debounces');
+  if (keyTtl !== undefined) return { keyUntil: now + Math.round(keyTtl as number) };
+  return debounce === true ? { debounce: true } : {};
+}
+
+/** The option that makes a prepared job throttled or debounced (`keyTtl`, `debounce`), or null for a plain one. */
+export function keyModeField(record: NewJobRecord): 'keyTtl' | 'debounce' | null {
+  if (record.keyUntil !== undefined && record.keyUntil !== null) return 'keyTtl';
+  return record.debounce ? 'debounce' : null;
 }

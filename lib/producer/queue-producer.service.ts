@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
-import { EnqueueStorage, FlowStorage, JobRecord, ScheduleStorage, TransactionFate } from '../storage/queue-storage.interface';
+import {
+  EnqueueStorage,
+  FlowStorage,
+  JobRecord,
+  KeyedEnqueueStorage,
+  ScheduleStorage,
+  TransactionFate,
+} from '../storage/queue-storage.interface';
 import { newJobRecord } from '../storage/shared/job-row.mapper';
 import { intendedRunAt } from '../storage/shared/flow-wait';
 import { AddFlowOptions, FlowJob } from '../interfaces/flow-job.interface';
@@ -25,13 +32,13 @@ import { guardStorage } from '../storage/guard-storage';
 import { ChildrenSource, toJob } from '../worker/job-runtime';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';
-import { JobDefaults, prepareJob } from './prepare-job';
+import { JobDefaults, keyModeField, prepareJob } from './prepare-job';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 import { ADD_FLOW_OPTION_KEYS, WAIT_OPTION_KEYS, isOptionsObject, unknownOptionProblem } from '../utils/option-keys.util';
 import { QueueTelemetry, SendSpan } from '../telemetry/queue-telemetry';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
-type ProducerStorage = EnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
+type ProducerStorage = EnqueueStorage & KeyedEnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
@@ -136,6 +143,9 @@ export class QueueProducer {
     const now = Date.now();
     const record = prepareJob(queue, data, options, this.defaultsFor(queue), now);
     const manager = options?.manager === undefined ? undefined : managerOf(queue, [options]);
+    const keyMode = keyModeField(record);
+    if (keyMode && manager)
+      throw new InvalidJobOptionsError(queue, keyMode, 'does not combine with manager: its add is several statements');
     // Started in the caller's context, before the first await: its trace is the request's.
     const send = this.tracing()?.send(queue, 1, { link: false, jobName: record.name });
     if (send) record.traceContext = send.traceContext;
@@ -144,12 +154,15 @@ export class QueueProducer {
     const transaction = storage.openTransactionOf?.(manager);
     let stored: JobRecord;
     try {
-      [stored] = manager
-        ? await storage.enqueueIn(manager, queue, [record], now)
-        : transaction
-          ? // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
-            await storage.enqueue(queue, [record], now)
-          : [await this.groupCommitFor(storage).add(queue, record, now)];
+      [stored] = keyMode
+        ? // Throttled or debounced: statements of their own, outside the group commit (they may read or replace).
+          [await storage.enqueueKeyed(queue, record, now)]
+        : manager
+          ? await storage.enqueueIn(manager, queue, [record], now)
+          : transaction
+            ? // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
+              await storage.enqueue(queue, [record], now)
+            : [await this.groupCommitFor(storage).add(queue, record, now)];
     } catch (error) {
       send?.failed(error);
       throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
@@ -194,7 +207,10 @@ export class QueueProducer {
           'is not a field of a bulk item (an item is { data, options? }; job options go in options)',
         );
       }
-      return prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
+      const record = prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
+      const keyMode = keyModeField(record);
+      if (keyMode) throw new InvalidJobOptionsError(queue, `items[${index}].${keyMode}`, 'is only supported by add(), one job at a time');
+      return record;
     });
     const manager = managerOf(
       queue,

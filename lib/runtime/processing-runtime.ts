@@ -76,6 +76,7 @@ export class ProcessingRuntime {
         onFinished: (queue, status) => this.retention.mark(queue, status),
         onRemovable: (id, status) => this.retention.remove(id, status),
         onRateLimited: (queue, until) => this.poller.limitedUntil(queue, until),
+        maxSnoozes: options.maxSnoozes,
       });
       this.pool.register(worker);
       worker.attach(this.poller.jobsOf(definition.queue));
@@ -141,6 +142,24 @@ export class ProcessingRuntime {
       )
       .map(({ queue, settings }) => ({ queue, max: settings.limiter?.max ?? null, duration: settings.limiter?.duration ?? null }));
     await this.storage.declareLimits(limiters, now);
+    await this.declareDeadLetters(now);
+  }
+
+  /**
+   * Records each queue's dead-letter queue for the database's trigger: the processor's, else the module's (never the
+   * queue itself). Nothing is written when no processor has one and none says `null`.
+   */
+  private async declareDeadLetters(now: number): Promise<void> {
+    const moduleDefault = this.options.deadLetter;
+    const declared = this.pool
+      .all()
+      .map(({ queue, settings }) => ({ queue, deadLetter: settings.deadLetter !== undefined ? settings.deadLetter : moduleDefault }))
+      .map(({ queue, deadLetter }) => ({ queue, deadLetter: deadLetter === queue ? null : deadLetter }))
+      .filter(
+        ({ queue, deadLetter }) =>
+          deadLetter !== null || this.pool.all().some((worker) => worker.queue === queue && worker.settings.deadLetter === null),
+      );
+    await this.storage.declareDeadLetters(declared, now);
   }
 
   /** Starts every loop. */

@@ -1,3 +1,4 @@
+import { isQueueName } from '../utils/queue-name.util';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { InvalidModuleOptionsError } from '../errors/invalid-module-options.error';
@@ -24,8 +25,10 @@ import { assertDriverUsable, defaultSqliteDriver } from './database-driver';
 import { InstalledPackages, installedPackages } from './installed-packages';
 
 /** Module options after validation, with every default filled in. */
-export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOptions, 'dataSource' | 'postgres'>> {
+export interface ResolvedModuleOptions extends Required<Omit<SqliteQueueModuleOptions, 'dataSource' | 'postgres' | 'deadLetter'>> {
   dataSource: SqliteQueueModuleOptions['dataSource'];
+  /** The default dead-letter queue, or null for none. */
+  deadLetter: string | null;
   /** Set when the PostgreSQL backend runs on a connection the module opens (or for the schema of a borrowed one). */
   postgres: PostgresQueueOptions | undefined;
   backoff: BackoffOptions;
@@ -56,6 +59,8 @@ const KNOWN_OPTIONS: readonly (keyof SqliteQueueModuleOptions)[] = [
   'queueLimits',
   'clusterEvents',
   'telemetry',
+  'deadLetter',
+  'maxSnoozes',
 ];
 
 /** Slack on top of the busy timeout and one heartbeat interval, for the event loop and the statements queued before. */
@@ -116,6 +121,8 @@ export function resolveModuleOptions(
     removeOnFail: given.removeOnFail ?? false,
     workerId: given.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     queueLimits: given.queueLimits ?? {},
+    deadLetter: given.deadLetter ?? null,
+    maxSnoozes: given.maxSnoozes ?? MODULE_DEFAULTS.maxSnoozes,
   };
   if (typeof resolved.database !== 'string' || resolved.database.length === 0) {
     throw new InvalidModuleOptionsError('database', `must be a file path or ':memory:', got ${describeValue(resolved.database)}`);
@@ -198,6 +205,16 @@ export function resolveModuleOptions(
     if (retention) throw new InvalidModuleOptionsError(name, retention);
   }
   validateQueueLimits(resolved.queueLimits);
+  if (resolved.deadLetter !== null && !isQueueName(resolved.deadLetter)) {
+    throw new InvalidModuleOptionsError(
+      'deadLetter',
+      `must be a queue name (1 to 128 of A-Z a-z 0-9 _ . : -), got ${describeValue(resolved.deadLetter)}`,
+    );
+  }
+  if (!isIntegerInRange(resolved.maxSnoozes, 0, LIMITS.maxAttempts)) {
+    const reason = `must be an integer from 0 to ${LIMITS.maxAttempts}, got ${describeValue(resolved.maxSnoozes)}`;
+    throw new InvalidModuleOptionsError('maxSnoozes', reason);
+  }
   return resolved;
 }
 

@@ -13,6 +13,9 @@ import type { HousekeepingStorage } from './roles/housekeeping-storage.interface
 import type { OperatorStorage } from './roles/operator-storage.interface';
 import type { GroupStorage } from './roles/group-storage.interface';
 import type { ExplainStorage } from './roles/explain-storage.interface';
+import type { KeyedEnqueueStorage } from './roles/keyed-enqueue-storage.interface';
+import type { DeadLetterStorage } from './roles/dead-letter-storage.interface';
+import type { SnoozeStorage } from './roles/snooze-storage.interface';
 
 export * from './storage-records';
 export type { StorageLifecycle } from './roles/storage-lifecycle.interface';
@@ -30,6 +33,9 @@ export type { HousekeepingStorage } from './roles/housekeeping-storage.interface
 export type { OperatorStorage } from './roles/operator-storage.interface';
 export type { GroupStorage } from './roles/group-storage.interface';
 export type { ExplainStorage, ExplainFacts } from './roles/explain-storage.interface';
+export type { KeyedEnqueueStorage } from './roles/keyed-enqueue-storage.interface';
+export type { DeadLetterStorage } from './roles/dead-letter-storage.interface';
+export type { SnoozeStorage } from './roles/snooze-storage.interface';
 
 /**
  * Everything the queue needs from a database: the intersection of the storage's roles, which each backend implements
@@ -55,4 +61,7 @@ export interface QueueStorage
     HousekeepingStorage,
     OperatorStorage,
     GroupStorage,
-    ExplainStorage {}
+    ExplainStorage,
+    KeyedEnqueueStorage,
+    DeadLetterStorage,
+    SnoozeStorage {}

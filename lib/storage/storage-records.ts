@@ -18,6 +18,10 @@ export interface NewJobRecord {
   group?: string | null;
   /** JSON of the W3C trace context it was added under (telemetry/trace-context.ts); null or absent: none. */
   traceContext?: string | null;
+  /** Throttle (`keyTtl`): the key stays taken until then (epoch ms), whatever the job's status. Absent: no window. */
+  keyUntil?: number | null;
+  /** Debounce: an add of the same key replaces this job while it has not started. Absent: false. */
+  debounce?: boolean;
 }
 
 /** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */
@@ -72,6 +76,10 @@ export interface JobRecord {
   group?: string | null;
   /** See `NewJobRecord.traceContext`. */
   traceContext?: string | null;
+  /** A dead letter's origin: JSON `{ queue, jobId, error }` (error: the stored error text). Absent or null: none. */
+  origin?: string | null;
+  /** Times the handler snoozed it (`SnoozeError`). Absent: 0. */
+  snoozes?: number;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;

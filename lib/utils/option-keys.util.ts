@@ -52,6 +52,8 @@ export const JOB_OPTION_KEYS = keysOf<JobOptions>()(
   'backoff',
   'timeout',
   'key',
+  'keyTtl',
+  'debounce',
   'removeOnComplete',
   'removeOnFail',
   'group',

@@ -17,7 +17,7 @@ import { MAX_JOB_LOG_LINES, toLogLine } from '../utils/job-logs.util';
 import { JobWriters, toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
 import { ABANDONED, Outcome } from './outcome';
-import { asRateLimitError, decideRetry } from './retry-policy';
+import { asRateLimitError, asSnoozeError, decideRetry } from './retry-policy';
 import { ProcessSpan, QueueTelemetry } from '../telemetry/queue-telemetry';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 
@@ -177,6 +177,9 @@ export class AttemptRunner {
 
   private failureOutcome(record: JobRecord, thrown: unknown): Outcome {
     const { queue, logger } = this.context;
+    const snooze = asSnoozeError(thrown);
+    // Not a failure either: the handler asked to run the job later. Nothing is logged but at debug level.
+    if (snooze) return { kind: 'snooze', runAt: this.context.now() + snooze.delay, delay: snooze.delay };
     const error = toJobError(thrown, record.attempts);
     const rateLimit = asRateLimitError(thrown);
     if (rateLimit) {

@@ -9,10 +9,12 @@ export type Outcome =
   // Handed back at shutdown or cancelled while it ran: nothing to save, log or announce.
   | { kind: 'abandoned' }
   /** The handler threw RateLimitError: the job goes back unspent and its queue pauses until `until` (epoch ms). */
-  | { kind: 'rateLimited'; until: number; error: JobError };
+  | { kind: 'rateLimited'; until: number; error: JobError }
+  /** The handler threw SnoozeError: the job goes back unspent, due at `runAt` (`delay` ms from now). */
+  | { kind: 'snooze'; runAt: number; delay: number };
 
 /** The one abandoned outcome: it carries nothing, so it is shared. */
 export const ABANDONED: Outcome = { kind: 'abandoned' };
 
 /** An outcome that has something to write. */
-export type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' } | { kind: 'rateLimited' }>;
+export type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' } | { kind: 'rateLimited' } | { kind: 'snooze' }>;

@@ -6,7 +6,10 @@ import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { AttemptRef, JobRecord, LimitStorage } from '../storage/queue-storage.interface';
+import { AttemptRef, JobRecord, LimitStorage, SnoozeStorage } from '../storage/queue-storage.interface';
+import { SnoozeLimitError } from '../errors/snooze-limit.error';
+import { MODULE_DEFAULTS } from '../module-defaults.constants';
+import { toJobError } from '../utils/error.util';
 import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from '../utils/job-name.util';
 import { AttemptRunner, AttemptStorage, RunningAttempt } from './attempt-runner';
 import { LazyAbortController } from './lazy-abort-controller';
@@ -16,7 +19,7 @@ import { WorkerSlots } from './worker-slots';
 import { QueueTelemetry } from '../telemetry/queue-telemetry';
 
 /** What a queue's worker uses: its attempts' storage, and a RateLimitError's pause. */
-type WorkerStorage = AttemptStorage & Pick<LimitStorage, 'rateLimit'>;
+type WorkerStorage = AttemptStorage & Pick<LimitStorage, 'rateLimit'> & SnoozeStorage;
 
 /** What a worker needs from the process around it. */
 export interface QueueWorkerContext {
@@ -39,6 +42,8 @@ export interface QueueWorkerContext {
   onRemovable?(id: string, status: 'completed' | 'failed'): void;
   /** A handler's RateLimitError paused this queue until `until` (epoch ms). */
   onRateLimited?(queue: string, until: number): void;
+  /** Most snoozes per job (module option `maxSnoozes`, default 1,000): one more fails the job with SnoozeLimitError. */
+  maxSnoozes?: number;
 }
 
 /** The settings of one queue's processor, validated. */
@@ -225,12 +230,14 @@ export class QueueWorker {
       const outcome = await this.runner.run(attempt);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
       if (outcome.kind === 'rateLimited') return await this.rateLimited(record, outcome.until);
+      const final = outcome.kind === 'snooze' ? await this.snoozed(record, outcome.runAt, outcome.delay) : outcome;
+      if (final === null) return;
       // With a prefetch the slot's next job does not wait for this write at all: not even for the batch ahead of it.
       if (this.slots.prefetch > 0) this.writeQueued(attempt);
       const saved = await this.context.outcomes.save({
         ref: { id: record.id, attempt: record.attempts },
         queue: this.queue,
-        outcome,
+        outcome: final,
         logger: this.context.logger,
         signal: this.shutdown.signal,
         onQueued: () => this.writeQueued(attempt),
@@ -246,6 +253,38 @@ export class QueueWorker {
         this.start(next);
       }
     }
+  }
+
+  /**
+   * Writes a snooze: null once written (or lost), or the failure to save instead when the job crossed `maxSnoozes`.
+   * A write the database refuses is logged; the job's lease then expires and recovery requeues it, as after a crash.
+   */
+  private async snoozed(record: JobRecord, runAt: number, delay: number): Promise<SavableOutcome | null> {
+    const ref = { id: record.id, attempt: record.attempts };
+    const { storage, workerId, logger } = this.context;
+    const maxSnoozes = this.context.maxSnoozes ?? MODULE_DEFAULTS.maxSnoozes;
+    let written: 'snoozed' | 'exhausted' | 'lost';
+    try {
+      written = await storage.snooze(ref, workerId, { runAt, delay }, maxSnoozes, Date.now());
+    } catch (error) {
+      logger.error(`Job ${record.id} (queue ${this.queue}): saving its snooze failed; its lease will expire and free it: ${String(error)}`);
+      return null;
+    }
+    if (written === 'exhausted') {
+      const error = new SnoozeLimitError(record.id, maxSnoozes);
+      logger.error(`Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}: ${error.message}`);
+      return { kind: 'fail', error: toJobError(error, record.attempts) };
+    }
+    if (written === 'lost') {
+      logger.warn(`Job ${record.id} (queue ${this.queue}): no longer owned when its snooze was saved; snooze discarded`);
+      return null;
+    }
+    const { events } = this.context;
+    if (events.observed) {
+      events.emit({ queue: this.queue, jobId: record.id, attempt: record.attempts, type: 'snoozed', nextRunAt: new Date(runAt), delay });
+    }
+    this.context.onRetryScheduled(runAt);
+    return null;
   }
 
   /**

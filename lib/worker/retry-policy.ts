@@ -1,4 +1,5 @@
 import { RateLimitError } from '../errors/rate-limit.error';
+import { SnoozeError } from '../errors/snooze.error';
 import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { UnrecoverableError } from '../errors/unrecoverable.error';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
@@ -19,6 +20,15 @@ export type RetryDecision = { kind: 'fail' } | { kind: 'retry'; delay: number; r
 export function asRateLimitError(thrown: unknown): RateLimitError | null {
   try {
     return thrown instanceof RateLimitError ? thrown : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The thrown value if it is a SnoozeError, else null; safe on a Proxy whose traps throw. */
+export function asSnoozeError(thrown: unknown): SnoozeError | null {
+  try {
+    return thrown instanceof SnoozeError ? thrown : null;
   } catch {
     return null;
   }

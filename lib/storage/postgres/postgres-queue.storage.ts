@@ -43,6 +43,11 @@ import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { lastScheduleRun, pauseSchedule, processorAnnouncements, promoteJob, resumeSchedule, runningByWorker } from './sql/operator.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { insertDebounced, insertThrottled, keyHolder, replaceDebounced } from './sql/keyed-enqueue.sql';
+import { deadLetterQueues, declareDeadLetters, redrive } from './sql/dead-letters.sql';
+import { snoozeJob } from './sql/snooze.sql';
+import { KeyedBackend, enqueueKeyed } from '../shared/keyed-enqueue';
+import { MAX_JOB_LOG_LINES } from '../../utils/job-logs.util';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import {
@@ -195,6 +200,41 @@ export class PostgresQueueStorage implements QueueStorage {
 
   findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]> {
     return findLiveByKeys(this.db, queue, keys);
+  }
+
+  enqueueKeyed(queue: string, job: NewJobRecord, now: number): Promise<JobRecord> {
+    const db = this.db;
+    const backend: KeyedBackend = {
+      insertThrottled: (q, j, at) => insertThrottled(db, q, j, at),
+      keyHolder: (q, key, at) => keyHolder(db, q, key, at),
+      replaceDebounced: (q, j, at) => replaceDebounced(db, q, j, at),
+      insertDebounced: (q, j, at) => insertDebounced(db, q, j, at),
+    };
+    let first = true;
+    return enqueueKeyed(backend, queue, job, () => (first ? ((first = false), now) : Date.now()));
+  }
+
+  declareDeadLetters(queues: { queue: string; deadLetter: string | null }[], now: number): Promise<void> {
+    return declareDeadLetters(this.db, queues, now);
+  }
+
+  redrive(deadLetterQueue: string, limit: number, now: number): Promise<number> {
+    return redrive(this.db, deadLetterQueue, limit, now);
+  }
+
+  deadLetterQueues(): Promise<{ queue: string; sources: string[]; count: number }[]> {
+    return deadLetterQueues(this.db);
+  }
+
+  snooze(
+    ref: AttemptRef,
+    workerId: string,
+    snooze: { runAt: number; delay: number },
+    maxSnoozes: number,
+    now: number,
+  ): Promise<'snoozed' | 'exhausted' | 'lost'> {
+    const { runAt, delay } = snooze;
+    return snoozeJob(this.db, ref, workerId, runAt, delay, MAX_JOB_LOG_LINES, maxSnoozes, now);
   }
 
   claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {

@@ -64,6 +64,10 @@ export function claimedFieldsOf(row: StorageRow): ClaimedJobFields {
 export function toJobRecord(row: StorageRow): JobRecord {
   return {
     ...claimedFieldsOf(row),
+    // A debounced job keeps its key apart from `unique_key` (see schema step 10); either is its key.
+    key: ((row.unique_key ?? row.debounce_key) as string | null) ?? null,
+    origin: (row.origin as string | null) ?? null,
+    snoozes: Number(row.snoozes ?? 0),
     status: row.status as JobStatus,
     lockedBy: (row.locked_by as string | null) ?? null,
     leaseUntil: nullableNumber(row.lease_until),

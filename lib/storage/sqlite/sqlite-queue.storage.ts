@@ -42,6 +42,11 @@ import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { lastScheduleRun, pauseSchedule, processorAnnouncements, promoteJob, resumeSchedule, runningByWorker } from './sql/operator.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
+import { insertDebounced, insertThrottled, keyHolder, replaceDebounced } from './sql/keyed-enqueue.sql';
+import { deadLetterQueues, declareDeadLetters, redrive } from './sql/dead-letters.sql';
+import { snoozeJob } from './sql/snooze.sql';
+import { KeyedBackend, enqueueKeyed } from '../shared/keyed-enqueue';
+import { MAX_JOB_LOG_LINES } from '../../utils/job-logs.util';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { appendEvents, getWaitedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
@@ -217,6 +222,55 @@ export class SqliteQueueStorage implements QueueStorage {
 
   findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]> {
     return findLiveByKeys(this.db.runner, queue, keys);
+  }
+
+  async enqueueKeyed(queue: string, job: NewJobRecord, now: number): Promise<JobRecord> {
+    if (this.db.fault) throw this.db.fault;
+    const runner = this.db.runner;
+    // Each statement may write: the hints and the WAL checkpointer hear of them as of any insert.
+    const wrote = <T>(value: T): T => {
+      if (value !== null) {
+        this.db.inserted();
+        this.db.written();
+      }
+      return value;
+    };
+    const backend: KeyedBackend = {
+      insertThrottled: async (q, j, at) => wrote(await insertThrottled(runner, q, j, at)),
+      keyHolder: (q, key, at) => keyHolder(runner, q, key, at),
+      replaceDebounced: async (q, j, at) => wrote(await replaceDebounced(runner, q, j, at)),
+      insertDebounced: async (q, j, at) => wrote(await insertDebounced(runner, q, j, at)),
+    };
+    let first = true;
+    return enqueueKeyed(backend, queue, job, () => (first ? ((first = false), now) : Date.now()));
+  }
+
+  declareDeadLetters(queues: { queue: string; deadLetter: string | null }[], now: number): Promise<void> {
+    return declareDeadLetters(this.db.background, queues, now);
+  }
+
+  async redrive(deadLetterQueue: string, limit: number, now: number): Promise<number> {
+    const moved = await redrive(this.db.runner, deadLetterQueue, limit, now);
+    if (moved > 0) {
+      this.db.inserted();
+      this.db.written();
+    }
+    return moved;
+  }
+
+  deadLetterQueues(): Promise<{ queue: string; sources: string[]; count: number }[]> {
+    return deadLetterQueues(this.db.runner);
+  }
+
+  snooze(
+    ref: AttemptRef,
+    workerId: string,
+    snooze: { runAt: number; delay: number },
+    maxSnoozes: number,
+    now: number,
+  ): Promise<'snoozed' | 'exhausted' | 'lost'> {
+    const { runAt, delay } = snooze;
+    return snoozeJob(this.db.background, ref, workerId, runAt, delay, MAX_JOB_LOG_LINES, maxSnoozes, now);
   }
 
   async claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {

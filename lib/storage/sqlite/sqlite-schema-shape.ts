@@ -66,7 +66,15 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
       [T, 'index', `${T}_groups`],
     ],
   },
-  // trace-context (step 11 of the round): the W3C trace context a job was added under.
+  {
+    columns: { [T]: ['key_until', 'debounce_key', 'origin', 'snoozes'], [QUEUES_TABLE]: ['dead_letter'] },
+    objects: [
+      [T, 'index', `${T}_key_window`],
+      [T, 'index', `${T}_debounce_key`],
+      [T, 'trigger', `${T}_dead_letter`],
+    ],
+  },
+  // trace-context (step 11): the W3C trace context a job was added under.
   { columns: { [T]: ['trace_context'] } },
 ];
 

@@ -6,7 +6,7 @@ import { PostgresMigration } from './postgres-migration';
  * default: PostgreSQL adds it without rewriting the table, and existing rows read NULL.
  */
 export const POSTGRES_MIGRATION_TRACE_CONTEXT: PostgresMigration = {
-  version: 10,
+  version: 11,
   name: 'trace-context',
   statements: (s) => [`ALTER TABLE ${s}.${JOBS_TABLE} ADD COLUMN IF NOT EXISTS trace_context text`],
 };

@@ -8,6 +8,7 @@ import { POSTGRES_MIGRATION_EVENTS } from './006-events-table.migration';
 import { POSTGRES_MIGRATION_FLOW_FAILURE_WALK } from './007-flow-failure-walk.migration';
 import { POSTGRES_MIGRATION_LEAN_JOB_ROW } from './008-lean-job-row.migration';
 import { POSTGRES_MIGRATION_JOB_GROUPS } from './009-job-groups.migration';
+import { POSTGRES_MIGRATION_KEYS_DEAD_LETTERS } from './010-keys-dead-letters.migration';
 import { POSTGRES_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
@@ -21,5 +22,6 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_FLOW_FAILURE_WALK,
   POSTGRES_MIGRATION_LEAN_JOB_ROW,
   POSTGRES_MIGRATION_JOB_GROUPS,
+  POSTGRES_MIGRATION_KEYS_DEAD_LETTERS,
   POSTGRES_MIGRATION_TRACE_CONTEXT,
 ];

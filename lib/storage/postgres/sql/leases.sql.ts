@@ -41,7 +41,7 @@ const sql = perSchema((tables) => {
     /** Hands attempts back as if they never ran, and notifies. */
     release: `WITH released AS (
         UPDATE ${T}
-        SET status = 'pending', attempts = attempts - 1, ${RELEASE_COLUMNS}, started_at = NULL, updated_at = $1
+        SET status = 'pending', attempts = attempts - 1, ${RELEASE_COLUMNS}, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = $1
         WHERE locked_by = $2 AND status = 'running'
           AND (id, attempts) IN (SELECT * FROM unnest($3::bigint[], $4::int[]))
         RETURNING run_at

@@ -7,7 +7,7 @@ import { SchemaMigration } from '../../shared/schema-migration';
  * added before it (or without tracing) read NULL. Never indexed, never filtered on.
  */
 export const SQLITE_MIGRATION_TRACE_CONTEXT: SchemaMigration = {
-  version: 10,
+  version: 11,
   name: 'trace-context',
   statements: [
     // JSON of the W3C carrier: {"traceparent": "00-…", "tracestate"?: "…", "link"?: true} (see telemetry/trace-context.ts).

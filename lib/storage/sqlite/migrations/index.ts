@@ -8,6 +8,7 @@ import { SQLITE_MIGRATION_EVENTS } from './006-events-table.migration';
 import { SQLITE_MIGRATION_FLOW_FAILURE_WALK } from './007-flow-failure-walk.migration';
 import { SQLITE_MIGRATION_LEAN_JOB_ROW } from './008-lean-job-row.migration';
 import { SQLITE_MIGRATION_JOB_GROUPS } from './009-job-groups.migration';
+import { SQLITE_MIGRATION_KEYS_DEAD_LETTERS } from './010-keys-dead-letters.migration';
 import { SQLITE_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
@@ -21,5 +22,6 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_FLOW_FAILURE_WALK,
   SQLITE_MIGRATION_LEAN_JOB_ROW,
   SQLITE_MIGRATION_JOB_GROUPS,
+  SQLITE_MIGRATION_KEYS_DEAD_LETTERS,
   SQLITE_MIGRATION_TRACE_CONTEXT,
 ];

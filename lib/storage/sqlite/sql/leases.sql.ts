@@ -4,9 +4,12 @@ import { leaseExpiredErrorSql } from '../../shared/lease-expired';
 import { StatementRunner } from '../../shared/statement-runner';
 import { NOW_MS, T, toRowId } from './sqlite-sql-fragments';
 
-/** Hands attempts back as if they never ran (the attempt is not counted). */
+/**
+ * Hands attempts back as if they never ran (the attempt is not counted). A debounced job keeps started_at: once
+ * claimed it is out of the debounce index for good, so handing it back never collides with the next one of its key.
+ */
 const RELEASE_SQL = `UPDATE ${T}
-  SET status = 'pending', attempts = attempts - 1, locked_by = NULL, lease_until = NULL, started_at = NULL, updated_at = ?
+  SET status = 'pending', attempts = attempts - 1, locked_by = NULL, lease_until = NULL, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = ?
   WHERE locked_by = ? AND status = 'running'
     AND (id, attempts) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j)`;
 

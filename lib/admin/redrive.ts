@@ -1,0 +1,53 @@
+import { InvalidArgumentError } from '../errors/invalid-argument.error';
+import { DeadLetterStorage } from '../storage/queue-storage.interface';
+import { assertQueueName } from '../utils/queue-name.util';
+import { describeValue, isIntegerInRange } from '../utils/validation.util';
+
+/** Options of `QueueAdmin.redrive`. */
+export interface RedriveOptions {
+  /** Most dead letters moved, oldest first: 1 to 1,000,000. Default all (in rounds of 10,000). */
+  limit?: number;
+}
+
+/** A dead-letter queue as `QueueAdmin.listDeadLetterQueues` shows it. */
+export interface DeadLetterQueueInfo {
+  /** The dead-letter queue. */
+  queue: string;
+  /** The queues whose processors name it (`deadLetter`). */
+  sources: string[];
+  /** Dead letters waiting in it (pending or failed): what `redrive` would move. */
+  count: number;
+}
+
+/** Dead letters one statement moves: a bounded write, so a huge dead-letter queue does not hold the lock for long. */
+const REDRIVE_ROUND = 10_000;
+const MAX_LIMIT = 1_000_000;
+
+/**
+ * Moves dead letters of `deadLetterQueue` back into the queues they came from; how many moved. Each round is one
+ * atomic statement (a dead letter leaves exactly as its fresh job arrives); without a limit, rounds run until one
+ * moves fewer than it could.
+ */
+export async function redriveDeadLetters(
+  storage: DeadLetterStorage,
+  deadLetterQueue: string,
+  options: RedriveOptions | undefined,
+  now: () => number,
+): Promise<number> {
+  assertQueueName(deadLetterQueue);
+  if (options !== undefined && (typeof options !== 'object' || options === null || Object.keys(options).some((key) => key !== 'limit'))) {
+    throw new InvalidArgumentError('redrive', 'options', `must be { limit? }, got ${describeValue(options)}`);
+  }
+  const limit = options?.limit;
+  if (limit !== undefined && !isIntegerInRange(limit, 1, MAX_LIMIT)) {
+    throw new InvalidArgumentError('redrive', 'limit', `must be an integer from 1 to ${MAX_LIMIT}, got ${describeValue(limit)}`);
+  }
+  let moved = 0;
+  for (;;) {
+    const want = Math.min(REDRIVE_ROUND, (limit ?? Infinity) - moved);
+    if (want <= 0) return moved;
+    const round = await storage.redrive(deadLetterQueue, want, now());
+    moved += round;
+    if (round < want) return moved;
+  }
+}

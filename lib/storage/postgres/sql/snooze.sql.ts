@@ -1,0 +1,38 @@
+import { AttemptRef } from '../../queue-storage.interface';
+import { PostgresContext, REUSED, ms, perSchema, toRowId } from './postgres-sql-fragments';
+
+/** See the SQLite file of the same name. Params: run_at, max log lines, delay, now, id, worker, attempt, bound. */
+const sql = perSchema(({ T }) => ({
+  snooze: `UPDATE ${T}
+      SET status = 'pending', attempts = attempts - 1, run_at = $1, snoozes = snoozes + 1,
+          logs = ((CASE WHEN jsonb_array_length(COALESCE(logs::jsonb, '[]'::jsonb)) >= $2 THEN logs::jsonb - 0
+                   ELSE COALESCE(logs::jsonb, '[]'::jsonb) END)
+                 || jsonb_build_array('Snoozed for ' || $3::text || ' ms (snooze ' || (snoozes + 1) || ')'))::text,
+          locked_by = NULL, lease_until = NULL, updated_at = $4
+      WHERE id = $5 AND locked_by = $6 AND attempts = $7 AND status = 'running' AND snoozes < $8
+      RETURNING id`,
+  stillOurs: `SELECT 1 AS owned FROM ${T} WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND status = 'running'`,
+}));
+
+/** See `SnoozeStorage.snooze`. */
+export async function snoozeJob(
+  db: PostgresContext,
+  ref: AttemptRef,
+  workerId: string,
+  runAt: number,
+  delay: number,
+  maxLines: number,
+  maxSnoozes: number,
+  now: number,
+): Promise<'snoozed' | 'exhausted' | 'lost'> {
+  const id = toRowId(ref.id);
+  if (id === null) return 'lost';
+  const statements = sql(db.tables);
+  const rows = await db.runner.all(
+    statements.snooze,
+    [ms(runAt), maxLines, String(Math.round(delay)), ms(now), id, workerId, ref.attempt, maxSnoozes],
+    REUSED,
+  );
+  if (rows.length > 0) return 'snoozed';
+  return (await db.runner.all(statements.stillOurs, [id, workerId, ref.attempt], REUSED)).length > 0 ? 'exhausted' : 'lost';
+}
