@@ -54,7 +54,7 @@ describeEachBackend('unknown option keys are refused, with a "did you mean"', (b
     }
     // A key resembling nothing is named with the known ones, without a guess.
     const unrelated = await errorOf(() => admin.getJobs('opts', typo({ zzzzzzzz: 1 })));
-    expect(unrelated.message).toContain('"zzzzzzzz" is not an option; known: status, name, search, limit, offset');
+    expect(unrelated.message).toContain('"zzzzzzzz" is not an option; known: status, name, group, search, limit, offset');
     // Nothing was done: the job the cancel and remove named is still pending.
     expect((await admin.getJob(job.id))?.status).toBe('pending');
     // The known keys still work.
