@@ -141,6 +141,9 @@ export function newJobRecord(queue: string, job: NewJobRecord, id: string, now: 
     removeOn: job.removeOn ?? null,
     group: job.group ?? null,
     traceContext: job.traceContext ?? null,
+    // A job just added is no dead letter (the trigger adds those) and has not snoozed.
+    origin: null,
+    snoozes: 0,
     lockedBy: null,
     leaseUntil: null,
     result: null,
