@@ -121,7 +121,7 @@ describeEachBackend(
       ]);
       const [found, foundJson, none, waiting, waitingJson] = await Promise.all([
         runCliChild(['jobs', 'mail', '--search', 'MAILBOX', ...databaseArgs(db)]),
-        runCliChild(['jobs', 'later', '--search', '"n":2', '--json', ...databaseArgs(db)]),
+        runCliChild(['jobs', 'later', '--search', 'K1', '--json', ...databaseArgs(db)]),
         runCliChild(['jobs', 'mail', '--search', '100%_', ...databaseArgs(db)]),
         runCliChild(['job', pending[0], ...databaseArgs(db)]),
         runCliChild(['job', pending[0], '--json', ...databaseArgs(db)]),
@@ -158,7 +158,8 @@ describeEachBackend(
       expect(found.stdout).toMatch(new RegExp(`^${failed}\\s+-\\s+failed\\s`, 'm'));
       expect(found.stdout).not.toMatch(new RegExp(`^${completed}\\s`, 'm'));
       expectExit(foundJson, EXIT_CODES.ok);
-      expect((JSON.parse(foundJson.stdout) as { id: string }[]).map((one) => one.id)).toEqual([pending[1]]);
+      // The unique key matches too (k1 is pending[0]'s).
+      expect((JSON.parse(foundJson.stdout) as { id: string }[]).map((one) => one.id)).toEqual([pending[0]]);
       expectExit(none, EXIT_CODES.ok);
       expect(none.stdout).toBe('no job matching "100%_" in queue mail\n');
 
