@@ -64,7 +64,9 @@ describe('nestjs-sqlite-queue, the command line as a whole', () => {
     expect(help.stdout).toContain('Exit codes: 0 done');
     const jobsHelp = await runCliChild(['jobs', '--help']);
     expectExit(jobsHelp, EXIT_CODES.ok);
-    expect(jobsHelp.stdout).toContain('Usage: nestjs-sqlite-queue jobs <queue> [--status s] [--limit n]');
+    expect(jobsHelp.stdout).toContain('Usage: nestjs-sqlite-queue jobs <queue> [--status s] [--search text] [--limit n]');
+    const jobHelp = await runCliChild(['job', '--help']);
+    expect(jobHelp.stdout).toContain('QueueAdmin.explain() as "explain"');
     const promoteHelp = await runCliChild(['promote', '--help']);
     expect(promoteHelp.stdout).toContain('--from <file>');
   });
@@ -78,6 +80,8 @@ describe('nestjs-sqlite-queue, the command line as a whole', () => {
       [['jobs', '--database', 'x.sqlite'], /jobs: needs a queue name/],
       [['jobs', 'mail', '--limit', '0', '--database', 'x.sqlite'], /--limit must be an integer from 1 to 1000, got "0"/],
       [['jobs', 'mail', '--status', 'done', '--database', 'x.sqlite'], /--status must be one of pending, running/],
+      [['jobs', 'mail', '--search', '', '--database', 'x.sqlite'], /^error: CliUsageError: .*jobs: --search must not be empty/],
+      [['jobs', 'mail', '--search', 'x'.repeat(201), '--database', 'x.sqlite'], /--search must be at most 200 characters, got 201/],
       [['clean', 'mail', '--database', 'x.sqlite'], /needs --older-than/],
       [['clean', 'mail', '--older-than', 'a week', '--database', 'x.sqlite'], /--older-than must be a duration such as 7d/],
       [['retry', '--database', 'x.sqlite'], /needs one job id, or --failed <queue>/],
@@ -115,6 +119,13 @@ describeEachBackend(
         runCliChild(['job', completed, ...databaseArgs(db)]),
         runCliChild(['job', '987654', ...databaseArgs(db)]),
       ]);
+      const [found, foundJson, none, waiting, waitingJson] = await Promise.all([
+        runCliChild(['jobs', 'mail', '--search', 'MAILBOX', ...databaseArgs(db)]),
+        runCliChild(['jobs', 'later', '--search', 'K1', '--json', ...databaseArgs(db)]),
+        runCliChild(['jobs', 'mail', '--search', '100%_', ...databaseArgs(db)]),
+        runCliChild(['job', pending[0], ...databaseArgs(db)]),
+        runCliChild(['job', pending[0], '--json', ...databaseArgs(db)]),
+      ]);
       expectExit(status, EXIT_CODES.ok);
       expect(status.stdout).toMatch(
         /^QUEUE\s+PENDING\s+RUNNING\s+COMPLETED\s+FAILED\s+CANCELLED\s+STATE\s+OLDEST DUE\s+PROCESSOR\s+WORKERS$/m,
@@ -139,7 +150,25 @@ describeEachBackend(
       expect(job.stdout).toContain(`job ${completed} in queue mail: completed`);
       expect(job.stdout).toContain('result "sent"');
       expect(job.stdout).toContain(`    sending ${completed}`);
+      expect(job.stdout).toMatch(/^ {2}why finished: /m);
       expectExit(missing, EXIT_CODES.notFound, /^error: JobNotFoundError: .*987654/);
+
+      // --search: the library's search (case folded, plain text), as a table and as JSON.
+      expectExit(found, EXIT_CODES.ok);
+      expect(found.stdout).toMatch(new RegExp(`^${failed}\\s+-\\s+failed\\s`, 'm'));
+      expect(found.stdout).not.toMatch(new RegExp(`^${completed}\\s`, 'm'));
+      expectExit(foundJson, EXIT_CODES.ok);
+      // The unique key matches too (k1 is pending[0]'s).
+      expect((JSON.parse(foundJson.stdout) as { id: string }[]).map((one) => one.id)).toEqual([pending[0]]);
+      expectExit(none, EXIT_CODES.ok);
+      expect(none.stdout).toBe('no job matching "100%_" in queue mail\n');
+
+      // job <id> explains: no process announced a processor for 'later'.
+      expectExit(waiting, EXIT_CODES.ok);
+      expect(waiting.stdout).toMatch(/^ {2}why no-processor: \S.*$/m);
+      expectExit(waitingJson, EXIT_CODES.ok);
+      const explained = (JSON.parse(waitingJson.stdout) as { explain: { status: string; reason: string; detail: string } }).explain;
+      expect(explained).toMatchObject({ status: 'pending', reason: 'no-processor', detail: expect.stringMatching(/\S/) });
     });
 
     it('retry, cancel, pause, resume and clean change the database through QueueAdmin, with their exit codes', async () => {

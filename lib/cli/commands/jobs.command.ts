@@ -1,4 +1,6 @@
+import { searchText } from '../../admin/search-text';
 import { CliUsageError } from '../../errors/cli-usage.error';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error';
 import { JOB_STATUSES, JobStatus } from '../../interfaces/job-info.interface';
 import { CliCommand } from '../cli-command';
 import { integerOption, isoTime, onePositional, table } from '../cli-arguments';
@@ -7,11 +9,13 @@ import { EXIT_CODES } from '../exit-codes';
 export const JOBS_COMMAND: CliCommand = {
   name: 'jobs',
   summary: 'jobs of a queue, newest first',
-  help: `Usage: nestjs-sqlite-queue jobs <queue> [--status s] [--limit n] [--json] <database>
-  --status s   only jobs of that status: ${JOB_STATUSES.join(', ')}
-  --limit n    at most n jobs, 1 to 1000 (default 50)
-  --json       a JSON array of the jobs as QueueAdmin.getJobs() returns them`,
-  options: { status: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  help: `Usage: nestjs-sqlite-queue jobs <queue> [--status s] [--search text] [--limit n] [--json] <database>
+  --status s       only jobs of that status: ${JOB_STATUSES.join(', ')}
+  --search text    only jobs whose data, name, key or last error contain the text (plain text, case folded;
+                   1 to 200 characters; reads the database's newest 100,000 jobs)
+  --limit n        at most n jobs, 1 to 1000 (default 50)
+  --json           a JSON array of the jobs as QueueAdmin.getJobs() returns them`,
+  options: { status: { type: 'string' }, search: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
   usesDatabase: true,
   async run(context) {
     const queue = onePositional('jobs', context.positionals, 'a queue name');
@@ -19,15 +23,17 @@ export const JOBS_COMMAND: CliCommand = {
     if (status !== undefined && !JOB_STATUSES.includes(status as JobStatus)) {
       throw new CliUsageError('jobs', `--status must be one of ${JOB_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
     }
+    const search = searchOption(context.values.search);
     const limit = integerOption('jobs', 'limit', context.values.limit, 50, 1, 1000);
     const { admin } = await context.open();
-    const jobs = await admin.getJobs(queue, { status: status as JobStatus | undefined, limit });
+    const jobs = await admin.getJobs(queue, { status: status as JobStatus | undefined, search, limit });
     if (context.values.json === true) {
       context.print(JSON.stringify(jobs, null, 2));
       return EXIT_CODES.ok;
     }
     if (jobs.length === 0) {
-      context.print(`no ${status ?? ''}${status ? ' ' : ''}job in queue ${queue}`);
+      const matching = search === undefined ? '' : ` matching ${JSON.stringify(search)}`;
+      context.print(`no ${status ?? ''}${status ? ' ' : ''}job${matching} in queue ${queue}`);
       return EXIT_CODES.ok;
     }
     const rows = jobs.map((job) => [
@@ -45,3 +51,16 @@ export const JOBS_COMMAND: CliCommand = {
     return EXIT_CODES.ok;
   },
 };
+
+/**
+ * `--search`, checked by the library's own rule before the database is opened (a bad text is a bad command line:
+ * exit 2, nothing opened), and reported as the CLI's option rather than as `getJobs`' argument.
+ */
+function searchOption(value: string | boolean | undefined): string | undefined {
+  try {
+    return searchText(value);
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    throw new CliUsageError('jobs', error.message.replace(/^QueueAdmin\.getJobs\(\): search/, '--search'));
+  }
+}
