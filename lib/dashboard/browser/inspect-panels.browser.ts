@@ -95,9 +95,15 @@ addQueuePanel({
       ]),
       data.readOnly
         ? null
-        : actionButton('Redrive all', path, {}, 'Send the ' + count(dlq.count) + ' dead letter(s) of ' + dlq.queue + ' back to the queues they came from?', {
-            disabled: dlq.count === 0 ? true : null,
-          }),
+        : actionButton(
+            'Redrive all',
+            path,
+            {},
+            'Send the ' + count(dlq.count) + ' dead letter(s) of ' + dlq.queue + ' back to the queues they came from?',
+            {
+              disabled: dlq.count === 0 ? true : null,
+            },
+          ),
     ]);
   },
 });
