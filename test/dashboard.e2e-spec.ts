@@ -376,7 +376,7 @@ describeEachBackend(
 
           // A search by key, through its labelled field.
           const keyed = await producer.add('mail', { n: 2 }, { key: 'invoice-17' });
-          await page.getByLabel('Search by job id or key').fill('invoice-17');
+          await page.getByLabel('Search by id, key or text').fill('invoice-17');
           await page.keyboard.press('Enter');
           await page.locator(`tr[data-job="${keyed.id}"]`).waitFor();
           expect(await page.locator('tr[data-job]').count()).toBe(1);

@@ -18,6 +18,7 @@ import { dashboardPage } from './assets/dashboard-page';
 import { AllowedHostGuard } from './allowed-host.guard';
 import { ActionAnswer, DashboardApi } from './dashboard-api.service';
 import { DashboardHeaders, SECURITY_HEADERS } from './dashboard-headers.decorator';
+import { DashboardInspectApi } from './dashboard-inspect-api.service';
 import { DashboardOperatorApi } from './dashboard-operator-api.service';
 import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
 import { SameOriginGuard } from './same-origin.guard';
@@ -56,6 +57,7 @@ export function createDashboardController(
     constructor(
       private readonly api: DashboardApi,
       private readonly operator: DashboardOperatorApi,
+      private readonly inspect: DashboardInspectApi,
     ) {}
 
     /** The page; its links and requests are absolute from the path it was reached at, so a global prefix is honoured. */
@@ -109,8 +111,9 @@ export function createDashboardController(
 
     @Get('api/queues/:queue')
     @DashboardHeaders('application/json; charset=utf-8')
-    queue(@Param('queue') queue: string, @Query() query: Record<string, string | undefined>) {
-      return this.api.queue(queue, query);
+    async queue(@Param('queue') queue: string, @Query() query: Record<string, string | undefined>) {
+      const data = await this.api.queue(queue, query);
+      return { ...data, deadLetterQueue: await this.inspect.deadLetterQueue(queue) };
     }
 
     @Get('api/jobs/:id')
@@ -119,6 +122,13 @@ export function createDashboardController(
       const job = await this.api.job(id);
       if (!job) throw new NotFoundException({ message: `No job has id ${id}: it may have been removed.` });
       return { ...job, ...(await this.operator.jobExtras(job.job)) };
+    }
+
+    /** Why the job is where it is (QueueAdmin.explain): the job page's Explain panel. */
+    @Get('api/jobs/:id/explain')
+    @DashboardHeaders('application/json; charset=utf-8')
+    explain(@Param('id') id: string) {
+      return this.inspect.explain(id);
     }
 
     @Get('api/processes')
@@ -132,6 +142,7 @@ export function createDashboardController(
     @UseGuards(sameOrigin)
     @DashboardHeaders('application/json; charset=utf-8')
     queueAction(@Param('queue') queue: string, @Param('action') action: string, @Body() body: unknown): Promise<ActionAnswer> {
+      if (action === 'redrive') return this.afterwards(this.inspect.redrive(queue));
       if (!['pause', 'resume', 'retry-failed', 'clean'].includes(action))
         throw new NotFoundException({ message: `Unknown action "${action}".` });
       return this.api.act(action, queue, asRecord(body));

@@ -1,5 +1,6 @@
 import { BadRequestException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
+import { MAX_SEARCH_LENGTH } from '../admin/search-text';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
 import { QueueInfo } from '../interfaces/queue-info.interface';
@@ -69,7 +70,7 @@ export class DashboardApi {
   }
 
   /**
-   * One queue, and one page of its jobs (of a status, or matching a search by id or key), without data or result;
+   * One queue, and one page of its jobs (of a status, or matching a search by id, key or text), without data or result;
    * 404 for a queue nothing knows (`QueueAdmin.hasQueue`).
    */
   async queue(name: string, query: { status?: string; offset?: string; search?: string; name?: string }) {
@@ -83,7 +84,9 @@ export class DashboardApi {
       let info = queues.find((queue) => queue.name === name);
       if (!info) {
         // A mistyped URL names no queue: say so (404), rather than a page with actions that would create it.
-        if (!(await this.admin.hasQueue(name))) throw new NotFoundException({ message: noSuchQueue(name) });
+        // An emptied dead-letter queue is still one (a processor names it): its page stays, to show the next ones.
+        if (!(await this.admin.hasQueue(name)) && !(await this.admin.listDeadLetterQueues()).some((dlq) => dlq.queue === name))
+          throw new NotFoundException({ message: noSuchQueue(name) });
         info = emptyQueue(name);
       }
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
@@ -240,12 +243,23 @@ export class DashboardApi {
     return { message: `Removed ${removed} ${statuses.join('/')} job(s) of ${queue} finished more than ${minutes} minute(s) ago.` };
   }
 
-  /** A search is a job id (found in any queue, shown when it is this queue's) and a unique key of this queue. */
+  /**
+   * A search is a job id (found in any queue, shown when it is this queue's), a unique key of this queue, and text
+   * in this queue's jobs' data, name, key or last error (`getJobs({ search })`). The text search is left out when
+   * `redact.data` has a rule: a match would tell the operator what the hidden data holds.
+   */
   private async search(queue: string, text: string): Promise<JobInfo[]> {
     const byId = /^\d{1,19}$/.test(text) ? await this.admin.getJob(text) : null;
     const byKey = await this.admin.getJobsByKey(queue, text, { limit: PAGE_SIZE });
+    const byText =
+      this.options.redact.data === undefined || this.options.redact.data === false
+        ? await this.admin.getJobs(queue, { search: text.slice(0, MAX_SEARCH_LENGTH), limit: PAGE_SIZE })
+        : [];
     const found = byId && byId.queue === queue ? [byId] : [];
-    return [...found, ...byKey.filter((job) => job.id !== byId?.id)];
+    // A job found twice (its id and its key, say) is listed once, where it was first found.
+    const byJobId = new Map<string, JobInfo>();
+    for (const job of [...found, ...byKey, ...byText]) if (!byJobId.has(job.id)) byJobId.set(job.id, job);
+    return [...byJobId.values()].slice(0, PAGE_SIZE);
   }
 }
 

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { authorizeFunctionGuard } from './authorize-function.guard';
 import { createDashboardController } from './create-dashboard-controller';
 import { DashboardApi } from './dashboard-api.service';
+import { DashboardInspectApi } from './dashboard-inspect-api.service';
 import { DashboardOperatorApi } from './dashboard-operator-api.service';
 import { QueueDashboardOptions } from './interfaces/queue-dashboard-options.interface';
 import { QUEUE_DASHBOARD_OPTIONS } from './queue-dashboard.constants';
@@ -22,7 +23,7 @@ export class QueueDashboardModule {
       module: QueueDashboardModule,
       imports: options.imports ?? [],
       controllers: [createDashboardController(resolved, guards)],
-      providers: [{ provide: QUEUE_DASHBOARD_OPTIONS, useValue: resolved }, DashboardApi, DashboardOperatorApi],
+      providers: [{ provide: QUEUE_DASHBOARD_OPTIONS, useValue: resolved }, DashboardApi, DashboardOperatorApi, DashboardInspectApi],
     };
   }
 }

@@ -23,6 +23,8 @@ const KNOWN = [
   'finishedAt',
   'updatedAt',
   'flow',
+  // Shown by the Dead letter panel (inspect-panels.browser.ts).
+  'deadLetter',
 ];
 
 function jobView(id: string): View {

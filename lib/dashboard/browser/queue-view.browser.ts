@@ -17,7 +17,7 @@ function queueView(name: string, params: URLSearchParams): View {
     id: 'job-search',
     name: 'search',
     value: search,
-    placeholder: 'e.g. 42 or invoice-17',
+    placeholder: 'e.g. 42, invoice-17 or ada@example.com',
     autocomplete: 'off',
   });
   const nameInput = h('input', {
@@ -39,7 +39,7 @@ function queueView(name: string, params: URLSearchParams): View {
       },
     },
     [
-      h('label', { for: 'job-search' }, ['Search by job id or key', searchInput]),
+      h('label', { for: 'job-search' }, ['Search by id, key or text', searchInput]),
       h('button', { type: 'submit', text: 'Search' }),
       search ? h('a', { href: queueHref(name), text: 'Clear search' }) : null,
     ],
@@ -271,7 +271,7 @@ function bulkBar(data: QueueData, table: JobTableState): Child {
 /** The jobs of the page, and the pager (a search shows every match on one page). */
 function jobsTable(data: QueueData, table: JobTableState): Child {
   if (!data.jobs.length)
-    return h('p', { text: data.search ? 'No job of this queue has id or key "' + data.search + '".' : 'No job here.' });
+    return h('p', { text: data.search ? 'No job of this queue has id, key or text "' + data.search + '".' : 'No job here.' });
   const onPage = new Set(data.jobs.map((job) => job.id));
   table.selected.forEach((id) => {
     if (!onPage.has(id)) table.selected.delete(id);
