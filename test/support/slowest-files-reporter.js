@@ -20,6 +20,11 @@ class SlowestFilesReporter {
     const slowest = [...this.files].sort((a, b) => b.ms - a.ms).slice(0, this.count);
     const wall = (Date.now() - results.startTime) / 1000;
     const lines = slowest.map(({ path, ms, project }) => `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${project.padEnd(8)} ${path}`);
+    // QUEUE_TEST_TIMINGS=<file> keeps every file's time (JSON), to compare runs file by file.
+    if (process.env.QUEUE_TEST_TIMINGS) {
+      const all = [...this.files].sort((a, b) => b.ms - a.ms);
+      require('fs').writeFileSync(process.env.QUEUE_TEST_TIMINGS, JSON.stringify({ wall, files: all }, null, 2));
+    }
     process.stderr.write(`\nThe ${slowest.length} slowest test files (wall time ${wall.toFixed(0)} s in all):\n${lines.join('\n')}\n`);
   }
 }
