@@ -58,6 +58,8 @@ module.exports = async () => {
     // most of a behavioural file's time is waiting (leases, polls, child processes booting), which overlaps.
     maxWorkers: Number(process.env.QUEUE_TEST_WORKERS) || 2,
     reporters: ['default', '<rootDir>/test/support/slowest-files-reporter.js'],
+    // Longest files first, also in a fresh clone (see the file).
+    testSequencer: '<rootDir>/test/support/duration-sequencer.js',
     // Repeats the notice after the summary, where it cannot scroll away.
     globalTeardown: '<rootDir>/test/support/report-skipped-postgres.js',
     projects: [unit, e2e, consumer],
