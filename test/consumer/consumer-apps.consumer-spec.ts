@@ -7,9 +7,10 @@
  * the library's own scripts (npm 11 lists a tarball's `prepare` as "not yet covered by allowScripts", so the packed
  * manifest has none); an install from git (`git+file://`) still builds dist (npm runs `prepare` in its clone).
  *
- * Speed: one npm cache for every app and run (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE), and the
- * native drivers compiled once: each binary built by an install is kept there and handed to prebuild-install
- * by the next install of the same version. QUEUE_TEST_CONSUMER=off skips the test on purpose, and says so.
+ * Speed: the installs run side by side (started before the first test; each test awaits its own), with one npm
+ * cache for every app and run (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE), and the native drivers
+ * compiled once: each binary built by an install is kept there and handed to prebuild-install by the next install
+ * of the same version. QUEUE_TEST_CONSUMER=off skips the test on purpose, and says so.
  * The PostgreSQL app follows jest.config.js: skipped, with the notice, when no server answers.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -189,11 +190,75 @@ function note(line: string): void {
   timings.push(line);
 }
 
+/** The name under which the install from git is prepared beside the apps. */
+const FROM_GIT = 'from-git';
+
+/** An app installed (and, for the apps of APPS, compiled), ready for its test's checks. */
+interface PreparedApp {
+  appDir: string;
+  installed: RunResult;
+}
+
+/**
+ * Installs and compiles one app of APPS in `workDir`. Installs are most of this file's time and mostly wait on the
+ * disk and on npm, so they run side by side (see `prepareAll`); each test then checks its own.
+ */
+async function prepareApp(workDir: string, tarball: string, app: ConsumerApp): Promise<PreparedApp> {
+  const appDir = newAppDir(workDir, app.name, app.manifest);
+  writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: app.tsconfig, include: ['src'] }, null, 2));
+  copyFileSync(join(__dirname, 'app', 'main.ts'), join(appDir, 'src', 'main.ts'));
+  const installed = await runOk('npm', ['install', tarball, ...app.install], appDir, npmEnv);
+  const kept = keepBuiltDrivers(appDir, PREBUILDS);
+  note(`${app.name}: npm install ${installed.ms} ms${kept.length > 0 ? ` (compiled, kept ${kept.join(', ')})` : ''}`);
+  const compiled = await runOk('node', [join(appDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], appDir);
+  note(`${app.name}: tsc ${compiled.ms} ms`);
+  return { appDir, installed };
+}
+
+/** An app that installs the library from a git repository of the working tree. */
+async function prepareFromGit(workDir: string): Promise<PreparedApp> {
+  const gitDir = gitRepoOfWorkingTree(join(workDir, 'library-git'));
+  // npm installs the library's development dependencies in its clone to build it: the drivers compiled for this
+  // repository are handed to that install, which unpacks them instead of compiling.
+  keepBuiltDrivers(REPO, PREBUILDS);
+  const appDir = newAppDir(workDir, FROM_GIT, APPS[0].manifest);
+  const installed = await runOk('npm', ['install', `git+file://${gitDir}`], appDir, npmEnv);
+  note(`from git: npm install ${installed.ms} ms`);
+  return { appDir, installed };
+}
+
+/**
+ * Starts every preparation at once, in three lanes: apps that install the same native driver go one after the
+ * other, so that on a cold cache the second unpacks what the first compiled instead of compiling it again.
+ */
+function prepareAll(workDir: string, tarball: string): Map<string, Promise<PreparedApp>> {
+  const preparations = new Map<string, Promise<PreparedApp>>();
+  const lanes = new Map<string, Promise<unknown>>();
+  for (const app of APPS) {
+    if (app.postgres && POSTGRES_SKIPPED) continue;
+    const lane = app.install.some((spec) => spec.startsWith('sqlite3')) ? 'sqlite3' : 'other';
+    const previous = lanes.get(lane) ?? Promise.resolve();
+    const preparation = previous.catch(() => undefined).then(() => prepareApp(workDir, tarball, app));
+    lanes.set(lane, preparation);
+    preparations.set(app.name, preparation);
+  }
+  preparations.set(FROM_GIT, prepareFromGit(workDir));
+  // Each test awaits its own preparation and reports its failure; none is left unhandled meanwhile.
+  for (const preparation of preparations.values()) preparation.catch(() => undefined);
+  return preparations;
+}
+
 (OFF ? describe.skip : describe)('consumer applications (packed tarball, plain npm install, tsc strict, node)', () => {
   let workDir: string;
   let tarball: string;
   let packedFiles: string[] = [];
   let packedManifest: { scripts?: Record<string, string> } = {};
+  let preparations = new Map<string, Promise<PreparedApp>>();
+  const prepared = (name: string): Promise<PreparedApp> => {
+    const preparation = preparations.get(name);
+    if (!preparation) throw new Error(`no preparation for ${name}: the tarball was not packed`);
+    return preparation;
+  };
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'nestjs-sqlite-queue-consumer-'));
@@ -204,9 +269,12 @@ function note(line: string): void {
     note(`npm pack (builds dist): ${packed.ms} ms`);
     packedFiles = manifest.files.map((file) => file.path);
     packedManifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+    preparations = prepareAll(workDir, tarball);
   }, APP_TIMEOUT_MS);
 
-  afterAll(() => {
+  afterAll(async () => {
+    // A test that failed early leaves installs running: they end before their directory goes.
+    await Promise.allSettled(preparations.values());
     if (workDir) rmSync(workDir, { recursive: true, force: true });
     process.stderr.write(`\nconsumer test timings (cache ${CACHE}):\n  ${timings.join('\n  ')}\n\n`);
   });
@@ -257,16 +325,9 @@ function note(line: string): void {
     it(
       `${app.name}: npm install nestjs-sqlite-queue ${app.install.join(' ')}, tsc strict, boot, one job completed, clean close`,
       async () => {
-        const appDir = newAppDir(workDir, app.name, app.manifest);
-        writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: app.tsconfig, include: ['src'] }, null, 2));
-        copyFileSync(join(__dirname, 'app', 'main.ts'), join(appDir, 'src', 'main.ts'));
-        const installed = await runOk('npm', ['install', tarball, ...app.install], appDir, npmEnv);
+        const { appDir, installed } = await prepared(app.name);
         // npm 11 may list the drivers' own install scripts; never the library's.
         expect(ownScriptWarnings(installed.output)).toEqual([]);
-        const kept = keepBuiltDrivers(appDir, PREBUILDS);
-        note(`${app.name}: npm install ${installed.ms} ms${kept.length > 0 ? ` (compiled, kept ${kept.join(', ')})` : ''}`);
-        const compiled = await runOk('node', [join(appDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], appDir);
-        note(`${app.name}: tsc ${compiled.ms} ms`);
 
         const schema = `consumer_${process.pid}_${Date.now()}`;
         const env: Record<string, string> = app.postgres
@@ -300,13 +361,7 @@ function note(line: string): void {
   it(
     'an install from git (npm install git+file://...) builds dist through prepare',
     async () => {
-      const gitDir = gitRepoOfWorkingTree(join(workDir, 'library-git'));
-      // npm installs the library's development dependencies in its clone to build it: the drivers compiled for this
-      // repository are handed to that install, which unpacks them instead of compiling.
-      keepBuiltDrivers(REPO, PREBUILDS);
-      const appDir = newAppDir(workDir, 'from-git', APPS[0].manifest);
-      const installed = await runOk('npm', ['install', `git+file://${gitDir}`], appDir, npmEnv);
-      note(`from git: npm install ${installed.ms} ms`);
+      const { appDir, installed } = await prepared(FROM_GIT);
       const installedDir = join(appDir, 'node_modules', 'nestjs-sqlite-queue');
       for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/terminus.js', 'dist/dashboard.js'])
         expect(existsSync(join(installedDir, file))).toBe(true);
