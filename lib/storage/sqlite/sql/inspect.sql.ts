@@ -5,6 +5,7 @@ import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow 
 import { StatementRunner } from '../../shared/statement-runner';
 import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { Q, S, T, toRowId } from './sqlite-sql-fragments';
+import { listGroupJobs } from './groups.sql';
 import { searchJobs } from './search.sql';
 
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
@@ -93,6 +94,7 @@ export async function getJob(runner: StatementRunner, id: string): Promise<JobRe
 /** Jobs of a queue, newest first. */
 export async function listJobs(runner: StatementRunner, queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
   if (query.search !== undefined) return searchJobs(runner, queue, { ...query, search: query.search });
+  if (query.group !== undefined) return listGroupJobs(runner, queue, query.group, query);
   const { status, name, limit, offset } = query;
   const statements = name === undefined ? LIST_JOBS_SQL : LIST_NAMED_JOBS_SQL;
   const named = name === undefined ? [] : [name];
