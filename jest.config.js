@@ -7,6 +7,7 @@
  * blocks are skipped and the run says so at its start and at its end; QUEUE_TEST_POSTGRES=off skips them on purpose.
  */
 const { probePostgres, SKIP_NOTICE_ENV } = require('./test/support/probe-postgres');
+const { QUICK_EXCLUDED } = require('./test/support/quick-excluded');
 
 const common = {
   rootDir: __dirname,
@@ -26,6 +27,12 @@ const e2e = {
   ...common,
   displayName: 'e2e',
   testRegex: 'test/.*\\.e2e-spec\\.ts$',
+  // `npm run test:quick` (QUEUE_TEST_QUICK=1) leaves out the process-, browser- and service-heavy files, each listed
+  // with its reason in test/support/quick-excluded.js; `npm test` runs them all.
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env.QUEUE_TEST_QUICK === '1' ? QUICK_EXCLUDED.map(([file]) => `<rootDir>/${file}$`) : []),
+  ],
   globalSetup: '<rootDir>/test/support/e2e-global-setup.ts',
   globalTeardown: '<rootDir>/test/support/e2e-global-teardown.ts',
 };

@@ -6,6 +6,7 @@ const { realHandlersSection, realHandlersTargets } = require('./lib/report-real-
 const { footprintSection, footprintTargets } = require('./lib/report-footprint');
 const { cpuSection, cpuTargets } = require('./lib/report-cpu');
 const { pgLatencySection, pgLatencyTargets } = require('./lib/report-pg-latency');
+const { telemetrySection, telemetryTargets } = require('./lib/report-telemetry');
 
 const fmt = (value, digits = 0) =>
   typeof value === 'number' && Number.isFinite(value)
@@ -238,6 +239,7 @@ function buildReport(data) {
     ...realHandlersTargets(data),
     ...footprintTargets(data),
     ...pgLatencyTargets(data),
+    ...telemetryTargets(data),
   ];
 
   const tRows = data.throughput.systems.map(({ id, label, concurrency }) => {
@@ -462,6 +464,7 @@ function buildReport(data) {
   lines.push(...realHandlersSection(data));
   lines.push(...footprintSection(data));
   lines.push(...pgLatencySection(data));
+  lines.push(...telemetrySection(data));
 
   lines.push('## Profile notes', '');
   lines.push('<!-- PROFILE-NOTES: filled in by hand by the lead (where time goes, what was changed); bench/run.js keeps this section. -->');

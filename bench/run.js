@@ -28,6 +28,7 @@ const CONFIG = {
     count: QUICK ? 5_000 : 100_000,
     retention: { rounds: QUICK ? 3 : 6, perRound: QUICK ? 4_000 : 40_000, keep: 1_000 },
   },
+  telemetry: { runs: QUICK ? 1 : 5, jobs: QUICK ? 2_000 : 10_000, microIterations: QUICK ? 20_000 : 1_000_000 },
   realHandlers: {
     runs: QUICK ? 1 : 2,
     loads: [
@@ -81,6 +82,9 @@ async function main() {
     'pg-boss',
     'graphile-worker',
     'vega-lite',
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-trace-base',
+    '@opentelemetry/context-async-hooks',
   ]) {
     try {
       require.resolve(name, { paths: [BENCH_DIR] });
@@ -115,6 +119,8 @@ async function main() {
   await scenario('real-handlers', { ...CONFIG.realHandlers, queues: QUEUES });
   await scenario('footprint', { ...CONFIG.footprint, queues: QUEUES });
   await scenario('pg-latency', CONFIG.pgLatency);
+  // Issue 29: the tracing's cost with the API installed and no SDK (budget 3 %), and with the SDK.
+  await scenario('telemetry', CONFIG.telemetry);
   data.durationMs = now() - started;
   await render(data);
   // Keep the raw results; delete the database files.

@@ -1,6 +1,7 @@
 /**
  * `QueueAdmin.getJobs(queue, { search })` (issue 29 item 2): jobs whose data, name, unique key or last error contain
- * the text, without regard to case, combined with the status and name filters and paging; hostile text is a plain
+ * the text, without regard to case, combined with the status, name and group filters and paging; the JSON columns
+ * match their stored text as stored and as JSON writes a string; hostile text is a plain
  * text (never a LIKE pattern, never SQL) or a typed error. Its bound (the table's newest 100,000 rows) is measured in
  * bench/search-cost.js rather than filled here.
  */
@@ -81,12 +82,65 @@ describeEachBackend('QueueAdmin.getJobs({ search })', (backend) => {
     expect(ids(await admin.getJobs('found', { search: '"hi"' }))).toEqual([quoted.id]);
     expect(ids(await admin.getJobs('found', { search: "O'Brien" }))).toEqual([quoted.id]);
     expect(ids(await admin.getJobs('found', { search: 'temp\\new' }))).toEqual([slashed.id]);
-    expect(ids(await admin.getJobs('found', { search: '\\' }))).toEqual([slashed.id]);
+    // A backslash is in the stored JSON of the path (`\\`) and of the escaped quotes (`\"`): both hold it.
+    expect(ids(await admin.getJobs('found', { search: '\\' }))).toEqual([slashed.id, quoted.id]);
     expect(ids(await admin.getJobs('found', { search: '東京' }))).toEqual([unicode.id]);
     // SQL in the text is text.
     expect(await admin.getJobs('found', { search: "'); DROP TABLE nest_queue_jobs; --" })).toEqual([]);
     expect(await admin.getJobs('found', { search: '_%' })).toEqual([]);
     expect(await admin.getCounts('found')).toMatchObject({ pending: 6 });
+  });
+
+  it('matches the stored JSON text as stored: keys, quotes and punctuation of the structure are text too', async () => {
+    const { producer, admin } = await start();
+    await admin.pause('found');
+    const two = await producer.add('found', { n: 2 });
+    const twenty = await producer.add('found', { n: 20, tag: 'x' });
+    const nested = await producer.add('found', { order: { id: 'A-1', lines: [{ sku: 'p%_1' }] } });
+    const text = await producer.add('found', { note: 'n":2 is not a key here' });
+    const control = await producer.add('found', { note: 'tab\there' });
+
+    // `"n":2` is the stored text of { n: 2 } (and the start of { n: 20 }): the user's quotes meet the structure's.
+    expect(ids(await admin.getJobs('found', { search: '"n":2' }))).toEqual([twenty.id, two.id]);
+    expect(ids(await admin.getJobs('found', { search: '"N":2' }))).toEqual([twenty.id, two.id]);
+    expect(ids(await admin.getJobs('found', { search: '{"n":2}' }))).toEqual([two.id]);
+    expect(ids(await admin.getJobs('found', { search: '"n":20,"tag":"x"' }))).toEqual([twenty.id]);
+    // `n":2` as stored is in both numbers; as JSON writes it inside a string (`n\":2`), in the note.
+    expect(ids(await admin.getJobs('found', { search: 'n":2' }))).toEqual([text.id, twenty.id, two.id]);
+    expect(ids(await admin.getJobs('found', { search: '"lines":[{"sku":"p%_1"}]' }))).toEqual([nested.id]);
+    expect(ids(await admin.getJobs('found', { search: '"sku":"p%_' }))).toEqual([nested.id]);
+    // The stored text has no spaces: the text is matched as typed, never re-read as JSON.
+    expect(await admin.getJobs('found', { search: '"n": 2' })).toEqual([]);
+    // A control character is stored escaped: typed (a real tab) it is found through the JSON form, and so is `\t`.
+    expect(ids(await admin.getJobs('found', { search: 'tab\there' }))).toEqual([control.id]);
+    expect(ids(await admin.getJobs('found', { search: 'tab\\there' }))).toEqual([control.id]);
+    // Hostile texts stay text: LIKE's and JSON's special characters, SQL, a quote alone (the structure of every job).
+    expect(await admin.getJobs('found', { search: '"n":2%' })).toEqual([]);
+    expect(await admin.getJobs('found', { search: '"_":2' })).toEqual([]);
+    expect(await admin.getJobs('found', { search: `"n":2' OR '1'='1` })).toEqual([]);
+    expect(await admin.getJobs('found', { search: '\\u0000' })).toEqual([]);
+    expect(ids(await admin.getJobs('found', { search: '"' }))).toEqual([control.id, text.id, nested.id, twenty.id, two.id]);
+    expect(await admin.getCounts('found')).toMatchObject({ pending: 5 });
+  });
+
+  it('combines with group, and with group, status and name together, through the same bounded read', async () => {
+    const { producer, admin } = await start();
+    await admin.pause('found');
+    const a1 = await producer.add('found', { customer: 'ada' }, { group: 'tenant-a', name: 'mail' });
+    await producer.add('found', { customer: 'bob' }, { group: 'tenant-a', name: 'mail' });
+    const a2 = await producer.add('found', { customer: 'ada' }, { group: 'tenant-a', name: 'sms' });
+    await producer.add('found', { customer: 'ada' }, { group: 'tenant-b', name: 'mail' });
+    await producer.add('found', { customer: 'ada' }, { name: 'mail' });
+
+    expect(ids(await admin.getJobs('found', { group: 'tenant-a', search: 'ADA' }))).toEqual([a2.id, a1.id]);
+    expect(ids(await admin.getJobs('found', { group: 'tenant-a', search: 'ada', name: 'mail' }))).toEqual([a1.id]);
+    expect(ids(await admin.getJobs('found', { group: 'tenant-a', search: 'ada', status: 'pending', limit: 1, offset: 1 }))).toEqual([
+      a1.id,
+    ]);
+    expect(await admin.getJobs('found', { group: 'tenant-a', search: 'ada', status: 'completed' })).toEqual([]);
+    expect(await admin.getJobs('found', { group: 'tenant-c', search: 'ada' })).toEqual([]);
+    // Without a search the group listing takes the other filters as before.
+    expect(ids(await admin.getJobs('found', { group: 'tenant-a', name: 'sms' }))).toEqual([a2.id]);
   });
 
   it('refuses a text that is not a string, empty, longer than 200 characters or holding a NUL, with a typed error', async () => {

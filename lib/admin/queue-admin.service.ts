@@ -171,7 +171,8 @@ export class QueueAdmin {
   }
 
   /**
-   * Jobs of a queue, newest first, optionally of one status, name or group, a page at a time.
+   * Jobs of a queue, newest first, optionally of one status, name or group and holding a text (`search`), in any
+   * combination, a page at a time.
    * @throws InvalidQueueNameError, InvalidArgumentError.
    */
   async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
@@ -179,9 +180,6 @@ export class QueueAdmin {
     assertAdminOptions('getJobs', options, GET_JOBS_OPTION_KEYS);
     const { status, name, group, search, limit = 50, offset = 0 } = options;
     if (group !== undefined) assertGroupFilter('getJobs', group);
-    // The group listing has no text filter: refused rather than ignored (no option is ever silent).
-    if (group !== undefined && search !== undefined)
-      throw new InvalidArgumentError('getJobs', 'search', 'cannot be combined with group yet: filter by one of them');
     if (status !== undefined) assertStatus('getJobs', status);
     if (name !== undefined) {
       const problem = jobNameProblem(name);
@@ -193,10 +191,9 @@ export class QueueAdmin {
     if (!(Number.isSafeInteger(offset) && offset >= 0))
       throw new InvalidArgumentError('getJobs', 'offset', `must be an integer >= 0, got ${describeValue(offset)}`);
     const storage = await this.storage();
-    const records =
-      group === undefined
-        ? await storage.listJobs(queue, { status, name, search: searchText(search), limit, offset })
-        : await storage.listGroupJobs(queue, group, { status, name, limit, offset });
+    // Every filter combines with every other: a search reads its bounded range whatever the filters, a listing
+    // without one walks the group's, the status's or the queue's index.
+    const records = await storage.listJobs(queue, { status, name, group, search: searchText(search), limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 

@@ -28,8 +28,11 @@ export interface GetJobsOptions {
   group?: string;
   /**
    * Only jobs whose data, name, unique key or last error (its name and message) contain this text, compared without
-   * regard to case (1 to 200 characters; no NUL). It reads the database's newest 100,000 jobs (by id, all queues
-   * together) and keeps this queue's: a bounded read on a table of any size, with no index paid by each enqueue. See docs/observability.md, "Search".
+   * regard to case (1 to 200 characters; no NUL). Data and error are matched on their stored JSON text, so `"n":2`
+   * finds `{ n: 2 }`, and on the text as JSON writes it inside a string, so `say "hi"` finds that value. Combines
+   * with `status`, `name` and `group`. It reads the database's newest 100,000 jobs (by id, all queues together) and
+   * keeps this queue's: a bounded read on a table of any size, with no index paid by each enqueue. See
+   * docs/observability.md, "Search".
    */
   search?: string;
   /** At most this many (1 to 1000, default 50). */

@@ -162,6 +162,11 @@ export interface ListJobsQuery {
    * among the table's newest `SEARCH_SCAN_ROWS` jobs (shared/job-search.ts). Validated (non-empty, bounded, no NUL).
    */
   search?: string;
+  /**
+   * Only jobs of this group (`JobOptions.group`), combinable with every other filter: through the group's index
+   * without a search (`GroupStorage.listGroupJobs`), as one more test on the rows a search reads with one.
+   */
+  group?: string;
   limit: number;
   offset: number;
 }

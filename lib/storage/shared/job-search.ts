@@ -12,18 +12,26 @@
  */
 export const SEARCH_SCAN_ROWS = 100_000;
 
-/** The text as each column stores it, for a look-up with `instr` / `strpos` (never LIKE: no character is a pattern). */
+/**
+ * The text as each column may hold it, for a look-up with `instr` / `strpos` (never LIKE: no character is a pattern).
+ * The columns that store JSON (data, error) match when their stored text holds the text as typed, so `"n":2` finds
+ * `{"n":2}` (structure, keys and values alike), OR holds it as JSON writes it inside a string, so `say "hi"` finds
+ * the value `say "hi"`, stored `"say \"hi\""`. The columns of plain text (name, unique key) match the text as typed.
+ */
 export interface SearchNeedles {
-  /** As typed: for the columns that store plain text (name, unique key). */
+  /** As typed: for every column. */
   plain: string;
   /**
-   * As JSON writes it inside a string (`"` → `\"`, `\` → `\\`, control characters escaped): for the columns that
-   * store JSON (data, error), so a quote or backslash in the text finds the value that holds it.
+   * As JSON writes it inside a string (`"` → `\"`, `\` → `\\`, control characters escaped): a second look-up in
+   * the JSON columns, needed only when it differs from `plain` (the text holds a quote, backslash or control character).
    */
   json: string;
+  /** Whether `json` differs from `plain`: without, the statement skips the second look-up (each lower-cases the data). */
+  escaped: boolean;
 }
 
 /** The needles of a validated search text. */
 export function searchNeedles(text: string): SearchNeedles {
-  return { plain: text, json: JSON.stringify(text).slice(1, -1) };
+  const json = JSON.stringify(text).slice(1, -1);
+  return { plain: text, json, escaped: json !== text };
 }

@@ -3,6 +3,7 @@ import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
+import { listGroupJobs } from './groups.sql';
 import { searchJobs } from './search.sql';
 
 /**
@@ -74,6 +75,7 @@ export async function getJob(db: PostgresContext, id: string): Promise<JobRecord
 /** Jobs of a queue, newest first. */
 export async function listJobs(db: PostgresContext, queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
   if (query.search !== undefined) return searchJobs(db, queue, { ...query, search: query.search });
+  if (query.group !== undefined) return listGroupJobs(db, queue, query.group, query);
   const statements = sql(db.tables);
   const rows =
     query.status === undefined

@@ -5,26 +5,34 @@ import { SEARCH_SCAN_ROWS, searchNeedles } from '../../shared/job-search';
 import { PostgresContext, perSchema } from './postgres-sql-fragments';
 
 /**
+ * The JSON columns' test: the text as typed ($5), or as JSON writes it inside a string ($6, see `SearchNeedles`),
+ * the second look-up made only when the two differ (`$6 <> $5` is tested before it, per row but on no column).
+ */
+const jsonColumnTest = (column: string) =>
+  `strpos(lower(${column}), lower($5)) > 0 OR ($6 <> $5 AND strpos(lower(${column}), lower($6)) > 0)`;
+
+/**
  * The table's newest `SEARCH_SCAN_ROWS` rows by id (a backward range of the primary key, `max(id)` read from its
- * end), those of the queue (and status, and name: each null for none), then those holding the text. `queue || ''`
- * keeps the planner off the queue's partial indexes, whose walk would read every pending or finished row of a big
- * queue: the id range is the bound. `strpos` on `lower()` of both sides, so no character of the text is a pattern
- * (ILIKE would need `%`, `_` and `\` escaped) and case folds as the database's collation says. pg_trgm would index
- * the text, but it is an extension a managed server may not allow, and its GIN index is paid by every enqueue.
- * Params: queue, status, name, json needle, plain needle, limit, offset.
+ * end), those of the queue (and status, name, group: each null for none), then those holding the text. `queue || ''`
+ * keeps the planner off the queue's partial indexes and the group's index, whose walk would read every pending or
+ * finished row of a big queue or group: the id range is the bound. `strpos` on `lower()` of both sides, so no
+ * character of the text is a pattern (ILIKE would need `%`, `_` and `\` escaped) and case folds as the database's
+ * collation says. pg_trgm would index the text, but it is an extension a managed server may not allow, and its GIN
+ * index is paid by every enqueue. Params: queue, status, name, group, typed needle, JSON needle, limit, offset.
  */
 const sql = perSchema(({ T }) => ({
   search: `SELECT ${JOB_COLUMNS} FROM ${T}
     WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${SEARCH_SCAN_ROWS} AND queue || '' = $1
       AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR name = $3)
-      AND (strpos(lower(data), lower($4)) > 0 OR strpos(lower(error), lower($4)) > 0
+      AND ($4::text IS NULL OR job_group || '' = $4)
+      AND (${jsonColumnTest('data')} OR ${jsonColumnTest('error')}
         OR strpos(lower(name), lower($5)) > 0 OR strpos(lower(unique_key), lower($5)) > 0)
-    ORDER BY id DESC LIMIT $6 OFFSET $7`,
+    ORDER BY id DESC LIMIT $7 OFFSET $8`,
 }));
 
 /** Jobs of a queue holding `query.search`, newest first, among the table's newest `SEARCH_SCAN_ROWS` (see `ListJobsQuery.search`). */
 export async function searchJobs(db: PostgresContext, queue: string, query: ListJobsQuery & { search: string }): Promise<JobRecord[]> {
   const { plain, json } = searchNeedles(query.search);
-  const params = [queue, query.status ?? null, query.name ?? null, json, plain, query.limit, query.offset];
+  const params = [queue, query.status ?? null, query.name ?? null, query.group ?? null, plain, json, query.limit, query.offset];
   return (await db.runner.all(sql(db.tables).search, params)).map(toJobRecord);
 }

@@ -1,16 +1,17 @@
 import { CountRow, GROUP_PENDING_COUNT_CAP, GroupLoad, JobRecord, ListJobsQuery } from '../../queue-storage.interface';
-import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toCountRow, toJobRecord } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { T } from './sqlite-sql-fragments';
+import { T, pageOfIds } from './sqlite-sql-fragments';
 
 /** A group's counts by status, from the `_groups` index alone (queue, job_group, status). */
 const GROUP_COUNTS_SQL = `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = ? AND job_group = ? GROUP BY queue, status`;
 
-/** `statusFilter` is empty or `AND status = ?`, `nameFilter` empty or `AND name = ?`: the `_groups` index finds the rows. */
+/**
+ * `statusFilter` is empty or `AND status = ?`, `nameFilter` empty or `AND name = ?`: the `_groups` index finds the
+ * rows, its ids are sorted and only the page's rows are read (`pageOfIds`).
+ */
 function listGroupJobsSql(statusFilter: string, nameFilter: string): string {
-  return `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND job_group = ? ${statusFilter} ${nameFilter}
-    ORDER BY id DESC LIMIT ? OFFSET ?`;
+  return pageOfIds(`SELECT id FROM ${T} WHERE queue = ? AND job_group = ? ${statusFilter} ${nameFilter} ORDER BY id DESC LIMIT ? OFFSET ?`);
 }
 const LIST_GROUP_JOBS_SQL = [listGroupJobsSql('', ''), listGroupJobsSql('AND status = ?', ''), listGroupJobsSql('', 'AND name = ?')];
 const LIST_GROUP_JOBS_STATUS_NAME_SQL = listGroupJobsSql('AND status = ?', 'AND name = ?');

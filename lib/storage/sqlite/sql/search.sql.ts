@@ -5,36 +5,50 @@ import { SEARCH_SCAN_ROWS, searchNeedles } from '../../shared/job-search';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T } from './sqlite-sql-fragments';
 
+/** The JSON columns' test: the text as typed, and (`escaped`) as JSON writes it inside a string (see `SearchNeedles`). */
+function jsonColumnTest(column: string, escaped: boolean): string {
+  const typed = `instr(lower(${column}), lower(?)) > 0`;
+  return escaped ? `${typed} OR instr(lower(${column}), lower(?)) > 0` : typed;
+}
+
 /**
  * The table's newest `SEARCH_SCAN_ROWS` rows by id (a range of the rowid: `max(id)` is read from the b-tree's end),
- * those of the queue (and status, and name), then those holding the text. The `+` before each filtered column keeps
- * SQLite off the queue's indexes, whose walk would read every pending or finished row of a big queue: the rowid range
- * is the bound. `instr` on `lower()` of both sides: no character of the text is a pattern, and SQLite's `lower` folds
- * ASCII only, on both sides alike (so `É` finds `É`, not `é`). `filter` is '', `AND +status = ?`, `AND +name = ?` or both.
+ * those of the queue (and status, name, group), then those holding the text. The `+` before each filtered column keeps
+ * SQLite off the queue's and the group's indexes, whose walk would read every pending or finished row of a big queue
+ * or group: the rowid range is the bound, whatever the filters. `instr` on `lower()` of both sides: no character of
+ * the text is a pattern, and SQLite's `lower` folds ASCII only, on both sides alike (so `É` finds `É`, not `é`).
+ * `filter` is made of `AND +status = ?`, `AND +name = ?`, `AND +job_group = ?` (each optional, in that order).
  */
-function searchSql(filter: string): string {
+function searchSql(filter: string, escaped: boolean): string {
   return `SELECT ${JOB_COLUMNS} FROM ${T}
     WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${SEARCH_SCAN_ROWS} AND +queue = ? ${filter}
-      AND (instr(lower(data), lower(?)) > 0 OR instr(lower(error), lower(?)) > 0
+      AND (${jsonColumnTest('data', escaped)} OR ${jsonColumnTest('error', escaped)}
         OR instr(lower(name), lower(?)) > 0 OR instr(lower(unique_key), lower(?)) > 0)
     ORDER BY id DESC LIMIT ? OFFSET ?`;
 }
 
 const STATEMENTS = new Map<string, string>();
 
-function statementFor(query: ListJobsQuery): string {
-  const filter = [query.status === undefined ? '' : 'AND +status = ?', query.name === undefined ? '' : 'AND +name = ?'].join(' ');
-  let sql = STATEMENTS.get(filter);
-  if (sql === undefined) STATEMENTS.set(filter, (sql = searchSql(filter)));
+function statementFor(query: ListJobsQuery, escaped: boolean): string {
+  const filter = [
+    query.status === undefined ? '' : 'AND +status = ?',
+    query.name === undefined ? '' : 'AND +name = ?',
+    query.group === undefined ? '' : 'AND +job_group = ?',
+  ].join(' ');
+  const key = `${filter}|${escaped}`;
+  let sql = STATEMENTS.get(key);
+  if (sql === undefined) STATEMENTS.set(key, (sql = searchSql(filter, escaped)));
   return sql;
 }
 
 /** Jobs of a queue holding `query.search`, newest first, among the table's newest `SEARCH_SCAN_ROWS` (see `ListJobsQuery.search`). */
 export async function searchJobs(runner: StatementRunner, queue: string, query: ListJobsQuery & { search: string }): Promise<JobRecord[]> {
-  const { plain, json } = searchNeedles(query.search);
+  const { plain, json, escaped } = searchNeedles(query.search);
   const params: unknown[] = [queue];
   if (query.status !== undefined) params.push(query.status);
   if (query.name !== undefined) params.push(query.name);
-  params.push(json, json, plain, plain, query.limit, query.offset);
-  return (await runner.all(statementFor(query), params)).map(toJobRecord);
+  if (query.group !== undefined) params.push(query.group);
+  const jsonNeedles = escaped ? [plain, json] : [plain];
+  params.push(...jsonNeedles, ...jsonNeedles, plain, plain, query.limit, query.offset);
+  return (await runner.all(statementFor(query, escaped), params)).map(toJobRecord);
 }

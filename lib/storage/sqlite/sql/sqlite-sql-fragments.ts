@@ -6,6 +6,7 @@
  */
 import { JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../table-names.constants';
 import { NewJobRecord } from '../../queue-storage.interface';
+import { JOB_COLUMNS } from '../../shared/job-columns';
 
 /** The jobs table. */
 export const T = JOBS_TABLE;
@@ -32,4 +33,14 @@ export function toRowId(id: string): number | null {
  */
 export function newJobValues(job: NewJobRecord): unknown[] {
   return [job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.key, job.name ?? null, job.removeOn ?? null];
+}
+
+/**
+ * The page of ids `idsSql` selects, read whole, newest first. A status's index is in (queue, status, ...) order, not
+ * id order, so its page is sorted: sorting the ids alone, which the index holds (SQLite ends every index with the
+ * rowid), reads no row but the page's. Sorting whole rows instead read every row of the status: on a million jobs
+ * (810k completed in the queue, bench/list-plans.js) the completed tab took 23.6 s, the pending one 2.7 s.
+ */
+export function pageOfIds(idsSql: string): string {
+  return `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id IN (${idsSql}) ORDER BY id DESC`;
 }
