@@ -106,6 +106,8 @@ export class QueueWorker {
       isCurrent: (attempt) => !attempt.abandoned && this.running.get(attempt.record.id) === attempt,
       now: Date.now,
     });
+    // A queue with limits hands off nothing from its first job on (see claimableSlots).
+    this.claimableSlots(0);
   }
 
   /**
@@ -125,15 +127,16 @@ export class QueueWorker {
    * (the default) that is the free slots plus the slots expected to free while the claim is under way:
    * `concurrency × roundTripMs / mean handler time`, rounded down. Such a job waits here about one claim round trip
    * at most, which is what any other process would need to take it too; with handlers long beside a round trip the
-   * lookahead is 0 and a job is claimed only for a free slot. Queues with limits or groups never look ahead: their
-   * counts in the database must stay exact.
+   * lookahead is 0 and a job is claimed only for a free slot. Queues with limits or groups keep `prefetch: 0`'s way:
+   * their claims count running rows in the database, which a claim sent before the previous outcome lands would
+   * find still running, and nothing would claim again for that slot once the write has landed.
    */
   claimableSlots(roundTripMs: number): number {
     if (this.slots.adaptive) {
       const { limiter, globalConcurrency, groupConcurrency } = this.settings;
       const exact = limiter !== undefined || globalConcurrency !== undefined || groupConcurrency !== undefined || this.seenGroups;
       const expected = exact || this.handlerMs === 0 ? 0 : (this.settings.concurrency * roundTripMs) / this.handlerMs;
-      this.slots.setLookahead(expected);
+      this.slots.setLookahead(expected, !exact);
     }
     return this.slots.freeSlots;
   }
@@ -152,7 +155,10 @@ export class QueueWorker {
       // A claim that was in flight when a RateLimitError paused the queue: its jobs would start during the pause,
       // each to hit the limit again. (No clock read on the plain path: the field is 0 until a queue is limited.)
       if (this.rateLimitedUntil > 0 && Date.now() < this.rateLimitedUntil) return this.refuse(job);
-      if (job.group) this.seenGroups = true;
+      if (job.group && !this.seenGroups) {
+        this.seenGroups = true;
+        this.claimableSlots(0);
+      }
       if (this.slots.admit(job)) this.start(job);
     });
   }

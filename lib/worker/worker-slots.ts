@@ -23,12 +23,10 @@ export class WorkerSlots<TJob> {
   /** Jobs routed here that wait for a slot; handed back unstarted at shutdown. */
   private readonly waiting: TJob[] = [];
   private accepting = true;
-  /** Most jobs started at once: a slot's running job, and with a prefetch, its previous job's outcome in writing. */
-  private readonly maxStarted: number;
   /** The lookahead is set per claim (`prefetch: 'auto'`), not fixed. */
   readonly adaptive: boolean;
   /** A slot takes its next job once its outcome is handed to the writer, not once it has landed. */
-  readonly handsOff: boolean;
+  private handOff: boolean;
   /** Jobs claimed ahead of a free slot, at most, now: the fixed prefetch, or the last lookahead set. */
   private ahead: number;
 
@@ -39,8 +37,17 @@ export class WorkerSlots<TJob> {
   ) {
     this.adaptive = prefetch === 'auto';
     this.ahead = prefetch === 'auto' ? 0 : prefetch;
-    this.handsOff = this.adaptive || this.ahead > 0;
-    this.maxStarted = this.handsOff ? 2 * concurrency + (this.adaptive ? concurrency : this.ahead) : concurrency;
+    this.handOff = this.adaptive || this.ahead > 0;
+  }
+
+  /** Whether a slot takes its next job once its outcome is handed to the writer (a prefetch, or 'auto' unless exact). */
+  get handsOff(): boolean {
+    return this.handOff;
+  }
+
+  /** Most jobs started at once: a slot's running job, and when it hands off, its previous job's outcome in writing. */
+  private get maxStarted(): number {
+    return this.handOff ? 2 * this.concurrency + (this.adaptive ? this.concurrency : this.ahead) : this.concurrency;
   }
 
   /** Jobs claimed ahead of a free slot, at most, now. */
@@ -48,9 +55,14 @@ export class WorkerSlots<TJob> {
     return this.ahead;
   }
 
-  /** With `prefetch: 'auto'`: how many jobs to claim ahead from now on, 0 to `concurrency`. Ignored otherwise. */
-  setLookahead(jobs: number): void {
-    if (this.adaptive) this.ahead = Math.max(0, Math.min(this.concurrency, Math.floor(jobs)));
+  /**
+   * With `prefetch: 'auto'`: how many jobs to claim ahead from now on, 0 to `concurrency`, and whether slots hand off
+   * (false: as with `prefetch: 0`, a slot's next job waits for the previous outcome to land). Ignored otherwise.
+   */
+  setLookahead(jobs: number, handOff = true): void {
+    if (!this.adaptive) return;
+    this.ahead = handOff ? Math.max(0, Math.min(this.concurrency, Math.floor(jobs))) : 0;
+    this.handOff = handOff;
   }
 
   /**
