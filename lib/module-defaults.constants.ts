@@ -38,7 +38,7 @@ export const DEFAULT_MAX_EXPONENTIAL_DELAY = 3_600_000;
 export const MAX_RETRY_DELAY = 365 * 24 * 3_600_000;
 
 /** Processor defaults. */
-export const PROCESSOR_DEFAULTS = { concurrency: 1 } as const;
+export const PROCESSOR_DEFAULTS: { readonly concurrency: 1; readonly prefetch: number | 'auto' } = { concurrency: 1, prefetch: 'auto' };
 
 /**
  * Most a recovered job's next run is delayed past its recovery, in ms: the window is one lease duration, capped

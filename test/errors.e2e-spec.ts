@@ -110,6 +110,7 @@ describeEachBackend('errors: every exported error class, raised through the publ
       ['negative prefetch', { prefetch: -1 }, 'prefetch'],
       ['fractional prefetch', { prefetch: 0.5 }, 'prefetch'],
       ['a prefetch that is not a number', { prefetch: '4' as unknown as number }, 'prefetch'],
+      ["a prefetch word other than 'auto'", { prefetch: 'fast' as 'auto' }, 'prefetch'],
       ['maxAttempts 0', { maxAttempts: 0 }, 'maxAttempts'],
       ['timeout 0', { timeout: 0 }, 'timeout'],
       ['an unknown backoff type', { backoff: { type: 'linear' as 'fixed', delay: 10 } }, 'backoff'],

@@ -45,7 +45,7 @@ function record(id: string): JobRecord {
  * "queued" when the writer hands it over, and written only when the test lands it. That is the order a connection
  * pool allows, where a claim can come back before the write it queued behind.
  */
-function setUp() {
+function setUp(prefetch: number | 'auto' = 0) {
   const writes: HeldWrite[] = [];
   const storage = {
     completeMany(completions: { ref: AttemptRef }[]): Promise<Set<string>> {
@@ -69,7 +69,7 @@ function setUp() {
         return undefined;
       },
     },
-    { concurrency: 1 },
+    { concurrency: 1, prefetch },
     {
       storage,
       outcomes: new OutcomeWriter(storage, 'w', 500),
@@ -91,7 +91,7 @@ function setUp() {
   return { worker, jobs$, writes, started, heard, settle, slotsOffered: () => slotsOffered };
 }
 
-describe('QueueWorker slots (unit): a slot is offered once its outcome is queued, and reused once it is written', () => {
+describe('QueueWorker slots (unit), prefetch 0: a slot is offered once its outcome is queued, and reused once it is written', () => {
   it('offers the slot of a job whose completion is queued, but starts the next job only after that write lands', async () => {
     const { worker, jobs$, writes, started, heard, settle, slotsOffered } = setUp();
     jobs$.next(record('1'));
@@ -154,6 +154,44 @@ describe('QueueWorker slots (unit): a slot is offered once its outcome is queued
     expect(started).toEqual(['1']);
     expect(heard).toEqual(['active 1', 'cancelled 2', 'completed 1']);
     expect(worker.heldAttempts()).toEqual([]);
+  });
+});
+
+describe("QueueWorker slots (unit), prefetch 'auto' (the default): a slot is claimed for as its handler returns", () => {
+  it('starts the next job as soon as the outcome is handed to the writer, with at most concurrency handlers', async () => {
+    const { worker, jobs$, writes, started, settle, slotsOffered } = setUp('auto');
+    jobs$.next(record('1'));
+    await settle();
+    expect(started).toEqual(['1']);
+    expect(slotsOffered()).toBe(1);
+    expect(worker.freeSlots).toBe(1);
+    jobs$.next(record('2'));
+    await settle();
+    // Job 1's write has not landed: job 2 runs beside it (one handler, one outcome in writing).
+    expect(started).toEqual(['1', '2']);
+    expect(worker.heldAttempts()).toEqual([
+      { id: '1', attempt: 1 },
+      { id: '2', attempt: 1 },
+    ]);
+    writes[0].land();
+    await settle();
+    // Its outcome waited for the batch ahead of it, not its start.
+    expect(writes.map((write) => write.ref.id)).toEqual(['1', '2']);
+    writes[1].land();
+    await worker.whenIdle();
+    expect(worker.heldAttempts()).toEqual([]);
+  });
+
+  it('claims ahead only for the slots expected to free during a claim, never more than the concurrency', async () => {
+    const { worker, jobs$, writes, settle } = setUp('auto');
+    jobs$.next(record('1'));
+    await settle();
+    writes[0].land();
+    await worker.whenIdle();
+    // The handler took well under a millisecond: a claim of 1 ms sees the slot free up to once more meanwhile, capped.
+    expect(worker.claimableSlots(1_000)).toBe(2);
+    // A claim that is instant beside the handler looks nothing ahead.
+    expect(worker.claimableSlots(0)).toBe(1);
   });
 });
 

@@ -10,7 +10,7 @@ import { QueueWorker } from '../lib/worker/queue-worker';
 function poolOf(free: Record<string, number>): WorkerPool {
   const pool = new WorkerPool();
   for (const [queue, slots] of Object.entries(free))
-    pool.register({ queue, freeSlots: slots, settings: { concurrency: slots } } as unknown as QueueWorker);
+    pool.register({ queue, claimableSlots: () => slots, settings: { concurrency: slots } } as unknown as QueueWorker);
   return pool;
 }
 

@@ -114,8 +114,8 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
   if (!isIntegerInRange(concurrency, 1, LIMITS.concurrency)) {
     throw invalid(`concurrency must be an integer from 1 to ${LIMITS.concurrency}, got ${describeValue(concurrency)}`);
   }
-  if (options.prefetch !== undefined && !isIntegerInRange(options.prefetch, 0, LIMITS.concurrency)) {
-    throw invalid(`prefetch must be an integer from 0 to ${LIMITS.concurrency}, got ${describeValue(options.prefetch)}`);
+  if (options.prefetch !== undefined && options.prefetch !== 'auto' && !isIntegerInRange(options.prefetch, 0, LIMITS.concurrency)) {
+    throw invalid(`prefetch must be 'auto' or an integer from 0 to ${LIMITS.concurrency}, got ${describeValue(options.prefetch)}`);
   }
   if (options.maxAttempts !== undefined && !isIntegerInRange(options.maxAttempts, 1, LIMITS.maxAttempts)) {
     throw invalid(`maxAttempts must be an integer from 1 to ${LIMITS.maxAttempts}, got ${describeValue(options.maxAttempts)}`);

@@ -12,14 +12,19 @@ export interface ProcessorOptions extends QueueLimits {
   concurrency?: number;
   /**
    * How many jobs of this queue this process claims ahead, beyond its free slots, to start the moment a slot
-   * frees (graphile-worker's local queue). Default 0: a job is claimed only for a free slot, so it stays in the
-   * database for any process to take. A prefetched job is leased to this process and counts as running while it
+   * frees (graphile-worker's local queue). A prefetched job is leased to this process and counts as running while it
    * waits (its run time counts from its claim); a clean shutdown hands it back at once, a crash after its lease.
    * It pays where handlers are short and the database is far: each slot's next job no longer waits for a claim
-   * round trip. It costs fairness: a prefetched job waits for this process's slots even when another process
-   * has free ones, and a job of higher priority added meanwhile starts after it.
+   * round trip. A fixed prefetch costs fairness: a prefetched job waits for this process's slots even when another
+   * process has free ones, and a job of higher priority added meanwhile starts after it.
+   *
+   * Default `'auto'`: a slot is claimed for as its handler returns, and the jobs claimed ahead are only those for slots
+   * expected to free while a claim is under way (`concurrency × claim time / mean handler time`, at most
+   * `concurrency`; 0 for queues with limits or groups). Such a job waits about one claim round trip, the time any other
+   * process would need to take it; with handlers long beside a claim nothing is claimed ahead. `0`: a job is claimed
+   * only for a free slot, and a slot's next job starts only once the previous outcome is saved.
    */
-  prefetch?: number;
+  prefetch?: number | 'auto';
   /** Default `maxAttempts` of jobs of this queue enqueued by this application. */
   maxAttempts?: number;
   /** Default backoff of this queue's retries. */

@@ -59,6 +59,8 @@ export class SharedPoller {
   /** Times `wakeAt` asked for, ascending, distinct, at most `MAX_WAKE_TIMES`. */
   private readonly wakeTimes: number[] = [];
   private lastRound: number | null = null;
+  /** What a claim statement takes (ms), a moving average: the workers claim ahead for slots freeing meanwhile. */
+  private claimMs = 0;
   private readonly limits: LimitWatch;
 
   /** The claimed jobs of `queue`, each once: what that queue's worker subscribes to. */
@@ -186,7 +188,7 @@ export class SharedPoller {
     this.wakePending = false;
     if (this.mode !== PollerMode.Running) return NOTHING_CLAIMED;
     const started = Date.now();
-    const requests = this.pool.claimRequests(this.settings.batchSize, (queue) => this.limits.isClosed(queue, started));
+    const requests = this.pool.claimRequests(this.settings.batchSize, (queue) => this.limits.isClosed(queue, started), this.claimMs);
     if (requests.length === 0) {
       this.lastRound = Date.now();
       return NOTHING_CLAIMED;
@@ -194,8 +196,11 @@ export class SharedPoller {
     // Backing off while the database fails: a wake-up in between is no reason to try again sooner.
     if (!this.claimFailures.canTry()) return NOTHING_CLAIMED;
     let jobs: JobRecord[];
+    const sent = performance.now();
     try {
       jobs = await this.storage.claim(requests, this.settings.workerId, Date.now(), this.settings.leaseDuration);
+      const took = performance.now() - sent;
+      this.claimMs = this.claimMs === 0 ? took : this.claimMs + (took - this.claimMs) / 8;
     } catch (error) {
       // The fallback tick retries (after the back-off); the poller itself never stops on a failed claim.
       this.claimFailures.failed(error);

@@ -23,11 +23,12 @@ export class WorkerPool {
 
   /**
    * Shares at most `budget` claims among the queues with free slots, one slot at a time round-robin, starting
-   * one queue further each round so a small budget does not always favour the same queues.
+   * one queue further each round so a small budget does not always favour the same queues. `roundTripMs`: what a
+   * claim takes now, for the workers' lookahead (`prefetch: 'auto'`).
    */
-  claimRequests(budget: number, isClosed: (queue: string) => boolean = () => false): ClaimRequest[] {
+  claimRequests(budget: number, isClosed: (queue: string) => boolean = () => false, roundTripMs = 0): ClaimRequest[] {
     const open = this.all()
-      .map((worker) => ({ worker, queue: worker.queue, free: worker.freeSlots, limit: 0 }))
+      .map((worker) => ({ worker, queue: worker.queue, free: worker.claimableSlots(roundTripMs), limit: 0 }))
       .filter((entry) => entry.free > 0 && !isClosed(entry.queue));
     if (open.length === 0) return [];
     const start = this.rotation++ % open.length;

@@ -8,7 +8,7 @@ import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { AttemptRef, JobRecord, LimitStorage, SnoozeStorage } from '../storage/queue-storage.interface';
 import { SnoozeLimitError } from '../errors/snooze-limit.error';
-import { MODULE_DEFAULTS } from '../module-defaults.constants';
+import { MODULE_DEFAULTS, PROCESSOR_DEFAULTS } from '../module-defaults.constants';
 import { toJobError } from '../utils/error.util';
 import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from '../utils/job-name.util';
 import { AttemptRunner, AttemptStorage, RunningAttempt } from './attempt-runner';
@@ -82,6 +82,8 @@ export class QueueWorker {
    * (see `WorkerPool`). Until then they take the plain path, which costs nothing for a queue without groups.
    */
   seenGroups = false;
+  /** Mean time (ms) a handler of this queue takes, a moving average: 0 until one has finished. */
+  private handlerMs = 0;
 
   constructor(
     readonly queue: string,
@@ -90,7 +92,7 @@ export class QueueWorker {
     readonly settings: WorkerSettings,
     private readonly context: QueueWorkerContext,
   ) {
-    this.slots = new WorkerSlots(settings.concurrency, settings.prefetch ?? 0);
+    this.slots = new WorkerSlots(settings.concurrency, settings.prefetch ?? PROCESSOR_DEFAULTS.prefetch);
     this.runner = new AttemptRunner({
       queue,
       processor,
@@ -104,6 +106,8 @@ export class QueueWorker {
       isCurrent: (attempt) => !attempt.abandoned && this.running.get(attempt.record.id) === attempt,
       now: Date.now,
     });
+    // A queue with limits hands off nothing from its first job on (see claimableSlots).
+    this.claimableSlots(0);
   }
 
   /**
@@ -115,6 +119,25 @@ export class QueueWorker {
    * arrives first waits for its slot.
    */
   get freeSlots(): number {
+    return this.slots.freeSlots;
+  }
+
+  /**
+   * The jobs the poller may claim for this round, `roundTripMs` being what a claim takes now. With `prefetch: 'auto'`
+   * (the default) that is the free slots plus the slots expected to free while the claim is under way:
+   * `concurrency × roundTripMs / mean handler time`, rounded down. Such a job waits here about one claim round trip
+   * at most, which is what any other process would need to take it too; with handlers long beside a round trip the
+   * lookahead is 0 and a job is claimed only for a free slot. Queues with limits or groups keep `prefetch: 0`'s way:
+   * their claims count running rows in the database, which a claim sent before the previous outcome lands would
+   * find still running, and nothing would claim again for that slot once the write has landed.
+   */
+  claimableSlots(roundTripMs: number): number {
+    if (this.slots.adaptive) {
+      const { limiter, globalConcurrency, groupConcurrency } = this.settings;
+      const exact = limiter !== undefined || globalConcurrency !== undefined || groupConcurrency !== undefined || this.seenGroups;
+      const expected = exact || this.handlerMs === 0 ? 0 : (this.settings.concurrency * roundTripMs) / this.handlerMs;
+      this.slots.setLookahead(expected, !exact);
+    }
     return this.slots.freeSlots;
   }
 
@@ -132,7 +155,10 @@ export class QueueWorker {
       // A claim that was in flight when a RateLimitError paused the queue: its jobs would start during the pause,
       // each to hit the limit again. (No clock read on the plain path: the field is 0 until a queue is limited.)
       if (this.rateLimitedUntil > 0 && Date.now() < this.rateLimitedUntil) return this.refuse(job);
-      if (job.group) this.seenGroups = true;
+      if (job.group && !this.seenGroups) {
+        this.seenGroups = true;
+        this.claimableSlots(0);
+      }
       if (this.slots.admit(job)) this.start(job);
     });
   }
@@ -227,13 +253,16 @@ export class QueueWorker {
     try {
       if (this.context.events.observed)
         this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
+      const began = this.slots.adaptive ? performance.now() : 0;
       const outcome = await this.runner.run(attempt);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
+      if (began > 0) this.noteHandlerTime(performance.now() - began);
       if (outcome.kind === 'rateLimited') return await this.rateLimited(record, outcome.until);
       const final = outcome.kind === 'snooze' ? await this.snoozed(record, outcome.runAt, outcome.delay) : outcome;
       if (final === null) return;
-      // With a prefetch the slot's next job does not wait for this write at all: not even for the batch ahead of it.
-      if (this.slots.prefetch > 0) this.writeQueued(attempt);
+      // With a prefetch (or 'auto') the slot's next job does not wait for this write at all: not even for the batch
+      // ahead of it. The poller hears of the slot now, as the handler returns, not once a batch takes the outcome.
+      if (this.slots.handsOff) this.writeQueued(attempt);
       const saved = await this.context.outcomes.save({
         ref: { id: record.id, attempt: record.attempts },
         queue: this.queue,
@@ -338,6 +367,11 @@ export class QueueWorker {
       this.returning = this.returning.filter((ref) => !refs.includes(ref));
       this.notifyIfIdle();
     }
+  }
+
+  /** A handler took `ms`: the moving average the lookahead reads (weight 1/8 on the newest). */
+  private noteHandlerTime(ms: number): void {
+    this.handlerMs = this.handlerMs === 0 ? ms : this.handlerMs + (ms - this.handlerMs) / 8;
   }
 
   /** The attempt's outcome is queued for writing: offer its slot to the poller (see `freeSlots`). */

@@ -9,6 +9,10 @@
  * this process, and no longer waits for a claim nor for a write round trip. At most `2 × concurrency + prefetch`
  * jobs are then started (running, or their outcome in writing): as many outcomes in writing as the process may hold
  * jobs beyond its running ones. Beyond that, jobs wait for the writes to land.
+ *
+ * With `prefetch: 'auto'` (the default) a slot also takes its next job as soon as its outcome is handed to the
+ * writer, and the jobs claimed ahead are a lookahead the worker sets before each claim (`setLookahead`): the slots
+ * expected to free within one claim round trip, at most `concurrency`. At most `3 × concurrency` jobs are started.
  * Pure bookkeeping: no timers, no I/O.
  */
 export class WorkerSlots<TJob> {
@@ -19,15 +23,46 @@ export class WorkerSlots<TJob> {
   /** Jobs routed here that wait for a slot; handed back unstarted at shutdown. */
   private readonly waiting: TJob[] = [];
   private accepting = true;
-  /** Most jobs started at once: a slot's running job, and with a prefetch, its previous job's outcome in writing. */
-  private readonly maxStarted: number;
+  /** The lookahead is set per claim (`prefetch: 'auto'`), not fixed. */
+  readonly adaptive: boolean;
+  /** A slot takes its next job once its outcome is handed to the writer, not once it has landed. */
+  private handOff: boolean;
+  /** Jobs claimed ahead of a free slot, at most, now: the fixed prefetch, or the last lookahead set. */
+  private ahead: number;
 
   constructor(
     readonly concurrency: number,
     /** Jobs claimed ahead of a free slot, at most. 0: none beyond the slots, and a slot waits for its write. */
-    readonly prefetch = 0,
+    prefetch: number | 'auto' = 0,
   ) {
-    this.maxStarted = prefetch > 0 ? 2 * concurrency + prefetch : concurrency;
+    this.adaptive = prefetch === 'auto';
+    this.ahead = prefetch === 'auto' ? 0 : prefetch;
+    this.handOff = this.adaptive || this.ahead > 0;
+  }
+
+  /** Whether a slot takes its next job once its outcome is handed to the writer (a prefetch, or 'auto' unless exact). */
+  get handsOff(): boolean {
+    return this.handOff;
+  }
+
+  /** Most jobs started at once: a slot's running job, and when it hands off, its previous job's outcome in writing. */
+  private get maxStarted(): number {
+    return this.handOff ? 2 * this.concurrency + (this.adaptive ? this.concurrency : this.ahead) : this.concurrency;
+  }
+
+  /** Jobs claimed ahead of a free slot, at most, now. */
+  get prefetch(): number {
+    return this.ahead;
+  }
+
+  /**
+   * With `prefetch: 'auto'`: how many jobs to claim ahead from now on, 0 to `concurrency`, and whether slots hand off
+   * (false: as with `prefetch: 0`, a slot's next job waits for the previous outcome to land). Ignored otherwise.
+   */
+  setLookahead(jobs: number, handOff = true): void {
+    if (!this.adaptive) return;
+    this.ahead = handOff ? Math.max(0, Math.min(this.concurrency, Math.floor(jobs))) : 0;
+    this.handOff = handOff;
   }
 
   /**
@@ -40,7 +75,7 @@ export class WorkerSlots<TJob> {
     if (!this.accepting) return 0;
     const running = this.started - this.writing;
     const slots = Math.min(this.concurrency - running, this.maxStarted - this.started + this.writing);
-    return Math.max(0, slots + this.prefetch - this.waiting.length);
+    return Math.max(0, slots + this.ahead - this.waiting.length);
   }
 
   /** Whether nothing is started (running or being saved). Waiting jobs do not count: shutdown takes them. */
@@ -74,7 +109,7 @@ export class WorkerSlots<TJob> {
    */
   writeQueued(): TJob | undefined {
     this.writing++;
-    return this.prefetch > 0 ? this.nextWaiting() : undefined;
+    return this.handsOff ? this.nextWaiting() : undefined;
   }
 
   /**
@@ -90,7 +125,7 @@ export class WorkerSlots<TJob> {
   private canStart(): boolean {
     if (!this.accepting) return false;
     const running = this.started - this.writing;
-    return this.prefetch > 0 ? running < this.concurrency && this.started < this.maxStarted : this.started < this.concurrency;
+    return this.handsOff ? running < this.concurrency && this.started < this.maxStarted : this.started < this.concurrency;
   }
 
   private nextWaiting(): TJob | undefined {
