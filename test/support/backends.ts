@@ -315,7 +315,10 @@ export function perFileApp(backend: Backend, spec: AppSpec = {}): PerFileApp {
   beforeAll(async () => {
     db = await backend.migratedDatabase();
     const { module: options, imports = [], replaceImports: _replace, logger, ...metadata } = spec;
-    const builder = Test.createTestingModule({ ...metadata, imports: [SqliteQueueModule.forRoot({ ...db.options, ...options }), ...imports] });
+    const builder = Test.createTestingModule({
+      ...metadata,
+      imports: [SqliteQueueModule.forRoot({ ...db.options, ...options }), ...imports],
+    });
     app = await (logger ? builder.setLogger(logger) : builder).compile();
     await app.init();
   });
