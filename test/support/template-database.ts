@@ -56,6 +56,7 @@ export function copySqliteTemplate(path: string): boolean {
 /** The slice of pg's `Pool` used here (the repository has no pg typings). */
 interface PgPool {
   query(sql: string): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): void;
 }
 
 interface PgPoolConfig {
@@ -72,7 +73,13 @@ export async function migratePostgresSchema(url: string, schema: string): Promis
   // One idle connection per worker, which does not keep the worker alive at its end.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Pool } = require('pg') as { Pool: new (config: PgPoolConfig) => PgPool };
-  pool ??= new Pool({ connectionString: url, max: 1, allowExitOnIdle: true, idleTimeoutMillis: 2000 });
+  if (!pool) {
+    const created = new Pool({ connectionString: url, max: 1, allowExitOnIdle: true, idleTimeoutMillis: 2000 });
+    // An idle connection ended by the server (a test that terminates backends) would otherwise be an unhandled
+    // 'error' event that ends the worker; pg has already discarded it, so the next call simply connects again.
+    created.on('error', (error) => process.stderr.write(`template-database: idle PostgreSQL connection lost: ${error.message}\n`));
+    pool = created;
+  }
   const sql = getMigrations('postgres', { schema }).flatMap((migration) => migration.sql);
   await pool.query(sql.join(';\n'));
 }
