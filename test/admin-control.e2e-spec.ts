@@ -19,7 +19,7 @@ import type { AbortRecord, OpsJobData } from './fixtures/ops-app';
 import { ChildApp, readLines, readRunLog, startChildApp } from './support/child-app';
 import { errorOf, readJsonLines, startOpsApp } from './support/ops';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 type Mode = 'ok' | 'fail' | 'failOnce' | 'hold' | 'abortable';
 interface CtlData {
@@ -124,7 +124,7 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
     app = undefined;
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function startApp(
     options: SqliteQueueModuleOptions = {},

@@ -1,11 +1,11 @@
 import { InvalidArgumentError, InvalidQueueNameError, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
 import { waitFor } from './support/wait-for';
 
 describeEachBackend('QueueAdmin.getJobsByKey (the dashboard search)', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('finds the live holder of a key and the finished jobs that held it, newest first, in that queue only', async () => {
     const Work = defineProcessor('work', async () => 'ok');

@@ -16,7 +16,7 @@ import {
   SqliteQueueModule,
   JOBS_TABLE,
 } from '../lib';
-import { describeEachSqlite, describePostgres, perTestApp } from './support/backends';
+import { describeEachSqlite, describePostgres, perTestApp, MIGRATED } from './support/backends';
 import { rawQuery } from './support/raw-sqlite';
 import { waitFor } from './support/wait-for';
 
@@ -33,7 +33,7 @@ class BackedUpProcessor implements QueueProcessor<{ n: number }, number> {
 }
 
 describeEachSqlite('QueueAdmin.backup() on SQLite', (backend) => {
-  const t = perTestApp(backend);
+  const t = perTestApp(backend, MIGRATED);
   beforeEach(() => (processed = 0));
 
   async function start(): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {
@@ -81,7 +81,7 @@ describeEachSqlite('QueueAdmin.backup() on SQLite', (backend) => {
 });
 
 describePostgres('QueueAdmin.backup() on PostgreSQL', (backend) => {
-  const t = perTestApp(backend);
+  const t = perTestApp(backend, MIGRATED);
 
   it('throws BackupNotSupportedError naming pg_dump, and writes no file', async () => {
     t.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...t.db.options })] }).compile();

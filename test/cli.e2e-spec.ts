@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Job, QueueAdmin, QueueProducer } from '../lib';
 import { EXIT_CODES } from '../lib/cli/exit-codes';
 import { defineProcessor } from './fixtures/define-processor';
-import { BACKENDS_BY_NAME, Backend, TestDatabase, describeEachBackend, perTestApp } from './support/backends';
+import { BACKENDS_BY_NAME, Backend, TestDatabase, describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { CliRun, runCliChild } from './support/cli-child';
 import { queryDatabase } from './support/ops';
 import { rawSql } from './fixtures/legacy-schema';
@@ -103,7 +103,7 @@ describe('nestjs-sqlite-queue, the command line as a whole', () => {
 describeEachBackend(
   'nestjs-sqlite-queue commands',
   (backend: Backend) => {
-    const current = perTestApp(backend);
+    const current = perTestApp(backend, MIGRATED);
     // Each test starts several CLI processes; on the shared 2-core machine under load one takes up to 5 s.
     jest.setTimeout(180_000);
 

@@ -7,7 +7,7 @@
  */
 import { Injectable, LoggerService } from '@nestjs/common';
 import { Job, OnQueueEvent, Processor, QueueEvent, QueueEvents, QueueEventsListener, QueueProcessor } from '../lib';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 class CapturingLogger implements LoggerService {
   readonly lines: string[] = [];
@@ -43,7 +43,7 @@ const LOCAL_ONLY = /clusterEvents is off in this process, so they hear only this
 const UNHEARD = /Some process listens to cluster events on this database \(clusterEvents: true\), but clusterEvents is off/;
 
 describeEachBackend('cluster events that do not go quiet by surprise', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('a @QueueEventsListener without clusterEvents says at boot, once, that it hears only this process', async () => {
     const logger = new CapturingLogger();

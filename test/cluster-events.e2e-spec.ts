@@ -16,7 +16,7 @@ import {
   WaitTimeoutError,
 } from '../lib';
 import { ChildApp, startChildApp } from './support/child-app';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 const POLL = 100;
@@ -43,7 +43,7 @@ class RemoteListener {
 }
 
 describeEachBackend('cluster-wide events and waitUntilFinished across processes', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let child: ChildApp | undefined;
   const subscriptions: Subscription[] = [];
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, WorkerHost } from '../lib';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface Email {
   to: string;
@@ -39,7 +39,7 @@ class PlainProcessor {
 class Holder {}
 
 describeEachBackend('SqliteQueueModule (core)', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('runs two processors on two queues with different payload types, and both jobs complete', async () => {
     const app = await current.startApp({ module: { pollInterval: 200 }, providers: [EmailProcessor, SquareProcessor, Holder] });

@@ -9,7 +9,7 @@ import { Test } from '@nestjs/testing';
 import { DatabaseUnavailableError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
 import { QueueHealthIndicator } from '../lib/terminus';
 import { FILE_IDENTITY_CHECK_MS } from '../lib/storage/sqlite/file-identity-watch';
-import { describeEachSqlite, perTestApp } from './support/backends';
+import { describeEachSqlite, perTestApp, MIGRATED } from './support/backends';
 import { rawQuery } from './support/raw-sqlite';
 import { waitFor } from './support/wait-for';
 
@@ -36,7 +36,7 @@ class CapturingLogger implements LoggerService {
 }
 
 describeEachSqlite('the queue file changes under a running app', (backend) => {
-  const t = perTestApp(backend);
+  const t = perTestApp(backend, MIGRATED);
   let logger: CapturingLogger;
   beforeEach(() => {
     started.length = 0;

@@ -21,7 +21,7 @@ import {
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { startChildApp } from './support/child-app';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { shortLeases } from './support/test-timings';
 
 interface FailData {
@@ -57,7 +57,7 @@ class PlainProcessor implements QueueProcessor<FailData, string> {
 }
 
 describeEachBackend('dead letters', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   beforeEach(() => {
     healed.clear();
     runs.length = 0;

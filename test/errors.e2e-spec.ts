@@ -19,7 +19,7 @@ import {
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 const NO_JOBS = jobCounts();
 
@@ -45,7 +45,7 @@ async function rejectionOf(work: Promise<unknown>): Promise<Error> {
 }
 
 describeEachBackend('errors: every exported error class, raised through the public API', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   /** Compiles an app and returns why `app.init()` rejected, after closing the half-started app. */
   async function initError(providers: Type[], options: SqliteQueueModuleOptions = {}): Promise<Error> {

@@ -6,12 +6,12 @@
  */
 import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
 import { waitFor } from './support/wait-for';
 
 describeEachBackend('QueueAdmin.explain', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('says why each job is where it is, with until, owner and children where they apply', async () => {
     // Handlers that hold their job until the test ends: the slot (and the global slot) stays taken.

@@ -7,7 +7,7 @@
 import { filter, firstValueFrom } from 'rxjs';
 import { QueueAdmin, QueueEvents, QueueProducer } from '../lib';
 import { ChildApp, startChildApp } from './support/child-app';
-import { describePostgres, perTestApp } from './support/backends';
+import { describePostgres, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 import { PgListenClient } from '../lib/storage/postgres/postgres-notification-listener';
 
@@ -21,7 +21,7 @@ const SLOW_POLL = 5_000;
 const PROMPT = 2_500;
 
 describePostgres('waiters and event readers are woken by NOTIFY', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let child: ChildApp | undefined;
 
   afterEach(async () => {

@@ -8,7 +8,7 @@
 import { FlowJob, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { readRunLog, startChildApp } from './support/child-app';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { SHORT_LEASE, shortLeases } from './support/test-timings';
 import { waitFor } from './support/wait-for';
 
@@ -23,7 +23,7 @@ function chain(depth: number): FlowJob {
 }
 
 describeEachBackend('a deep flow whose leaf fails', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it(`fails all ${DEPTH} ancestors, and jobs of another queue held by a process killed -9 afterwards are still recovered`, async () => {
     const runLog = `${current.db.path}.runs`;

@@ -6,12 +6,12 @@
  */
 import { DataSource } from 'typeorm';
 import { QueueAdmin, QueueProducer } from '../lib';
-import { describePostgres, perTestApp } from './support/backends';
+import { describePostgres, perTestApp, MIGRATED } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
 
 describePostgres('flows: two last children finishing at once (PostgreSQL)', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('releases the parent exactly when the second of two concurrent transactions commits', async () => {
     const app = await current.startApp({ module: { processing: false } });

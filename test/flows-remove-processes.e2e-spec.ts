@@ -9,12 +9,12 @@ import { InvalidJobStateError, QueueAdmin, QueueProducer } from '../lib';
 import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { isWaitingRunAt } from '../lib/storage/shared/flow-wait';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { betweenStatements } from './support/statement-hook';
 import { waitFor } from './support/wait-for';
 
 describeEachBackend('remove({ cascade: true }) of a flow while another process works its queues', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let worker: ChildApp | undefined;
 
   afterEach(async () => {

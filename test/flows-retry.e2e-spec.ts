@@ -5,7 +5,7 @@
  */
 import { Job, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, itWhen, perTestApp } from './support/backends';
+import { describeEachBackend, itWhen, perTestApp, MIGRATED } from './support/backends';
 import { openSideTransaction } from './support/postgres-side-transaction';
 import { deferred, waitFor } from './support/wait-for';
 
@@ -15,7 +15,7 @@ interface ChildData {
 }
 
 describeEachBackend('retry of a flow parent whose children still run', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   /** Handler starts and ends, in order; each `work` child runs until the test releases it by its `n`. */
   async function start() {

@@ -1,6 +1,6 @@
 import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, ProcessorOptions, QueueAdmin, QueueEvents, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { deferred, waitFor } from './support/wait-for';
 
 /** What a test's handlers saw: each run, with the children's results a parent read. */
@@ -36,7 +36,7 @@ async function statusOf(admin: QueueAdmin, id: string): Promise<JobStatus | unde
 }
 
 describeEachBackend('flows (addFlow)', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('runs a parent exactly once, after the last of its 100 children in two queues, with all their results', async () => {
     const seen: Seen = { runs: [] };

@@ -6,14 +6,14 @@
 import { InvalidJobDataError, InvalidJobOptionsError, QueueAdmin, QueueProducer } from '../lib';
 import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface Payload {
   n: number;
 }
 
 describeEachBackend('group commit of concurrent adds', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   /** A producer-only app, and every enqueue statement its storage receives (batch sizes, in order). */
   async function openApp(): Promise<{ producer: QueueProducer; admin: QueueAdmin; statements: number[][] }> {

@@ -19,7 +19,7 @@ import {
   SqliteQueueModule,
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 @Injectable()
@@ -45,7 +45,7 @@ async function errorOf(work: () => Promise<unknown>): Promise<unknown> {
 }
 
 describeEachBackend('job groups', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('carries the group through add, addBulk, flows, the queue handle and its defaults; reads it back by group', async () => {
     const app = await current.startApp({ module: { processing: false }, imports: [TenantModule] });

@@ -6,7 +6,7 @@ import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueM
 import { QueueHealthIndicator, QueueHealthResult } from '../lib/terminus';
 import { errorOf } from './support/ops';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface WorkData {
   fail?: boolean;
@@ -31,7 +31,7 @@ class SideProcessor implements QueueProcessor<unknown, string> {
 }
 
 describeEachBackend('health indicator (with @nestjs/terminus) and metrics', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function startApp(providers: Provider[], options: SqliteQueueModuleOptions = {}) {
     current.app = await Test.createTestingModule({

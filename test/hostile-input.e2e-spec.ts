@@ -27,7 +27,7 @@ import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { defineProcessor } from './fixtures/define-processor';
 import { startLockHolder } from './support/child-app';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, describeEachSqlite, perTestApp } from './support/backends';
+import { describeEachBackend, describeEachSqlite, perTestApp, MIGRATED } from './support/backends';
 
 /** Fails fast instead of spinning a CPU and growing memory when a regression makes a call hang. */
 const HANG_TIMEOUT = 15_000;
@@ -45,7 +45,7 @@ function nested(depth: number): unknown {
 }
 
 describeEachBackend('hostile input', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function start(
     options: SqliteQueueModuleOptions = {},
@@ -392,7 +392,7 @@ describeEachBackend('hostile input', (backend) => {
 });
 
 describeEachSqlite('a lease is measured from when its claim runs, not from when it was queued (item 9)', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('a claim queued behind another process’s write lock gets a full lease from the moment it ran', async () => {
     const leaseDuration = 30_000;

@@ -20,7 +20,7 @@ import { JOBS_TABLE } from '../lib/table-names.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { rawQuery } from './support/raw-sqlite';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp, TestDatabase } from './support/backends';
+import { describeEachBackend, perTestApp, TestDatabase, MIGRATED } from './support/backends';
 
 /** What the handler of queue `hostile` does, per job: `data.act` names one entry. */
 const acts: Record<string, (job: Job) => unknown> = {
@@ -92,7 +92,7 @@ async function refuseRetryWrites(database: TestDatabase): Promise<void> {
 }
 
 describeEachBackend('hostile outcomes: every thrown value, result and backoff ends its attempt in a defined state', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   const heard: QueueEvent[] = [];
 
   async function start(maxAttempts = 3): Promise<{ producer: QueueProducer; admin: QueueAdmin }> {

@@ -2,14 +2,14 @@ import { TestingModule } from '@nestjs/testing';
 import { InvalidJobDataError, InvalidJobOptionsError, Job, JobNotRunningError, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { errorOf } from './support/ops';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 type Step = { step: 'log' | 'many' | 'long' | 'update' | 'bad-update' | 'ok' | 'fail'; page?: number };
 
 /** `job.log()`, `job.updateData()` and per-job removal, through the public API. */
 describeEachBackend('job logs, updateData and per-job removal', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let app: TestingModule;
   let kept: Job<Step>[];
   let outcomes: string[];

@@ -13,12 +13,12 @@ import {
 import { jobCounts } from './support/job-counts';
 import { defineProcessor } from './fixtures/define-processor';
 import { errorOf } from './support/ops';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 /** One queue, several kinds of job: the handler routes on `job.name`, as with BullMQ. */
 describeEachBackend('job names', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let app: TestingModule;
   let seen: { id: string; name: string | null; data: unknown }[];
   beforeEach(async () => {

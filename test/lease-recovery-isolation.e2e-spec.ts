@@ -9,7 +9,7 @@ import { QueueAdmin, QueueProducer } from '../lib';
 import { JOBS_TABLE } from '../lib/table-names.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { rawQuery } from './support/raw-sqlite';
-import { describeEachBackend, perTestApp, TestDatabase } from './support/backends';
+import { describeEachBackend, perTestApp, TestDatabase, MIGRATED } from './support/backends';
 import { shortLeases } from './support/test-timings';
 import { waitFor } from './support/wait-for';
 
@@ -48,7 +48,7 @@ async function refuseRecoveryOf(database: TestDatabase, id: string): Promise<voi
 }
 
 describeEachBackend('lease recovery with a row the database refuses', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('recovers the expired jobs of every other queue, and logs the refused one once with its id and queue', async () => {
     const producer = (current.app = await current.startApp({ module: { processing: false } })).get(QueueProducer);

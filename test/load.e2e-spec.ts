@@ -4,7 +4,7 @@ import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 const QUEUES = ['alpha', 'beta', 'gamma'];
 const JOBS_PER_QUEUE = 1000;
@@ -21,7 +21,7 @@ interface QueueRecord {
 }
 
 describeEachBackend('load: three queues of 1,000 jobs each on one shared poller', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('runs every one of 3 x 1,000 jobs exactly once, never above each queue’s concurrency', async () => {
     const records = new Map<string, QueueRecord>(

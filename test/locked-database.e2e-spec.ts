@@ -11,7 +11,7 @@ import { MODULE_DEFAULTS } from '../lib/module-defaults.constants';
 import { ChildApp, startChildApp, startLockHolder } from './support/child-app';
 import { SHORT_BUSY_TIMEOUT } from './support/test-timings';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachSqlite, perTestApp } from './support/backends';
+import { describeEachSqlite, perTestApp, MIGRATED } from './support/backends';
 
 const starts = new Map<string, number>();
 const finishedAt = new Map<string, number>();
@@ -59,7 +59,7 @@ describeEachSqlite('a second process holds the write lock', (backend) => {
     app = undefined;
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('the app and the producers wait for a 2 s write lock and recover: every add resolves, every job completes', async () => {
     const holdMs = 2000;

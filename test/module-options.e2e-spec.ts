@@ -16,7 +16,7 @@ import { defineProcessor } from './fixtures/define-processor';
 import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
-import { ConnectionOptions, describeEachBackend, perTestApp } from './support/backends';
+import { ConnectionOptions, describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 /** A latch that holds a handler until the test releases it. */
 type Gate = ReturnType<typeof deferred<void>>;
@@ -71,7 +71,7 @@ describeEachBackend('module wiring', (backend) => {
     }
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function start(module: Parameters<typeof Test.createTestingModule>[0]): Promise<TestingModule> {
     const app = await Test.createTestingModule(module).compile();

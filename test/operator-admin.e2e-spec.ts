@@ -14,7 +14,7 @@ import {
   QueueProducer,
   ScheduleNotFoundError,
 } from '../lib';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 const ran: string[] = [];
@@ -41,7 +41,7 @@ describeEachBackend('QueueAdmin operator calls', (backend) => {
     hold = null;
     release();
   });
-  const t = perTestApp(backend);
+  const t = perTestApp(backend, MIGRATED);
   let admin: QueueAdmin;
   let producer: QueueProducer;
 

@@ -2,7 +2,7 @@ import { TestingModule } from '@nestjs/testing';
 import { Job, JobOptions, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface Labelled {
   label: string;
@@ -16,7 +16,7 @@ interface Start {
 }
 
 describeEachBackend('ordering: priority, then run time, then insertion; delays are honoured', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function startApp(options: { processing: boolean; concurrency?: number; starts?: Start[] }): Promise<TestingModule> {
     const starts = options.starts ?? [];

@@ -9,7 +9,7 @@ import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { SHORT_POLL_INTERVAL, shortLeases } from './support/test-timings';
 
 const POLL_INTERVAL = SHORT_POLL_INTERVAL;
@@ -18,7 +18,7 @@ const OUTAGE_MS = 3000;
 const FAILING = ['claim', 'recoverExpiredLeases', 'dueSchedules', 'extendLeases', 'findCancelled', 'applyRetention'] as const;
 
 describeEachBackend('database outage: background loops', (backend) => {
-  const ctx = perTestApp(backend);
+  const ctx = perTestApp(backend, MIGRATED);
 
   it('log once per loop while the database is down, back off, and log once when it is back', async () => {
     ctx.app = await Test.createTestingModule({

@@ -9,7 +9,7 @@ import { QueueAdmin, QueueProducer } from '../lib';
 import type { QueueAppConfig } from './fixtures/queue-app';
 import { ChildApp, RunLogEntry, readRunLog, startChildApp } from './support/child-app';
 import { waitFor } from './support/wait-for';
-import { describePostgres, perTestApp } from './support/backends';
+import { describePostgres, perTestApp, MIGRATED } from './support/backends';
 
 const JOBS = 20_000;
 const NODES = 4;
@@ -25,7 +25,7 @@ describePostgres('four nodes on one PostgreSQL database', (backend) => {
     app = undefined;
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   /** An inspecting app in the test process, on the schema the children are given. */
   async function openObserver(): Promise<{ admin: QueueAdmin; producer: QueueProducer }> {

@@ -10,7 +10,7 @@ import { Job, QueueAdmin, QueueProducer, RateLimitError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { ChildApp, readRunLog, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { shortLeases } from './support/test-timings';
 
 interface Step {
@@ -24,7 +24,7 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     children = [];
   });
   // Declared after the hook above, which runs first: it stops the children before their database goes.
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   /** A processor of `queue` whose job `name` runs until `gates[name]` resolves; it records starts and overlap. */
   function gatedProcessor(queue: string, options: { concurrency: number; prefetch: number }) {

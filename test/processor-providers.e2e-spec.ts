@@ -2,14 +2,14 @@ import { Test } from '@nestjs/testing';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 /**
  * A processor is a provider however it is provided: `useFactory` and `useValue` providers carry no class as their
  * metatype, and discovery used to skip them silently (their jobs stayed pending for ever).
  */
 describeEachBackend('processors provided with useFactory, useValue and useExisting', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('runs the jobs of processors made by a factory or given as a value, and an alias does not register twice', async () => {
     const handled: string[] = [];

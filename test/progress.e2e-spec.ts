@@ -14,7 +14,7 @@ import {
 } from '../lib';
 import { errorOf } from './support/ops';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 type Step = 'report' | 'invalid' | 'keep' | 'retry-stale' | 'boundary';
 
@@ -111,7 +111,7 @@ describeEachBackend('job progress', (backend) => {
     app?.get(ProgressProcessor).gate.resolve();
     app = undefined;
   });
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   beforeEach(async () => {
     app = await current.compileApp({ module: { pollInterval: 100 }, providers: [ProgressProcessor] });
     progressEvents = [];

@@ -6,7 +6,7 @@
 import { InvalidArgumentError, QueueAdmin, QueueProducer } from '../lib';
 import { escapeLabelValue, formatPrometheus } from '../lib/metrics/prometheus-exposition';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
 
 interface Sample {
@@ -83,7 +83,7 @@ describe('Prometheus text format (no database)', () => {
 });
 
 describeEachBackend('QueueAdmin.exportPrometheusMetrics', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it("exposes counts, paused state, the window's completions and failures and time summaries, valid line by line", async () => {
     const Done = defineProcessor('prom-done', async () => 'ok');

@@ -19,7 +19,7 @@ import {
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { errorOf } from './support/ops';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 interface Mail {
@@ -67,7 +67,7 @@ export async function typeChecks(producer: QueueProducer, mail: Queue<Mail, stri
 }
 
 describeEachBackend('registerQueue and @InjectQueue', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let handled: Job<Mail>[];
   const start = () => {
     handled = [];

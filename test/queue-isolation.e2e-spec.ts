@@ -4,7 +4,7 @@ import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 /**
  * Invariant 3: a queue claims only as many jobs as it has free slots, so a slow or saturated queue never
@@ -12,7 +12,7 @@ import { describeEachBackend, perTestApp } from './support/backends';
  * delivery to every queue).
  */
 describeEachBackend('queue isolation: no head-of-line blocking across queues', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('a fast queue finishes its 100 jobs while a slow queue still works through its backlog', async () => {
     let slowRunning = 0;

@@ -10,7 +10,7 @@ import {
 } from '../lib';
 import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { deferred, waitFor } from './support/wait-for';
 
 /** Claim times (the database's started_at) of a queue's completed jobs, ascending. */
@@ -31,7 +31,7 @@ function busiestWindow(starts: number[], duration: number): number {
 
 describeEachBackend('queue limits: rate limiter, RateLimitError, global concurrency', (backend) => {
   let connection: CountingConnection | undefined;
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   // After perTestApp's hook (declared later, runs later): a borrowed DataSource outlives the app that used it.
   afterEach(async () => {
     await connection?.destroy();

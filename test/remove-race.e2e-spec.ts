@@ -7,12 +7,12 @@ import { InvalidJobStateError, QueueAdmin, QueueProducer, SqliteQueueModule } fr
 import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { errorOf } from './support/ops';
-import { describeEachBackend, itWhen, perTestApp } from './support/backends';
+import { describeEachBackend, itWhen, perTestApp, MIGRATED } from './support/backends';
 import { openSideTransaction } from './support/postgres-side-transaction';
 import { betweenStatements } from './support/statement-hook';
 
 describeEachBackend('remove() racing a claim', (backend) => {
-  const ctx = perTestApp(backend);
+  const ctx = perTestApp(backend, MIGRATED);
 
   async function start(): Promise<{ admin: QueueAdmin; producer: QueueProducer; storage: QueueStorage }> {
     ctx.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...ctx.db.options, processing: false })] }).compile();

@@ -5,7 +5,7 @@
 import { TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, UnrecoverableError } from '../lib';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface RetryData {
   /** Throw an Error on attempts <= failTimes. */
@@ -58,7 +58,7 @@ class FixedRetryProcessor implements QueueProcessor<RetryData, string> {
 }
 
 describeEachBackend('retries', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   beforeEach(() => {
     starts.clear();
     generation = 0;

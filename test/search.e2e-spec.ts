@@ -7,11 +7,11 @@
  */
 import { InvalidArgumentError, QueueAdmin, QueueProducer, UnrecoverableError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
 
 describeEachBackend('QueueAdmin.getJobs({ search })', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function start() {
     // Jobs whose data says `fail` fail at once with a message of their own: the search reads the last error.

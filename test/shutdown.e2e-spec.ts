@@ -6,7 +6,7 @@ import { JOBS_TABLE, Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueuePro
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, describePostgres, perTestApp } from './support/backends';
+import { describeEachBackend, describePostgres, perTestApp, MIGRATED } from './support/backends';
 
 /** One handler start. */
 interface Run {
@@ -36,7 +36,7 @@ class CapturingLogger implements LoggerService {
  * everything else at once, and leaves nothing `running` in the database for a lease to expire on.
  */
 describeEachBackend('graceful shutdown', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function startApp(
     options: SqliteQueueModuleOptions,
@@ -227,7 +227,7 @@ describeEachBackend('graceful shutdown', (backend) => {
  * SQLite the claim queues behind the write on the one connection, so no job waits.
  */
 describePostgres('graceful shutdown: a job claimed while waiting for a slot', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('is handed back at shutdown, pending and uncounted, and never started', async () => {
     const { url, schema } = current.db.options.postgres!;

@@ -21,7 +21,7 @@ import {
 } from '../lib';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface SnoozeData {
   /** Snooze this many times (by attempt count seen), then complete. */
@@ -51,7 +51,7 @@ class SnoozeListener {
 }
 
 describeEachBackend('snooze', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   beforeEach(() => {
     runs.length = 0;
     heard.length = 0;

@@ -9,12 +9,12 @@ import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { JobNotFoundError, QueueAdmin, QueueProducer, SqliteQueueModule, StorageError } from '../lib';
 import { ChildApp, startLockHolder } from './support/child-app';
-import { describeEachSqlite, describePostgres, perTestApp } from './support/backends';
+import { describeEachSqlite, describePostgres, perTestApp, MIGRATED } from './support/backends';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 import { SHORT_BUSY_TIMEOUT } from './support/test-timings';
 
 describeEachSqlite('run-time storage errors on SQLite', (backend) => {
-  const t = perTestApp(backend);
+  const t = perTestApp(backend, MIGRATED);
   let holder: ChildApp | undefined;
   afterEach(async () => {
     await holder?.kill();
@@ -83,7 +83,7 @@ describeEachSqlite('run-time storage errors on SQLite', (backend) => {
 });
 
 describePostgres('run-time storage errors on PostgreSQL', (backend) => {
-  const t = perTestApp(backend);
+  const t = perTestApp(backend, MIGRATED);
 
   it('tables gone under a running app: StorageError naming the call, DatabaseError as cause, not a raw QueryFailedError', async () => {
     t.app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...t.db.options })] }).compile();

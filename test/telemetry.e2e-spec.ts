@@ -11,7 +11,7 @@ import { Injectable } from '@nestjs/common';
 import { InvalidModuleOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { appConnection } from './support/app-connection';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { ChildApp, startChildApp, startScript } from './support/child-app';
 import { KIND, STATUS, SpanRecord, installTracing } from './support/tracing';
 import { waitFor } from './support/wait-for';
@@ -60,7 +60,7 @@ const one = (all: SpanRecord[], name: string) => {
 };
 
 describeEachBackend('OpenTelemetry traces from the request to the handler', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let child: ChildApp | undefined;
   afterEach(async () => {
     await child?.stop();

@@ -15,7 +15,7 @@ import {
   WaitTimeoutError,
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { deferred, waitFor } from './support/wait-for';
 import { TEST_SHUTDOWN_TIMEOUT } from './support/test-timings';
 
@@ -39,7 +39,7 @@ class Misplaced {
 }
 
 describeEachBackend('testing helpers and @OnJobEvent on any provider', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('waitUntilIdle resolves once every job added so far has finished, with no timer in the test', async () => {
     const app = await current.startApp({

@@ -4,7 +4,7 @@
  */
 import { InvalidProcessorError, Job, JobTimeoutError, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface SlowData {
   /** Never settle and ignore the signal. */
@@ -62,7 +62,7 @@ describeEachBackend('timeouts', (backend) => {
   let admin: QueueAdmin;
   // Before the app closes (perTestApp's afterEach runs next): a held handler would hold up shutdown.
   afterEach(() => gates.forEach((gate) => gate.resolve()));
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   beforeEach(async () => {
     signals.clear();

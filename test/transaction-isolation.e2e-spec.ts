@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EnqueuedJob, Job, JobNotFoundError, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { AppConnection, appConnection, rolledBack } from './support/app-connection';
-import { describeEachBackend, itWhen, perTestApp } from './support/backends';
+import { describeEachBackend, itWhen, perTestApp, MIGRATED } from './support/backends';
 import { deferred, waitFor } from './support/wait-for';
 
 /**
@@ -31,7 +31,7 @@ function inAnotherRequest<T>(work: () => Promise<T>): Promise<T> {
  * report another job. PostgreSQL (a pool) has neither problem: the same tests show it keeps its behaviour.
  */
 describeEachBackend('transactions of a shared DataSource and the calls beside them', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let connection: AppConnection | undefined;
   // After perTestApp's hook: the borrowed DataSource outlives the app that used it.
   afterEach(async () => {

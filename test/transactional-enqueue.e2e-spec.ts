@@ -4,12 +4,12 @@ import { Job, QueueAdmin, QueueProducer, SqliteQueueModule, UnsupportedTransacti
 import { defineProcessor } from './fixtures/define-processor';
 import { readRunLog, startChildApp } from './support/child-app';
 import { AppConnection, appConnection, rolledBack } from './support/app-connection';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
 import { waitFor } from './support/wait-for';
 
 describeEachBackend('transactional enqueue (options.manager)', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   let connection: AppConnection | undefined;
   // After perTestApp's hook: the borrowed DataSource outlives the app that used it.
   afterEach(async () => {

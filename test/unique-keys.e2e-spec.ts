@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { ChildApp, readLines, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 interface KeyedData {
   n: number;
@@ -36,7 +36,7 @@ describeEachBackend('unique keys', (backend) => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
   });
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   beforeEach(() => {
     gates.clear();
     started.clear();

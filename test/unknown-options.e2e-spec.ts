@@ -13,14 +13,14 @@ import {
   SqliteQueueModule,
   getQueueToken,
 } from '../lib';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
 
 /** Any options object with a misspelt key: the tests pass what a JavaScript caller (or a cast) could. */
 const typo = <T>(options: Record<string, unknown>) => options as T;
 
 describeEachBackend('unknown option keys are refused, with a "did you mean"', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   async function start() {
     const app = await current.startApp({ imports: [SqliteQueueModule.registerQueue({ name: 'opts' })] });

@@ -7,7 +7,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import { InjectQueue, Queue, QueueAdmin, QueueNotFoundError, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 const Email = defineProcessor('email', async () => 'sent');
@@ -31,7 +31,7 @@ async function errorOf(call: () => Promise<unknown>): Promise<unknown> {
 }
 
 describeEachBackend('control calls on a queue nothing knows', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('pause, resume, retryAll and clean of an unknown queue throw QueueNotFoundError and write nothing', async () => {
     const app = await current.startApp({ imports: [EmailModule] });

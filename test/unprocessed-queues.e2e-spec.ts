@@ -10,7 +10,7 @@ import { QueueAdmin, QueueProducer } from '../lib';
 import { QueueHealthIndicator } from '../lib/terminus';
 import { defineProcessor } from './fixtures/define-processor';
 import { startChildApp } from './support/child-app';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
 class CapturingLogger implements LoggerService {
@@ -25,7 +25,7 @@ class CapturingLogger implements LoggerService {
 }
 
 describeEachBackend('queues no process processes', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('lists the queue as unprocessed, reports it in health, and warns once, naming the closest processed queue', async () => {
     const logger = new CapturingLogger();

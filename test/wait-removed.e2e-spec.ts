@@ -7,7 +7,7 @@
 import { TestingModule } from '@nestjs/testing';
 import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
 import { QueueRuntime } from '../lib/runtime/queue-runtime';
-import { describeEachBackend, itWhen, perTestApp } from './support/backends';
+import { describeEachBackend, itWhen, perTestApp, MIGRATED } from './support/backends';
 
 /** Far beyond every bound below: a wait that only ends by its timeout fails the test with WaitTimeoutError. */
 const WAIT_TIMEOUT = 8_000;
@@ -36,7 +36,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ error: unknown; t
 }
 
 describeEachBackend('waiting on a job that is removed', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it('a job removed by this process while waited on rejects the wait with JobNotFoundError at once', async () => {
     // A long poll: only a prompt look after the removal ends the wait in time.

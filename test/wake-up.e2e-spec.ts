@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { JOBS_TABLE, Job, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp } from './support/backends';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 
 /** Far beyond every wait below: a job handled in time was not found by the fallback poll. */
 const NO_POLL = 600_000;
@@ -29,7 +29,7 @@ describeEachBackend('wake-ups without polling', (backend) => {
     app = undefined;
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   // After perTestApp's hook (declared later, runs later): a borrowed DataSource outlives the app that used it.
   afterEach(async () => {
     if (dataSource?.isInitialized) await dataSource.destroy();

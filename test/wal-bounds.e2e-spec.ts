@@ -8,13 +8,13 @@ import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
-import { describeEachSqlite, perTestApp } from './support/backends';
+import { describeEachSqlite, perTestApp, MIGRATED } from './support/backends';
 
 const JOBS = 40_000;
 const QUEUES = ['w1', 'w2'];
 
 describeEachSqlite('the WAL under load', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
 
   it(`stays within a few MiB while ${JOBS.toLocaleString('en-US')} jobs are processed`, async () => {
     let handled = 0;
