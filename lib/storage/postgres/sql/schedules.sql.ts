@@ -23,21 +23,25 @@ const sql = perSchema((tables) => {
     dueSchedules: `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_at <= $1`,
 
     /**
-     * Inserts one occurrence's job (the unique schedule_key index makes a second insert of the same occurrence,
-     * from any process, a no-op) and advances the schedule from the occurrence we saw (compare-and-set), in one
-     * statement.
+     * Advances the schedule from the occurrence we saw (compare-and-set) and, only when that advance is ours, inserts
+     * the occurrence's job, in one statement. A writer holding a stale read (its occurrence already enqueued by
+     * another process, which advanced the schedule) inserts nothing even once that job is gone: the unique
+     * schedule_key index alone let it enqueue the occurrence a second time after retention removed the first job.
+     * Two writers of the same read: the second's UPDATE waits for the first's row lock, then matches no row.
      */
-    enqueueOccurrence: `WITH inserted AS (
+    enqueueOccurrence: `WITH advanced AS (
+        UPDATE ${S} SET next_run_at = $12, updated_at = $10
+        WHERE queue = $1 AND name = $11 AND next_run_at = $13
+        RETURNING 1
+      ),
+      inserted AS (
         INSERT INTO ${T}
           (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key,
            created_at, updated_at)
-        VALUES ($1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $14, $15, $9, $10, $10)
+        SELECT $1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $14, $15, $9, $10, $10
+        WHERE EXISTS (SELECT 1 FROM advanced)
         ON CONFLICT DO NOTHING
         RETURNING run_at
-      ),
-      advanced AS (
-        UPDATE ${S} SET next_run_at = $12, updated_at = $10
-        WHERE queue = $1 AND name = $11 AND next_run_at = $13
       ),
       ${notifyIfAny(tables, 'inserted WHERE run_at <= $10')}
       SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM hint) AS hinted`,
