@@ -272,4 +272,20 @@ describeEachBackend('schedule occurrences: the writer holding a stale read', (ba
     expect(await storage.enqueueOccurrence(occurrenceOf(fresh), 6003)).toBe(true);
     expect(await storage.getCounts('sched')).toEqual([{ queue: 'sched', status: 'pending', count: 1 }]);
   });
+
+  it('a process declaring the same schedule after another one advanced it leaves it on the first grid', async () => {
+    const { storage } = contract;
+    // Two processes boot and both find no schedule. The first declares it (first run 5000) and its scheduler
+    // enqueues that occurrence.
+    await storage.upsertSchedule(schedule, 1);
+    const [read] = await storage.dueSchedules(5000);
+    expect(await storage.enqueueOccurrence(occurrenceOf(read), 5001)).toBe(true);
+    // The second, a moment later, declares the same definition with its own first run.
+    await storage.upsertSchedule({ ...schedule, nextRunAt: 5400 }, 5002);
+    expect(await storage.listSchedules()).toEqual([{ ...schedule, nextRunAt: 6000 }]);
+    expect(await storage.dueSchedules(5999)).toEqual([]);
+    // A changed definition still replaces it.
+    await storage.upsertSchedule({ ...schedule, every: 2000, nextRunAt: 7000 }, 5003);
+    expect(await storage.listSchedules()).toEqual([{ ...schedule, every: 2000, nextRunAt: 7000 }]);
+  });
 });

@@ -8,13 +8,18 @@ const sql = perSchema((tables) => {
   const { T, S } = tables;
   return {
     // A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it).
+    // The same definition changes nothing: processes booting together each declare it with their own first run, and
+    // the last one must not move a schedule the first one's scheduler already advanced onto a second grid.
     upsertSchedule: `INSERT INTO ${S} AS s (${SCHEDULE_COLUMNS}, created_at, updated_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
       ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
         timezone = excluded.timezone, data = excluded.data, options = excluded.options,
         next_run_at = CASE WHEN s.next_run_at >= ${SCHEDULE_PAUSE_OFFSET} AND s.next_run_at < ${PARKED_RUN_AT}
           AND excluded.next_run_at < ${SCHEDULE_PAUSE_OFFSET} THEN excluded.next_run_at + ${SCHEDULE_PAUSE_OFFSET} ELSE excluded.next_run_at END,
-        updated_at = excluded.updated_at`,
+        updated_at = excluded.updated_at
+      WHERE s.cron IS DISTINCT FROM excluded.cron OR s.every_ms IS DISTINCT FROM excluded.every_ms
+        OR s.timezone IS DISTINCT FROM excluded.timezone OR s.data IS DISTINCT FROM excluded.data
+        OR s.options IS DISTINCT FROM excluded.options`,
 
     removeSchedule: `DELETE FROM ${S} WHERE queue = $1 AND name = $2`,
 

@@ -5,14 +5,20 @@ import { PARKED_RUN_AT, SCHEDULE_PAUSE_OFFSET } from '../../shared/schedule-paus
 import { StatementRunner } from '../../shared/statement-runner';
 import { S, T, newJobValues } from './sqlite-sql-fragments';
 
-/** A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it). */
+/**
+ * A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it).
+ * The same definition changes nothing: processes booting together each declare it with their own first run, and the
+ * last one must not move a schedule the first one's scheduler already advanced onto a second grid.
+ */
 const UPSERT_SCHEDULE_SQL = `INSERT INTO ${S} (${SCHEDULE_COLUMNS}, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
     timezone = excluded.timezone, data = excluded.data, options = excluded.options,
     next_run_at = CASE WHEN ${S}.next_run_at >= ${SCHEDULE_PAUSE_OFFSET} AND ${S}.next_run_at < ${PARKED_RUN_AT}
       AND excluded.next_run_at < ${SCHEDULE_PAUSE_OFFSET} THEN excluded.next_run_at + ${SCHEDULE_PAUSE_OFFSET} ELSE excluded.next_run_at END,
-    updated_at = excluded.updated_at`;
+    updated_at = excluded.updated_at
+  WHERE ${S}.cron IS NOT excluded.cron OR ${S}.every_ms IS NOT excluded.every_ms OR ${S}.timezone IS NOT excluded.timezone
+    OR ${S}.data IS NOT excluded.data OR ${S}.options IS NOT excluded.options`;
 
 const REMOVE_SCHEDULE_SQL = `DELETE FROM ${S} WHERE queue = ? AND name = ?`;
 
