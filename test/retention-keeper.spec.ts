@@ -132,6 +132,31 @@ describe('RetentionKeeper', () => {
     await keeper.stop();
   });
 
+  it('an age bound keeps a job announced while a sweep of its queue runs: it is swept once it reaches its age', async () => {
+    const age = 60_000;
+    const { keeper, storage } = setUp({ a: { removeOnComplete: { age } } });
+    keeper.start();
+    const first = Date.now();
+    keeper.mark('a', 'completed');
+    await jest.advanceTimersByTimeAsync(age / 2);
+    keeper.mark('a', 'completed');
+    // The first sweep's DELETE is in flight when a third job's completion is announced.
+    let late = 0;
+    storage.applyRetention.mockImplementationOnce(async () => {
+      late = Date.now();
+      keeper.mark('a', 'completed');
+      return 0;
+    });
+    await jest.advanceTimersByTimeAsync(age / 2);
+    expect(storage.applyRetention.mock.calls[0][2]).toEqual({ maxCount: undefined, finishedBefore: first });
+    expect(late).toBeGreaterThan(first);
+    // The late job's age is reached one age after its note; some sweep by then (plus a period) covers it.
+    await jest.advanceTimersByTimeAsync(age + 2 * PERIOD);
+    const calls = storage.applyRetention.mock.calls;
+    expect(calls[calls.length - 1][2].finishedBefore).toBeGreaterThanOrEqual(late);
+    await keeper.stop();
+  });
+
   it('never overlaps itself: a slow DELETE holds the next sweep back', async () => {
     const { keeper, storage } = setUp({ a: { removeOnComplete: true }, b: { removeOnComplete: true } });
     let finish!: (deleted: number) => void;

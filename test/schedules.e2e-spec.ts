@@ -6,6 +6,8 @@ import { ChildApp, readRunLog } from './support/child-app';
 import { queryDatabase, startOpsApp } from './support/ops';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, itWhen, perTestApp, TestDatabase } from './support/backends';
+import { CONTRACT_LEASE, contractStorage, newJob, ref } from './support/storage-contract';
+import { ScheduleRecord } from '../lib/storage/queue-storage.interface';
 
 /** Records every job it runs, whatever the queue. */
 const ran: Job[] = [];
@@ -225,4 +227,65 @@ describeEachBackend('recurring jobs (schedules)', (backend) => {
       expect(ran.map((job) => job.id)).toEqual(expect.arrayContaining([caughtUp.id, following.id]));
     },
   );
+});
+
+/**
+ * The race under two processes, forced on each backend's storage: a scheduler reads a due schedule and is held (a busy
+ * machine) while another process enqueues that occurrence, advances the schedule, runs the job and removes it
+ * (`removeOnComplete`, retention). The held writer must then enqueue nothing: the unique schedule key no longer
+ * stands in its way, only the schedule's next run, which moved on.
+ */
+describeEachBackend('schedule occurrences: the writer holding a stale read', (backend) => {
+  const contract = contractStorage(backend);
+  const schedule: ScheduleRecord = {
+    queue: 'sched',
+    name: 'tick',
+    cron: null,
+    every: 1000,
+    timezone: null,
+    data: '{}',
+    options: null,
+    nextRunAt: 5000,
+  };
+  const occurrenceOf = (read: ScheduleRecord) => ({
+    schedule: read,
+    occurrenceAt: read.nextRunAt,
+    job: newJob({ runAt: read.nextRunAt }),
+    nextRunAt: read.nextRunAt + 1000,
+  });
+
+  it('enqueues nothing once the occurrence it read was enqueued elsewhere, ran and was removed', async () => {
+    const { storage } = contract;
+    await storage.upsertSchedule(schedule, 1);
+    const [held] = await storage.dueSchedules(5000);
+    const [other] = await storage.dueSchedules(5000);
+    expect(await storage.enqueueOccurrence(occurrenceOf(other), 5001)).toBe(true);
+    const [job] = await storage.claim([{ queue: 'sched', limit: 1 }], 'w', Date.now(), CONTRACT_LEASE);
+    expect((await storage.completeMany([{ ref: ref(job), result: null }], 'w', Date.now())).has(job.id)).toBe(true);
+    expect(await storage.applyRetention('sched', 'completed', { maxCount: 0 }, 10)).toBe(1);
+
+    expect(await storage.enqueueOccurrence(occurrenceOf(held), 6002)).toBe(false);
+    expect(await storage.getCounts('sched')).toEqual([]);
+    expect(await storage.listSchedules()).toEqual([{ ...schedule, nextRunAt: 6000 }]);
+    // The next occurrence, read afresh, is enqueued as usual.
+    const [fresh] = await storage.dueSchedules(6000);
+    expect(await storage.enqueueOccurrence(occurrenceOf(fresh), 6003)).toBe(true);
+    expect(await storage.getCounts('sched')).toEqual([{ queue: 'sched', status: 'pending', count: 1 }]);
+  });
+
+  it('a process declaring the same schedule after another one advanced it leaves it on the first grid', async () => {
+    const { storage } = contract;
+    // Two processes boot and both find no schedule. The first declares it (first run 5000) and its scheduler
+    // enqueues that occurrence.
+    await storage.upsertSchedule(schedule, 1);
+    const [read] = await storage.dueSchedules(5000);
+    expect(await storage.enqueueOccurrence(occurrenceOf(read), 5001)).toBe(true);
+    // The second, a moment later, declares the same definition with its own first run.
+    await storage.upsertSchedule({ ...schedule, nextRunAt: 5400 }, 5002);
+    expect(await storage.listSchedules()).toEqual([{ ...schedule, nextRunAt: 6000 }]);
+    expect(await storage.dueSchedules(5999)).toEqual([]);
+    // A changed definition still replaces it.
+    await storage.upsertSchedule({ ...schedule, every: 2000, nextRunAt: 7000 }, 5003);
+    expect(await storage.listSchedules()).toEqual([{ ...schedule, every: 2000, nextRunAt: 7000 }]);
+  });
 });

@@ -458,13 +458,21 @@ export class QueueAdmin {
    * @throws InvalidQueueNameError, ScheduleNotFoundError.
    */
   async runScheduleNow(queue: string, name: string): Promise<string> {
-    const { storage, schedule } = await this.schedule(queue, name);
-    const now = Date.now();
     const defaults = (of: string) => this.factory.getProcessor(of)?.settings.maxAttempts ?? this.factory.options.maxAttempts;
-    await storage.enqueueOccurrence(
-      { schedule, occurrenceAt: now, nextRunAt: schedule.nextRunAt, job: occurrenceJob(schedule, now, defaults) },
-      now,
-    );
+    let read: { storage: AdminStorage; schedule: ScheduleRecord };
+    for (let round = 1; ; round++) {
+      read = await this.schedule(queue, name);
+      const now = Date.now();
+      const { storage, schedule } = read;
+      // Fenced like the scheduler's own occurrences on the next run read (kept as it is): a tick that advanced the
+      // schedule since our read makes it insert nothing, so read again.
+      const inserted = await storage.enqueueOccurrence(
+        { schedule, occurrenceAt: now, nextRunAt: schedule.nextRunAt, job: occurrenceJob(schedule, now, defaults) },
+        now,
+      );
+      if (inserted || round >= RETRY_ROUNDS) break;
+    }
+    const { storage, schedule } = read;
     this.factory.runtime?.wake();
     const last = await storage.lastScheduleRun(queue, schedule.name);
     return last ? last.id : '';

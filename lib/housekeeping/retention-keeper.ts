@@ -95,6 +95,22 @@ export class RetentionKeeper {
     return status === 'completed' ? retention.removeOnComplete : retention.removeOnFail;
   }
 
+  /**
+   * Notes a swept mark again, due at `dueAt`, merged with the mark of the same key that `mark()` made while the sweep's
+   * DELETE was in flight. That mark stands for jobs the DELETE may not have seen (on PostgreSQL a completion that
+   * commits after the statement's snapshot is announced while it runs): it keeps its own, earlier due time. Setting
+   * the swept mark over it made `{ count, age }` wait for the age (an hour) before applying the count again.
+   */
+  private renote(key: string, mark: Mark, dueAt: number): void {
+    const noted = this.marks.get(key);
+    this.marks.set(
+      key,
+      noted
+        ? { ...mark, dueAt: Math.min(dueAt, noted.dueAt), lastFinish: Math.max(mark.lastFinish, noted.lastFinish) }
+        : { ...mark, dueAt },
+    );
+  }
+
   /** One bounded DELETE per due mark; false when nothing was due (no statement ran). Throws on the first failure. */
   private async sweep(now: number): Promise<boolean> {
     let tried = false;
@@ -124,14 +140,14 @@ export class RetentionKeeper {
           deleted = await this.storage.applyRetention(mark.queue, mark.status, rule, RETENTION_BATCH);
           if (deleted < RETENTION_BATCH) break;
         }
-        if (deleted === RETENTION_BATCH) this.marks.set(key, { ...mark, dueAt: now });
+        if (deleted === RETENTION_BATCH) this.renote(key, mark, now);
         else if (rule.finishedBefore !== undefined && typeof option === 'object' && option.age !== undefined) {
           // Jobs noted since the oldest one still have to reach their age.
           const nextDue = mark.lastFinish + option.age;
-          if (nextDue > now) this.marks.set(key, { ...mark, dueAt: Math.min(nextDue, now + Math.max(this.period, option.age / 10)) });
+          if (nextDue > now) this.renote(key, mark, Math.min(nextDue, now + Math.max(this.period, option.age / 10)));
         }
       } catch (error) {
-        this.marks.set(key, { ...mark, dueAt: now });
+        this.renote(key, mark, now);
         // The others would fail alike: try again after the back-off.
         const reason = error instanceof Error ? error.message : String(error);
         throw new Error(`${mark.status} jobs of queue ${mark.queue}: ${reason}`, { cause: error });

@@ -2,7 +2,7 @@ import type { ScheduleOccurrence, ScheduleRecord } from '../storage-records';
 
 /** Recurring jobs: their definitions and the exactly-once enqueue of each occurrence (`Scheduler`). */
 export interface ScheduleStorage {
-  /** Creates or replaces a schedule. */
+  /** Creates or replaces a schedule; one stored with the same definition is left as it is (its next run kept). */
   upsertSchedule(schedule: ScheduleRecord, now: number): Promise<void>;
   /** Deletes a schedule; false when there was none. */
   removeSchedule(queue: string, name: string): Promise<boolean>;

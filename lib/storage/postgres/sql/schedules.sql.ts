@@ -8,13 +8,18 @@ const sql = perSchema((tables) => {
   const { T, S } = tables;
   return {
     // A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it).
+    // The same definition changes nothing: processes booting together each declare it with their own first run, and
+    // the last one must not move a schedule the first one's scheduler already advanced onto a second grid.
     upsertSchedule: `INSERT INTO ${S} AS s (${SCHEDULE_COLUMNS}, created_at, updated_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
       ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
         timezone = excluded.timezone, data = excluded.data, options = excluded.options,
         next_run_at = CASE WHEN s.next_run_at >= ${SCHEDULE_PAUSE_OFFSET} AND s.next_run_at < ${PARKED_RUN_AT}
           AND excluded.next_run_at < ${SCHEDULE_PAUSE_OFFSET} THEN excluded.next_run_at + ${SCHEDULE_PAUSE_OFFSET} ELSE excluded.next_run_at END,
-        updated_at = excluded.updated_at`,
+        updated_at = excluded.updated_at
+      WHERE s.cron IS DISTINCT FROM excluded.cron OR s.every_ms IS DISTINCT FROM excluded.every_ms
+        OR s.timezone IS DISTINCT FROM excluded.timezone OR s.data IS DISTINCT FROM excluded.data
+        OR s.options IS DISTINCT FROM excluded.options`,
 
     removeSchedule: `DELETE FROM ${S} WHERE queue = $1 AND name = $2`,
 
@@ -23,21 +28,25 @@ const sql = perSchema((tables) => {
     dueSchedules: `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_at <= $1`,
 
     /**
-     * Inserts one occurrence's job (the unique schedule_key index makes a second insert of the same occurrence,
-     * from any process, a no-op) and advances the schedule from the occurrence we saw (compare-and-set), in one
-     * statement.
+     * Advances the schedule from the occurrence we saw (compare-and-set) and, only when that advance is ours, inserts
+     * the occurrence's job, in one statement. A writer holding a stale read (its occurrence already enqueued by
+     * another process, which advanced the schedule) inserts nothing even once that job is gone: the unique
+     * schedule_key index alone let it enqueue the occurrence a second time after retention removed the first job.
+     * Two writers of the same read: the second's UPDATE waits for the first's row lock, then matches no row.
      */
-    enqueueOccurrence: `WITH inserted AS (
+    enqueueOccurrence: `WITH advanced AS (
+        UPDATE ${S} SET next_run_at = $12, updated_at = $10
+        WHERE queue = $1 AND name = $11 AND next_run_at = $13
+        RETURNING 1
+      ),
+      inserted AS (
         INSERT INTO ${T}
           (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key,
            created_at, updated_at)
-        VALUES ($1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $14, $15, $9, $10, $10)
+        SELECT $1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $14, $15, $9, $10, $10
+        WHERE EXISTS (SELECT 1 FROM advanced)
         ON CONFLICT DO NOTHING
         RETURNING run_at
-      ),
-      advanced AS (
-        UPDATE ${S} SET next_run_at = $12, updated_at = $10
-        WHERE queue = $1 AND name = $11 AND next_run_at = $13
       ),
       ${notifyIfAny(tables, 'inserted WHERE run_at <= $10')}
       SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM hint) AS hinted`,

@@ -5,14 +5,20 @@ import { PARKED_RUN_AT, SCHEDULE_PAUSE_OFFSET } from '../../shared/schedule-paus
 import { StatementRunner } from '../../shared/statement-runner';
 import { S, T, newJobValues } from './sqlite-sql-fragments';
 
-/** A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it). */
+/**
+ * A changed definition keeps a paused schedule paused (an app re-declaring its schedules at boot must not resume it).
+ * The same definition changes nothing: processes booting together each declare it with their own first run, and the
+ * last one must not move a schedule the first one's scheduler already advanced onto a second grid.
+ */
 const UPSERT_SCHEDULE_SQL = `INSERT INTO ${S} (${SCHEDULE_COLUMNS}, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (queue, name) DO UPDATE SET cron = excluded.cron, every_ms = excluded.every_ms,
     timezone = excluded.timezone, data = excluded.data, options = excluded.options,
     next_run_at = CASE WHEN ${S}.next_run_at >= ${SCHEDULE_PAUSE_OFFSET} AND ${S}.next_run_at < ${PARKED_RUN_AT}
       AND excluded.next_run_at < ${SCHEDULE_PAUSE_OFFSET} THEN excluded.next_run_at + ${SCHEDULE_PAUSE_OFFSET} ELSE excluded.next_run_at END,
-    updated_at = excluded.updated_at`;
+    updated_at = excluded.updated_at
+  WHERE ${S}.cron IS NOT excluded.cron OR ${S}.every_ms IS NOT excluded.every_ms OR ${S}.timezone IS NOT excluded.timezone
+    OR ${S}.data IS NOT excluded.data OR ${S}.options IS NOT excluded.options`;
 
 const REMOVE_SCHEDULE_SQL = `DELETE FROM ${S} WHERE queue = ? AND name = ?`;
 
@@ -21,13 +27,17 @@ const LIST_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM ${S} ORDER BY queue,
 const DUE_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_at <= ?`;
 
 /**
- * Inserts one occurrence's job; the unique schedule_key index makes a second insert of the same occurrence,
- * from any process, a no-op.
+ * Inserts one occurrence's job while the schedule is still at the occurrence we read; the unique schedule_key index
+ * makes a second insert of the same occurrence, from any process, a no-op. The condition makes a writer holding a
+ * stale read (another process enqueued that occurrence and advanced the schedule) insert nothing, even once that job
+ * is gone: the index alone let it enqueue the occurrence a second time after retention removed the first job.
+ * (`WHERE` before `ON CONFLICT` is what SQLite needs to parse an upsert of a SELECT.)
  */
 const ENQUEUE_OCCURRENCE_SQL = `INSERT INTO ${T}
   (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key, created_at,
    updated_at)
-  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  SELECT ?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?
+  WHERE EXISTS (SELECT 1 FROM ${S} WHERE queue = ? AND name = ? AND next_run_at = ?)
   ON CONFLICT DO NOTHING`;
 
 /** Advances a schedule only from the occurrence we saw (compare-and-set). */
@@ -55,13 +65,23 @@ export async function dueSchedules(runner: StatementRunner, now: number): Promis
 }
 
 /**
- * Enqueues one occurrence once across all processes, then advances the schedule if nobody else did (two
- * statements: a crash between them is repaired by the next attempt). True when this call inserted the job.
+ * Enqueues one occurrence once across all processes, unless the schedule moved on since it was read, then advances
+ * the schedule if nobody else did (two statements: a crash between them is repaired by the next attempt, which finds
+ * the occurrence enqueued and the schedule where it was). True when this call inserted the job.
  */
 export async function enqueueOccurrence(runner: StatementRunner, occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
   const { schedule, occurrenceAt, job, nextRunAt } = occurrence;
   const scheduleKey = `${schedule.name}@${occurrenceAt}`;
-  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [schedule.queue, ...newJobValues(job), scheduleKey, now, now]);
+  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [
+    schedule.queue,
+    ...newJobValues(job),
+    scheduleKey,
+    now,
+    now,
+    schedule.queue,
+    schedule.name,
+    schedule.nextRunAt,
+  ]);
   await runner.run(ADVANCE_SCHEDULE_SQL, [nextRunAt, now, schedule.queue, schedule.name, schedule.nextRunAt]);
   return inserted === 1;
 }
