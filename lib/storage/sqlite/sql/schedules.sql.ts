@@ -26,8 +26,8 @@ const DUE_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_a
  */
 const ENQUEUE_OCCURRENCE_SQL = `INSERT INTO ${T}
   (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key, created_at,
-   updated_at)
-  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+   updated_at, job_group)
+  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT DO NOTHING`;
 
 /** Advances a schedule only from the occurrence we saw (compare-and-set). */
@@ -61,7 +61,14 @@ export async function dueSchedules(runner: StatementRunner, now: number): Promis
 export async function enqueueOccurrence(runner: StatementRunner, occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
   const { schedule, occurrenceAt, job, nextRunAt } = occurrence;
   const scheduleKey = `${schedule.name}@${occurrenceAt}`;
-  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [schedule.queue, ...newJobValues(job), scheduleKey, now, now]);
+  const inserted = await runner.run(ENQUEUE_OCCURRENCE_SQL, [
+    schedule.queue,
+    ...newJobValues(job),
+    scheduleKey,
+    now,
+    now,
+    job.group ?? null,
+  ]);
   await runner.run(ADVANCE_SCHEDULE_SQL, [nextRunAt, now, schedule.queue, schedule.name, schedule.nextRunAt]);
   return inserted === 1;
 }
