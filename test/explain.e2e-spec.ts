@@ -1,8 +1,7 @@
 /**
  * `QueueAdmin.explain(id)` (issue 29 item 3): every reason that exists today reached on purpose, on every backend:
- * running, due, delayed, retry-backoff, paused, rate-limited, global-concurrency, waiting-for-children,
- * no-processor, finished; `JobNotFoundError` for an id that names no job. `group-concurrency` has no groups to
- * reach it yet (issue 28): its seam is `explain-job.ts`'s check list.
+ * running, due, delayed, retry-backoff, paused, rate-limited, global-concurrency, group-concurrency,
+ * waiting-for-children, no-processor, finished; `JobNotFoundError` for an id that names no job.
  */
 import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
@@ -21,6 +20,7 @@ describeEachBackend('QueueAdmin.explain', (backend) => {
     const providers = [
       defineProcessor('ex-slot', () => held, { concurrency: 1 }),
       defineProcessor('ex-global', () => held, { concurrency: 2, globalConcurrency: 1 }),
+      defineProcessor('ex-group', () => held, { concurrency: 3, groupConcurrency: 1 }),
       defineProcessor('ex-rate', async () => 'ok', { limiter: { max: 1, duration: 60_000 } }),
       defineProcessor(
         'ex-retry',
@@ -44,6 +44,12 @@ describeEachBackend('QueueAdmin.explain', (backend) => {
       const globalHolder = await producer.add('ex-global', { n: 1 });
       await waitFor(async () => (await admin.getJob(globalHolder.id))?.status === 'running', 'global holder running');
       const globalWaiting = await producer.add('ex-global', { n: 2 });
+      const groupHolder = await producer.add('ex-group', { n: 1 }, { group: 'tenant-a' });
+      await waitFor(async () => (await admin.getJob(groupHolder.id))?.status === 'running', 'group holder running');
+      const groupWaiting = await producer.add('ex-group', { n: 2 }, { group: 'tenant-a' });
+      // Another group of the same queue is not held back: it runs in a free slot beside tenant-a's job.
+      const otherGroup = await producer.add('ex-group', { n: 3 }, { group: 'tenant-b' });
+      await waitFor(async () => (await admin.getJob(otherGroup.id))?.status === 'running', 'other group running');
       const rateFirst = await producer.add('ex-rate', { n: 1 });
       await admin.waitUntilFinished(rateFirst.id, { timeout: 10_000 });
       const rateWaiting = await producer.add('ex-rate', { n: 2 });
@@ -69,6 +75,10 @@ describeEachBackend('QueueAdmin.explain', (backend) => {
       expect(delayed1).toMatchObject({ status: 'pending', reason: 'delayed' });
       expect(Math.abs(delayed1.until!.getTime() - delayed.runAt.getTime())).toBeLessThan(5);
       expect(await admin.explain(globalWaiting.id)).toMatchObject({ status: 'pending', reason: 'global-concurrency' });
+      const group = await admin.explain(groupWaiting.id);
+      expect(group).toMatchObject({ status: 'pending', reason: 'group-concurrency' });
+      expect(group.detail).toContain('tenant-a');
+      expect(group.detail).toContain('(1)');
       const rate = await admin.explain(rateWaiting.id);
       expect(rate).toMatchObject({ status: 'pending', reason: 'rate-limited' });
       expect(rate.until!.getTime()).toBeGreaterThan(now);

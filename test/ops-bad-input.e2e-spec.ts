@@ -46,6 +46,9 @@ const badSchedules: [string, unknown, RegExp][] = [
   ['a job option not allowed on schedules', { every: 1000, jobOptions: { delay: 5 } }, /delay/],
   ['a timeout longer than timers allow', { every: 1000, jobOptions: { timeout: 2 ** 31 } }, /timeout/],
   ['maxAttempts 0', { every: 1000, jobOptions: { maxAttempts: 0 } }, /maxAttempts/],
+  ['an empty group', { every: 1000, jobOptions: { group: '' } }, /jobOptions\.group/],
+  ['an oversized group', { every: 1000, jobOptions: { group: 'g'.repeat(100_000) } }, /jobOptions\.group/],
+  ['a group that is not a string', { every: 1000, jobOptions: { group: 42 } }, /jobOptions\.group/],
 ];
 
 @Processor('ops', { maxAttempts: 1 })

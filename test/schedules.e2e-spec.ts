@@ -131,7 +131,7 @@ describeEachBackend('recurring jobs (schedules)', (backend) => {
     const info = await producer.upsertSchedule('cron-q', 'each-second', {
       cron: '* * * * * *',
       data: { hello: 'world' },
-      jobOptions: { maxAttempts: 5, priority: 3 },
+      jobOptions: { maxAttempts: 5, priority: 3, group: 'tenant-7' },
     });
     expect(info).toMatchObject({
       queue: 'cron-q',
@@ -152,10 +152,10 @@ describeEachBackend('recurring jobs (schedules)', (backend) => {
     await waitFor(() => cronJobs().length >= 2, 'two occurrences ran', 15_000);
     for (const job of cronJobs()) {
       expect(job.data).toEqual({ hello: 'world' });
-      expect(job).toMatchObject({ maxAttempts: 5, priority: 3, key: null });
+      expect(job).toMatchObject({ maxAttempts: 5, priority: 3, key: null, group: 'tenant-7' });
       // The handler has returned; its completion is written a moment later.
       await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', `job ${job.id} completed`);
-      expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', maxAttempts: 5, priority: 3 });
+      expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', maxAttempts: 5, priority: 3, group: 'tenant-7' });
     }
     expect(ran.filter((job) => job.queue === 'pulse-q').every((job) => (job.data as { beat: boolean }).beat)).toBe(true);
 

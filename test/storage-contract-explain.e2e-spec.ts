@@ -21,4 +21,15 @@ describeEachBackend('Storage contract: explain', (backend) => {
     expect(await s.storage.explainFacts('999999', Date.now())).toBeNull();
     expect(await s.storage.explainFacts('nope', Date.now())).toBeNull();
   });
+
+  it('explainFacts counts the live running jobs of the job group (what a group concurrency counts), 0 without a group', async () => {
+    await addJob(s.storage, 'gx', { group: 'a' });
+    await addJob(s.storage, 'gx', { group: 'b' });
+    await s.storage.claim([{ queue: 'gx', limit: 2, grouped: true }], 'w1', Date.now(), CONTRACT_LEASE);
+    const waiting = await addJob(s.storage, 'gx', { group: 'a' });
+    const loose = await addJob(s.storage, 'gx');
+    expect(await s.storage.explainFacts(waiting.id, Date.now())).toMatchObject({ runningLive: 2, groupRunningLive: 1 });
+    expect(await s.storage.explainFacts(loose.id, Date.now())).toMatchObject({ runningLive: 2, groupRunningLive: 0 });
+    expect((await s.storage.explainFacts(waiting.id, Date.now() + CONTRACT_LEASE + 1_000))?.groupRunningLive).toBe(0);
+  });
 });

@@ -1,6 +1,6 @@
 /** The storage contract of `GroupStorage`, and of the grouped claim (`ClaimRequest.grouped`), on every backend. */
 import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, contractStorage } from './support/storage-contract';
+import { CONTRACT_LEASE, addJob, contractStorage, newJob, ref } from './support/storage-contract';
 
 describeEachBackend('Storage contract: groups', (backend) => {
   const s = contractStorage(backend);
@@ -20,6 +20,36 @@ describeEachBackend('Storage contract: groups', (backend) => {
     const second = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
     expect(second.map((job) => job.group)).toEqual(['big']);
     expect(await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE)).toEqual([]);
+  });
+
+  it('a grouped claim reads a bounded window of groups that moves round after round, so every group comes into it', async () => {
+    // The queue's oldest jobs belong to one group held at its group concurrency, so the queue's head in plain order
+    // offers nothing claimable: every job claimed comes from the walk of the groups.
+    for (let i = 0; i < 20; i++) await addJob(s.storage, 'w', { group: 'aaa' });
+    const request = { queue: 'w', limit: 10, grouped: true, groupConcurrency: 1 };
+    expect((await s.storage.claim([{ ...request, limit: 1 }], 'w', Date.now(), CONTRACT_LEASE)).map((job) => job.group)).toEqual(['aaa']);
+    // Then 100 groups, more than a round's window (the limit, the busy groups and 64 more), of two jobs each: every
+    // group's first job, then every group's second. Each round's jobs complete before the next claim, so every group
+    // is idle again: a window that stayed at the first groups would serve their second jobs next.
+    const group = (i: number) => `g${String(i).padStart(3, '0')}`;
+    await s.storage.enqueue(
+      'w',
+      Array.from({ length: 200 }, (_, i) => newJob({ group: group(i % 100) })),
+      Date.now(),
+    );
+    const served = new Set<string>();
+    for (let round = 0; round < 10; round++) {
+      const claimed = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+      expect(claimed).toHaveLength(10);
+      for (const job of claimed) served.add(job.group as string);
+      await s.storage.completeMany(
+        claimed.map((job) => ({ ref: ref(job), result: null })),
+        'w',
+        Date.now(),
+      );
+    }
+    // Ten rounds of ten: each group once before any group twice.
+    expect(served.size).toBe(100);
   });
 
   it('groupCounts, listGroupJobs and busiestGroups read one queue groups', async () => {

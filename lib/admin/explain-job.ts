@@ -6,14 +6,14 @@ import { parseStoredError } from './parse-stored-error';
 /**
  * What the process asking knows of the queue's limits beyond the database: a global concurrency is a processor's
  * option (or the module's `queueLimits`), never stored, so only a process that declares it can tell it holds a job.
- * Groups (`groupConcurrency`) add their limit here when they land.
+ * So is a group concurrency (`groupConcurrency`).
  */
 export interface ExplainLimits {
   /** This process has a `@Processor` for the queue and is processing. */
   readonly processesHere: boolean;
   /** The queue's global concurrency, as this process declares it. */
   readonly globalConcurrency?: number;
-  /** The queue's per-group concurrency, as this process declares it (not built yet: always undefined). */
+  /** The queue's per-group concurrency, as this process declares it. */
   readonly groupConcurrency?: number;
 }
 
@@ -76,10 +76,13 @@ const PENDING_CHECKS: readonly ReasonCheck[] = [
       detail: `its queue's global concurrency (${limit}) is used up: ${runningLive} job(s) run across all processes`,
     };
   },
-  function groupConcurrency(_facts, limits) {
-    // The seam for groups (issue 28): they add the group's running count to the facts and test it here.
-    if (limits.groupConcurrency === undefined) return null;
-    return null;
+  function groupConcurrency({ job, groupRunningLive }, limits) {
+    const limit = limits.groupConcurrency;
+    if (limit === undefined || job.group === null || job.group === undefined || groupRunningLive < limit) return null;
+    return {
+      reason: 'group-concurrency',
+      detail: `its group "${job.group}" has ${groupRunningLive} job(s) running across all processes, its queue's group concurrency (${limit})`,
+    };
   },
 ];
 

@@ -107,8 +107,8 @@ export class QueueAdmin {
 
   /**
    * Why a job is where it is: running (owner, lease), or what holds a pending one back (its children, a pause, its
-   * delay or backoff, no live processor, a rate limit, the global concurrency), or `due` (waiting for a free slot), or
-   * finished. One statement; the limits only a processor declares (global concurrency) are this process's.
+   * delay or backoff, no live processor, a rate limit, the global or the group concurrency), or `due` (waiting for a free slot), or
+   * finished. One statement; the limits only a processor declares (global and group concurrency) are this process's.
    * @throws JobNotFoundError for an id that names no job.
    */
   async explain(id: string): Promise<JobExplanation> {
@@ -122,6 +122,7 @@ export class QueueAdmin {
       {
         processesHere: !!processor && !!this.factory.runtime,
         globalConcurrency: processor?.settings.globalConcurrency ?? this.factory.options.queueLimits[queue]?.globalConcurrency,
+        groupConcurrency: processor?.settings.groupConcurrency ?? this.factory.options.queueLimits[queue]?.groupConcurrency,
       },
       now,
     );

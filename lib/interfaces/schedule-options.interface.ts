@@ -19,7 +19,10 @@ export interface ScheduleOptions<TData = unknown> {
    * Options each occurrence's job gets (`delay`, `runAt` and `key` are not allowed here). Each job is named
    * `jobOptions.name`, else the schedule's name, so one handler can tell scheduled jobs apart by `job.name`.
    */
-  jobOptions?: Pick<JobOptions, 'name' | 'priority' | 'maxAttempts' | 'backoff' | 'timeout' | 'removeOnComplete' | 'removeOnFail'>;
+  jobOptions?: Pick<
+    JobOptions,
+    'name' | 'priority' | 'maxAttempts' | 'backoff' | 'timeout' | 'removeOnComplete' | 'removeOnFail' | 'group'
+  >;
 }
 
 /** A schedule declared on a `@Processor`. */

@@ -3,7 +3,7 @@ import { JobOptions } from '../interfaces/job-options.interface';
 import { NewJobRecord, ScheduleRecord } from '../storage/queue-storage.interface';
 
 /**
- * The job one occurrence of a schedule enqueues, due at `now`: the schedule's data and job options, its name as the
+ * The job one occurrence of a schedule enqueues, due at `now`: the schedule's data and job options (its group too), its name as the
  * job name unless the options give one. The scheduler's occurrences and an operator's "run now" are the same job.
  */
 export function occurrenceJob(schedule: ScheduleRecord, now: number, defaultMaxAttempts: (queue: string) => number): NewJobRecord {
@@ -18,5 +18,6 @@ export function occurrenceJob(schedule: ScheduleRecord, now: number, defaultMaxA
     key: null,
     name: options.name ?? schedule.name,
     removeOn: removalBits(options.removeOnComplete, options.removeOnFail),
+    group: options.group ?? null,
   };
 }

@@ -3,13 +3,14 @@ import { InvalidScheduleError } from '../errors/invalid-schedule.error';
 import { ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { ScheduleRecord } from '../storage/queue-storage.interface';
 import { backoffProblem } from '../utils/backoff.util';
+import { groupProblem } from '../utils/job-group.util';
 import { jobNameProblem } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
 import { SCHEDULE_OPTION_KEYS, unknownOptionProblem } from '../utils/option-keys.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 
 const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
-const ALLOWED_JOB_OPTIONS = new Set(['name', 'priority', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail']);
+const ALLOWED_JOB_OPTIONS = new Set(['name', 'priority', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail', 'group']);
 
 /** Validates a schedule and turns it into a record whose first occurrence is the next one after `now`. */
 export function toScheduleRecord(queue: string, name: unknown, options: ScheduleOptions, now: number): ScheduleRecord {
@@ -81,7 +82,7 @@ function validateJobOptions(jobOptions: object, invalid: (reason: string) => Err
     if (!ALLOWED_JOB_OPTIONS.has(key))
       throw invalid(`jobOptions.${key} is not allowed on a schedule (allowed: ${[...ALLOWED_JOB_OPTIONS].join(', ')})`);
   }
-  const { name, priority, maxAttempts, backoff, timeout, removeOnComplete, removeOnFail } = jobOptions as Record<string, unknown>;
+  const { name, priority, maxAttempts, backoff, timeout, removeOnComplete, removeOnFail, group } = jobOptions as Record<string, unknown>;
   if (name !== undefined) {
     const problem = jobNameProblem(name);
     if (problem) throw invalid(`jobOptions.name ${problem}`);
@@ -103,6 +104,11 @@ function validateJobOptions(jobOptions: object, invalid: (reason: string) => Err
   if (backoff !== undefined) {
     const problem = backoffProblem(backoff);
     if (problem) throw invalid(`jobOptions.backoff ${problem}`);
+  }
+  if (group !== undefined) {
+    // As add() checks it: a group that would not come back identical from the store is refused.
+    const problem = groupProblem(group);
+    if (problem) throw invalid(`jobOptions.group ${problem}`);
   }
 }
 

@@ -106,6 +106,11 @@ export interface ClaimRequest {
   grouped?: boolean;
   /** With `grouped`: most running jobs of one group across all processes. */
   groupConcurrency?: number;
+  /**
+   * With `grouped`: where the claim's walk of the queue's groups starts (after this group, wrapping around), so a
+   * bounded window of groups moves along round after round. Set by the storage (`GroupClaimCursors`), not the caller.
+   */
+  groupAfter?: string;
 }
 
 /** A queue's rate limiter as the storage keeps it for every process. */

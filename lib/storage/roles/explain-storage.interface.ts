@@ -11,6 +11,8 @@ export interface ExplainFacts {
   readonly processorUntil: number | null;
   /** The queue's running jobs whose lease has not expired (what a global concurrency counts). */
   readonly runningLive: number;
+  /** The running jobs of the job's group whose lease has not expired (what a group concurrency counts; 0: no group). */
+  readonly groupRunningLive: number;
   /** The job's children still pending or running. */
   readonly childrenLeft: number;
 }

@@ -35,6 +35,7 @@ import {
   GroupLoad,
 } from '../queue-storage.interface';
 import { busiestGroups, groupCounts, listGroupJobs } from './sql/groups.sql';
+import { GroupClaimCursors } from '../shared/group-claim-cursors';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
@@ -83,6 +84,8 @@ export class SqliteQueueStorage implements QueueStorage {
   private readonly db: SqliteConnection;
 
   private readonly logger = new Logger('JobQueue');
+  /** Where each grouped queue's claim walk starts (see GroupClaimCursors). */
+  private readonly groupCursors = new GroupClaimCursors();
 
   /**
    * `migrate` false: boot only checks the schema version (see `applySqliteSchema`); `migrationLockTimeout`: how long
@@ -278,7 +281,9 @@ export class SqliteQueueStorage implements QueueStorage {
     if (this.db.fault) return [];
     let jobs: JobRecord[];
     try {
-      jobs = await claimJobs(this.db.background, requests, workerId, now, leaseDuration);
+      const walked = this.groupCursors.apply(requests);
+      jobs = await claimJobs(this.db.background, walked, workerId, now, leaseDuration);
+      this.groupCursors.advance(walked, jobs);
     } catch (error) {
       this.db.noteFailure(error);
       throw error;

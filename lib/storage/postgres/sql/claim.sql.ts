@@ -134,6 +134,7 @@ export async function claimJobs(
     params.push(
       wanted.map((request) => request.grouped === true),
       wanted.map((request) => (request.grouped === true ? (request.groupConcurrency ?? null) : null)),
+      wanted.map((request) => request.groupAfter ?? ''),
     );
     const rows = await db.runner.all(groupedSql(db.tables), params);
     return rows.map((row) => claimedJobRecord(claimedFieldsOf(row), workerId, leaseUntil, now));

@@ -5,7 +5,7 @@ import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragment
 
 /**
  * The job, its queue's row (pause, limits' state, processor announcement), its live children and the queue's running
- * jobs with a live lease, in one statement (one snapshot). The rate window counts as used up as the claim counts it.
+ * jobs with a live lease (all of them, and those of the job's group), in one statement (one snapshot). The rate window counts as used up as the claim counts it.
  * Params: id, now.
  */
 const sql = perSchema(({ T, Q }) => ({
@@ -15,6 +15,8 @@ const sql = perSchema(({ T, Q }) => ({
         AND q.window_start + q.rate_duration > $2 THEN q.window_start + q.rate_duration ELSE 0 END) AS x_limited_until,
       q.processor_until AS x_processor_until,
       (SELECT count(*) FROM ${T} AS r WHERE r.status = 'running' AND r.lease_until > $2 AND r.queue = j.queue) AS x_running_live,
+      (SELECT count(*) FROM ${T} AS g WHERE g.queue = j.queue AND g.job_group = j.job_group AND g.status = 'running'
+        AND g.lease_until > $2) AS x_group_running_live,
       (SELECT count(*) FROM ${T} AS c WHERE c.parent_id = j.id AND c.status IN ('pending', 'running')) AS x_children_left
     FROM ${T} AS j LEFT JOIN ${Q} AS q ON q.queue = j.queue WHERE j.id = $1`,
 }));
@@ -31,6 +33,7 @@ export async function explainFacts(db: PostgresContext, id: string, now: number)
     limitedUntil: Number(row.x_limited_until ?? 0),
     processorUntil: row.x_processor_until === null || row.x_processor_until === undefined ? null : Number(row.x_processor_until),
     runningLive: Number(row.x_running_live),
+    groupRunningLive: Number(row.x_group_running_live),
     childrenLeft: Number(row.x_children_left),
   };
 }

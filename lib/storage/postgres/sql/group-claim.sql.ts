@@ -16,19 +16,31 @@
  */
 import { PostgresTables, perSchema } from './postgres-sql-fragments';
 
+/**
+ * Groups the walk may pass over without finding an idle one, beyond the request's limit and the queue's busy groups
+ * (the same bound as SQLite's, see group-claim.sql.ts there).
+ */
+const GROUP_WALK_SLACK = 64;
+
+/** 1 when the walked group `w.g` has nothing running and a due job (ends the walk once `lim` are found), else 0. */
+const idleAndDue = (T: string, w: string) => `(CASE WHEN
+      EXISTS (SELECT 1 FROM ${T} WHERE queue = ${w}.queue AND status = 'pending' AND job_group = ${w}.g AND run_at <= $3)
+      AND NOT EXISTS (SELECT 1 FROM ${T} WHERE queue = ${w}.queue AND job_group = ${w}.g AND status = 'running' AND lease_until > $3)
+    THEN 1 ELSE 0 END)`;
+
 /** Paused by an operator, or by a handler's RateLimitError until limited_until. */
 const notPaused = (Q: string, queue: string) =>
   `NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ${queue} AND (paused OR limited_until > $3))`;
 
 /**
  * Params: $1 worker, $2 lease until, $3 now, then per request $4 queue, $5 lim, $6 rated, $7 global max (or null),
- * $8 grouped, $9 group concurrency (or null). `update` is the claim's UPDATE of the `picked` rows.
+ * $8 grouped, $9 group concurrency (or null), $10 the group the walk starts after ('' for the first). `update` is the claim's UPDATE of the `picked` rows.
  */
 export const groupedClaimSql = perSchema(
   ({ T, Q, runningCount, groupRunning }: PostgresTables) =>
     (update: string) => `/* claim */ WITH RECURSIVE request AS (
-        SELECT * FROM unnest($4::text[], $5::int[], $6::bool[], $7::int[], $8::bool[], $9::int[])
-          AS request(queue, lim, rated, gmax, grouped, gcap)
+        SELECT * FROM unnest($4::text[], $5::int[], $6::bool[], $7::int[], $8::bool[], $9::int[], $10::text[])
+          AS request(queue, lim, rated, gmax, grouped, gcap, after)
       ),
       locked AS MATERIALIZED (
         SELECT queue, rate_max, rate_duration, window_start, window_count FROM ${Q}
@@ -37,31 +49,52 @@ export const groupedClaimSql = perSchema(
         FOR UPDATE
       ),
       allowed AS MATERIALIZED (
-        SELECT request.queue, request.rated, request.grouped, request.gcap, GREATEST(0, LEAST(request.lim,
+        SELECT request.queue, request.rated, request.grouped, request.gcap, request.after, GREATEST(0, LEAST(request.lim,
             CASE WHEN request.rated THEN
               CASE WHEN locked.window_start + locked.rate_duration > $3 THEN locked.rate_max - locked.window_count ELSE locked.rate_max END
             END,
             CASE WHEN request.gmax IS NOT NULL THEN request.gmax - ${runningCount}(request.queue, $3) END)) AS lim
         FROM request LEFT JOIN locked ON locked.queue = request.queue
       ),
-      grp(queue, g) AS (
-        SELECT allowed.queue,
-            (SELECT min(job_group) FROM ${T} WHERE queue = allowed.queue AND status = 'pending' AND job_group IS NOT NULL)
-          FROM allowed WHERE allowed.grouped AND allowed.lim > 0
-        UNION ALL
-        SELECT grp.queue, (SELECT min(job_group) FROM ${T} WHERE queue = grp.queue AND status = 'pending' AND job_group > grp.g)
-          FROM grp WHERE grp.g IS NOT NULL
-      ),
       busy AS MATERIALIZED (
         SELECT allowed.queue, b.grp, b.n FROM allowed CROSS JOIN LATERAL ${groupRunning}(allowed.queue, $3) AS b
         WHERE allowed.grouped AND allowed.lim > 0
+      ),
+      bound AS MATERIALIZED (
+        SELECT allowed.queue, allowed.after, allowed.lim,
+            allowed.lim + ${GROUP_WALK_SLACK} + (SELECT count(*) FROM busy WHERE busy.queue = allowed.queue AND busy.grp IS NOT NULL) AS steps
+          FROM allowed WHERE allowed.grouped AND allowed.lim > 0
+      ),
+      walk_after(queue, g, steps, found) AS (
+        SELECT bound.queue, (SELECT min(job_group) FROM ${T} WHERE queue = bound.queue AND status = 'pending' AND job_group > bound.after), 0, 0
+          FROM bound
+        UNION ALL
+        SELECT w.queue, (SELECT min(job_group) FROM ${T} WHERE queue = w.queue AND status = 'pending' AND job_group > w.g),
+            w.steps + 1, w.found + ${idleAndDue(T, 'w')}
+          FROM walk_after AS w JOIN bound ON bound.queue = w.queue
+          WHERE w.g IS NOT NULL AND w.steps < bound.steps AND w.found < bound.lim
+      ),
+      walk_before(queue, g, steps, found) AS (
+        SELECT w.queue,
+            (SELECT min(job_group) FROM ${T} WHERE queue = w.queue AND status = 'pending' AND job_group IS NOT NULL AND job_group <= bound.after),
+            w.steps, w.found
+          FROM walk_after AS w JOIN bound ON bound.queue = w.queue
+          WHERE w.g IS NULL AND w.steps < bound.steps AND w.found < bound.lim
+        UNION ALL
+        SELECT w.queue,
+            (SELECT min(job_group) FROM ${T} WHERE queue = w.queue AND status = 'pending' AND job_group > w.g AND job_group <= bound.after),
+            w.steps + 1, w.found + ${idleAndDue(T, 'w')}
+          FROM walk_before AS w JOIN bound ON bound.queue = w.queue
+          WHERE w.g IS NOT NULL AND w.steps < bound.steps AND w.found < bound.lim
+      ),
+      grp(queue, g) AS (
+        SELECT queue, g FROM walk_after WHERE g IS NOT NULL UNION ALL SELECT queue, g FROM walk_before WHERE g IS NOT NULL
       ),
       cand AS (
         SELECT grp.queue, first.id FROM grp CROSS JOIN LATERAL (
             SELECT id FROM ${T} WHERE queue = grp.queue AND status = 'pending' AND job_group = grp.g AND run_at <= $3
             ORDER BY priority DESC, run_at, id LIMIT 1
           ) AS first
-        WHERE grp.g IS NOT NULL
         UNION
         SELECT allowed.queue, head.id FROM allowed CROSS JOIN LATERAL (
             SELECT id FROM ${T} WHERE queue = allowed.queue AND status = 'pending' AND run_at <= $3

@@ -42,8 +42,8 @@ const sql = perSchema((tables) => {
       inserted AS (
         INSERT INTO ${T}
           (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key,
-           created_at, updated_at)
-        SELECT $1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $14, $15, $9, $10, $10
+           created_at, updated_at, job_group)
+        SELECT $1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $14, $15, $9, $10, $10, $16
         WHERE EXISTS (SELECT 1 FROM advanced)
         ON CONFLICT DO NOTHING
         RETURNING run_at
@@ -92,6 +92,7 @@ export async function enqueueOccurrence(db: PostgresContext, occurrence: Schedul
     ms(schedule.nextRunAt),
     job.name ?? null,
     job.removeOn ?? null,
+    job.group ?? null,
   ]);
   return Number(row?.inserted ?? 0) === 1;
 }

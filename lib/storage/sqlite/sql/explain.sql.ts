@@ -6,8 +6,8 @@ import { Q, T, toRowId } from './sqlite-sql-fragments';
 
 /**
  * The job, its queue's row (pause, limits' state, processor announcement), its live children and the queue's running
- * jobs with a live lease, in one snapshot. The rate window counts as used up as the claim counts it (see claim.sql.ts).
- * Params: now (rate window), now (leases), id.
+ * jobs with a live lease (all of them, and those of the job's group), in one snapshot. The rate window counts as used up as the claim counts it (see claim.sql.ts).
+ * Params: now (rate window), now (leases), now (the group's leases), id. A job without a group counts 0 in its group.
  */
 const EXPLAIN_SQL = `SELECT ${jobColumnsOf('j')},
     coalesce(q.paused, 0) AS x_paused,
@@ -15,6 +15,8 @@ const EXPLAIN_SQL = `SELECT ${jobColumnsOf('j')},
       AND q.window_start + q.rate_duration > ? THEN q.window_start + q.rate_duration ELSE 0 END) AS x_limited_until,
     q.processor_until AS x_processor_until,
     (SELECT count(*) FROM ${T} AS r WHERE r.status = 'running' AND r.lease_until > ? AND r.queue = j.queue) AS x_running_live,
+    (SELECT count(*) FROM ${T} AS g WHERE g.queue = j.queue AND g.job_group = j.job_group AND g.status = 'running'
+      AND g.lease_until > ?) AS x_group_running_live,
     (SELECT count(*) FROM ${T} AS c WHERE c.parent_id = j.id AND c.status IN ('pending', 'running')) AS x_children_left
   FROM ${T} AS j LEFT JOIN ${Q} AS q ON q.queue = j.queue WHERE j.id = ?`;
 
@@ -22,7 +24,7 @@ const EXPLAIN_SQL = `SELECT ${jobColumnsOf('j')},
 export async function explainFacts(runner: StatementRunner, id: string, now: number): Promise<ExplainFacts | null> {
   const rowId = toRowId(id);
   if (rowId === null) return null;
-  const [row] = await runner.all(EXPLAIN_SQL, [now, now, rowId]);
+  const [row] = await runner.all(EXPLAIN_SQL, [now, now, now, rowId]);
   if (!row) return null;
   return {
     job: toJobRecord(row),
@@ -30,6 +32,7 @@ export async function explainFacts(runner: StatementRunner, id: string, now: num
     limitedUntil: Number(row.x_limited_until ?? 0),
     processorUntil: row.x_processor_until === null || row.x_processor_until === undefined ? null : Number(row.x_processor_until),
     runningLive: Number(row.x_running_live),
+    groupRunningLive: Number(row.x_group_running_live),
     childrenLeft: Number(row.x_children_left),
   };
 }

@@ -35,8 +35,8 @@ const DUE_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM ${S} WHERE next_run_a
  */
 const ENQUEUE_OCCURRENCE_SQL = `INSERT INTO ${T}
   (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key, created_at,
-   updated_at)
-  SELECT ?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?
+   updated_at, job_group)
+  SELECT ?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
   WHERE EXISTS (SELECT 1 FROM ${S} WHERE queue = ? AND name = ? AND next_run_at = ?)
   ON CONFLICT DO NOTHING`;
 
@@ -78,6 +78,7 @@ export async function enqueueOccurrence(runner: StatementRunner, occurrence: Sch
     scheduleKey,
     now,
     now,
+    job.group ?? null,
     schedule.queue,
     schedule.name,
     schedule.nextRunAt,
