@@ -33,7 +33,11 @@ const Flaky = defineProcessor<{ n: number }>('flaky', async (job: Job<{ n: numbe
 });
 /** `refunds` names a dead-letter queue that has never held a job. */
 const Refunds = defineProcessor('refunds', async () => 'ok', { deadLetter: 'refunds-dead' });
-@Module({ providers: [Payments, Flaky, Refunds] })
+/** `tenants` holds each job until `release` is called (a new hold per backend): its groups have running jobs. */
+let release: () => void = () => undefined;
+let held = Promise.resolve();
+const Tenants = defineProcessor('tenants', () => held.then(() => 'ok'), { concurrency: 4 });
+@Module({ providers: [Payments, Flaky, Refunds, Tenants] })
 class FailuresModule {}
 
 const LONG = 'x'.repeat(3000);
@@ -63,6 +67,7 @@ describeEachBackend(
     const failed: Record<string, string[]> = { declined: [], quoted: [], long: [], expired: [] };
 
     beforeAll(async () => {
+      held = new Promise<void>((resolve) => (release = resolve));
       db = backend.tempDatabase();
       running = await startDashboardApp(db, 'express', { refreshInterval: 60_000 }, [FailuresModule]);
       admin = running.app.get(QueueAdmin);
@@ -79,6 +84,7 @@ describeEachBackend(
       await add('declined', 'card declined');
     });
     afterAll(async () => {
+      release();
       await running?.app.close();
       db?.cleanup();
     });
@@ -158,6 +164,27 @@ describeEachBackend(
       const later = await producer.add('flaky', { n: 2 }, { delay: 3_600_000 });
       await page.goto(`${running.url}/queues#/job/${later.id}`);
       await panel.getByText('No attempt has started yet.').waitFor();
+      await page.close();
+    });
+
+    it("the busiest groups link to the queue's jobs of one group, with that group's counts", async () => {
+      const acme = [await producer.add('tenants', {}, { group: 'acme' }), await producer.add('tenants', {}, { group: 'acme' })];
+      const globex = await producer.add('tenants', {}, { group: 'globex' });
+      await waitFor(async () => (await admin.getCounts('tenants')).running === 3, 'the three jobs run');
+      const page = await openPage(`${running.url}/queues#/queue/tenants`);
+      const link = page.locator('[data-panel="groups"] a[data-group="acme"]');
+      await link.waitFor();
+      await link.click();
+      await page.locator('[data-group-filter="acme"]').waitFor();
+      await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 2, "only acme's jobs are listed");
+      for (const job of acme) expect(await page.locator(`#queue-jobs tr[data-job="${job.id}"]`).count()).toBe(1);
+      expect(await page.locator(`#queue-jobs tr[data-job="${globex.id}"]`).count()).toBe(0);
+      expect(await page.locator('.tabs a', { hasText: 'All' }).innerText()).toBe('All (2)');
+      // A group with a job name or a search is refused, not half applied.
+      const refused = await fetch(`${running.url}/queues/api/queues/tenants?group=acme&name=x`);
+      expect(refused.status).toBe(400);
+      await page.getByRole('link', { name: 'All groups' }).click();
+      await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 3, 'every job is listed again');
       await page.close();
     });
 

@@ -73,11 +73,15 @@ export class DashboardApi {
    * One queue, and one page of its jobs (of a status, or matching a search by id, key or text), without data or result;
    * 404 for a queue nothing knows (`QueueAdmin.hasQueue`).
    */
-  async queue(name: string, query: { status?: string; offset?: string; search?: string; name?: string }) {
+  async queue(name: string, query: { status?: string; offset?: string; search?: string; name?: string; group?: string }) {
     const status = parseStatus(query.status);
     const offset = parseOffset(query.offset);
     const search = typeof query.search === 'string' ? query.search.trim().slice(0, 512) : '';
     const jobName = typeof query.name === 'string' && query.name !== '' ? query.name : undefined;
+    const group = typeof query.group === 'string' && query.group !== '' ? query.group : undefined;
+    // getCounts counts a name or a group, and a search has no group filter: refused, never one filter silently dropped.
+    if (group !== undefined && (jobName !== undefined || search !== ''))
+      throw new BadRequestException({ message: 'Filter by a group alone: not with a job name or a search.' });
     try {
       assertQueueName(name);
       const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
@@ -108,9 +112,11 @@ export class DashboardApi {
           textSearch: this.textSearch(),
         };
       }
-      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName });
-      // Filtered by job name, the counts are that name's (one read of the queue's rows: an operator's look-up).
-      const counts = jobName === undefined ? info.counts : await this.admin.getCounts(name, { name: jobName });
+      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName, group });
+      // Filtered by job name, the counts are that name's (one read of the queue's rows: an operator's look-up); by
+      // group, the group's (the index of grouped jobs).
+      const filtered = jobName !== undefined ? { name: jobName } : group !== undefined ? { group } : null;
+      const counts = filtered === null ? info.counts : await this.admin.getCounts(name, filtered);
       const total = status ? counts[status] : JOB_STATUSES.reduce((sum, each) => sum + counts[each], 0);
       return {
         readOnly: this.options.readOnly,
@@ -122,7 +128,8 @@ export class DashboardApi {
         status: status ?? null,
         search,
         name: jobName ?? null,
-        nameCounts: jobName === undefined ? null : counts,
+        nameCounts: filtered === null ? null : counts,
+        group: group ?? null,
         groups,
         textSearch: this.textSearch(),
       };
