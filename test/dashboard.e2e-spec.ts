@@ -195,7 +195,7 @@ describeEachBackend(
           await page.locator(`tr[data-job="${failed.id}"]`).waitFor();
           expect(await page.locator('tr[data-job]').count()).toBe(2);
           if (screenshotsWanted(backend, adapter)) await page.screenshot({ path: join(IMAGES, 'dashboard-queue.png'), fullPage: true });
-          await page.getByRole('link', { name: failed.id, exact: true }).click();
+          await page.locator('#queue-jobs').getByRole('link', { name: failed.id, exact: true }).click();
           // Each attempt's error, the last first, with its stack.
           await page.getByRole('heading', { name: 'Attempt 2: Error' }).waitFor();
           await page.getByRole('heading', { name: 'Attempt 1: Error' }).waitFor();

@@ -12,6 +12,8 @@ import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import {
   CleanOptions,
   CountOptions,
+  FailureGroup,
+  FailureGroupsOptions,
   GetGroupsOptions,
   GetJobsOptions,
   GroupInfo,
@@ -54,11 +56,13 @@ import { ProcessesInfo } from '../interfaces/process-info.interface';
 import { assertAdminOptions } from './assert-options';
 import { searchText } from './search-text';
 import { explainJob } from './explain-job';
+import { FAILURE_SAMPLE, groupFailures } from './failure-groups';
 import { JobExplanation } from '../interfaces/job-explanation.interface';
 import {
   CASCADE_OPTION_KEYS,
   CLEAN_OPTION_KEYS,
   COUNT_OPTION_KEYS,
+  FAILURE_GROUPS_OPTION_KEYS,
   GET_JOBS_OPTION_KEYS,
   JOBS_BY_KEY_OPTION_KEYS,
   METRICS_OPTION_KEYS,
@@ -81,6 +85,8 @@ type AdminStorage = InspectionStorage &
   Pick<ScheduleStorage, 'listSchedules' | 'enqueueOccurrence'>;
 
 const MAX_PAGE = 1000;
+/** Most groups `getFailureGroups` returns. */
+const MAX_FAILURE_GROUPS = 100;
 /** Most finished jobs a metrics snapshot reads; beyond that it uses the newest and says so. */
 const METRICS_SAMPLE = 100_000;
 /** Tries of `retry(id)` when the key's holder finishes between the statement and the look-up that explains it. */
@@ -172,6 +178,30 @@ export class QueueAdmin {
   }
 
   /**
+   * The queue's failed jobs grouped by error (name and message), most failures first: each group's count, when the
+   * newest of them failed and its id. Read from the newest 1,000 failed jobs (by finish time, through the index of
+   * finished jobs, the head of each error only), so the counts are of recent failures and the cost is bounded
+   * whatever the history. At most `limit` groups (1 to 100, default 10).
+   * @throws InvalidQueueNameError, InvalidArgumentError (options not an object, an unknown option, a bad limit).
+   */
+  async getFailureGroups(queue: string, options: FailureGroupsOptions = {}): Promise<FailureGroup[]> {
+    assertQueueName(queue);
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new InvalidArgumentError('getFailureGroups', 'options', `must be an object such as { limit }, got ${describeValue(options)}`);
+    }
+    assertAdminOptions('getFailureGroups', options, FAILURE_GROUPS_OPTION_KEYS);
+    const { limit = 10 } = options;
+    if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_FAILURE_GROUPS)) {
+      throw new InvalidArgumentError(
+        'getFailureGroups',
+        'limit',
+        `must be an integer from 1 to ${MAX_FAILURE_GROUPS}, got ${describeValue(limit)}`,
+      );
+    }
+    return groupFailures(await (await this.storage()).recentFailures(queue, FAILURE_SAMPLE), limit);
+  }
+
+  /**
    * Jobs of a queue, newest first, optionally of one status, name or group and holding a text (`search`), in any
    * combination, a page at a time.
    * @throws InvalidQueueNameError, InvalidArgumentError.
@@ -257,13 +287,14 @@ export class QueueAdmin {
 
   /**
    * Whether the queue is known: this application declares it (a processor, a `registerQueue` handle), or the
-   * database has a job of it, a row of its state (paused, limits, a processor's announcement) or a schedule. The
+   * database has a job of it, a row of its state (paused, limits, a processor's announcement) or a schedule, or a
+   * processor names it as its dead-letter queue (`deadLetter`), even before its first dead letter. The
    * control calls (`pause`, `resume`, `retryAll`, `clean`) refuse any other queue with `QueueNotFoundError`.
    * @throws InvalidQueueNameError for a malformed queue name.
    */
   async hasQueue(queue: string): Promise<boolean> {
     assertQueueName(queue);
-    return this.factory.declaresQueue(queue) || (await this.storage()).queueKnown(queue);
+    return this.factory.declaresQueue(queue) || this.storedQueue(await this.storage(), queue);
   }
 
   /**
@@ -633,9 +664,19 @@ export class QueueAdmin {
   private async knownQueue(operation: string, queue: string): Promise<AdminStorage> {
     assertQueueName(queue);
     const storage = await this.storage();
-    if (this.factory.declaresQueue(queue) || (await storage.queueKnown(queue))) return storage;
+    if (this.factory.declaresQueue(queue) || (await this.storedQueue(storage, queue))) return storage;
     const known = [...this.factory.declaredQueues(), ...(await this.listQueues()).map((info) => info.name)];
     throw new QueueNotFoundError(queue, operation, closestName(queue, known));
+  }
+
+  /**
+   * Whether the database names `queue`: one statement (a job, a state row, a schedule), then, for a queue it does not
+   * name, the processors' dead-letter declarations (an emptied dead-letter queue is still one: the next dead letter
+   * goes there).
+   */
+  private async storedQueue(storage: AdminStorage, queue: string): Promise<boolean> {
+    if (await storage.queueKnown(queue)) return true;
+    return (await storage.deadLetterQueues()).some((info) => info.queue === queue);
   }
 
   /** The storage and the schedule `name` of `queue`. @throws InvalidQueueNameError, ScheduleNotFoundError. */

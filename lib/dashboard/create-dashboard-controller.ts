@@ -113,7 +113,8 @@ export function createDashboardController(
     @DashboardHeaders('application/json; charset=utf-8')
     async queue(@Param('queue') queue: string, @Query() query: Record<string, string | undefined>) {
       const data = await this.api.queue(queue, query);
-      return { ...data, deadLetterQueue: await this.inspect.deadLetterQueue(queue) };
+      const [deadLetterQueue, failureGroups] = await Promise.all([this.inspect.deadLetterQueue(queue), this.inspect.failureGroups(queue)]);
+      return { ...data, deadLetterQueue, failureGroups };
     }
 
     @Get('api/jobs/:id')
@@ -145,7 +146,7 @@ export function createDashboardController(
       if (action === 'redrive') return this.afterwards(this.inspect.redrive(queue));
       if (!['pause', 'resume', 'retry-failed', 'clean'].includes(action))
         throw new NotFoundException({ message: `Unknown action "${action}".` });
-      return this.api.act(action, queue, asRecord(body));
+      return this.afterwards(this.api.act(action, queue, asRecord(body)));
     }
 
     @Post('api/jobs/:id/:action')
@@ -155,7 +156,7 @@ export function createDashboardController(
     jobAction(@Param('id') id: string, @Param('action') action: string): Promise<ActionAnswer> {
       if (action === 'promote' || action === 'rerun') return this.afterwards(this.operator.jobAction(action, id));
       if (!['retry', 'cancel', 'remove'].includes(action)) throw new NotFoundException({ message: `Unknown action "${action}".` });
-      return this.api.act(action, id, {});
+      return this.afterwards(this.api.act(action, id, {}));
     }
 
     /** Retry, cancel or remove a selection of jobs: `{ ids: [...] }`. */
@@ -178,7 +179,10 @@ export function createDashboardController(
 
     /** The next read after an action shows what it did, not the counts kept from before it. */
     private afterwards<T>(action: Promise<T>): Promise<T> {
-      return action.finally(() => this.api.invalidate());
+      return action.finally(() => {
+        this.api.invalidate();
+        this.inspect.invalidate();
+      });
     }
   }
 

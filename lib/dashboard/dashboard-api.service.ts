@@ -73,27 +73,31 @@ export class DashboardApi {
    * One queue, and one page of its jobs (of a status, or matching a search by id, key or text), without data or result;
    * 404 for a queue nothing knows (`QueueAdmin.hasQueue`).
    */
-  async queue(name: string, query: { status?: string; offset?: string; search?: string; name?: string }) {
+  async queue(name: string, query: { status?: string; offset?: string; search?: string; name?: string; group?: string }) {
     const status = parseStatus(query.status);
     const offset = parseOffset(query.offset);
     const search = typeof query.search === 'string' ? query.search.trim().slice(0, 512) : '';
     const jobName = typeof query.name === 'string' && query.name !== '' ? query.name : undefined;
+    const group = typeof query.group === 'string' && query.group !== '' ? query.group : undefined;
+    // getCounts counts a name or a group, and a search has no group filter: refused, never one filter silently dropped.
+    if (group !== undefined && (jobName !== undefined || search !== ''))
+      throw new BadRequestException({ message: 'Filter by a group alone: not with a job name or a search.' });
     try {
       assertQueueName(name);
       const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
       let info = queues.find((queue) => queue.name === name);
       if (!info) {
-        // A mistyped URL names no queue: say so (404), rather than a page with actions that would create it.
-        // An emptied dead-letter queue is still one (a processor names it): its page stays, to show the next ones.
-        if (!(await this.admin.hasQueue(name)) && !(await this.admin.listDeadLetterQueues()).some((dlq) => dlq.queue === name))
-          throw new NotFoundException({ message: noSuchQueue(name) });
+        // A mistyped URL names no queue: say so (404), rather than a page with actions that would create it. An emptied
+        // dead-letter queue is still one (hasQueue knows the processors' deadLetter): its page stays, to show the next.
+        if (!(await this.admin.hasQueue(name))) throw new NotFoundException({ message: noSuchQueue(name) });
         info = emptyQueue(name);
       }
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
       // Groups with running jobs only (a few index reads): an empty list hides the panel.
       const groups = await this.admin.getGroups(name, { limit: 5 });
       if (search !== '') {
-        const jobs = await this.search(name, search);
+        // Within a status tab, a search finds that status's jobs only (the failure groups link to failed jobs so).
+        const jobs = await this.search(name, search, status);
         return {
           readOnly: this.options.readOnly,
           queue,
@@ -101,15 +105,18 @@ export class DashboardApi {
           total: jobs.length,
           offset: 0,
           limit: PAGE_SIZE,
-          status: null,
+          status: status ?? null,
           search,
           name: null,
           groups,
+          textSearch: this.textSearch(),
         };
       }
-      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName });
-      // Filtered by job name, the counts are that name's (one read of the queue's rows: an operator's look-up).
-      const counts = jobName === undefined ? info.counts : await this.admin.getCounts(name, { name: jobName });
+      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName, group });
+      // Filtered by job name, the counts are that name's (one read of the queue's rows: an operator's look-up); by
+      // group, the group's (the index of grouped jobs).
+      const filtered = jobName !== undefined ? { name: jobName } : group !== undefined ? { group } : null;
+      const counts = filtered === null ? info.counts : await this.admin.getCounts(name, filtered);
       const total = status ? counts[status] : JOB_STATUSES.reduce((sum, each) => sum + counts[each], 0);
       return {
         readOnly: this.options.readOnly,
@@ -121,8 +128,10 @@ export class DashboardApi {
         status: status ?? null,
         search,
         name: jobName ?? null,
-        nameCounts: jobName === undefined ? null : counts,
+        nameCounts: filtered === null ? null : counts,
+        group: group ?? null,
         groups,
+        textSearch: this.textSearch(),
       };
     } catch (error) {
       throw toHttpError(error, `Reading queue ${name}`);
@@ -243,22 +252,28 @@ export class DashboardApi {
     return { message: `Removed ${removed} ${statuses.join('/')} job(s) of ${queue} finished more than ${minutes} minute(s) ago.` };
   }
 
+  /** Whether a search looks in jobs' text: not while `redact.data` has a rule (see `search`). */
+  private textSearch(): boolean {
+    return this.options.redact.data === undefined || this.options.redact.data === false;
+  }
+
   /**
    * A search is a job id (found in any queue, shown when it is this queue's), a unique key of this queue, and text
    * in this queue's jobs' data, name, key or last error (`getJobs({ search })`). The text search is left out when
    * `redact.data` has a rule: a match would tell the operator what the hidden data holds.
    */
-  private async search(queue: string, text: string): Promise<JobInfo[]> {
+  private async search(queue: string, text: string, status: JobStatus | undefined): Promise<JobInfo[]> {
     const byId = /^\d{1,19}$/.test(text) ? await this.admin.getJob(text) : null;
     const byKey = await this.admin.getJobsByKey(queue, text, { limit: PAGE_SIZE });
-    const byText =
-      this.options.redact.data === undefined || this.options.redact.data === false
-        ? await this.admin.getJobs(queue, { search: text.slice(0, MAX_SEARCH_LENGTH), limit: PAGE_SIZE })
-        : [];
+    const byText = this.textSearch()
+      ? await this.admin.getJobs(queue, { search: text.slice(0, MAX_SEARCH_LENGTH), status, limit: PAGE_SIZE })
+      : [];
     const found = byId && byId.queue === queue ? [byId] : [];
     // A job found twice (its id and its key, say) is listed once, where it was first found.
     const byJobId = new Map<string, JobInfo>();
-    for (const job of [...found, ...byKey, ...byText]) if (!byJobId.has(job.id)) byJobId.set(job.id, job);
+    for (const job of [...found, ...byKey, ...byText]) {
+      if (!byJobId.has(job.id) && (status === undefined || job.status === status)) byJobId.set(job.id, job);
+    }
     return [...byJobId.values()].slice(0, PAGE_SIZE);
   }
 }

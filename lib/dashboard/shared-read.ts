@@ -37,3 +37,34 @@ export class SharedRead<T> {
     this.current = undefined;
   }
 }
+
+/**
+ * A `SharedRead` per key (a queue, a job id), for reads every open tab of one page repeats at each poll. At most
+ * `maxKeys` are kept: the oldest key is dropped first, so an operator browsing many jobs does not grow the map.
+ */
+export class SharedReads<T> {
+  private readonly reads = new Map<string, SharedRead<T>>();
+
+  constructor(
+    private readonly read: (key: string) => Promise<T>,
+    private readonly minMs: number,
+    private readonly factor: number,
+    private readonly maxKeys = 100,
+  ) {}
+
+  /** The kept value of `key`, or a new read's. */
+  get(key: string): Promise<T> {
+    let shared = this.reads.get(key);
+    if (!shared) {
+      if (this.reads.size >= this.maxKeys) this.reads.delete(this.reads.keys().next().value as string);
+      shared = new SharedRead(() => this.read(key), this.minMs, this.factor);
+      this.reads.set(key, shared);
+    }
+    return shared.get();
+  }
+
+  /** Forgets every kept value (an action the next read must show). */
+  invalidate(): void {
+    this.reads.clear();
+  }
+}

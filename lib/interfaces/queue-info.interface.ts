@@ -65,6 +65,26 @@ export interface GroupInfo {
   pending: number;
 }
 
+/** Options of `QueueAdmin.getFailureGroups()`. */
+export interface FailureGroupsOptions {
+  /** At most this many groups, most failures first (1 to 100, default 10). */
+  limit?: number;
+}
+
+/** Failed jobs of a queue sharing one error, as `QueueAdmin.getFailureGroups()` shows them. */
+export interface FailureGroup {
+  /** The error's name, as thrown (`Error`, `TypeError`, `LeaseExpiredError`...). */
+  name: string;
+  /** Its message (a message longer than about 1,800 characters is cut, and grouped by its head). */
+  message: string;
+  /** Failed jobs with this error among those read (see `getFailureGroups`). */
+  count: number;
+  /** When the newest of them failed. */
+  lastFailedAt: Date;
+  /** The id of the newest of them. */
+  sampleJobId: string;
+}
+
 /** Options of `QueueAdmin.clean()`. */
 export interface CleanOptions {
   /** Which jobs: one status or several; never `running`. */

@@ -220,6 +220,17 @@ export interface ScheduleOccurrence {
 }
 
 /** A finished job's timings, for metrics. */
+/** A failed job as `recentFailures` reads it: the head of its stored error, not the whole (stacks, earlier errors). */
+export interface FailureRow {
+  id: string;
+  finishedAt: number;
+  /** The first `FAILURE_ERROR_HEAD` characters of the stored error, or null when it has none. */
+  errorHead: string | null;
+}
+
+/** Characters of a failed job's stored error `recentFailures` reads: the name and message lead the stored JSON. */
+export const FAILURE_ERROR_HEAD = 2048;
+
 export interface FinishedJobTiming {
   queue: string;
   status: FinishedJobStatus;

@@ -8,7 +8,7 @@
  */
 import type { JobOptions } from '../interfaces/job-options.interface';
 import type { AddFlowOptions, CascadeOptions } from '../interfaces/flow-job.interface';
-import type { CleanOptions, CountOptions, GetJobsOptions, RetryAllOptions } from '../interfaces/queue-info.interface';
+import type { CleanOptions, CountOptions, FailureGroupsOptions, GetJobsOptions, RetryAllOptions } from '../interfaces/queue-info.interface';
 import type { ScheduleOptions } from '../interfaces/schedule-options.interface';
 import type { WaitOptions } from '../interfaces/wait-options.interface';
 import { closestName } from './closest-name.util';
@@ -40,6 +40,8 @@ export const CASCADE_OPTION_KEYS = keysOf<CascadeOptions>()('cascade');
 export const WAIT_OPTION_KEYS = keysOf<WaitOptions>()('timeout');
 /** `QueueAdmin.getJobsByKey(queue, key, options)`. */
 export const JOBS_BY_KEY_OPTION_KEYS = keysOf<{ limit?: number }>()('limit');
+/** `QueueAdmin.getFailureGroups(queue, options)`. */
+export const FAILURE_GROUPS_OPTION_KEYS = keysOf<FailureGroupsOptions>()('limit');
 /** `QueueAdmin.getMetrics(options)`. */
 export const METRICS_OPTION_KEYS = keysOf<{ windowMinutes?: number }>()('windowMinutes');
 /** `QueueProducer.add()` / `addBulk()` items, `Queue.add()` (where `name` is the first argument). */

@@ -11,6 +11,8 @@ interface WireGroup {
 interface QueueData {
   /** The queue's groups with the most running jobs (absent from a server without groups). */
   groups?: WireGroup[];
+  /** The group the jobs are filtered by, or null (absent from an older server). */
+  group?: string | null;
 }
 
 interface WireJobSummary {
@@ -38,7 +40,11 @@ function groupsTable(data: QueueData): Child {
   if (!groups.length) return null;
   const rows = groups.map((g) =>
     h('tr', null, [
-      h('td', { class: 'wrap', 'data-label': 'Group', text: g.group }),
+      h(
+        'td',
+        { class: 'wrap', 'data-label': 'Group' },
+        h('a', { href: queueHref(data.queue.name, { status: data.status || '', group: g.group }), 'data-group': g.group, text: g.group }),
+      ),
       h('td', { class: 'num', 'data-label': 'Running', text: count(g.running) }),
       h('td', { class: 'num', 'data-label': 'Pending', text: g.pending >= 10000 ? '10,000+' : count(g.pending) }),
     ]),
@@ -58,4 +64,15 @@ function groupsTable(data: QueueData): Child {
 /** Whether the page's jobs carry groups: the jobs table then has a Group column. */
 function jobsHaveGroups(data: QueueData): boolean {
   return data.jobs.some((job) => typeof job.group === 'string');
+}
+
+/** The group filter's line above the jobs: which group is shown, and the way back to every job. */
+function groupFilterLine(data: QueueData): Child {
+  if (!data.group) return null;
+  return h('p', { class: 'muted', 'data-group-filter': data.group }, [
+    'Jobs of group ',
+    h('strong', { text: data.group }),
+    ' · ',
+    h('a', { href: queueHref(data.queue.name, { status: data.status || '' }), text: 'All groups' }),
+  ]);
 }

@@ -4,6 +4,7 @@ function queueView(name: string, params: URLSearchParams): View {
   const status = params.get('status') || '';
   const search = params.get('search') || '';
   const jobName = params.get('name') || '';
+  const group = params.get('group') || '';
   const offset = Number(params.get('offset') || 0) || 0;
   const heading = h('h1');
   const tools = h('div', { class: 'toolbar' });
@@ -64,11 +65,11 @@ function queueView(name: string, params: URLSearchParams): View {
     'queues/' +
     encodeURIComponent(name) +
     '?' +
-    new URLSearchParams({ status: status, offset: String(offset), search: search, name: jobName }).toString();
+    new URLSearchParams({ status: status, offset: String(offset), search: search, name: jobName, group: group }).toString();
   let mountedTools = false;
   let last: QueueData | null = null;
   table.redraw = () => {
-    if (last) fill(list, jobsTable(last, table));
+    if (last) fill(list, [groupFilterLine(last), jobsTable(last, table)]);
   };
   return {
     title: 'Queue ' + name,
@@ -111,7 +112,7 @@ function queueView(name: string, params: URLSearchParams): View {
         chart('Run time (p50, p95)', percentileSeries('Run', m && m.runTimePerMinute), 'ms', minutes),
       ]);
       panels.update(data);
-      // Filtered by job name, the tabs count that name's jobs.
+      // Filtered by job name or group, the tabs count that name's or group's jobs.
       const counts = data.nameCounts || q.counts;
       const total = state.statuses.reduce((sum, st) => sum + (counts[st] || 0), 0);
       const tabList: [string, string, number][] = [['', 'All', total]];
@@ -124,7 +125,7 @@ function queueView(name: string, params: URLSearchParams): View {
             h(
               'a',
               {
-                href: queueHref(name, { status: tab[0], name: jobName }),
+                href: queueHref(name, { status: tab[0], name: jobName, group: group }),
                 'aria-current': !search && tab[0] === status ? 'page' : null,
                 'data-focus': 'tab:' + tab[0],
               },
@@ -133,7 +134,7 @@ function queueView(name: string, params: URLSearchParams): View {
           ),
         ),
       );
-      fill(list, jobsTable(data, table));
+      fill(list, [groupFilterLine(data), jobsTable(data, table)]);
     },
   };
 }
@@ -390,11 +391,12 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
     const name = data.queue.name;
     const status = data.status || '';
     const jobName = data.name || '';
+    const group = data.group || '';
     parts.push(
       h('nav', { class: 'pager', 'aria-label': 'Pages' }, [
         data.offset > 0
           ? h('a', {
-              href: queueHref(name, { status: status, name: jobName, offset: Math.max(0, data.offset - data.limit) || null }),
+              href: queueHref(name, { status: status, name: jobName, group: group, offset: Math.max(0, data.offset - data.limit) || null }),
               text: '← Newer',
               'data-focus': 'newer',
             })
@@ -402,7 +404,7 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
         h('span', { text: 'Jobs ' + from + '–' + to + ' of ' + count(data.total) }),
         to < data.total
           ? h('a', {
-              href: queueHref(name, { status: status, name: jobName, offset: data.offset + data.limit }),
+              href: queueHref(name, { status: status, name: jobName, group: group, offset: data.offset + data.limit }),
               text: 'Older →',
               'data-focus': 'older',
             })

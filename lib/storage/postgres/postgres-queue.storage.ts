@@ -11,6 +11,7 @@ import {
   Completion,
   CountRow,
   ExpiredLease,
+  FailureRow,
   FinishedJobTiming,
   FlowRecord,
   ExplainFacts,
@@ -63,6 +64,7 @@ import {
 import {
   countJobs,
   finishedSince,
+  recentFailures,
   getJob,
   hasWork,
   jobsByKey,
@@ -369,6 +371,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   queueKnown(queue: string): Promise<boolean> {
     return queueKnown(this.db, queue);
+  }
+
+  recentFailures(queue: string, limit: number): Promise<FailureRow[]> {
+    return recentFailures(this.db, queue, limit);
   }
 
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {

@@ -1,4 +1,4 @@
-import type { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../storage-records';
+import type { CountRow, FailureRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../storage-records';
 
 /** Reading jobs and queues without changing them (`QueueAdmin`, metrics, health, `waitUntilIdle`). */
 export interface InspectionStorage {
@@ -19,6 +19,11 @@ export interface InspectionStorage {
    * declared limits, a processor's announcement, live or lapsed) or a schedule. One statement.
    */
   queueKnown(queue: string): Promise<boolean>;
+  /**
+   * The newest failed jobs of a queue (by finish time, through the index of finished jobs), at most `limit`, each
+   * with the head of its error only: a bounded read whatever the history and the size of stored stacks.
+   */
+  recentFailures(queue: string, limit: number): Promise<FailureRow[]>;
   /** Timings of jobs finished at or after `since`, newest first, at most `limit`. */
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]>;
   /** Per queue, the run time of its oldest due pending job (queues without one are absent). */

@@ -11,6 +11,7 @@ import {
   Completion,
   CountRow,
   ExpiredLease,
+  FailureRow,
   FinishedJobTiming,
   FlowRecord,
   ExplainFacts,
@@ -54,6 +55,7 @@ import { appendEvents, getWaitedJobs, hasEventReaders, markEventReader, pruneEve
 import {
   countJobs,
   finishedSince,
+  recentFailures,
   getJob,
   hasWork,
   jobsByKey,
@@ -419,6 +421,10 @@ export class SqliteQueueStorage implements QueueStorage {
 
   queueKnown(queue: string): Promise<boolean> {
     return queueKnown(this.db.runner, queue);
+  }
+
+  recentFailures(queue: string, limit: number): Promise<FailureRow[]> {
+    return recentFailures(this.db.runner, queue, limit);
   }
 
   finishedSince(since: number, limit: number): Promise<FinishedJobTiming[]> {

@@ -1,4 +1,12 @@
-import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
+import {
+  CountRow,
+  FAILURE_ERROR_HEAD,
+  FailureRow,
+  FinishedJobTiming,
+  JobRecord,
+  ListJobsQuery,
+  OldestDueRow,
+} from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
@@ -56,6 +64,12 @@ const sql = perSchema(({ T, Q, S }) => ({
         ORDER BY finished_at DESC LIMIT $2
       ) AS f
       ORDER BY f.finished_at DESC LIMIT $2`,
+
+  // The newest failed jobs of a queue: a backward walk of the partial status index, stopped at $2 rows, reading the
+  // head of each error only (substr of a toasted text decompresses its head, not the whole stack and history).
+  recentFailures: `SELECT id, finished_at, substr(error, 1, ${FAILURE_ERROR_HEAD}) AS head FROM ${T}
+      WHERE queue = $1 AND status = 'failed' AND status IN ('completed', 'failed', 'cancelled')
+      ORDER BY finished_at DESC LIMIT $2`,
 
   oldestDuePending: oldestDuePendingSql(T, '$1'),
 
@@ -120,6 +134,16 @@ export async function hasWork(db: PostgresContext, queue: string | undefined, no
       ? await db.runner.all(statements.hasWork, [ms(now)])
       : await db.runner.all(statements.queueHasWork, [ms(now), queue]);
   return Number(row?.busy) === 1;
+}
+
+/** The newest failed jobs of a queue, with the head of their errors. */
+export async function recentFailures(db: PostgresContext, queue: string, limit: number): Promise<FailureRow[]> {
+  const rows = await db.runner.all(sql(db.tables).recentFailures, [queue, limit]);
+  return rows.map((row) => ({
+    id: String(row.id),
+    finishedAt: Number(row.finished_at),
+    errorHead: row.head === null || row.head === undefined ? null : String(row.head),
+  }));
 }
 
 /** Timings of jobs finished at or after `since`, newest first, at most `limit`. */

@@ -1,5 +1,13 @@
 import { JobStatus } from '../../../interfaces/job-info.interface';
-import { CountRow, FinishedJobTiming, JobRecord, ListJobsQuery, OldestDueRow } from '../../queue-storage.interface';
+import {
+  CountRow,
+  FAILURE_ERROR_HEAD,
+  FailureRow,
+  FinishedJobTiming,
+  JobRecord,
+  ListJobsQuery,
+  OldestDueRow,
+} from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
@@ -143,6 +151,23 @@ export async function pausedQueues(runner: StatementRunner): Promise<string[]> {
 export async function queueKnown(runner: StatementRunner, queue: string): Promise<boolean> {
   const [row] = await runner.all(QUEUE_KNOWN_SQL, [queue, queue, queue, queue, queue]);
   return Number(row?.known) === 1;
+}
+
+/**
+ * The newest failed jobs of a queue: a backward walk of the `_finished` index (queue, status, finished_at) that stops
+ * at `limit` rows, reading only the head of each error (a stored error carries stacks and earlier attempts' errors).
+ */
+const RECENT_FAILURES_SQL = `SELECT id, finished_at, substr(error, 1, ${FAILURE_ERROR_HEAD}) AS head FROM ${T}
+  WHERE queue = ? AND status = 'failed' AND finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT ?`;
+
+/** The newest failed jobs of a queue, with the head of their errors. */
+export async function recentFailures(runner: StatementRunner, queue: string, limit: number): Promise<FailureRow[]> {
+  const rows = await runner.all(RECENT_FAILURES_SQL, [queue, limit]);
+  return rows.map((row) => ({
+    id: String(row.id),
+    finishedAt: Number(row.finished_at),
+    errorHead: row.head === null || row.head === undefined ? null : String(row.head),
+  }));
 }
 
 /** Timings of jobs finished at or after `since`, newest first, at most `limit`. */

@@ -1,0 +1,201 @@
+/**
+ * Failures grouped by error and a job's attempts (issue 29 item 5), and dead-letter-only queues known to `hasQueue`,
+ * on SQLite and PostgreSQL: `QueueAdmin.getFailureGroups` (counts, newest job, order, limit, long and quoted
+ * messages, bad options typed), the queue page's "Failures by error" panel linking to the failed jobs of a message,
+ * and the job page's "Attempts" panel, in a real headless Chromium. One app per backend: each test uses queues of its
+ * own, so none needs a fresh database.
+ */
+import { Module } from '@nestjs/common';
+import type { Page } from 'playwright-core';
+import { InvalidArgumentError, Job, QueueAdmin, QueueProducer } from '../lib';
+import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
+import { defineProcessor } from './fixtures/define-processor';
+import { TestDatabase, describeEachBackend } from './support/backends';
+import { launchChromium, TestBrowser } from './support/browser';
+import { waitFor } from './support/wait-for';
+
+interface Failing {
+  reason: string;
+}
+
+/** `payments` throws the job's `reason` on every attempt: one attempt, so each job fails at once. */
+const Payments = defineProcessor<Failing>(
+  'payments',
+  async (job: Job<Failing>) => {
+    throw new Error(job.data.reason);
+  },
+  { maxAttempts: 1 },
+);
+/** `flaky` fails its first two attempts, then completes. */
+const Flaky = defineProcessor<{ n: number }>('flaky', async (job: Job<{ n: number }>) => {
+  if (job.attempt < 3) throw new TypeError(`flake ${job.attempt}`);
+  return 'done';
+});
+/** `refunds` names a dead-letter queue that has never held a job. */
+const Refunds = defineProcessor('refunds', async () => 'ok', { deadLetter: 'refunds-dead' });
+/** `tenants` holds each job until `release` is called (a new hold per backend): its groups have running jobs. */
+let release: () => void = () => undefined;
+let held = Promise.resolve();
+const Tenants = defineProcessor('tenants', () => held.then(() => 'ok'), { concurrency: 4 });
+@Module({ providers: [Payments, Flaky, Refunds, Tenants] })
+class FailuresModule {}
+
+const LONG = 'x'.repeat(3000);
+
+let browser: TestBrowser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function openPage(url: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(url);
+  return page;
+}
+
+describeEachBackend(
+  'dashboard: failures by error, attempts, dead-letter-only queues',
+  (backend) => {
+    let db: TestDatabase;
+    let running: DashboardApp;
+    let admin: QueueAdmin;
+    let producer: QueueProducer;
+    const failed: Record<string, string[]> = { declined: [], quoted: [], long: [], expired: [] };
+
+    beforeAll(async () => {
+      held = new Promise<void>((resolve) => (release = resolve));
+      db = backend.tempDatabase();
+      running = await startDashboardApp(db, 'express', { refreshInterval: 60_000 }, [FailuresModule]);
+      admin = running.app.get(QueueAdmin);
+      producer = running.app.get(QueueProducer);
+      // One after the other, so that finish times (and so "newest") follow the order of the adds.
+      const add = async (group: string, reason: string) => {
+        const job = await producer.add('payments', { reason });
+        await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', `job ${job.id} failed`);
+        failed[group].push(job.id);
+      };
+      for (let i = 0; i < 3; i++) await add('declined', 'card declined');
+      await add('quoted', 'bank said "no" to C:\\card');
+      await add('long', LONG);
+      await add('declined', 'card declined');
+    });
+    afterAll(async () => {
+      release();
+      await running?.app.close();
+      db?.cleanup();
+    });
+
+    it('getFailureGroups counts failed jobs by error, most first, with the newest job of each', async () => {
+      const groups = await admin.getFailureGroups('payments');
+      expect(groups.map((g) => [g.name, g.message.slice(0, 30), g.count])).toEqual([
+        ['Error', 'card declined', 4],
+        // Ties by newest first: the long message failed after the quoted one.
+        ['Error', LONG.slice(0, 30), 1],
+        ['Error', 'bank said "no" to C:\\card', 1],
+      ]);
+      const declined = groups[0];
+      expect(declined.sampleJobId).toBe(failed.declined[3]);
+      const newest = await admin.getJob(failed.declined[3]);
+      expect(declined.lastFailedAt.getTime()).toBe(newest!.finishedAt!.getTime());
+      // A message longer than the error head read is grouped by its head, marked as cut.
+      expect(groups[1].message.endsWith('…')).toBe(true);
+      expect(groups[1].message.length).toBeGreaterThan(1500);
+      expect(LONG.startsWith(groups[1].message.slice(0, -1))).toBe(true);
+
+      expect(await admin.getFailureGroups('payments', { limit: 1 })).toHaveLength(1);
+      expect(await admin.getFailureGroups('flaky')).toEqual([]);
+      for (const bad of [{ limit: 0 }, { limit: 101 }, { limit: 1.5 }, { limt: 3 }, null, []]) {
+        await expect(admin.getFailureGroups('payments', bad as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+      }
+      await expect(admin.getFailureGroups('payments', { limt: 3 } as never)).rejects.toThrow(/did you mean "limit"/);
+    });
+
+    it("the queue page's Failures panel links each error to the failed jobs holding its message", async () => {
+      const page = await openPage(`${running.url}/queues#/queue/payments`);
+      const panel = page.locator('[data-panel="failures"]');
+      const declined = panel.locator(`tr[data-failure-group="${failed.declined[3]}"]`);
+      await declined.waitFor();
+      expect(await panel.locator('tbody tr').count()).toBe(3);
+      expect(await declined.locator('[data-label="Jobs"]').innerText()).toBe('4');
+      expect(await declined.locator('[data-label="Newest"] a').getAttribute('href')).toBe(`#/job/${failed.declined[3]}`);
+
+      await declined.getByRole('link', { name: 'Error: card declined' }).click();
+      await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 4, 'the four declined jobs are listed');
+      for (const id of failed.declined) expect(await page.locator(`#queue-jobs tr[data-job="${id}"]`).count()).toBe(1);
+      expect(page.url()).toContain('status=failed');
+
+      // A quoted message links by its head before the first quote: the search reads the stored JSON.
+      await page.goto(`${running.url}/queues#/queue/payments`);
+      const quoted = panel.locator(`tr[data-failure-group="${failed.quoted[0]}"] a`).first();
+      await quoted.waitFor();
+      await quoted.click();
+      await page.locator(`#queue-jobs tr[data-job="${failed.quoted[0]}"]`).waitFor();
+      expect(await page.locator('#job-search').inputValue()).toBe('bank said');
+
+      // A queue without failures hides the panel.
+      await page.goto(`${running.url}/queues#/queue/refunds`);
+      await page.locator('h1', { hasText: 'Queue refunds' }).waitFor();
+      expect(await page.locator('[data-panel="failures"]').isHidden()).toBe(true);
+      await page.close();
+    });
+
+    it("the job page's Attempts panel shows each stored attempt, and says what is not stored", async () => {
+      const job = await producer.add('flaky', { n: 1 }, { maxAttempts: 3, backoff: { type: 'fixed', delay: 0 } });
+      const done = await admin.waitUntilFinished(job.id, { timeout: 30_000 });
+      expect(done.status).toBe('completed');
+      const page = await openPage(`${running.url}/queues#/job/${job.id}`);
+      const panel = page.locator('[data-panel="attempts"]');
+      await panel.locator('table[data-attempts="3"]').waitFor();
+      const outcomes = await panel.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-outcome')));
+      expect(outcomes).toEqual(['completed', 'failed', 'failed']);
+      const last = panel.locator('tr[data-attempt="3"]');
+      expect(await last.locator('[data-label="Started"] time').getAttribute('datetime')).toBe(done.startedAt!.toISOString());
+      expect(await last.locator('[data-label="Ended"] time').getAttribute('datetime')).toBe(done.finishedAt!.toISOString());
+      const first = panel.locator('tr[data-attempt="1"]');
+      expect(await first.locator('[data-label="Error"]').innerText()).toBe('TypeError: flake 1');
+      expect(await first.locator('[data-label="Started"]').innerText()).toBe('not stored');
+      expect(await panel.locator('tr[data-attempt="2"] [data-label="Error"]').innerText()).toBe('TypeError: flake 2');
+
+      // A job not yet started has no attempt to show.
+      const later = await producer.add('flaky', { n: 2 }, { delay: 3_600_000 });
+      await page.goto(`${running.url}/queues#/job/${later.id}`);
+      await panel.getByText('No attempt has started yet.').waitFor();
+      await page.close();
+    });
+
+    it("the busiest groups link to the queue's jobs of one group, with that group's counts", async () => {
+      const acme = [await producer.add('tenants', {}, { group: 'acme' }), await producer.add('tenants', {}, { group: 'acme' })];
+      const globex = await producer.add('tenants', {}, { group: 'globex' });
+      await waitFor(async () => (await admin.getCounts('tenants')).running === 3, 'the three jobs run');
+      const page = await openPage(`${running.url}/queues#/queue/tenants`);
+      const link = page.locator('[data-panel="groups"] a[data-group="acme"]');
+      await link.waitFor();
+      await link.click();
+      await page.locator('[data-group-filter="acme"]').waitFor();
+      await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 2, "only acme's jobs are listed");
+      for (const job of acme) expect(await page.locator(`#queue-jobs tr[data-job="${job.id}"]`).count()).toBe(1);
+      expect(await page.locator(`#queue-jobs tr[data-job="${globex.id}"]`).count()).toBe(0);
+      expect(await page.locator('.tabs a', { hasText: 'All' }).innerText()).toBe('All (2)');
+      // A group with a job name or a search is refused, not half applied.
+      const refused = await fetch(`${running.url}/queues/api/queues/tenants?group=acme&name=x`);
+      expect(refused.status).toBe(400);
+      await page.getByRole('link', { name: 'All groups' }).click();
+      await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 3, 'every job is listed again');
+      await page.close();
+    });
+
+    it('hasQueue knows a dead-letter queue before its first dead letter, and so does its page', async () => {
+      expect(await admin.hasQueue('refunds-dead')).toBe(true);
+      expect(await admin.hasQueue('refunds-deaf')).toBe(false);
+      const answer = await fetch(`${running.url}/queues/api/queues/refunds-dead`);
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { deadLetterQueue: { count: number } }).deadLetterQueue.count).toBe(0);
+      expect((await fetch(`${running.url}/queues/api/queues/refunds-deaf`)).status).toBe(404);
+    });
+  },
+  ['better-sqlite3', 'postgres'],
+);
