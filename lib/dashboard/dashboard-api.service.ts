@@ -79,7 +79,8 @@ export class DashboardApi {
     const search = typeof query.search === 'string' ? query.search.trim().slice(0, 512) : '';
     const jobName = typeof query.name === 'string' && query.name !== '' ? query.name : undefined;
     const group = typeof query.group === 'string' && query.group !== '' ? query.group : undefined;
-    // getCounts counts a name or a group, and a search has no group filter: refused, never one filter silently dropped.
+    // getCounts counts a name or a group, not both, and this page's search box spans the groups: refused, never one
+    // filter silently dropped (QueueAdmin.getJobs itself takes a search and a group together).
     if (group !== undefined && (jobName !== undefined || search !== ''))
       throw new BadRequestException({ message: 'Filter by a group alone: not with a job name or a search.' });
     try {
