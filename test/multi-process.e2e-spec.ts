@@ -1,6 +1,6 @@
 import { TestingModule } from '@nestjs/testing';
 import { Job, Processor, QueueAdmin, QueueProcessor, SqliteQueueModule } from '../lib';
-import { ChildApp, readRunLog, startChildApp, startStandbyChildApp } from './support/child-app';
+import { readRunLog, startChildApp } from './support/child-app';
 import { CountingConnection, countingConnection } from './support/counting-data-source';
 import { jobCounts } from './support/job-counts';
 import { waitFor } from './support/wait-for';
@@ -19,11 +19,7 @@ describeEachBackend('several OS processes on one file', (backend) => {
   let app: TestingModule | undefined;
   let connection: CountingConnection | undefined;
 
-  /** The child processes of the test: killed after it (those still running after a failure). */
-  const children: ChildApp[] = [];
-
-  afterEach(async () => {
-    await Promise.all(children.splice(0).map((child) => child.kill()));
+  afterEach(() => {
     app = undefined;
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
@@ -47,17 +43,14 @@ describeEachBackend('several OS processes on one file', (backend) => {
     // Idle first: a poller whose back-off grows on empty rounds (and never resets, as in the original) would
     // be slow to notice work after this, or never notice it within the test's wait.
     const log = connection.log;
-    // The producer loads meanwhile (most of a start) and boots, migrates and produces after the idle rounds.
-    const producer = startStandbyChildApp({
+    const claimsAtBoot = log.claims;
+    await waitFor(() => log.claims >= claimsAtBoot + 5, 'five more claim rounds while idle', 30_000, 20);
+    expect(await admin.getCounts()).toEqual(jobCounts()); // those rounds had nothing to claim
+    const producer = startChildApp({
       connection: current.db.options,
       produce: { queue: 'inbox', count: 25, bulk: 10 },
       exitAfterProduce: true,
     });
-    children.push(producer);
-    const claimsAtBoot = log.claims;
-    await waitFor(() => log.claims >= claimsAtBoot + 5, 'five more claim rounds while idle', 30_000, 20);
-    expect(await admin.getCounts()).toEqual(jobCounts()); // those rounds had nothing to claim
-    await producer.boot();
     expect(await producer.exited).toBe(0);
     await waitFor(async () => (await admin.getCounts('inbox')).completed === 25, '25 jobs from the other process completed');
     expect([...app.get(InboxProcessor).seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i));
@@ -73,15 +66,12 @@ describeEachBackend('several OS processes on one file', (backend) => {
         queues: [{ name: 'shared', concurrency: 8 }],
       });
     const workers = [worker(), worker()];
-    // Loaded beside the workers (most of a start); it boots and produces once both are up.
-    const producer = startStandbyChildApp({
+    await Promise.all(workers.map((w) => w.printed('READY')));
+    const producer = startChildApp({
       connection: current.db.options,
       produce: { queue: 'shared', count: 5000, bulk: 250 },
       exitAfterProduce: true,
     });
-    children.push(...workers, producer);
-    await Promise.all(workers.map((w) => w.printed('READY')));
-    await producer.boot();
     expect(await producer.exited).toBe(0);
     app = await current.startApp({ module: { processing: false } });
     const admin = app.get(QueueAdmin);

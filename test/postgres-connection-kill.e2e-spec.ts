@@ -7,7 +7,7 @@
 import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { QueueAdmin, QueueProducer } from '../lib';
-import { ChildApp, StandbyChildApp, startStandbyChildApp } from './support/child-app';
+import { ChildApp, startChildApp } from './support/child-app';
 import { waitFor } from './support/wait-for';
 import { describePostgres, perTestApp } from './support/backends';
 
@@ -19,12 +19,12 @@ const JOBS = 3000;
 
 describePostgres("PostgreSQL: the server terminating a worker's connections", (backend) => {
   let app: TestingModule | undefined;
-  /** Every worker started (the one running and the next one, loaded meanwhile): killed after the test. */
-  const children: ChildApp[] = [];
+  let child: ChildApp | undefined;
   let killer: DataSource | undefined;
 
   afterEach(async () => {
-    await Promise.all(children.splice(0).map((child) => child.kill()));
+    await child?.kill();
+    child = undefined;
     await killer?.destroy();
     killer = undefined;
     app = undefined;
@@ -32,24 +32,12 @@ describePostgres("PostgreSQL: the server terminating a worker's connections", (b
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
   const current = perTestApp(backend);
 
-  /** The application name of run `run`'s worker: only its own connections are killed. */
-  const applicationNameOf = (run: number) => `qt_kill_${process.pid}_${run}`;
-
-  /**
-   * Loads the worker of run `run`, whose every connection (pool and LISTEN) carries its application name; it boots
-   * on `boot()`. Loaded while the run before it runs, so each run waits for a boot instead of a whole start.
-   */
-  function loadWorker(run: number): StandbyChildApp {
+  /** Starts a worker whose every connection (pool and LISTEN) carries `applicationName`, so only its own are killed. */
+  function startWorker(applicationName: string): ChildApp {
     const url = new URL(current.db.options.postgres!.url!);
-    url.searchParams.set('application_name', applicationNameOf(run));
+    url.searchParams.set('application_name', applicationName);
     const connection = { postgres: { ...current.db.options.postgres, url: url.toString() } };
-    const child = startStandbyChildApp({
-      connection,
-      module: { pollInterval: 50, leaseDuration: 5000 },
-      queues: [{ name: 'k', concurrency: 16 }],
-    });
-    children.push(child);
-    return child;
+    return startChildApp({ connection, module: { pollInterval: 50, leaseDuration: 5000 }, queues: [{ name: 'k', concurrency: 16 }] });
   }
 
   it(`a worker survives ${RUNS} runs of pg_terminate_backend every 150-300 ms and completes every job`, async () => {
@@ -59,13 +47,10 @@ describePostgres("PostgreSQL: the server terminating a worker's connections", (b
     killer = new DataSource({ type: 'postgres', url: current.db.options.postgres!.url, poolSize: 1 });
     await killer.initialize();
 
-    let next = loadWorker(0);
     for (let run = 0; run < RUNS; run++) {
-      const applicationName = applicationNameOf(run);
-      const child = next;
-      await child.boot();
+      const applicationName = `qt_kill_${process.pid}_${run}`;
+      child = startWorker(applicationName);
       await child.printed('READY');
-      if (run + 1 < RUNS) next = loadWorker(run + 1);
       let exitedUnasked: number | string | null = null;
       void child.exited.then((code) => (exitedUnasked ??= code));
       const jobs = await producer.addBulk(
@@ -93,6 +78,7 @@ describePostgres("PostgreSQL: the server terminating a worker's connections", (b
       for (const job of jobs.slice(0, 5)) expect((await admin.getJob(job.id))?.status).toBe('completed');
       expect(exitedUnasked).toBeNull();
       expect(await child.stop()).toBe(0);
+      child = undefined;
     }
   }, 300_000);
 });
