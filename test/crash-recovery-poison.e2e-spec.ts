@@ -56,11 +56,18 @@ describeEachBackend('crash recovery of a job that kills its process (kill -9 of 
     // together again, and the innocent job loses an attempt on every crash until it fails with the poison.
     const [poison, innocent] = await producer.addBulk('pair', [
       { data: { kill: true }, options: { maxAttempts: 3 } },
-      { data: { sleep: 300 }, options: { maxAttempts: 3 } },
+      { data: { sleep: 100 }, options: { maxAttempts: 3 } },
     ]);
-    // Not the short test lease: recovery spreads jobs over min(leaseDuration, 10 s), and in a narrower window the
-    // two would more often be due close together again by chance, which this test cannot tell from a failure.
-    const workerConfig = { runLog, module: { leaseDuration: 6500, pollInterval: 100 }, queues: [{ name: 'pair', concurrency: 2 }] };
+    // Not the short test lease: recovery spreads jobs over min(leaseDuration, 10 s), and the innocent job is taken
+    // down again by chance when the poison falls due while it runs (its 100 ms, plus the claim's latency): about
+    // (0.1 s + latency) / window. A 3 s window with a 100 ms job leaves that chance where the 6.5 s lease with a
+    // 300 ms job left it, and each of the three crashes waits half as long for the lease, recovery and jitter.
+    // Without the spread the two are due at once, claimed together, and the innocent fails with the poison: always.
+    const workerConfig = {
+      runLog,
+      module: { ...shortLeases(backend), leaseDuration: 3000 },
+      queues: [{ name: 'pair', concurrency: 2 }],
+    };
 
     const settled = async () =>
       (await admin.getJob(poison.id))?.status === 'failed' &&

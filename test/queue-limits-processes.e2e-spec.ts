@@ -1,5 +1,5 @@
 import { QueueAdmin, QueueProducer } from '../lib';
-import { ChildApp, readLines, startChildApp } from './support/child-app';
+import { ChildApp, readLines, startChildApp, startStandbyChildApp } from './support/child-app';
 import { describeEachBackend, perTestApp } from './support/backends';
 import { waitFor } from './support/wait-for';
 import { shortLeases } from './support/test-timings';
@@ -84,15 +84,16 @@ describeEachBackend('queue limits across OS processes', (backend) => {
     const spanLog = `${current.db.path}.spans`;
     const limit = 3;
     const total = 24;
-    const spawnWorker = () =>
-      startChildApp({
-        connection: current.db.options,
-        spanLog,
-        module: shortLeases(backend),
-        queues: [{ name: 'capped', concurrency: 3, globalConcurrency: limit }],
-      });
-    const victim = spawnWorker();
-    children.push(victim);
+    const config = {
+      connection: current.db.options,
+      spanLog,
+      module: shortLeases(backend),
+      queues: [{ name: 'capped', concurrency: 3, globalConcurrency: limit }],
+    };
+    const victim = startChildApp(config);
+    // The two survivors load meanwhile (most of a start) and boot once the victim is dead.
+    const survivors = [startStandbyChildApp(config), startStandbyChildApp(config)];
+    children.push(victim, ...survivors);
     await victim.printed('READY');
     const app = await current.startApp({ module: { processing: false } });
     const admin = app.get(QueueAdmin);
@@ -105,8 +106,8 @@ describeEachBackend('queue limits across OS processes', (backend) => {
     const victimPid = victim.process.pid!;
     const killedAt = Date.now();
     await victim.kill();
-    for (let i = 0; i < 2; i++) children.push(spawnWorker());
-    await Promise.all(children.slice(1).map((child) => child.printed('READY')));
+    await Promise.all(survivors.map((child) => child.boot()));
+    await Promise.all(survivors.map((child) => child.printed('READY')));
     await waitFor(async () => (await admin.getCounts('capped')).completed === total, `all ${total} jobs done`, 60_000);
     const lines = readLines(spanLog);
     expect(mostRunningAtOnce(lines, victimPid, killedAt)).toBeLessThanOrEqual(limit);
@@ -118,8 +119,8 @@ describeEachBackend('queue limits across OS processes', (backend) => {
         killedAt,
       ),
     ).toBe(limit);
-    // Three process starts, the last two side by side (seconds each, more on a loaded machine), then the victim's
-    // lease (short: test-timings.ts), a recovery period and the recovery jitter (up to the lease again) before its
-    // jobs run again: past Jest's default 60 s under load.
+    // Three process starts side by side (seconds each, more on a loaded machine; the survivors boot after the kill),
+    // then the victim's lease (short: test-timings.ts), a recovery period and the recovery jitter (up to the lease
+    // again) before its jobs run again: past Jest's default 60 s under load.
   }, 180_000);
 });

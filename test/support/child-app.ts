@@ -28,6 +28,28 @@ export function startChildApp(config: QueueAppConfig): ChildApp {
   return startScript('test/fixtures/queue-app.ts', [JSON.stringify(config)]);
 }
 
+/** A child app loaded but not booted yet (`standby`): `boot()` lets it boot, as `startChildApp` would have. */
+export interface StandbyChildApp extends ChildApp {
+  /** Waits until the child is loaded (STANDBY), then tells it to boot (SIGUSR2); it prints READY once booted. */
+  boot(): Promise<void>;
+}
+
+/**
+ * Starts a child app that loads the library and Nest (most of a start, seconds on a loaded machine) and then waits
+ * for `boot()`: a test that needs one process after another starts the next while the current one runs.
+ */
+export function startStandbyChildApp(config: QueueAppConfig): StandbyChildApp {
+  const child = startChildApp({ ...config, standby: true });
+  return {
+    ...child,
+    boot: async () => {
+      await child.printed('STANDBY');
+      // Before STANDBY the child has no handler for SIGUSR2, whose default is to end it.
+      child.process.kill('SIGUSR2');
+    },
+  };
+}
+
 /**
  * Starts test/fixtures/hold-write-lock.ts: a plain node-sqlite3 connection that takes the write lock
  * (`BEGIN IMMEDIATE`), prints `LOCKED`, holds it `holdMs`, prints `RELEASING <epoch ms>` just before COMMIT,

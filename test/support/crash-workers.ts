@@ -6,7 +6,7 @@
 import { TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer } from '../../lib';
 import type { QueueAppConfig } from '../fixtures/queue-app';
-import { ChildApp, startChildApp } from './child-app';
+import { ChildApp, StandbyChildApp, startChildApp, startStandbyChildApp } from './child-app';
 import { waitFor } from './wait-for';
 import { Backend, PerTestApp, perTestApp } from './backends';
 
@@ -17,10 +17,13 @@ export interface CrashWorkers {
   openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }>;
   /** Starts a worker process on the test's database; killed (-9) after the test. */
   startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp;
+  /** Loads a worker process that boots on `boot()` (see `startStandbyChildApp`); killed (-9) after the test. */
+  startStandbyWorker(config: Omit<QueueAppConfig, 'connection'>): StandbyChildApp;
   /**
    * Runs a worker until it dies (its exit code or signal) or `settled` holds (then stops it gracefully: null).
    * The wait starts once the worker is up: its boot takes seconds (more on a loaded machine), and no lease or
-   * recovery bound covers that. It ends with the worker, so no poll outlives its run.
+   * recovery bound covers that. It ends with the worker, so no poll outlives its run. Each run also loads the
+   * next run's process (a standby of the same config), which is then up in a moment instead of a whole start.
    */
   runWorkerUntil(
     config: Omit<QueueAppConfig, 'connection'>,
@@ -34,9 +37,13 @@ export function crashWorkers(backend: Backend): CrashWorkers {
   let app: TestingModule | undefined;
   let children: ChildApp[] = [];
 
+  /** The process the next `runWorkerUntil` of the same config boots: loaded while the current one runs. */
+  let spare: { config: string; child: StandbyChildApp } | undefined;
+
   afterEach(async () => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
+    spare = undefined;
     app = undefined;
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
@@ -53,19 +60,29 @@ export function crashWorkers(backend: Backend): CrashWorkers {
     return child;
   }
 
+  function startStandbyWorker(config: Omit<QueueAppConfig, 'connection'>): StandbyChildApp {
+    const child = startStandbyChildApp({ connection: current.db.options, ...config });
+    children.push(child);
+    return child;
+  }
+
   async function runWorkerUntil(
     config: Omit<QueueAppConfig, 'connection'>,
     settled: () => Promise<boolean>,
     what: string,
   ): Promise<number | string | null> {
-    const child = startWorker(config);
+    const key = JSON.stringify(config);
+    // A spare of another config is left to the after-test kill.
+    const child = spare?.config === key ? spare.child : startStandbyWorker(config);
+    spare = { config: key, child: startStandbyWorker(config) };
     let dead = false;
     const exited = child.exited.then((code) => ((dead = true), code));
     const outcome = await Promise.race([
       exited,
       // A worker that dies before it prints READY rejects this, after `exited` has won.
       child
-        .printed('READY')
+        .boot()
+        .then(() => child.printed('READY'))
         .then(() => waitFor(async () => dead || (await settled()), what, 60_000, 50))
         .then(() => null),
     ]);
@@ -73,5 +90,5 @@ export function crashWorkers(backend: Backend): CrashWorkers {
     return outcome;
   }
 
-  return { current, openObserver, startWorker, runWorkerUntil };
+  return { current, openObserver, startWorker, startStandbyWorker, runWorkerUntil };
 }
