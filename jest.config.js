@@ -63,7 +63,7 @@ module.exports = async () => {
     testTimeout: 60000,
     // Every file owns its databases (a temp file, a PostgreSQL schema) and its ports, so files run side by side:
     // most of a behavioural file's time is waiting (leases, polls, child processes booting), which overlaps.
-    maxWorkers: Number(process.env.QUEUE_TEST_WORKERS) || 2,
+    maxWorkers: Number(process.env.QUEUE_TEST_WORKERS) || 3,
     reporters: ['default', '<rootDir>/test/support/slowest-files-reporter.js'],
     // Longest files first, also in a fresh clone (see the file).
     testSequencer: '<rootDir>/test/support/duration-sequencer.js',

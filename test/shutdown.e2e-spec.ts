@@ -224,7 +224,8 @@ describeEachBackend('graceful shutdown', (backend) => {
  * On a connection pool a job can be claimed while its slot is still saving the previous outcome (the slot is
  * offered as soon as that write is queued); it waits in the worker for the slot. Shutdown must hand it back
  * unstarted, or it stays running under a lease nobody renews. Only PostgreSQL runs statements out of order: on
- * SQLite the claim queues behind the write on the one connection, so no job waits.
+ * SQLite the claim queues behind the write on the one connection, so no job waits. With `prefetch: 0`, where a slot's
+ * next job waits for the previous outcome's save (the default `'auto'` starts it once the write is queued).
  */
 describePostgres('graceful shutdown: a job claimed while waiting for a slot', (backend) => {
   const current = perTestApp(backend, MIGRATED);
@@ -240,7 +241,7 @@ describePostgres('graceful shutdown: a job claimed while waiting for a slot', (b
         if (job.data.name === 'first') await gate.promise;
         return job.data.name;
       },
-      { concurrency: 1 },
+      { concurrency: 1, prefetch: 0 },
     );
     // Polls and heartbeats far apart: nothing but the events of this test runs a statement.
     const app = await current.startApp({ module: { pollInterval: 30_000, leaseDuration: 120_000 }, providers: [Slots] });

@@ -5,8 +5,9 @@
 import { FLOW_WAIT_OFFSET } from '../lib/storage/shared/flow-wait';
 import { SCHEDULE_PAUSE_OFFSET } from '../lib/storage/shared/schedule-pause';
 import { ScheduleRecord } from '../lib/storage/queue-storage.interface';
+import { FAILURE_ERROR_HEAD } from '../lib/storage/storage-records';
 import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob } from './support/storage-contract';
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, ref } from './support/storage-contract';
 
 const schedule = (overrides: Partial<ScheduleRecord> = {}): ScheduleRecord => ({
   queue: 'sched',
@@ -22,6 +23,33 @@ const schedule = (overrides: Partial<ScheduleRecord> = {}): ScheduleRecord => ({
 
 describeEachBackend('Storage contract: operator', (backend) => {
   const s = contractStorage(backend);
+
+  it('recentFailures: the newest failed jobs of the queue only, newest first, at most limit, each with its error head', async () => {
+    const failAt = async (queue: string, message: string, finishedAt: number) => {
+      await addJob(s.storage, queue, { maxAttempts: 1 });
+      const job = await claimOne(s.storage, queue, 'w');
+      expect(await s.storage.fail(ref(job), 'w', JSON.stringify({ name: 'Error', message, attempt: 1 }), finishedAt)).toBe(true);
+      return job.id;
+    };
+    const base = Date.now();
+    const oldest = await failAt('f', 'first', base + 1);
+    const long = await failAt('f', 'x'.repeat(FAILURE_ERROR_HEAD * 2), base + 2);
+    const newest = await failAt('f', 'third', base + 3);
+    await failAt('other', 'elsewhere', base + 4);
+    // A completed job of the same queue is no failure.
+    await addJob(s.storage, 'f');
+    const done = await claimOne(s.storage, 'f', 'w');
+    await s.storage.completeMany([{ ref: ref(done), result: null }], 'w', base + 5);
+
+    const rows = await s.storage.recentFailures('f', 10);
+    expect(rows.map((row) => row.id)).toEqual([newest, long, oldest]);
+    expect(rows.map((row) => row.finishedAt)).toEqual([base + 3, base + 2, base + 1]);
+    expect(rows[0].errorHead).toContain('"message":"third"');
+    // Only the head of a long error is read.
+    expect(rows[1].errorHead).toHaveLength(FAILURE_ERROR_HEAD);
+    expect((await s.storage.recentFailures('f', 2)).map((row) => row.id)).toEqual([newest, long]);
+    expect(await s.storage.recentFailures('none', 10)).toEqual([]);
+  });
 
   it('promote makes a delayed pending job due now, leaves due, finished and waiting jobs, and reports null for none', async () => {
     const delayed = await addJob(s.storage, 'q', { runAt: Date.now() + 3_600_000 });
