@@ -116,9 +116,10 @@ describePostgres('four nodes on one PostgreSQL database', (backend) => {
     expect(await victim.kill()).toBe('SIGKILL');
     const heldAtKill = new Set(await heldByVictim());
     expect(heldAtKill.size).toBeGreaterThan(0);
-    // A node claims no more than its free slots. A slot is offered once its job's outcome is queued for writing, and
-    // the pool may commit the claim before that write: a finished job can still read running beside its successor.
-    expect(heldAtKill.size).toBeLessThanOrEqual(2 * CONCURRENCY);
+    // A node holds no more than the default `prefetch: 'auto'` lets it start: its slots' running jobs, the outcomes of
+    // as many handed to the writer and not yet landed (a finished job still reads running beside its successor), and at
+    // most as many claimed ahead for slots about to free (as crash-recovery.e2e bounds it).
+    expect(heldAtKill.size).toBeLessThanOrEqual(3 * CONCURRENCY);
 
     await waitFor(async () => (await admin.getCounts('bulk')).completed === JOBS, `all ${JOBS} jobs completed`, 170_000, 100);
     expect(await admin.getCounts('bulk')).toMatchObject({ pending: 0, running: 0, completed: JOBS, failed: 0 });
