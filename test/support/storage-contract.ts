@@ -5,7 +5,14 @@
  */
 import { createQueueStorage } from '../../lib/runtime/create-queue-storage';
 import { resolveModuleOptions } from '../../lib/runtime/resolve-module-options';
-import { AttemptRef, JobRecord, NewJobRecord, QueueStorage } from '../../lib/storage/queue-storage.interface';
+import {
+  AttemptRef,
+  JobRecord,
+  NewJobRecord,
+  QueueStorage,
+  ScheduleOccurrence,
+  ScheduleRecord,
+} from '../../lib/storage/queue-storage.interface';
 import { Backend, TestDatabase } from './backends';
 
 /** A lease no test outlives. */
@@ -14,6 +21,29 @@ export const CONTRACT_LEASE = 60_000;
 /** A due job with no options, with `overrides`. */
 export function newJob(overrides: Partial<NewJobRecord> = {}): NewJobRecord {
   return { data: '{}', priority: 0, runAt: Date.now() - 1, maxAttempts: 3, backoff: null, timeout: null, key: null, ...overrides };
+}
+
+/** A schedule `tick` of queue `sched`, every second from 5000 (a time long past: due at once), with `overrides`. */
+export function newSchedule(overrides: Partial<ScheduleRecord> = {}): ScheduleRecord {
+  return {
+    queue: 'sched',
+    name: 'tick',
+    cron: null,
+    every: 1000,
+    timezone: null,
+    data: '{}',
+    options: null,
+    nextRunAt: 5000,
+    ...overrides,
+  };
+}
+
+/**
+ * The occurrence a scheduler enqueues from `read` (the schedule as it read it) at `at` (by default the next run it
+ * read), advancing it one second past that occurrence.
+ */
+export function occurrenceOf(read: ScheduleRecord, at = read.nextRunAt): ScheduleOccurrence {
+  return { schedule: read, occurrenceAt: at, job: newJob({ runAt: at }), nextRunAt: at + 1000 };
 }
 
 /** The attempt a claimed job is in. */
