@@ -24,7 +24,8 @@ describeEachBackend('QueueStorage contract', (backend) => {
   let storage: QueueStorage;
 
   beforeEach(async () => {
-    db = backend.tempDatabase();
+    // At the newest schema already (see contractStorage in support/storage-contract.ts); initialize() checks it.
+    db = await backend.migratedDatabase();
     storage = createQueueStorage(resolveModuleOptions({ ...db.options }));
     await storage.initialize();
   });
