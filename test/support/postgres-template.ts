@@ -1,11 +1,12 @@
 /**
  * Migrated PostgreSQL schemas for tests from a template: the e2e global setup runs the library's steps once per run
  * into a template schema (`migratePostgresSchema`, what a user who migrates by hand runs), reads back what they made
- * from the catalogs, and writes it down as one script of final DDL; a test's schema is that script, run with the
- * template's name replaced, in one round trip. PostgreSQL has no `CREATE SCHEMA ... TEMPLATE`, and the steps redo
- * work the final shape does not need (eleven guarded blocks, functions and triggers replaced by later steps, columns
- * added one step at a time), so the script is the cheaper path to the same schema (test/bench/setup-cost.bench.ts
- * measures both).
+ * from the catalogs, and writes it down as one script of final DDL; a test's schema is that script, run with its
+ * name put in, in one round trip (its tables are copied with LIKE from the template, which stays for the whole run).
+ * PostgreSQL has no `CREATE SCHEMA ... TEMPLATE`, and the steps redo work the final shape does not need (a guarded
+ * block per step, functions and triggers replaced by later steps, columns added one step at a time), so the script is
+ * the cheaper path to the same schema; most of either is making the ~40 relations themselves, which no script avoids
+ * (test/bench/setup-cost.bench.ts measures both: `steps,migrated`).
  *
  * The same schema, checked: the global setup copies the template once more and compares the copy's catalogs with the
  * template's (columns, constraints, indexes, triggers, functions, storage options, sequences, the recorded steps);
