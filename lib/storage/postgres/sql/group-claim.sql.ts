@@ -141,9 +141,12 @@ export const groupedClaimSql = perSchema(
           WHERE ranked.job_group IS NULL OR allowed.gcap IS NULL OR ranked.turn <= allowed.gcap
       ),
       grouped_picked AS MATERIALIZED (
-        SELECT j.id, allowed.queue, allowed.rated FROM ${T} AS j JOIN allowed ON allowed.queue = j.queue
-        WHERE j.id = ANY (ARRAY(SELECT ordered.id FROM ordered JOIN allowed AS a ON a.queue = ordered.queue WHERE ordered.pos <= a.lim))
-          AND j.status = 'pending' AND ${notPaused(Q, 'allowed.queue')}
+        SELECT j.id, j.queue FROM ${T} AS j
+        WHERE j.id = ANY (ARRAY(
+            SELECT ordered.id FROM ordered JOIN allowed ON allowed.queue = ordered.queue
+            WHERE ordered.pos <= allowed.lim AND ${notPaused(Q, 'allowed.queue')}
+          ))
+          AND coalesce(j.status, '') = 'pending'
         FOR UPDATE OF j SKIP LOCKED
       ),
       plain_picked AS MATERIALIZED (
@@ -157,7 +160,11 @@ export const groupedClaimSql = perSchema(
         ) AS job
         WHERE NOT allowed.grouped AND ${notPaused(Q, 'allowed.queue')}
       ),
-      picked AS (SELECT * FROM grouped_picked UNION ALL SELECT * FROM plain_picked),
+      picked AS (
+        SELECT grouped_picked.id, allowed.queue, allowed.rated FROM grouped_picked JOIN allowed ON allowed.queue = grouped_picked.queue
+        UNION ALL
+        SELECT * FROM plain_picked
+      ),
       counted AS (
         UPDATE ${Q} AS q SET
           window_count = CASE WHEN q.window_start + q.rate_duration > $3 THEN q.window_count + taken.n ELSE taken.n END,
