@@ -3,7 +3,9 @@
 // queue, concurrency 50, for a queue without groups (the plain claim) and for a grouped queue (`groupConcurrency`
 // set so high it never binds: what is measured is the price of the fair claim) whose jobs carry 0 (none), 10 or 1,000
 // groups, on SQLite (node-sqlite3) and PostgreSQL. With GROUPS_BASE_DIST (a build of the library before this feature),
-// the plain path of both builds is measured too: the A/B of what queues without groups pay.
+// the plain path of both builds is measured too: the A/B of what queues without groups pay. GROUPS_BACKLOGS (e.g.
+// 10000,1000000) puts that many more jobs of the same groups behind the GROUPS_TOTAL processed ones, for the backlog
+// target (the rate with a 1M backlog against a 10k one); GROUPS_CONFIGS (e.g. plain,g1000) picks configurations.
 //
 //   node bench/groups.js                         after `npm run build`
 //   GROUPS_RUNS=3 GROUPS_TOTAL=20000 GROUPS_BACKENDS=sqlite,postgres GROUPS_BASE_DIST=bench/.data/base-dist node bench/groups.js
@@ -44,10 +46,11 @@ async function child(args) {
   };
   const producerApp = await boot([], false);
   const producer = producerApp.get(lib.QueueProducer);
-  for (let start = 0; start < args.total; start += 1000) {
+  const stored = args.total + (args.backlog ?? 0);
+  for (let start = 0; start < stored; start += 5000) {
     await producer.addBulk(
       'q',
-      Array.from({ length: 1000 }, (_, i) => {
+      Array.from({ length: Math.min(5000, stored - start) }, (_, i) => {
         const n = start + i;
         return { data: { n }, options: args.groups > 0 ? { group: `g${n % args.groups}` } : undefined };
       }),
@@ -117,35 +120,48 @@ async function main() {
   const backends = (process.env.GROUPS_BACKENDS || 'sqlite,postgres').split(',');
   const dist = path.resolve(process.env.BENCH_DIST_DIR || path.join(ROOT_DIR, 'dist'));
   const baseDist = process.env.GROUPS_BASE_DIST ? path.resolve(process.env.GROUPS_BASE_DIST) : undefined;
+  const picked = process.env.GROUPS_CONFIGS ? process.env.GROUPS_CONFIGS.split(',') : undefined;
+  const backlogs = (process.env.GROUPS_BACKLOGS || '0').split(',').map(Number);
   const variants = [
     ...(baseDist ? [{ id: 'base-plain', label: 'no groups, build before groups', dist: baseDist, groups: 0, options: {} }] : []),
     ...CONFIGS.map((config) => ({ ...config, dist })),
-  ];
+  ].filter((variant) => !picked || picked.includes(variant.id));
   const results = {};
   for (let rep = 0; rep < runs; rep++) {
     for (const backend of backends) {
-      for (const variant of variants) {
-        const result = await runChild({ backend, total, dist: variant.dist, groups: variant.groups, options: variant.options });
-        ((results[backend] ??= {})[variant.id] ??= []).push(result);
-        process.stderr.write(
-          `${backend} ${variant.id} run ${rep + 1}: ${Math.round(result.rate)} jobs/s, ${result.cpuUs.toFixed(1)} µs/job\n`,
-        );
+      for (const backlog of backlogs) {
+        for (const variant of variants) {
+          const args = { backend, total, backlog, dist: variant.dist, groups: variant.groups, options: variant.options };
+          const result = await runChild(args);
+          (((results[backend] ??= {})[backlog] ??= {})[variant.id] ??= []).push(result);
+          process.stderr.write(
+            `${backend} backlog ${backlog} ${variant.id} run ${rep + 1}: ${Math.round(result.rate)} jobs/s, ${result.cpuUs.toFixed(1)} µs/job\n`,
+          );
+        }
       }
     }
   }
-  console.log(`| backend | configuration | jobs/s (median of ${runs}) | vs plain | CPU µs/job (median) | vs plain |`);
-  console.log('|---|---|---|---|---|---|');
+  // Ratios against the plain claim of the same backlog, and against the same configuration with the first backlog.
+  const base = variants.find((variant) => variant.id === 'plain') ?? variants[0];
+  console.log(
+    `| backend | backlog | configuration | jobs/s (median of ${runs}) | vs ${base.id} | vs backlog ${backlogs[0].toLocaleString('en-US')} | CPU µs/job (median) | vs ${base.id} |`,
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  const pct = (value, reference) => `${value >= reference ? '+' : ''}${(((value - reference) / reference) * 100).toFixed(1)} %`;
   for (const backend of backends) {
-    const plainRate = median(results[backend].plain.map((r) => r.rate));
-    const plainCpu = median(results[backend].plain.map((r) => r.cpuUs));
-    for (const variant of variants) {
-      const rate = median(results[backend][variant.id].map((r) => r.rate));
-      const cpu = median(results[backend][variant.id].map((r) => r.cpuUs));
-      const pct = (value, base) =>
-        variant.id === 'plain' ? '' : `${value >= base ? '+' : ''}${(((value - base) / base) * 100).toFixed(1)} %`;
-      console.log(
-        `| ${backend} | ${variant.label} | ${Math.round(rate).toLocaleString('en-US')} | ${pct(rate, plainRate)} | ${cpu.toFixed(1)} | ${pct(cpu, plainCpu)} |`,
-      );
+    for (const backlog of backlogs) {
+      const of = (id, b = backlog) => results[backend][b][id];
+      const plainRate = median(of(base.id).map((r) => r.rate));
+      const plainCpu = median(of(base.id).map((r) => r.cpuUs));
+      for (const variant of variants) {
+        const rate = median(of(variant.id).map((r) => r.rate));
+        const cpu = median(of(variant.id).map((r) => r.cpuUs));
+        const firstRate = median(of(variant.id, backlogs[0]).map((r) => r.rate));
+        const same = variant.id === base.id;
+        console.log(
+          `| ${backend} | ${backlog.toLocaleString('en-US')} | ${variant.label} | ${Math.round(rate).toLocaleString('en-US')} | ${same ? '' : pct(rate, plainRate)} | ${backlog === backlogs[0] ? '' : `${((rate / firstRate) * 100).toFixed(0)} %`} | ${cpu.toFixed(1)} | ${same ? '' : pct(cpu, plainCpu)} |`,
+        );
+      }
     }
   }
 }

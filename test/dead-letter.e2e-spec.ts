@@ -3,7 +3,8 @@
  * that failed it, for each of the four ways of failing for good (attempts spent, UnrecoverableError, a timeout on the
  * last attempt, an expired lease on the last attempt: a process killed with -9). The original stays failed; the dead
  * letter carries data and name, and its origin and last error on JobInfo. `admin.redrive` sends dead letters back as
- * fresh jobs, atomically. Bad input is refused with typed errors and writes nothing.
+ * fresh jobs, atomically. Bad input is refused with typed errors and writes nothing. The module default is recorded
+ * by the process that runs the queue's processor, and applies to a lease another process recovers.
  */
 import {
   InvalidArgumentError,
@@ -171,6 +172,32 @@ describeEachBackend('dead letters', (backend) => {
       name: 'doomed',
       data: { kill: true },
       deadLetter: { queue: 'dl-crash', jobId: job.id, error: { name: LeaseExpiredError.name, attempt: 1 } },
+    });
+  }, 60_000); // one child start, then a lease (1.6 s) to expire
+
+  it('the module default reaches a lease recovered by a process without it: the queue records it where its processor runs', async () => {
+    // Process A runs dl-crash-default's processor, which names no deadLetter, with the module default, and dies on the
+    // job's last attempt. Process B (this app) has neither that processor nor the default, boots after A and recovers
+    // the lease: the dead letter still arrives, because A recorded the queue's dead-letter queue at its start, and a
+    // job can only be running where its processor runs.
+    const child = startChildApp({
+      connection: current.db.options,
+      module: { ...shortLeases(backend), deadLetter: 'dl-dead' },
+      queues: [{ name: 'dl-crash-default', maxAttempts: 1 }],
+    });
+    await child.printed('READY');
+    const { producer, admin } = await open(shortLeases(backend));
+    expect(await admin.listDeadLetterQueues()).toEqual([{ queue: 'dl-dead', sources: ['dl-crash-default', 'dl-source'], count: 0 }]);
+    // This app has no processor of the queue, so the job's options are its own: its first attempt is its last.
+    const job = await producer.add('dl-crash-default', { kill: true }, { name: 'doomed', maxAttempts: 1 });
+    expect(await child.exited).not.toBe(0);
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'recovery failed the job', 15_000);
+    expect((await admin.getJob(job.id))?.error?.name).toBe(LeaseExpiredError.name);
+    const letter = await deadLetterOf(admin, job.id);
+    expect(letter).toMatchObject({
+      name: 'doomed',
+      data: { kill: true },
+      deadLetter: { queue: 'dl-crash-default', jobId: job.id, error: { name: LeaseExpiredError.name, attempt: 1 } },
     });
   }, 60_000); // one child start, then a lease (1.6 s) to expire
 

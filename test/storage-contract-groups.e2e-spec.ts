@@ -52,6 +52,19 @@ describeEachBackend('Storage contract: groups', (backend) => {
     expect(served.size).toBe(100);
   });
 
+  it('a grouped claim serves a group whose first job is delayed by its first due one, and walks past a group with none due', async () => {
+    const later = Date.now() + 3_600_000;
+    // Group a's first job in claim order (the highest priority) is not due: its due job of lower priority is its turn.
+    await addJob(s.storage, 'd', { group: 'a', priority: 5, runAt: later });
+    await addJob(s.storage, 'd', { group: 'a', priority: 5, runAt: later + 1 });
+    const aDue = await addJob(s.storage, 'd', { group: 'a', priority: 1 });
+    // Group b has nothing due; group c has a due job behind it in name order.
+    await addJob(s.storage, 'd', { group: 'b', runAt: later });
+    const cDue = await addJob(s.storage, 'd', { group: 'c' });
+    const claimed = await s.storage.claim([{ queue: 'd', limit: 5, grouped: true, groupConcurrency: 1 }], 'w', Date.now(), CONTRACT_LEASE);
+    expect(claimed.map((job) => job.id).sort()).toEqual([aDue.id, cDue.id].sort());
+  });
+
   it('groupCounts, listGroupJobs and busiestGroups read one queue groups', async () => {
     const a1 = await addJob(s.storage, 'q', { group: 'a', name: 'x' });
     const a2 = await addJob(s.storage, 'q', { group: 'a' });

@@ -113,7 +113,9 @@ export interface SqliteQueueModuleOptions {
   queueLimits?: Record<string, QueueLimits>;
   /**
    * Dead-letter queue of every processor that names none (`@Processor({ deadLetter })` wins): a job that fails for
-   * good is also enqueued there. Not applied to that queue itself. Default none.
+   * good is also enqueued there. Not applied to that queue itself. Recorded in the database for this process's
+   * processors at start, and read from there by whichever process fails the job: needed where the processors run, not
+   * in a producer-only process. Default none.
    */
   deadLetter?: string;
   /** Most snoozes (`SnoozeError`) per job; one more fails the job with `SnoozeLimitError`. 0 to 1,000,000. Default 1000. */
