@@ -10,6 +10,11 @@ import { readLines, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
 import { describeEachBackend, perFileApp, perTestApp, MIGRATED } from './support/backends';
 
+/** The throttle window of the in-process test: longer than a job's run and the wait that sees it, under load. */
+const THROTTLE_WINDOW = 5000;
+/** The debounce delay of the in-process tests: longer than a burst of adds takes, under load. */
+const DEBOUNCE_DELAY = 2000;
+
 const ran: { id: string; data: unknown; at: number }[] = [];
 let gate = deferred();
 
@@ -44,15 +49,17 @@ describeEachBackend('throttle and debounce keys', (backend) => {
 
   it('throttle: inside the window an add returns the job that took the key, even once it completed; after it, a new job', async () => {
     const { producer, admin } = await open();
-    const first = await producer.add('throttled', { n: 1 }, { key: 'report', keyTtl: 1500 });
+    // The window must outlast the first job's run and the wait that sees it completed: 1.5 s did not at load 50-70
+    // (the next add came after the window and made a new job), so the window is 5 s; the test waits it out once.
+    const first = await producer.add('throttled', { n: 1 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
     await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'the first job completed');
-    const again = await producer.add('throttled', { n: 2 }, { key: 'report', keyTtl: 1500 });
+    const again = await producer.add('throttled', { n: 2 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
     expect(again.id).toBe(first.id);
     expect(await admin.getCounts('throttled')).toMatchObject({ pending: 0, completed: 1 });
     await waitFor(
-      async () => (await producer.add('throttled', { n: 3 }, { key: 'report', keyTtl: 1500 })).id !== first.id,
+      async () => (await producer.add('throttled', { n: 3 }, { key: 'report', keyTtl: THROTTLE_WINDOW })).id !== first.id,
       'the window closed',
-      5000,
+      THROTTLE_WINDOW + 10_000,
     );
     await waitFor(async () => (await admin.getCounts('throttled')).completed === 2, 'the second job ran');
     expect(ran.map((run) => run.data)).toEqual([{ n: 1 }, { n: 3 }]);
@@ -61,12 +68,15 @@ describeEachBackend('throttle and debounce keys', (backend) => {
   it('debounce: a burst of 20 concurrent adds runs once, with the last data, its delay after the last add, under one id', async () => {
     const { producer, admin } = await open();
     const ids = new Set<string>();
-    // When the last wave was sent: each of its adds commits after this, so the winner's run time is at least 400 ms later.
+    // When the last wave was sent: each of its adds commits after this, so the winner's run time is at least the delay
+    // later. The delay must outlast the four waves: 400 ms did not at load 50-70 (a wave came after the job ran).
     let lastWaveSent = 0;
     for (let wave = 0; wave < 4; wave++) {
       lastWaveSent = Date.now();
       const added = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => producer.add('debounced', { n: wave * 5 + i }, { key: 'sync', debounce: true, delay: 400 })),
+        Array.from({ length: 5 }, (_, i) =>
+          producer.add('debounced', { n: wave * 5 + i }, { key: 'sync', debounce: true, delay: DEBOUNCE_DELAY }),
+        ),
       );
       added.forEach((job) => ids.add(job.id));
     }
@@ -77,7 +87,7 @@ describeEachBackend('throttle and debounce keys', (backend) => {
     expect(pending.key).toBe('sync');
     await waitFor(async () => (await admin.getJob(id))?.status === 'completed', 'the debounced job ran');
     expect(ran).toHaveLength(1);
-    expect(ran[0].at - lastWaveSent).toBeGreaterThanOrEqual(395);
+    expect(ran[0].at - lastWaveSent).toBeGreaterThanOrEqual(DEBOUNCE_DELAY - 5);
     // The last of the last wave's adds to commit wins; every add of that wave replaced the data after the earlier waves.
     expect((ran[0].data as { n: number }).n).toBeGreaterThanOrEqual(15);
     expect(await admin.getCounts('debounced')).toMatchObject({ pending: 0, running: 0, completed: 1 });
@@ -87,8 +97,9 @@ describeEachBackend('throttle and debounce keys', (backend) => {
     const { producer, admin } = await open();
     const first = await producer.add('debounced', { n: 1, wait: true }, { key: 'k', debounce: true });
     await waitFor(async () => (await admin.getJob(first.id))?.status === 'running', 'the first job runs');
-    const second = await producer.add('debounced', { n: 2 }, { key: 'k', debounce: true, delay: 200 });
-    const third = await producer.add('debounced', { n: 3 }, { key: 'k', debounce: true, delay: 200 });
+    // The third add must come within the second's delay (200 ms did not at load 50-70).
+    const second = await producer.add('debounced', { n: 2 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
+    const third = await producer.add('debounced', { n: 3 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
     expect(second.id).not.toBe(first.id);
     expect(third.id).toBe(second.id);
     expect((await admin.getJob(first.id))!.data).toEqual({ n: 1, wait: true });
