@@ -5,12 +5,14 @@
  * hands the prefetched jobs back at once (pending, their attempt not spent), and a crash gives them back when
  * their lease expires, to run exactly once elsewhere.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TestingModule } from '@nestjs/testing';
-import { Job, QueueAdmin, QueueProducer, RateLimitError } from '../lib';
+import { Job, QueueAdmin, QueueProducer, RateLimitError, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { ChildApp, readRunLog, startChildApp } from './support/child-app';
+import { ChildApp, readRunLog, startChildApp, startStandbyChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
+import { CountingConnection, StatementLog, countingConnection } from './support/counting-data-source';
 import { shortLeases } from './support/test-timings';
 
 interface Step {
@@ -19,15 +21,21 @@ interface Step {
 
 describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => {
   let children: ChildApp[] = [];
+  let connection: CountingConnection | undefined;
   afterEach(async () => {
     await Promise.all(children.map((child) => child.kill()));
     children = [];
   });
   // Declared after the hook above, which runs first: it stops the children before their database goes.
   const current = perTestApp(backend, MIGRATED);
+  // After perTestApp's hook (declared later, runs later): a borrowed DataSource outlives the app that used it.
+  afterEach(async () => {
+    await connection?.destroy();
+    connection = undefined;
+  });
 
   /** A processor of `queue` whose job `name` runs until `gates[name]` resolves; it records starts and overlap. */
-  function gatedProcessor(queue: string, options: { concurrency: number; prefetch: number }) {
+  function gatedProcessor(queue: string, options: { concurrency: number; prefetch: number | 'auto' }) {
     const gates = new Map<string, ReturnType<typeof deferred<void>>>();
     const gate = (name: string) => gates.get(name) ?? gates.set(name, deferred<void>()).get(name)!;
     const state = { started: [] as string[], active: 0, maxActive: 0 };
@@ -147,6 +155,65 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     for (const id of ids.slice(1)) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', attempts: 1 });
   });
 
+  it("'auto' keeps prefetch 0's fairness between two processes: a process whose handlers are long beside a claim claims nothing ahead, and the free one runs the job meanwhile", async () => {
+    // Process A (its own worker id, poller and connection): one slot, the default prefetch, a statement log to see
+    // its claim rounds. Its first handler takes 1 s, so its mean handler time is 1 s: 'auto' looks ahead
+    // concurrency x claim time / 1 s jobs, 0 while a claim takes less than that second (its bound).
+    const a = { started: [] as string[], active: 0 };
+    const hold = deferred();
+    const A = defineProcessor<Step>(
+      'fair',
+      async (job) => {
+        a.started.push(job.data.name);
+        a.active++;
+        try {
+          // The warm-up job's own run time, what A learns its handlers take; `hold` runs until the test ends it.
+          if (job.data.name === 'warm') await sleep(1000);
+          if (job.data.name === 'hold') await hold.promise;
+          return job.data.name;
+        } finally {
+          a.active--;
+        }
+      },
+      { concurrency: 1, prefetch: 'auto' },
+    );
+    connection = countingConnection(current.db);
+    const log = connection.log;
+    const appA = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 50, leaseDuration: 120_000 })],
+      // A second, idle queue: its claim goes out every poll, so A's rounds show in the log even when it asks nothing of 'fair'.
+      providers: [A, defineProcessor('idle', async () => 'ok')],
+    });
+    const producer = appA.get(QueueProducer);
+    const admin = appA.get(QueueAdmin);
+    const warm = await producer.add('fair', { name: 'warm' });
+    await waitFor(async () => (await admin.getJob(warm.id))?.status === 'completed', 'the warm-up job completed');
+
+    // A's only slot is busy with a job that runs until the test ends it.
+    await producer.add('fair', { name: 'hold' });
+    await waitFor(() => a.started.includes('hold'), 'A runs the job that holds its slot');
+    // Added in A (its own insert wakes its poller first): two of its claim rounds begin after the add, so the
+    // first of them has ended, with the job there to take.
+    const statementsBefore = log.statements.length;
+    const next = await producer.add('fair', { name: 'next' });
+    const claimsAfterAdd = () => log.statements.slice(statementsBefore).filter(StatementLog.isClaim);
+    await waitFor(() => claimsAfterAdd().length >= 2, 'two claim rounds of A after the add');
+    // prefetch 0's fairness: none of A's claims asks for the busy queue, and the job stays in the database for any process.
+    for (const claim of claimsAfterAdd()) expect(claim.parameters.flat()).not.toContain('fair');
+    expect(await admin.getJob(next.id)).toMatchObject({ status: 'pending', lockedBy: null });
+
+    // Process B, with a free slot, runs it while A's slot is still busy.
+    const b = gatedProcessor('fair', { concurrency: 1, prefetch: 'auto' });
+    b.open('next');
+    await current.startApp({ module: { pollInterval: 50 }, providers: [b.Processor] });
+    await waitFor(async () => (await admin.getJob(next.id))?.status === 'completed', 'B ran the job');
+    expect(b.state.started).toEqual(['next']);
+    expect(a.started).toEqual(['warm', 'hold']);
+    expect(a.active).toBe(1);
+    hold.resolve();
+  });
+
   it('a RateLimitError hands the prefetched jobs back with its job, unspent: none of them starts during the pause', async () => {
     const started: string[] = [];
     const release = deferred<void>();
@@ -186,6 +253,11 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     const module = shortLeases(backend);
     const first = startChildApp({ connection: current.db.options, runLog, module, queues: [{ name: 'pf', concurrency: 1, prefetch: 3 }] });
     children.push(first);
+    // The next process loads meanwhile and boots once the first is dead (a start is most of this test's time).
+    const second = startStandbyChildApp({ connection: current.db.options, runLog, module, queues: [{ name: 'pf', concurrency: 4 }] });
+    children.push(second);
+    // The wait on what the child does starts once it is up: its start is bounded by nothing of ours (over 30 s at load 70).
+    await first.printed('READY');
     await waitFor(
       async () => readRunLog(runLog).length === 1 && (await admin.getCounts('pf')).running === 4,
       'one job runs, three held ahead',
@@ -196,8 +268,7 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     const leaseAtKill = new Map<string, number>();
     for (const id of ids) leaseAtKill.set(id, (await admin.getJob(id))!.leaseUntil!.getTime());
 
-    const second = startChildApp({ connection: current.db.options, runLog, module, queues: [{ name: 'pf', concurrency: 4 }] });
-    children.push(second);
+    await second.boot();
     await waitFor(
       async () => (await Promise.all(ids.slice(1).map((id) => admin.getJob(id)))).every((job) => job?.status === 'completed'),
       'the prefetched jobs ran in the second process',
@@ -219,5 +290,6 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
         .filter((run) => run.id === ids[0])
         .map((run) => run.pid),
     ).toEqual([first.process.pid, second.process.pid]);
-  }, 90_000);
+    // Two child starts side by side: over 30 s each at load 70 on two cores.
+  }, 180_000);
 });

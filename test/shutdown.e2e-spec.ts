@@ -288,3 +288,56 @@ describePostgres('graceful shutdown: a job claimed while waiting for a slot', (b
     }
   });
 });
+
+/**
+ * The default `prefetch: 'auto'` claims ahead the jobs of the slots expected to free during a claim: with handlers
+ * short beside a claim, a job claimed while the slot is still busy waits in the worker for it, as a fixed prefetch's
+ * does. Shutdown hands it back unstarted on every backend (the PostgreSQL-only case above is `prefetch: 0`'s).
+ */
+describeEachBackend("graceful shutdown: a job 'auto' claimed ahead, waiting for a slot", (backend) => {
+  const current = perTestApp(backend, MIGRATED);
+
+  it('is handed back at shutdown, pending and uncounted, and never started', async () => {
+    const gate = deferred();
+    const started: string[] = [];
+    const Slots = defineProcessor<{ name: string }>(
+      'slots',
+      async (job) => {
+        started.push(job.data.name);
+        if (job.data.name === 'long') await gate.promise;
+        return job.data.name;
+      },
+      // The default prefetch, said out loud: this is the case of 'auto'.
+      { concurrency: 1, prefetch: 'auto' },
+    );
+    // Heartbeats far apart: only the test's adds and the worker's claims move the jobs.
+    const app = await current.startApp({ module: { pollInterval: 50, leaseDuration: 120_000 }, providers: [Slots] });
+    const producer = app.get(QueueProducer);
+    const observer = await current.startApp({ module: { processing: false } });
+    const admin = observer.get(QueueAdmin);
+    // Instant handlers beside a claim of some ms: the worker's mean handler time falls far below its claim time, so
+    // 'auto' looks one job ahead (its most, the concurrency). Thirty of them wash out a slow first measurement.
+    await producer.addBulk(
+      'slots',
+      Array.from({ length: 30 }, (_, n) => ({ data: { name: `warm-${n}` } })),
+    );
+    await waitFor(async () => (await admin.getCounts('slots')).completed === 30, 'the warm-up jobs completed');
+
+    const long = await producer.add('slots', { name: 'long' });
+    await waitFor(() => started.includes('long'), 'the long job started');
+    const ahead = await producer.add('slots', { name: 'ahead' });
+    // Claimed while the only slot is busy: leased to this process, waiting for the slot.
+    await waitFor(async () => (await admin.getJob(ahead.id))?.status === 'running', 'the next job claimed ahead of a free slot');
+    expect(started).not.toContain('ahead');
+
+    const closing = current.close(app);
+    await waitFor(async () => (await admin.getJob(ahead.id))?.status === 'pending', 'the waiting job handed back at shutdown');
+    // Handed back while the long job still runs: at once, not after the slot freed.
+    expect(await admin.getJob(long.id)).toMatchObject({ status: 'running' });
+    gate.resolve();
+    await closing;
+    expect(started).not.toContain('ahead');
+    expect(await admin.getJob(long.id)).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(await admin.getJob(ahead.id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null, leaseUntil: null });
+  });
+});

@@ -8,7 +8,12 @@ import { writeFileSync } from 'node:fs';
 import { InvalidJobOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { readLines, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perFileApp, perTestApp } from './support/backends';
+import { describeEachBackend, perFileApp, perTestApp, MIGRATED } from './support/backends';
+
+/** The throttle window of the in-process test: longer than a job's run and the wait that sees it, under load. */
+const THROTTLE_WINDOW = 5000;
+/** The debounce delay of the in-process tests: longer than a burst of adds takes, under load. */
+const DEBOUNCE_DELAY = 2000;
 
 const ran: { id: string; data: unknown; at: number }[] = [];
 let gate = deferred();
@@ -31,7 +36,7 @@ class DebouncedProcessor implements QueueProcessor<{ n: number; wait?: boolean }
 }
 
 describeEachBackend('throttle and debounce keys', (backend) => {
-  const current = perTestApp(backend);
+  const current = perTestApp(backend, MIGRATED);
   beforeEach(() => {
     ran.length = 0;
     gate = deferred();
@@ -44,15 +49,17 @@ describeEachBackend('throttle and debounce keys', (backend) => {
 
   it('throttle: inside the window an add returns the job that took the key, even once it completed; after it, a new job', async () => {
     const { producer, admin } = await open();
-    const first = await producer.add('throttled', { n: 1 }, { key: 'report', keyTtl: 1500 });
+    // The window must outlast the first job's run and the wait that sees it completed: 1.5 s did not at load 50-70
+    // (the next add came after the window and made a new job), so the window is 5 s; the test waits it out once.
+    const first = await producer.add('throttled', { n: 1 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
     await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'the first job completed');
-    const again = await producer.add('throttled', { n: 2 }, { key: 'report', keyTtl: 1500 });
+    const again = await producer.add('throttled', { n: 2 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
     expect(again.id).toBe(first.id);
     expect(await admin.getCounts('throttled')).toMatchObject({ pending: 0, completed: 1 });
     await waitFor(
-      async () => (await producer.add('throttled', { n: 3 }, { key: 'report', keyTtl: 1500 })).id !== first.id,
+      async () => (await producer.add('throttled', { n: 3 }, { key: 'report', keyTtl: THROTTLE_WINDOW })).id !== first.id,
       'the window closed',
-      5000,
+      THROTTLE_WINDOW + 10_000,
     );
     await waitFor(async () => (await admin.getCounts('throttled')).completed === 2, 'the second job ran');
     expect(ran.map((run) => run.data)).toEqual([{ n: 1 }, { n: 3 }]);
@@ -61,12 +68,15 @@ describeEachBackend('throttle and debounce keys', (backend) => {
   it('debounce: a burst of 20 concurrent adds runs once, with the last data, its delay after the last add, under one id', async () => {
     const { producer, admin } = await open();
     const ids = new Set<string>();
-    // When the last wave was sent: each of its adds commits after this, so the winner's run time is at least 400 ms later.
+    // When the last wave was sent: each of its adds commits after this, so the winner's run time is at least the delay
+    // later. The delay must outlast the four waves: 400 ms did not at load 50-70 (a wave came after the job ran).
     let lastWaveSent = 0;
     for (let wave = 0; wave < 4; wave++) {
       lastWaveSent = Date.now();
       const added = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => producer.add('debounced', { n: wave * 5 + i }, { key: 'sync', debounce: true, delay: 400 })),
+        Array.from({ length: 5 }, (_, i) =>
+          producer.add('debounced', { n: wave * 5 + i }, { key: 'sync', debounce: true, delay: DEBOUNCE_DELAY }),
+        ),
       );
       added.forEach((job) => ids.add(job.id));
     }
@@ -77,7 +87,7 @@ describeEachBackend('throttle and debounce keys', (backend) => {
     expect(pending.key).toBe('sync');
     await waitFor(async () => (await admin.getJob(id))?.status === 'completed', 'the debounced job ran');
     expect(ran).toHaveLength(1);
-    expect(ran[0].at - lastWaveSent).toBeGreaterThanOrEqual(395);
+    expect(ran[0].at - lastWaveSent).toBeGreaterThanOrEqual(DEBOUNCE_DELAY - 5);
     // The last of the last wave's adds to commit wins; every add of that wave replaced the data after the earlier waves.
     expect((ran[0].data as { n: number }).n).toBeGreaterThanOrEqual(15);
     expect(await admin.getCounts('debounced')).toMatchObject({ pending: 0, running: 0, completed: 1 });
@@ -87,8 +97,9 @@ describeEachBackend('throttle and debounce keys', (backend) => {
     const { producer, admin } = await open();
     const first = await producer.add('debounced', { n: 1, wait: true }, { key: 'k', debounce: true });
     await waitFor(async () => (await admin.getJob(first.id))?.status === 'running', 'the first job runs');
-    const second = await producer.add('debounced', { n: 2 }, { key: 'k', debounce: true, delay: 200 });
-    const third = await producer.add('debounced', { n: 3 }, { key: 'k', debounce: true, delay: 200 });
+    // The third add must come within the second's delay (200 ms did not at load 50-70).
+    const second = await producer.add('debounced', { n: 2 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
+    const third = await producer.add('debounced', { n: 3 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
     expect(second.id).not.toBe(first.id);
     expect(third.id).toBe(second.id);
     expect((await admin.getJob(first.id))!.data).toEqual({ n: 1, wait: true });
@@ -97,56 +108,54 @@ describeEachBackend('throttle and debounce keys', (backend) => {
     expect(ran.map((run) => run.data)).toEqual([{ n: 1, wait: true }, { n: 3 }]);
   });
 
-  it('throttle across OS processes: four producers adding the same key at once enqueue one job', async () => {
-    const gateFile = `${current.db.path}.go`;
-    const idLogs = [0, 1, 2, 3].map((i) => `${current.db.path}.ids${i}`);
-    const children = idLogs.map((idLog) =>
+  it('across OS processes: four producers adding the same throttle key at once enqueue one job; the same debounce key, one pending job', async () => {
+    // One set of four processes serves both races, each opened by its own gate file: a child start is most of this
+    // test's time, and each race still starts in all four at once.
+    const throttleGate = `${current.db.path}.go-throttle`;
+    const debounceGate = `${current.db.path}.go-debounce`;
+    const throttleLogs = [0, 1, 2, 3].map((i) => `${current.db.path}.throttle-ids${i}`);
+    const debounceLogs = [0, 1, 2, 3].map((i) => `${current.db.path}.debounce-ids${i}`);
+    const children = [0, 1, 2, 3].map((i) =>
       startChildApp({
         connection: current.db.options,
         module: { processing: false },
-        produce: { queue: 'throttled', count: 25, single: true, key: 'nightly', options: { keyTtl: 60_000 }, gateFile, idLog },
+        produce: [
+          {
+            queue: 'throttled',
+            count: 25,
+            single: true,
+            key: 'nightly',
+            options: { keyTtl: 60_000 },
+            gateFile: throttleGate,
+            idLog: throttleLogs[i],
+          },
+          {
+            queue: 'debounced',
+            count: 25,
+            single: true,
+            key: 'sync',
+            data: { n: i },
+            options: { debounce: true, delay: 60_000 },
+            gateFile: debounceGate,
+            idLog: debounceLogs[i],
+          },
+        ],
         exitAfterProduce: true,
       }),
     );
     await Promise.all(children.map((child) => child.printed('READY')));
-    writeFileSync(gateFile, '');
+    writeFileSync(throttleGate, '');
+    await waitFor(() => throttleLogs.every((log) => readLines(log).length === 25), 'every producer made its 25 throttled adds', 60_000);
+    writeFileSync(debounceGate, '');
     expect(await Promise.all(children.map((child) => child.exited))).toEqual([0, 0, 0, 0]);
-    const ids = new Set(idLogs.flatMap((log) => readLines(log)));
-    expect(ids.size).toBe(1);
+    expect(new Set(throttleLogs.flatMap((log) => readLines(log))).size).toBe(1);
+    expect(new Set(debounceLogs.flatMap((log) => readLines(log))).size).toBe(1);
     const { admin } = await open();
     // One read of every status: this app's processor may move the job from pending to running to completed meanwhile.
     const counts = await admin.getCounts('throttled');
     expect(counts.pending + counts.running + counts.completed + counts.failed + counts.cancelled).toBe(1);
-    // Four child starts side by side: 35-56 s measured at load 40 on two cores, past the 60 s this had.
-  }, 180_000);
-
-  it('debounce across OS processes: four producers adding the same key at once leave one pending job', async () => {
-    const gateFile = `${current.db.path}.go`;
-    const idLogs = [0, 1, 2, 3].map((i) => `${current.db.path}.ids${i}`);
-    const children = idLogs.map((idLog, i) =>
-      startChildApp({
-        connection: current.db.options,
-        module: { processing: false },
-        produce: {
-          queue: 'debounced',
-          count: 25,
-          single: true,
-          key: 'sync',
-          data: { n: i },
-          options: { debounce: true, delay: 60_000 },
-          gateFile,
-          idLog,
-        },
-        exitAfterProduce: true,
-      }),
-    );
-    await Promise.all(children.map((child) => child.printed('READY')));
-    writeFileSync(gateFile, '');
-    expect(await Promise.all(children.map((child) => child.exited))).toEqual([0, 0, 0, 0]);
-    expect(new Set(idLogs.flatMap((log) => readLines(log))).size).toBe(1);
-    const { admin } = await open();
     expect(await admin.getCounts('debounced')).toMatchObject({ pending: 1, running: 0 });
-    // Four child starts side by side: 35-56 s measured at load 40 on two cores, past the 60 s this had.
+    // Four child starts side by side: 35-56 s measured at load 40 on two cores (when each race had its own four).
   }, 180_000);
 });
 
