@@ -1,8 +1,14 @@
 /**
- * The `nestjs-sqlite-queue` command line as a real OS process (the package's `bin`, from this run's compiled
- * JavaScript) against real SQLite files and a real PostgreSQL schema: what each command prints and its exit code,
- * bad command lines, and the databases it must refuse (missing, not a queue database, a schema too new), which it
- * leaves as they were.
+ * The `nestjs-sqlite-queue` command line against real SQLite files and a real PostgreSQL schema: what each command
+ * prints and its exit code, bad command lines, and the databases it must refuse (missing, not a queue database, a
+ * schema too new), which it leaves as they were.
+ *
+ * What a command prints, changes and returns is `runCli`'s logic, run here in the test's process
+ * (`runCliInProcess`, with the same assertions): a CLI process loads Nest and TypeORM, seconds on a loaded machine,
+ * and most runs of this file were that. The package's `bin` itself, a real OS process from this run's compiled
+ * JavaScript (`runCliChild`), runs where the claim is about the process: each exit code a script relies on
+ * (0, 2, 3, 4, 5) leaves a process as that code, a database command loads the library in a fresh process and
+ * exits, and a process refused a database leaves it as it was.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +18,7 @@ import { EXIT_CODES } from '../lib/cli/exit-codes';
 import { defineProcessor } from './fixtures/define-processor';
 import { BACKENDS_BY_NAME, Backend, TestDatabase, describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { CliRun, runCliChild } from './support/cli-child';
+import { runCliInProcess } from './support/cli-in-process';
 import { queryDatabase } from './support/ops';
 import { rawSql } from './fixtures/legacy-schema';
 
@@ -56,18 +63,19 @@ async function seed(current: ReturnType<typeof perTestApp>): Promise<{ completed
 
 describe('nestjs-sqlite-queue, the command line as a whole', () => {
   it('prints its help with every command and the exit codes, and each command its own --help', async () => {
+    // The bin as a process: the help, and exit 0.
     const help = await runCliChild(['--help']);
     expectExit(help, EXIT_CODES.ok);
     for (const command of ['status', 'jobs', 'job', 'retry', 'cancel', 'pause', 'resume', 'clean', 'migrate', 'backup', 'promote']) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     }
     expect(help.stdout).toContain('Exit codes: 0 done');
-    const jobsHelp = await runCliChild(['jobs', '--help']);
+    const jobsHelp = await runCliInProcess(['jobs', '--help']);
     expectExit(jobsHelp, EXIT_CODES.ok);
     expect(jobsHelp.stdout).toContain('Usage: nestjs-sqlite-queue jobs <queue> [--status s] [--search text] [--limit n]');
-    const jobHelp = await runCliChild(['job', '--help']);
+    const jobHelp = await runCliInProcess(['job', '--help']);
     expect(jobHelp.stdout).toContain('QueueAdmin.explain() as "explain"');
-    const promoteHelp = await runCliChild(['promote', '--help']);
+    const promoteHelp = await runCliInProcess(['promote', '--help']);
     expect(promoteHelp.stdout).toContain('--from <file>');
   });
 
@@ -88,44 +96,47 @@ describe('nestjs-sqlite-queue, the command line as a whole', () => {
       [['status', '--database', 'x.sqlite', '--postgres', 'postgres://h/db'], /not both/],
       [['promote', '--from', 'x.sqlite'], /needs --from <sqlite file> and --to <postgres url>/],
     ];
-    // None opens a database (no Nest, no TypeORM loaded): light enough to run side by side.
-    const runs = await Promise.all(cases.map(([args]) => runCliChild(args)));
-    runs.forEach((run, index) => {
-      const [args, message] = cases[index];
+    const check = (run: CliRun, [args, message]: [string[], RegExp]) => {
       expectExit(run, EXIT_CODES.usage, message);
       if (args.length > 0) expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    });
+    };
+    for (const one of cases) check(await runCliInProcess(one[0]), one);
+    // The bin as processes (no database opened: no Nest, no TypeORM loaded, side by side): exit 2 and the same line,
+    // for no command, an unknown one, and an option parseArgs refuses.
+    const asProcesses = cases.slice(0, 3);
+    const runs = await Promise.all(asProcesses.map(([args]) => runCliChild(args)));
+    runs.forEach((run, index) => check(run, asProcesses[index]));
   });
 });
 
 // The commands run the library's own storage code, which the rest of the suite covers on every driver: here one
-// SQLite driver and PostgreSQL (each CLI run is a process that loads Nest and TypeORM, about a second).
+// SQLite driver and PostgreSQL.
 describeEachBackend(
   'nestjs-sqlite-queue commands',
   (backend: Backend) => {
     const current = perTestApp(backend, MIGRATED);
-    // Each test starts several CLI processes; on the shared 2-core machine under load one takes up to 5 s.
+    // A test starts at most two CLI processes side by side (up to 5 s each on the shared 2-core machine under load),
+    // beside a seeding app and a few in-process runs; the bound is the one the file had when every run was a process.
     jest.setTimeout(180_000);
 
     it('status, jobs and job print what the library sees, as text and as JSON', async () => {
       const { completed, failed, pending } = await seed(current);
       const db = current.db;
-      // Read-only commands, run side by side.
-      const [status, json, jobs, listed, job, missing] = await Promise.all([
+      // Read-only commands. The bin as processes side by side: a command that loads the library and exits 0, and
+      // exit 4; the others in this process (runs in this process take turns: cli-in-process.ts).
+      const [status, missing, json, jobs, listed, job] = await Promise.all([
         runCliChild(['status', ...databaseArgs(db)]),
-        runCliChild(['status', '--json', ...databaseArgs(db)]),
-        runCliChild(['jobs', 'mail', '--status', 'failed', ...databaseArgs(db)]),
-        runCliChild(['jobs', 'later', '--json', '--limit', '1', ...databaseArgs(db)]),
-        runCliChild(['job', completed, ...databaseArgs(db)]),
         runCliChild(['job', '987654', ...databaseArgs(db)]),
+        runCliInProcess(['status', '--json', ...databaseArgs(db)]),
+        runCliInProcess(['jobs', 'mail', '--status', 'failed', ...databaseArgs(db)]),
+        runCliInProcess(['jobs', 'later', '--json', '--limit', '1', ...databaseArgs(db)]),
+        runCliInProcess(['job', completed, ...databaseArgs(db)]),
       ]);
-      const [found, foundJson, none, waiting, waitingJson] = await Promise.all([
-        runCliChild(['jobs', 'mail', '--search', 'MAILBOX', ...databaseArgs(db)]),
-        runCliChild(['jobs', 'later', '--search', 'K1', '--json', ...databaseArgs(db)]),
-        runCliChild(['jobs', 'mail', '--search', '100%_', ...databaseArgs(db)]),
-        runCliChild(['job', pending[0], ...databaseArgs(db)]),
-        runCliChild(['job', pending[0], '--json', ...databaseArgs(db)]),
-      ]);
+      const found = await runCliInProcess(['jobs', 'mail', '--search', 'MAILBOX', ...databaseArgs(db)]);
+      const foundJson = await runCliInProcess(['jobs', 'later', '--search', 'K1', '--json', ...databaseArgs(db)]);
+      const none = await runCliInProcess(['jobs', 'mail', '--search', '100%_', ...databaseArgs(db)]);
+      const waiting = await runCliInProcess(['job', pending[0], ...databaseArgs(db)]);
+      const waitingJson = await runCliInProcess(['job', pending[0], '--json', ...databaseArgs(db)]);
       expectExit(status, EXIT_CODES.ok);
       expect(status.stdout).toMatch(
         /^QUEUE\s+PENDING\s+RUNNING\s+COMPLETED\s+FAILED\s+CANCELLED\s+STATE\s+OLDEST DUE\s+PROCESSOR\s+WORKERS$/m,
@@ -181,22 +192,24 @@ describeEachBackend(
           Boolean(Number(row.paused) || row.paused === true),
         );
 
-      // Independent changes, run as processes side by side on one database (each loads Nest and TypeORM).
+      // Independent changes on one database: a change made by a process (it loads the library, writes, exits 0)
+      // beside the others run in this process.
       const [retried, cancelled, paused] = await Promise.all([
         runCliChild(['retry', failed, ...databaseArgs(db)]),
-        runCliChild(['cancel', pending[0], ...databaseArgs(db)]),
-        runCliChild(['pause', 'later', ...databaseArgs(db)]),
+        runCliInProcess(['cancel', pending[0], ...databaseArgs(db)]),
+        runCliInProcess(['pause', 'later', ...databaseArgs(db)]),
       ]);
       [retried, cancelled, paused].forEach((run) => expectExit(run, EXIT_CODES.ok));
       expect(await statusOf(failed)).toBe('pending');
       expect(await statusOf(pending[0])).toBe('cancelled');
       expect(await pausedOf('later')).toEqual([true]);
 
+      // The bin's exit 5 (refused by the state) as a process.
       const [again, unknownQueue, resumed, keep] = await Promise.all([
         runCliChild(['retry', failed, ...databaseArgs(db)]),
-        runCliChild(['retry', '--failed', 'maill', ...databaseArgs(db)]),
-        runCliChild(['resume', 'later', ...databaseArgs(db)]),
-        runCliChild(['clean', 'mail', '--older-than', '1d', ...databaseArgs(db)]),
+        runCliInProcess(['retry', '--failed', 'maill', ...databaseArgs(db)]),
+        runCliInProcess(['resume', 'later', ...databaseArgs(db)]),
+        runCliInProcess(['clean', 'mail', '--older-than', '1d', ...databaseArgs(db)]),
       ]);
       expectExit(again, EXIT_CODES.refused, /InvalidJobStateError/);
       expectExit(unknownQueue, EXIT_CODES.notFound, /QueueNotFoundError.*"mail"/);
@@ -204,7 +217,7 @@ describeEachBackend(
       expect(await pausedOf('later')).toEqual([false]);
       expectExit(keep, EXIT_CODES.ok);
       expect(keep.stdout).toBe('queue mail: 0 job(s) deleted\n');
-      const cleaned = await runCliChild(['clean', 'mail', '--older-than', '0ms', ...databaseArgs(db)]);
+      const cleaned = await runCliInProcess(['clean', 'mail', '--older-than', '0ms', ...databaseArgs(db)]);
       expect(cleaned.stdout).toBe('queue mail: 1 job(s) deleted\n');
       const left = await rawSql<{ n: number | string }>(db, [`SELECT count(*) AS n FROM {schema}.nest_queue_jobs WHERE queue = 'mail'`]);
       expect(Number(left[0].n)).toBe(1);
@@ -213,20 +226,20 @@ describeEachBackend(
     it('migrate reports a current schema, and backup writes a copy on SQLite (PostgreSQL: exit 2, use pg_dump)', async () => {
       await seed(current);
       const db = current.db;
-      const migrate = await runCliChild(['migrate', '--dry-run', ...databaseArgs(db)]);
+      const migrate = await runCliInProcess(['migrate', '--dry-run', ...databaseArgs(db)]);
       expectExit(migrate, EXIT_CODES.ok);
       expect(migrate.stdout).toMatch(/^schema at version \d+, this version's: nothing to do$/m);
       const copy = join(db.dir, 'copy.sqlite');
-      const backup = await runCliChild(['backup', copy, ...databaseArgs(db)]);
+      const backup = await runCliInProcess(['backup', copy, ...databaseArgs(db)]);
       if (backend.kind === 'postgres') {
         expectExit(backup, EXIT_CODES.usage, /BackupNotSupportedError/);
         return;
       }
       expectExit(backup, EXIT_CODES.ok);
       expect(existsSync(copy)).toBe(true);
-      const status = await runCliChild(['status', '--json', '--database', copy]);
+      const status = await runCliInProcess(['status', '--json', '--database', copy]);
       expect((JSON.parse(status.stdout) as { queues: unknown[] }).queues).toHaveLength(2);
-      expectExit(await runCliChild(['backup', copy, ...databaseArgs(db)]), EXIT_CODES.usage, /already exists/);
+      expectExit(await runCliInProcess(['backup', copy, ...databaseArgs(db)]), EXIT_CODES.usage, /already exists/);
     });
 
     it('refuses a schema too new with exit 3, naming both versions, and changes nothing', async () => {
@@ -234,8 +247,13 @@ describeEachBackend(
       const db = current.db;
       await rawSql(db, [`INSERT INTO {schema}.nest_queue_migrations (version, name, applied_at) VALUES (999, 'from-the-future', 0)`]);
       const before = backend.kind === 'sqlite' ? fileHash(db.path) : undefined;
-      for (const args of [['pause', 'later'], ['migrate']]) {
-        const run = await runCliChild([...args, ...databaseArgs(db)]);
+      // The bin's exit 3 as a process, which leaves the file as it was; migrate in this process.
+      const runs: [string[], typeof runCliChild][] = [
+        [['pause', 'later'], runCliChild],
+        [['migrate'], runCliInProcess],
+      ];
+      for (const [args, cli] of runs) {
+        const run = await cli([...args, ...databaseArgs(db)]);
         expectExit(
           run,
           EXIT_CODES.database,
@@ -259,6 +277,7 @@ describe('nestjs-sqlite-queue on databases it must refuse', () => {
 
   it('a missing file: exit 3, and the file is not created', async () => {
     const path = join(db.dir, 'nope.sqlite');
+    // As a process: the bin must not create the file on its way out either.
     const run = await runCliChild(['status', '--database', path]);
     expectExit(run, EXIT_CODES.database, /^error: DatabaseFileMissingError: The queue database file .*nope\.sqlite does not exist/);
     expect(existsSync(path)).toBe(false);
@@ -275,18 +294,18 @@ describe('nestjs-sqlite-queue on databases it must refuse', () => {
       ['pause', 'mail', '--driver', 'sqlite3'],
       ['status', '--driver', 'better-sqlite3'],
     ]) {
-      const run = await runCliChild([...args, '--database', other]);
+      const run = await runCliInProcess([...args, '--database', other]);
       expectExit(run, EXIT_CODES.database, /^error: NotAQueueDatabaseError: .*other\.sqlite is not a queue database/);
     }
     expect(fileHash(other)).toBe(before);
     const text = join(db.dir, 'notes.sqlite');
     writeFileSync(text, 'not a database at all, just some words that fill more than the header would\n'.repeat(10));
-    const run = await runCliChild(['status', '--database', text]);
+    const run = await runCliInProcess(['status', '--database', text]);
     expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*not a SQLite database/);
   });
 
   it('a PostgreSQL server that refuses connections: exit 3, one line', async () => {
-    const run = await runCliChild(['status', '--postgres', 'postgres://postgres:secret@127.0.0.1:1/test']);
+    const run = await runCliInProcess(['status', '--postgres', 'postgres://postgres:secret@127.0.0.1:1/test']);
     expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*nothing accepts connections/);
     expect(run.stderr).not.toContain('secret');
   });

@@ -6,7 +6,7 @@
  * a file joins this list only for one of these reasons, said next to it. Plain JavaScript: jest.config.js reads it.
  */
 const QUICK_EXCLUDED = [
-  ['test/cli.e2e-spec.ts', 'every command is an OS process loading Nest and TypeORM'],
+  ['test/cli.e2e-spec.ts', "the package's bin as OS processes, one for each exit code"],
   ['test/crash-recovery.e2e-spec.ts', 'kill -9 of worker processes in the middle of a backlog'],
   ['test/crash-recovery-poison.e2e-spec.ts', 'a poison job that kills the processes that claim it'],
   ['test/multi-process.e2e-spec.ts', 'several OS processes on one database'],
