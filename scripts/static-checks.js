@@ -1,0 +1,62 @@
+/**
+ * The checks `npm test` runs before jest, side by side: `npm run lint`, `npm run format:check`, `npm run typecheck`.
+ * Each is one single-threaded process, so on two cores they take about as long as the slowest instead of their sum.
+ * What the run prints and how it fails stay those of `lint && format:check && typecheck`: each check's output is
+ * held back and written in that order, the first check that fails ends the run with its exit code, and the output
+ * of the checks after it is not shown (they are stopped).
+ */
+const { spawn } = require('node:child_process');
+
+const CHECKS = ['lint', 'format:check', 'typecheck'];
+const WINDOWS = process.platform === 'win32';
+const NPM = WINDOWS ? 'npm.cmd' : 'npm';
+
+/** Starts `npm run <name>`; its output is kept, chunk by chunk in arrival order, with the stream it came on. */
+function start(name) {
+  const chunks = [];
+  // A process group of its own (POSIX), so that stopping it stops what npm started too (the shell, tsc).
+  const child = spawn(NPM, ['run', name], { stdio: ['ignore', 'pipe', 'pipe'], shell: WINDOWS, detached: !WINDOWS });
+  child.stdout.on('data', (chunk) => chunks.push([process.stdout, chunk]));
+  child.stderr.on('data', (chunk) => chunks.push([process.stderr, chunk]));
+  const done = new Promise((resolve) => {
+    child.on('error', (error) => {
+      chunks.push([process.stderr, Buffer.from(`${error.stack ?? error}\n`)]);
+      resolve(1);
+    });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+  return { child, chunks, done };
+}
+
+/** Stops a check that is still running, with everything it started. */
+function stop(check) {
+  if (check.child.exitCode !== null || check.child.signalCode !== null) return;
+  try {
+    if (WINDOWS) check.child.kill();
+    else process.kill(-check.child.pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
+}
+
+async function main() {
+  const running = CHECKS.map(start);
+  // The checks are in groups of their own, which a Ctrl-C in the terminal does not reach: pass it on.
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.on(signal, () => {
+      running.forEach(stop);
+      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    });
+  for (const [index, check] of running.entries()) {
+    const code = await check.done;
+    for (const [stream, chunk] of check.chunks) stream.write(chunk);
+    if (code !== 0) {
+      // As with `&&`: the checks after a failed one do not count; stop them rather than wait.
+      running.slice(index + 1).forEach(stop);
+      process.exitCode = code;
+      return;
+    }
+  }
+}
+
+void main();
