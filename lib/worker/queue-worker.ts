@@ -149,9 +149,12 @@ export class QueueWorker {
   heldAttempts(claimedBefore = Infinity): AttemptRef[] {
     const held = [...this.running.values()].map(({ record }) => record).concat(this.slots.waitingJobs, [...this.following.values()]);
     const refs: AttemptRef[] = [];
+    const now = claimedBefore === Infinity ? Infinity : Date.now();
     for (const record of held) {
-      // A claimed record's startedAt is its claim's clock reading, the one its lease was counted from.
-      if (claimedBefore === Infinity || (record.startedAt ?? 0) < claimedBefore) refs.push({ id: record.id, attempt: record.attempts });
+      // A claimed record's startedAt is its claim's clock reading, the one its lease was counted from. One claimed
+      // "after now" (the wall clock was set back since) counts as old: it is renewed rather than skipped until then.
+      const claimedAt = record.startedAt ?? 0;
+      if (claimedAt < claimedBefore || claimedAt > now) refs.push({ id: record.id, attempt: record.attempts });
     }
     return refs.concat(this.returning);
   }
