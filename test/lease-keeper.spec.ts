@@ -13,8 +13,9 @@ const BEAT = 1000;
 /** max(poll, lease / 2). */
 const RECOVERY = 15_000;
 
-function setUp(held: AttemptRef[] = []) {
+function setUp(held: AttemptRef[] = [], { skipsFreshLeases = false, leaseDuration = settings.leaseDuration } = {}) {
   const storage = {
+    skipsFreshLeases,
     extendLeases: jest.fn(async (_refs: AttemptRef[], _workerId: string, _lease: number, _now: number) => undefined),
     findCancelled: jest.fn(async (_refs: AttemptRef[], _workerId: string): Promise<string[]> => []),
     recoverExpiredLeases: jest.fn(async (_now: number, _jitter: number, _skip?: readonly string[]): Promise<RecoveredJob[]> => []),
@@ -31,7 +32,7 @@ function setUp(held: AttemptRef[] = []) {
   const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
   const warnings = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
   jest.spyOn(logger, 'log').mockImplementation(() => undefined);
-  const keeper = new LeaseKeeper(storage as unknown as QueueStorage, settings, logger, hooks);
+  const keeper = new LeaseKeeper(storage as unknown as QueueStorage, { ...settings, leaseDuration }, logger, hooks);
   return { keeper, storage, hooks, errors, warnings };
 }
 
@@ -58,6 +59,45 @@ describe('LeaseKeeper', () => {
     await jest.advanceTimersByTimeAsync(4 * BEAT);
     expect(storage.extendLeases).toHaveBeenCalledTimes(5);
     expect(storage.extendLeases.mock.calls[4][0]).toEqual([{ id: '7', attempt: 2 }]);
+    await keeper.stop();
+  });
+
+  it('where the storage allows it (PostgreSQL), leaves out of the renewal attempts claimed within the last beat, but not out of the cancellation check', async () => {
+    const claimedAt = new Map<string, number>();
+    const { keeper, storage, hooks } = setUp([], { skipsFreshLeases: true });
+    hooks.heldAttempts = (claimedBefore = Infinity) => hooks.held.filter((ref) => claimedAt.get(ref.id)! < claimedBefore);
+    keeper.start();
+    const old = { id: '1', attempt: 1 };
+    const fresh = { id: '2', attempt: 1 };
+    claimedAt.set('1', Date.now() - 1);
+    hooks.held = [old];
+    await jest.advanceTimersByTimeAsync(BEAT / 2);
+    claimedAt.set('2', Date.now());
+    hooks.held = [old, fresh];
+    await jest.advanceTimersByTimeAsync(BEAT / 2);
+    // Beat 1: job 1 was claimed a beat ago, job 2 half a beat ago.
+    expect(storage.extendLeases).toHaveBeenCalledTimes(1);
+    expect(storage.extendLeases.mock.calls[0][0]).toEqual([old]);
+    expect(storage.findCancelled).toHaveBeenLastCalledWith([old, fresh], 'w1');
+    await jest.advanceTimersByTimeAsync(BEAT);
+    expect(storage.extendLeases.mock.calls[1][0]).toEqual([old, fresh]);
+    // Only fresh attempts held: no renewal statement, the cancellation check still runs.
+    claimedAt.set('3', Date.now());
+    hooks.held = [{ id: '3', attempt: 1 }];
+    await jest.advanceTimersByTimeAsync(BEAT);
+    expect(storage.extendLeases).toHaveBeenCalledTimes(2);
+    expect(storage.findCancelled).toHaveBeenCalledTimes(3);
+    await keeper.stop();
+  });
+
+  it('renews every held attempt at every beat when the lease is only three beats long, even where the storage allows skipping', async () => {
+    const { keeper, storage, hooks } = setUp([{ id: '1', attempt: 1 }], { skipsFreshLeases: true, leaseDuration: 3 * BEAT });
+    const asked: (number | undefined)[] = [];
+    hooks.heldAttempts = (claimedBefore?: number) => (asked.push(claimedBefore), hooks.held);
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(BEAT);
+    expect(storage.extendLeases).toHaveBeenCalledTimes(1);
+    expect(asked).toEqual([undefined]);
     await keeper.stop();
   });
 

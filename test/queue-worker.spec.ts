@@ -112,6 +112,13 @@ describe('QueueWorker slots (unit), prefetch 0: a slot is offered once its outco
       { id: '2', attempt: 1 },
     ]);
 
+    // For the heartbeat, only those claimed before a time; one claimed "after now" (the clock was set back) counts as old.
+    expect(worker.heldAttempts(Date.now() - 1_000)).toEqual([]);
+    expect(worker.heldAttempts(Date.now() + 1)).toEqual([
+      { id: '1', attempt: 1 },
+      { id: '2', attempt: 1 },
+    ]);
+
     writes[0].land();
     await settle();
     expect(started).toEqual(['1', '2']);
@@ -121,6 +128,12 @@ describe('QueueWorker slots (unit), prefetch 0: a slot is offered once its outco
     await worker.whenIdle();
     expect(worker.heldAttempts()).toEqual([]);
     expect(worker.freeSlots).toBe(1);
+
+    jobs$.next({ ...record('3'), startedAt: Date.now() + 60_000 });
+    await settle();
+    expect(worker.heldAttempts(Date.now() - 1_000)).toEqual([{ id: '3', attempt: 1 }]);
+    writes[2].land();
+    await worker.whenIdle();
   });
 
   it('hands back a job still waiting for its slot at shutdown instead of starting it', async () => {

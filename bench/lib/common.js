@@ -77,13 +77,15 @@ async function waitFor(predicate, { everyMs = 5, timeoutMs = 120_000, what = 'co
 
 /**
  * Runs `bench/child.js <module> <fn> <args>` in a new Node process and resolves with the object it reports.
- * The child reports over IPC; its stdout/stderr pass through (prefixed) so failures are visible.
+ * The child reports over IPC; its stdout/stderr pass through (prefixed) so failures are visible. `env`: the child's
+ * environment (default this process's), e.g. another `BENCH_DIST_DIR` for an A/B of two builds in one run.
  */
-function runChild(modulePath, fn, args = {}, { timeoutMs = 180_000, onMessage } = {}) {
+function runChild(modulePath, fn, args = {}, { timeoutMs = 180_000, onMessage, env } = {}) {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(BENCH_DIR, 'child.js'), [modulePath, fn, JSON.stringify(args)], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       execArgv: ['--expose-gc'],
+      env: env ?? process.env,
     });
     let result;
     let stderr = '';

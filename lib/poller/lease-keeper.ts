@@ -13,8 +13,11 @@ export interface LeaseKeeperSettings {
 
 /** What the lease keeper needs to know about, and tell, the rest of the process. */
 export interface LeaseKeeperHooks {
-  /** The attempts this process holds (running, being saved, waiting for a slot): the heartbeat renews these. */
-  heldAttempts(): AttemptRef[];
+  /**
+   * The attempts this process holds (running, being saved, waiting for a slot): the heartbeat renews these. With
+   * `claimedBefore` (epoch ms), only those claimed before then (attempts being handed back always count).
+   */
+  heldAttempts(claimedBefore?: number): AttemptRef[];
   /** Some of our running attempts were cancelled in the database. */
   onCancelled(ids: string[]): void;
   /** Jobs whose lease had expired were taken back. */
@@ -30,6 +33,14 @@ export class LeaseKeeper {
   private readonly heartbeatTask: PeriodicTask;
   private readonly recoveryTask: PeriodicTask;
   private readonly recovery: ExpiredLeaseRecovery;
+  /**
+   * Attempts claimed less than this long ago (ms) are not renewed: their claim's lease is nearly whole. A process
+   * holds hundreds of attempts claimed moments ago when its jobs are short, and renewing each was a row update per beat
+   * for nothing (a new row version and running-index entry on PostgreSQL, bench/RESULTS.md item 44). At most one beat,
+   * and at most what keeps two missed beats of slack before a skipped lease could expire: 0 when the lease is three beats,
+   * and 0 where a renewal may wait for a lock (`skipsFreshLeases` unset: SQLite).
+   */
+  private readonly freshWindow: number;
 
   constructor(
     private readonly storage: LeaseStorage,
@@ -40,6 +51,8 @@ export class LeaseKeeper {
     // A third of the lease leaves two missed beats of slack before anyone may take our jobs; beating at least
     // once per poll also bounds how late a cancellation made elsewhere reaches a running handler.
     const beat = Math.max(1, Math.min(Math.floor(settings.leaseDuration / 3), settings.pollInterval));
+    // Skipped at one beat, an attempt is renewed by the next: by `freshWindow + beat` after its claim, then each beat.
+    this.freshWindow = storage.skipsFreshLeases ? Math.max(0, Math.min(beat, settings.leaseDuration - 3 * beat)) : 0;
     // The heartbeat is logged once per outage but never skipped: the beat is already bounded by the lease, and a
     // beat that backed off past the database's return could let a lease expire that the outage had spared.
     this.heartbeatTask = new PeriodicTask(() => this.heartbeat(), {
@@ -74,7 +87,10 @@ export class LeaseKeeper {
     // No statement while the process holds nothing.
     const held = this.hooks.heldAttempts();
     if (held.length === 0) return false;
-    await this.storage.extendLeases(held, this.settings.workerId, this.settings.leaseDuration, Date.now());
+    const now = Date.now();
+    const due = this.freshWindow > 0 ? this.hooks.heldAttempts(now - this.freshWindow) : held;
+    if (due.length > 0) await this.storage.extendLeases(due, this.settings.workerId, this.settings.leaseDuration, now);
+    // Every held attempt, the fresh ones too: a cancellation made elsewhere reaches its handler within a beat.
     const cancelled = await this.storage.findCancelled(held, this.settings.workerId);
     if (cancelled.length > 0) this.hooks.onCancelled(cancelled);
     return true;

@@ -82,7 +82,7 @@ export class ProcessingRuntime {
       worker.attach(this.poller.jobsOf(definition.queue));
     }
     this.leaseKeeper = new LeaseKeeper(storage, options, logger, {
-      heldAttempts: () => this.pool.all().flatMap((worker) => worker.heldAttempts()),
+      heldAttempts: (claimedBefore) => this.pool.all().flatMap((worker) => worker.heldAttempts(claimedBefore)),
       onCancelled: (ids) => ids.forEach((id) => this.cancelLocally(id)),
       onRecovered: (jobs) => {
         for (const job of jobs) {

@@ -141,10 +141,22 @@ export class QueueWorker {
     return this.slots.freeSlots;
   }
 
-  /** The attempts this worker holds: running, being saved, waiting for a slot, or being handed back unstarted. */
-  heldAttempts(): AttemptRef[] {
+  /**
+   * The attempts this worker holds: running, being saved, waiting for a slot, or being handed back unstarted. With
+   * `claimedBefore` (epoch ms), only those claimed before then, and those being handed back (the heartbeat skips
+   * leases its claim has just written).
+   */
+  heldAttempts(claimedBefore = Infinity): AttemptRef[] {
     const held = [...this.running.values()].map(({ record }) => record).concat(this.slots.waitingJobs, [...this.following.values()]);
-    return held.map((record) => ({ id: record.id, attempt: record.attempts })).concat(this.returning);
+    const refs: AttemptRef[] = [];
+    const now = claimedBefore === Infinity ? Infinity : Date.now();
+    for (const record of held) {
+      // A claimed record's startedAt is its claim's clock reading, the one its lease was counted from. One claimed
+      // "after now" (the wall clock was set back since) counts as old: it is renewed rather than skipped until then.
+      const claimedAt = record.startedAt ?? 0;
+      if (claimedAt < claimedBefore || claimedAt > now) refs.push({ id: record.id, attempt: record.attempts });
+    }
+    return refs.concat(this.returning);
   }
 
   /** Subscribes this worker to its own slice of the shared job stream. */

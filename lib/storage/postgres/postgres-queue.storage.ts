@@ -132,6 +132,9 @@ export class PostgresQueueStorage implements QueueStorage {
    */
   readonly parallelInserts = 2;
 
+  /** A heartbeat leaves out attempts claimed within its last beat (see LeaseKeeper): no statement here waits for a file lock. */
+  readonly skipsFreshLeases = true;
+
   get insertHints$(): Observable<void> {
     return this.connection.insertHints$;
   }

@@ -8,6 +8,12 @@ export interface LeaseStorage {
    * process with the same fixed `workerId`) expires.
    */
   extendLeases(refs: AttemptRef[], workerId: string, leaseDuration: number, now: number): Promise<number>;
+  /**
+   * True where a heartbeat may leave out the attempts claimed within its last beat (PostgreSQL: its statements wait
+   * for no file lock, so a renewal is never late by a busy wait). Absent: every held attempt is renewed at every beat,
+   * which SQLite's minimum `leaseDuration` counts on.
+   */
+  readonly skipsFreshLeases?: boolean;
   /** Of the given attempts of `workerId`, those that an operator cancelled meanwhile. */
   findCancelled(refs: AttemptRef[], workerId: string): Promise<string[]>;
   /**
