@@ -16,7 +16,8 @@ const NAME_ORDER = 'name COLLATE "C"';
  * - `running`: `_running` (every running job: few), sorted;
  * - `claim`: `_claim` (`_group_claim` with a group) walked in its order, forwards or backwards: no sort;
  * - `finished`: the partial `_status` index walked in finish-time order, ties of one millisecond sorted by id (an
- *   incremental sort of each tie only);
+ *   incremental sort of each tie only); `finished_at IS NOT NULL` lets the walk skip any row without one, which a
+ *   descending walk would meet first (NULLs sort high) and the incremental sort would read whole;
  * - `window`: a range of the primary key (the newest `SORT_SCAN_ROWS`), `|| ''` keeping the planner off the queue's
  *   and the group's indexes, whose walk would read a big queue's every row, then a top-N sort of the matches.
  */
@@ -41,7 +42,7 @@ function sortedSql(T: string, read: SortRead, query: ListJobsQuery, sort: JobSor
         ORDER BY ${orderByClause(sort)} ${page}`;
     case 'finished':
       return `SELECT ${JOB_COLUMNS} FROM ${T}
-        WHERE queue = $1 AND status = ${status} AND status IN ('completed', 'failed', 'cancelled') ${filters}
+        WHERE queue = $1 AND status = ${status} AND status IN ('completed', 'failed', 'cancelled') AND finished_at IS NOT NULL ${filters}
         ORDER BY ${finishedOrderClause(sort)} ${page}`;
     case 'window':
       return `SELECT ${JOB_COLUMNS} FROM ${T}
