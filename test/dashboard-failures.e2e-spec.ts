@@ -2,14 +2,15 @@
  * Failures grouped by error and a job's attempts (issue 29 item 5), and dead-letter-only queues known to `hasQueue`,
  * on SQLite and PostgreSQL: `QueueAdmin.getFailureGroups` (counts, newest job, order, limit, long and quoted
  * messages, bad options typed), the queue page's "Failures by error" panel linking to the failed jobs of a message,
- * and the job page's "Attempts" panel, in a real headless Chromium. One app per backend: each test uses queues of its
- * own, so none needs a fresh database.
+ * and the job page's "Attempts" panel (every run of the job's history, snoozes too), in a real headless Chromium.
+ * One app per backend: each test uses queues of its own, so none needs a fresh database.
  */
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
-import { InvalidArgumentError, Job, QueueAdmin, QueueProducer } from '../lib';
+import { InvalidArgumentError, Job, QueueAdmin, QueueProducer, SnoozeError } from '../lib';
 import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
 import { defineProcessor } from './fixtures/define-processor';
+import { rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describeEachBackend } from './support/backends';
 import { useBrowser } from './support/browser';
 import { waitFor } from './support/wait-for';
@@ -31,13 +32,20 @@ const Flaky = defineProcessor<{ n: number }>('flaky', async (job: Job<{ n: numbe
   if (job.attempt < 3) throw new TypeError(`flake ${job.attempt}`);
   return 'done';
 });
+/** `dozy` snoozes its first run, then completes. */
+const dozed = new Set<string>();
+const Dozy = defineProcessor('dozy', async (job: Job) => {
+  if (dozed.has(job.id)) return 'awake';
+  dozed.add(job.id);
+  throw new SnoozeError(1);
+});
 /** `refunds` names a dead-letter queue that has never held a job. */
 const Refunds = defineProcessor('refunds', async () => 'ok', { deadLetter: 'refunds-dead' });
 /** `tenants` holds each job until `release` is called (a new hold per backend): its groups have running jobs. */
 let release: () => void = () => undefined;
 let held = Promise.resolve();
 const Tenants = defineProcessor('tenants', () => held.then(() => 'ok'), { concurrency: 4 });
-@Module({ providers: [Payments, Flaky, Refunds, Tenants] })
+@Module({ providers: [Payments, Flaky, Dozy, Refunds, Tenants] })
 class FailuresModule {}
 
 const LONG = 'x'.repeat(3000);
@@ -58,6 +66,8 @@ describeEachBackend(
 
     beforeAll(async () => {
       held = new Promise<void>((resolve) => (release = resolve));
+      // Job ids start again at 1 on each backend's database.
+      dozed.clear();
       db = await backend.migratedDatabase();
       running = await startDashboardApp(db, 'express', { refreshInterval: 60_000 }, [FailuresModule]);
       admin = running.app.get(QueueAdmin);
@@ -134,23 +144,54 @@ describeEachBackend(
       await page.close();
     });
 
-    it("the job page's Attempts panel shows each stored attempt, and says what is not stored", async () => {
+    it("the job page's Attempts panel shows every run's start, end, process, outcome and error, snoozes too", async () => {
       const job = await producer.add('flaky', { n: 1 }, { maxAttempts: 3, backoff: { type: 'fixed', delay: 0 } });
       const done = await admin.waitUntilFinished(job.id, { timeout: 30_000 });
       expect(done.status).toBe('completed');
+      const runs = (await admin.getJob(job.id))!.runs!;
       const page = await openPage(`${running.url}/queues#/job/${job.id}`);
       const panel = page.locator('[data-panel="attempts"]');
       await panel.locator('table[data-attempts="3"]').waitFor();
       const outcomes = await panel.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-outcome')));
-      expect(outcomes).toEqual(['completed', 'failed', 'failed']);
+      expect(outcomes).toEqual(['completed', 'retried', 'retried']);
       const last = panel.locator('tr[data-attempt="3"]');
       expect(await last.locator('[data-label="Started"] time').getAttribute('datetime')).toBe(done.startedAt!.toISOString());
       expect(await last.locator('[data-label="Ended"] time').getAttribute('datetime')).toBe(done.finishedAt!.toISOString());
-      const first = panel.locator('tr[data-attempt="1"]');
-      expect(await first.locator('[data-label="Error"]').innerText()).toBe('TypeError: flake 1');
-      expect(await first.locator('[data-label="Started"]').innerText()).toBe('not stored');
-      expect(await panel.locator('tr[data-attempt="2"] [data-label="Error"]').innerText()).toBe('TypeError: flake 2');
+      for (const n of [1, 2]) {
+        const row = panel.locator(`tr[data-attempt="${n}"]`);
+        const run = runs[n - 1];
+        expect(await row.locator('[data-label="Error"]').innerText()).toBe(`TypeError: flake ${n}`);
+        expect(await row.locator('[data-label="Outcome"]').innerText()).toBe('failed, retried');
+        expect(await row.locator('[data-label="Started"] time').getAttribute('datetime')).toBe(run.startedAt!.toISOString());
+        expect(await row.locator('[data-label="Ended"] time').getAttribute('datetime')).toBe(run.endedAt!.toISOString());
+        expect(await row.locator('[data-label="Process"]').innerText()).toBe(run.owner);
+      }
+      expect(runs[0].owner).toBeTruthy();
+      expect(await panel.getByText('not stored').count()).toBe(0);
       if (shots) await panel.screenshot({ path: join(IMAGES, 'dashboard-attempts.png') });
+
+      // A job from before run histories (schema step 12) still shows its failures, by their errors alone.
+      await rawSql(db, [`UPDATE {schema}.nest_queue_jobs SET runs = NULL WHERE id = ${Number(job.id)}`]);
+      await page.reload();
+      await panel.locator('table[data-attempts="3"]').waitFor();
+      const first = panel.locator('tr[data-attempt="1"]');
+      await first.locator('[data-label="Started"]', { hasText: 'not stored' }).waitFor();
+      expect(await first.locator('[data-label="Error"]').innerText()).toBe('TypeError: flake 1');
+
+      // Snoozes are runs of their own, of the same attempt.
+      const dozy = await producer.add('dozy', {});
+      await admin.waitUntilFinished(dozy.id, { timeout: 30_000 });
+      await page.goto(`${running.url}/queues#/job/${dozy.id}`);
+      await panel.locator('table[data-attempts="2"]').waitFor();
+      const dozed = await panel
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-outcome'), row.getAttribute('data-attempt')]));
+      expect(dozed).toEqual([
+        ['completed', '1'],
+        ['snoozed', '1'],
+      ]);
+      const snoozed = (await admin.getJob(dozy.id))!.runs![0];
+      expect(await panel.locator('tr[data-outcome="snoozed"] [data-label="Process"]').innerText()).toBe(snoozed.owner);
 
       // A job not yet started has no attempt to show.
       const later = await producer.add('flaky', { n: 2 }, { delay: 3_600_000 });

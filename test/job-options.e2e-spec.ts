@@ -2,7 +2,6 @@
  * Bad input through the public API: every invalid job option gets a clear, exported error naming the
  * option, and nothing is written. And a stored row whose payload cannot be read fails that job alone.
  */
-import { Test, TestingModule } from '@nestjs/testing';
 import { rawQuery } from './support/raw-sqlite';
 import {
   BulkJobItem,
@@ -16,10 +15,9 @@ import {
   QueueProcessor,
   QueueProducer,
   SqliteQueueError,
-  SqliteQueueModule,
 } from '../lib';
 import { waitFor } from './support/wait-for';
-import { describeEachBackend, itWhen, perTestApp, TestDatabase } from './support/backends';
+import { describeEachBackend, itWhen, perFileApp, perTestApp, TestDatabase } from './support/backends';
 
 interface ParseData {
   n: number;
@@ -113,24 +111,12 @@ const BAD_OPTIONS: [string, unknown, string][] = [
 describeEachBackend(
   'job options: bad input is refused at the boundary and writes nothing',
   (backend) => {
-    let db: TestDatabase;
-    let app: TestingModule;
+    const shared = perFileApp(backend, { module: { pollInterval: 50 }, providers: [ParseProcessor] });
     let producer: QueueProducer;
     let admin: QueueAdmin;
-
-    beforeAll(async () => {
-      db = backend.tempDatabase();
-      app = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50 })],
-        providers: [ParseProcessor],
-      }).compile();
-      await app.init();
-      producer = app.get(QueueProducer);
-      admin = app.get(QueueAdmin);
-    });
-    afterAll(async () => {
-      await app?.close();
-      db?.cleanup();
+    beforeAll(() => {
+      producer = shared.get(QueueProducer);
+      admin = shared.get(QueueAdmin);
     });
 
     const expectNothingWritten = async () => {

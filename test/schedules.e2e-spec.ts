@@ -6,8 +6,7 @@ import { ChildApp, readRunLog } from './support/child-app';
 import { queryDatabase, startOpsApp } from './support/ops';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, itWhen, perTestApp, TestDatabase } from './support/backends';
-import { CONTRACT_LEASE, contractStorage, newJob, ref } from './support/storage-contract';
-import { ScheduleRecord } from '../lib/storage/queue-storage.interface';
+import { CONTRACT_LEASE, contractStorage, newSchedule, occurrenceOf, ref } from './support/storage-contract';
 
 /** Records every job it runs, whatever the queue. */
 const ran: Job[] = [];
@@ -237,22 +236,7 @@ describeEachBackend('recurring jobs (schedules)', (backend) => {
  */
 describeEachBackend('schedule occurrences: the writer holding a stale read', (backend) => {
   const contract = contractStorage(backend);
-  const schedule: ScheduleRecord = {
-    queue: 'sched',
-    name: 'tick',
-    cron: null,
-    every: 1000,
-    timezone: null,
-    data: '{}',
-    options: null,
-    nextRunAt: 5000,
-  };
-  const occurrenceOf = (read: ScheduleRecord) => ({
-    schedule: read,
-    occurrenceAt: read.nextRunAt,
-    job: newJob({ runAt: read.nextRunAt }),
-    nextRunAt: read.nextRunAt + 1000,
-  });
+  const schedule = newSchedule();
 
   it('enqueues nothing once the occurrence it read was enqueued elsewhere, ran and was removed', async () => {
     const { storage } = contract;

@@ -12,11 +12,11 @@
 import { createQueueStorage } from '../lib/runtime/create-queue-storage';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { FLOW_WAIT_OFFSET } from '../lib/storage/shared/flow-wait';
-import { AttemptRef, JobRecord, NewJobRecord, QueueStorage, ScheduleRecord } from '../lib/storage/queue-storage.interface';
+import { AttemptRef, JobRecord, NewJobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
 import { describeEachBackend, itWhen, TestDatabase } from './support/backends';
 import { openSideTransaction } from './support/postgres-side-transaction';
 import { betweenStatements } from './support/statement-hook';
-import { CONTRACT_LEASE, newJob, ref } from './support/storage-contract';
+import { CONTRACT_LEASE, newJob, newSchedule, occurrenceOf, ref } from './support/storage-contract';
 
 const LEASE = CONTRACT_LEASE;
 const A = 'worker-a';
@@ -27,7 +27,8 @@ describeEachBackend('QueueStorage compare-and-set: the writer with a stale read 
   let storage: QueueStorage;
 
   beforeEach(async () => {
-    db = backend.tempDatabase();
+    // At the newest schema already (see contractStorage in support/storage-contract.ts); initialize() checks it.
+    db = await backend.migratedDatabase();
     storage = createQueueStorage(resolveModuleOptions({ ...db.options }));
     await storage.initialize();
   });
@@ -150,41 +151,23 @@ describeEachBackend('QueueStorage compare-and-set: the writer with a stale read 
   });
 
   describe('schedule advance (next_run_at = the value read)', () => {
-    const schedule = (overrides: Partial<ScheduleRecord> = {}): ScheduleRecord => ({
-      queue: 'sched',
-      name: 'tick',
-      cron: null,
-      every: 1000,
-      timezone: null,
-      data: '{}',
-      options: null,
-      nextRunAt: 5000,
-      ...overrides,
-    });
-    const occurrenceOf = (read: ScheduleRecord, at: number) => ({
-      schedule: read,
-      occurrenceAt: at,
-      job: newJob({ runAt: at }),
-      nextRunAt: at + 1000,
-    });
-
     it('a poller that read an old occurrence enqueues nothing and does not move the schedule back', async () => {
-      await storage.upsertSchedule(schedule(), 1);
+      await storage.upsertSchedule(newSchedule(), 1);
       const [staleRead] = await storage.dueSchedules(5000);
       // Another poller enqueues the occurrence at 5000, then the one at 6000.
       expect(await storage.enqueueOccurrence(occurrenceOf((await storage.dueSchedules(5000))[0], 5000), 5001)).toBe(true);
       expect(await storage.enqueueOccurrence(occurrenceOf((await storage.dueSchedules(6000))[0], 6000), 6001)).toBe(true);
       expect(await storage.enqueueOccurrence(occurrenceOf(staleRead, 5000), 6002)).toBe(false);
-      expect(await storage.listSchedules()).toEqual([schedule({ nextRunAt: 7000 })]);
+      expect(await storage.listSchedules()).toEqual([newSchedule({ nextRunAt: 7000 })]);
       expect(await storage.getCounts('sched')).toEqual([{ queue: 'sched', status: 'pending', count: 2 }]);
     });
 
     it("a poller that read the schedule before an operator replaced it does not overwrite the new schedule's next run", async () => {
-      await storage.upsertSchedule(schedule(), 1);
+      await storage.upsertSchedule(newSchedule(), 1);
       const [staleRead] = await storage.dueSchedules(5000);
-      await storage.upsertSchedule(schedule({ every: 60_000, nextRunAt: 100_000 }), 2);
+      await storage.upsertSchedule(newSchedule({ every: 60_000, nextRunAt: 100_000 }), 2);
       await storage.enqueueOccurrence(occurrenceOf(staleRead, 5000), 5001);
-      expect(await storage.listSchedules()).toEqual([schedule({ every: 60_000, nextRunAt: 100_000 })]);
+      expect(await storage.listSchedules()).toEqual([newSchedule({ every: 60_000, nextRunAt: 100_000 })]);
     });
   });
 

@@ -4,22 +4,9 @@
  */
 import { FLOW_WAIT_OFFSET } from '../lib/storage/shared/flow-wait';
 import { SCHEDULE_PAUSE_OFFSET } from '../lib/storage/shared/schedule-pause';
-import { ScheduleRecord } from '../lib/storage/queue-storage.interface';
 import { FAILURE_ERROR_HEAD } from '../lib/storage/storage-records';
 import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, ref } from './support/storage-contract';
-
-const schedule = (overrides: Partial<ScheduleRecord> = {}): ScheduleRecord => ({
-  queue: 'sched',
-  name: 'tick',
-  cron: null,
-  every: 1000,
-  timezone: null,
-  data: '{}',
-  options: null,
-  nextRunAt: 5000,
-  ...overrides,
-});
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, newSchedule, ref } from './support/storage-contract';
 
 describeEachBackend('Storage contract: operator', (backend) => {
   const s = contractStorage(backend);
@@ -70,32 +57,32 @@ describeEachBackend('Storage contract: operator', (backend) => {
   });
 
   it('pauseSchedule keeps the next run past any due read; resumeSchedule sets it; an upsert keeps it paused', async () => {
-    await s.storage.upsertSchedule(schedule(), 1);
+    await s.storage.upsertSchedule(newSchedule(), 1);
     expect(await s.storage.pauseSchedule('sched', 'tick', 2)).toBe(true);
     expect(await s.storage.pauseSchedule('sched', 'tick', 3)).toBe(true);
     expect(await s.storage.pauseSchedule('sched', 'nope', 3)).toBe(false);
     expect((await s.storage.listSchedules())[0].nextRunAt).toBe(5000 + SCHEDULE_PAUSE_OFFSET);
     expect(await s.storage.dueSchedules(Date.now() + 3_600_000)).toEqual([]);
     // The app declares it again with another definition: still paused, at the new definition's next run.
-    await s.storage.upsertSchedule(schedule({ every: 2000, nextRunAt: 7000 }), 4);
+    await s.storage.upsertSchedule(newSchedule({ every: 2000, nextRunAt: 7000 }), 4);
     expect((await s.storage.listSchedules())[0].nextRunAt).toBe(7000 + SCHEDULE_PAUSE_OFFSET);
     expect(await s.storage.resumeSchedule('sched', 'tick', 9000, 5)).toBe(true);
     expect(await s.storage.resumeSchedule('sched', 'tick', 9500, 6)).toBe(false);
     expect(await s.storage.resumeSchedule('sched', 'nope', 9500, 6)).toBe(false);
-    expect(await s.storage.dueSchedules(9000)).toEqual([schedule({ every: 2000, nextRunAt: 9000 })]);
+    expect(await s.storage.dueSchedules(9000)).toEqual([newSchedule({ every: 2000, nextRunAt: 9000 })]);
   });
 
   it("lastScheduleRun is the newest job of that schedule's occurrences only", async () => {
     expect(await s.storage.lastScheduleRun('sched', 'tick')).toBeNull();
-    await s.storage.upsertSchedule(schedule(), 1);
-    await s.storage.upsertSchedule(schedule({ name: 'tick@x' }), 1);
-    await s.storage.upsertSchedule(schedule({ name: 'tic' }), 1);
+    await s.storage.upsertSchedule(newSchedule(), 1);
+    await s.storage.upsertSchedule(newSchedule({ name: 'tick@x' }), 1);
+    await s.storage.upsertSchedule(newSchedule({ name: 'tic' }), 1);
     // Enqueued as "run now" does: each leaves the schedule's next run where it was read, so each read holds.
     const occurrence = (name: string, at: number, data: string) => ({
-      schedule: schedule({ name }),
+      schedule: newSchedule({ name }),
       occurrenceAt: at,
       job: newJob({ data }),
-      nextRunAt: schedule().nextRunAt,
+      nextRunAt: newSchedule().nextRunAt,
     });
     expect(await s.storage.enqueueOccurrence(occurrence('tick', 5000, '{"n":1}'), 5001)).toBe(true);
     expect(await s.storage.enqueueOccurrence(occurrence('tick', 900, '{"n":2}'), 5002)).toBe(true);

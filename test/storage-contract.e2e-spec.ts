@@ -11,27 +11,21 @@
 import { firstValueFrom, take, timeout } from 'rxjs';
 import { createQueueStorage } from '../lib/runtime/create-queue-storage';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
-import { AttemptRef, JobRecord, NewJobRecord, QueueStorage, ScheduleRecord } from '../lib/storage/queue-storage.interface';
+import { JobRecord, NewJobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
 import { describeEachBackend, TestDatabase } from './support/backends';
+import { CONTRACT_LEASE, newJob, newSchedule, ref } from './support/storage-contract';
 
-const LEASE = 60_000;
+const LEASE = CONTRACT_LEASE;
 const A = 'worker-a';
 const B = 'worker-b';
-
-function newJob(overrides: Partial<NewJobRecord> = {}): NewJobRecord {
-  return { data: '{}', priority: 0, runAt: Date.now() - 1, maxAttempts: 3, backoff: null, timeout: null, key: null, ...overrides };
-}
-
-function ref(job: Pick<JobRecord, 'id' | 'attempts'>): AttemptRef {
-  return { id: job.id, attempt: job.attempts };
-}
 
 describeEachBackend('QueueStorage contract', (backend) => {
   let db: TestDatabase;
   let storage: QueueStorage;
 
   beforeEach(async () => {
-    db = backend.tempDatabase();
+    // At the newest schema already (see contractStorage in support/storage-contract.ts); initialize() checks it.
+    db = await backend.migratedDatabase();
     storage = createQueueStorage(resolveModuleOptions({ ...db.options }));
     await storage.initialize();
   });
@@ -502,28 +496,16 @@ describeEachBackend('QueueStorage contract', (backend) => {
   });
 
   describe('schedules', () => {
-    const schedule = (overrides: Partial<ScheduleRecord> = {}): ScheduleRecord => ({
-      queue: 'sched',
-      name: 'tick',
-      cron: null,
-      every: 1000,
-      timezone: null,
-      data: '{}',
-      options: null,
-      nextRunAt: 5000,
-      ...overrides,
-    });
-
     it('upserts, lists, finds due, enqueues each occurrence once and advances, removes', async () => {
-      await storage.upsertSchedule(schedule(), 1);
-      await storage.upsertSchedule(schedule({ name: 'cron', cron: '* * * * *', every: null, timezone: 'UTC', nextRunAt: 9000 }), 1);
-      await storage.upsertSchedule(schedule({ data: '{"v":2}' }), 2);
+      await storage.upsertSchedule(newSchedule(), 1);
+      await storage.upsertSchedule(newSchedule({ name: 'cron', cron: '* * * * *', every: null, timezone: 'UTC', nextRunAt: 9000 }), 1);
+      await storage.upsertSchedule(newSchedule({ data: '{"v":2}' }), 2);
       expect(await storage.listSchedules()).toEqual([
-        schedule({ name: 'cron', cron: '* * * * *', every: null, timezone: 'UTC', nextRunAt: 9000 }),
-        schedule({ data: '{"v":2}' }),
+        newSchedule({ name: 'cron', cron: '* * * * *', every: null, timezone: 'UTC', nextRunAt: 9000 }),
+        newSchedule({ data: '{"v":2}' }),
       ]);
       const due = await storage.dueSchedules(5000);
-      expect(due).toEqual([schedule({ data: '{"v":2}' })]);
+      expect(due).toEqual([newSchedule({ data: '{"v":2}' })]);
       const occurrence = { schedule: due[0], occurrenceAt: 5000, job: newJob({ data: '{"v":2}', runAt: 5000 }), nextRunAt: 6000 };
       expect(await storage.enqueueOccurrence(occurrence, 5001)).toBe(true);
       expect(await storage.enqueueOccurrence(occurrence, 5002)).toBe(false);

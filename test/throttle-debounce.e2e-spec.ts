@@ -5,11 +5,10 @@
  * under concurrent adds from several OS processes. Bad input is refused with typed errors and writes nothing.
  */
 import { writeFileSync } from 'node:fs';
-import { Test, TestingModule } from '@nestjs/testing';
-import { InvalidJobOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
+import { InvalidJobOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
 import { readLines, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
-import { describeEachBackend, perTestApp, TestDatabase } from './support/backends';
+import { describeEachBackend, perFileApp, perTestApp } from './support/backends';
 
 const ran: { id: string; data: unknown; at: number }[] = [];
 let gate = deferred();
@@ -158,24 +157,12 @@ describeEachBackend('throttle and debounce keys', (backend) => {
 describeEachBackend(
   'throttle and debounce keys: bad input',
   (backend) => {
-    let db: TestDatabase;
-    let app: TestingModule;
+    const shared = perFileApp(backend, { module: { pollInterval: 50 }, providers: [ThrottledProcessor, DebouncedProcessor] });
     let producer: QueueProducer;
     let admin: QueueAdmin;
-
-    beforeAll(async () => {
-      db = backend.tempDatabase();
-      app = await Test.createTestingModule({
-        imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50 })],
-        providers: [ThrottledProcessor, DebouncedProcessor],
-      }).compile();
-      await app.init();
-      producer = app.get(QueueProducer);
-      admin = app.get(QueueAdmin);
-    });
-    afterAll(async () => {
-      await app?.close();
-      db?.cleanup();
+    beforeAll(() => {
+      producer = shared.get(QueueProducer);
+      admin = shared.get(QueueAdmin);
     });
 
     it.each([

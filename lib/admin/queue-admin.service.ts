@@ -48,6 +48,7 @@ import { CascadeOptions } from '../interfaces/flow-job.interface';
 import { WaitOptions } from '../interfaces/wait-options.interface';
 import { waitUntilIdle } from './wait-until-idle';
 import { toJobFlowInfo, toJobInfo } from './to-job-info';
+import { toJobRuns } from './to-job-runs';
 import { isWaitingRunAt } from '../storage/shared/flow-wait';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 import { nextOccurrenceAfter } from '../scheduler/schedule-definition';
@@ -102,7 +103,10 @@ export class QueueAdmin {
 
   constructor(private readonly factory: QueueRuntime) {}
 
-  /** One job with its whole state, including its place in a flow (`flow`), or `null` when no job has that id. */
+  /**
+   * One job with its whole state, including its place in a flow (`flow`) and its run history (`runs`), or `null`
+   * when no job has that id.
+   */
   async getJob<TData = unknown, TResult = unknown>(id: string): Promise<JobInfo<TData, TResult> | null> {
     if (typeof id !== 'string') return null;
     const storage = await this.storage();
@@ -111,6 +115,7 @@ export class QueueAdmin {
     const info = toJobInfo<TData, TResult>(record);
     // Removed between the two reads: the job itself is still shown.
     if (flow) info.flow = toJobFlowInfo(record, flow);
+    info.runs = toJobRuns(record, info.error);
     return info;
   }
 

@@ -80,7 +80,65 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   snoozes: number;
   /** On a dead letter (processor option `deadLetter`): where it came from and its last error. Null on other jobs. */
   deadLetter: DeadLetterOrigin | null;
+  /**
+   * Its runs, oldest first: each attempt that ended other than by completing (the newest `MAX_STORED_RUNS`, 10),
+   * then the attempt that runs now, completed, or was cancelled while it ran. A snooze, a hand-back and a rate limit
+   * are runs too, though they spend no attempt (the next run has the same `attempt`). Set by `QueueAdmin.getJob()`
+   * (not by listings, nor by `waitUntilFinished`); empty before the first claim.
+   */
+  runs?: JobRun[];
 }
+
+/** How a run ended (`JobRun.outcome`). */
+export type JobRunOutcome =
+  /** It runs now (the job's `lockedBy` holds it). */
+  | 'running'
+  /** It completed: the job's own start, end and result. */
+  | 'completed'
+  /** The handler threw (or a result was refused); the job runs again after its backoff. */
+  | 'retried'
+  /** The handler threw and the job failed for good (attempts spent, `UnrecoverableError`...). */
+  | 'failed'
+  /** It ran past its `timeout` (`JobTimeoutError`): retried or failed for good as its attempts allow. */
+  | 'timed-out'
+  /** Its process stopped renewing the lease (crashed, hung, killed); another process took the job back. */
+  | 'lease-expired'
+  /** The handler threw `SnoozeError`: pending again, no attempt spent. */
+  | 'snoozed'
+  /** Handed back unspent: the process shut down while holding it, or claimed it and did not start it. */
+  | 'handed-back'
+  /** The handler threw `RateLimitError`: handed back unspent while its queue pauses. */
+  | 'rate-limited'
+  /** An operator cancelled the job while this run was in progress. */
+  | 'cancelled';
+
+/** One run of a job in its history (`JobInfo.runs`). */
+export interface JobRun {
+  /** The attempt it ran as (1-based): a snooze, hand-back or rate limit leaves the number to the next run. */
+  attempt: number;
+  /** How it ended, or `running`. */
+  outcome: JobRunOutcome;
+  /** When it was claimed. Null only in rows another tool wrote. */
+  startedAt: Date | null;
+  /**
+   * When it ended: its outcome's write, or for `lease-expired` when another process took the job back (the process
+   * died before). Null while it runs.
+   */
+  endedAt: Date | null;
+  /**
+   * Worker id of the process that ran it (`workerId` of `forRoot`). Null for the run that completed the job: a
+   * completion clears the owner and writes nothing more (the hot path), so only the job's times are known.
+   */
+  owner: string | null;
+  /**
+   * Its error, for `retried`, `failed`, `timed-out` and `lease-expired`: the entry of `JobInfo.error` (or its
+   * `previous`) of this attempt; null when that is no longer kept (a lease expiry keeps no earlier errors).
+   */
+  error: JobError | null;
+}
+
+/** Most runs a job keeps that ended other than by completing (`JobInfo.runs`); older ones are dropped. */
+export const MAX_STORED_RUNS = 10;
 
 /** Where a dead letter came from: the job that failed for good, and how. */
 export interface DeadLetterOrigin {

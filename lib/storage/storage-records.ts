@@ -81,6 +81,11 @@ export interface JobRecord {
   origin?: string | null;
   /** Times the handler snoozed it (`SnoozeError`). Absent: 0. */
   snoozes?: number;
+  /**
+   * Its run history: JSON array of `StoredRun` (storage/shared/run-history.ts). Read by `getJob` only, and set only
+   * when the job has one: absent on records of listings and claims.
+   */
+  runs?: string | null;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;

@@ -16,6 +16,7 @@ import type { LoggerService, ModuleMetadata } from '@nestjs/common';
 import type { SqliteQueueModuleOptions } from '../../lib/interfaces/sqlite-queue-module-options.interface';
 import { QueueRuntime } from '../../lib/runtime/queue-runtime';
 import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
+import { copyPostgresTemplate } from './postgres-template';
 import { copySqliteTemplate, migratePostgresSchema } from './template-database';
 import { postgresSchemaFor, postgresTestUrl } from './test-backend';
 import { TEST_SHUTDOWN_TIMEOUT } from './test-timings';
@@ -114,7 +115,7 @@ const postgresBackend: Backend = {
   async migratedDatabase(name) {
     const db = this.tempDatabase(name);
     const { url, schema } = db.options.postgres!;
-    await migratePostgresSchema(url!, schema!);
+    if (!(await copyPostgresTemplate(url!, schema!))) await migratePostgresSchema(url!, schema!);
     return db;
   },
 };

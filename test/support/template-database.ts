@@ -6,8 +6,9 @@
  * - SQLite: the e2e project's global setup migrates one template file per run with the library's own steps
  *   (`getMigrations('sqlite')`, what a user who migrates by hand runs), and a test database is a copy of it.
  * - PostgreSQL: a schema has no cheap copy (no `CREATE SCHEMA ... TEMPLATE`, and a database per test is dearer), so
- *   a test schema gets the library's steps (`getMigrations('postgres')`) in one round trip, without the boot's
- *   checks, lock and per-step transactions.
+ *   the global setup migrates a template schema with the library's steps (`getMigrations('postgres')`, in one round
+ *   trip, without the boot's checks, lock and per-step transactions) and a test schema is made by the script of its
+ *   final DDL, proven equal to it (postgres-template.ts).
  *
  * Either way the app still runs its schema check at boot and finds the schema current and recorded. Files opt in
  * (`perTestApp(backend, MIGRATED)`); tests of migrations themselves keep fresh databases. No jest globals here: the
@@ -55,7 +56,7 @@ export function copySqliteTemplate(path: string): boolean {
 
 /** The slice of pg's `Pool` used here (the repository has no pg typings). */
 interface PgPool {
-  query(sql: string): Promise<unknown>;
+  query(sql: string, params?: unknown[]): Promise<unknown>;
   on(event: 'error', listener: (error: Error) => void): void;
 }
 
@@ -68,18 +69,21 @@ interface PgPoolConfig {
 
 let pool: PgPool | undefined;
 
-/** Applies every PostgreSQL step to `schema` (new) in one round trip: one implicit transaction, as a script would run. */
-export async function migratePostgresSchema(url: string, schema: string): Promise<void> {
-  // One idle connection per worker, which does not keep the worker alive at its end.
+/** This process's one connection for making test schemas: idle, it does not keep the process alive at its end. */
+export function postgresTestPool(url: string): PgPool {
+  if (pool) return pool;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Pool } = require('pg') as { Pool: new (config: PgPoolConfig) => PgPool };
-  if (!pool) {
-    const created = new Pool({ connectionString: url, max: 1, allowExitOnIdle: true, idleTimeoutMillis: 2000 });
-    // An idle connection ended by the server (a test that terminates backends) would otherwise be an unhandled
-    // 'error' event that ends the worker; pg has already discarded it, so the next call simply connects again.
-    created.on('error', (error) => process.stderr.write(`template-database: idle PostgreSQL connection lost: ${error.message}\n`));
-    pool = created;
-  }
+  const created = new Pool({ connectionString: url, max: 1, allowExitOnIdle: true, idleTimeoutMillis: 2000 });
+  // An idle connection ended by the server (a test that terminates backends) would otherwise be an unhandled
+  // 'error' event that ends the worker; pg has already discarded it, so the next call simply connects again.
+  created.on('error', (error) => process.stderr.write(`template-database: idle PostgreSQL connection lost: ${error.message}\n`));
+  pool = created;
+  return created;
+}
+
+/** Applies every PostgreSQL step to `schema` (new) in one round trip: one implicit transaction, as a script would run. */
+export async function migratePostgresSchema(url: string, schema: string): Promise<void> {
   const sql = getMigrations('postgres', { schema }).flatMap((migration) => migration.sql);
-  await pool.query(sql.join(';\n'));
+  await postgresTestPool(url).query(sql.join(';\n'));
 }

@@ -95,6 +95,16 @@ interface WireJobError {
   previous?: WireJobError[];
 }
 
+/** One run of a job's history (JobInfo.runs). */
+interface WireJobRun {
+  attempt: number;
+  outcome: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  owner: string | null;
+  error: WireJobError | null;
+}
+
 /** A job, whole; fields a later version adds are shown under "Other fields". */
 interface WireJob {
   [field: string]: unknown;
@@ -117,6 +127,8 @@ interface WireJob {
   startedAt: string | null;
   finishedAt: string | null;
   updatedAt: string;
+  /** Its runs, oldest first (absent from a server before run histories). */
+  runs?: WireJobRun[];
 }
 
 /** A job of a flow tree. */

@@ -1,7 +1,8 @@
-// A job's attempt timeline (issue 29 item 5), from what the database stores and nothing else: each failed attempt's
-// error (the stored error and its `previous` list, at most 10), the latest attempt's start, end and owner (the row's
-// started_at, finished_at, locked_by), and the snooze count. Earlier attempts' start, end and owner are not stored:
-// the panel says so rather than guess.
+// A job's attempt timeline (issue 29 item 5): every run the job's history keeps (JobInfo.runs: each attempt that
+// ended other than by completing, the newest 10, with its start, end, owner, outcome and error; snoozes, hand-backs
+// and rate limits are runs too), then the run the row itself describes (running, completed, cancelled). Failed
+// attempts older than the history, or from before it was stored (schema step 12), are known only by their error:
+// those rows say their times and process are not stored rather than guess.
 
 /** One row of the timeline. */
 interface AttemptRow {
@@ -11,40 +12,64 @@ interface AttemptRow {
   end: string | null;
   owner: string | null;
   detail: string;
+  /** Its times and owner are in the history (false: known only by its stored error). */
+  stored: boolean;
 }
 
-/** The outcome of a failed attempt's error: a lease that ran out is not a failure the handler threw. */
-function failedOutcome(error: WireJobError): string {
-  return error.name === 'LeaseExpiredError' ? 'lease expired' : 'failed';
+/** What each outcome reads as, and the badge colour it borrows from a status. */
+const OUTCOME_LOOKS: Record<string, { label: string; tone: string }> = {
+  running: { label: 'running', tone: 'running' },
+  completed: { label: 'completed', tone: 'completed' },
+  retried: { label: 'failed, retried', tone: 'failed' },
+  failed: { label: 'failed', tone: 'failed' },
+  'timed-out': { label: 'timed out', tone: 'failed' },
+  'lease-expired': { label: 'lease expired', tone: 'failed' },
+  snoozed: { label: 'snoozed', tone: 'pending' },
+  'handed-back': { label: 'handed back', tone: 'pending' },
+  'rate-limited': { label: 'rate limited', tone: 'pending' },
+  cancelled: { label: 'cancelled', tone: 'cancelled' },
+};
+
+function outcomeBadge(outcome: string): HTMLSpanElement {
+  const look = OUTCOME_LOOKS[outcome] || { label: outcome, tone: '' };
+  return h('span', { class: 'badge ' + look.tone, text: look.label });
 }
 
-/** The timeline's rows, newest attempt first. */
+/** The outcome of an error known only by itself: a lease that ran out is not a failure the handler threw. */
+function errorOutcome(error: WireJobError): string {
+  return error.name === 'LeaseExpiredError' ? 'lease-expired' : error.name === 'JobTimeoutError' ? 'timed-out' : 'failed';
+}
+
+/** The timeline's rows, newest first. */
 function attemptRows(job: WireJob): AttemptRow[] {
+  const runs = Array.isArray(job.runs) ? job.runs : [];
+  const rows: AttemptRow[] = runs.map((run) => ({
+    attempt: run.attempt,
+    outcome: run.outcome,
+    start: run.startedAt,
+    end: run.endedAt,
+    owner: run.owner,
+    detail: run.error ? run.error.name + ': ' + run.error.message : '',
+    stored: true,
+  }));
+  // Failed attempts before the oldest run kept: their errors outlive the history (or predate it).
   const errors = job.error ? [job.error].concat(Array.isArray(job.error.previous) ? job.error.previous : []) : [];
-  const byAttempt: Record<number, WireJobError> = {};
+  const oldest = runs.length ? runs[0].attempt : Infinity;
+  const older: AttemptRow[] = [];
   errors.forEach((error) => {
-    if (typeof error.attempt === 'number' && !byAttempt[error.attempt]) byAttempt[error.attempt] = error;
-  });
-  const rows: AttemptRow[] = [];
-  for (let n = job.attempts; n >= 1; n--) {
-    const latest = n === job.attempts;
-    const error = byAttempt[n];
-    let outcome = error ? failedOutcome(error) : 'not recorded';
-    if (latest && job.status === 'running') outcome = 'running';
-    else if (latest && job.status === 'completed') outcome = 'completed';
-    else if (latest && job.status === 'cancelled' && !error) outcome = 'cancelled';
-    const detail = error && outcome !== 'running' && outcome !== 'completed' ? error.name + ': ' + error.message : '';
-    rows.push({
-      attempt: n,
-      outcome,
-      // Only the latest attempt has stored times (and an owner while it runs).
-      start: latest ? job.startedAt : null,
-      end: latest && job.status !== 'running' && job.status !== 'pending' ? job.finishedAt : null,
-      owner: latest && job.status === 'running' ? job.lockedBy : null,
-      detail,
+    if (typeof error.attempt !== 'number' || error.attempt >= oldest) return;
+    if (older.some((row) => row.attempt === error.attempt)) return;
+    older.unshift({
+      attempt: error.attempt,
+      outcome: errorOutcome(error),
+      start: null,
+      end: null,
+      owner: null,
+      detail: error.name + ': ' + error.message,
+      stored: false,
     });
-  }
-  return rows;
+  });
+  return older.concat(rows).reverse();
 }
 
 addJobPanel({
@@ -56,6 +81,7 @@ addJobPanel({
     const rows = attemptRows(job);
     // A new node for each cell: one node appended twice would move.
     const notStored = () => h('span', { class: 'muted', text: 'not stored' });
+    const none = () => h('span', { class: 'muted', text: '–' });
     const table = rows.length
       ? h(
           'div',
@@ -76,13 +102,14 @@ addJobPanel({
             h(
               'tbody',
               null,
-              rows.map((row) =>
-                h('tr', { 'data-attempt': row.attempt, 'data-outcome': row.outcome }, [
+              rows.map((row, index) =>
+                h('tr', { 'data-attempt': row.attempt, 'data-outcome': row.outcome, 'data-run': rows.length - index }, [
                   h('td', { class: 'num', 'data-label': 'Attempt', text: String(row.attempt) }),
-                  h('td', { 'data-label': 'Outcome' }, badge(row.outcome)),
-                  h('td', { 'data-label': 'Started' }, row.start ? whenShort(row.start) : notStored()),
-                  h('td', { 'data-label': 'Ended' }, row.end ? whenShort(row.end) : row.outcome === 'running' ? '' : notStored()),
-                  h('td', { class: 'wrap', 'data-label': 'Process' }, row.owner ? row.owner : notStored()),
+                  h('td', { 'data-label': 'Outcome' }, outcomeBadge(row.outcome)),
+                  h('td', { 'data-label': 'Started' }, row.start ? whenShort(row.start) : row.stored ? none() : notStored()),
+                  h('td', { 'data-label': 'Ended' }, row.end ? whenShort(row.end) : row.stored ? '' : notStored()),
+                  // The completing run's process is not kept: a completion writes nothing but the job's own end.
+                  h('td', { class: 'wrap', 'data-label': 'Process' }, row.owner ? row.owner : row.stored ? none() : notStored()),
                   h('td', { class: 'wrap error', 'data-label': 'Error', text: row.detail }),
                 ]),
               ),
@@ -96,9 +123,9 @@ addJobPanel({
         class: 'muted',
         'data-snoozes': snoozes,
         text:
-          (snoozes ? 'Snoozed ' + snoozes + ' time(s): snoozes do not count as attempts, and each is a line of the job log. ' : '') +
-          'The database keeps the latest attempt’s start and end, the running attempt’s process, and each failed ' +
-          'attempt’s error (the newest 10); an earlier attempt’s times and process are not stored, nor a hand-back.',
+          (snoozes ? 'Snoozed ' + snoozes + ' time(s): a snooze spends no attempt, so the next run has the same number. ' : '') +
+          'The database keeps the newest 10 runs that did not complete, with their times, process and error; the run ' +
+          'that completed has the job’s own times, and its process is not kept.',
       }),
     ]);
   },

@@ -25,6 +25,8 @@ const KNOWN = [
   'flow',
   // Shown by the Dead letter panel (inspect-panels.browser.ts).
   'deadLetter',
+  // Shown by the Attempts panel (attempts-panel.browser.ts).
+  'runs',
 ];
 
 function jobView(id: string): View {

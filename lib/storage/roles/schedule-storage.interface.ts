@@ -12,8 +12,9 @@ export interface ScheduleStorage {
   dueSchedules(now: number): Promise<ScheduleRecord[]>;
   /**
    * Enqueues one occurrence exactly once across all processes (a unique index on the occurrence decides),
-   * then advances the schedule if nobody else did. May be two statements: a crash between them is repaired
-   * by the next attempt, which finds the occurrence already enqueued. True when this call inserted the job.
+   * then advances the schedule if nobody else did. May be two statements (SQLite): a crash between them is repaired
+   * by the next attempt, which finds the occurrence already enqueued, unless its job already ran and was removed
+   * (see sqlite/sql/schedules.sql.ts). True when this call inserted the job.
    */
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean>;
 }

@@ -81,6 +81,16 @@ export function toJobRecord(row: StorageRow): JobRecord {
 }
 
 /**
+ * A row of `getJob`, which also selects the run history (`runs`): listings leave it out. Set only when there is one,
+ * so a job's record reads the same from `getJob` as from the statement that enqueued it.
+ */
+export function toJobRecordWithRuns(row: StorageRow): JobRecord {
+  const record = toJobRecord(row);
+  if (typeof row.runs === 'string') record.runs = row.runs;
+  return record;
+}
+
+/**
  * The rows of a look at waited jobs (`waited_id` plus the job's columns, null when no job has that id): the
  * finished jobs, and the waited ids no job has any more.
  */

@@ -26,12 +26,9 @@ export interface SearchNeedles {
    * the JSON columns, needed only when it differs from `plain` (the text holds a quote, backslash or control character).
    */
   json: string;
-  /** Whether `json` differs from `plain`: without, the statement skips the second look-up (each lower-cases the data). */
-  escaped: boolean;
 }
 
 /** The needles of a validated search text. */
 export function searchNeedles(text: string): SearchNeedles {
-  const json = JSON.stringify(text).slice(1, -1);
-  return { plain: text, json, escaped: json !== text };
+  return { plain: text, json: JSON.stringify(text).slice(1, -1) };
 }

@@ -302,7 +302,8 @@ export class SqliteQueueStorage implements QueueStorage {
     // The pause first: a crash before the hand-back leaves the job running until its lease expires, never claimable
     // again while the queue should be paused.
     await pauseUntil(this.db.background, queue, until, now);
-    return (await this.release([ref], workerId, now)) > 0;
+    // Recorded in the job's run history as rate limited, not as a hand-back.
+    return (await releaseJobs(this.db.background, [ref], workerId, now, 'rate-limited')) > 0;
   }
 
   limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {

@@ -76,6 +76,8 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   },
   // trace-context (step 11): the W3C trace context a job was added under.
   { columns: { [T]: ['trace_context'] } },
+  // run-history (step 12): the attempts that ended other than by completing.
+  { columns: { [T]: ['runs'] } },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

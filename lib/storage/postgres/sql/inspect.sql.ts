@@ -8,7 +8,7 @@ import {
   OldestDueRow,
 } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
-import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
+import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toJobRecordWithRuns, toOldestDueRow } from '../../shared/job-row.mapper';
 import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 import { listGroupJobs } from './groups.sql';
@@ -30,7 +30,7 @@ function countSql(T: string, queueFilter: string): string {
 }
 
 const sql = perSchema(({ T, Q, S }) => ({
-  getJob: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = $1`,
+  getJob: `SELECT ${JOB_COLUMNS}, runs FROM ${T} WHERE id = $1`,
 
   countAll: countSql(T, ''),
 
@@ -85,7 +85,7 @@ export async function getJob(db: PostgresContext, id: string): Promise<JobRecord
   const rowId = toRowId(id);
   if (rowId === null) return null;
   const [row] = await db.runner.all(sql(db.tables).getJob, [rowId]);
-  return row ? toJobRecord(row) : null;
+  return row ? toJobRecordWithRuns(row) : null;
 }
 
 /** Jobs of a queue, newest first, or in the order `query.sort` asks. */

@@ -1,6 +1,7 @@
 import { AttemptRef, ExpiredLease, RecoveredJob } from '../../queue-storage.interface';
 import { idsOf, toRecoveredJob } from '../../shared/job-row.mapper';
 import { leaseExpiredErrorSql } from '../../shared/lease-expired';
+import { StoredRunOutcome } from '../../shared/run-history';
 import {
   PostgresContext,
   PostgresTables,
@@ -12,6 +13,7 @@ import {
   perSchema,
   toRowId,
 } from './postgres-sql-fragments';
+import { appendRunSql } from './run-history.sql';
 
 /** The recovery of the expired rows that also match `where` ($1 now, $2 jitter window; see `recoverExpired`). */
 function recoverExpiredSql(tables: PostgresTables, where: string): string {
@@ -26,7 +28,7 @@ function recoverExpiredSql(tables: PostgresTables, where: string): string {
             error = ${leaseExpiredErrorSql('json_build_object')}::text,
             finished_at = CASE WHEN attempts >= max_attempts THEN $1 ELSE NULL END,
             run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 + floor(random() * $2::bigint)::bigint END,
-            ${RELEASE_COLUMNS}, updated_at = $1
+            ${appendRunSql('$1', "'lease-expired'")}, ${RELEASE_COLUMNS}, updated_at = $1
         WHERE id IN (SELECT id FROM expired)
         RETURNING id, queue, status, attempts, run_at
       ),
@@ -38,10 +40,11 @@ function recoverExpiredSql(tables: PostgresTables, where: string): string {
 const sql = perSchema((tables) => {
   const { T } = tables;
   return {
-    /** Hands attempts back as if they never ran, and notifies. */
+    /** Hands attempts back as if they never ran, each recorded in its run history as $5 says, and notifies. */
     release: `WITH released AS (
         UPDATE ${T}
-        SET status = 'pending', attempts = attempts - 1, ${RELEASE_COLUMNS}, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = $1
+        SET status = 'pending', attempts = attempts - 1, ${RELEASE_COLUMNS}, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = $1,
+            ${appendRunSql('$1', '$5')}
         WHERE locked_by = $2 AND status = 'running'
           AND (id, attempts) IN (SELECT * FROM unnest($3::bigint[], $4::int[]))
         RETURNING run_at
@@ -74,11 +77,20 @@ const sql = perSchema((tables) => {
   };
 });
 
-/** Hands attempts back to pending as if they never started; how many were still owned. */
-export async function releaseJobs(db: PostgresContext, refs: AttemptRef[], workerId: string, now: number): Promise<number> {
+/**
+ * Hands attempts back to pending as if they never started; how many were still owned. `outcome` is what their run
+ * history says: handed back (shutdown, a claim not run), or rate limited (the handler threw RateLimitError).
+ */
+export async function releaseJobs(
+  db: PostgresContext,
+  refs: AttemptRef[],
+  workerId: string,
+  now: number,
+  outcome: Extract<StoredRunOutcome, 'handed-back' | 'rate-limited'> = 'handed-back',
+): Promise<number> {
   const pairs = attemptArrays(refs);
   if (pairs.ids.length === 0) return 0;
-  const [row] = await db.runner.all(sql(db.tables).release, [ms(now), workerId, pairs.ids, pairs.attempts]);
+  const [row] = await db.runner.all(sql(db.tables).release, [ms(now), workerId, pairs.ids, pairs.attempts, outcome]);
   return Number(row?.count ?? 0);
 }
 

@@ -1,5 +1,6 @@
 import { AttemptRef, Completion } from '../../queue-storage.interface';
 import { PostgresContext, RELEASE_COLUMNS, ms, notifyFinished, perSchema, toRowId } from './postgres-sql-fragments';
+import { appendRunSql } from './run-history.sql';
 
 const sql = perSchema((tables) => {
   const { T } = tables;
@@ -21,13 +22,14 @@ const sql = perSchema((tables) => {
       ${notifyFinished(tables, 'completed', '$1')}
       SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
 
+    // A failed attempt that runs again; its run is recorded (a completion records none: the row is its own).
     retry: `UPDATE ${T}
-      SET status = 'pending', error = $1, run_at = $2, updated_at = $3, ${RELEASE_COLUMNS}
+      SET status = 'pending', error = $1, run_at = $2, updated_at = $3, ${appendRunSql('$3', "'retried'")}, ${RELEASE_COLUMNS}
       WHERE id = $4 AND locked_by = $5 AND attempts = $6 AND status = 'running'`,
 
     fail: `WITH failed AS (
         UPDATE ${T}
-        SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, ${RELEASE_COLUMNS}
+        SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, ${appendRunSql('$2', "'failed'")}, ${RELEASE_COLUMNS}
         WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'
         RETURNING id
       ),

@@ -1,5 +1,6 @@
 import { AttemptRef } from '../../queue-storage.interface';
 import { PostgresContext, REUSED, ms, perSchema, toRowId } from './postgres-sql-fragments';
+import { appendRunSql } from './run-history.sql';
 
 /** See the SQLite file of the same name. Params: run_at, max log lines, delay, now, id, worker, attempt, bound. */
 const sql = perSchema(({ T }) => ({
@@ -8,7 +9,7 @@ const sql = perSchema(({ T }) => ({
           logs = ((CASE WHEN jsonb_array_length(COALESCE(logs::jsonb, '[]'::jsonb)) >= $2 THEN logs::jsonb - 0
                    ELSE COALESCE(logs::jsonb, '[]'::jsonb) END)
                  || jsonb_build_array('Snoozed for ' || $3::text || ' ms (snooze ' || (snoozes + 1) || ')'))::text,
-          locked_by = NULL, lease_until = NULL, updated_at = $4
+          ${appendRunSql('$4', "'snoozed'")}, locked_by = NULL, lease_until = NULL, updated_at = $4
       WHERE id = $5 AND locked_by = $6 AND attempts = $7 AND status = 'running' AND snoozes < $8
       RETURNING id`,
   stillOurs: `SELECT 1 AS owned FROM ${T} WHERE id = $1 AND locked_by = $2 AND attempts = $3 AND status = 'running'`,

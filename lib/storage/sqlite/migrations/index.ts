@@ -11,6 +11,7 @@ import { SQLITE_MIGRATION_JOB_GROUPS } from './009-job-groups.migration';
 import { SQLITE_MIGRATION_KEYS_DEAD_LETTERS } from './010-keys-dead-letters.migration';
 import { SQLITE_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 
+import { SQLITE_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_1,
@@ -24,4 +25,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_JOB_GROUPS,
   SQLITE_MIGRATION_KEYS_DEAD_LETTERS,
   SQLITE_MIGRATION_TRACE_CONTEXT,
+  SQLITE_MIGRATION_RUN_HISTORY,
 ];

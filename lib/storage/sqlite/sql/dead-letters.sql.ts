@@ -8,12 +8,12 @@ const DECLARE_DEAD_LETTERS_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, d
 
 /**
  * Redrive in one statement: each dead letter becomes, in place, a fresh job of the queue it came from (attempts 0, due
- * now, no error, no origin), so it leaves the dead-letter queue exactly as it arrives in its own. Running dead letters
+ * now, no error, no origin, no run history), so it leaves the dead-letter queue exactly as it arrives in its own. Running dead letters
  * (a processor of the dead-letter queue has them) are left alone. Params: now, now, dead-letter queue, limit.
  */
 const REDRIVE_SQL = `/* redrive */ UPDATE ${T}
   SET queue = origin ->> '$.queue', status = 'pending', attempts = 0, run_at = ?, origin = NULL, error = NULL, result = NULL,
-      progress = NULL, logs = NULL, snoozes = 0, started_at = NULL, finished_at = NULL, locked_by = NULL, lease_until = NULL, updated_at = ?
+      progress = NULL, logs = NULL, snoozes = 0, runs = NULL, started_at = NULL, finished_at = NULL, locked_by = NULL, lease_until = NULL, updated_at = ?
   WHERE id IN (SELECT id FROM ${T} WHERE queue = ? AND origin IS NOT NULL AND status IN ('pending', 'failed')
     AND origin ->> '$.queue' IS NOT NULL ORDER BY id LIMIT ?)
   RETURNING id`;

@@ -9,7 +9,7 @@ import {
   OldestDueRow,
 } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
-import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toOldestDueRow } from '../../shared/job-row.mapper';
+import { queuesOf, toCountRow, toFinishedJobTiming, toJobRecord, toJobRecordWithRuns, toOldestDueRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-index-scan';
 import { Q, S, T, pageOfIds, toRowId } from './sqlite-sql-fragments';
@@ -18,7 +18,7 @@ import { searchJobs } from './search.sql';
 import { listSortedJobs } from './sorted-list.sql';
 import { isDefaultSort } from '../../shared/job-sort';
 
-const GET_JOB_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id = ?`;
+const GET_JOB_SQL = `SELECT ${JOB_COLUMNS}, runs FROM ${T} WHERE id = ?`;
 
 /**
  * Counts by queue and status, each status group read from its own partial index (claim, running, finished).
@@ -111,7 +111,7 @@ export async function getJob(runner: StatementRunner, id: string): Promise<JobRe
   const rowId = toRowId(id);
   if (rowId === null) return null;
   const [row] = await runner.all(GET_JOB_SQL, [rowId]);
-  return row ? toJobRecord(row) : null;
+  return row ? toJobRecordWithRuns(row) : null;
 }
 
 /** Jobs of a queue, newest first, or in the order `query.sort` asks. */

@@ -1,15 +1,19 @@
 import { AttemptRef, ExpiredLease, RecoveredJob } from '../../queue-storage.interface';
+import { StoredRunOutcome } from '../../shared/run-history';
 import { idsOf, toRecoveredJob } from '../../shared/job-row.mapper';
 import { leaseExpiredErrorSql } from '../../shared/lease-expired';
 import { StatementRunner } from '../../shared/statement-runner';
+import { appendRunSql } from './run-history.sql';
 import { NOW_MS, T, toRowId } from './sqlite-sql-fragments';
 
 /**
- * Hands attempts back as if they never ran (the attempt is not counted). A debounced job keeps started_at: once
- * claimed it is out of the debounce index for good, so handing it back never collides with the next one of its key.
+ * Hands attempts back as if they never ran (the attempt is not counted), each recorded in its job's run history with
+ * the outcome given. A debounced job keeps started_at: once claimed it is out of the debounce index for good, so
+ * handing it back never collides with the next one of its key. Params: now, now, outcome, worker, attempts.
  */
 const RELEASE_SQL = `UPDATE ${T}
-  SET status = 'pending', attempts = attempts - 1, locked_by = NULL, lease_until = NULL, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = ?
+  SET status = 'pending', attempts = attempts - 1, locked_by = NULL, lease_until = NULL, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = ?,
+      ${appendRunSql('?', '?')}
   WHERE locked_by = ? AND status = 'running'
     AND (id, attempts) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j)`;
 
@@ -29,14 +33,15 @@ const FIND_CANCELLED_SQL = `SELECT id FROM ${T}
  * Takes back running jobs whose owner stopped renewing their lease. The crashed run counted as an
  * attempt, so a job that kills its process every time ends failed instead of looping. A requeued job is due
  * after a random delay below the jitter window (at least 1: `% 0` is NULL), drawn per row, so jobs that died
- * together are claimed apart. Parameters: now, now, window, now, then those of `where`.
+ * together are claimed apart. The run is recorded as its owner left it. Parameters: now, now, window, now, now,
+ * then those of `where`.
  */
 const recoverExpiredSql = (where: string) => `/* recover */ UPDATE ${T}
   SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
       error = ${leaseExpiredErrorSql('json_object')},
       finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
       run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ? + abs(random() % ?) END,
-      locked_by = NULL, lease_until = NULL, updated_at = ?
+      ${appendRunSql('?', "'lease-expired'")}, locked_by = NULL, lease_until = NULL, updated_at = ?
   WHERE status = 'running' AND lease_until < ? AND ${where}
   RETURNING id, queue, status, attempts, run_at`;
 
@@ -50,9 +55,18 @@ const RECOVER_ONE_EXPIRED_SQL = recoverExpiredSql(`id = ?`);
 const FIND_EXPIRED_SQL = `SELECT id, queue FROM ${T}
   WHERE status = 'running' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY id`;
 
-/** Hands attempts back to pending as if they never started; how many were still owned. */
-export function releaseJobs(runner: StatementRunner, refs: AttemptRef[], workerId: string, now: number): Promise<number> {
-  return runner.run(RELEASE_SQL, [now, workerId, attemptPairs(refs)]);
+/**
+ * Hands attempts back to pending as if they never started; how many were still owned. `outcome` is what their run
+ * history says: handed back (shutdown, a claim not run), or rate limited (the handler threw RateLimitError).
+ */
+export function releaseJobs(
+  runner: StatementRunner,
+  refs: AttemptRef[],
+  workerId: string,
+  now: number,
+  outcome: Extract<StoredRunOutcome, 'handed-back' | 'rate-limited'> = 'handed-back',
+): Promise<number> {
+  return runner.run(RELEASE_SQL, [now, now, outcome, workerId, attemptPairs(refs)]);
 }
 
 /** Extends the leases of these jobs of `workerId` by `leaseDuration` ms from when the statement runs. */
@@ -80,7 +94,7 @@ export async function recoverExpiredLeases(
   skip: readonly string[] = [],
 ): Promise<RecoveredJob[]> {
   const window = Math.max(1, Math.round(jitterWindow));
-  return (await runner.all(RECOVER_EXPIRED_SQL, [now, now, window, now, now, rowIds(skip)])).map(toRecoveredJob);
+  return (await runner.all(RECOVER_EXPIRED_SQL, [now, now, window, now, now, now, rowIds(skip)])).map(toRecoveredJob);
 }
 
 /** `recoverExpiredLeases` for one job: null when it is not running under an expired lease (any more). */
@@ -93,7 +107,7 @@ export async function recoverExpiredLease(
   const rowId = toRowId(id);
   if (rowId === null) return null;
   const window = Math.max(1, Math.round(jitterWindow));
-  const [row] = await runner.all(RECOVER_ONE_EXPIRED_SQL, [now, now, window, now, now, rowId]);
+  const [row] = await runner.all(RECOVER_ONE_EXPIRED_SQL, [now, now, window, now, now, now, rowId]);
   return row ? toRecoveredJob(row) : null;
 }
 

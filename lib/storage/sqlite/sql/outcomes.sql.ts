@@ -1,5 +1,6 @@
 import { AttemptRef, Completion } from '../../queue-storage.interface';
 import { StatementRunner } from '../../shared/statement-runner';
+import { appendRunSql } from './run-history.sql';
 import { T } from './sqlite-sql-fragments';
 
 /**
@@ -15,12 +16,13 @@ export const COMPLETE_MANY_SQL = `/* complete */ UPDATE ${T}
   WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ? AND +${T}.status = 'running'
   RETURNING ${T}.id`;
 
+/** A failed attempt that runs again; its run is recorded (the completion above records none: the row is its own). */
 const RETRY_SQL = `UPDATE ${T}
-  SET status = 'pending', error = ?, run_at = ?, updated_at = ?, locked_by = NULL, lease_until = NULL
+  SET status = 'pending', error = ?, run_at = ?, updated_at = ?, ${appendRunSql('?', "'retried'")}, locked_by = NULL, lease_until = NULL
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 const FAIL_SQL = `UPDATE ${T}
-  SET status = 'failed', error = ?, finished_at = ?, updated_at = ?, locked_by = NULL, lease_until = NULL
+  SET status = 'failed', error = ?, finished_at = ?, updated_at = ?, ${appendRunSql('?', "'failed'")}, locked_by = NULL, lease_until = NULL
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 const UPDATE_PROGRESS_SQL = `UPDATE ${T} SET progress = ?, updated_at = ?
@@ -47,12 +49,12 @@ export async function retryJob(
   runAt: number,
   now: number,
 ): Promise<boolean> {
-  return (await runner.run(RETRY_SQL, [error, runAt, now, Number(ref.id), workerId, ref.attempt])) === 1;
+  return (await runner.run(RETRY_SQL, [error, runAt, now, now, Number(ref.id), workerId, ref.attempt])) === 1;
 }
 
 /** Marks an attempt failed for good; false when no longer owned. */
 export async function failJob(runner: StatementRunner, ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
-  return (await runner.run(FAIL_SQL, [error, now, now, Number(ref.id), workerId, ref.attempt])) === 1;
+  return (await runner.run(FAIL_SQL, [error, now, now, now, Number(ref.id), workerId, ref.attempt])) === 1;
 }
 
 /** Stores the progress of a running attempt; false when no longer owned. */

@@ -66,8 +66,16 @@ export async function dueSchedules(runner: StatementRunner, now: number): Promis
 
 /**
  * Enqueues one occurrence once across all processes, unless the schedule moved on since it was read, then advances
- * the schedule if nobody else did (two statements: a crash between them is repaired by the next attempt, which finds
- * the occurrence enqueued and the schedule where it was). True when this call inserted the job.
+ * the schedule if nobody else did. True when this call inserted the job.
+ *
+ * Two statements, where PostgreSQL's is one: SQLite has no data-modifying CTE, so one statement writing both tables
+ * would take an INSTEAD OF trigger on a view (a schema step), and the module's connection never holds a transaction
+ * open (docs/architecture.md, "No transactions"). Between the two, the occurrence is enqueued and the schedule not
+ * yet advanced. A writer holding the same read (another process's tick, or the next tick after a crash or a failed
+ * advance) is refused by the unique schedule_key index while that job exists, and advances the schedule itself: the
+ * usual case, repaired. If the job has run and been removed in that gap (`removeOnComplete`, retention), nothing
+ * refuses the writer and the occurrence is enqueued a second time. Inserting first keeps the gap's failure a
+ * duplicate (at least once); advancing first would make it a lost occurrence whenever a crash falls in the gap.
  */
 export async function enqueueOccurrence(runner: StatementRunner, occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
   const { schedule, occurrenceAt, job, nextRunAt } = occurrence;

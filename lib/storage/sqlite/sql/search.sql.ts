@@ -46,7 +46,9 @@ function statementFor(query: ListJobsQuery, escaped: boolean): string {
 
 /** Jobs of a queue holding `query.search`, newest first (or as `query.sort` asks), among the table's newest `SEARCH_SCAN_ROWS` (see `ListJobsQuery.search`). */
 export async function searchJobs(runner: StatementRunner, queue: string, query: ListJobsQuery & { search: string }): Promise<JobRecord[]> {
-  const { plain, json, escaped } = searchNeedles(query.search);
+  const { plain, json } = searchNeedles(query.search);
+  // Each look-up lower-cases the column: the second one only where the JSON form differs from the text.
+  const escaped = json !== plain;
   const params: unknown[] = [queue];
   if (query.status !== undefined) params.push(query.status);
   if (query.name !== undefined) params.push(query.name);

@@ -1,0 +1,13 @@
+import { MAX_RUN_RECORDS } from '../../shared/run-history';
+
+/**
+ * The assignment that appends the ending attempt's record to `runs` (see shared/run-history.ts), for the SET of a
+ * statement that ends an attempt. It reads the row as it was before the statement (attempts, started_at,
+ * locked_by), as every SET expression does. `endedAt` and `outcome` are SQL: a `?` parameter or a literal. At the
+ * bound the oldest record goes, as `job.log` drops its oldest line.
+ */
+export function appendRunSql(endedAt: string, outcome: string): string {
+  return `runs = json_insert(
+        CASE WHEN json_array_length(COALESCE(runs, '[]')) >= ${MAX_RUN_RECORDS} THEN json_remove(runs, '$[0]') ELSE COALESCE(runs, '[]') END,
+        '$[#]', json_object('attempt', attempts, 'startedAt', started_at, 'endedAt', ${endedAt}, 'owner', locked_by, 'outcome', ${outcome}))`;
+}
