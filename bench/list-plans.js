@@ -5,7 +5,7 @@
 // PLAN, PostgreSQL's EXPLAIN (ANALYZE, BUFFERS). Prints a Markdown table per backend.
 //   node bench/list-plans.js          (after `npm run build`; PostgreSQL on 127.0.0.1:5432, database `test`)
 // Environment: PLANS_BENCH_ROWS (default 1,000,000), PLANS_BENCH_RUNS (default 3, median), PLANS_BENCH_BACKENDS
-// (default better-sqlite3,postgres), PLANS_BENCH_PG_URL.
+// (default better-sqlite3,postgres), PLANS_BENCH_PG_URL, PLANS_BENCH_ONLY (the cases whose label starts so: `sorted`).
 // The table: 90 % of the rows in queue `big`, the rest in q1..q9; 90 % completed, 5 % failed, 5 % pending, 0.1 % running;
 // names n0..n4 with one row in 1,000 named `rare`; a third of the rows in groups g0..g99, one in 10,000 in `g-rare`.
 require('reflect-metadata');
@@ -40,7 +40,21 @@ const CASES = [
   ['search, found on page 1', 'big', { search: 'example.com' }],
   ['search, absent', 'big', { search: 'no-such-text' }],
   ['search, absent, failed, rare name, group', 'big', { search: 'no-such-text', status: 'failed', name: 'rare', group: 'g3' }],
-];
+  // The column headers' orders (getJobs({ orderBy, order })): index-backed ones, then the bounded window.
+  ['sorted: id ascending', 'big', { orderBy: 'id', order: 'asc' }],
+  ['sorted: completed, id ascending', 'big', { status: 'completed', orderBy: 'id', order: 'asc' }],
+  ['sorted: pending by priority', 'big', { status: 'pending', orderBy: 'priority' }],
+  ['sorted: pending by priority, page 200', 'big', { status: 'pending', orderBy: 'priority', order: 'asc', offset: 10_000 }],
+  ['sorted: group pending by priority', 'big', { group: 'g3', status: 'pending', orderBy: 'priority' }],
+  ['sorted: completed by finishedAt', 'big', { status: 'completed', orderBy: 'finishedAt' }],
+  ['sorted: failed by finishedAt, ascending', 'big', { status: 'failed', orderBy: 'finishedAt', order: 'asc' }],
+  ['sorted: running by attempts', 'big', { status: 'running', orderBy: 'attempts' }],
+  ['sorted (window): all by attempts', 'big', { orderBy: 'attempts' }],
+  ['sorted (window): completed by createdAt', 'big', { status: 'completed', orderBy: 'createdAt', order: 'asc' }],
+  ['sorted (window): group by name', 'big', { group: 'g3', orderBy: 'name' }],
+  ['sorted (window): small queue by runAt', 'q3', { orderBy: 'runAt' }],
+  ['sorted: search by attempts', 'big', { search: 'example.com', orderBy: 'attempts' }],
+].filter(([label]) => !process.env.PLANS_BENCH_ONLY || label.startsWith(process.env.PLANS_BENCH_ONLY));
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 

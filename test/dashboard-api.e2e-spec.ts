@@ -31,7 +31,7 @@ interface ListedJob {
 describeEachBackend('dashboard API', (backend) => {
   let db: TestDatabase;
   let running: DashboardApp | undefined;
-  beforeEach(() => (db = backend.tempDatabase()));
+  beforeEach(async () => (db = await backend.migratedDatabase()));
   afterEach(async () => {
     await running?.app.close();
     running = undefined;
@@ -116,6 +116,28 @@ describeEachBackend('dashboard API', (backend) => {
     // A known queue with no job yet still has its page, and can be paused before its first job.
     expect((await get('queues/other')).status).toBe(200);
     expect((await post('queues/other/pause')).status).toBe(200);
+  });
+
+  it("a queue's page in another order: getJobs' order, whether it is exact, and an unknown order refused", async () => {
+    running = await startDashboardApp(db, 'express');
+    const producer = running.app.get(QueueProducer);
+    const jobs = await producer.addBulk(
+      'other',
+      [3, 1, 2].map((n) => ({ data: { n }, options: { name: `n${n}`, delay: 3_600_000 } })),
+    );
+    type Page = { jobs: { id: string }[]; sort: { by: string; order: string; exact: boolean } | null };
+    const page = async (query: string) => JSON.parse((await get(`queues/other?${query}`)).text) as Page;
+    const byName = await page('status=pending&sort=name&order=asc');
+    expect(byName.jobs.map((job) => job.id)).toEqual([jobs[1].id, jobs[2].id, jobs[0].id]);
+    // Pending jobs by name: no index serves it, sorted among the newest 100,000 jobs; by id an index does.
+    expect(byName.sort).toEqual({ by: 'name', order: 'asc', exact: false });
+    expect((await page('sort=id&order=asc')).sort).toEqual({ by: 'id', order: 'asc', exact: true });
+    expect((await page('')).sort).toBeNull();
+    for (const query of ['sort=nmae', 'sort=name&order=up']) {
+      const refused = await get(`queues/other?${query}`);
+      expect(refused.status).toBe(400);
+      expect((JSON.parse(refused.text) as { message: string }).message).toMatch(/^Unknown (sort|order)/);
+    }
   });
 
   it('without redact, progress and key are shown as stored', async () => {

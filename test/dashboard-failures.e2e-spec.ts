@@ -5,14 +5,14 @@
  * and the job page's "Attempts" panel (every run of the job's history, snoozes too), in a real headless Chromium.
  * One app per backend: each test uses queues of its own, so none needs a fresh database.
  */
+import { join } from 'node:path';
 import { Module } from '@nestjs/common';
-import type { Page } from 'playwright-core';
 import { InvalidArgumentError, Job, QueueAdmin, QueueProducer, SnoozeError } from '../lib';
 import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
 import { defineProcessor } from './fixtures/define-processor';
 import { rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describeEachBackend } from './support/backends';
-import { launchChromium, TestBrowser } from './support/browser';
+import { useBrowser } from './support/browser';
 import { waitFor } from './support/wait-for';
 
 interface Failing {
@@ -50,20 +50,9 @@ class FailuresModule {}
 
 const LONG = 'x'.repeat(3000);
 
-let browser: TestBrowser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function openPage(url: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(url);
-  return page;
-}
+const { openPage } = useBrowser();
+/** The docs' screenshots of this file's panels, taken on better-sqlite3 by the tests that check them. */
+const IMAGES = join(__dirname, '..', 'docs', 'images');
 
 describeEachBackend(
   'dashboard: failures by error, attempts, dead-letter-only queues',
@@ -73,12 +62,13 @@ describeEachBackend(
     let admin: QueueAdmin;
     let producer: QueueProducer;
     const failed: Record<string, string[]> = { declined: [], quoted: [], long: [], expired: [] };
+    const shots = backend.name === 'better-sqlite3';
 
     beforeAll(async () => {
       held = new Promise<void>((resolve) => (release = resolve));
       // Job ids start again at 1 on each backend's database.
       dozed.clear();
-      db = backend.tempDatabase();
+      db = await backend.migratedDatabase();
       running = await startDashboardApp(db, 'express', { refreshInterval: 60_000 }, [FailuresModule]);
       admin = running.app.get(QueueAdmin);
       producer = running.app.get(QueueProducer);
@@ -132,6 +122,7 @@ describeEachBackend(
       expect(await panel.locator('tbody tr').count()).toBe(3);
       expect(await declined.locator('[data-label="Jobs"]').innerText()).toBe('4');
       expect(await declined.locator('[data-label="Newest"] a').getAttribute('href')).toBe(`#/job/${failed.declined[3]}`);
+      if (shots) await panel.screenshot({ path: join(IMAGES, 'dashboard-failures.png') });
 
       await declined.getByRole('link', { name: 'Error: card declined' }).click();
       await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 4, 'the four declined jobs are listed');
@@ -177,6 +168,7 @@ describeEachBackend(
       }
       expect(runs[0].owner).toBeTruthy();
       expect(await panel.getByText('not stored').count()).toBe(0);
+      if (shots) await panel.screenshot({ path: join(IMAGES, 'dashboard-attempts.png') });
 
       // A job from before run histories (schema step 12) still shows its failures, by their errors alone.
       await rawSql(db, [`UPDATE {schema}.nest_queue_jobs SET runs = NULL WHERE id = ${Number(job.id)}`]);
@@ -208,9 +200,12 @@ describeEachBackend(
       await page.close();
     });
 
-    it("the busiest groups link to the queue's jobs of one group, with that group's counts", async () => {
-      const acme = [await producer.add('tenants', {}, { group: 'acme' }), await producer.add('tenants', {}, { group: 'acme' })];
-      const globex = await producer.add('tenants', {}, { group: 'globex' });
+    it("the busiest groups link to the queue's jobs of one group, with that group's counts, also with a name and a search", async () => {
+      const acme = [
+        await producer.add('tenants', {}, { group: 'acme', name: 'sync' }),
+        await producer.add('tenants', { note: 'needle' }, { group: 'acme' }),
+      ];
+      const globex = await producer.add('tenants', { note: 'needle' }, { group: 'globex', name: 'sync' });
       await waitFor(async () => (await admin.getCounts('tenants')).running === 3, 'the three jobs run');
       const page = await openPage(`${running.url}/queues#/queue/tenants`);
       const link = page.locator('[data-panel="groups"] a[data-group="acme"]');
@@ -221,10 +216,37 @@ describeEachBackend(
       for (const job of acme) expect(await page.locator(`#queue-jobs tr[data-job="${job.id}"]`).count()).toBe(1);
       expect(await page.locator(`#queue-jobs tr[data-job="${globex.id}"]`).count()).toBe(0);
       expect(await page.locator('.tabs a', { hasText: 'All' }).innerText()).toBe('All (2)');
-      // A group with a job name or a search is refused, not half applied.
-      const refused = await fetch(`${running.url}/queues/api/queues/tenants?group=acme&name=x`);
-      expect(refused.status).toBe(400);
+      const listed = () => page.locator('#queue-jobs tr[data-job]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-job')));
+
+      // A job name within the group: that name's jobs of the group, and the tabs count those (getCounts takes both).
+      await page.getByLabel('Job name', { exact: true }).fill('sync');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByRole('link', { name: /^All \(1\)$/ }).waitFor();
+      expect(await listed()).toEqual([acme[0].id]);
+      expect(await page.locator('[data-group-filter="acme"]').count()).toBe(1);
+      expect(await admin.getCounts('tenants', { group: 'acme', name: 'sync' })).toMatchObject({ running: 1, pending: 0 });
+      if (shots) await page.screenshot({ path: join(IMAGES, 'dashboard-groups.png'), fullPage: true });
+
+      // A search within the group (every name again): the group's matches only; the tabs still count the group's jobs.
+      await page.getByRole('link', { name: 'All names' }).click();
+      await page.getByRole('link', { name: /^All \(2\)$/ }).waitFor();
+      await page.locator('#job-search').fill('needle');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.locator(`#queue-jobs tr[data-job="${acme[1].id}"]`).waitFor();
+      await waitFor(async () => JSON.stringify(await listed()) === JSON.stringify([acme[1].id]), "only acme's match is listed");
+      expect(await page.locator('[data-group-filter="acme"]').count()).toBe(1);
+      expect(await page.locator('.tabs a', { hasText: 'All' }).innerText()).toBe('All (2)');
+      // The three filters together answer, never one of them silently dropped.
+      const all = (await (await fetch(`${running.url}/queues/api/queues/tenants?group=acme&name=sync&search=needle`)).json()) as {
+        jobs: unknown[];
+        nameCounts: Record<string, number>;
+      };
+      expect(all.jobs).toEqual([]);
+      expect(all.nameCounts).toMatchObject({ running: 1 });
+
       await page.getByRole('link', { name: 'All groups' }).click();
+      await waitFor(async () => JSON.stringify(await listed()) === JSON.stringify([globex.id, acme[1].id]), "every group's match");
+      await page.getByRole('link', { name: 'Clear search' }).click();
       await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 3, 'every job is listed again');
       await page.close();
     });

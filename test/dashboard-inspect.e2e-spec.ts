@@ -4,13 +4,13 @@
  * job page's Explain panel shows `QueueAdmin.explain`, a dead-letter queue's page says so and offers "Redrive all"
  * (hidden when read-only), and a dead letter's page links the job it came from.
  */
+import { join } from 'node:path';
 import { Module } from '@nestjs/common';
-import type { Page } from 'playwright-core';
 import { Job, QueueAdmin, QueueProducer } from '../lib';
 import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
 import { defineProcessor } from './fixtures/define-processor';
 import { TestDatabase, describeEachBackend } from './support/backends';
-import { launchChromium, TestBrowser } from './support/browser';
+import { useBrowser } from './support/browser';
 import { waitFor } from './support/wait-for';
 
 /** `billing` fails for good while `failing` holds, and sends its failures to `billing-dead`, which nothing processes. */
@@ -26,20 +26,9 @@ const Billing = defineProcessor<{ invoice: number }>(
 @Module({ providers: [Billing] })
 class BillingModule {}
 
-let browser: TestBrowser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function openPage(url: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(url);
-  return page;
-}
+const { openPage } = useBrowser();
+/** The docs' screenshots of this file's panels, taken on better-sqlite3 by the tests that check them. */
+const IMAGES = join(__dirname, '..', 'docs', 'images');
 
 describeEachBackend(
   'dashboard: search, explain, dead letters',
@@ -52,7 +41,7 @@ describeEachBackend(
 
     beforeEach(async () => {
       billing.failing = true;
-      db = backend.tempDatabase();
+      db = await backend.migratedDatabase();
       running = await startDashboardApp(db, 'express', { refreshInterval: 60_000 }, [BillingModule]);
       admin = running.app.get(QueueAdmin);
       producer = running.app.get(QueueProducer);
@@ -96,6 +85,7 @@ describeEachBackend(
       expect(await panel.locator('[data-explain="reason"]').innerText()).toBe('delayed');
       expect(await panel.locator('[data-explain="until"] time').getAttribute('datetime')).toBe(why.until!.toISOString());
       expect(await panel.locator('[data-explain="detail"]').innerText()).toBe(why.detail);
+      if (backend.name === 'better-sqlite3') await panel.screenshot({ path: join(IMAGES, 'dashboard-explain.png') });
 
       // A job id that names no job: the route answers 404 with explain()'s message.
       const missing = await fetch(`${running!.url}/queues/api/jobs/999999/explain`);

@@ -10,12 +10,11 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { INestApplicationContext, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import type { Page } from 'playwright-core';
 import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
 import { defineProcessor } from './fixtures/define-processor';
 import { Backend, TestDatabase, describeEachBackend } from './support/backends';
-import { launchChromium, TestBrowser } from './support/browser';
+import { useBrowser } from './support/browser';
 import { waitFor } from './support/wait-for';
 
 const IMAGES = join(__dirname, '..', 'docs', 'images');
@@ -43,20 +42,8 @@ const Remote = defineProcessor('remote', async () => 'done elsewhere');
 @Module({ providers: [Remote] })
 class RemoteModule {}
 
-let browser: TestBrowser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function openPage(url: string, dialogs: 'accept' | 'dismiss' = 'accept'): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on('dialog', (dialog) => void (dialogs === 'accept' ? dialog.accept() : dialog.dismiss()));
-  await page.goto(url);
-  return page;
-}
+const browser = useBrowser();
+const { openPage } = browser;
 
 /** A GET on a connection of its own with these headers: status, headers and the raw body bytes. */
 function getRaw(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
@@ -88,7 +75,7 @@ describeEachBackend(
     beforeEach(async () => {
       report.hold = null;
       report.started = 0;
-      db = backend.tempDatabase();
+      db = await backend.migratedDatabase();
       // Polls a minute apart: whatever the page shows right after an action, its own read showed (item 15).
       running = await startDashboardApp(db, 'express', { refreshInterval: 60_000 }, [ReportModule]);
       admin = running.app.get(QueueAdmin);
@@ -213,13 +200,16 @@ describeEachBackend(
       await page.getByRole('link', { name: /^All \(5\)$/ }).click();
       await page.locator(`tr[data-job="${delayed[0].id}"]`).waitFor();
 
-      // Sort by id, ascending then descending (the list comes newest first).
+      // Sort by id, ascending then descending (the list comes newest first): the server's order, exact.
       const ids = () => page.locator('tr[data-job]').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-job'))));
-      await page.locator('button[data-sort="id"]').click();
+      await page.locator('a[data-sort="id"]').click();
+      await page.locator('th[aria-sort="ascending"] a[data-sort="id"]').waitFor();
       const ascending = await ids();
       expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
       expect(await page.locator('th[aria-sort="ascending"]').count()).toBe(1);
-      await page.locator('button[data-sort="id"]').click();
+      expect(await page.locator('[data-sort-line]').getAttribute('data-exact')).toBe('true');
+      await page.locator('a[data-sort="id"]').click();
+      await page.locator('th[aria-sort="descending"] a[data-sort="id"]').waitFor();
       expect(await ids()).toEqual([...ascending].reverse());
 
       // Select two failed jobs and retry them: their new state is on the page at once, no poll needed.
@@ -246,6 +236,51 @@ describeEachBackend(
       // At once: the table is empty before any poll.
       await page.getByText('No job here.').waitFor({ timeout: 3000 });
       expect(await admin.getCounts('mail')).toMatchObject({ pending: 0, completed: 0, failed: 0, cancelled: 0 });
+      await page.close();
+    });
+
+    it('sorts by a column across the whole queue, on the server: the order survives polls and pages', async () => {
+      // 30 delayed jobs, named so that the name order is the id order: newest first, job-00 is on the second page.
+      const jobs = await producer.addBulk(
+        'mail',
+        Array.from({ length: 30 }, (_, i) => ({
+          data: { n: i },
+          options: { name: `job-${String(i).padStart(2, '0')}`, delay: 3_600_000 },
+        })),
+      );
+      const page = await openPage(`${running.url}/queues#/queue/mail?status=pending`);
+      await page.locator(`tr[data-job="${jobs[29].id}"]`).waitFor();
+      expect(await page.locator(`tr[data-job="${jobs[0].id}"]`).count()).toBe(0);
+      const names = () => page.locator('tr[data-job] td[data-label="Name"]').allInnerTexts();
+
+      await page.locator('a[data-sort="name"]').click();
+      await page.locator('th[aria-sort="ascending"] a[data-sort="name"]').waitFor();
+      const first = Array.from({ length: 25 }, (_, i) => `job-${String(i).padStart(2, '0')}`);
+      expect(await names()).toEqual(first);
+      // A poll reads the same order. Polls here are a minute apart: the refresh a tab coming back into view makes (the
+      // poll's own path, main.browser.ts) stands for one.
+      const sorted = (url: string) => url.includes('/api/queues/mail?') && url.includes('sort=name') && url.includes('order=asc');
+      const polled = page.waitForResponse((response) => sorted(response.url()));
+      await page.evaluate("document.dispatchEvent(new Event('visibilitychange'))");
+      await polled;
+      expect(await names()).toEqual(first);
+      if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-sorted.png'), fullPage: true });
+      // The next page goes on in that order, and says so.
+      await page.getByRole('link', { name: 'Next →' }).click();
+      await page.locator(`tr[data-job="${jobs[25].id}"]`).waitFor();
+      expect(await names()).toEqual(['job-25', 'job-26', 'job-27', 'job-28', 'job-29']);
+      // Created has no index among pending jobs: sorted among the database's newest 100,000, which the line says.
+      await page.locator('a[data-sort="createdAt"]').click();
+      await page.locator('th[aria-sort="ascending"] a[data-sort="createdAt"]').waitFor();
+      expect(await page.locator('[data-sort-line]').getAttribute('data-exact')).toBe('false');
+      expect(await page.locator('[data-sort-line]').innerText()).toContain('among the newest 100,000 jobs');
+      expect(await page.locator('tr[data-job]').first().getAttribute('data-job')).toBe(jobs[0].id);
+      // A tab keeps the order; "Newest first" drops it.
+      await page.getByRole('link', { name: /^All \(/ }).click();
+      await page.locator('th[aria-sort="ascending"] a[data-sort="createdAt"]').waitFor();
+      await page.getByRole('link', { name: 'Newest first' }).click();
+      await page.locator('th[aria-sort="none"] a[data-sort="createdAt"]').waitFor();
+      expect(await page.locator('[data-sort-line]').count()).toBe(0);
       await page.close();
     });
 

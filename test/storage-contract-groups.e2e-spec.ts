@@ -65,7 +65,7 @@ describeEachBackend('Storage contract: groups', (backend) => {
     expect(claimed.map((job) => job.id).sort()).toEqual([aDue.id, cDue.id].sort());
   });
 
-  it('groupCounts, listGroupJobs and busiestGroups read one queue groups', async () => {
+  it('groupCounts (also of one name), listGroupJobs and busiestGroups read one queue groups', async () => {
     const a1 = await addJob(s.storage, 'q', { group: 'a', name: 'x' });
     const a2 = await addJob(s.storage, 'q', { group: 'a' });
     await addJob(s.storage, 'q', { group: 'b' });
@@ -73,6 +73,11 @@ describeEachBackend('Storage contract: groups', (backend) => {
     await s.storage.claim([{ queue: 'q', limit: 2, grouped: true }], 'w', Date.now(), CONTRACT_LEASE);
     const counts = await s.storage.groupCounts('q', 'a');
     expect(Object.fromEntries(counts.map((row) => [row.status, row.count]))).toEqual({ running: 1, pending: 1 });
+    // With a name: that name's jobs of the group only.
+    const named = await s.storage.groupCounts('q', 'a', 'x');
+    expect(named.map((row) => ({ queue: row.queue, count: row.count }))).toEqual([{ queue: 'q', count: 1 }]);
+    expect(named[0].status).toBe((await s.storage.getJob(a1.id))!.status);
+    expect(await s.storage.groupCounts('q', 'a', 'nope')).toEqual([]);
     const query = { limit: 10, offset: 0 };
     expect((await s.storage.listGroupJobs('q', 'a', query)).map((job) => job.id)).toEqual([a2.id, a1.id]);
     expect((await s.storage.listGroupJobs('q', 'a', { ...query, name: 'x' })).map((job) => job.id)).toEqual([a1.id]);

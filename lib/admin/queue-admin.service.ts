@@ -17,6 +17,8 @@ import {
   GetGroupsOptions,
   GetJobsOptions,
   GroupInfo,
+  JOB_ORDER_FIELDS,
+  JobOrderBy,
   QueueInfo,
   RetryAllOptions,
   RetryAllReport,
@@ -72,6 +74,7 @@ import {
 } from '../utils/option-keys.util';
 import { DeadLetterQueueInfo, RedriveOptions, redriveDeadLetters } from './redrive';
 import type { DeadLetterStorage } from '../storage/queue-storage.interface';
+import type { JobSort } from '../storage/shared/job-sort';
 
 /** What `QueueAdmin` uses: inspection, control and flows, which queues are processed, and backups. */
 type AdminStorage = InspectionStorage &
@@ -151,11 +154,12 @@ export class QueueAdmin {
 
   /**
    * Number of jobs per status, of one queue or of all queues together, or of one job name within a queue
-   * (`getCounts(queue, { name })`), or of one group (`getCounts(queue, { group })`). Every status is present (0 when
-   * none). A name is a filter on the rows of the queue's index walks, not an index of its own: a count by name reads
-   * each job of the queue. A group's count reads the index of grouped jobs only.
+   * (`getCounts(queue, { name })`), or of one group (`getCounts(queue, { group })`), or of one name within a group
+   * (both). Every status is present (0 when none). A name is a filter on the rows of the queue's index walks, not an
+   * index of its own: a count by name reads each job of the queue (of the group, with a group). A group's count
+   * reads the index of grouped jobs only.
    * @throws InvalidQueueNameError for a malformed queue name; InvalidArgumentError for options that are not an
-   * object, an unknown option, a malformed name or group, a name or group without a queue, or both.
+   * object, an unknown option, a malformed name or group, a name or group without a queue.
    */
   async getCounts(queue?: string, options: CountOptions = {}): Promise<JobCounts> {
     if (queue !== undefined) assertQueueName(queue);
@@ -163,7 +167,7 @@ export class QueueAdmin {
     const counts = emptyCounts();
     const group = countGroup(queue, options);
     const storage = await this.storage();
-    const rows = group === undefined ? await storage.getCounts(queue, name) : await storage.groupCounts(queue!, group);
+    const rows = group === undefined ? await storage.getCounts(queue, name) : await storage.groupCounts(queue!, group, name);
     for (const row of rows) counts[row.status] += row.count;
     return counts;
   }
@@ -207,14 +211,15 @@ export class QueueAdmin {
   }
 
   /**
-   * Jobs of a queue, newest first, optionally of one status, name or group and holding a text (`search`), in any
-   * combination, a page at a time.
-   * @throws InvalidQueueNameError, InvalidArgumentError.
+   * Jobs of a queue, newest first (or in the order `orderBy` and `order` ask), optionally of one status, name or
+   * group and holding a text (`search`), in any combination, a page at a time.
+   * @throws InvalidQueueNameError, InvalidArgumentError (an unknown `orderBy` names the closest field).
    */
   async getJobs<TData = unknown, TResult = unknown>(queue: string, options: GetJobsOptions = {}): Promise<JobInfo<TData, TResult>[]> {
     assertQueueName(queue);
     assertAdminOptions('getJobs', options, GET_JOBS_OPTION_KEYS);
     const { status, name, group, search, limit = 50, offset = 0 } = options;
+    const sort = jobSortOf(options);
     if (group !== undefined) assertGroupFilter('getJobs', group);
     if (status !== undefined) assertStatus('getJobs', status);
     if (name !== undefined) {
@@ -229,7 +234,7 @@ export class QueueAdmin {
     const storage = await this.storage();
     // Every filter combines with every other: a search reads its bounded range whatever the filters, a listing
     // without one walks the group's, the status's or the queue's index.
-    const records = await storage.listJobs(queue, { status, name, group, search: searchText(search), limit, offset });
+    const records = await storage.listJobs(queue, { status, name, group, search: searchText(search), sort, limit, offset });
     return records.map((record) => toJobInfo<TData, TResult>(record));
   }
 
@@ -720,12 +725,36 @@ function countGroup(queue: string | undefined, options: CountOptions): string | 
   if (group === undefined) return undefined;
   assertGroupFilter('getCounts', group);
   if (queue === undefined) throw new InvalidArgumentError('getCounts', 'group', 'needs a queue: a group means something within its queue');
-  if (options.name !== undefined) throw new InvalidArgumentError('getCounts', 'group', 'cannot be combined with name');
   return group;
 }
 
 function emptyCounts(): JobCounts {
   return Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
+}
+
+/** The order `getJobs` asks of the storage (undefined: the default, id newest first), its two options checked. */
+function jobSortOf(options: GetJobsOptions): JobSort | undefined {
+  const { orderBy = 'id', order = 'desc' } = options as { orderBy?: unknown; order?: unknown };
+  if (!JOB_ORDER_FIELDS.includes(orderBy as JobOrderBy)) {
+    const suggestion = typeof orderBy === 'string' ? closestName(orderBy, JOB_ORDER_FIELDS) : null;
+    throw new InvalidArgumentError(
+      'getJobs',
+      'orderBy',
+      `must be one of ${JOB_ORDER_FIELDS.join(', ')}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}, got ${describeValue(orderBy)}`,
+    );
+  }
+  if (order !== 'asc' && order !== 'desc') {
+    // `'ascending'`, `'DESC'`, `'des'`: the direction meant, by its head or its spelling.
+    const lower = typeof order === 'string' ? order.toLowerCase() : null;
+    const suggestion =
+      lower === null ? null : lower.startsWith('asc') ? 'asc' : lower.startsWith('desc') ? 'desc' : closestName(lower, ['asc', 'desc']);
+    throw new InvalidArgumentError(
+      'getJobs',
+      'order',
+      `must be 'asc' or 'desc'${suggestion ? ` (did you mean "${suggestion}"?)` : ''}, got ${describeValue(order)}`,
+    );
+  }
+  return orderBy === 'id' && order === 'desc' ? undefined : { by: orderBy as JobOrderBy, descending: order === 'desc' };
 }
 
 function assertStatus(method: string, status: unknown): asserts status is JobStatus {

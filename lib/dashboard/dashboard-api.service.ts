@@ -3,7 +3,8 @@ import { QueueAdmin } from '../admin/queue-admin.service';
 import { MAX_SEARCH_LENGTH } from '../admin/search-text';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
-import { QueueInfo } from '../interfaces/queue-info.interface';
+import { GetJobsOptions, JOB_ORDER_FIELDS, JobOrderBy, QueueInfo } from '../interfaces/queue-info.interface';
+import { JobSort, sortIsExact } from '../storage/shared/job-sort';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { assertQueueName } from '../utils/queue-name.util';
 import { toHttpError } from './dashboard-http-error';
@@ -70,19 +71,20 @@ export class DashboardApi {
   }
 
   /**
-   * One queue, and one page of its jobs (of a status, or matching a search by id, key or text), without data or result;
+   * One queue, and one page of its jobs (of a status, name and group, or matching a search by id, key or text within
+   * them), in the order asked (`sort`, `order`: `getJobs`' `orderBy`, across the whole queue), without data or result;
    * 404 for a queue nothing knows (`QueueAdmin.hasQueue`).
    */
-  async queue(name: string, query: { status?: string; offset?: string; search?: string; name?: string; group?: string }) {
+  async queue(
+    name: string,
+    query: { status?: string; offset?: string; search?: string; name?: string; group?: string; sort?: string; order?: string },
+  ) {
     const status = parseStatus(query.status);
     const offset = parseOffset(query.offset);
+    const sort = parseSort(query.sort, query.order);
     const search = typeof query.search === 'string' ? query.search.trim().slice(0, 512) : '';
     const jobName = typeof query.name === 'string' && query.name !== '' ? query.name : undefined;
     const group = typeof query.group === 'string' && query.group !== '' ? query.group : undefined;
-    // getCounts counts a name or a group, not both, and this page's search box spans the groups: refused, never one
-    // filter silently dropped (QueueAdmin.getJobs itself takes a search and a group together).
-    if (group !== undefined && (jobName !== undefined || search !== ''))
-      throw new BadRequestException({ message: 'Filter by a group alone: not with a job name or a search.' });
     try {
       assertQueueName(name);
       const [queues, snapshot] = await Promise.all([this.queues.get(), this.metrics.get()]);
@@ -96,44 +98,35 @@ export class DashboardApi {
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
       // Groups with running jobs only (a few index reads): an empty list hides the panel.
       const groups = await this.admin.getGroups(name, { limit: 5 });
-      if (search !== '') {
-        // Within a status tab, a search finds that status's jobs only (the failure groups link to failed jobs so).
-        const jobs = await this.search(name, search, status);
-        return {
-          readOnly: this.options.readOnly,
-          queue,
-          jobs: jobs.map((job) => this.summary(job)),
-          total: jobs.length,
-          offset: 0,
-          limit: PAGE_SIZE,
-          status: status ?? null,
-          search,
-          name: null,
-          groups,
-          textSearch: this.textSearch(),
-        };
-      }
-      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName, group });
-      // Filtered by job name, the counts are that name's (one read of the queue's rows: an operator's look-up); by
-      // group, the group's (the index of grouped jobs).
-      const filtered = jobName !== undefined ? { name: jobName } : group !== undefined ? { group } : null;
+      // Filtered by job name, group or both, the tabs count those jobs (getCounts takes both: a name is a filter on
+      // the rows of the group's index walk), with a search too: the tabs say what each status holds, the list what
+      // matched.
+      const filtered = jobName !== undefined || group !== undefined ? { name: jobName, group } : null;
       const counts = filtered === null ? info.counts : await this.admin.getCounts(name, filtered);
-      const total = status ? counts[status] : JOB_STATUSES.reduce((sum, each) => sum + counts[each], 0);
-      return {
+      const page = {
         readOnly: this.options.readOnly,
         queue,
-        jobs: jobs.map((job) => this.summary(job)),
-        total,
-        offset,
         limit: PAGE_SIZE,
         status: status ?? null,
         search,
         name: jobName ?? null,
         nameCounts: filtered === null ? null : counts,
         group: group ?? null,
+        sort: sort
+          ? { by: sort.orderBy, order: sort.order, exact: sortIsExact({ status, group, search: search || undefined }, sortOf(sort)) }
+          : null,
         groups,
         textSearch: this.textSearch(),
       };
+      if (search !== '') {
+        // Within a status tab, a search finds that status's jobs only (the failure groups link to failed jobs so),
+        // and within a name and group those only.
+        const jobs = await this.search(name, search, { status, name: jobName, group, ...sort });
+        return { ...page, jobs: jobs.map((job) => this.summary(job)), total: jobs.length, offset: 0 };
+      }
+      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName, group, ...sort });
+      const total = status ? counts[status] : JOB_STATUSES.reduce((sum, each) => sum + counts[each], 0);
+      return { ...page, jobs: jobs.map((job) => this.summary(job)), total, offset };
     } catch (error) {
       throw toHttpError(error, `Reading queue ${name}`);
     }
@@ -260,24 +253,35 @@ export class DashboardApi {
 
   /**
    * A search is a job id (found in any queue, shown when it is this queue's), a unique key of this queue, and text
-   * in this queue's jobs' data, name, key or last error (`getJobs({ search })`). The text search is left out when
-   * `redact.data` has a rule: a match would tell the operator what the hidden data holds.
+   * in this queue's jobs' data, name, key or last error (`getJobs({ search })`), each kept to the filters (status,
+   * name, group). The text search is left out when `redact.data` has a rule: a match would tell the operator what
+   * the hidden data holds. The id and key matches come first, then the text matches in the order asked.
    */
-  private async search(queue: string, text: string, status: JobStatus | undefined): Promise<JobInfo[]> {
+  private async search(queue: string, text: string, filters: SearchFilters): Promise<JobInfo[]> {
     const byId = /^\d{1,19}$/.test(text) ? await this.admin.getJob(text) : null;
     const byKey = await this.admin.getJobsByKey(queue, text, { limit: PAGE_SIZE });
     const byText = this.textSearch()
-      ? await this.admin.getJobs(queue, { search: text.slice(0, MAX_SEARCH_LENGTH), status, limit: PAGE_SIZE })
+      ? await this.admin.getJobs(queue, { ...filters, search: text.slice(0, MAX_SEARCH_LENGTH), limit: PAGE_SIZE })
       : [];
     const found = byId && byId.queue === queue ? [byId] : [];
+    const kept = (job: JobInfo) =>
+      (filters.status === undefined || job.status === filters.status) &&
+      (filters.name === undefined || job.name === filters.name) &&
+      (filters.group === undefined || job.group === filters.group);
     // A job found twice (its id and its key, say) is listed once, where it was first found.
     const byJobId = new Map<string, JobInfo>();
     for (const job of [...found, ...byKey, ...byText]) {
-      if (!byJobId.has(job.id) && (status === undefined || job.status === status)) byJobId.set(job.id, job);
+      if (!byJobId.has(job.id) && kept(job)) byJobId.set(job.id, job);
     }
     return [...byJobId.values()].slice(0, PAGE_SIZE);
   }
 }
+
+/** What a dashboard search keeps to: the page's status tab, name and group filters, and its order. */
+type SearchFilters = Pick<GetJobsOptions, 'status' | 'name' | 'group' | 'orderBy' | 'order'>;
+
+/** The column headers' orders: `getJobs`' fields, named as the page's URL names them. */
+type PageSort = { orderBy: JobOrderBy; order: 'asc' | 'desc' };
 
 function noSuchQueue(name: string): string {
   return `No queue "${name}": no job, processor, registered queue, schedule or stored state names it.`;
@@ -293,6 +297,23 @@ function parseStatus(status: unknown): JobStatus | undefined {
   if (status === undefined || status === '' || status === 'all') return undefined;
   if (!JOB_STATUSES.includes(status as JobStatus)) throw new BadRequestException({ message: `Unknown status ${JSON.stringify(status)}.` });
   return status as JobStatus;
+}
+
+/** The order a page asks (undefined: the default, newest first); refused with the fields known. */
+function parseSort(sort: unknown, order: unknown): PageSort | undefined {
+  if ((sort === undefined || sort === '') && (order === undefined || order === '')) return undefined;
+  const orderBy = sort === undefined || sort === '' ? 'id' : sort;
+  if (!JOB_ORDER_FIELDS.includes(orderBy as JobOrderBy))
+    throw new BadRequestException({ message: `Unknown sort ${JSON.stringify(orderBy)}: one of ${JOB_ORDER_FIELDS.join(', ')}.` });
+  const direction = order === undefined || order === '' ? 'desc' : order;
+  if (direction !== 'asc' && direction !== 'desc')
+    throw new BadRequestException({ message: `Unknown order ${JSON.stringify(order)}: asc or desc.` });
+  return { orderBy: orderBy as JobOrderBy, order: direction };
+}
+
+/** A page's order as the storage rule (`sortIsExact`) reads it. */
+function sortOf(sort: PageSort): JobSort {
+  return { by: sort.orderBy, descending: sort.order === 'desc' };
 }
 
 function parseOffset(offset: unknown): number {

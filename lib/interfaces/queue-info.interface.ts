@@ -35,17 +35,36 @@ export interface GetJobsOptions {
    * docs/observability.md, "Search".
    */
   search?: string;
+  /**
+   * The field the jobs are ordered by (default `'id'`, the order they were enqueued in), with `order`. Ties are broken
+   * by id in the same direction, so pages never overlap. `'priority'` orders as the claim takes pending jobs: by
+   * priority, then run time and id, so `priority` descending is the order they run in. Jobs without the field
+   * (`finishedAt` of an unfinished job, `name` of an unnamed one) come last in both directions. Index-backed, so
+   * exact on a table of any size: `id` with every filter; any field among `running` jobs (few: a read of them all);
+   * `priority` among `pending` ones; `finishedAt` among `completed`, `failed` or `cancelled` ones (without `group`).
+   * Any other combination orders the matching jobs among the database's newest 100,000 (by id), as `search` reads:
+   * a bounded read on a table of any size. See docs/observability.md, "Listing order".
+   */
+  orderBy?: JobOrderBy;
+  /** `'desc'` (default: newest, highest, latest first) or `'asc'`. */
+  order?: 'asc' | 'desc';
   /** At most this many (1 to 1000, default 50). */
   limit?: number;
   /** Skip this many (default 0). */
   offset?: number;
 }
 
+/** The fields `getJobs({ orderBy })` orders by. */
+export const JOB_ORDER_FIELDS = ['id', 'createdAt', 'runAt', 'finishedAt', 'priority', 'attempts', 'name'] as const;
+
+/** One of `JOB_ORDER_FIELDS`. */
+export type JobOrderBy = (typeof JOB_ORDER_FIELDS)[number];
+
 /** Options of `QueueAdmin.getCounts(queue, options)`. */
 export interface CountOptions {
   /** Only jobs of this name (see `JobOptions.name`); needs a queue, since a job name means something within its queue. */
   name?: string;
-  /** Only jobs of this group (see `JobOptions.group`); needs a queue, and cannot be combined with `name`. */
+  /** Only jobs of this group (see `JobOptions.group`); needs a queue; with `name`, that name's jobs of the group. */
   group?: string;
 }
 

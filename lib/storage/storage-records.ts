@@ -1,4 +1,5 @@
 /** The records the storage reads and writes, in storage-neutral form (the role interfaces in `roles/` use them). */
+import type { JobSort } from './shared/job-sort';
 import { FinishedJobStatus, JobStatus } from '../interfaces/job-info.interface';
 
 /** A job to insert, already validated and serialised. Times are epoch ms. */
@@ -177,6 +178,8 @@ export interface ListJobsQuery {
    * without a search (`GroupStorage.listGroupJobs`), as one more test on the rows a search reads with one.
    */
   group?: string;
+  /** An order other than the default (id, newest first): see `shared/job-sort.ts` for which read serves it. */
+  sort?: JobSort;
   limit: number;
   offset: number;
 }

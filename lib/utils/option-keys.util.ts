@@ -27,7 +27,7 @@ function keysOf<T>() {
 }
 
 /** `QueueAdmin.getJobs()`, `Queue.getJobs()`. */
-export const GET_JOBS_OPTION_KEYS = keysOf<GetJobsOptions>()('status', 'name', 'group', 'search', 'limit', 'offset');
+export const GET_JOBS_OPTION_KEYS = keysOf<GetJobsOptions>()('status', 'name', 'group', 'search', 'limit', 'offset', 'orderBy', 'order');
 /** `QueueAdmin.getCounts()`, `Queue.getCounts()`. */
 export const COUNT_OPTION_KEYS = keysOf<CountOptions>()('name', 'group');
 /** `QueueAdmin.clean()`, `Queue.clean()`. */

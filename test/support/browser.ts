@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrowserContext, chromium } from 'playwright-core';
+import { BrowserContext, Page, chromium } from 'playwright-core';
 
 /** Where Debian puts it; QUEUE_TEST_CHROMIUM overrides. */
 export const CHROMIUM_PATH = process.env.QUEUE_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -72,4 +72,45 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<TestB
 function resolverRules(resolve: Record<string, string>): string[] {
   const rules = Object.entries(resolve).map(([name, address]) => `MAP ${name} ${address}`);
   return rules.length === 0 ? [] : [`--host-resolver-rules=${rules.join(', ')}`];
+}
+
+/** The file's one browser (`useBrowser`): its context, and new pages of it. */
+export interface FileBrowser {
+  /** The context of the file's browser, once `beforeAll` launched it. */
+  readonly context: BrowserContext;
+  /**
+   * A new page of the file's browser at `url`, its confirmation dialogs accepted (or dismissed): the page is the
+   * test's to close; the browser goes with the file.
+   */
+  openPage(url: string, dialogs?: 'accept' | 'dismiss'): Promise<Page>;
+}
+
+/**
+ * One Chromium for the whole test file, launched in its `beforeAll` and closed in its `afterAll` (a launch costs
+ * about a second on a loaded machine, a new page a few milliseconds): what every dashboard test file used to set
+ * up by hand, each with its own copy of `openPage`.
+ */
+export function useBrowser(options: LaunchOptions = {}): FileBrowser {
+  let browser: TestBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium(options);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const context = (): BrowserContext => {
+    if (!browser) throw new Error('useBrowser: the browser is launched in beforeAll; use it inside a test or a hook');
+    return browser.context;
+  };
+  return {
+    get context() {
+      return context();
+    },
+    async openPage(url, dialogs = 'accept') {
+      const page = await context().newPage();
+      page.on('dialog', (dialog) => void (dialogs === 'accept' ? dialog.accept() : dialog.dismiss()));
+      await page.goto(url);
+      return page;
+    },
+  };
 }

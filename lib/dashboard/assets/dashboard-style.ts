@@ -50,8 +50,8 @@ table.jobs td.key { max-width: 12em; }
 table.jobs td.error { min-width: 12em; max-width: 28em; }
 table.jobs td.error span { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
 th.pick, td.pick { width: 2em; padding-right: 0; }
-button.sort { border: 0; background: none; padding: 0; font-weight: 600; color: var(--link); }
-button.sort:hover { background: none; text-decoration: underline; }
+a.sort { font-weight: 600; color: var(--link); text-decoration: none; }
+a.sort:hover { text-decoration: underline; }
 .filters { display: flex; flex-wrap: wrap; gap: 8px 24px; align-items: end; margin: 8px 0; }
 .toolbar.bulk { margin: 6px 0; }
 td.actions { display: flex; gap: 6px; flex-wrap: wrap; }

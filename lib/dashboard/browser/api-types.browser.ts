@@ -77,9 +77,12 @@ interface QueueData extends PageData {
   limit: number;
   status: string | null;
   search: string;
-  /** The job-name filter, and that name's counts per status (null without a filter). */
+  /** The job-name filter (null without one). */
   name: string | null;
+  /** The counts of the jobs of that name, group or both, per status (null without either filter). */
   nameCounts: WireCounts | null;
+  /** The order asked (null: newest first), and whether it is exact over the whole queue or over the newest 100,000 jobs. */
+  sort?: { by: string; order: 'asc' | 'desc'; exact: boolean } | null;
 }
 
 /** A failed attempt's error, with the earlier attempts' on the last one. */

@@ -43,7 +43,7 @@ function groupsTable(data: QueueData): Child {
       h(
         'td',
         { class: 'wrap', 'data-label': 'Group' },
-        h('a', { href: queueHref(data.queue.name, { status: data.status || '', group: g.group }), 'data-group': g.group, text: g.group }),
+        h('a', { href: queueHref(data.queue.name, { ...pageFilters(data), group: g.group }), 'data-group': g.group, text: g.group }),
       ),
       h('td', { class: 'num', 'data-label': 'Running', text: count(g.running) }),
       h('td', { class: 'num', 'data-label': 'Pending', text: g.pending >= 10000 ? '10,000+' : count(g.pending) }),
@@ -73,6 +73,12 @@ function groupFilterLine(data: QueueData): Child {
     'Jobs of group ',
     h('strong', { text: data.group }),
     ' · ',
-    h('a', { href: queueHref(data.queue.name, { status: data.status || '' }), text: 'All groups' }),
+    h('a', { href: queueHref(data.queue.name, { ...pageFilters(data), group: '', search: data.search }), text: 'All groups' }),
   ]);
+}
+
+/** The page's status, name and order, which a group link keeps (a group changes the list, not how it is read). */
+function pageFilters(data: QueueData): Record<string, string> {
+  const sort = data.sort;
+  return { status: data.status || '', name: data.name || '', sort: sort ? sort.by : '', order: sort ? sort.order : '' };
 }

@@ -5,14 +5,18 @@ function queueView(name: string, params: URLSearchParams): View {
   const search = params.get('search') || '';
   const jobName = params.get('name') || '';
   const group = params.get('group') || '';
+  const sort = params.get('sort') || '';
+  const order = params.get('order') || '';
   const offset = Number(params.get('offset') || 0) || 0;
+  // What every link of the page keeps: the filters and the order (a poll, a page, a tab, a search keep the sort).
+  const kept = { status: status, name: jobName, group: group, sort: sort, order: order };
   const heading = h('h1');
   const tools = h('div', { class: 'toolbar' });
   const tabs = h('ul', { class: 'tabs', 'aria-label': 'Status' });
   const charts = h('div', { class: 'charts' });
   const list = h('div', { id: 'queue-jobs' });
   const panels = mountPanels(queuePanels, 'queue-panels');
-  const table: JobTableState = { selected: new Set<string>(), sort: null };
+  const table: JobTableState = { selected: new Set<string>(), kept: kept, search: search };
   const searchInput = h('input', {
     type: 'search',
     id: 'job-search',
@@ -36,13 +40,13 @@ function queueView(name: string, params: URLSearchParams): View {
       role: 'search',
       onsubmit: (event) => {
         event.preventDefault();
-        location.hash = queueHref(name, { search: searchInput.value.trim() });
+        location.hash = queueHref(name, { name: jobName, group: group, sort: sort, order: order, search: searchInput.value.trim() });
       },
     },
     [
       h('label', { for: 'job-search' }, ['Search by id, key or text', searchInput]),
       h('button', { type: 'submit', text: 'Search' }),
-      search ? h('a', { href: queueHref(name), text: 'Clear search' }) : null,
+      search ? h('a', { href: queueHref(name, { name: jobName, group: group, sort: sort, order: order }), text: 'Clear search' }) : null,
     ],
   );
   const nameForm = h(
@@ -52,20 +56,28 @@ function queueView(name: string, params: URLSearchParams): View {
       'aria-label': 'Filter by job name',
       onsubmit: (event) => {
         event.preventDefault();
-        location.hash = queueHref(name, { status: status, name: nameInput.value.trim() });
+        location.hash = queueHref(name, { ...kept, name: nameInput.value.trim() });
       },
     },
     [
       h('label', { for: 'job-name' }, ['Job name', nameInput]),
       h('button', { type: 'submit', text: 'Filter' }),
-      jobName ? h('a', { href: queueHref(name, { status: status }), text: 'All names' }) : null,
+      jobName ? h('a', { href: queueHref(name, { ...kept, name: '' }), text: 'All names' }) : null,
     ],
   );
   const query =
     'queues/' +
     encodeURIComponent(name) +
     '?' +
-    new URLSearchParams({ status: status, offset: String(offset), search: search, name: jobName, group: group }).toString();
+    new URLSearchParams({
+      status: status,
+      offset: String(offset),
+      search: search,
+      name: jobName,
+      group: group,
+      sort: sort,
+      order: order,
+    }).toString();
   let mountedTools = false;
   let last: QueueData | null = null;
   table.redraw = () => {
@@ -112,7 +124,7 @@ function queueView(name: string, params: URLSearchParams): View {
         chart('Run time (p50, p95)', percentileSeries('Run', m && m.runTimePerMinute), 'ms', minutes),
       ]);
       panels.update(data);
-      // Filtered by job name or group, the tabs count that name's or group's jobs.
+      // Filtered by job name, group or both, the tabs count those jobs (with a search too: the list shows the matches).
       const counts = data.nameCounts || q.counts;
       const total = state.statuses.reduce((sum, st) => sum + (counts[st] || 0), 0);
       const tabList: [string, string, number][] = [['', 'All', total]];
@@ -125,7 +137,7 @@ function queueView(name: string, params: URLSearchParams): View {
             h(
               'a',
               {
-                href: queueHref(name, { status: tab[0], name: jobName, group: group }),
+                href: queueHref(name, { ...kept, status: tab[0] }),
                 'aria-current': !search && tab[0] === status ? 'page' : null,
                 'data-focus': 'tab:' + tab[0],
               },
@@ -191,21 +203,23 @@ function cleanForm(name: string, form: HTMLFormElement): HTMLFormElement {
   return cleanForms[name];
 }
 
-/** What the job table keeps across polls: the selected ids and the sort. */
+/** What the job table keeps across polls: the selected ids, and the page's filters and order (its links keep them). */
 interface JobTableState {
   selected: Set<string>;
-  sort: { key: SortKey; descending: boolean } | null;
-  /** Rebuilds the table from the last answer (a sort or a selection changed). */
+  kept: { status: string; name: string; group: string; sort: string; order: string };
+  search: string;
+  /** Rebuilds the table from the last answer (a selection changed). */
   redraw?: () => void;
 }
 
-type SortKey = 'id' | 'name' | 'status' | 'attempts' | 'createdAt' | 'finishedAt';
+/** The orders of `getJobs` a column header asks for (the server sorts the whole queue, not the page). */
+type SortKey = 'id' | 'name' | 'attempts' | 'createdAt' | 'finishedAt';
 
-/** The sortable columns: title, key, and the cell's class. */
+/** The columns: title, the order its header asks for (null: not sortable), and the cell's label. */
 const JOB_COLUMNS: { title: string; key: SortKey | null; label: string }[] = [
   { title: 'Id', key: 'id', label: 'Id' },
   { title: 'Name', key: 'name', label: 'Name' },
-  { title: 'Status', key: 'status', label: 'Status' },
+  { title: 'Status', key: null, label: 'Status' },
   { title: 'Key', key: null, label: 'Key' },
   { title: 'Attempts', key: 'attempts', label: 'Attempts' },
   { title: 'Created', key: 'createdAt', label: 'Created' },
@@ -213,25 +227,17 @@ const JOB_COLUMNS: { title: string; key: SortKey | null; label: string }[] = [
   { title: 'Error', key: null, label: 'Error' },
 ];
 
-function sortValue(job: WireJobSummary, key: SortKey): number | string {
-  if (key === 'id') return Number(job.id);
-  if (key === 'attempts') return job.attempts;
-  if (key === 'createdAt') return Date.parse(job.createdAt);
-  if (key === 'finishedAt') return job.finishedAt ? Date.parse(job.finishedAt) : -1;
-  if (key === 'name') return job.name || '';
-  return job.status;
-}
-
-/** The jobs of the page sorted as the operator asked (the page's jobs: a sort does not read other pages). */
-function sortedJobs(jobs: WireJobSummary[], sort: JobTableState['sort']): WireJobSummary[] {
-  if (!sort) return jobs;
-  const key = sort.key;
-  const sign = sort.descending ? -1 : 1;
-  return jobs.slice().sort((a, b) => {
-    const x = sortValue(a, key);
-    const y = sortValue(b, key);
-    return (x < y ? -1 : x > y ? 1 : Number(a.id) - Number(b.id)) * sign;
-  });
+/** The sort line above the jobs: what they are ordered by, whether over the whole queue, and the way back. */
+function sortLine(data: QueueData, table: JobTableState): Child {
+  const sort = data.sort;
+  if (!sort) return null;
+  const title = JOB_COLUMNS.filter((column) => column.key === sort.by).map((column) => column.title)[0] || sort.by;
+  return h('p', { class: 'muted', 'data-sort-line': sort.by + ' ' + sort.order, 'data-exact': String(sort.exact) }, [
+    'Sorted by ' + title.toLowerCase() + (sort.order === 'asc' ? ', ascending' : ', descending'),
+    sort.exact ? ', across the queue' : ', among the newest 100,000 jobs of the database (no index serves this order here)',
+    ' · ',
+    h('a', { href: queueHref(data.queue.name, { ...table.kept, sort: '', order: '', search: table.search }), text: 'Newest first' }),
+  ]);
 }
 
 /** The bulk actions for the selected jobs of the page. */
@@ -286,7 +292,7 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
   // A Group column appears when the page's jobs carry groups (groups-panel.browser.ts).
   const grouped = jobsHaveGroups(data);
   const columns = grouped ? [...JOB_COLUMNS.slice(0, 2), GROUP_COLUMN, ...JOB_COLUMNS.slice(2)] : JOB_COLUMNS;
-  const rows = sortedJobs(data.jobs, table.sort).map((job) =>
+  const rows = data.jobs.map((job) =>
     h('tr', { 'data-job': job.id, 'aria-selected': selectable ? String(table.selected.has(job.id)) : null }, [
       selectable
         ? h(
@@ -354,34 +360,33 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
       : null,
     columns.map((column) => {
       const key = column.key;
-      const sorted = key && table.sort && table.sort.key === key ? table.sort : null;
+      const sorted = key && data.sort && data.sort.by === key ? data.sort : null;
+      // First ascending, then each click turns the order; a new order starts at the first page.
+      const next = sorted && sorted.order === 'asc' ? 'desc' : 'asc';
       return h(
         'th',
         {
           scope: 'col',
           class: column.title === 'Attempts' ? 'num' : null,
-          'aria-sort': sorted ? (sorted.descending ? 'descending' : 'ascending') : key ? 'none' : null,
+          'aria-sort': sorted ? (sorted.order === 'desc' ? 'descending' : 'ascending') : key ? 'none' : null,
         },
         key
           ? h(
-              'button',
+              'a',
               {
-                type: 'button',
                 class: 'sort',
+                href: queueHref(data.queue.name, { ...table.kept, sort: key, order: next, search: table.search }),
                 'data-sort': key,
                 'data-focus': 'sort:' + key,
-                onclick: () => {
-                  table.sort = { key: key, descending: sorted ? !sorted.descending : false };
-                  if (table.redraw) table.redraw();
-                },
               },
-              [column.title, h('span', { 'aria-hidden': 'true', text: sorted ? (sorted.descending ? ' ▼' : ' ▲') : '' })],
+              [column.title, h('span', { 'aria-hidden': 'true', text: sorted ? (sorted.order === 'desc' ? ' ▼' : ' ▲') : '' })],
             )
           : column.title,
       );
     }),
   ]);
   const parts: Child[] = [
+    sortLine(data, table),
     bulkBar(data, table),
     h('div', { class: 'table-wrap' }, h('table', { class: 'cards jobs' }, [h('thead', null, head), h('tbody', null, rows)])),
   ];
@@ -389,23 +394,22 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
     const from = data.offset + 1;
     const to = data.offset + data.jobs.length;
     const name = data.queue.name;
-    const status = data.status || '';
-    const jobName = data.name || '';
-    const group = data.group || '';
+    // Newest first, the pages are newer and older; in another order, earlier and later in it.
+    const labels = data.sort ? ['← Previous', 'Next →'] : ['← Newer', 'Older →'];
     parts.push(
       h('nav', { class: 'pager', 'aria-label': 'Pages' }, [
         data.offset > 0
           ? h('a', {
-              href: queueHref(name, { status: status, name: jobName, group: group, offset: Math.max(0, data.offset - data.limit) || null }),
-              text: '← Newer',
+              href: queueHref(name, { ...table.kept, offset: Math.max(0, data.offset - data.limit) || null }),
+              text: labels[0],
               'data-focus': 'newer',
             })
           : null,
         h('span', { text: 'Jobs ' + from + '–' + to + ' of ' + count(data.total) }),
         to < data.total
           ? h('a', {
-              href: queueHref(name, { status: status, name: jobName, group: group, offset: data.offset + data.limit }),
-              text: 'Older →',
+              href: queueHref(name, { ...table.kept, offset: data.offset + data.limit }),
+              text: labels[1],
               'data-focus': 'older',
             })
           : null,

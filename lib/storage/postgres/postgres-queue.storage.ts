@@ -357,8 +357,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return countJobs(this.db, queue, name);
   }
 
-  groupCounts(queue: string, group: string): Promise<CountRow[]> {
-    return groupCounts(this.db, queue, group);
+  groupCounts(queue: string, group: string, name?: string): Promise<CountRow[]> {
+    return groupCounts(this.db, queue, group, name);
   }
 
   listGroupJobs(queue: string, group: string, query: ListJobsQuery): Promise<JobRecord[]> {

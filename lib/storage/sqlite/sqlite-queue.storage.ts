@@ -404,8 +404,8 @@ export class SqliteQueueStorage implements QueueStorage {
     return countJobs(this.db.runner, queue, name);
   }
 
-  groupCounts(queue: string, group: string): Promise<CountRow[]> {
-    return groupCounts(this.db.runner, queue, group);
+  groupCounts(queue: string, group: string, name?: string): Promise<CountRow[]> {
+    return groupCounts(this.db.runner, queue, group, name);
   }
 
   listGroupJobs(queue: string, group: string, query: ListJobsQuery): Promise<JobRecord[]> {

@@ -6,6 +6,9 @@ import { PostgresContext, perSchema } from './postgres-sql-fragments';
 const sql = perSchema(({ T }) => ({
   /** A group's counts by status, through the `_groups` index (queue, job_group, status). */
   groupCounts: `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = $1 AND job_group = $2 GROUP BY queue, status`,
+  /** One name's jobs of a group, by status: the same walk of `_groups`, each entry's row read for its name. */
+  groupNameCounts: `SELECT queue, status, count(*) AS count FROM ${T}
+      WHERE queue = $1 AND job_group = $2 AND name = $3 GROUP BY queue, status`,
   /** Jobs of one group, newest first; a null status or name filters nothing. */
   listGroupJobs: `SELECT ${JOB_COLUMNS} FROM ${T}
       WHERE queue = $1 AND job_group = $2 AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR name = $4)
@@ -19,9 +22,14 @@ const sql = perSchema(({ T }) => ({
     ORDER BY busy.n DESC, busy.g LIMIT $2`,
 }));
 
-/** Job counts of one group, per status. */
-export async function groupCounts(db: PostgresContext, queue: string, group: string): Promise<CountRow[]> {
-  return (await db.runner.all(sql(db.tables).groupCounts, [queue, group])).map(toCountRow);
+/** Job counts of one group, per status; of one name within it when `name` is given. */
+export async function groupCounts(db: PostgresContext, queue: string, group: string, name?: string): Promise<CountRow[]> {
+  const statements = sql(db.tables);
+  const rows =
+    name === undefined
+      ? await db.runner.all(statements.groupCounts, [queue, group])
+      : await db.runner.all(statements.groupNameCounts, [queue, group, name]);
+  return rows.map(toCountRow);
 }
 
 /** Jobs of one group, newest first. */

@@ -13,6 +13,8 @@ import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-i
 import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
 import { listGroupJobs } from './groups.sql';
 import { searchJobs } from './search.sql';
+import { listSortedJobs } from './sorted-list.sql';
+import { isDefaultSort } from '../../shared/job-sort';
 
 /**
  * Counts by queue and status, each status group read from its own partial index (claim, running, finished), as an
@@ -86,9 +88,10 @@ export async function getJob(db: PostgresContext, id: string): Promise<JobRecord
   return row ? toJobRecordWithRuns(row) : null;
 }
 
-/** Jobs of a queue, newest first. */
+/** Jobs of a queue, newest first, or in the order `query.sort` asks. */
 export async function listJobs(db: PostgresContext, queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
   if (query.search !== undefined) return searchJobs(db, queue, { ...query, search: query.search });
+  if (!isDefaultSort(query.sort)) return listSortedJobs(db, queue, query, query.sort!);
   if (query.group !== undefined) return listGroupJobs(db, queue, query.group, query);
   const statements = sql(db.tables);
   const rows =

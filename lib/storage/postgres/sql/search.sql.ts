@@ -2,7 +2,8 @@ import { JobRecord, ListJobsQuery } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
 import { SEARCH_SCAN_ROWS, searchNeedles } from '../../shared/job-search';
-import { PostgresContext, perSchema } from './postgres-sql-fragments';
+import { JobSort, orderByClause } from '../../shared/job-sort';
+import { PostgresContext, PostgresTables, perSchema } from './postgres-sql-fragments';
 
 /**
  * The JSON columns' test: the text as typed ($5), or as JSON writes it inside a string ($6, see `SearchNeedles`),
@@ -20,19 +21,30 @@ const jsonColumnTest = (column: string) =>
  * collation says. pg_trgm would index the text, but it is an extension a managed server may not allow, and its GIN
  * index is paid by every enqueue. Params: queue, status, name, group, typed needle, JSON needle, limit, offset.
  */
-const sql = perSchema(({ T }) => ({
-  search: `SELECT ${JOB_COLUMNS} FROM ${T}
+function searchSql(T: string, order: string): string {
+  return `SELECT ${JOB_COLUMNS} FROM ${T}
     WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${SEARCH_SCAN_ROWS} AND queue || '' = $1
       AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR name = $3)
       AND ($4::text IS NULL OR job_group || '' = $4)
       AND (${jsonColumnTest('data')} OR ${jsonColumnTest('error')}
         OR strpos(lower(name), lower($5)) > 0 OR strpos(lower(unique_key), lower($5)) > 0)
-    ORDER BY id DESC LIMIT $7 OFFSET $8`,
-}));
+    ORDER BY ${order} LIMIT $7 OFFSET $8`;
+}
 
-/** Jobs of a queue holding `query.search`, newest first, among the table's newest `SEARCH_SCAN_ROWS` (see `ListJobsQuery.search`). */
+/** Each schema's search statements, by ORDER BY (`orderByClause`: newest first unless `query.sort` says otherwise). */
+const statements = perSchema(() => new Map<string, string>());
+
+function statementFor(tables: PostgresTables, sort: JobSort): string {
+  const order = orderByClause(sort, 'name COLLATE "C"');
+  const cache = statements(tables);
+  let sql = cache.get(order);
+  if (sql === undefined) cache.set(order, (sql = searchSql(tables.T, order)));
+  return sql;
+}
+
+/** Jobs of a queue holding `query.search`, newest first (or as `query.sort` asks), among the table's newest `SEARCH_SCAN_ROWS` (see `ListJobsQuery.search`). */
 export async function searchJobs(db: PostgresContext, queue: string, query: ListJobsQuery & { search: string }): Promise<JobRecord[]> {
   const { plain, json } = searchNeedles(query.search);
   const params = [queue, query.status ?? null, query.name ?? null, query.group ?? null, plain, json, query.limit, query.offset];
-  return (await db.runner.all(sql(db.tables).search, params)).map(toJobRecord);
+  return (await db.runner.all(statementFor(db.tables, query.sort ?? { by: 'id', descending: true }), params)).map(toJobRecord);
 }

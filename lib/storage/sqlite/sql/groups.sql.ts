@@ -6,6 +6,10 @@ import { T, pageOfIds } from './sqlite-sql-fragments';
 /** A group's counts by status, from the `_groups` index alone (queue, job_group, status). */
 const GROUP_COUNTS_SQL = `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = ? AND job_group = ? GROUP BY queue, status`;
 
+/** One name's jobs of a group, by status: the same walk of `_groups`, each entry's row read for its name. */
+const GROUP_NAME_COUNTS_SQL = `SELECT queue, status, count(*) AS count FROM ${T}
+  WHERE queue = ? AND job_group = ? AND name = ? GROUP BY queue, status`;
+
 /**
  * `statusFilter` is empty or `AND status = ?`, `nameFilter` empty or `AND name = ?`: the `_groups` index finds the
  * rows, its ids are sorted and only the page's rows are read (`pageOfIds`).
@@ -25,9 +29,11 @@ const BUSIEST_GROUPS_SQL = `SELECT busy.g AS grp, busy.n AS running,
   FROM (SELECT job_group AS g, count(*) AS n FROM ${T} WHERE status = 'running' AND queue = ? AND job_group IS NOT NULL GROUP BY job_group) AS busy
   ORDER BY busy.n DESC, busy.g LIMIT ?`;
 
-/** Job counts of one group, per status. */
-export async function groupCounts(runner: StatementRunner, queue: string, group: string): Promise<CountRow[]> {
-  return (await runner.all(GROUP_COUNTS_SQL, [queue, group])).map(toCountRow);
+/** Job counts of one group, per status; of one name within it when `name` is given. */
+export async function groupCounts(runner: StatementRunner, queue: string, group: string, name?: string): Promise<CountRow[]> {
+  const rows =
+    name === undefined ? await runner.all(GROUP_COUNTS_SQL, [queue, group]) : await runner.all(GROUP_NAME_COUNTS_SQL, [queue, group, name]);
+  return rows.map(toCountRow);
 }
 
 /** Jobs of one group, newest first. */

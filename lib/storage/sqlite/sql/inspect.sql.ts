@@ -15,6 +15,8 @@ import { hasWorkSql, oldestDuePendingSql, queuesCte } from '../../shared/loose-i
 import { Q, S, T, pageOfIds, toRowId } from './sqlite-sql-fragments';
 import { listGroupJobs } from './groups.sql';
 import { searchJobs } from './search.sql';
+import { listSortedJobs } from './sorted-list.sql';
+import { isDefaultSort } from '../../shared/job-sort';
 
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS}, runs FROM ${T} WHERE id = ?`;
 
@@ -112,9 +114,10 @@ export async function getJob(runner: StatementRunner, id: string): Promise<JobRe
   return row ? toJobRecordWithRuns(row) : null;
 }
 
-/** Jobs of a queue, newest first. */
+/** Jobs of a queue, newest first, or in the order `query.sort` asks. */
 export async function listJobs(runner: StatementRunner, queue: string, query: ListJobsQuery): Promise<JobRecord[]> {
   if (query.search !== undefined) return searchJobs(runner, queue, { ...query, search: query.search });
+  if (!isDefaultSort(query.sort)) return listSortedJobs(runner, queue, query, query.sort!);
   if (query.group !== undefined) return listGroupJobs(runner, queue, query.group, query);
   const { status, name, limit, offset } = query;
   const statements = name === undefined ? LIST_JOBS_SQL : LIST_NAMED_JOBS_SQL;

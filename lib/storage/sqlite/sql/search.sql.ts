@@ -2,6 +2,7 @@ import { JobRecord, ListJobsQuery } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
 import { SEARCH_SCAN_ROWS, searchNeedles } from '../../shared/job-search';
+import { orderByClause } from '../../shared/job-sort';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T } from './sqlite-sql-fragments';
 
@@ -17,14 +18,15 @@ function jsonColumnTest(column: string, escaped: boolean): string {
  * SQLite off the queue's and the group's indexes, whose walk would read every pending or finished row of a big queue
  * or group: the rowid range is the bound, whatever the filters. `instr` on `lower()` of both sides: no character of
  * the text is a pattern, and SQLite's `lower` folds ASCII only, on both sides alike (so `É` finds `É`, not `é`).
- * `filter` is made of `AND +status = ?`, `AND +name = ?`, `AND +job_group = ?` (each optional, in that order).
+ * `filter` is made of `AND +status = ?`, `AND +name = ?`, `AND +job_group = ?` (each optional, in that order);
+ * `order` is the ORDER BY (`orderByClause`: newest first unless `query.sort` says otherwise), a sort of the matches.
  */
-function searchSql(filter: string, escaped: boolean): string {
+function searchSql(filter: string, escaped: boolean, order: string): string {
   return `SELECT ${JOB_COLUMNS} FROM ${T}
     WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${SEARCH_SCAN_ROWS} AND +queue = ? ${filter}
       AND (${jsonColumnTest('data', escaped)} OR ${jsonColumnTest('error', escaped)}
         OR instr(lower(name), lower(?)) > 0 OR instr(lower(unique_key), lower(?)) > 0)
-    ORDER BY id DESC LIMIT ? OFFSET ?`;
+    ORDER BY ${order} LIMIT ? OFFSET ?`;
 }
 
 const STATEMENTS = new Map<string, string>();
@@ -35,13 +37,14 @@ function statementFor(query: ListJobsQuery, escaped: boolean): string {
     query.name === undefined ? '' : 'AND +name = ?',
     query.group === undefined ? '' : 'AND +job_group = ?',
   ].join(' ');
-  const key = `${filter}|${escaped}`;
+  const order = orderByClause(query.sort ?? { by: 'id', descending: true });
+  const key = `${filter}|${escaped}|${order}`;
   let sql = STATEMENTS.get(key);
-  if (sql === undefined) STATEMENTS.set(key, (sql = searchSql(filter, escaped)));
+  if (sql === undefined) STATEMENTS.set(key, (sql = searchSql(filter, escaped, order)));
   return sql;
 }
 
-/** Jobs of a queue holding `query.search`, newest first, among the table's newest `SEARCH_SCAN_ROWS` (see `ListJobsQuery.search`). */
+/** Jobs of a queue holding `query.search`, newest first (or as `query.sort` asks), among the table's newest `SEARCH_SCAN_ROWS` (see `ListJobsQuery.search`). */
 export async function searchJobs(runner: StatementRunner, queue: string, query: ListJobsQuery & { search: string }): Promise<JobRecord[]> {
   const { plain, json } = searchNeedles(query.search);
   // Each look-up lower-cases the column: the second one only where the JSON form differs from the text.
