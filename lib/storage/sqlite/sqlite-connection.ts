@@ -139,6 +139,11 @@ export class SqliteConnection {
         this.callerStatements = gate.callers;
       }
       await setUp(this.statements);
+      // Temporary b-trees in memory from here on, after the migrations (whose index builds may sort millions of rows,
+      // which belongs on disk). A grouped queue's claim materializes a few small temporary tables each round, and each
+      // one on disk cost a file's creation: 4.2 ms against 0.6 ms per grouped queue per claim on an empty file. A
+      // borrowed connection keeps its owner's choice.
+      if (this.ownsDataSource) await this.statements.run('PRAGMA temp_store = MEMORY', []);
       await probeWrite(this.statements);
     } catch (error) {
       // The drivers say SQLITE_NOTADB or SQLITE_CANTOPEN without the path, and a read-only file opens fine.
