@@ -75,20 +75,32 @@ export function crashWorkers(backend: Backend): CrashWorkers {
     // A spare of another config is left to the after-test kill.
     const child = spare?.config === key ? spare.child : startStandbyWorker(config);
     spare = { config: key, child: startStandbyWorker(config) };
-    let dead = false;
-    const exited = child.exited.then((code) => ((dead = true), code));
-    const outcome = await Promise.race([
-      exited,
-      // A worker that dies before it prints READY rejects this, after `exited` has won.
-      child
-        .boot()
-        .then(() => child.printed('READY'))
-        .then(() => waitFor(async () => dead || (await settled()), what, 60_000, 50))
-        .then(() => null),
-    ]);
-    if (outcome === null) expect(await child.stop()).toBe(0);
-    return outcome;
+    return bootAndRunUntil(child, settled, what);
   }
 
   return { current, openObserver, startWorker, startStandbyWorker, runWorkerUntil };
+}
+
+/**
+ * Boots a standby worker and lets it run until `settled()` holds (then stops it cleanly: null) or it dies first (its
+ * exit code or signal): the kill -9 scenarios' one step.
+ */
+export async function bootAndRunUntil(
+  child: StandbyChildApp,
+  settled: () => Promise<boolean>,
+  what: string,
+): Promise<number | string | null> {
+  let dead = false;
+  const exited = child.exited.then((code) => ((dead = true), code));
+  const outcome = await Promise.race([
+    exited,
+    // A worker that dies before it prints READY rejects this, after `exited` has won.
+    child
+      .boot()
+      .then(() => child.printed('READY'))
+      .then(() => waitFor(async () => dead || (await settled()), what, 60_000, 50))
+      .then(() => null),
+  ]);
+  if (outcome === null) expect(await child.stop()).toBe(0);
+  return outcome;
 }

@@ -13,7 +13,7 @@ import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../../lib';
 import type { QueueAppConfig } from '../fixtures/queue-app';
 import { Backend, TestDatabase, closeApp } from './backends';
 import { ChildApp, StandbyChildApp, startChildApp, startStandbyChildApp } from './child-app';
-import { waitFor } from './wait-for';
+import { bootAndRunUntil } from './crash-workers';
 
 /** What a scenario's body is given. */
 export interface ProcessScenario {
@@ -64,19 +64,7 @@ export async function withProcessScenario<T>(backend: Backend, body: (scenario: 
       // A spare of another config is left to the kill at the end.
       const child = spare?.config === key ? spare.child : startStandbyWorker(config);
       spare = { config: key, child: startStandbyWorker(config) };
-      let dead = false;
-      const exited = child.exited.then((code) => ((dead = true), code));
-      const outcome = await Promise.race([
-        exited,
-        // A worker that dies before it prints READY rejects this, after `exited` has won.
-        child
-          .boot()
-          .then(() => child.printed('READY'))
-          .then(() => waitFor(async () => dead || (await settled()), what, 60_000, 50))
-          .then(() => null),
-      ]);
-      if (outcome === null) expect(await child.stop()).toBe(0);
-      return outcome;
+      return bootAndRunUntil(child, settled, what);
     };
     const scenario = { db, producer: app.get(QueueProducer), admin: app.get(QueueAdmin), startWorker, startStandbyWorker, runWorkerUntil };
     return await body(scenario);
