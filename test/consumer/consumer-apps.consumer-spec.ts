@@ -7,10 +7,13 @@
  * the library's own scripts (npm 11 lists a tarball's `prepare` as "not yet covered by allowScripts", so the packed
  * manifest has none); an install from git (`git+file://`) still builds dist (npm runs `prepare` in its clone).
  *
- * Speed: the installs run side by side (started before the first test; each test awaits its own), with one npm
- * cache for every app and run (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE), and the native drivers
- * compiled once: each binary built by an install is kept there and handed to prebuild-install by the next install
- * of the same version. QUEUE_TEST_CONSUMER=off skips the test on purpose, and says so.
+ * Speed: the installs run side by side (started before the first test; each test awaits its own), and the install
+ * from git starts before `npm pack`, beside it: it needs the working tree, not the tarball. They use the user's npm
+ * cache (the one `npm ci` has just filled with every development dependency, which the install from git installs
+ * again in its clone), offline first (`prefer-offline`: what the cache holds is not asked for again), unless
+ * QUEUE_TEST_CONSUMER_CACHE names a directory of their own. The native drivers are compiled once: each binary built
+ * by an install is kept (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE) and handed to prebuild-install by the
+ * next install of the same version. QUEUE_TEST_CONSUMER=off skips the test on purpose, and says so.
  * The PostgreSQL app follows jest.config.js: skipped, with the notice, when no server answers.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -22,9 +25,18 @@ import { postgresTestUrl } from '../support/test-backend';
 import { keepBuiltDrivers, localPrebuildsEnv } from './support/native-prebuilds';
 
 const REPO = resolve(__dirname, '..', '..');
-const CACHE = process.env.QUEUE_TEST_CONSUMER_CACHE ?? join(tmpdir(), 'nestjs-sqlite-queue-consumer-cache');
-const NPM_CACHE = join(CACHE, 'npm');
+const OWN_CACHE = process.env.QUEUE_TEST_CONSUMER_CACHE;
+const CACHE = OWN_CACHE ?? join(tmpdir(), 'nestjs-sqlite-queue-consumer-cache');
+/**
+ * The npm cache of every install: a directory of its own under QUEUE_TEST_CONSUMER_CACHE, else the user's (the one
+ * the outer `npm test` passes down, else npm's default). Outside CI that cache is warm with the library's
+ * development dependencies, which the install from git installs again; a cache of its own was cold on every new
+ * machine, and the git install downloaded all of them again.
+ */
+const NPM_CACHE: string | undefined = OWN_CACHE ? join(OWN_CACHE, 'npm') : process.env.npm_config_cache;
 const PREBUILDS = join(CACHE, 'prebuilds');
+/** When the file started: the timings below say when each step began, to show what overlapped. */
+const STARTED = Date.now();
 const POSTGRES_URL = postgresTestUrl();
 const POSTGRES_SKIPPED = process.env.QUEUE_TEST_POSTGRES_SKIPPED;
 const OFF = process.env.QUEUE_TEST_CONSUMER === 'off';
@@ -151,8 +163,15 @@ function ownScriptWarnings(output: string): string[] {
   return output.split('\n').filter((line) => /install-scripts\s+nestjs-sqlite-queue@/.test(line));
 }
 
-const npmEnv = {
-  npm_config_cache: NPM_CACHE,
+/**
+ * npm's settings for every install and npx of this file, from the environment: the commands stay the README's.
+ * `prefer-offline`: a package the cache holds is not revalidated with the registry (one request per package
+ * otherwise, over 700 for the install from git); what it lacks is still fetched. The cache's metadata is as fresh
+ * as the last `npm ci` or `npm install` that used it.
+ */
+const npmEnv: Record<string, string> = {
+  ...(NPM_CACHE ? { npm_config_cache: NPM_CACHE } : {}),
+  npm_config_prefer_offline: 'true',
   npm_config_audit: 'false',
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
@@ -190,6 +209,11 @@ function note(line: string): void {
   timings.push(line);
 }
 
+/** Seconds since the file started, for the timings. */
+function at(): string {
+  return `+${((Date.now() - STARTED) / 1000).toFixed(1)} s`;
+}
+
 /** The name under which the install from git is prepared beside the apps. */
 const FROM_GIT = 'from-git';
 
@@ -200,52 +224,76 @@ interface PreparedApp {
 }
 
 /**
- * Installs and compiles one app of APPS in `workDir`. Installs are most of this file's time and mostly wait on the
- * disk and on npm, so they run side by side (see `prepareAll`); each test then checks its own.
+ * Installs one app of APPS in `workDir`. Installs are most of this file's time and mostly wait on the disk and on
+ * npm, so they run side by side (see `prepareApps`); each test then checks its own.
  */
-async function prepareApp(workDir: string, tarball: string, app: ConsumerApp): Promise<PreparedApp> {
+async function installApp(workDir: string, tarball: string, app: ConsumerApp): Promise<PreparedApp> {
   const appDir = newAppDir(workDir, app.name, app.manifest);
   writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: app.tsconfig, include: ['src'] }, null, 2));
   copyFileSync(join(__dirname, 'app', 'main.ts'), join(appDir, 'src', 'main.ts'));
+  const start = at();
   const installed = await runOk('npm', ['install', tarball, ...app.install], appDir, npmEnv);
   const kept = keepBuiltDrivers(appDir, PREBUILDS);
-  note(`${app.name}: npm install ${installed.ms} ms${kept.length > 0 ? ` (compiled, kept ${kept.join(', ')})` : ''}`);
-  const compiled = await runOk('node', [join(appDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], appDir);
-  note(`${app.name}: tsc ${compiled.ms} ms`);
+  note(`${app.name}: npm install ${installed.ms} ms from ${start}${kept.length > 0 ? ` (compiled, kept ${kept.join(', ')})` : ''}`);
   return { appDir, installed };
 }
 
-/** An app that installs the library from a git repository of the working tree. */
+/** Compiles an installed app with its own TypeScript, in strict mode. */
+async function compileApp(app: ConsumerApp, prepared: PreparedApp): Promise<PreparedApp> {
+  const { appDir } = prepared;
+  const compiled = await runOk('node', [join(appDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], appDir);
+  note(`${app.name}: tsc ${compiled.ms} ms`);
+  return prepared;
+}
+
+/**
+ * An app that installs the library from a git repository of the working tree. The repository is made at once (before
+ * `npm pack` sets a stripped package.json in place for a moment); the install then runs beside the pack.
+ */
 async function prepareFromGit(workDir: string): Promise<PreparedApp> {
+  // Until its first await this runs at once, in the caller's turn: the copy is made before the pack starts.
+  const copied = Date.now();
   const gitDir = gitRepoOfWorkingTree(join(workDir, 'library-git'));
+  note(`from git: repository of the working tree ${Date.now() - copied} ms`);
   // npm installs the library's development dependencies in its clone to build it: the drivers compiled for this
   // repository are handed to that install, which unpacks them instead of compiling.
   keepBuiltDrivers(REPO, PREBUILDS);
   const appDir = newAppDir(workDir, FROM_GIT, APPS[0].manifest);
+  const start = at();
   const installed = await runOk('npm', ['install', `git+file://${gitDir}`], appDir, npmEnv);
-  note(`from git: npm install ${installed.ms} ms`);
+  note(`from git: npm install (clone, its development dependencies, prepare's build) ${installed.ms} ms from ${start}`);
   return { appDir, installed };
 }
 
+/** The native driver an app's install compiles (or unpacks), if any: the apps that share one share a lane. */
+function nativeDriverOf(app: ConsumerApp): string | undefined {
+  return app.install.map((spec) => spec.replace(/(?<=.)@.*$/, '')).find((name) => name === 'sqlite3' || name === 'better-sqlite3');
+}
+
 /**
- * Starts every preparation at once, in three lanes: apps that install the same native driver go one after the
- * other, so that on a cold cache the second unpacks what the first compiled instead of compiling it again.
+ * Starts the preparation of every app of APPS once the tarball exists, in lanes: the installs of apps with the same
+ * native driver go one after the other, so that on a cold cache the second unpacks what the first compiled instead of
+ * compiling it again; an app with no native driver has a lane of its own.
  */
-function prepareAll(workDir: string, tarball: string): Map<string, Promise<PreparedApp>> {
-  const preparations = new Map<string, Promise<PreparedApp>>();
+function prepareApps(workDir: string, packed: Promise<string>, preparations: Map<string, Promise<PreparedApp>>): void {
   const lanes = new Map<string, Promise<unknown>>();
   for (const app of APPS) {
     if (app.postgres && POSTGRES_SKIPPED) continue;
-    const lane = app.install.some((spec) => spec.startsWith('sqlite3')) ? 'sqlite3' : 'other';
-    const previous = lanes.get(lane) ?? Promise.resolve();
-    const preparation = previous.catch(() => undefined).then(() => prepareApp(workDir, tarball, app));
-    lanes.set(lane, preparation);
-    preparations.set(app.name, preparation);
+    const lane = nativeDriverOf(app) ?? app.name;
+    const previous = lanes.get(lane) ?? packed;
+    const installed = previous
+      .catch(() => undefined)
+      .then(() => packed)
+      .then((tarball) => installApp(workDir, tarball, app));
+    // The next app of the lane needs this one's driver, not its compile: it starts once this install ended.
+    lanes.set(lane, installed);
+    preparations.set(
+      app.name,
+      installed.then((prepared) => compileApp(app, prepared)),
+    );
   }
-  preparations.set(FROM_GIT, prepareFromGit(workDir));
   // Each test awaits its own preparation and reports its failure; none is left unhandled meanwhile.
   for (const preparation of preparations.values()) preparation.catch(() => undefined);
-  return preparations;
 }
 
 (OFF ? describe.skip : describe)('consumer applications (packed tarball, plain npm install, tsc strict, node)', () => {
@@ -253,7 +301,7 @@ function prepareAll(workDir: string, tarball: string): Map<string, Promise<Prepa
   let tarball: string;
   let packedFiles: string[] = [];
   let packedManifest: { scripts?: Record<string, string> } = {};
-  let preparations = new Map<string, Promise<PreparedApp>>();
+  const preparations = new Map<string, Promise<PreparedApp>>();
   const prepared = (name: string): Promise<PreparedApp> => {
     const preparation = preparations.get(name);
     if (!preparation) throw new Error(`no preparation for ${name}: the tarball was not packed`);
@@ -262,21 +310,29 @@ function prepareAll(workDir: string, tarball: string): Map<string, Promise<Prepa
 
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'nestjs-sqlite-queue-consumer-'));
-    mkdirSync(NPM_CACHE, { recursive: true });
-    const packed = await runOk('npm', ['pack', '--json', '--pack-destination', workDir], REPO);
-    const [manifest] = JSON.parse(packed.output.slice(packed.output.indexOf('[\n'))) as { filename: string; files: { path: string }[] }[];
-    tarball = join(workDir, manifest.filename);
-    note(`npm pack (builds dist): ${packed.ms} ms`);
-    packedFiles = manifest.files.map((file) => file.path);
+    if (NPM_CACHE) mkdirSync(NPM_CACHE, { recursive: true });
+    // The install from git needs the working tree, not the tarball: it starts first, and runs beside the pack.
+    preparations.set(FROM_GIT, prepareFromGit(workDir));
+    preparations.get(FROM_GIT)?.catch(() => undefined);
+    const packing = runOk('npm', ['pack', '--json', '--pack-destination', workDir], REPO).then((packed) => {
+      const [manifest] = JSON.parse(packed.output.slice(packed.output.indexOf('[\n'))) as { filename: string; files: { path: string }[] }[];
+      note(`npm pack (builds dist): ${packed.ms} ms, done at ${at()}`);
+      packedFiles = manifest.files.map((file) => file.path);
+      return join(workDir, manifest.filename);
+    });
+    prepareApps(workDir, packing, preparations);
+    tarball = await packing;
     packedManifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
-    preparations = prepareAll(workDir, tarball);
   }, APP_TIMEOUT_MS);
 
   afterAll(async () => {
     // A test that failed early leaves installs running: they end before their directory goes.
     await Promise.allSettled(preparations.values());
     if (workDir) rmSync(workDir, { recursive: true, force: true });
-    process.stderr.write(`\nconsumer test timings (cache ${CACHE}):\n  ${timings.join('\n  ')}\n\n`);
+    note(`whole file: ${Date.now() - STARTED} ms`);
+    process.stderr.write(
+      `\nconsumer test timings (npm cache ${NPM_CACHE ?? "npm's default"}, prebuilds ${PREBUILDS}):\n  ${timings.join('\n  ')}\n\n`,
+    );
   });
 
   it('the tarball holds dist (code, types, maps with their sources), every docs page, the changelog, LICENSE, README and package.json, nothing else', () => {
