@@ -149,8 +149,13 @@ describeEachBackend('job groups', (backend) => {
     await producer.add('fair', 'b', { group: 'B' });
     await admin.resume('fair');
     await waitFor(() => started.includes('B'), "B's job started", 20_000);
-    // The first claim takes five jobs (the free slots): B's job, due last of 2,001, is one of them.
-    expect(started.indexOf('B')).toBeLessThan(5);
+    // B's job, due last of 2,001, is claimed by the first round that can see it, five jobs at a time (the free slots).
+    // One round may already be under way when B is added and the queue resumed: on PostgreSQL a round that read its
+    // clock before B's add (its `now`, against which B is not yet due) can run its statement after the resume, waiting
+    // for the queue row the resume locked, and take five of A's (seen in about 1 run of 4). So B starts among the first
+    // two rounds' ten jobs, never behind A's backlog (claimed in plain order it would be the 2,001st).
+    expect(started.indexOf('B')).toBeGreaterThanOrEqual(0);
+    expect(started.indexOf('B')).toBeLessThan(10);
   });
 
   it('a queue that declares no groupConcurrency claims fairly from the round after it first sees a group', async () => {
