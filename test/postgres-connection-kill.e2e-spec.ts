@@ -74,11 +74,27 @@ describePostgres("PostgreSQL: the server terminating a worker's connections", (b
       });
       expect(kills).toBeGreaterThan(0);
 
-      await waitFor(async () => (await admin.getCounts('k')).completed === (run + 1) * JOBS, `run ${run}: every job completed`, 60_000, 50);
+      // Every job completes: waited for as long as jobs keep completing (a loaded machine runs 3,000 of them slowly),
+      // failing once none has completed for 30 s: more than a lost claim's lease (5 s), its recovery jitter (at most the
+      // lease) and a failing task's longest back-off (5 s) together.
+      let done = -1;
+      let progressAt = Date.now();
+      await waitFor(
+        async () => {
+          const completed = (await admin.getCounts('k')).completed;
+          if (completed > done) [done, progressAt] = [completed, Date.now()];
+          else if (Date.now() - progressAt > 30_000)
+            throw new Error(`run ${run}: no job completed for 30 s (${completed} of ${(run + 1) * JOBS})`);
+          return completed === (run + 1) * JOBS;
+        },
+        `run ${run}: every job completed`,
+        240_000,
+        50,
+      );
       for (const job of jobs.slice(0, 5)) expect((await admin.getJob(job.id))?.status).toBe('completed');
       expect(exitedUnasked).toBeNull();
       expect(await child.stop()).toBe(0);
       child = undefined;
     }
-  }, 300_000);
+  }, 900_000);
 });
