@@ -1,12 +1,10 @@
 import { AttemptRef } from '../../queue-storage.interface';
-import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, cappedAppendSql, ms, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema(({ T }) => ({
   /** Appends a line to the job's JSON log; at the cap, the oldest line goes in the same statement. */
   appendLog: `UPDATE ${T}
-      SET logs = ((CASE WHEN jsonb_array_length(COALESCE(logs::jsonb, '[]'::jsonb)) >= $1 THEN logs::jsonb - 0
-                   ELSE COALESCE(logs::jsonb, '[]'::jsonb) END) || jsonb_build_array($2::text))::text,
-          updated_at = $3
+      SET logs = ${cappedAppendSql('logs', '$1', '$2::text')}, updated_at = $3
       WHERE id = $4 AND locked_by = $5 AND attempts = $6 AND status = 'running'`,
 
   updateData: `UPDATE ${T} SET data = $1, updated_at = $2 WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,

@@ -147,3 +147,13 @@ export function attemptArrays(refs: AttemptRef[]): { ids: string[]; attempts: nu
 export function listenSql(tables: PostgresTables): string {
   return [tables.channel, tables.finishChannel, tables.eventsChannel].map((channel) => `LISTEN "${channel}"`).join('; ');
 }
+
+/**
+ * `column` (a JSON array kept as text, NULL for none) with `value` (a jsonb-able SQL expression) appended, its
+ * oldest entry dropped once it holds `cap`: the bounded lists a job keeps (`logs`, `runs`), in the statement that
+ * adds to them. jsonb only while appending; `cap` and `value` are SQL, bound in that order.
+ */
+export function cappedAppendSql(column: string, cap: string, value: string): string {
+  return `((CASE WHEN jsonb_array_length(COALESCE(${column}::jsonb, '[]'::jsonb)) >= ${cap} THEN ${column}::jsonb - 0
+                 ELSE COALESCE(${column}::jsonb, '[]'::jsonb) END) || jsonb_build_array(${value}))::text`;
+}

@@ -1,14 +1,12 @@
 import { AttemptRef } from '../../queue-storage.interface';
-import { PostgresContext, REUSED, ms, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, REUSED, cappedAppendSql, ms, perSchema, toRowId } from './postgres-sql-fragments';
 import { appendRunSql } from './run-history.sql';
 
 /** See the SQLite file of the same name. Params: run_at, max log lines, delay, now, id, worker, attempt, bound. */
 const sql = perSchema(({ T }) => ({
   snooze: `UPDATE ${T}
       SET status = 'pending', attempts = attempts - 1, run_at = $1, snoozes = snoozes + 1,
-          logs = ((CASE WHEN jsonb_array_length(COALESCE(logs::jsonb, '[]'::jsonb)) >= $2 THEN logs::jsonb - 0
-                   ELSE COALESCE(logs::jsonb, '[]'::jsonb) END)
-                 || jsonb_build_array('Snoozed for ' || $3::text || ' ms (snooze ' || (snoozes + 1) || ')'))::text,
+          logs = ${cappedAppendSql('logs', '$2', "'Snoozed for ' || $3::text || ' ms (snooze ' || (snoozes + 1) || ')'")},
           ${appendRunSql('$4', "'snoozed'")}, locked_by = NULL, lease_until = NULL, updated_at = $4
       WHERE id = $5 AND locked_by = $6 AND attempts = $7 AND status = 'running' AND snoozes < $8
       RETURNING id`,

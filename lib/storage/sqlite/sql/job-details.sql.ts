@@ -1,16 +1,13 @@
 import { AttemptRef } from '../../queue-storage.interface';
 import { StatementRunner } from '../../shared/statement-runner';
-import { T, toRowId } from './sqlite-sql-fragments';
+import { T, cappedAppendSql, toRowId } from './sqlite-sql-fragments';
 
 /** The fence every write of a running attempt carries: its owner and attempt number. */
 const RUNNING_ATTEMPT = `id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 /** Appends a line to the job's JSON log; at the cap, the oldest line goes in the same statement. */
 const APPEND_LOG_SQL = `UPDATE ${T}
-  SET logs = json_insert(
-        CASE WHEN json_array_length(COALESCE(logs, '[]')) >= ? THEN json_remove(logs, '$[0]') ELSE COALESCE(logs, '[]') END,
-        '$[#]', ?),
-      updated_at = ?
+  SET logs = ${cappedAppendSql('logs', '?', '?')}, updated_at = ?
   WHERE ${RUNNING_ATTEMPT}`;
 
 const UPDATE_DATA_SQL = `UPDATE ${T} SET data = ?, updated_at = ? WHERE ${RUNNING_ATTEMPT}`;

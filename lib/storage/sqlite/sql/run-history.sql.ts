@@ -1,4 +1,5 @@
 import { MAX_RUN_RECORDS } from '../../shared/run-history';
+import { cappedAppendSql } from './sqlite-sql-fragments';
 
 /**
  * The assignment that appends the ending attempt's record to `runs` (see shared/run-history.ts), for the SET of a
@@ -7,7 +8,6 @@ import { MAX_RUN_RECORDS } from '../../shared/run-history';
  * bound the oldest record goes, as `job.log` drops its oldest line.
  */
 export function appendRunSql(endedAt: string, outcome: string): string {
-  return `runs = json_insert(
-        CASE WHEN json_array_length(COALESCE(runs, '[]')) >= ${MAX_RUN_RECORDS} THEN json_remove(runs, '$[0]') ELSE COALESCE(runs, '[]') END,
-        '$[#]', json_object('attempt', attempts, 'startedAt', started_at, 'endedAt', ${endedAt}, 'owner', locked_by, 'outcome', ${outcome}))`;
+  const run = `json_object('attempt', attempts, 'startedAt', started_at, 'endedAt', ${endedAt}, 'owner', locked_by, 'outcome', ${outcome})`;
+  return `runs = ${cappedAppendSql('runs', String(MAX_RUN_RECORDS), run)}`;
 }

@@ -1,7 +1,7 @@
 import { AttemptRef } from '../../queue-storage.interface';
 import { StatementRunner } from '../../shared/statement-runner';
 import { appendRunSql } from './run-history.sql';
-import { T } from './sqlite-sql-fragments';
+import { T, cappedAppendSql } from './sqlite-sql-fragments';
 
 /** The fence every write of a running attempt carries: its owner and attempt number. */
 const RUNNING_ATTEMPT = `id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
@@ -14,9 +14,7 @@ const RUNNING_ATTEMPT = `id = ? AND locked_by = ? AND attempts = ? AND status = 
  */
 const SNOOZE_SQL = `/* snooze */ UPDATE ${T}
   SET status = 'pending', attempts = attempts - 1, run_at = ?, snoozes = snoozes + 1,
-      logs = json_insert(
-        CASE WHEN json_array_length(COALESCE(logs, '[]')) >= ? THEN json_remove(logs, '$[0]') ELSE COALESCE(logs, '[]') END,
-        '$[#]', 'Snoozed for ' || ? || ' ms (snooze ' || (snoozes + 1) || ')'),
+      logs = ${cappedAppendSql('logs', '?', "'Snoozed for ' || ? || ' ms (snooze ' || (snoozes + 1) || ')'")},
       ${appendRunSql('?', "'snoozed'")}, locked_by = NULL, lease_until = NULL, updated_at = ?
   WHERE ${RUNNING_ATTEMPT} AND snoozes < ?
   RETURNING id`;

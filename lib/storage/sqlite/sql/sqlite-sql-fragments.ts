@@ -44,3 +44,14 @@ export function newJobValues(job: NewJobRecord): unknown[] {
 export function pageOfIds(idsSql: string): string {
   return `SELECT ${JOB_COLUMNS} FROM ${T} WHERE id IN (${idsSql}) ORDER BY id DESC`;
 }
+
+/**
+ * `column` (a JSON array, NULL for none) with `value` appended, its oldest entry dropped once it holds `cap`: the
+ * bounded lists a job keeps (`logs`, `runs`), in the statement that adds to them. `cap` and `value` are SQL (a `?`
+ * parameter, a literal or an expression), bound in that order.
+ */
+export function cappedAppendSql(column: string, cap: string, value: string): string {
+  return `json_insert(
+        CASE WHEN json_array_length(COALESCE(${column}, '[]')) >= ${cap} THEN json_remove(${column}, '$[0]') ELSE COALESCE(${column}, '[]') END,
+        '$[#]', ${value})`;
+}
