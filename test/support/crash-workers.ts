@@ -10,14 +10,11 @@ import { ChildApp, StandbyChildApp, startChildApp, startStandbyChildApp } from '
 import { waitFor } from './wait-for';
 import { Backend, PerTestApp, perTestApp } from './backends';
 
-/** A crash-recovery file's helpers, bound to the describe block that called `crashWorkers`. */
-export interface CrashWorkers {
-  readonly current: PerTestApp;
-  /** A producing / inspecting app in the test process: it claims nothing. */
-  openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }>;
-  /** Starts a worker process on the test's database; killed (-9) after the test. */
+/** Worker processes (test/fixtures/queue-app.ts) on one test's database, each tracked for the kill at the end. */
+export interface WorkerProcesses {
+  /** Starts a worker process on the test's database; killed (-9) at the end. */
   startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp;
-  /** Loads a worker process that boots on `boot()` (see `startStandbyChildApp`); killed (-9) after the test. */
+  /** Loads a worker process that boots on `boot()` (see `startStandbyChildApp`); killed (-9) at the end. */
   startStandbyWorker(config: Omit<QueueAppConfig, 'connection'>): StandbyChildApp;
   /**
    * Runs a worker until it dies (its exit code or signal) or `settled` holds (then stops it gracefully: null).
@@ -32,18 +29,56 @@ export interface CrashWorkers {
   ): Promise<number | string | null>;
 }
 
-/** Registers, in the calling describe block, the hooks of a crash-recovery file and returns its helpers. */
-export function crashWorkers(backend: Backend): CrashWorkers {
-  let app: TestingModule | undefined;
+/**
+ * The worker processes of one test on the database `connection()` names (read at each start), and `killAll`, which
+ * kills every one started (spares included) and starts afresh: what a test must do however it ends.
+ */
+export function workerProcesses(connection: () => QueueAppConfig['connection']): WorkerProcesses & { killAll(): Promise<void> } {
   let children: ChildApp[] = [];
-
   /** The process the next `runWorkerUntil` of the same config boots: loaded while the current one runs. */
   let spare: { config: string; child: StandbyChildApp } | undefined;
 
-  afterEach(async () => {
-    await Promise.all(children.map((child) => child.kill()));
+  const startWorker = (config: Omit<QueueAppConfig, 'connection'>): ChildApp => {
+    const child = startChildApp({ connection: connection(), ...config });
+    children.push(child);
+    return child;
+  };
+  const startStandbyWorker = (config: Omit<QueueAppConfig, 'connection'>): StandbyChildApp => {
+    const child = startStandbyChildApp({ connection: connection(), ...config });
+    children.push(child);
+    return child;
+  };
+  const runWorkerUntil: WorkerProcesses['runWorkerUntil'] = async (config, settled, what) => {
+    const key = JSON.stringify(config);
+    // A spare of another config is left to the kill at the end.
+    const child = spare?.config === key ? spare.child : startStandbyWorker(config);
+    spare = { config: key, child: startStandbyWorker(config) };
+    return bootAndRunUntil(child, settled, what);
+  };
+  const killAll = async (): Promise<void> => {
+    const started = children;
     children = [];
     spare = undefined;
+    await Promise.all(started.map((child) => child.kill()));
+  };
+  return { startWorker, startStandbyWorker, runWorkerUntil, killAll };
+}
+
+/** A crash-recovery file's helpers, bound to the describe block that called `crashWorkers`. */
+export interface CrashWorkers extends WorkerProcesses {
+  readonly current: PerTestApp;
+  /** A producing / inspecting app in the test process: it claims nothing. */
+  openObserver(): Promise<{ producer: QueueProducer; admin: QueueAdmin }>;
+}
+
+/** Registers, in the calling describe block, the hooks of a crash-recovery file and returns its helpers. */
+export function crashWorkers(backend: Backend): CrashWorkers {
+  let app: TestingModule | undefined;
+  // `current` is declared below: its database is read when a worker starts, inside a test.
+  const workers = workerProcesses(() => current.db.options);
+
+  afterEach(async () => {
+    await workers.killAll();
     app = undefined;
   });
   // Declared after the hook above, which runs first: it releases what would hold up the apps' shutdown.
@@ -54,30 +89,7 @@ export function crashWorkers(backend: Backend): CrashWorkers {
     return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
   }
 
-  function startWorker(config: Omit<QueueAppConfig, 'connection'>): ChildApp {
-    const child = startChildApp({ connection: current.db.options, ...config });
-    children.push(child);
-    return child;
-  }
-
-  function startStandbyWorker(config: Omit<QueueAppConfig, 'connection'>): StandbyChildApp {
-    const child = startStandbyChildApp({ connection: current.db.options, ...config });
-    children.push(child);
-    return child;
-  }
-
-  async function runWorkerUntil(
-    config: Omit<QueueAppConfig, 'connection'>,
-    settled: () => Promise<boolean>,
-    what: string,
-  ): Promise<number | string | null> {
-    const key = JSON.stringify(config);
-    // A spare of another config is left to the after-test kill.
-    const child = spare?.config === key ? spare.child : startStandbyWorker(config);
-    spare = { config: key, child: startStandbyWorker(config) };
-    return bootAndRunUntil(child, settled, what);
-  }
-
+  const { startWorker, startStandbyWorker, runWorkerUntil } = workers;
   return { current, openObserver, startWorker, startStandbyWorker, runWorkerUntil };
 }
 
@@ -85,11 +97,7 @@ export function crashWorkers(backend: Backend): CrashWorkers {
  * Boots a standby worker and lets it run until `settled()` holds (then stops it cleanly: null) or it dies first (its
  * exit code or signal): the kill -9 scenarios' one step.
  */
-export async function bootAndRunUntil(
-  child: StandbyChildApp,
-  settled: () => Promise<boolean>,
-  what: string,
-): Promise<number | string | null> {
+async function bootAndRunUntil(child: StandbyChildApp, settled: () => Promise<boolean>, what: string): Promise<number | string | null> {
   let dead = false;
   const exited = child.exited.then((code) => ((dead = true), code));
   const outcome = await Promise.race([
