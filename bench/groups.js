@@ -14,7 +14,7 @@
 // alike; the figure is the median. Prints a Markdown table.
 const fs = require('node:fs');
 const path = require('node:path');
-const { fork } = require('node:child_process');
+const { forkSelf, median } = require('./lib/common');
 
 const BENCH_DIR = __dirname;
 const ROOT_DIR = path.join(BENCH_DIR, '..');
@@ -95,23 +95,8 @@ async function child(args) {
   process.send({ rate: (args.total - 1) / ((last - first) / 1000), cpuUs: (cpuLast.user + cpuLast.system) / (args.total - 1) });
 }
 
-function runChild(args) {
-  return new Promise((resolve, reject) => {
-    const proc = fork(path.join(BENCH_DIR, 'groups.js'), ['--child', JSON.stringify(args)], {
-      cwd: ROOT_DIR,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let result;
-    proc.on('message', (message) => (result = message));
-    proc.on('exit', (code) => (result ? resolve(result) : reject(new Error(`child exited ${code}`))));
-  });
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+/** This script again in a fresh process, for one measurement. */
+const runChild = (args) => forkSelf(path.join(BENCH_DIR, 'groups.js'), args);
 
 async function main() {
   fs.mkdirSync(DATA_DIR, { recursive: true });

@@ -150,6 +150,19 @@ function machineInfo() {
   };
 }
 
+/**
+ * Runs `script` again as a child (`--child <args as JSON>`) from the repository root, for a measurement in a fresh
+ * process, and resolves with the one message it sends (rejects when it exits without one).
+ */
+function forkSelf(script, args) {
+  return new Promise((resolve, reject) => {
+    const proc = fork(script, ['--child', JSON.stringify(args)], { cwd: ROOT_DIR, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result;
+    proc.on('message', (message) => (result = message));
+    proc.on('exit', (code) => (result ? resolve(result) : reject(new Error(`child exited ${code}`))));
+  });
+}
+
 module.exports = {
   BENCH_DIR,
   ROOT_DIR,
@@ -165,6 +178,7 @@ module.exports = {
   rssSampler,
   waitFor,
   runChild,
+  forkSelf,
   repeat,
   readyThenGo,
   machineInfo,
