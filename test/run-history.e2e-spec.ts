@@ -1,7 +1,7 @@
 /**
  * A job's run history (issue 29 item 5), through `QueueAdmin.getJob().runs` on every backend: each attempt that ended
  * other than by completing keeps its start, end, owner, outcome and error (retried, failed, timed out, lease expired,
- * snoozed, handed back at shutdown), the completing or running one is the row's own, and the history keeps the newest
+ * snoozed, handed back at shutdown), the completing or running one is the row's own (its owner too), and the history keeps the newest
  * `MAX_STORED_RUNS`. Listings leave the field out.
  */
 import { Type } from '@nestjs/common';
@@ -77,9 +77,11 @@ describeEachBackend('run history (JobInfo.runs)', (backend) => {
     expect(shape(runs)).toEqual([
       ['retried', 1, 'worker-a'],
       ['retried', 2, 'worker-b'],
-      // A completion clears the owner and writes nothing more: the hot path stays as it was.
-      ['completed', 3, null],
+      // The completion keeps the owner the claim wrote: no statement more, and the run names its process.
+      ['completed', 3, 'worker-c'],
     ]);
+    // Nothing holds a completed job, though its last run had an owner.
+    expect(info.lockedBy).toBeNull();
     expect(runs.map((run) => run.error && `${run.error.name}: ${run.error.message}`)).toEqual([
       'TypeError: flake 1',
       'TypeError: flake 2',
@@ -113,7 +115,7 @@ describeEachBackend('run history (JobInfo.runs)', (backend) => {
     expect(shape(info.runs)).toEqual([
       ['snoozed', 1, 'sleeper'],
       ['snoozed', 1, 'sleeper'],
-      ['completed', 1, null],
+      ['completed', 1, 'sleeper'],
     ]);
     expect(info.runs![0].error).toBeNull();
 
@@ -143,7 +145,7 @@ describeEachBackend('run history (JobInfo.runs)', (backend) => {
     const info = (await admin.getJob(job.id))!;
     expect(shape(info.runs)).toEqual([
       ['lease-expired', 1, 'killed-worker'],
-      ['completed', 2, null],
+      ['completed', 2, 'rescuer'],
     ]);
     expect(info.runs![0].startedAt).toEqual(new Date(1000));
     expect(info.runs![0].error).toMatchObject({ name: 'LeaseExpiredError', attempt: 1 });

@@ -272,7 +272,8 @@ describeEachBackend('QueueStorage contract', (backend) => {
         Date.now(),
       );
       expect([...done].sort()).toEqual([one.id, two.id].sort());
-      expect(await storage.getJob(one.id)).toMatchObject({ status: 'completed', result: '{"ok":1}', lockedBy: null, leaseUntil: null });
+      // The completion keeps the owner (the completed run's, JobRun.owner) and ends the lease.
+      expect(await storage.getJob(one.id)).toMatchObject({ status: 'completed', result: '{"ok":1}', lockedBy: A, leaseUntil: null });
       expect((await storage.getJob(one.id))!.finishedAt).not.toBeNull();
       expect(await storage.getJob(two.id)).toMatchObject({ status: 'completed', result: null });
     });

@@ -21,7 +21,8 @@ export function toJobInfo<TData, TResult>(record: JobRecord): JobInfo<TData, TRe
     progress: (record.progress === null ? null : parseOrRaw(record.progress)) as JobInfo['progress'],
     key: record.key,
     group: record.group ?? null,
-    lockedBy: record.lockedBy,
+    // A completed row keeps the owner of its last run (its run history's), but nothing holds the job any more.
+    lockedBy: record.status === 'completed' ? null : record.lockedBy,
     leaseUntil: date(record.leaseUntil),
     createdAt: new Date(record.createdAt),
     runAt: new Date(intendedRunAt(record.runAt)),

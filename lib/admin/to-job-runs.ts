@@ -18,7 +18,7 @@ const STORED: ReadonlySet<string> = new Set<JobRunOutcome>([
 /**
  * A job's runs, oldest first: its stored history (the runs that ended other than by completing), then the run the
  * row itself describes: the one running now, the one that completed, or the one an operator cancelled while it ran
- * (a cancel keeps `locked_by`). Each failure's error is the entry of the job's error list (`error` and its
+ * (a completion and a cancel keep `locked_by`). Each failure's error is the entry of the job's error list (`error` and its
  * `previous`, newest first) of its attempt: matched newest to newest, so an attempt number that repeats (an operator
  * retried the job) takes the error of its own life.
  */
@@ -86,7 +86,8 @@ function currentRun(record: JobRecord): JobRun | null {
     case 'running':
       return run('running', null, record.lockedBy);
     case 'completed':
-      return run('completed', record.finishedAt, null);
+      // The completion keeps the owner; a row completed by the 0.1.0 release has none (its completion cleared it).
+      return run('completed', record.finishedAt, record.lockedBy);
     case 'cancelled':
       // A cancel keeps the owner of a running job (so it finds out); a pending job cancelled had no run going.
       return record.lockedBy === null ? null : run('cancelled', record.finishedAt, record.lockedBy);

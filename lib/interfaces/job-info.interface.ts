@@ -126,8 +126,8 @@ export interface JobRun {
    */
   endedAt: Date | null;
   /**
-   * Worker id of the process that ran it (`workerId` of `forRoot`). Null for the run that completed the job: a
-   * completion clears the owner and writes nothing more (the hot path), so only the job's times are known.
+   * Worker id of the process that ran it (`workerId` of `forRoot`). Null only for a run that completed under the
+   * 0.1.0 release (its completion cleared the owner) and in rows another tool wrote.
    */
   owner: string | null;
   /**

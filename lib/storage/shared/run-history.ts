@@ -2,7 +2,7 @@
  * The run history a job keeps in its `runs` column (schema step 12): one record per attempt that ended other than by
  * completing, appended by the statement that ends it (no statement more), the newest `MAX_RUN_RECORDS` kept. The
  * attempt that completes, or runs now, or was cancelled while running, is the row's own (`started_at`,
- * `finished_at`, `locked_by`): the hot path writes nothing for the history.
+ * `finished_at`, `locked_by`, which a completion keeps): the hot path writes nothing for the history.
  */
 import { MAX_STORED_RUNS } from '../../interfaces/job-info.interface';
 

@@ -8,10 +8,11 @@ import { T } from './sqlite-sql-fragments';
  * still ours. The unary + keeps the planner off the owner index and off the running index: walking the batch and
  * looking each row up by id is O(batch), walking every running row against the batch is O(running x batch). The
  * `+status` matters once the file has statistics (an operator ran ANALYZE or `PRAGMA optimize`): with them SQLite
- * chose the running index, 4x the CPU per job (bench/row-layout.js).
+ * chose the running index, 4x the CPU per job (bench/row-layout.js). It keeps `locked_by`: the completed row names
+ * the process that ran it (`JobRun.owner`), at no write more (no index holds the column).
  */
 export const COMPLETE_MANY_SQL = `/* complete */ UPDATE ${T}
-  SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?, locked_by = NULL, lease_until = NULL
+  SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?, lease_until = NULL
   FROM json_each(?) AS j
   WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ? AND +${T}.status = 'running'
   RETURNING ${T}.id`;
