@@ -16,6 +16,12 @@ export const EVENTS_TABLE = 'nest_queue_events';
 export const EVENT_READERS_TABLE = 'nest_queue_event_readers';
 
 /**
+ * Which process runs which processors (schema step 13): one row per process and queue, renewed by each processing
+ * process's announcement beat, ended by its shutdown, pruned an hour after it ended.
+ */
+export const PROCESSES_TABLE = 'nest_queue_processes';
+
+/**
  * The one row of the event readers table that is not a reader: the heartbeat of processes waiting for jobs to finish
  * (PostgreSQL), which turns the finish notifications on. Not a valid instance id, so no reader can collide with it.
  */

@@ -352,9 +352,15 @@ describeEachBackend(
 
       const page = await openPage(`${running.url}/queues#/processes`);
       const self = (await admin.listProcesses()).self.workerId;
-      await page.locator(`tr[data-worker="${self}"]`).waitFor();
-      expect(await page.locator(`tr[data-worker="${self}"] td[data-label="Running"]`).innerText()).toBe('report × 1');
-      expect(await page.locator(`tr[data-worker="${self}"]`).innerText()).toContain('(this app)');
+      // Every processing process, the idle remote one too, with its processors' running/concurrency.
+      await page.locator(`tr[data-process="${self}"]`).waitFor();
+      await page.locator('tr[data-process="remote-worker"]').waitFor();
+      expect(await page.locator(`tr[data-process="${self}"] [data-running="report"]`).innerText()).toBe('1/1');
+      expect(await page.locator(`tr[data-process="${self}"]`).innerText()).toContain('(this app)');
+      expect(await page.locator('tr[data-process="remote-worker"]').getAttribute('data-state')).toBe('live');
+      expect(await page.locator('tr[data-process="remote-worker"] [data-running="remote"]').innerText()).toMatch(/^0\/\d+$/);
+      // Its running jobs are told by its process row: no worker is left over for the table of unannounced ones.
+      expect(await page.locator('tr[data-worker]').count()).toBe(0);
       expect(
         await page.locator('tr[data-local-processor]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-local-processor'))),
       ).toEqual(['mail', 'other', 'report']);

@@ -14,6 +14,7 @@ import {
   QueueProducer,
   ScheduleNotFoundError,
 } from '../lib';
+import { rawSql } from './fixtures/legacy-schema';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
@@ -33,6 +34,11 @@ class OpProcessor implements QueueProcessor {
     if (hold) await hold;
     return job.id;
   }
+}
+
+@Processor('idle-q', { concurrency: 2 })
+class IdleProcessor implements QueueProcessor {
+  async process(): Promise<void> {}
 }
 
 describeEachBackend('QueueAdmin operator calls', (backend) => {
@@ -122,5 +128,40 @@ describeEachBackend('QueueAdmin operator calls', (backend) => {
     expect(Date.now() - processes.workers[0].lastSeen.getTime()).toBeLessThan(60_000);
     expect(processes.announcements.map((a) => a.queue)).toEqual(['op-q']);
     expect(processes.announcements[0].until.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it('listProcesses: an idle process shows with its processors; a shutdown shows as stopped, a silent end as lost', async () => {
+    holdJobs();
+    const job = await producer.add('op-q', {});
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'running');
+    const idle = await t.startApp({ providers: [IdleProcessor], module: { pollInterval: 50, workerId: 'idle-worker' } });
+    // What a process killed -9 leaves: rows whose announcement lapsed, with no shutdown recorded.
+    const gone = Date.now() - 60_000;
+    await rawSql(t.db, [
+      `INSERT INTO {schema}.nest_queue_processes (worker_id, queue, concurrency, started_at, seen_at, until, stopped_at)
+       VALUES ('killed-worker', 'op-q', 4, ${gone - 1000}, ${gone}, ${gone + 100}, NULL)`,
+    ]);
+    const byId = async () => new Map((await admin.listProcesses()).processes.map((p) => [p.workerId, p]));
+    await waitFor(async () => (await byId()).has('idle-worker'), 'the idle process announced itself');
+    const seen = await byId();
+    expect([...seen.keys()]).toEqual(['idle-worker', 'op-worker', 'killed-worker']);
+    expect(seen.get('idle-worker')).toMatchObject({
+      state: 'live',
+      stoppedAt: null,
+      processors: [{ queue: 'idle-q', concurrency: 2, running: 0 }],
+    });
+    expect(seen.get('op-worker')).toMatchObject({ state: 'live', processors: [{ queue: 'op-q', concurrency: 3, running: 1 }] });
+    expect(seen.get('killed-worker')).toMatchObject({ state: 'lost', stoppedAt: null, lastSeen: new Date(gone) });
+    const live = seen.get('idle-worker')!;
+    expect(live.startedAt.getTime()).toBeLessThanOrEqual(live.lastSeen.getTime());
+    expect(Date.now() - live.lastSeen.getTime()).toBeLessThan(60_000);
+    // The idle process runs nothing, so only the announcements show it: `workers` lists the busy one alone.
+    expect((await admin.listProcesses()).workers.map((w) => w.workerId)).toEqual(['op-worker']);
+
+    const closedAt = Date.now();
+    await t.close(idle);
+    const after = (await byId()).get('idle-worker')!;
+    expect(after.state).toBe('stopped');
+    expect(after.stoppedAt!.getTime()).toBeGreaterThanOrEqual(closedAt);
   });
 });

@@ -115,4 +115,55 @@ describeEachBackend('Storage contract: operator', (backend) => {
     ]);
     for (const row of rows) expect(row.lastSeen).toBeGreaterThanOrEqual(now - 1000);
   });
+
+  it('announceProcess records one row per processor, renews it, and forgets what ended; endProcess marks a shutdown; processRows reads from a time on', async () => {
+    const now = 1_000_000;
+    const p1 = {
+      workerId: 'p1',
+      startedAt: now - 500,
+      processors: [
+        { queue: 'a', concurrency: 3 },
+        { queue: 'b', concurrency: 1 },
+      ],
+    };
+    await s.storage.announceProcess({ ...p1, until: now + 100 }, now, now - 3600);
+    // A process that ended long ago: the next announcement of another process forgets it.
+    await s.storage.announceProcess({ workerId: 'old', startedAt: 1, processors: [{ queue: 'a', concurrency: 1 }], until: 10 }, 5, 0);
+    expect((await s.storage.processRows(0)).map((row) => row.workerId)).toEqual(['old', 'p1', 'p1']);
+    await s.storage.announceProcess({ ...p1, until: now + 200 }, now + 50, 11);
+    expect(await s.storage.processRows(0)).toEqual([
+      { workerId: 'p1', queue: 'a', concurrency: 3, startedAt: now - 500, seenAt: now + 50, until: now + 200, stoppedAt: null },
+      { workerId: 'p1', queue: 'b', concurrency: 1, startedAt: now - 500, seenAt: now + 50, until: now + 200, stoppedAt: null },
+    ]);
+    // Its own rows are never forgotten by its own beat, however far back `forgetBefore` reaches.
+    await s.storage.announceProcess({ ...p1, until: now + 300 }, now + 60, now + 10_000);
+    expect(await s.storage.processRows(0)).toHaveLength(2);
+
+    // A restart under the same worker id with other processors: the new life replaces the old one's rows.
+    const again = {
+      workerId: 'p1',
+      startedAt: now + 1000,
+      processors: [
+        { queue: 'b', concurrency: 5 },
+        { queue: 'c', concurrency: 2 },
+      ],
+    };
+    await s.storage.announceProcess({ ...again, until: now + 1100 }, now + 1000, 0);
+    expect((await s.storage.processRows(0)).map((row) => [row.queue, row.concurrency, row.startedAt])).toEqual([
+      ['b', 5, now + 1000],
+      ['c', 2, now + 1000],
+    ]);
+
+    // A shutdown of an earlier life changes nothing; of this one, it ends the rows at its time.
+    await s.storage.endProcess('p1', now - 500, now + 1050);
+    expect((await s.storage.processRows(0)).every((row) => row.stoppedAt === null)).toBe(true);
+    await s.storage.endProcess('p1', now + 1000, now + 1050);
+    expect(await s.storage.processRows(0)).toEqual([
+      expect.objectContaining({ queue: 'b', until: now + 1050, stoppedAt: now + 1050 }),
+      expect.objectContaining({ queue: 'c', until: now + 1050, stoppedAt: now + 1050 }),
+    ]);
+    // processRows reads the rows whose announcement holds at `since` or later.
+    expect(await s.storage.processRows(now + 1050)).toHaveLength(2);
+    expect(await s.storage.processRows(now + 1051)).toEqual([]);
+  });
 });

@@ -55,6 +55,8 @@ import { nextOccurrenceAfter } from '../scheduler/schedule-definition';
 import { occurrenceJob } from '../scheduler/occurrence-job';
 import { ScheduleNotFoundError } from '../errors/schedule-not-found.error';
 import { ProcessesInfo } from '../interfaces/process-info.interface';
+import { toProcesses, toWorkers } from './to-processes';
+import { ENDED_PROCESS_KEPT_MS } from '../housekeeping/processor-announcer';
 
 import { assertAdminOptions } from './assert-options';
 import { searchText } from './search-text';
@@ -532,26 +534,25 @@ export class QueueAdmin {
   }
 
   /**
-   * Which processes run which queues: this application's processors, every worker id seen running jobs with its
-   * queues and last write, and the queues' live processor announcements.
+   * Which processes run which queues: every processing process that announced itself (idle ones too; stopped and
+   * lost ones for an hour) with its processors and running jobs, this application's processors, every worker id
+   * seen running jobs, and the queues' live processor announcements.
    */
   async listProcesses(): Promise<ProcessesInfo> {
     const storage = await this.storage();
     const now = Date.now();
-    const [activity, announced] = await Promise.all([storage.runningByWorker(), storage.processorAnnouncements(now)]);
-    const workers = new Map<string, ProcessesInfo['workers'][number]>();
-    for (const row of activity) {
-      const worker = workers.get(row.workerId) ?? { workerId: row.workerId, queues: [], lastSeen: new Date(0) };
-      worker.queues.push({ queue: row.queue, running: row.running });
-      if (row.lastSeen > worker.lastSeen.getTime()) worker.lastSeen = new Date(row.lastSeen);
-      workers.set(row.workerId, worker);
-    }
+    const [rows, activity, announced] = await Promise.all([
+      storage.processRows(now - ENDED_PROCESS_KEPT_MS),
+      storage.runningByWorker(),
+      storage.processorAnnouncements(now),
+    ]);
     return {
       self: {
         workerId: this.factory.options.workerId,
         processors: this.factory.processors().map((p) => ({ queue: p.queue, concurrency: p.settings.concurrency })),
       },
-      workers: [...workers.values()],
+      processes: toProcesses(rows, activity, now),
+      workers: toWorkers(activity),
       announcements: announced.map((row) => ({ queue: row.queue, until: new Date(row.until) })),
     };
   }

@@ -106,7 +106,11 @@ export class ProcessingRuntime {
     });
     this.announcer = new ProcessorAnnouncer(
       storage,
-      definitions.map((definition) => definition.queue),
+      {
+        workerId: options.workerId,
+        startedAt: Date.now(),
+        processors: definitions.map(({ queue, settings }) => ({ queue, concurrency: settings.concurrency })),
+      },
       announcePeriod(options.pollInterval),
       logger,
     );
@@ -220,6 +224,8 @@ export class ProcessingRuntime {
       await this.handBack(refs, 'still running at the shutdown deadline');
     }
     await Promise.all([this.leaseKeeper.stop(), this.retention.stop()]);
+    // Nothing of this process runs any more: it shows as stopped, not as lost.
+    await this.announcer.end();
     workers.forEach((worker) => worker.detach());
   }
 

@@ -311,6 +311,32 @@ export interface ProcessorAnnouncementRow {
   until: number;
 }
 
+/** What one processing process says of itself each announcement period (`HousekeepingStorage.announceProcess`). */
+export interface ProcessAnnouncement {
+  /** Its `workerId`. */
+  workerId: string;
+  /** Epoch ms it started processing: tells a restart under the same worker id from the life before it. */
+  startedAt: number;
+  /** Its processors, at least one. */
+  processors: { queue: string; concurrency: number }[];
+  /** Epoch ms until which the announcement holds. */
+  until: number;
+}
+
+/** One process's announcement of one processor (`OperatorStorage.processRows`). Times in epoch ms. */
+export interface ProcessRow {
+  workerId: string;
+  queue: string;
+  concurrency: number;
+  startedAt: number;
+  /** Its latest announcement. */
+  seenAt: number;
+  /** Until when that announcement holds (its shutdown time, once it shut down). */
+  until: number;
+  /** When it shut down, or null: still running, or gone without a word (crashed, killed, cut off). */
+  stoppedAt: number | null;
+}
+
 /** Jobs one worker id runs in one queue, and the latest write of any of them (a claim or a lease renewal). */
 export interface WorkerActivityRow {
   workerId: string;

@@ -179,6 +179,14 @@ interface ActionAnswer {
 interface ProcessesData extends PageData {
   readOnly: boolean;
   self: { workerId: string; processors: { queue: string; concurrency: number }[] };
+  processes: {
+    workerId: string;
+    state: 'live' | 'stopped' | 'lost';
+    startedAt: string;
+    lastSeen: string;
+    stoppedAt: string | null;
+    processors: { queue: string; concurrency: number; running: number }[];
+  }[];
   workers: { workerId: string; queues: { queue: string; running: number }[]; lastSeen: string }[];
   announcements: { queue: string; until: string }[];
 }

@@ -1,5 +1,13 @@
-// The processes sharing the database: this app's processors, the workers seen running jobs, and each queue's
-// processor announcement.
+// The processes sharing the database: every processing process that announced itself (idle ones too; stopped and
+// lost ones for an hour), this app's processors, workers running jobs that announce no process (older builds), and
+// each queue's processor announcement.
+
+/** What each state reads as, and the badge colour it borrows from a status. */
+const PROCESS_LOOKS: Record<string, { label: string; tone: string; title: string }> = {
+  live: { label: 'live', tone: 'completed', title: 'announcing itself' },
+  stopped: { label: 'stopped', tone: 'cancelled', title: 'shut down' },
+  lost: { label: 'lost', tone: 'failed', title: 'stopped announcing without a shutdown: crashed, killed, hung or cut off' },
+};
 
 function processesView(): View {
   const body = h('div');
@@ -40,25 +48,38 @@ function processesView(): View {
           ),
           'This app runs no processor: it only enqueues or watches.',
         ),
-        h('h2', { text: 'Workers running jobs' }),
+        h('h2', { text: 'Processes' }),
         table(
-          ['Worker id', 'Running', 'Last seen'],
-          data.workers.map((w) =>
-            h('tr', { 'data-worker': w.workerId }, [
+          ['Worker id', 'State', 'Processors', 'Started', 'Last seen'],
+          data.processes.map((p) => {
+            const look = PROCESS_LOOKS[p.state] || { label: p.state, tone: '', title: '' };
+            return h('tr', { 'data-process': p.workerId, 'data-state': p.state }, [
               h('td', { class: 'wrap', 'data-label': 'Worker id' }, [
-                h('code', { text: w.workerId }),
-                w.workerId === data.self.workerId ? h('span', { class: 'muted', text: ' (this app)' }) : null,
+                h('code', { text: p.workerId }),
+                p.workerId === data.self.workerId && p.state === 'live' ? h('span', { class: 'muted', text: ' (this app)' }) : null,
+              ]),
+              h('td', { 'data-label': 'State' }, [
+                h('span', { class: 'badge ' + look.tone, title: look.title, text: look.label }),
+                p.stoppedAt ? h('span', { class: 'muted', text: ' ' + whenShort(p.stoppedAt) }) : null,
               ]),
               h(
                 'td',
-                { 'data-label': 'Running' },
-                w.queues.map((q, i) => [i ? ', ' : '', h('a', { href: queueHref(q.queue), text: q.queue }), ' × ' + q.running]),
+                { 'data-label': 'Processors' },
+                p.processors.map((q, i) => [
+                  i ? ', ' : '',
+                  h('a', { href: queueHref(q.queue), text: q.queue }),
+                  ' ',
+                  h('span', { 'data-running': q.queue, text: q.running + '/' + q.concurrency }),
+                ]),
               ),
-              h('td', { 'data-label': 'Last seen' }, whenShort(w.lastSeen)),
-            ]),
-          ),
-          'No job is running anywhere now. (An idle process shows only through its queues below.)',
+              h('td', { 'data-label': 'Started' }, whenShort(p.startedAt)),
+              h('td', { 'data-label': 'Last seen' }, whenShort(p.lastSeen)),
+            ]);
+          }),
+          'No process announces a processor.',
         ),
+        h('p', { class: 'muted', text: 'Processors read running/concurrency. Stopped and lost processes stay listed for an hour.' }),
+        ...unannounced(data),
         h('h2', { text: 'Queues with a processor somewhere' }),
         table(
           ['Queue', 'Announced until'],
@@ -73,4 +94,47 @@ function processesView(): View {
       ]);
     },
   };
+}
+
+/**
+ * Worker ids running jobs that announce no process (a build before the processes table, or a row already
+ * forgotten): shown apart, so no running job is unaccounted for.
+ */
+function unannounced(data: ProcessesData): HTMLElement[] {
+  const known = new Set(data.processes.filter((p) => p.state === 'live').map((p) => p.workerId));
+  const others = data.workers.filter((w) => !known.has(w.workerId));
+  if (others.length === 0) return [];
+  return [
+    h('h2', { text: 'Other workers running jobs' }),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h('table', { class: 'cards' }, [
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ['Worker id', 'Running', 'Last seen'].map((t) => h('th', { scope: 'col', text: t })),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          others.map((w) =>
+            h('tr', { 'data-worker': w.workerId }, [
+              h('td', { class: 'wrap', 'data-label': 'Worker id' }, h('code', { text: w.workerId })),
+              h(
+                'td',
+                { 'data-label': 'Running' },
+                w.queues.map((q, i) => [i ? ', ' : '', h('a', { href: queueHref(q.queue), text: q.queue }), ' × ' + q.running]),
+              ),
+              h('td', { 'data-label': 'Last seen' }, whenShort(w.lastSeen)),
+            ]),
+          ),
+        ),
+      ]),
+    ),
+  ];
 }

@@ -19,6 +19,8 @@ import {
   KeyBlockedJob,
   ProcessorAnnouncementRow,
   PromoteOutcome,
+  ProcessAnnouncement,
+  ProcessRow,
   WorkerActivityRow,
   RemoveTreeOutcome,
   ListJobsQuery,
@@ -51,6 +53,7 @@ import { snoozeJob } from './sql/snooze.sql';
 import { KeyedBackend, enqueueKeyed } from '../shared/keyed-enqueue';
 import { MAX_JOB_LOG_LINES } from '../../utils/job-logs.util';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
+import { announceProcess, endProcess, processRows } from './sql/processes.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import {
   appendEvents,
@@ -301,6 +304,14 @@ export class PostgresQueueStorage implements QueueStorage {
     return removeFinishedJobs(this.db, ids, status);
   }
 
+  announceProcess(announcement: ProcessAnnouncement, now: number, forgetBefore: number): Promise<void> {
+    return announceProcess(this.db, announcement, now, forgetBefore);
+  }
+
+  endProcess(workerId: string, startedAt: number, now: number): Promise<void> {
+    return endProcess(this.db, workerId, startedAt, now);
+  }
+
   announceProcessors(queues: string[], until: number, now: number): Promise<void> {
     return announceProcessors(this.db, queues, until, now);
   }
@@ -471,6 +482,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   processorAnnouncements(now: number): Promise<ProcessorAnnouncementRow[]> {
     return processorAnnouncements(this.db, now);
+  }
+
+  processRows(since: number): Promise<ProcessRow[]> {
+    return processRows(this.db, since);
   }
 
   runningByWorker(): Promise<WorkerActivityRow[]> {

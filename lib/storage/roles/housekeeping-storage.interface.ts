@@ -1,5 +1,5 @@
 import type { FinishedJobStatus } from '../../interfaces/job-info.interface';
-import type { OldestDueRow, RetentionRule } from '../storage-records';
+import type { OldestDueRow, ProcessAnnouncement, RetentionRule } from '../storage-records';
 
 /** Background upkeep: retention of finished jobs, and which queues some process processes (`RetentionKeeper`, `ProcessorAnnouncer`). */
 export interface HousekeepingStorage {
@@ -12,6 +12,14 @@ export interface HousekeepingStorage {
    * `until` (epoch ms); renewed periodically, so a process that died stops counting once its announcement lapses.
    */
   announceProcessors(queues: string[], until: number, now: number): Promise<void>;
+  /**
+   * Records which processors this process runs (one row per queue of the processes table), and forgets the rows of
+   * other processes whose announcement ended before `forgetBefore`, and this worker id's rows of queues it no longer
+   * processes (a restart under a fixed `workerId` with other processors). Off the hot path: once per period.
+   */
+  announceProcess(announcement: ProcessAnnouncement, now: number, forgetBefore: number): Promise<void>;
+  /** Marks this process (worker id and start) shut down at `now`: its rows end there, as stopped rather than lost. */
+  endProcess(workerId: string, startedAt: number, now: number): Promise<void>;
   /** Queues some process announced a processor for, still valid at `now`. */
   processedQueues(now: number): Promise<string[]>;
   /**

@@ -1,4 +1,4 @@
-import type { JobRecord, ProcessorAnnouncementRow, PromoteOutcome, WorkerActivityRow } from '../storage-records';
+import type { JobRecord, ProcessRow, ProcessorAnnouncementRow, PromoteOutcome, WorkerActivityRow } from '../storage-records';
 
 /**
  * What an operator's console needs beyond `ControlStorage` (the dashboard's "run now", schedule controls and process
@@ -21,6 +21,8 @@ export interface OperatorStorage {
   lastScheduleRun(queue: string, name: string): Promise<JobRecord | null>;
   /** Every queue's processor announcement that has not lapsed at `now`. */
   processorAnnouncements(now: number): Promise<ProcessorAnnouncementRow[]>;
+  /** The processes table's rows whose announcement holds at `since` or later (live, or ended since), by worker id and queue. */
+  processRows(since: number): Promise<ProcessRow[]>;
   /** Running jobs per worker id and queue, with each pair's latest write. */
   runningByWorker(): Promise<WorkerActivityRow[]>;
 }

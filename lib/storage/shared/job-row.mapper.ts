@@ -6,6 +6,7 @@ import {
   KeyBlockedJob,
   NewJobRecord,
   OldestDueRow,
+  ProcessRow,
   RecoveredJob,
   ScheduleRecord,
   WaitedJobs,
@@ -205,6 +206,19 @@ export function toFinishedJobTiming(row: StorageRow): FinishedJobTiming {
 /** A row of `oldestDuePending` (`queue, run_at`). */
 export function toOldestDueRow(row: StorageRow): OldestDueRow {
   return { queue: String(row.queue), runAt: Number(row.run_at) };
+}
+
+/** A row of the processes table (PostgreSQL's bigints arrive as strings). */
+export function toProcessRow(row: StorageRow): ProcessRow {
+  return {
+    workerId: String(row.worker_id),
+    queue: String(row.queue),
+    concurrency: Number(row.concurrency),
+    startedAt: Number(row.started_at),
+    seenAt: Number(row.seen_at),
+    until: Number(row.until),
+    stoppedAt: nullableNumber(row.stopped_at),
+  };
 }
 
 /** A row of the counts (`queue, status, count`; PostgreSQL's count arrives as a string). */

@@ -19,6 +19,8 @@ import {
   KeyBlockedJob,
   ProcessorAnnouncementRow,
   PromoteOutcome,
+  ProcessAnnouncement,
+  ProcessRow,
   WorkerActivityRow,
   RemoveTreeOutcome,
   ListJobsQuery,
@@ -50,6 +52,7 @@ import { snoozeJob } from './sql/snooze.sql';
 import { KeyedBackend, enqueueKeyed } from '../shared/keyed-enqueue';
 import { MAX_JOB_LOG_LINES } from '../../utils/job-logs.util';
 import { appendLog, getJobLogs, removeFinishedJobs, updateData } from './sql/job-details.sql';
+import { announceProcess, endProcess, processRows } from './sql/processes.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from './sql/processors.sql';
 import { appendEvents, getWaitedJobs, hasEventReaders, markEventReader, pruneEvents, readEvents } from './sql/events.sql';
 import {
@@ -346,6 +349,14 @@ export class SqliteQueueStorage implements QueueStorage {
     return removeFinishedJobs(this.db.background, ids, status);
   }
 
+  announceProcess(announcement: ProcessAnnouncement, now: number, forgetBefore: number): Promise<void> {
+    return announceProcess(this.db.background, announcement, now, forgetBefore);
+  }
+
+  endProcess(workerId: string, startedAt: number, now: number): Promise<void> {
+    return endProcess(this.db.background, workerId, startedAt, now);
+  }
+
   announceProcessors(queues: string[], until: number, now: number): Promise<void> {
     return announceProcessors(this.db.background, queues, until, now);
   }
@@ -517,6 +528,10 @@ export class SqliteQueueStorage implements QueueStorage {
 
   processorAnnouncements(now: number): Promise<ProcessorAnnouncementRow[]> {
     return processorAnnouncements(this.db.runner, now);
+  }
+
+  processRows(since: number): Promise<ProcessRow[]> {
+    return processRows(this.db.runner, since);
   }
 
   runningByWorker(): Promise<WorkerActivityRow[]> {

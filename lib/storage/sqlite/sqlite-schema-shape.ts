@@ -4,13 +4,13 @@
  * edited by hand. SQLite has no `ADD COLUMN IF NOT EXISTS`, so steps 3 and later cannot simply run again: the
  * shape says which of them are there already.
  */
-import { EVENT_READERS_TABLE, EVENTS_TABLE, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../table-names.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE, JOBS_TABLE, PROCESSES_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../table-names.constants';
 import { KNOWN_COLUMNS, columnDifference } from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { SQLITE_MIGRATIONS } from './migrations';
 
 /** The tables a step creates or adds columns to; every other table's name is not the library's. */
-export const SQLITE_QUEUE_TABLES = [JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE, EVENTS_TABLE, EVENT_READERS_TABLE] as const;
+export const SQLITE_QUEUE_TABLES = [JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE, EVENTS_TABLE, EVENT_READERS_TABLE, PROCESSES_TABLE] as const;
 
 /**
  * An index or trigger a step creates: its table, its kind, its name, and for one a later step recreates under the
@@ -78,6 +78,12 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   { columns: { [T]: ['trace_context'] } },
   // run-history (step 12): the attempts that ended other than by completing.
   { columns: { [T]: ['runs'] } },
+  // processes (step 13): which process runs which processors.
+  {
+    columns: {
+      [PROCESSES_TABLE]: ['worker_id', 'queue', 'concurrency', 'started_at', 'seen_at', 'until', 'stopped_at'],
+    },
+  },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

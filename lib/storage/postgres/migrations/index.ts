@@ -10,8 +10,9 @@ import { POSTGRES_MIGRATION_LEAN_JOB_ROW } from './008-lean-job-row.migration';
 import { POSTGRES_MIGRATION_JOB_GROUPS } from './009-job-groups.migration';
 import { POSTGRES_MIGRATION_KEYS_DEAD_LETTERS } from './010-keys-dead-letters.migration';
 import { POSTGRES_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
-
 import { POSTGRES_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
+import { POSTGRES_MIGRATION_PROCESSES } from './013-processes.migration';
+
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_1,
@@ -26,4 +27,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_KEYS_DEAD_LETTERS,
   POSTGRES_MIGRATION_TRACE_CONTEXT,
   POSTGRES_MIGRATION_RUN_HISTORY,
+  POSTGRES_MIGRATION_PROCESSES,
 ];

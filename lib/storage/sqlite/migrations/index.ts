@@ -10,8 +10,9 @@ import { SQLITE_MIGRATION_LEAN_JOB_ROW } from './008-lean-job-row.migration';
 import { SQLITE_MIGRATION_JOB_GROUPS } from './009-job-groups.migration';
 import { SQLITE_MIGRATION_KEYS_DEAD_LETTERS } from './010-keys-dead-letters.migration';
 import { SQLITE_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
-
 import { SQLITE_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
+import { SQLITE_MIGRATION_PROCESSES } from './013-processes.migration';
+
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_1,
@@ -26,4 +27,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_KEYS_DEAD_LETTERS,
   SQLITE_MIGRATION_TRACE_CONTEXT,
   SQLITE_MIGRATION_RUN_HISTORY,
+  SQLITE_MIGRATION_PROCESSES,
 ];
