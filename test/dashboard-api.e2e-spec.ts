@@ -140,6 +140,31 @@ describeEachBackend('dashboard API', (backend) => {
     }
   });
 
+  it("a window order's pages: one row read past the page says whether more follow; the total only on the last page", async () => {
+    running = await startDashboardApp(db, 'express');
+    // 26 pending jobs, a page and one: 25 named "a" (a page exactly) and one "b". By name among pending jobs no index
+    // serves the order, so it is sorted among the newest 100,000 jobs and the pending count is not its total.
+    await running.app.get(QueueProducer).addBulk(
+      'other',
+      Array.from({ length: 26 }, (_, i) => ({ data: { i }, options: { name: i === 25 ? 'b' : 'a', delay: 3_600_000 } })),
+    );
+    type Page = { jobs: unknown[]; total: number | null; more: boolean; offset: number; limit: number };
+    const page = async (query: string) => {
+      const { jobs, total, more, offset, limit } = JSON.parse((await get(`queues/other?status=pending&${query}`)).text) as Page;
+      return { shown: jobs.length, total, more, offset, limit };
+    };
+    const byName = 'sort=name&order=asc';
+    expect(await page(byName)).toEqual({ shown: 25, total: null, more: true, offset: 0, limit: 25 });
+    expect(await page(`${byName}&offset=25`)).toEqual({ shown: 1, total: 26, more: false, offset: 25, limit: 25 });
+    // A page exactly full is the last when the read finds no row past it.
+    expect(await page(`${byName}&name=a`)).toEqual({ shown: 25, total: 25, more: false, offset: 0, limit: 25 });
+    // Past the last page nothing says how many there were.
+    expect(await page(`${byName}&offset=50`)).toEqual({ shown: 0, total: null, more: false, offset: 50, limit: 25 });
+    // The default order and an exact one keep the status count.
+    expect(await page('')).toEqual({ shown: 25, total: 26, more: true, offset: 0, limit: 25 });
+    expect(await page('sort=id&order=asc&offset=25')).toEqual({ shown: 1, total: 26, more: false, offset: 25, limit: 25 });
+  });
+
   it('without redact, progress and key are shown as stored', async () => {
     running = await startDashboardApp(db, 'express', {}, [ReportModule]);
     const id = await finishedReportJob();

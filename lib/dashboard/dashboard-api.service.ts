@@ -103,6 +103,7 @@ export class DashboardApi {
       // matched.
       const filtered = jobName !== undefined || group !== undefined ? { name: jobName, group } : null;
       const counts = filtered === null ? info.counts : await this.admin.getCounts(name, filtered);
+      const exact = sortIsExact({ status, group, search: search || undefined }, sort && sortOf(sort));
       const page = {
         readOnly: this.options.readOnly,
         queue,
@@ -112,9 +113,7 @@ export class DashboardApi {
         name: jobName ?? null,
         nameCounts: filtered === null ? null : counts,
         group: group ?? null,
-        sort: sort
-          ? { by: sort.orderBy, order: sort.order, exact: sortIsExact({ status, group, search: search || undefined }, sortOf(sort)) }
-          : null,
+        sort: sort ? { by: sort.orderBy, order: sort.order, exact } : null,
         groups,
         textSearch: this.textSearch(),
       };
@@ -122,11 +121,21 @@ export class DashboardApi {
         // Within a status tab, a search finds that status's jobs only (the failure groups link to failed jobs so),
         // and within a name and group those only.
         const jobs = await this.search(name, search, { status, name: jobName, group, ...sort });
-        return { ...page, jobs: jobs.map((job) => this.summary(job)), total: jobs.length, offset: 0 };
+        const answer: JobsPage = { total: jobs.length, more: false, offset: 0 };
+        return { ...page, jobs: jobs.map((job) => this.summary(job)), ...answer };
       }
-      const jobs = await this.admin.getJobs(name, { status, offset, limit: PAGE_SIZE, name: jobName, group, ...sort });
+      const filters = { status, name: jobName, group, ...sort };
+      if (!exact) {
+        // A window order never reaches a job beyond the table's newest SORT_SCAN_ROWS, so the status count is not what
+        // its pages hold: one row more than the page says whether another follows, and the last page knows the total.
+        const read = await this.admin.getJobs(name, { ...filters, offset, limit: PAGE_SIZE + 1 });
+        const jobs = read.slice(0, PAGE_SIZE);
+        return { ...page, jobs: jobs.map((job) => this.summary(job)), ...windowPage(offset, jobs.length, read.length > PAGE_SIZE) };
+      }
+      const jobs = await this.admin.getJobs(name, { ...filters, offset, limit: PAGE_SIZE });
       const total = status ? counts[status] : JOB_STATUSES.reduce((sum, each) => sum + counts[each], 0);
-      return { ...page, jobs: jobs.map((job) => this.summary(job)), total, offset };
+      const answer: JobsPage = { total, more: offset + jobs.length < total, offset };
+      return { ...page, jobs: jobs.map((job) => this.summary(job)), ...answer };
     } catch (error) {
       throw toHttpError(error, `Reading queue ${name}`);
     }
@@ -279,6 +288,24 @@ export class DashboardApi {
 
 /** What a dashboard search keeps to: the page's status tab, name and group filters, and its order. */
 type SearchFilters = Pick<GetJobsOptions, 'status' | 'name' | 'group' | 'orderBy' | 'order'>;
+
+/**
+ * Where a queue page's jobs stand among all it lists. `total`: how many the list holds, the status count in the default
+ * order and in an exact one; in a window order (`sortIsExact` false) the count of the window's matching jobs, known on
+ * its last page only, else null (also null on a page past the last: the read tells nothing of how far back that is).
+ * `more`: whether a page follows this one. A search is one page: its matches, `more` false.
+ */
+interface JobsPage {
+  total: number | null;
+  more: boolean;
+  offset: number;
+}
+
+/** `JobsPage` of a window order's page at `offset`, holding `shown` jobs, `more` when the read found one after them. */
+function windowPage(offset: number, shown: number, more: boolean): JobsPage {
+  const pastTheEnd = shown === 0 && offset > 0;
+  return { total: more || pastTheEnd ? null : offset + shown, more, offset };
+}
 
 /** The column headers' orders: `getJobs`' fields, named as the page's URL names them. */
 type PageSort = { orderBy: JobOrderBy; order: 'asc' | 'desc' };

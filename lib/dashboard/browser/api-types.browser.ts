@@ -72,7 +72,14 @@ interface QueueData extends PageData {
   readOnly: boolean;
   queue: WireQueue;
   jobs: WireJobSummary[];
-  total: number;
+  /**
+   * How many jobs the list holds: the status count in the default order and in an exact one (`sort.exact`); in an
+   * order sorted among the newest jobs only, the count of those it holds, known on its last page only and null before
+   * it (and on a page past the last).
+   */
+  total: number | null;
+  /** Whether a page follows this one. */
+  more: boolean;
   offset: number;
   limit: number;
   status: string | null;

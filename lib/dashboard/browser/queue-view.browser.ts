@@ -240,6 +240,19 @@ function sortLine(data: QueueData, table: JobTableState): Child {
   ]);
 }
 
+/**
+ * Where the page stands: "Jobs 1–25 of 300". An order sorted among the newest jobs (the sort line says so) has no
+ * count before its last page: its pages say there are more, and the last one how many that order holds, which is
+ * not the status count when the queue reaches past those newest jobs.
+ */
+function pagerText(data: QueueData, from: number, to: number): string {
+  if (data.jobs.length === 0 && data.offset > 0) return 'No job at ' + count(from) + ' or after';
+  const jobs = 'Jobs ' + count(from) + '–' + count(to);
+  const inOrder = data.sort && !data.sort.exact ? ' in this order' : '';
+  if (data.total === null) return jobs + (data.more ? ' of more than ' + count(to) + inOrder : '');
+  return jobs + ' of ' + count(data.total) + inOrder;
+}
+
 /** The bulk actions for the selected jobs of the page. */
 function bulkBar(data: QueueData, table: JobTableState): Child {
   if (data.readOnly) return null;
@@ -405,8 +418,8 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
               'data-focus': 'newer',
             })
           : null,
-        h('span', { text: 'Jobs ' + from + '–' + to + ' of ' + count(data.total) }),
-        to < data.total
+        h('span', { 'data-pager': true, text: pagerText(data, from, to) }),
+        data.more
           ? h('a', {
               href: queueHref(name, { ...table.kept, offset: data.offset + data.limit }),
               text: labels[1],
