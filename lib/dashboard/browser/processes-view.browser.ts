@@ -9,6 +9,27 @@ const PROCESS_LOOKS: Record<string, { label: string; tone: string; title: string
   lost: { label: 'lost', tone: 'failed', title: 'stopped announcing without a shutdown: crashed, killed, hung or cut off' },
 };
 
+/** A table of cards with these column titles, or a line that says it is empty. */
+function cardsTable(titles: string[], rows: HTMLElement[], empty: string): HTMLElement {
+  if (rows.length === 0) return h('p', { class: 'muted', text: empty });
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h('table', { class: 'cards' }, [
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          titles.map((t) => h('th', { scope: 'col', text: t })),
+        ),
+      ),
+      h('tbody', null, rows),
+    ]),
+  );
+}
+
 function processesView(): View {
   const body = h('div');
   return {
@@ -16,29 +37,10 @@ function processesView(): View {
     load: () => request<ProcessesData>('processes'),
     mount: () => [h('h1', { text: 'Processes' }), body],
     update(data: ProcessesData) {
-      const table = (titles: string[], rows: HTMLElement[], empty: string) =>
-        rows.length
-          ? h(
-              'div',
-              { class: 'table-wrap' },
-              h('table', { class: 'cards' }, [
-                h(
-                  'thead',
-                  null,
-                  h(
-                    'tr',
-                    null,
-                    titles.map((t) => h('th', { scope: 'col', text: t })),
-                  ),
-                ),
-                h('tbody', null, rows),
-              ]),
-            )
-          : h('p', { class: 'muted', text: empty });
       fill(body, [
         h('h2', { text: 'This app' }),
         h('p', null, ['Worker id ', h('code', { text: data.self.workerId })]),
-        table(
+        cardsTable(
           ['Queue', 'Concurrency'],
           data.self.processors.map((p) =>
             h('tr', { 'data-local-processor': p.queue }, [
@@ -49,7 +51,7 @@ function processesView(): View {
           'This app runs no processor: it only enqueues or watches.',
         ),
         h('h2', { text: 'Processes' }),
-        table(
+        cardsTable(
           ['Worker id', 'State', 'Processors', 'Started', 'Last seen'],
           data.processes.map((p) => {
             const look = PROCESS_LOOKS[p.state] || { label: p.state, tone: '', title: '' };
@@ -81,7 +83,7 @@ function processesView(): View {
         h('p', { class: 'muted', text: 'Processors read running/concurrency. Stopped and lost processes stay listed for an hour.' }),
         ...unannounced(data),
         h('h2', { text: 'Queues with a processor somewhere' }),
-        table(
+        cardsTable(
           ['Queue', 'Announced until'],
           data.announcements.map((a) =>
             h('tr', { 'data-announced': a.queue }, [
@@ -106,35 +108,20 @@ function unannounced(data: ProcessesData): HTMLElement[] {
   if (others.length === 0) return [];
   return [
     h('h2', { text: 'Other workers running jobs' }),
-    h(
-      'div',
-      { class: 'table-wrap' },
-      h('table', { class: 'cards' }, [
-        h(
-          'thead',
-          null,
+    cardsTable(
+      ['Worker id', 'Running', 'Last seen'],
+      others.map((w) =>
+        h('tr', { 'data-worker': w.workerId }, [
+          h('td', { class: 'wrap', 'data-label': 'Worker id' }, h('code', { text: w.workerId })),
           h(
-            'tr',
-            null,
-            ['Worker id', 'Running', 'Last seen'].map((t) => h('th', { scope: 'col', text: t })),
+            'td',
+            { 'data-label': 'Running' },
+            w.queues.map((q, i) => [i ? ', ' : '', h('a', { href: queueHref(q.queue), text: q.queue }), ' × ' + q.running]),
           ),
-        ),
-        h(
-          'tbody',
-          null,
-          others.map((w) =>
-            h('tr', { 'data-worker': w.workerId }, [
-              h('td', { class: 'wrap', 'data-label': 'Worker id' }, h('code', { text: w.workerId })),
-              h(
-                'td',
-                { 'data-label': 'Running' },
-                w.queues.map((q, i) => [i ? ', ' : '', h('a', { href: queueHref(q.queue), text: q.queue }), ' × ' + q.running]),
-              ),
-              h('td', { 'data-label': 'Last seen' }, whenShort(w.lastSeen)),
-            ]),
-          ),
-        ),
-      ]),
+          h('td', { 'data-label': 'Last seen' }, whenShort(w.lastSeen)),
+        ]),
+      ),
+      '',
     ),
   ];
 }
