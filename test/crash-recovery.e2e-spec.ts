@@ -78,6 +78,13 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
     );
     expect(await second.stop()).toBe(0);
     expect(runningSeen).toBeGreaterThan(0);
+    // The processes table tells the two ends apart: the process that shut down says so; the one killed -9 never
+    // could (it reads live until its announcement lapses, then lost: test/operator-admin.e2e-spec.ts).
+    const lives = (await admin.listProcesses()).processes;
+    const lifeOf = (pid: number) => lives.find((life) => life.workerId.split(':')[1] === String(pid));
+    expect(lifeOf(secondPid)).toMatchObject({ state: 'stopped', processors: [{ queue: 'crash', concurrency }] });
+    expect(lifeOf(firstPid)).toMatchObject({ stoppedAt: null, processors: [{ queue: 'crash', concurrency }] });
+    expect(['live', 'lost']).toContain(lifeOf(firstPid)!.state);
     expect(withoutLease).toEqual([]);
 
     expect(await admin.getCounts('crash')).toMatchObject({ pending: 0, running: 0, completed: 2000, failed: 0 });
