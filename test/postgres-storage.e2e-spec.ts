@@ -97,6 +97,7 @@ describePostgres('PostgreSQL backend', () => {
         'nest_queue_events',
         'nest_queue_jobs',
         'nest_queue_migrations',
+        'nest_queue_processes',
         'nest_queue_queues',
         'nest_queue_schedules',
       ]);
