@@ -1,8 +1,17 @@
-import { QueueAdmin, QueueProducer } from '../lib';
-import { ChildApp, readLines, startChildApp, startStandbyChildApp } from './support/child-app';
-import { describeEachBackend, perTestApp } from './support/backends';
+/**
+ * Queue limits held by OS processes together: one rate limiter shared by ten processes, and a global concurrency
+ * that a process killed with -9 does not leave exceeded (nor its slots held once its leases expired).
+ *
+ * The two tests of a backend run side by side (`it.concurrent`), each on a database, an observer app and processes
+ * of its own (test/support/process-scenario.ts): the kill waits for a lease to run out while the ten processes
+ * load and run. The backends stay one after another: ten processes loading is CPU (over a second each), and thirty
+ * at once on two cores only made each test wait for all of them.
+ */
+import { readLines } from './support/child-app';
 import { waitFor } from './support/wait-for';
 import { shortLeases } from './support/test-timings';
+import { describeEachBackend } from './support/backends';
+import { withProcessScenario } from './support/process-scenario';
 
 /** Most starts in any interval of `duration` ms. */
 function busiestWindow(starts: number[], duration: number): number {
@@ -43,84 +52,75 @@ function mostRunningAtOnce(lines: string[], killedPid: number, killedAt: number)
 }
 
 describeEachBackend('queue limits across OS processes', (backend) => {
-  const current = perTestApp(backend);
-  const children: ChildApp[] = [];
+  it.concurrent(
+    'ten processes together start at most max jobs per window of one limiter',
+    () =>
+      withProcessScenario(backend, async ({ producer, admin, startWorker }) => {
+        const max = 10;
+        const duration = 500;
+        const total = 60;
+        const children = Array.from({ length: 10 }, () =>
+          startWorker({ module: { pollInterval: 200 }, queues: [{ name: 'api', concurrency: 5, limiter: { max, duration } }] }),
+        );
+        await Promise.all(children.map((child) => child.printed('READY')));
+        await producer.addBulk(
+          'api',
+          Array.from({ length: total }, (_, n) => ({ data: { n } })),
+        );
+        await waitFor(async () => (await admin.getCounts('api')).completed === total, `${total} jobs done`, 30_000);
+        const jobs = await admin.getJobs('api', { status: 'completed', limit: total });
+        const starts = jobs.map((job) => job.startedAt!.getTime()).sort((a, b) => a - b);
+        // A fixed window: no window holds more than max, so no interval of one window holds more than two windows' worth.
+        expect(busiestWindow(starts, duration)).toBeLessThanOrEqual(2 * max);
+        // Six windows' worth of jobs: at least five window lengths from the first start to the last.
+        expect(starts[total - 1] - starts[0]).toBeGreaterThanOrEqual((total / max - 1) * duration);
+      }),
+    // Ten apps booting at once on two busy cores, beside the other test's three, take a while.
+    180_000,
+  );
 
-  afterEach(async () => {
-    await Promise.all(children.splice(0).map((child) => child.kill()));
-  });
-
-  it('ten processes together start at most max jobs per window of one limiter', async () => {
-    const max = 10;
-    const duration = 500;
-    const total = 60;
-    for (let i = 0; i < 10; i++) {
-      children.push(
-        startChildApp({
-          connection: current.db.options,
-          module: { pollInterval: 200 },
-          queues: [{ name: 'api', concurrency: 5, limiter: { max, duration } }],
-        }),
-      );
-    }
-    await Promise.all(children.map((child) => child.printed('READY')));
-    const app = await current.startApp({ module: { processing: false } });
-    const admin = app.get(QueueAdmin);
-    await app.get(QueueProducer).addBulk(
-      'api',
-      Array.from({ length: total }, (_, n) => ({ data: { n } })),
-    );
-    await waitFor(async () => (await admin.getCounts('api')).completed === total, `${total} jobs done`, 30_000);
-    const jobs = await admin.getJobs('api', { status: 'completed', limit: total });
-    const starts = jobs.map((job) => job.startedAt!.getTime()).sort((a, b) => a - b);
-    // A fixed window: no window holds more than max, so no interval of one window holds more than two windows' worth.
-    expect(busiestWindow(starts, duration)).toBeLessThanOrEqual(2 * max);
-    // Six windows' worth of jobs: at least five window lengths from the first start to the last.
-    expect(starts[total - 1] - starts[0]).toBeGreaterThanOrEqual((total / max - 1) * duration);
-    // Ten apps booting at once on two busy cores take a while.
-  }, 180_000);
-
-  it('global concurrency is never exceeded when a process is killed with -9, and its expired leases free their slots', async () => {
-    const spanLog = `${current.db.path}.spans`;
-    const limit = 3;
-    const total = 24;
-    const config = {
-      connection: current.db.options,
-      spanLog,
-      module: shortLeases(backend),
-      queues: [{ name: 'capped', concurrency: 3, globalConcurrency: limit }],
-    };
-    const victim = startChildApp(config);
-    // The two survivors load meanwhile (most of a start) and boot once the victim is dead.
-    const survivors = [startStandbyChildApp(config), startStandbyChildApp(config)];
-    children.push(victim, ...survivors);
-    await victim.printed('READY');
-    const app = await current.startApp({ module: { processing: false } });
-    const admin = app.get(QueueAdmin);
-    await app.get(QueueProducer).addBulk(
-      'capped',
-      Array.from({ length: total }, (_, n) => ({ data: { n, sleep: 150 } })),
-    );
-    // The victim holds every global slot when it dies.
-    await waitFor(() => readLines(spanLog).filter((line) => line.startsWith('S')).length >= limit, 'the victim runs three jobs');
-    const victimPid = victim.process.pid!;
-    const killedAt = Date.now();
-    await victim.kill();
-    await Promise.all(survivors.map((child) => child.boot()));
-    await Promise.all(survivors.map((child) => child.printed('READY')));
-    await waitFor(async () => (await admin.getCounts('capped')).completed === total, `all ${total} jobs done`, 60_000);
-    const lines = readLines(spanLog);
-    expect(mostRunningAtOnce(lines, victimPid, killedAt)).toBeLessThanOrEqual(limit);
-    // The survivors used the slots: more than one of their jobs ran at once.
-    expect(
-      mostRunningAtOnce(
-        lines.filter((line) => !line.includes(` ${victimPid} `)),
-        victimPid,
-        killedAt,
-      ),
-    ).toBe(limit);
-    // Three process starts side by side (seconds each, more on a loaded machine; the survivors boot after the kill),
-    // then the victim's lease (short: test-timings.ts), a recovery period and the recovery jitter (up to the lease
-    // again) before its jobs run again: past Jest's default 60 s under load.
-  }, 180_000);
+  it.concurrent(
+    'global concurrency is never exceeded when a process is killed with -9, and its expired leases free their slots',
+    () =>
+      withProcessScenario(backend, async ({ db, producer, admin, startWorker, startStandbyWorker }) => {
+        const spanLog = `${db.path}.spans`;
+        const limit = 3;
+        const total = 24;
+        const config = {
+          spanLog,
+          module: shortLeases(backend),
+          queues: [{ name: 'capped', concurrency: 3, globalConcurrency: limit }],
+        };
+        const victim = startWorker(config);
+        // The two survivors load meanwhile (most of a start) and boot once the victim is dead.
+        const survivors = [startStandbyWorker(config), startStandbyWorker(config)];
+        await victim.printed('READY');
+        await producer.addBulk(
+          'capped',
+          Array.from({ length: total }, (_, n) => ({ data: { n, sleep: 150 } })),
+        );
+        // The victim holds every global slot when it dies.
+        await waitFor(() => readLines(spanLog).filter((line) => line.startsWith('S')).length >= limit, 'the victim runs three jobs');
+        const victimPid = victim.process.pid!;
+        const killedAt = Date.now();
+        await victim.kill();
+        await Promise.all(survivors.map((child) => child.boot()));
+        await Promise.all(survivors.map((child) => child.printed('READY')));
+        await waitFor(async () => (await admin.getCounts('capped')).completed === total, `all ${total} jobs done`, 60_000);
+        const lines = readLines(spanLog);
+        expect(mostRunningAtOnce(lines, victimPid, killedAt)).toBeLessThanOrEqual(limit);
+        // The survivors used the slots: more than one of their jobs ran at once.
+        expect(
+          mostRunningAtOnce(
+            lines.filter((line) => !line.includes(` ${victimPid} `)),
+            victimPid,
+            killedAt,
+          ),
+        ).toBe(limit);
+      }),
+    // Three process starts side by side (seconds each, more on a loaded machine, and the other test's ten load beside
+    // them; the survivors boot after the kill), then the victim's lease (short: test-timings.ts), a recovery period and
+    // the recovery jitter (up to the lease again) before its jobs run again: past Jest's default 60 s under load.
+    180_000,
+  );
 });

@@ -20,12 +20,14 @@ export interface WorkerProcesses {
    * Runs a worker until it dies (its exit code or signal) or `settled` holds (then stops it gracefully: null).
    * The wait starts once the worker is up: its boot takes seconds (more on a loaded machine), and no lease or
    * recovery bound covers that. It ends with the worker, so no poll outlives its run. Each run also loads the
-   * next run's process (a standby of the same config), which is then up in a moment instead of a whole start.
+   * next run's process (a standby of the same config), which is then up in a moment instead of a whole start;
+   * `last` says that no run follows, so no process loads for nothing (a load is over a second of CPU).
    */
   runWorkerUntil(
     config: Omit<QueueAppConfig, 'connection'>,
     settled: () => Promise<boolean>,
     what: string,
+    options?: { last?: boolean },
   ): Promise<number | string | null>;
 }
 
@@ -48,11 +50,11 @@ export function workerProcesses(connection: () => QueueAppConfig['connection']):
     children.push(child);
     return child;
   };
-  const runWorkerUntil: WorkerProcesses['runWorkerUntil'] = async (config, settled, what) => {
+  const runWorkerUntil: WorkerProcesses['runWorkerUntil'] = async (config, settled, what, { last = false } = {}) => {
     const key = JSON.stringify(config);
     // A spare of another config is left to the kill at the end.
     const child = spare?.config === key ? spare.child : startStandbyWorker(config);
-    spare = { config: key, child: startStandbyWorker(config) };
+    spare = last ? undefined : { config: key, child: startStandbyWorker(config) };
     return bootAndRunUntil(child, settled, what);
   };
   const killAll = async (): Promise<void> => {

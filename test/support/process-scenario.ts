@@ -7,10 +7,13 @@
  *
  * `runWorkerUntil` is the loop of test/support/crash-workers.ts (which the describe-block files use, with hooks):
  * a worker runs until it dies or the test's condition holds, while the next one loads as a standby.
+ *
+ * `itConcurrentlyOnEachBackend` registers such a test once per backend in one describe block, so the scenarios of
+ * every backend overlap their waits too, not only the tests of one backend.
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../../lib';
-import { Backend, TestDatabase, closeApp } from './backends';
+import { Backend, TestDatabase, availableBackends, closeApp } from './backends';
 import { WorkerProcesses, workerProcesses } from './crash-workers';
 
 /** What a scenario's body is given. */
@@ -38,5 +41,25 @@ export async function withProcessScenario<T>(backend: Backend, body: (scenario: 
     await workers.killAll();
     if (app) await closeApp(app);
     db.cleanup();
+  }
+}
+
+/**
+ * `it.concurrent('[backend] name')` once per backend of this run, each test a `withProcessScenario` of its own
+ * backend, in the calling describe block. Jest starts the concurrent tests of one describe block together (at most
+ * its `maxConcurrency`, 5, at once; the next starts when one ends) but runs describe blocks one after another, so
+ * `describeEachBackend` would wait for one backend's scenarios before starting the next backend's: here they all
+ * wait for their leases and processes at the same time. `timeout` is each test's.
+ */
+export function itConcurrentlyOnEachBackend(
+  name: string,
+  body: (scenario: ProcessScenario, backend: Backend) => Promise<void>,
+  timeout: number,
+): void {
+  const backends = availableBackends();
+  // A describe block with no test fails the file; say instead that this run has no backend for it.
+  if (backends.length === 0) it.skip(`${name} (no backend in this run)`, () => undefined);
+  for (const backend of backends) {
+    it.concurrent(`[${backend.name}] ${name}`, () => withProcessScenario(backend, (scenario) => body(scenario, backend)), timeout);
   }
 }
