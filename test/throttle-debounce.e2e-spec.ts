@@ -3,112 +3,149 @@
  * after the add that took it, even once its job finished, and an add inside the window returns that job; a burst of
  * debounced adds runs once, with the last data, after the last add's delay; a started job is not touched. Both hold
  * under concurrent adds from several OS processes. Bad input is refused with typed errors and writes nothing.
+ *
+ * The in-process tests mostly wait (a window, a delay), so their block runs the backends side by side
+ * (test/support/side-by-side.ts): every test has its own database, app and record of runs.
  */
 import { writeFileSync } from 'node:fs';
-import { InvalidJobOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer } from '../lib';
+import { InvalidJobOptionsError, QueueAdmin, QueueProducer } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
 import { readLines, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
 import { describeEachBackend, perFileApp, perTestApp, MIGRATED } from './support/backends';
+import { TestApps, itEachBackendConcurrently, withTestApps } from './support/side-by-side';
 
 /** The throttle window of the in-process test: longer than a job's run and the wait that sees it, under load. */
 const THROTTLE_WINDOW = 5000;
 /** The debounce delay of the in-process tests: longer than a burst of adds takes, under load. */
 const DEBOUNCE_DELAY = 2000;
 
-const ran: { id: string; data: unknown; at: number }[] = [];
-let gate = deferred();
-
-@Processor('throttled', { concurrency: 2 })
-class ThrottledProcessor implements QueueProcessor<{ n: number }, number> {
-  async process(job: Job<{ n: number }>): Promise<number> {
-    ran.push({ id: job.id, data: job.data, at: Date.now() });
-    return job.data.n;
-  }
+/** One handler run, as a test's processors record it. */
+interface Run {
+  id: string;
+  data: unknown;
+  at: number;
 }
 
-@Processor('debounced', { concurrency: 2 })
-class DebouncedProcessor implements QueueProcessor<{ n: number; wait?: boolean }, number> {
-  async process(job: Job<{ n: number; wait?: boolean }>): Promise<number> {
-    ran.push({ id: job.id, data: job.data, at: Date.now() });
-    if (job.data.wait) await gate.promise;
-    return job.data.n;
-  }
+/**
+ * The two queues' processors for one app, recording into that app's own list: tests that run side by side cannot
+ * share one. A debounced job whose data says `wait` holds its handler until `gate` is resolved.
+ */
+function recordingProcessors() {
+  const ran: Run[] = [];
+  const gate = deferred();
+  const providers = [
+    defineProcessor<{ n: number }>(
+      'throttled',
+      async (job) => {
+        ran.push({ id: job.id, data: job.data, at: Date.now() });
+        return job.data.n;
+      },
+      { concurrency: 2 },
+    ),
+    defineProcessor<{ n: number; wait?: boolean }>(
+      'debounced',
+      async (job) => {
+        ran.push({ id: job.id, data: job.data, at: Date.now() });
+        if (job.data.wait) await gate.promise;
+        return job.data.n;
+      },
+      { concurrency: 2 },
+    ),
+  ];
+  return { ran, gate, providers };
 }
 
-describeEachBackend('throttle and debounce keys', (backend) => {
+/** An app on the test's database with both processors: its producer, admin, and what its handlers ran. */
+async function open(apps: TestApps) {
+  const { ran, gate, providers } = recordingProcessors();
+  const app = await apps.startApp({ module: { pollInterval: 50 }, providers });
+  return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin), ran, gate };
+}
+
+describe('throttle and debounce keys (the backends side by side)', () => {
+  itEachBackendConcurrently(
+    'throttle: inside the window an add returns the job that took the key, even once it completed; after it, a new job',
+    (backend) =>
+      withTestApps(backend, async (apps) => {
+        const { producer, admin, ran } = await open(apps);
+        // The window must outlast the first job's run and the wait that sees it completed: 1.5 s did not at load 50-70
+        // (the next add came after the window and made a new job), so the window is 5 s; the test waits it out once.
+        const first = await producer.add('throttled', { n: 1 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
+        await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'the first job completed');
+        const again = await producer.add('throttled', { n: 2 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
+        expect(again.id).toBe(first.id);
+        expect(await admin.getCounts('throttled')).toMatchObject({ pending: 0, completed: 1 });
+        // Every 50 ms, not 10: each try is an add, and the other backends' tests run in this process meanwhile.
+        await waitFor(
+          async () => (await producer.add('throttled', { n: 3 }, { key: 'report', keyTtl: THROTTLE_WINDOW })).id !== first.id,
+          'the window closed',
+          THROTTLE_WINDOW + 10_000,
+          50,
+        );
+        await waitFor(async () => (await admin.getCounts('throttled')).completed === 2, 'the second job ran');
+        expect(ran.map((run) => run.data)).toEqual([{ n: 1 }, { n: 3 }]);
+      }),
+  );
+
+  itEachBackendConcurrently(
+    'debounce: a burst of 20 concurrent adds runs once, with the last data, its delay after the last add, under one id',
+    (backend) =>
+      withTestApps(backend, async (apps) => {
+        const { producer, admin, ran } = await open(apps);
+        const ids = new Set<string>();
+        // When the last wave was sent: each of its adds commits after this, so the winner's run time is at least the
+        // delay later. The delay must outlast the four waves: 400 ms did not at load 50-70 (a wave came after the job ran).
+        let lastWaveSent = 0;
+        for (let wave = 0; wave < 4; wave++) {
+          lastWaveSent = Date.now();
+          const added = await Promise.all(
+            Array.from({ length: 5 }, (_, i) =>
+              producer.add('debounced', { n: wave * 5 + i }, { key: 'sync', debounce: true, delay: DEBOUNCE_DELAY }),
+            ),
+          );
+          added.forEach((job) => ids.add(job.id));
+        }
+        expect(ids.size).toBe(1);
+        const [id] = ids;
+        const pending = (await admin.getJob(id))!;
+        expect(pending.status).toBe('pending');
+        expect(pending.key).toBe('sync');
+        await waitFor(async () => (await admin.getJob(id))?.status === 'completed', 'the debounced job ran');
+        expect(ran).toHaveLength(1);
+        expect(ran[0].at - lastWaveSent).toBeGreaterThanOrEqual(DEBOUNCE_DELAY - 5);
+        // The last of the last wave's adds to commit wins; every add of that wave replaced the data after the earlier waves.
+        expect((ran[0].data as { n: number }).n).toBeGreaterThanOrEqual(15);
+        expect(await admin.getCounts('debounced')).toMatchObject({ pending: 0, running: 0, completed: 1 });
+      }),
+  );
+
+  itEachBackendConcurrently('debounce: a running job is not touched; the add enqueues the next one, which later adds replace', (backend) =>
+    withTestApps(backend, async (apps) => {
+      const { producer, admin, ran, gate } = await open(apps);
+      const first = await producer.add('debounced', { n: 1, wait: true }, { key: 'k', debounce: true });
+      await waitFor(async () => (await admin.getJob(first.id))?.status === 'running', 'the first job runs');
+      // The third add must come within the second's delay (200 ms did not at load 50-70).
+      const second = await producer.add('debounced', { n: 2 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
+      const third = await producer.add('debounced', { n: 3 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
+      expect(second.id).not.toBe(first.id);
+      expect(third.id).toBe(second.id);
+      expect((await admin.getJob(first.id))!.data).toEqual({ n: 1, wait: true });
+      gate.resolve();
+      await waitFor(async () => (await admin.getCounts('debounced')).completed === 2, 'both ran');
+      expect(ran.map((run) => run.data)).toEqual([{ n: 1, wait: true }, { n: 3 }]);
+    }),
+  );
+});
+
+/**
+ * One backend after the other: four child starts are CPU, not waiting, so the backends side by side would only put
+ * twelve processes on the two cores at once (beside the other files of the run) and finish no sooner.
+ */
+describeEachBackend('throttle and debounce keys across OS processes', (backend) => {
   const current = perTestApp(backend, MIGRATED);
-  beforeEach(() => {
-    ran.length = 0;
-    gate = deferred();
-  });
 
-  async function open() {
-    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [ThrottledProcessor, DebouncedProcessor] });
-    return { producer: app.get(QueueProducer), admin: app.get(QueueAdmin) };
-  }
-
-  it('throttle: inside the window an add returns the job that took the key, even once it completed; after it, a new job', async () => {
-    const { producer, admin } = await open();
-    // The window must outlast the first job's run and the wait that sees it completed: 1.5 s did not at load 50-70
-    // (the next add came after the window and made a new job), so the window is 5 s; the test waits it out once.
-    const first = await producer.add('throttled', { n: 1 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
-    await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'the first job completed');
-    const again = await producer.add('throttled', { n: 2 }, { key: 'report', keyTtl: THROTTLE_WINDOW });
-    expect(again.id).toBe(first.id);
-    expect(await admin.getCounts('throttled')).toMatchObject({ pending: 0, completed: 1 });
-    await waitFor(
-      async () => (await producer.add('throttled', { n: 3 }, { key: 'report', keyTtl: THROTTLE_WINDOW })).id !== first.id,
-      'the window closed',
-      THROTTLE_WINDOW + 10_000,
-    );
-    await waitFor(async () => (await admin.getCounts('throttled')).completed === 2, 'the second job ran');
-    expect(ran.map((run) => run.data)).toEqual([{ n: 1 }, { n: 3 }]);
-  });
-
-  it('debounce: a burst of 20 concurrent adds runs once, with the last data, its delay after the last add, under one id', async () => {
-    const { producer, admin } = await open();
-    const ids = new Set<string>();
-    // When the last wave was sent: each of its adds commits after this, so the winner's run time is at least the delay
-    // later. The delay must outlast the four waves: 400 ms did not at load 50-70 (a wave came after the job ran).
-    let lastWaveSent = 0;
-    for (let wave = 0; wave < 4; wave++) {
-      lastWaveSent = Date.now();
-      const added = await Promise.all(
-        Array.from({ length: 5 }, (_, i) =>
-          producer.add('debounced', { n: wave * 5 + i }, { key: 'sync', debounce: true, delay: DEBOUNCE_DELAY }),
-        ),
-      );
-      added.forEach((job) => ids.add(job.id));
-    }
-    expect(ids.size).toBe(1);
-    const [id] = ids;
-    const pending = (await admin.getJob(id))!;
-    expect(pending.status).toBe('pending');
-    expect(pending.key).toBe('sync');
-    await waitFor(async () => (await admin.getJob(id))?.status === 'completed', 'the debounced job ran');
-    expect(ran).toHaveLength(1);
-    expect(ran[0].at - lastWaveSent).toBeGreaterThanOrEqual(DEBOUNCE_DELAY - 5);
-    // The last of the last wave's adds to commit wins; every add of that wave replaced the data after the earlier waves.
-    expect((ran[0].data as { n: number }).n).toBeGreaterThanOrEqual(15);
-    expect(await admin.getCounts('debounced')).toMatchObject({ pending: 0, running: 0, completed: 1 });
-  });
-
-  it('debounce: a running job is not touched; the add enqueues the next one, which later adds replace', async () => {
-    const { producer, admin } = await open();
-    const first = await producer.add('debounced', { n: 1, wait: true }, { key: 'k', debounce: true });
-    await waitFor(async () => (await admin.getJob(first.id))?.status === 'running', 'the first job runs');
-    // The third add must come within the second's delay (200 ms did not at load 50-70).
-    const second = await producer.add('debounced', { n: 2 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
-    const third = await producer.add('debounced', { n: 3 }, { key: 'k', debounce: true, delay: DEBOUNCE_DELAY });
-    expect(second.id).not.toBe(first.id);
-    expect(third.id).toBe(second.id);
-    expect((await admin.getJob(first.id))!.data).toEqual({ n: 1, wait: true });
-    gate.resolve();
-    await waitFor(async () => (await admin.getCounts('debounced')).completed === 2, 'both ran');
-    expect(ran.map((run) => run.data)).toEqual([{ n: 1, wait: true }, { n: 3 }]);
-  });
-
-  it('across OS processes: four producers adding the same throttle key at once enqueue one job; the same debounce key, one pending job', async () => {
+  it('four producers adding the same throttle key at once enqueue one job; the same debounce key, one pending job', async () => {
     // One set of four processes serves both races, each opened by its own gate file: a child start is most of this
     // test's time, and each race still starts in all four at once.
     const throttleGate = `${current.db.path}.go-throttle`;
@@ -150,7 +187,7 @@ describeEachBackend('throttle and debounce keys', (backend) => {
     expect(await Promise.all(children.map((child) => child.exited))).toEqual([0, 0, 0, 0]);
     expect(new Set(throttleLogs.flatMap((log) => readLines(log))).size).toBe(1);
     expect(new Set(debounceLogs.flatMap((log) => readLines(log))).size).toBe(1);
-    const { admin } = await open();
+    const { admin } = await open(current);
     // One read of every status: this app's processor may move the job from pending to running to completed meanwhile.
     const counts = await admin.getCounts('throttled');
     expect(counts.pending + counts.running + counts.completed + counts.failed + counts.cancelled).toBe(1);
@@ -166,7 +203,7 @@ describeEachBackend('throttle and debounce keys', (backend) => {
 describeEachBackend(
   'throttle and debounce keys: bad input',
   (backend) => {
-    const shared = perFileApp(backend, { module: { pollInterval: 50 }, providers: [ThrottledProcessor, DebouncedProcessor] });
+    const shared = perFileApp(backend, { module: { pollInterval: 50 }, providers: recordingProcessors().providers });
     let producer: QueueProducer;
     let admin: QueueAdmin;
     beforeAll(() => {
