@@ -13,8 +13,9 @@
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../../lib';
-import { Backend, TestDatabase, availableBackends, closeApp } from './backends';
+import { Backend, TestDatabase, closeApp } from './backends';
 import { WorkerProcesses, workerProcesses } from './crash-workers';
+import { itEachBackendConcurrently } from './side-by-side';
 
 /** What a scenario's body is given. */
 export interface ProcessScenario extends WorkerProcesses {
@@ -56,10 +57,5 @@ export function itConcurrentlyOnEachBackend(
   body: (scenario: ProcessScenario, backend: Backend) => Promise<void>,
   timeout: number,
 ): void {
-  const backends = availableBackends();
-  // A describe block with no test fails the file; say instead that this run has no backend for it.
-  if (backends.length === 0) it.skip(`${name} (no backend in this run)`, () => undefined);
-  for (const backend of backends) {
-    it.concurrent(`[${backend.name}] ${name}`, () => withProcessScenario(backend, (scenario) => body(scenario, backend)), timeout);
-  }
+  itEachBackendConcurrently(name, (backend) => withProcessScenario(backend, (scenario) => body(scenario, backend)), timeout);
 }

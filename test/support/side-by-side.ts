@@ -53,5 +53,8 @@ export async function withTestApps<T>(backend: Backend, body: (apps: TestApps) =
  * the tests apart (see test/unprocessed-queues.e2e-spec.ts).
  */
 export function itEachBackendConcurrently(name: string, body: (backend: Backend) => Promise<void>, timeout?: number): void {
-  for (const backend of availableBackends()) it.concurrent(`[${backend.name}] ${name}`, () => body(backend), timeout);
+  const backends = availableBackends();
+  // A describe block with no test fails the file; say instead that this run has no backend for it.
+  if (backends.length === 0) it.skip(`${name} (no backend in this run)`, () => undefined);
+  for (const backend of backends) it.concurrent(`[${backend.name}] ${name}`, () => body(backend), timeout);
 }
