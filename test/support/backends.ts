@@ -225,6 +225,20 @@ export interface PerTestAppOptions {
   migrated?: boolean;
 }
 
+/**
+ * Compiles (does not initialise) an app on `db`: `SqliteQueueModule.forRoot({ ...db.options, ...spec.module })` plus
+ * `spec.imports` and the rest of the spec's module metadata, with `spec.logger` if given; `replaceImports` keeps only
+ * `spec.imports`. The one app builder of perTestApp, withTestApps and withProcessScenario.
+ */
+export async function compileTestApp(db: TestDatabase, spec: AppSpec = {}): Promise<TestingModule> {
+  const imports = spec.replaceImports
+    ? (spec.imports ?? [])
+    : [SqliteQueueModule.forRoot({ ...db.options, ...spec.module }), ...(spec.imports ?? [])];
+  const { module: _module, imports: _imports, replaceImports: _replace, logger, ...metadata } = spec;
+  const builder = Test.createTestingModule({ ...metadata, imports });
+  return (logger ? builder.setLogger(logger) : builder).compile();
+}
+
 /** `perTestApp(backend, MIGRATED)`: each test on a migrated copy (see `PerTestAppOptions.migrated`). */
 export const MIGRATED: PerTestAppOptions = { migrated: true };
 
@@ -237,13 +251,7 @@ export function perTestApp(backend: Backend, options: PerTestAppOptions = {}): P
   const extra: TestDatabase[] = [];
   const apps: TestingModule[] = [];
   const compileApp = async (spec: AppSpec = {}, on?: TestDatabase): Promise<TestingModule> => {
-    const target = on ?? state.db;
-    const imports = spec.replaceImports
-      ? (spec.imports ?? [])
-      : [SqliteQueueModule.forRoot({ ...target.options, ...spec.module }), ...(spec.imports ?? [])];
-    const { module: _module, imports: _imports, replaceImports: _replace, logger, ...metadata } = spec;
-    const builder = Test.createTestingModule({ ...metadata, imports });
-    const app = await (logger ? builder.setLogger(logger) : builder).compile();
+    const app = await compileTestApp(on ?? state.db, spec);
     apps.push(app);
     return app;
   };

@@ -11,11 +11,10 @@
  * `itConcurrentlyOnEachBackend` registers such a test once per backend in one describe block, so the scenarios of
  * every backend overlap their waits too, not only the tests of one backend.
  */
-import { Test, TestingModule } from '@nestjs/testing';
-import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../../lib';
-import { Backend, TestDatabase, closeApp } from './backends';
+import { QueueAdmin, QueueProducer } from '../../lib';
+import { Backend, TestDatabase } from './backends';
 import { WorkerProcesses, workerProcesses } from './crash-workers';
-import { itEachBackendConcurrently } from './side-by-side';
+import { itEachBackendConcurrently, withTestApps } from './side-by-side';
 
 /** What a scenario's body is given. */
 export interface ProcessScenario extends WorkerProcesses {
@@ -28,21 +27,25 @@ export interface ProcessScenario extends WorkerProcesses {
 
 /** Runs `body` on a scenario of `backend` of its own, then kills its workers, closes its app and removes its database. */
 export async function withProcessScenario<T>(backend: Backend, body: (scenario: ProcessScenario) => Promise<T>): Promise<T> {
-  const db = await backend.migratedDatabase();
-  const workers = workerProcesses(() => db.options);
-  let app: TestingModule | undefined;
-  try {
-    app = await Test.createTestingModule({ imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false })] }).compile();
-    await app.init();
-    const { startWorker, startStandbyWorker, runWorkerUntil } = workers;
-    const scenario = { db, producer: app.get(QueueProducer), admin: app.get(QueueAdmin), startWorker, startStandbyWorker, runWorkerUntil };
-    return await body(scenario);
-  } finally {
-    // The workers first, as crash-workers.ts does: a test that failed must not leave processes behind.
-    await workers.killAll();
-    if (app) await closeApp(app);
-    db.cleanup();
-  }
+  return withTestApps(backend, async ({ db, startApp }) => {
+    const workers = workerProcesses(() => db.options);
+    try {
+      const app = await startApp({ module: { processing: false } });
+      const { startWorker, startStandbyWorker, runWorkerUntil } = workers;
+      return await body({
+        db,
+        producer: app.get(QueueProducer),
+        admin: app.get(QueueAdmin),
+        startWorker,
+        startStandbyWorker,
+        runWorkerUntil,
+      });
+    } finally {
+      // The workers first, as crash-workers.ts does (withTestApps then closes the app): a test that failed must not
+      // leave processes behind.
+      await workers.killAll();
+    }
+  });
 }
 
 /**

@@ -7,9 +7,8 @@
  * `itEachBackendConcurrently` registers one concurrent test per backend in the calling block, and `withTestApps` gives
  * each test a migrated database of its own and closes the apps it starts, however the test ends.
  */
-import { Test, TestingModule } from '@nestjs/testing';
-import { SqliteQueueModule } from '../../lib/sqlite-queue.module';
-import { AppSpec, Backend, TestDatabase, availableBackends, closeApp } from './backends';
+import { TestingModule } from '@nestjs/testing';
+import { AppSpec, Backend, TestDatabase, availableBackends, closeApp, compileTestApp } from './backends';
 
 /** What `withTestApps` hands its body: the test's database and the one app helper. */
 export interface TestApps {
@@ -27,12 +26,7 @@ export async function withTestApps<T>(backend: Backend, body: (apps: TestApps) =
   const db = await backend.migratedDatabase();
   const apps: TestingModule[] = [];
   const startApp: TestApps['startApp'] = async (spec = {}) => {
-    const { module: options, imports = [], logger, ...metadata } = spec;
-    const builder = Test.createTestingModule({
-      ...metadata,
-      imports: [SqliteQueueModule.forRoot({ ...db.options, ...options }), ...imports],
-    });
-    const app = await (logger ? builder.setLogger(logger) : builder).compile();
+    const app = await compileTestApp(db, spec);
     // Tracked before init(): an app whose boot failed still holds what it opened.
     apps.push(app);
     await app.init();
