@@ -17,6 +17,8 @@ describe('isTransientStorageError', () => {
     ['ECONNREFUSED', withCode('ECONNREFUSED')],
     ['node-postgres lost connection', new Error('Connection terminated unexpectedly')],
     ['pg-pool connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['node-postgres client after a connection error', new Error('Client has encountered a connection error and is not queryable')],
+    ['node-postgres client closed under a query', new Error('Client was closed and is not queryable')],
     ['a TypeORM QueryFailedError wrapping SQLITE_BUSY', new QueryFailedError('UPDATE', [], withCode('SQLITE_BUSY'))],
     ['a cause chain ending in ECONNRESET', new Error('write failed', { cause: withCode('ECONNRESET') })],
   ])('%s is transient', (_case, error) => {

@@ -36,6 +36,9 @@ const TRANSIENT_MESSAGE = new RegExp(
     'timeout exceeded when trying to connect',
     'connection timeout',
     'query read timeout',
+    // node-postgres, on a query sent to a client whose connection just failed or was closed (by the server, or by
+    // the pool after an error) before the pool dropped it: the next try takes another connection.
+    'is not queryable',
     'database is locked',
   ].join('|'),
   'i',
