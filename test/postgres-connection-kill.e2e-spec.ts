@@ -84,7 +84,7 @@ describePostgres("PostgreSQL: the server terminating a worker's connections", (b
           const completed = (await admin.getCounts('k')).completed;
           if (completed > done) [done, progressAt] = [completed, Date.now()];
           else if (Date.now() - progressAt > 30_000)
-            throw new Error(`run ${run}: no job completed for 30 s (${completed} of ${(run + 1) * JOBS})`);
+            throw new Error(`run ${run}: no job completed for 30 s (${completed} of ${(run + 1) * JOBS}):\n${await stuck(admin, child)}`);
           return completed === (run + 1) * JOBS;
         },
         `run ${run}: every job completed`,
@@ -98,3 +98,23 @@ describePostgres("PostgreSQL: the server terminating a worker's connections", (b
     }
   }, 900_000);
 });
+
+/** What a stall leaves to look at: the jobs not completed (state, owner, lease, run history) and the worker's last output. */
+async function stuck(admin: QueueAdmin, child: ChildApp | undefined): Promise<string> {
+  const rows = [];
+  for (const status of ['pending', 'running', 'failed', 'cancelled'] as const)
+    for (const job of await admin.getJobs('k', { status, limit: 5 }))
+      rows.push(
+        JSON.stringify({
+          id: job.id,
+          status: job.status,
+          attempts: job.attempts,
+          lockedBy: job.lockedBy,
+          leaseUntil: job.leaseUntil,
+          runAt: job.runAt,
+          now: new Date(),
+          runs: (await admin.getJob(job.id))?.runs,
+        }),
+      );
+  return `${rows.join('\n')}\nworker stdout:\n${child?.stdout().slice(-3000)}\nworker stderr:\n${child?.stderr().slice(-3000)}`;
+}
