@@ -260,7 +260,17 @@ async function prepareFromGit(workDir: string): Promise<PreparedApp> {
   keepBuiltDrivers(REPO, PREBUILDS);
   const appDir = newAppDir(workDir, FROM_GIT, APPS[0].manifest);
   const start = at();
-  const installed = await runOk('npm', ['install', `git+file://${gitDir}`], appDir, npmEnv);
+  const install = ['install', `git+file://${gitDir}`];
+  let installed = await run('npm', install, appDir, npmEnv);
+  if (installed.code !== 0 && /\bETARGET\b/.test(installed.output)) {
+    // The clone's install resolves the lockfile's versions through the packuments of the cache, which
+    // `prefer-offline` does not revalidate: one older than a version the lockfile has since named (a dependency
+    // bumped after the cache last saw that package) has no such version. Asked again, with revalidation, it does.
+    note(`from git: a cached packument lacked a version of the lockfile (ETARGET): installing again with prefer-online`);
+    installed = await run('npm', install, appDir, { ...npmEnv, npm_config_prefer_offline: 'false', npm_config_prefer_online: 'true' });
+  }
+  if (installed.code !== 0)
+    throw new Error(`\`npm ${install.join(' ')}\` in ${appDir} exited with ${installed.code}:\n${installed.output.slice(-6000)}`);
   note(`from git: npm install (clone, its development dependencies, prepare's build) ${installed.ms} ms from ${start}`);
   return { appDir, installed };
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -27,8 +27,7 @@ export function localPrebuildsEnv(dir: string): Record<string, string> {
 export function keepBuiltDrivers(appDir: string, dir: string): string[] {
   mkdirSync(dir, { recursive: true });
   const added: string[] = [];
-  for (const name of NATIVE_PACKAGES) {
-    const packageDir = join(appDir, 'node_modules', name);
+  for (const [packageDir, name] of installedDrivers(join(appDir, 'node_modules'))) {
     const addon = `build/Release/${NATIVE_ADDONS[name]}`;
     if (!existsSync(join(packageDir, addon))) continue;
     for (const file of prebuildNames(packageDir)) {
@@ -41,6 +40,25 @@ export function keepBuiltDrivers(appDir: string, dir: string): string[] {
     }
   }
   return added;
+}
+
+/**
+ * The native drivers installed in `nodeModules`, under their own name or an alias (the repository's
+ * `sqlite3-v6`, `npm:sqlite3@6`, which `npm ci` builds so that no consumer install compiles the version a user's
+ * plain `npm install sqlite3` gets): each folder with the package it holds.
+ */
+function installedDrivers(nodeModules: string): [string, keyof typeof NATIVE_ADDONS][] {
+  if (!existsSync(nodeModules)) return [];
+  const found: [string, keyof typeof NATIVE_ADDONS][] = [];
+  for (const folder of readdirSync(nodeModules)) {
+    if (!NATIVE_PACKAGES.some((name) => folder === name || folder.startsWith(`${name}-`))) continue;
+    const manifest = join(nodeModules, folder, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string };
+    const native = NATIVE_PACKAGES.find((candidate) => candidate === name);
+    if (native) found.push([join(nodeModules, folder), native]);
+  }
+  return found;
 }
 
 /** prebuild-install's asset name `{name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz`, per N-API version if any. */
