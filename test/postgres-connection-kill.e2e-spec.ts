@@ -112,9 +112,8 @@ async function stuck(admin: QueueAdmin, child: ChildApp | undefined): Promise<st
           lockedBy: job.lockedBy,
           leaseUntil: job.leaseUntil,
           runAt: job.runAt,
-          now: new Date(),
           runs: (await admin.getJob(job.id))?.runs,
         }),
       );
-  return `${rows.join('\n')}\nworker stdout:\n${child?.stdout().slice(-3000)}\nworker stderr:\n${child?.stderr().slice(-3000)}`;
+  return `now ${new Date().toISOString()}\n${rows.join('\n')}\nworker stdout:\n${child?.stdout().slice(-3000)}\nworker stderr:\n${child?.stderr().slice(-3000)}`;
 }

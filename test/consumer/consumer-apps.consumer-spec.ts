@@ -11,8 +11,9 @@
  * from git starts before `npm pack`, beside it: it needs the working tree, not the tarball. They use the user's npm
  * cache (the one `npm ci` has just filled with every development dependency, which the install from git installs
  * again in its clone), offline first (`prefer-offline`: what the cache holds is not asked for again), unless
- * QUEUE_TEST_CONSUMER_CACHE names a directory of their own. The native drivers are compiled once: each binary built
- * by an install is kept (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE) and handed to prebuild-install by the
+ * QUEUE_TEST_CONSUMER_CACHE names a directory of their own. The native drivers are compiled once: `npm ci` builds the
+ * versions a user's plain install gets (better-sqlite3 12, and sqlite3 6 under the development alias `sqlite3-v6`),
+ * and each binary built by the repository's install or by an app's is kept (under the OS temp dir, or QUEUE_TEST_CONSUMER_CACHE) and handed to prebuild-install by the
  * next install of the same version. QUEUE_TEST_CONSUMER=off skips the test on purpose, and says so.
  * The PostgreSQL app follows jest.config.js: skipped, with the notice, when no server answers.
  */
@@ -147,7 +148,11 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 }
 
 async function runOk(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<RunResult> {
-  const result = await run(command, args, cwd, env);
+  return ok(await run(command, args, cwd, env), command, args, cwd);
+}
+
+/** The result of a command that exited 0; any other exit throws with the command and the end of its output. */
+function ok(result: RunResult, command: string, args: string[], cwd: string): RunResult {
   if (result.code !== 0)
     throw new Error(`\`${command} ${args.join(' ')}\` in ${cwd} exited with ${result.code}:\n${result.output.slice(-6000)}`);
   return result;
@@ -261,16 +266,15 @@ async function prepareFromGit(workDir: string): Promise<PreparedApp> {
   const appDir = newAppDir(workDir, FROM_GIT, APPS[0].manifest);
   const start = at();
   const install = ['install', `git+file://${gitDir}`];
-  let installed = await run('npm', install, appDir, npmEnv);
-  if (installed.code !== 0 && /\bETARGET\b/.test(installed.output)) {
-    // The clone's install resolves the lockfile's versions through the packuments of the cache, which
-    // `prefer-offline` does not revalidate: one older than a version the lockfile has since named (a dependency
-    // bumped after the cache last saw that package) has no such version. Asked again, with revalidation, it does.
-    note(`from git: a cached packument lacked a version of the lockfile (ETARGET): installing again with prefer-online`);
-    installed = await run('npm', install, appDir, { ...npmEnv, npm_config_prefer_offline: 'false', npm_config_prefer_online: 'true' });
-  }
-  if (installed.code !== 0)
-    throw new Error(`\`npm ${install.join(' ')}\` in ${appDir} exited with ${installed.code}:\n${installed.output.slice(-6000)}`);
+  const first = await run('npm', install, appDir, npmEnv);
+  // The clone's install resolves the lockfile's versions through the packuments of the cache, which `prefer-offline`
+  // does not revalidate: one older than a version the lockfile has since named (a dependency bumped after the cache
+  // last saw that package) has no such version. Asked again, with revalidation, it does.
+  const stale = first.code !== 0 && /\bETARGET\b/.test(first.output);
+  if (stale) note(`from git: a cached packument lacked a version of the lockfile (ETARGET): installing again with prefer-online`);
+  const installed = stale
+    ? await runOk('npm', install, appDir, { ...npmEnv, npm_config_prefer_offline: 'false', npm_config_prefer_online: 'true' })
+    : ok(first, 'npm', install, appDir);
   note(`from git: npm install (clone, its development dependencies, prepare's build) ${installed.ms} ms from ${start}`);
   return { appDir, installed };
 }
