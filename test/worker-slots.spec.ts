@@ -163,8 +163,46 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
           // Claimed and not started: never more than the prefetch beyond the free slots.
           expect(slots.waitingJobs.length).toBeLessThanOrEqual(concurrency + prefetch);
           expect(slots.freeSlots + running + slots.waitingJobs.length).toBeLessThanOrEqual(concurrency + prefetch);
+          // What the process holds in the database (started, waiting) plus its next claim, however slowly writes land.
+          expect(slots.freeSlots + started.length + slots.waitingJobs.length).toBeLessThanOrEqual(2 * concurrency + prefetch);
           // A job never waits while it could start: a handler slot is free and fewer than `concurrency` outcomes wait.
           if (slots.waitingJobs.length > 0) expect(running === concurrency || started.length === 2 * concurrency + prefetch).toBe(true);
+          expect(slots.idle).toBe(started.length === 0);
+        });
+      }
+    });
+  });
+
+  describe("with prefetch 'auto'", () => {
+    it('holds at most 3 × concurrency jobs when outcomes land slower than handlers end', () => {
+      const slots = new WorkerSlots<string>(2, 'auto');
+      slots.setLookahead(2);
+      expect(slots.freeSlots).toBe(4);
+      ['a', 'b', 'c', 'd'].forEach((job) => slots.admit(job)); // a, b run; c, d wait
+      expect(slots.writeQueued()).toBe('c');
+      expect(slots.writeQueued()).toBe('d'); // a, b in writing; c, d run
+      expect(slots.freeSlots).toBe(2); // 4 held + 2: the bound
+      ['e', 'f'].forEach((job) => slots.admit(job));
+      expect(slots.writeQueued()).toBe('e');
+      expect(slots.writeQueued()).toBe('f'); // a, b, c, d in writing (none landed), e, f run: 6 held
+      // Each slot has two outcomes in writing: a claim now would hold an 8th and 7th job for a crash to recover.
+      expect(slots.freeSlots).toBe(0);
+      expect(slots.release(true)).toBeUndefined(); // a landed
+      expect(slots.freeSlots).toBe(1);
+    });
+
+    it('keeps its bounds over any sequence of routing, lookaheads, queued writes and settles', () => {
+      for (const concurrency of [1, 2, 5]) {
+        const slots = new WorkerSlots<number>(concurrency, 'auto');
+        let seed = concurrency;
+        const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+        randomWalk(slots, 11, 3000, (started) => {
+          // The poller sets a lookahead before each claim: 0 to concurrency, sometimes without hand-off (a limited queue).
+          slots.setLookahead(Math.floor(random() * (concurrency + 2)), random() < 0.9);
+          const writing = started.filter((job) => job.writeQueued).length;
+          expect(started.length - writing).toBeLessThanOrEqual(concurrency);
+          expect(started.length).toBeLessThanOrEqual(3 * concurrency);
+          expect(slots.freeSlots + started.length + slots.waitingJobs.length).toBeLessThanOrEqual(3 * concurrency);
           expect(slots.idle).toBe(started.length === 0);
         });
       }

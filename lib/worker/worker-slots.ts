@@ -13,6 +13,8 @@
  * With `prefetch: 'auto'` (the default) a slot also takes its next job as soon as its outcome is handed to the
  * writer, and the jobs claimed ahead are a lookahead the worker sets before each claim (`setLookahead`): the slots
  * expected to free within one claim round trip, at most `concurrency`. At most `3 × concurrency` jobs are started.
+ * Whenever slots hand off, the jobs held (started, or claimed and waiting) and the next claim stay within that same
+ * bound (`2 × concurrency + prefetch`, or `3 × concurrency`), however slowly outcomes land.
  * Pure bookkeeping: no timers, no I/O.
  */
 export class WorkerSlots<TJob> {
@@ -75,7 +77,21 @@ export class WorkerSlots<TJob> {
     if (!this.accepting) return 0;
     const running = this.started - this.writing;
     const slots = Math.min(this.concurrency - running, this.maxStarted - this.started + this.writing);
-    return Math.max(0, slots + this.ahead - this.waiting.length);
+    const offered = slots + this.ahead - this.waiting.length;
+    // A slot that hands off may have more than one outcome in writing when writes land slower than handlers end (a
+    // busy pool): the jobs this process holds in the database (started, waiting, and the claim about to be made) stay
+    // within `maxHeld` all the same, which is what a crash leaves to recover and what the docs promise.
+    return Math.max(0, Math.min(offered, this.maxHeld - this.started - this.waiting.length));
+  }
+
+  /**
+   * Most jobs held in the database at once (started, claimed and waiting, or being claimed): `3 × concurrency` with
+   * 'auto' (whether or not slots hand off now: outcomes queued while they did may still be in writing),
+   * `2 × concurrency + prefetch` with a fixed one, and `2 × concurrency` with none (a slot's job, and the one claimed
+   * behind its queued write).
+   */
+  private get maxHeld(): number {
+    return this.adaptive ? 3 * this.concurrency : 2 * this.concurrency + this.ahead;
   }
 
   /** Whether nothing is started (running or being saved). Waiting jobs do not count: shutdown takes them. */
