@@ -41,7 +41,7 @@ const MUTATIONS = [
     file: 'lib/storage/sqlite/sql/outcomes.sql.ts',
     from: `AND +${T}.locked_by = ? AND +${T}.status = 'running'`,
     to: `AND +${T}.locked_by = ?`,
-    tests: ['test/storage-contract-lifecycle.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
     why: 'SQLite completion without the status fence: a job cancelled while it ran is overwritten as completed',
   },
   {
@@ -50,7 +50,7 @@ const MUTATIONS = [
     file: 'lib/storage/sqlite/sql/outcomes.sql.ts',
     from: "WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;\n\nconst UPDATE_PROGRESS_SQL",
     to: "WHERE id = ? AND locked_by = ? AND attempts >= ? AND status = 'running'`;\n\nconst UPDATE_PROGRESS_SQL",
-    tests: ['test/storage-contract-lifecycle.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
     why: "SQLite fail with `>=` for the attempt fence: an earlier attempt's failure (same fixed workerId) fails the next attempt",
   },
   {
@@ -59,7 +59,7 @@ const MUTATIONS = [
     file: 'lib/storage/postgres/sql/outcomes.sql.ts',
     from: "WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'",
     to: "WHERE t.id = c.id AND t.locked_by = $5 AND t.status = 'running'",
-    tests: ['test/storage-contract-lifecycle.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
     why: "PostgreSQL completion without the attempt fence: a stale attempt's result completes the job's newer attempt",
   },
   // ---- heartbeats
@@ -69,7 +69,7 @@ const MUTATIONS = [
     file: 'lib/storage/sqlite/sql/leases.sql.ts',
     from: 'Math.round(leaseDuration), now, ids, workerId',
     to: 'Math.round(leaseDuration / 1000), now, ids, workerId',
-    tests: ['test/lease-heartbeat.e2e-spec.ts', 'test/storage-contract-lifecycle.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/lease-heartbeat.e2e-spec.ts'],
     why: 'SQLite lease extension in seconds, not ms: every heartbeat leaves a lease that ends at once',
   },
   {
@@ -78,7 +78,7 @@ const MUTATIONS = [
     file: 'lib/storage/postgres/sql/leases.sql.ts',
     from: "AND locked_by = $4 AND status = 'running' FOR UPDATE SKIP LOCKED",
     to: 'AND locked_by = $4 FOR UPDATE SKIP LOCKED',
-    tests: ['test/storage-cas.e2e-spec.ts', 'test/storage-contract-lifecycle.e2e-spec.ts'],
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/storage-contract.e2e-spec.ts'],
     why: "PostgreSQL heartbeat without the status fence: a cancelled or finished row's lease is extended",
   },
   {
@@ -106,7 +106,7 @@ const MUTATIONS = [
     file: 'lib/storage/sqlite/sql/leases.sql.ts',
     from: "SET status = 'pending', attempts = attempts - 1, locked_by = NULL",
     to: "SET status = 'pending', attempts = attempts, locked_by = NULL",
-    tests: ['test/shutdown.e2e-spec.ts', 'test/storage-contract-lifecycle.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/shutdown.e2e-spec.ts'],
     why: 'a job handed back at shutdown keeps the attempt it never ran: clean restarts eat its attempts',
   },
   {
@@ -228,7 +228,7 @@ const MUTATIONS = [
     file: 'lib/storage/sqlite/sql/leases.sql.ts',
     from: '(RECOVER_EXPIRED_SQL, [now, now, window, now, now, now, rowIds(skip)])',
     to: '(RECOVER_EXPIRED_SQL, [now, now, window, now, now, now + window, rowIds(skip)])',
-    tests: ['test/storage-cas.e2e-spec.ts', 'test/lease-heartbeat.e2e-spec.ts'],
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/storage-contract.e2e-spec.ts', 'test/lease-heartbeat.e2e-spec.ts'],
     why: 'SQLite recovery compares leases with now + the jitter window: it takes leases that have not expired from live owners',
   },
   {
@@ -237,7 +237,7 @@ const MUTATIONS = [
     file: 'lib/storage/postgres/sql/leases.sql.ts',
     from: "SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END",
     to: "SET status = CASE WHEN attempts > max_attempts THEN 'failed' ELSE 'pending' END",
-    tests: ['test/storage-contract-lifecycle.e2e-spec.ts', 'test/storage-contract.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-contract-lifecycle.e2e-spec.ts'],
     why: 'PostgreSQL recovery off by one: a job whose lease expired on its last attempt is requeued instead of failed',
   },
   // ---- retry back-off
