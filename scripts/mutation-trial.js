@@ -1,0 +1,479 @@
+/**
+ * The mutation trial of issue 25: one-line realistic bugs planted one at a time in lib/, each run against the test
+ * files most likely to catch it. A mutation is caught when jest reports a failed test; missed when the files pass;
+ * an error when jest failed without a failed test (a suite that did not compile or boot, a global setup that threw):
+ * that is no catch, and the table says so.
+ *
+ * Every mutation names its `from` text, which must occur exactly once in its file: the script refuses to run when
+ * one does not (the source moved on), so the list cannot rot silently into mutations that change nothing. The file
+ * is restored in a `finally`, and on SIGINT/SIGTERM (the jest run in flight is stopped first).
+ *
+ *   node scripts/mutation-trial.js [--only <id>[,<id>...]] [--json <path>] [--with <test files, comma-separated>]
+ *                                  [--quick] [--check] [--list]
+ *
+ *   --only   runs the named mutations only
+ *   --json   writes the results there as JSON (default: the table on stdout only)
+ *   --with   runs these test files instead of each mutation's own (a second look at a missed one)
+ *   --quick  runs what `npm run test:quick` runs (unit + e2e on node-sqlite3, PostgreSQL off) instead
+ *   --check  only checks that every `from` occurs exactly once, runs nothing
+ *   --list   prints the mutations and their test files, runs nothing
+ *
+ * The jest runs use the suite's own environment: every backend of the run (both SQLite drivers, and PostgreSQL at
+ * QUEUE_TEST_POSTGRES_URL when it answers; QUEUE_TEST_BACKENDS / QUEUE_TEST_POSTGRES narrow it as in the suite).
+ * One jest at a time. Plain Node, no dependency.
+ */
+const { spawn } = require('node:child_process');
+const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { join, relative } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+const T = '${T}';
+
+/**
+ * The mutations. `tests`: the 1-3 files most likely to catch it (found by grepping the tests for the behaviour).
+ * @type {{ id: string, area: string, file: string, from: string, to: string, tests: string[], why: string }[]}
+ */
+const MUTATIONS = [
+  // ---- fencing: the outcome statements' attempt / owner / status fences
+  {
+    id: 'fence-sqlite-complete-status',
+    area: 'fencing',
+    file: 'lib/storage/sqlite/sql/outcomes.sql.ts',
+    from: `AND +${T}.locked_by = ? AND +${T}.status = 'running'`,
+    to: `AND +${T}.locked_by = ?`,
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
+    why: 'SQLite completion without the status fence: a job cancelled while it ran is overwritten as completed',
+  },
+  {
+    id: 'fence-sqlite-fail-attempt',
+    area: 'fencing',
+    file: 'lib/storage/sqlite/sql/outcomes.sql.ts',
+    from: "WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;\n\nconst UPDATE_PROGRESS_SQL",
+    to: "WHERE id = ? AND locked_by = ? AND attempts >= ? AND status = 'running'`;\n\nconst UPDATE_PROGRESS_SQL",
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
+    why: "SQLite fail with `>=` for the attempt fence: an earlier attempt's failure (same fixed workerId) fails the next attempt",
+  },
+  {
+    id: 'fence-pg-complete-attempt',
+    area: 'fencing',
+    file: 'lib/storage/postgres/sql/outcomes.sql.ts',
+    from: "WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'",
+    to: "WHERE t.id = c.id AND t.locked_by = $5 AND t.status = 'running'",
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
+    why: "PostgreSQL completion without the attempt fence: a stale attempt's result completes the job's newer attempt",
+  },
+  // ---- heartbeats
+  {
+    id: 'heartbeat-sqlite-extend-seconds',
+    area: 'heartbeats',
+    file: 'lib/storage/sqlite/sql/leases.sql.ts',
+    from: 'Math.round(leaseDuration), now, ids, workerId',
+    to: 'Math.round(leaseDuration / 1000), now, ids, workerId',
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/lease-heartbeat.e2e-spec.ts'],
+    why: 'SQLite lease extension in seconds, not ms: every heartbeat leaves a lease that ends at once',
+  },
+  {
+    id: 'heartbeat-pg-extend-status',
+    area: 'heartbeats',
+    file: 'lib/storage/postgres/sql/leases.sql.ts',
+    from: "AND locked_by = $4 AND status = 'running' FOR UPDATE SKIP LOCKED",
+    to: 'AND locked_by = $4 FOR UPDATE SKIP LOCKED',
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/storage-contract.e2e-spec.ts'],
+    why: "PostgreSQL heartbeat without the status fence: a cancelled or finished row's lease is extended",
+  },
+  {
+    id: 'heartbeat-keeper-beat',
+    area: 'heartbeats',
+    file: 'lib/poller/lease-keeper.ts',
+    from: 'Math.min(Math.floor(settings.leaseDuration / 3), settings.pollInterval)',
+    to: 'Math.min(Math.floor(settings.leaseDuration), settings.pollInterval)',
+    tests: ['test/lease-keeper.spec.ts', 'test/lease-heartbeat.e2e-spec.ts'],
+    why: 'the lease keeper beats once per lease instead of three times: a lease lapses between two beats',
+  },
+  {
+    id: 'heartbeat-timer-not-rearmed',
+    area: 'heartbeats',
+    file: 'lib/utils/periodic-task.ts',
+    from: 'this.interval = setInterval(() => this.tick(), this.options.period);',
+    to: 'this.interval = setTimeout(() => this.tick(), this.options.period);',
+    tests: ['test/periodic-task.spec.ts', 'test/lease-keeper.spec.ts', 'test/lease-heartbeat.e2e-spec.ts'],
+    why: "the periodic task's timer (heartbeat, recovery, retention) fires once and is not re-armed",
+  },
+  // ---- hand-back
+  {
+    id: 'handback-sqlite-release-attempts',
+    area: 'hand-back',
+    file: 'lib/storage/sqlite/sql/leases.sql.ts',
+    from: "SET status = 'pending', attempts = attempts - 1, locked_by = NULL",
+    to: "SET status = 'pending', attempts = attempts, locked_by = NULL",
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/shutdown.e2e-spec.ts'],
+    why: 'a job handed back at shutdown keeps the attempt it never ran: clean restarts eat its attempts',
+  },
+  {
+    id: 'handback-waiting-off-by-one',
+    area: 'hand-back',
+    file: 'lib/worker/worker-slots.ts',
+    from: 'return this.waiting.splice(0);',
+    to: 'return this.waiting.splice(1);',
+    tests: ['test/worker-slots.spec.ts', 'test/shutdown.e2e-spec.ts', 'test/prefetch.e2e-spec.ts'],
+    why: 'the first job waiting for a slot is not handed back at shutdown: it stays claimed until its lease expires',
+  },
+  // ---- wake-up timers
+  {
+    id: 'wake-poller-timer-not-rearmed',
+    area: 'wake-up timers',
+    file: 'lib/poller/shared-poller.ts',
+    from: '    this.wakeTimes.splice(0, due);\n    this.wake();\n    this.armWakeTimer();',
+    to: '    this.wakeTimes.splice(0, due);\n    this.wake();',
+    tests: ['test/shared-poller.spec.ts', 'test/wake-up.e2e-spec.ts'],
+    why: "the poller's wake-up timer is not re-armed for the next due time once it fired: later delayed jobs wait for the poll",
+  },
+  {
+    id: 'wake-insert-delayed',
+    area: 'wake-up timers',
+    file: 'lib/producer/queue-producer.service.ts',
+    from: 'if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);',
+    to: 'if (record.runAt < now) this.factory.runtime?.wakeAt(record.runAt);',
+    tests: ['test/wake-up.e2e-spec.ts'],
+    why: 'add() of a delayed job sets no wake-up for its due time (flipped comparison): it waits for the fallback poll',
+  },
+  // ---- schedule compare-and-set
+  {
+    id: 'schedule-sqlite-advance-cas',
+    area: 'schedule CAS',
+    file: 'lib/storage/sqlite/sql/schedules.sql.ts',
+    from: 'WHERE queue = ? AND name = ? AND next_run_at = ?`;',
+    to: 'WHERE queue = ? AND name = ? AND next_run_at >= ?`;',
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/schedules.e2e-spec.ts'],
+    why: 'SQLite schedule advance with `>=`: a writer holding a stale read moves the schedule back',
+  },
+  {
+    id: 'schedule-pg-advance-cas',
+    area: 'schedule CAS',
+    file: 'lib/storage/postgres/sql/schedules.sql.ts',
+    from: 'WHERE queue = $1 AND name = $11 AND next_run_at = $13',
+    to: 'WHERE queue = $1 AND name = $11 AND next_run_at >= $13',
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/schedules.e2e-spec.ts'],
+    why: 'PostgreSQL schedule advance with `>=`: a stale writer moves the schedule back and enqueues an old occurrence',
+  },
+  // ---- limiter bounds
+  {
+    id: 'limit-sqlite-rate-window',
+    area: 'limiter bounds',
+    file: 'lib/storage/sqlite/sql/claim.sql.ts',
+    from: 'THEN rate_max - window_count ELSE rate_max END',
+    to: 'THEN rate_max - window_count + 1 ELSE rate_max END',
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/queue-limits.e2e-spec.ts'],
+    why: 'SQLite rate window off by one: a window lets one job more than rate_max through',
+  },
+  {
+    id: 'limit-pg-rate-window',
+    area: 'limiter bounds',
+    file: 'lib/storage/postgres/sql/claim.sql.ts',
+    from: 'THEN locked.rate_max - locked.window_count ELSE locked.rate_max END',
+    to: 'THEN locked.rate_max - locked.window_count + 1 ELSE locked.rate_max END',
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/queue-limits.e2e-spec.ts'],
+    why: 'PostgreSQL rate window off by one: a window lets one job more than rate_max through',
+  },
+  {
+    id: 'limit-sqlite-global-lease',
+    area: 'limiter bounds',
+    file: 'lib/storage/sqlite/sql/claim.sql.ts',
+    from: "WHERE status = 'running' AND lease_until > ? AND queue = ?)`;",
+    to: "WHERE status = 'running' AND lease_until < ? AND queue = ?)`;",
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/queue-limits.e2e-spec.ts'],
+    why: 'SQLite global concurrency counts only expired leases (flipped comparison): live running jobs leave the bound',
+  },
+  {
+    id: 'limit-sqlite-group-busy',
+    area: 'limiter bounds',
+    file: 'lib/storage/sqlite/sql/group-claim.sql.ts',
+    from: '+ coalesce((SELECT n FROM busy WHERE busy.g IS j.job_group), 0)',
+    to: '+ 0',
+    tests: ['test/storage-contract-groups.e2e-spec.ts', 'test/groups.e2e-spec.ts'],
+    why: "SQLite group concurrency forgets a group's running jobs: each round gives a busy group its full bound again",
+  },
+  // ---- flow bounds
+  {
+    id: 'flow-sqlite-ready-running-sibling',
+    area: 'flow bounds',
+    file: 'lib/storage/sqlite/migrations/007-flow-failure-walk.migration.ts',
+    from: "sibling.status IN ('pending', 'running') AND sibling.id <> top.id",
+    to: "sibling.status = 'pending' AND sibling.id <> top.id",
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/flows.e2e-spec.ts'],
+    why: 'SQLite: a parent is released when its last pending child finishes while a sibling still runs',
+  },
+  {
+    id: 'flow-sqlite-continue-policy',
+    area: 'flow bounds',
+    file: 'lib/storage/sqlite/migrations/007-flow-failure-walk.migration.ts',
+    from: "AND (NEW.status = 'completed' OR ${T}.on_child_failure <> 'fail')",
+    to: "AND NEW.status = 'completed'",
+    tests: ['test/storage-contract-flows.e2e-spec.ts', 'test/flows.e2e-spec.ts'],
+    why: "SQLite: a parent with onChildFailure 'continue' is never released when its last child failed",
+  },
+  {
+    id: 'flow-pg-ready-running-sibling',
+    area: 'flow bounds',
+    file: 'lib/storage/postgres/migrations/007-flow-failure-walk.migration.ts',
+    from: "WHERE parent_id = up.id AND status IN ('pending', 'running')) THEN",
+    to: "WHERE parent_id = up.id AND status = 'pending') THEN",
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/flows.e2e-spec.ts'],
+    why: 'PostgreSQL: a parent is released when its last pending child finishes while a sibling still runs',
+  },
+  // ---- lease recovery
+  {
+    id: 'recovery-sqlite-expiry',
+    area: 'lease recovery',
+    file: 'lib/storage/sqlite/sql/leases.sql.ts',
+    from: '(RECOVER_EXPIRED_SQL, [now, now, window, now, now, now, rowIds(skip)])',
+    to: '(RECOVER_EXPIRED_SQL, [now, now, window, now, now, now + window, rowIds(skip)])',
+    tests: ['test/storage-cas.e2e-spec.ts', 'test/storage-contract.e2e-spec.ts', 'test/lease-heartbeat.e2e-spec.ts'],
+    why: 'SQLite recovery compares leases with now + the jitter window: it takes leases that have not expired from live owners',
+  },
+  {
+    id: 'recovery-pg-attempt-limit',
+    area: 'lease recovery',
+    file: 'lib/storage/postgres/sql/leases.sql.ts',
+    from: "SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END",
+    to: "SET status = CASE WHEN attempts > max_attempts THEN 'failed' ELSE 'pending' END",
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-contract-lifecycle.e2e-spec.ts'],
+    why: 'PostgreSQL recovery off by one: a job whose lease expired on its last attempt is requeued instead of failed',
+  },
+  // ---- retry back-off
+  {
+    id: 'retry-backoff-exponent',
+    area: 'retry back-off',
+    file: 'lib/utils/backoff.util.ts',
+    from: 'Math.min(Math.max(attempt - 1, 0), 52)',
+    to: 'Math.min(Math.max(attempt, 0), 52)',
+    tests: ['test/backoff.spec.ts', 'test/retry-policy.spec.ts'],
+    why: 'exponential back-off off by one: the first retry waits 2 x delay',
+  },
+  // ---- unique key takeover
+  {
+    id: 'key-takeover-no-retry',
+    area: 'unique key takeover',
+    file: 'lib/storage/shared/pair-enqueued.ts',
+    from: 'roundsLeft = MAX_ENQUEUE_ROUNDS - 1,',
+    to: 'roundsLeft = 0,',
+    tests: ['test/unique-keys.e2e-spec.ts', 'test/hostile-input.e2e-spec.ts'],
+    why: 'an add whose key holder finished between the insert and the read throws instead of taking the freed key over',
+  },
+];
+
+function parseArgs(argv) {
+  const args = { only: null, json: null, with: null, quick: false, check: false, list: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${arg} needs a value`);
+      return argv[++i];
+    };
+    if (arg === '--only') args.only = value().split(',');
+    else if (arg === '--json') args.json = value();
+    else if (arg === '--with') args.with = value().split(',');
+    else if (arg === '--quick') args.quick = true;
+    else if (arg === '--check') args.check = true;
+    else if (arg === '--list') args.list = true;
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  return args;
+}
+
+function occurrences(text, part) {
+  let count = 0;
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + 1)) count++;
+  return count;
+}
+
+/** Refuses the list when an id repeats, a test file is missing, or a `from` does not occur exactly once. */
+function checkMutations(mutations) {
+  const problems = [];
+  const ids = new Set();
+  for (const m of mutations) {
+    if (ids.has(m.id)) problems.push(`${m.id}: the id repeats`);
+    ids.add(m.id);
+    if (m.from === m.to) problems.push(`${m.id}: from and to are the same`);
+    const path = join(ROOT, m.file);
+    if (!existsSync(path)) {
+      problems.push(`${m.id}: ${m.file} does not exist`);
+      continue;
+    }
+    const found = occurrences(readFileSync(path, 'utf8'), m.from);
+    if (found !== 1) problems.push(`${m.id}: \`from\` occurs ${found} times in ${m.file} (must be exactly once)`);
+    for (const test of m.tests) if (!existsSync(join(ROOT, test))) problems.push(`${m.id}: test file ${test} does not exist`);
+  }
+  return problems;
+}
+
+// The one mutation applied right now (restored by `restore`, also from a signal handler) and the jest run in flight.
+let applied = null;
+let running = null;
+
+function restore() {
+  if (!applied) return;
+  writeFileSync(applied.path, applied.original);
+  applied = null;
+}
+
+function onSignal(signal) {
+  if (running) {
+    try {
+      process.kill(-running.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  restore();
+  process.stderr.write(`\nmutation-trial: ${signal}, file restored, stopping\n`);
+  process.exit(130);
+}
+
+/** Runs jest on `tests` (or the quick selection); resolves with its exit code, its output, and its JSON report. */
+function runJest(tests, quick, reportPath) {
+  const env = { ...process.env };
+  const jestArgs = ['jest', '--ci', '--json', `--outputFile=${reportPath}`];
+  if (quick) {
+    Object.assign(env, { QUEUE_TEST_QUICK: '1', QUEUE_TEST_BACKENDS: 'sqlite3', QUEUE_TEST_POSTGRES: 'off' });
+    jestArgs.push('--selectProjects', 'unit', 'e2e');
+  } else {
+    jestArgs.push('--selectProjects', 'unit', 'e2e', '--runTestsByPath', ...tests);
+  }
+  rmSync(reportPath, { force: true });
+  return new Promise((resolve) => {
+    const output = [];
+    const child = spawn('npx', jestArgs, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    running = child;
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
+    child.on('error', (error) => output.push(Buffer.from(String(error))));
+    child.on('close', (code, signal) => {
+      running = null;
+      let report = null;
+      try {
+        report = JSON.parse(readFileSync(reportPath, 'utf8'));
+      } catch {
+        // no report: jest failed before it ran anything (a config or global setup that threw)
+      }
+      resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(output).toString('utf8'), report });
+    });
+  });
+}
+
+/** caught / missed / error, with the failed tests (file > test name) or why it is an error. */
+function verdictOf({ code, output, report }) {
+  const failed = [];
+  const broken = [];
+  for (const suite of report?.testResults ?? []) {
+    const file = relative(ROOT, suite.name);
+    for (const test of suite.assertionResults ?? []) if (test.status === 'failed') failed.push(`${file} > ${test.fullName}`);
+    // A suite that did not run (compile error, a hook that threw before any test): no test of it failed as such.
+    if (suite.status === 'failed' && (suite.assertionResults ?? []).every((test) => test.status !== 'failed')) {
+      broken.push(
+        `${file}: ${
+          String(suite.message || '')
+            .split('\n')
+            .find((line) => line.trim()) ?? 'failed to run'
+        }`,
+      );
+    }
+  }
+  if (failed.length > 0) return { verdict: 'caught', failed, broken };
+  if (code === 0 && report?.success) return { verdict: 'missed', failed, broken };
+  const tail = output.trim().split('\n').slice(-15).join('\n');
+  return { verdict: 'error', failed, broken, detail: broken.length ? broken.join('\n') : tail };
+}
+
+function table(results) {
+  const rows = results.map((r) => [
+    r.id,
+    r.area,
+    r.verdict,
+    `${r.seconds}s`,
+    r.verdict === 'caught'
+      ? `${r.failed.length} failed, first: ${r.failed[0]}`
+      : r.verdict === 'error'
+        ? (r.detail || '').split('\n')[0]
+        : '-',
+  ]);
+  const head = ['id', 'area', 'verdict', 'time', 'caught by'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => Math.min(row[i].length, i === 4 ? 140 : 60))));
+  const line = (cells) => cells.map((cell, i) => (i === 4 ? cell.slice(0, 140) : cell.padEnd(widths[i]))).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const problems = checkMutations(MUTATIONS);
+  if (problems.length > 0) {
+    process.stderr.write(`mutation-trial: the list is out of date, nothing was run:\n  ${problems.join('\n  ')}\n`);
+    process.exit(2);
+  }
+  let chosen = MUTATIONS;
+  if (args.only) {
+    const unknown = args.only.filter((id) => !MUTATIONS.some((m) => m.id === id));
+    if (unknown.length) throw new Error(`--only: unknown mutation(s) ${unknown.join(', ')}`);
+    chosen = MUTATIONS.filter((m) => args.only.includes(m.id));
+  }
+  if (args.list) {
+    for (const m of chosen) process.stdout.write(`${m.id}  [${m.area}]  ${m.file}\n    ${m.why}\n    tests: ${m.tests.join(' ')}\n`);
+    return;
+  }
+  if (args.check) {
+    process.stdout.write(`mutation-trial: ${MUTATIONS.length} mutations, each \`from\` found exactly once\n`);
+    return;
+  }
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  const scratch = join(ROOT, '.tmp', 'mutation-trial');
+  mkdirSync(scratch, { recursive: true });
+  const started = Date.now();
+  const results = [];
+  for (const m of chosen) {
+    const path = join(ROOT, m.file);
+    const original = readFileSync(path, 'utf8');
+    const tests = args.with ?? m.tests;
+    process.stdout.write(`\n=== ${m.id} (${m.area}): ${m.why}\n    ${args.quick ? 'npm run test:quick' : tests.join(' ')}\n`);
+    const at = Date.now();
+    let run;
+    try {
+      applied = { path, original };
+      writeFileSync(
+        path,
+        original.replace(m.from, () => m.to),
+      );
+      run = await runJest(tests, args.quick, join(scratch, `${m.id}.json`));
+    } finally {
+      restore();
+    }
+    if (readFileSync(path, 'utf8') !== original) throw new Error(`${m.file} was not restored`);
+    const result = {
+      id: m.id,
+      area: m.area,
+      file: m.file,
+      why: m.why,
+      tests: args.quick ? ['npm run test:quick'] : tests,
+      seconds: Math.round((Date.now() - at) / 1000),
+      ...verdictOf(run),
+    };
+    results.push(result);
+    process.stdout.write(
+      `    -> ${result.verdict} in ${result.seconds}s${result.failed.length ? `: ${result.failed.slice(0, 3).join('; ')}` : ''}` +
+        `${result.verdict === 'error' ? `\n${result.detail}` : ''}\n`,
+    );
+  }
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const count = (verdict) => results.filter((r) => r.verdict === verdict).length;
+  process.stdout.write(`\n${table(results)}\n\n`);
+  process.stdout.write(`caught ${count('caught')} / ${results.length}, missed ${count('missed')}, error ${count('error')}; ${seconds}s\n`);
+  if (args.json) writeFileSync(args.json, JSON.stringify({ seconds, results }, null, 2) + '\n');
+  // Exit status: 0 when every mutation was caught.
+  process.exitCode = count('caught') === results.length ? 0 : 1;
+}
+
+main().catch((error) => {
+  restore();
+  process.stderr.write(`mutation-trial: ${error && error.stack ? error.stack : error}\n`);
+  process.exit(2);
+});
