@@ -62,6 +62,19 @@ describe('LeaseKeeper', () => {
     await keeper.stop();
   });
 
+  it('beats every third of the lease when the lease is shorter than three poll intervals (two missed beats of slack)', async () => {
+    // A 900 ms lease polled each second: a beat of one poll interval would let the lease run out between two beats.
+    const { keeper, storage } = setUp([{ id: '1', attempt: 1 }], { leaseDuration: 900 });
+    keeper.start();
+    await jest.advanceTimersByTimeAsync(299);
+    expect(storage.extendLeases).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(storage.extendLeases).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(600);
+    expect(storage.extendLeases).toHaveBeenCalledTimes(3);
+    await keeper.stop();
+  });
+
   it('where the storage allows it (PostgreSQL), leaves out of the renewal attempts claimed within the last beat, but not out of the cancellation check', async () => {
     const claimedAt = new Map<string, number>();
     const { keeper, storage, hooks } = setUp([], { skipsFreshLeases: true });
