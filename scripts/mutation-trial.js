@@ -120,6 +120,15 @@ const MUTATIONS = [
   },
   // ---- wake-up timers
   {
+    id: 'handoff-held-bound',
+    area: 'hand-back',
+    file: 'lib/worker/worker-slots.ts',
+    from: 'Math.min(offered, this.maxHeld - this.started - this.waiting.length)',
+    to: 'offered',
+    tests: ['test/worker-slots.spec.ts'],
+    why: 'a claim ignores the outcomes not yet landed: a slot whose writes land slowly lets a process hold more than 3 x concurrency jobs for a crash to re-run',
+  },
+  {
     id: 'wake-poller-timer-not-rearmed',
     area: 'wake-up timers',
     file: 'lib/poller/shared-poller.ts',
