@@ -326,7 +326,7 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
         { class: 'wrap name', 'data-label': 'Name' },
         typeof job.name === 'string' ? job.name : h('span', { class: 'muted', text: '–' }),
       ),
-      grouped ? h('td', { class: 'wrap', 'data-label': 'Group', text: typeof job.group === 'string' ? job.group : '' }) : null,
+      grouped ? h('td', { class: 'wrap', 'data-label': 'Group' }, groupCell(data, job)) : null,
       h('td', { 'data-label': 'Status' }, badge(job.status)),
       h(
         'td',
