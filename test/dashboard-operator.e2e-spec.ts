@@ -417,6 +417,17 @@ describeEachBackend(
         .evaluateAll((t) => t.map((e) => Number(e.getAttribute('data-tick'))));
       expect(ticks.length).toBeGreaterThanOrEqual(2);
       for (const tick of ticks) expect(Number.isInteger(tick)).toBe(true);
+      // Legible at the width they are drawn (about 330 px of a 600-wide viewBox at 1280): every axis label of every
+      // chart at least 10 px on screen, after a resize too.
+      const axisPixels = () =>
+        page.evaluate(`[...document.querySelectorAll('figure svg.chart text.axis')].map(
+          (label) => parseFloat(getComputedStyle(label).fontSize) * label.getScreenCTM().a)`) as Promise<number[]>;
+      const drawn = await axisPixels();
+      expect(drawn.length).toBeGreaterThanOrEqual(12);
+      for (const px of drawn) expect(px).toBeGreaterThanOrEqual(10);
+      await page.setViewportSize({ width: 1000, height: 900 });
+      await waitFor(async () => (await axisPixels()).every((px) => px >= 10 && px <= 12), 'the labels fitted to the new width');
+      await page.setViewportSize({ width: 1280, height: 900 });
       const strokes = (await page.evaluate(
         `['.series-p50', '.series-p95'].map((selector) => getComputedStyle(document.querySelector('figure ' + selector)).stroke)`,
       )) as string[];

@@ -123,6 +123,7 @@ function queueView(name: string, params: URLSearchParams): View {
         chart('Wait time (p50, p95)', percentileSeries('Wait', m && m.waitTimePerMinute), 'ms', minutes),
         chart('Run time (p50, p95)', percentileSeries('Run', m && m.runTimePerMinute), 'ms', minutes),
       ]);
+      fitAxisText(charts);
       panels.update(data);
       // Filtered by job name, group or both, the tabs count those jobs (with a search too: the list shows the matches).
       const counts = data.nameCounts || q.counts;
