@@ -366,10 +366,12 @@ describeEachBackend(
       }, 'mail settled');
 
       // What a process of a build before the processes table leaves: a job it runs, and no row of its own.
-      const leaseEnd = Date.now() + 3_600_000;
+      // Its times are now's, as a live worker's would be (the screenshot reads "Last seen now", not 1970).
+      const now = Date.now();
+      const leaseEnd = now + 3_600_000;
       await rawSql(db, [
         `INSERT INTO {schema}.nest_queue_jobs (queue, status, data, priority, run_at, attempts, max_attempts, locked_by, lease_until, created_at, started_at, updated_at)
-         VALUES ('legacy', 'running', '{}', 0, 1, 1, 1, 'old-build-worker', ${leaseEnd}, 1, 1, 1)`,
+         VALUES ('legacy', 'running', '{}', 0, ${now}, 1, 1, 'old-build-worker', ${leaseEnd}, ${now}, ${now}, ${now})`,
       ]);
       const page = await openPage(`${running.url}/queues#/processes`);
       const self = (await admin.listProcesses()).self.workerId;
@@ -383,6 +385,7 @@ describeEachBackend(
       // Running jobs are told by their process's row; only the worker that announces no process is left over, apart.
       expect(await page.locator('tr[data-worker]').count()).toBe(1);
       expect(await page.locator('tr[data-worker="old-build-worker"] td[data-label="Running"]').innerText()).toBe('legacy × 1');
+      expect(await page.locator('tr[data-worker="old-build-worker"] td[data-label="Last seen"]').innerText()).toMatch(/^(now|\d+ s ago)$/);
       expect(
         await page.locator('tr[data-local-processor]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-local-processor'))),
       ).toEqual(['mail', 'other', 'report']);
