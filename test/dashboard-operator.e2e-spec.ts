@@ -346,7 +346,7 @@ describeEachBackend(
       await page.close();
     });
 
-    it('processes, one label for a queue processed elsewhere, completed and failed apart, p50/p95 colours, whole-number axes, dark theme', async () => {
+    it('processes (live, stopped, lost), one label for a queue processed elsewhere, completed and failed apart, p50/p95 colours, whole-number axes, dark theme', async () => {
       // Another app on the same database processes `remote`; this one runs a `report` job that it holds.
       const moduleRef = await Test.createTestingModule({
         imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, workerId: 'remote-worker' }), RemoteModule],
@@ -392,6 +392,35 @@ describeEachBackend(
       expect(await page.locator('tr[data-announced="remote"]').count()).toBe(1);
       if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-processes.png'), fullPage: true });
       release();
+
+      // A process that shut down shows as stopped, with when; one that stopped announcing without a shutdown (what
+      // a kill -9 leaves in the processes table) as lost: each its own badge, in the page, not only in the API.
+      await remote.close();
+      remote = undefined;
+      const gone = Date.now() - 60_000;
+      await rawSql(db, [
+        `INSERT INTO {schema}.nest_queue_processes (worker_id, queue, concurrency, started_at, seen_at, until, stopped_at)
+         VALUES ('killed-worker', 'remote', 3, ${gone - 1000}, ${gone}, ${gone + 100}, NULL)`,
+      ]);
+      await page.reload();
+      const stopped = page.locator('tr[data-process="remote-worker"][data-state="stopped"]');
+      await stopped.waitFor();
+      expect(await stopped.locator('td[data-label="State"] .badge').innerText()).toBe('stopped');
+      expect(await stopped.locator('td[data-label="State"] .badge').getAttribute('class')).toBe('badge cancelled');
+      expect(await stopped.locator('td[data-label="State"]').innerText()).toMatch(/^stopped\s+(now|\d+ s ago)$/);
+      expect(await stopped.innerText()).not.toContain('(this app)');
+      const lost = page.locator('tr[data-process="killed-worker"][data-state="lost"]');
+      await lost.waitFor();
+      const lostBadge = lost.locator('td[data-label="State"] .badge');
+      expect(await lostBadge.innerText()).toBe('lost');
+      expect(await lostBadge.getAttribute('class')).toBe('badge failed');
+      expect(await lostBadge.getAttribute('title')).toContain('without a shutdown');
+      expect(await lost.locator('td[data-label="Last seen"]').innerText()).toBe('1 min ago');
+      expect(await lost.locator('[data-running="remote"]').innerText()).toBe('0/3');
+      // Live processes first.
+      const states = await page.locator('tr[data-process]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')));
+      expect(states[0]).toBe('live');
+      expect(states.slice(1).sort()).toEqual(['lost', 'stopped']);
 
       // The overview: "processed by another process" for remote, on the queue page too; done split in two.
       await page.goto(`${running.url}/queues#/`);
