@@ -240,6 +240,101 @@ describeEachBackend(
       await page.close();
     });
 
+    it('pause, retry all failed, resume and clean show their effect at once (the next poll is a minute away)', async () => {
+      await producer.addBulk('mail', [{ data: { fail: true } }, { data: { fail: true } }, { data: { n: 1 } }]);
+      await waitFor(async () => {
+        const counts = await admin.getCounts('mail');
+        return counts.failed === 2 && counts.completed === 1;
+      }, 'mail settled');
+      const page = await openPage(`${running.url}/queues#/queue/mail`);
+      await page.locator('h1 .badge.active').waitFor();
+      await page.getByRole('link', { name: /^failed \(2\)$/ }).waitFor();
+
+      await page.getByRole('button', { name: 'Pause queue' }).click();
+      await page.locator('h1 .badge.paused').waitFor({ timeout: 3000 });
+      await page.getByRole('button', { name: 'Resume queue' }).waitFor({ timeout: 3000 });
+      expect((await admin.listQueues()).find((q) => q.name === 'mail')?.paused).toBe(true);
+
+      // Retried while paused: both pending at once, and they stay so until the resume.
+      running.behaviour.failing = false;
+      await page.getByRole('button', { name: 'Retry all failed' }).click();
+      await page.getByRole('status').getByText('2 failed job(s) of mail are pending again').waitFor();
+      await page.getByRole('link', { name: /^pending \(2\)$/ }).waitFor({ timeout: 3000 });
+      expect(await page.getByRole('link', { name: /^failed \(0\)$/ }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Retry all failed' }).isDisabled()).toBe(true);
+
+      await page.getByRole('button', { name: 'Resume queue' }).click();
+      await page.locator('h1 .badge.active').waitFor({ timeout: 3000 });
+      await waitFor(async () => (await admin.getCounts('mail')).completed === 3, 'the retried jobs completed');
+
+      // Clean every completed job (finished more than 0 minutes ago): the tab says none at once.
+      await page.locator('#clean-minutes').fill('0');
+      await page.getByRole('button', { name: 'Clean', exact: true }).click();
+      await page.getByRole('status').getByText('Removed 3 completed job(s) of mail finished more than 0 minute(s) ago.').waitFor();
+      await page.getByRole('link', { name: /^completed \(0\)$/ }).waitFor({ timeout: 3000 });
+      await page.getByText('No job here.').waitFor({ timeout: 3000 });
+      expect((await admin.getCounts('mail')).completed).toBe(0);
+      await page.close();
+    });
+
+    it("drops a poll answer read before an action that arrives after it: the action's effect stays on screen", async () => {
+      await producer.add('mail', { n: 1 });
+      await waitFor(async () => (await admin.getCounts('mail')).completed === 1, 'mail settled');
+      const page = await browser.context.newPage();
+      // Each read the page has handled, in order: an answer's handlers run in microtasks after its text resolves,
+      // before this timer fires, so a URL listed here has been applied or dropped.
+      await page.addInitScript(`(() => {
+        window.__handled = [];
+        const text = Response.prototype.text;
+        Response.prototype.text = function () {
+          const url = this.url;
+          return text.call(this).then((body) => {
+            setTimeout(() => window.__handled.push(url), 0);
+            return body;
+          });
+        };
+      })()`);
+      // The reads of the queue the page sent (one on arriving, one more as a new page becomes visible).
+      let sent = 0;
+      page.on('request', (request) => {
+        if (request.url().includes('/api/queues/mail?')) sent++;
+      });
+      await page.goto(`${running.url}/queues#/queue/mail`);
+      await page.locator('h1 .badge.active').waitFor();
+      const handled = () => page.evaluate(`window.__handled.filter((url) => url.includes('/api/queues/mail?')).length`) as Promise<number>;
+      await waitFor(async () => sent > 0 && (await handled()) === sent, 'the first reads handled');
+
+      // The next read of the queue is answered by the server now (queue active) and delivered to the page later.
+      const queueRead = /\/api\/queues\/mail\?/;
+      let deliver!: () => Promise<void>;
+      const held = new Promise<void>((resolve) => {
+        let first = true;
+        void page.route(queueRead, async (route) => {
+          // Only this one read is held: the ones after it go straight through.
+          if (!first) return route.continue();
+          first = false;
+          const answer = await route.fetch();
+          const body = await answer.text();
+          expect(JSON.parse(body)).toMatchObject({ queue: { paused: false } });
+          deliver = () => route.fulfill({ status: answer.status(), contentType: 'application/json; charset=utf-8', body });
+          resolve();
+        });
+      });
+      // A poll, as a tab coming back into view makes one.
+      await page.evaluate(`document.dispatchEvent(new Event('visibilitychange'))`);
+      await held;
+
+      // The pause, and its own read, are shown; then the older answer (active) arrives, and is dropped.
+      await page.getByRole('button', { name: 'Pause queue' }).click();
+      await page.locator('h1 .badge.paused').waitFor({ timeout: 3000 });
+      await waitFor(async () => (await handled()) === sent - 1, "every read but the held one handled, the pause's too");
+      await deliver();
+      await waitFor(async () => (await handled()) === sent, 'the older answer handled');
+      expect(await page.locator('h1 .badge').first().innerText()).toBe('paused');
+      expect(await page.getByRole('button', { name: 'Resume queue' }).count()).toBe(1);
+      await page.close();
+    });
+
     it('sorts by a column across the whole queue, on the server: the order survives polls and pages', async () => {
       // 30 delayed jobs, named so that the name order is the id order: newest first, job-00 is on the second page.
       const jobs = await producer.addBulk(
