@@ -200,7 +200,7 @@ describeEachBackend(
       await page.close();
     });
 
-    it("the busiest groups link to the queue's jobs of one group, with that group's counts, also with a name and a search", async () => {
+    it("the busiest groups and the Group cells link to the queue's jobs of one group, with that group's counts, also with a name and a search", async () => {
       const acme = [
         await producer.add('tenants', {}, { group: 'acme', name: 'sync' }),
         await producer.add('tenants', { note: 'needle' }, { group: 'acme' }),
@@ -248,6 +248,15 @@ describeEachBackend(
       await waitFor(async () => JSON.stringify(await listed()) === JSON.stringify([globex.id, acme[1].id]), "every group's match");
       await page.getByRole('link', { name: 'Clear search' }).click();
       await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 3, 'every job is listed again');
+
+      // The jobs table's Group cells apply the same filter, for any group (the panel lists the busiest five).
+      await page.locator(`#queue-jobs tr[data-job="${globex.id}"] td[data-label="Group"] a[data-group-link="globex"]`).click();
+      await page.locator('[data-group-filter="globex"]').waitFor();
+      await waitFor(async () => JSON.stringify(await listed()) === JSON.stringify([globex.id]), "only globex's job is listed");
+      expect(await page.locator('.tabs a', { hasText: 'All' }).innerText()).toBe('All (1)');
+      // Within the group, its cells are the group's name, no longer links to where the page already is.
+      expect(await page.locator('#queue-jobs a[data-group-link]').count()).toBe(0);
+      expect(await page.locator(`#queue-jobs tr[data-job="${globex.id}"] td[data-label="Group"]`).innerText()).toBe('globex');
       await page.close();
     });
 

@@ -240,6 +240,101 @@ describeEachBackend(
       await page.close();
     });
 
+    it('pause, retry all failed, resume and clean show their effect at once (the next poll is a minute away)', async () => {
+      await producer.addBulk('mail', [{ data: { fail: true } }, { data: { fail: true } }, { data: { n: 1 } }]);
+      await waitFor(async () => {
+        const counts = await admin.getCounts('mail');
+        return counts.failed === 2 && counts.completed === 1;
+      }, 'mail settled');
+      const page = await openPage(`${running.url}/queues#/queue/mail`);
+      await page.locator('h1 .badge.active').waitFor();
+      await page.getByRole('link', { name: /^failed \(2\)$/ }).waitFor();
+
+      await page.getByRole('button', { name: 'Pause queue' }).click();
+      await page.locator('h1 .badge.paused').waitFor({ timeout: 3000 });
+      await page.getByRole('button', { name: 'Resume queue' }).waitFor({ timeout: 3000 });
+      expect((await admin.listQueues()).find((q) => q.name === 'mail')?.paused).toBe(true);
+
+      // Retried while paused: both pending at once, and they stay so until the resume.
+      running.behaviour.failing = false;
+      await page.getByRole('button', { name: 'Retry all failed' }).click();
+      await page.getByRole('status').getByText('2 failed job(s) of mail are pending again').waitFor();
+      await page.getByRole('link', { name: /^pending \(2\)$/ }).waitFor({ timeout: 3000 });
+      expect(await page.getByRole('link', { name: /^failed \(0\)$/ }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Retry all failed' }).isDisabled()).toBe(true);
+
+      await page.getByRole('button', { name: 'Resume queue' }).click();
+      await page.locator('h1 .badge.active').waitFor({ timeout: 3000 });
+      await waitFor(async () => (await admin.getCounts('mail')).completed === 3, 'the retried jobs completed');
+
+      // Clean every completed job (finished more than 0 minutes ago): the tab says none at once.
+      await page.locator('#clean-minutes').fill('0');
+      await page.getByRole('button', { name: 'Clean', exact: true }).click();
+      await page.getByRole('status').getByText('Removed 3 completed job(s) of mail finished more than 0 minute(s) ago.').waitFor();
+      await page.getByRole('link', { name: /^completed \(0\)$/ }).waitFor({ timeout: 3000 });
+      await page.getByText('No job here.').waitFor({ timeout: 3000 });
+      expect((await admin.getCounts('mail')).completed).toBe(0);
+      await page.close();
+    });
+
+    it("drops a poll answer read before an action that arrives after it: the action's effect stays on screen", async () => {
+      await producer.add('mail', { n: 1 });
+      await waitFor(async () => (await admin.getCounts('mail')).completed === 1, 'mail settled');
+      const page = await browser.context.newPage();
+      // Each read the page has handled, in order: an answer's handlers run in microtasks after its text resolves,
+      // before this timer fires, so a URL listed here has been applied or dropped.
+      await page.addInitScript(`(() => {
+        window.__handled = [];
+        const text = Response.prototype.text;
+        Response.prototype.text = function () {
+          const url = this.url;
+          return text.call(this).then((body) => {
+            setTimeout(() => window.__handled.push(url), 0);
+            return body;
+          });
+        };
+      })()`);
+      // The reads of the queue the page sent (one on arriving, one more as a new page becomes visible).
+      let sent = 0;
+      page.on('request', (request) => {
+        if (request.url().includes('/api/queues/mail?')) sent++;
+      });
+      await page.goto(`${running.url}/queues#/queue/mail`);
+      await page.locator('h1 .badge.active').waitFor();
+      const handled = () => page.evaluate(`window.__handled.filter((url) => url.includes('/api/queues/mail?')).length`) as Promise<number>;
+      await waitFor(async () => sent > 0 && (await handled()) === sent, 'the first reads handled');
+
+      // The next read of the queue is answered by the server now (queue active) and delivered to the page later.
+      const queueRead = /\/api\/queues\/mail\?/;
+      let deliver!: () => Promise<void>;
+      const held = new Promise<void>((resolve) => {
+        let first = true;
+        void page.route(queueRead, async (route) => {
+          // Only this one read is held: the ones after it go straight through.
+          if (!first) return route.continue();
+          first = false;
+          const answer = await route.fetch();
+          const body = await answer.text();
+          expect(JSON.parse(body)).toMatchObject({ queue: { paused: false } });
+          deliver = () => route.fulfill({ status: answer.status(), contentType: 'application/json; charset=utf-8', body });
+          resolve();
+        });
+      });
+      // A poll, as a tab coming back into view makes one.
+      await page.evaluate(`document.dispatchEvent(new Event('visibilitychange'))`);
+      await held;
+
+      // The pause, and its own read, are shown; then the older answer (active) arrives, and is dropped.
+      await page.getByRole('button', { name: 'Pause queue' }).click();
+      await page.locator('h1 .badge.paused').waitFor({ timeout: 3000 });
+      await waitFor(async () => (await handled()) === sent - 1, "every read but the held one handled, the pause's too");
+      await deliver();
+      await waitFor(async () => (await handled()) === sent, 'the older answer handled');
+      expect(await page.locator('h1 .badge').first().innerText()).toBe('paused');
+      expect(await page.getByRole('button', { name: 'Resume queue' }).count()).toBe(1);
+      await page.close();
+    });
+
     it('sorts by a column across the whole queue, on the server: the order survives polls and pages', async () => {
       // 30 delayed jobs, named so that the name order is the id order: newest first, job-00 is on the second page.
       const jobs = await producer.addBulk(
@@ -346,7 +441,7 @@ describeEachBackend(
       await page.close();
     });
 
-    it('processes, one label for a queue processed elsewhere, completed and failed apart, p50/p95 colours, whole-number axes, dark theme', async () => {
+    it('processes (live, stopped, lost), one label for a queue processed elsewhere, completed and failed apart, p50/p95 colours, whole-number axes, dark theme', async () => {
       // Another app on the same database processes `remote`; this one runs a `report` job that it holds.
       const moduleRef = await Test.createTestingModule({
         imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 100, workerId: 'remote-worker' }), RemoteModule],
@@ -366,10 +461,12 @@ describeEachBackend(
       }, 'mail settled');
 
       // What a process of a build before the processes table leaves: a job it runs, and no row of its own.
-      const leaseEnd = Date.now() + 3_600_000;
+      // Its times are now's, as a live worker's would be (the screenshot reads "Last seen now", not 1970).
+      const now = Date.now();
+      const leaseEnd = now + 3_600_000;
       await rawSql(db, [
         `INSERT INTO {schema}.nest_queue_jobs (queue, status, data, priority, run_at, attempts, max_attempts, locked_by, lease_until, created_at, started_at, updated_at)
-         VALUES ('legacy', 'running', '{}', 0, 1, 1, 1, 'old-build-worker', ${leaseEnd}, 1, 1, 1)`,
+         VALUES ('legacy', 'running', '{}', 0, ${now}, 1, 1, 'old-build-worker', ${leaseEnd}, ${now}, ${now}, ${now})`,
       ]);
       const page = await openPage(`${running.url}/queues#/processes`);
       const self = (await admin.listProcesses()).self.workerId;
@@ -383,12 +480,42 @@ describeEachBackend(
       // Running jobs are told by their process's row; only the worker that announces no process is left over, apart.
       expect(await page.locator('tr[data-worker]').count()).toBe(1);
       expect(await page.locator('tr[data-worker="old-build-worker"] td[data-label="Running"]').innerText()).toBe('legacy × 1');
+      expect(await page.locator('tr[data-worker="old-build-worker"] td[data-label="Last seen"]').innerText()).toMatch(/^(now|\d+ s ago)$/);
       expect(
         await page.locator('tr[data-local-processor]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-local-processor'))),
       ).toEqual(['mail', 'other', 'report']);
       expect(await page.locator('tr[data-announced="remote"]').count()).toBe(1);
       if (screenshots(backend)) await page.screenshot({ path: join(IMAGES, 'dashboard-processes.png'), fullPage: true });
       release();
+
+      // A process that shut down shows as stopped, with when; one that stopped announcing without a shutdown (what
+      // a kill -9 leaves in the processes table) as lost: each its own badge, in the page, not only in the API.
+      await remote.close();
+      remote = undefined;
+      const gone = Date.now() - 60_000;
+      await rawSql(db, [
+        `INSERT INTO {schema}.nest_queue_processes (worker_id, queue, concurrency, started_at, seen_at, until, stopped_at)
+         VALUES ('killed-worker', 'remote', 3, ${gone - 1000}, ${gone}, ${gone + 100}, NULL)`,
+      ]);
+      await page.reload();
+      const stopped = page.locator('tr[data-process="remote-worker"][data-state="stopped"]');
+      await stopped.waitFor();
+      expect(await stopped.locator('td[data-label="State"] .badge').innerText()).toBe('stopped');
+      expect(await stopped.locator('td[data-label="State"] .badge').getAttribute('class')).toBe('badge cancelled');
+      expect(await stopped.locator('td[data-label="State"]').innerText()).toMatch(/^stopped\s+(now|\d+ s ago)$/);
+      expect(await stopped.innerText()).not.toContain('(this app)');
+      const lost = page.locator('tr[data-process="killed-worker"][data-state="lost"]');
+      await lost.waitFor();
+      const lostBadge = lost.locator('td[data-label="State"] .badge');
+      expect(await lostBadge.innerText()).toBe('lost');
+      expect(await lostBadge.getAttribute('class')).toBe('badge failed');
+      expect(await lostBadge.getAttribute('title')).toContain('without a shutdown');
+      expect(await lost.locator('td[data-label="Last seen"]').innerText()).toBe('1 min ago');
+      expect(await lost.locator('[data-running="remote"]').innerText()).toBe('0/3');
+      // Live processes first.
+      const states = await page.locator('tr[data-process]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')));
+      expect(states[0]).toBe('live');
+      expect(states.slice(1).sort()).toEqual(['lost', 'stopped']);
 
       // The overview: "processed by another process" for remote, on the queue page too; done split in two.
       await page.goto(`${running.url}/queues#/`);
@@ -417,6 +544,17 @@ describeEachBackend(
         .evaluateAll((t) => t.map((e) => Number(e.getAttribute('data-tick'))));
       expect(ticks.length).toBeGreaterThanOrEqual(2);
       for (const tick of ticks) expect(Number.isInteger(tick)).toBe(true);
+      // Legible at the width they are drawn (about 330 px of a 600-wide viewBox at 1280): every axis label of every
+      // chart at least 10 px on screen, after a resize too.
+      const axisPixels = () =>
+        page.evaluate(`[...document.querySelectorAll('figure svg.chart text.axis')].map(
+          (label) => parseFloat(getComputedStyle(label).fontSize) * label.getScreenCTM().a)`) as Promise<number[]>;
+      const drawn = await axisPixels();
+      expect(drawn.length).toBeGreaterThanOrEqual(12);
+      for (const px of drawn) expect(px).toBeGreaterThanOrEqual(10);
+      await page.setViewportSize({ width: 1000, height: 900 });
+      await waitFor(async () => (await axisPixels()).every((px) => px >= 10 && px <= 12), 'the labels fitted to the new width');
+      await page.setViewportSize({ width: 1280, height: 900 });
       const strokes = (await page.evaluate(
         `['.series-p50', '.series-p95'].map((selector) => getComputedStyle(document.querySelector('figure ' + selector)).stroke)`,
       )) as string[];
@@ -431,7 +569,7 @@ describeEachBackend(
       await page.close();
     });
 
-    it('assets: content-hashed URLs cached for a year, br or gzip as accepted; the page weight and a poll measured', async () => {
+    it("assets: content-hashed URLs cached for a year, br or gzip as accepted, JSON answers too; the page weight and each page's poll measured", async () => {
       const html = await fetch(`${running.url}/queues`).then((r) => r.text());
       const script = /src="\/queues\/assets\/(dashboard\.[0-9a-f]{16}\.js)"/.exec(html)?.[1];
       const style = /href="\/queues\/assets\/(dashboard\.[0-9a-f]{16}\.css)"/.exec(html)?.[1];
@@ -458,35 +596,81 @@ describeEachBackend(
         'content-encoding': 'br',
       });
 
-      // In Chromium: what the first load transfers, what a second load fetches again, and one poll of the overview.
+      // In Chromium: what the first load transfers, what a reload fetches again, and one poll of each page (the
+      // overview, a queue's page with a full page of jobs, a job's page), as the browser asks for them (br accepted).
       await producer.addBulk(
         'mail',
-        Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+        Array.from({ length: 30 }, (_, n) => ({
+          data: { n, fail: n % 3 === 0 },
+          options: { name: n % 2 ? 'receipt' : 'welcome-email', key: `order-${n}` },
+        })),
       );
+      await waitFor(async () => {
+        const counts = await admin.getCounts('mail');
+        return counts.completed + counts.failed === 30;
+      }, 'mail settled');
+      const [failedJob] = await admin.getJobs('mail', { status: 'failed', limit: 1 });
       const page = await browser.context.newPage();
       const cdp = await browser.context.newCDPSession(page);
       await cdp.send('Network.enable');
-      const transfers: { url: string; bytes: number; cached: boolean }[] = [];
+      const transfers: { url: string; bytes: number; cached: boolean; encoding?: string }[] = [];
       const urls = new Map<string, string>();
+      const encodings = new Map<string, string>();
       cdp.on('Network.requestWillBeSent', (event) => urls.set(event.requestId, event.request.url));
+      cdp.on('Network.responseReceived', (event) => {
+        const headers = event.response.headers as Record<string, string>;
+        encodings.set(event.requestId, headers['content-encoding'] ?? headers['Content-Encoding'] ?? 'identity');
+      });
       cdp.on('Network.loadingFinished', (event) =>
-        transfers.push({ url: urls.get(event.requestId) ?? '', bytes: event.encodedDataLength, cached: false }),
+        transfers.push({
+          url: urls.get(event.requestId) ?? '',
+          bytes: event.encodedDataLength,
+          cached: false,
+          encoding: encodings.get(event.requestId),
+        }),
       );
       cdp.on('Network.requestServedFromCache', (event) => transfers.push({ url: urls.get(event.requestId) ?? '', bytes: 0, cached: true }));
       await page.goto(`${running.url}/queues`);
       await page.locator('tr[data-queue="mail"]').waitFor();
+      await waitFor(() => transfers.some((t) => /\/api\/overview$/.test(t.url)), 'the first read counted');
       const first = transfers.splice(0).reduce((sum, t) => sum + t.bytes, 0);
       await page.reload();
       await page.locator('tr[data-queue="mail"]').waitFor();
       const again = transfers.splice(0);
       const refetched = again.filter((t) => /\/assets\//.test(t.url) && !t.cached && t.bytes > 1000);
       expect(refetched).toEqual([]);
-      await page.evaluate(`fetch('/queues/api/overview').then((r) => r.text())`);
-      const poll = transfers.splice(0).find((t) => t.url.endsWith('/api/overview'));
-      expect(poll).toBeDefined();
-      // Figures for docs/dashboard.md ("Page weight and traffic"), printed by the run that measures them.
-      process.stdout.write(`dashboard weight [${backend.name}]: first load ${first} B, poll of the overview ${poll!.bytes} B\n`);
-      expect(first).toBeLessThan(60_000);
+      // One poll of a page is the read(s) its refresh makes: the same as on arriving at it.
+      const pollOf = async (hash: string, ready: string, api: RegExp[]) => {
+        transfers.splice(0);
+        await page.goto(`${running.url}/queues${hash}`);
+        await page.locator(ready).first().waitFor();
+        await waitFor(() => api.every((pattern) => transfers.some((t) => pattern.test(t.url))), `the reads of ${hash}`);
+        const reads = transfers.filter((t) => api.some((pattern) => pattern.test(t.url)));
+        // Each answer of a poll worth compressing went compressed, as the browser accepts br.
+        for (const read of reads) if (read.bytes > 1500) expect(read).toMatchObject({ encoding: 'br' });
+        return reads.reduce((sum, t) => sum + t.bytes, 0);
+      };
+      const overviewPoll = await pollOf('#/', 'tr[data-queue="mail"]', [/\/api\/overview$/]);
+      const queuePoll = await pollOf('#/queue/mail', `tr[data-job]`, [/\/api\/queues\/mail\?/]);
+      const jobPoll = await pollOf(`#/job/${failedJob.id}`, '[data-panel="fields"]', [
+        new RegExp(`/api/jobs/${failedJob.id}$`),
+        new RegExp(`/api/jobs/${failedJob.id}/explain$`),
+      ]);
+      // The same queue read without compression: what it would cost without Accept-Encoding (or behind a proxy that drops it).
+      const queueRaw = (await getRaw(`${running.url}/queues/api/queues/mail?status=&offset=0`, {})).body.length;
+      // Figures for docs/dashboard.md ("Page weight and traffic"), printed by the run that measures them; the bounds
+      // below are the budgets that page states, so its figures cannot drift far unnoticed.
+      process.stdout.write(
+        `dashboard weight [${backend.name}]: script ${plain.body.length} B (${br.body.length} br, ${gz.body.length} gzip), ` +
+          `first load ${first} B, one poll: overview ${overviewPoll} B, queue page ${queuePoll} B (body ${queueRaw} B uncompressed), ` +
+          `job page ${jobPoll} B\n`,
+      );
+      expect(br.body.length).toBeLessThan(20_000);
+      expect(gz.body.length).toBeLessThan(24_000);
+      expect(first).toBeLessThan(30_000);
+      expect(overviewPoll).toBeLessThan(4_000);
+      expect(queuePoll).toBeLessThan(5_000);
+      expect(jobPoll).toBeLessThan(5_000);
       await page.close();
     });
   },

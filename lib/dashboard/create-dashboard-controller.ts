@@ -12,10 +12,12 @@ import {
   Res,
   Type,
   UseGuards,
+  UseInterceptors,
 } from '@nestjs/common';
 import { DASHBOARD_ASSETS, DashboardAsset, IMMUTABLE, chooseEncoding } from './assets/dashboard-assets';
 import { dashboardPage } from './assets/dashboard-page';
 import { AllowedHostGuard } from './allowed-host.guard';
+import { CompressJsonInterceptor } from './compress-json.interceptor';
 import { ActionAnswer, DashboardApi } from './dashboard-api.service';
 import { DashboardHeaders, SECURITY_HEADERS } from './dashboard-headers.decorator';
 import { DashboardInspectApi } from './dashboard-inspect-api.service';
@@ -187,6 +189,8 @@ export function createDashboardController(
   }
 
   UseGuards(allowedHost, ...guards)(QueueDashboardController);
+  // The JSON answers go compressed when the browser accepts it, as the assets do (polls are most of the traffic).
+  UseInterceptors(new CompressJsonInterceptor())(QueueDashboardController);
   return QueueDashboardController;
 }
 

@@ -98,9 +98,30 @@ function sparkline(series: Series[], unit: Unit, minutes: number): SVGSVGElement
   return svg;
 }
 
-/** A titled chart with a scale, a time axis and a legend. */
+/** The width of a chart's viewBox: its lines are drawn in these units, then scaled to the column's width. */
+const CHART_WIDTH = 600;
+
+/** The size, in CSS pixels, a chart's axis labels are drawn at whatever width the chart takes. */
+const AXIS_TEXT_PX = 11;
+
+/**
+ * Gives the axis labels of the charts under `root` the size in viewBox units that draws them at AXIS_TEXT_PX: a
+ * chart is drawn at its column's width (about 330 px at 1280), so a fixed size in viewBox units shrank with it
+ * (11 units came out at 6 px). Called once the charts are on the page, and again on a resize.
+ */
+function fitAxisText(root: ParentNode): void {
+  root.querySelectorAll('svg.chart').forEach((svg) => {
+    const drawn = svg.getBoundingClientRect().width;
+    if (!drawn) return;
+    const size = ((AXIS_TEXT_PX * CHART_WIDTH) / drawn).toFixed(1);
+    svg.querySelectorAll('text.axis').forEach((label) => label.setAttribute('font-size', size));
+  });
+}
+window.addEventListener('resize', () => fitAxisText(document));
+
+/** A titled chart with a scale, a time axis and a legend; `fitAxisText` sizes its labels once it is on the page. */
 function chart(title: string, series: Series[], unit: Unit, minutes: number): HTMLElement {
-  const width = 600;
+  const width = CHART_WIDTH;
   const height = 170;
   const pad = 24;
   // Counts are whole: the scale's top is a whole number and its ticks whole steps (no "0.5 per minute").

@@ -11,8 +11,11 @@ function ms(value: unknown): string {
   return (value / 60000).toFixed(1) + ' min';
 }
 
+/** How far a date is from now: "in 5 min", "3 h ago"; "now" within half a second either way. */
 function relative(date: Date): string {
   const diff = Math.round((date.getTime() - Date.now()) / 1000);
+  // A time just past rounds to -0, which `>= 0` takes for the future ("in 0 s"): within the second it is now.
+  if (diff === 0) return 'now';
   const abs = Math.abs(diff);
   const text =
     abs < 60
@@ -22,7 +25,7 @@ function relative(date: Date): string {
         : abs < 86400
           ? Math.round(abs / 3600) + ' h'
           : Math.round(abs / 86400) + ' d';
-  return diff >= 0 ? 'in ' + text : text + ' ago';
+  return diff > 0 ? 'in ' + text : text + ' ago';
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -66,6 +66,21 @@ function jobsHaveGroups(data: QueueData): boolean {
   return data.jobs.some((job) => typeof job.group === 'string');
 }
 
+/**
+ * A job's group in the jobs table: a link to the queue's jobs of that group (the filter the Busiest groups panel
+ * applies, reachable from any group, not only the five busiest), keeping the page's status, name and order.
+ */
+function groupCell(data: QueueData, job: WireJobSummary): Child {
+  if (typeof job.group !== 'string') return '';
+  if (data.group === job.group) return job.group;
+  return h('a', {
+    href: queueHref(data.queue.name, { ...pageFilters(data), group: job.group }),
+    'data-group-link': job.group,
+    title: 'Only the jobs of group ' + job.group,
+    text: job.group,
+  });
+}
+
 /** The group filter's line above the jobs: which group is shown, and the way back to every job. */
 function groupFilterLine(data: QueueData): Child {
   if (!data.group) return null;

@@ -62,7 +62,8 @@ function processesView(): View {
               ]),
               h('td', { 'data-label': 'State' }, [
                 h('span', { class: 'badge ' + look.tone, title: look.title, text: look.label }),
-                p.stoppedAt ? h('span', { class: 'muted', text: ' ' + whenShort(p.stoppedAt) }) : null,
+                // When it stopped: an element (a <time>), so a child of the span, not text.
+                p.stoppedAt ? h('span', { class: 'muted' }, [' ', whenShort(p.stoppedAt)]) : null,
               ]),
               h(
                 'td',

@@ -123,6 +123,7 @@ function queueView(name: string, params: URLSearchParams): View {
         chart('Wait time (p50, p95)', percentileSeries('Wait', m && m.waitTimePerMinute), 'ms', minutes),
         chart('Run time (p50, p95)', percentileSeries('Run', m && m.runTimePerMinute), 'ms', minutes),
       ]);
+      fitAxisText(charts);
       panels.update(data);
       // Filtered by job name, group or both, the tabs count those jobs (with a search too: the list shows the matches).
       const counts = data.nameCounts || q.counts;
@@ -326,7 +327,7 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
         { class: 'wrap name', 'data-label': 'Name' },
         typeof job.name === 'string' ? job.name : h('span', { class: 'muted', text: '–' }),
       ),
-      grouped ? h('td', { class: 'wrap', 'data-label': 'Group', text: typeof job.group === 'string' ? job.group : '' }) : null,
+      grouped ? h('td', { class: 'wrap', 'data-label': 'Group' }, groupCell(data, job)) : null,
       h('td', { 'data-label': 'Status' }, badge(job.status)),
       h(
         'td',
