@@ -1,13 +1,16 @@
 /**
  * Issue 29 item 7: cluster events must not go quiet by surprise. Without `clusterEvents`, a `@QueueEventsListener` or a
  * `QueueEvents` subscription hears only its own process, and a process that runs jobs publishes nothing for processes
- * that listen with `clusterEvents: true`: each case logs one clear line (the listener side at boot or at the first
- * subscription, the running side once such a listener exists). Two apps on one database are two processes to it: each
- * has its own instance id in the shared event log.
+ * that listen with `clusterEvents: true`, nor does one that only adds jobs (its `added` events): each case logs one
+ * clear line (the listener side at boot or at the first subscription, the running or adding side once such a listener
+ * exists, at boot or at a later look). Two apps on one database are two processes to it: each has its own instance id
+ * in the shared event log.
  */
 import { Injectable, LoggerService } from '@nestjs/common';
 import { Job, OnQueueEvent, Processor, QueueEvent, QueueEvents, QueueEventsListener, QueueProcessor } from '../lib';
+import { CLUSTER_NOTICE_TIMING } from '../lib/events/cluster-events-notice';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
+import { waitFor } from './support/wait-for';
 
 class CapturingLogger implements LoggerService {
   readonly lines: string[] = [];
@@ -88,6 +91,43 @@ describeEachBackend('cluster events that do not go quiet by surprise', (backend)
     const warnings = logger.lines.filter((line) => UNHEARD.test(line));
     expect(warnings).toEqual([expect.stringMatching(/^warn /)]);
     expect(warnings[0]).toContain('docs/observability.md#cluster-events');
+  });
+
+  it('a process that only adds jobs, without clusterEvents, warns at boot too: its added events are not heard', async () => {
+    const logger = new CapturingLogger();
+    const listener = await current.startApp({
+      module: { pollInterval: POLL, processing: false, clusterEvents: true },
+      providers: [CompletionListener],
+      logger,
+    });
+    await listener.get(QueueEvents).listening();
+    await current.startApp({ module: { pollInterval: POLL, processing: false }, logger });
+    const warnings = logger.lines.filter((line) => UNHEARD.test(line));
+    expect(warnings).toEqual([expect.stringMatching(/^warn /)]);
+    expect(warnings[0]).toContain("it runs no jobs, and the 'added' events of the jobs it adds are not published");
+    expect(warnings[0]).toContain('docs/observability.md#cluster-events');
+  });
+
+  describe('with the recheck interval set short (it is a minute)', () => {
+    const minute = CLUSTER_NOTICE_TIMING.recheckMs;
+    beforeEach(() => (CLUSTER_NOTICE_TIMING.recheckMs = 50));
+    afterEach(() => (CLUSTER_NOTICE_TIMING.recheckMs = minute));
+
+    it('notices a listener that appears after boot, at a later look, with one warning', async () => {
+      const logger = new CapturingLogger();
+      const unheard = () => logger.lines.filter((line) => UNHEARD.test(line));
+      await current.startApp({ module: { pollInterval: POLL }, providers: [NoticedProcessor], logger });
+      expect(unheard()).toEqual([]);
+      const listener = await current.startApp({
+        module: { pollInterval: POLL, processing: false, clusterEvents: true },
+        providers: [CompletionListener],
+        // The same logger: Nest's Logger writes to the logger of the app started last, whichever app logs.
+        logger,
+      });
+      await listener.get(QueueEvents).listening();
+      await waitFor(() => unheard().length > 0, 'the warning of a later look');
+      expect(unheard()).toEqual([expect.stringMatching(/^warn .*the events of the jobs it runs are not published/)]);
+    });
   });
 
   it('says nothing when nobody listens, or when the process that runs jobs has clusterEvents too', async () => {

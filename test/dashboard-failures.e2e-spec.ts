@@ -167,6 +167,12 @@ describeEachBackend(
         expect(await row.locator('[data-label="Process"]').innerText()).toBe(run.owner);
       }
       expect(runs[0].owner).toBeTruthy();
+      // The completing run names its process too (a completion keeps locked_by), and the footnote says so.
+      expect(runs[2]).toMatchObject({ outcome: 'completed', owner: runs[0].owner });
+      expect(await last.locator('[data-label="Process"]').innerText()).toBe(runs[2].owner);
+      const footnote = await panel.locator('p[data-snoozes]').innerText();
+      expect(footnote).toContain('the run that completed has the job’s own times and the process that ran it');
+      expect(footnote).not.toContain('not kept');
       expect(await panel.getByText('not stored').count()).toBe(0);
       if (shots) await panel.screenshot({ path: join(IMAGES, 'dashboard-attempts.png') });
 

@@ -62,6 +62,7 @@ describeEachBackend(
       await page.getByRole('button', { name: 'Search' }).click();
       await page.locator(`tr[data-job="${ada.id}"]`).waitFor();
       await waitFor(async () => (await page.locator('#queue-jobs tr[data-job]').count()) === 1, 'only the match is listed');
+      expect(await page.locator('[data-search-result]').innerText()).toBe('1 match.');
 
       await page.locator('#job-search').fill(bob.id);
       await page.getByRole('button', { name: 'Search' }).click();
@@ -70,7 +71,32 @@ describeEachBackend(
 
       await page.locator('#job-search').fill('carol@example.com');
       await page.getByRole('button', { name: 'Search' }).click();
-      await page.getByText('No job of this queue has id, key or text "carol@example.com".').waitFor();
+      // Nothing found: the page says where it looked (the text among the newest 100,000 jobs only).
+      await page
+        .getByText(
+          'No job of this queue has id or key "carol@example.com", nor text "carol@example.com" among the newest 100,000 jobs of the database.',
+        )
+        .waitFor();
+
+      // More matches than a page: the first 25 are shown, and the page says that more may match (it is not paged).
+      await producer.addBulk(
+        'other',
+        Array.from({ length: 26 }, (_, n) => ({ data: { to: `team${n}@example.com` }, options: { delay: 3_600_000 } })),
+      );
+      await page.locator('#job-search').fill('@example.com');
+      await page.getByRole('button', { name: 'Search' }).click();
+      const result = page.locator('[data-search-result="more"]');
+      await result.waitFor();
+      expect(await result.innerText()).toBe(
+        '25 shown, more may match: narrow the search (a status tab, a job name or a group), or search a longer text.',
+      );
+      expect(await page.locator('#queue-jobs tr[data-job]').count()).toBe(25);
+      const api = (await (await fetch(`${running!.url}/queues/api/queues/other?search=${encodeURIComponent('@example.com')}`)).json()) as {
+        jobs: unknown[];
+        total: number | null;
+        more: boolean;
+      };
+      expect({ shown: api.jobs.length, total: api.total, more: api.more }).toEqual({ shown: 25, total: null, more: true });
       await page.close();
     });
 

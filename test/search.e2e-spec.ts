@@ -3,12 +3,13 @@
  * the text, without regard to case, combined with the status, name and group filters and paging; the JSON columns
  * match their stored text as stored and as JSON writes a string; hostile text is a plain
  * text (never a LIKE pattern, never SQL) or a typed error. Its bound (the table's newest 100,000 rows) is measured in
- * bench/search-cost.js rather than filled here.
+ * bench/search-cost.js rather than filled here; the storage contract below pins that the bound is applied, set small.
  */
 import { InvalidArgumentError, QueueAdmin, QueueProducer, UnrecoverableError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
+import { contractStorage, newJob } from './support/storage-contract';
 
 describeEachBackend('QueueAdmin.getJobs({ search })', (backend) => {
   const current = perTestApp(backend, MIGRATED);
@@ -152,5 +153,30 @@ describeEachBackend('QueueAdmin.getJobs({ search })', (backend) => {
       expect(error.message).toMatch(/^QueueAdmin\.getJobs\(\): search must/);
     }
     expect(await admin.getJobs('found', { search: 'x'.repeat(200) })).toEqual([]);
+  });
+});
+
+describeEachBackend('Storage contract: a search reads the table’s newest rows only', (backend) => {
+  const s = contractStorage(backend);
+
+  it('finds no job older than the newest searchScanRows of the table (every queue counted), with any filter and order', async () => {
+    const now = Date.now();
+    // Ids 1 to 6 in `q` hold the text; 7 and 8 in `other` do not, but count against the window (it is by id, all queues).
+    const found = await s.storage.enqueue(
+      'q',
+      Array.from({ length: 6 }, (_, n) => newJob({ data: JSON.stringify({ note: `needle ${n}` }), name: 'x' })),
+      now,
+    );
+    await s.storage.enqueue('other', [newJob(), newJob()], now);
+    const ids = found.map((job) => job.id);
+    const search = (extra: object) =>
+      s.storage.listJobs('q', { search: 'NEEDLE', limit: 100, offset: 0, ...extra }).then((jobs) => jobs.map((job) => job.id));
+    // The default bound (100,000) reaches them all.
+    expect(await search({})).toEqual([...ids].reverse());
+    // The newest 5 rows of the table are ids 4 to 8: of `q`'s, 4, 5 and 6 only.
+    expect(await search({ searchScanRows: 5 })).toEqual([ids[5], ids[4], ids[3]]);
+    expect(await search({ searchScanRows: 5, status: 'pending', name: 'x' })).toEqual([ids[5], ids[4], ids[3]]);
+    expect(await search({ searchScanRows: 5, sort: { by: 'id', descending: false } })).toEqual([ids[3], ids[4], ids[5]]);
+    expect(await search({ searchScanRows: 2 })).toEqual([]);
   });
 });

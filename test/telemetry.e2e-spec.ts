@@ -8,7 +8,17 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { trace } from '@opentelemetry/api';
 import { Injectable } from '@nestjs/common';
-import { InvalidModuleOptionsError, Job, Processor, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModule } from '../lib';
+import {
+  InvalidModuleOptionsError,
+  Job,
+  Processor,
+  QueueAdmin,
+  QueueProcessor,
+  QueueProducer,
+  RateLimitError,
+  SnoozeError,
+  SqliteQueueModule,
+} from '../lib';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { appConnection } from './support/app-connection';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
@@ -27,6 +37,26 @@ class TracedProcessor implements QueueProcessor<TracedJobData, string> {
     trace.getTracer('test').startSpan('handler work').end();
     if (job.attempt <= (job.data.failTimes ?? 0)) throw new Error(`planned failure ${job.attempt}`);
     return 'done';
+  }
+}
+
+/** What a job of queue `endings` does on its first run; the run after it completes. */
+type Ending = 'snooze' | 'rateLimit' | 'block';
+/** Jobs whose first run has started (per job id): the ending is played once. */
+const endingsStarted = new Set<string>();
+
+@Processor('endings')
+class EndingsProcessor implements QueueProcessor<{ ending: Ending }, string> {
+  async process(job: Job<{ ending: Ending }>): Promise<string> {
+    if (endingsStarted.has(job.id)) return 'done';
+    endingsStarted.add(job.id);
+    if (job.data.ending === 'snooze') throw new SnoozeError(10);
+    if (job.data.ending === 'rateLimit') throw new RateLimitError(10);
+    // Runs until its signal is aborted (a cancel or a shutdown), and honours it.
+    return new Promise<string>((_, reject) => {
+      const signal = job.signal;
+      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    });
   }
 }
 
@@ -50,7 +80,11 @@ const spans: SpanRecord[] = [];
 let tracing: { uninstall(): Promise<void> };
 beforeAll(() => (tracing = installTracing((span) => spans.push(span))));
 afterAll(() => tracing.uninstall());
-beforeEach(() => spans.splice(0));
+beforeEach(() => {
+  spans.splice(0);
+  // Job ids start again in each test's database.
+  endingsStarted.clear();
+});
 
 const named = (all: SpanRecord[], name: string) => all.filter((span) => span.name === name);
 const one = (all: SpanRecord[], name: string) => {
@@ -127,6 +161,84 @@ describeEachBackend('OpenTelemetry traces from the request to the handler', (bac
     expect(attempt.status).toEqual({ code: STATUS.error, message: 'Error: planned failure 1' });
     expect(attempt.events.map((event) => event.name)).toEqual(['exception']);
     expect(attempt.events[0].attributes['exception.stacktrace']).toEqual(expect.stringContaining('planned failure 1'));
+  });
+
+  describe('an attempt without an outcome of its own ends OK with an event that says why', () => {
+    const processSpans = () =>
+      named(spans, 'process endings').sort(
+        (a, b) => Number(a.events.length === 0) - Number(b.events.length === 0), // the ended one (with its event) first
+      );
+
+    it('a snooze, then the completion: two CONSUMER spans, the first OK with the snooze event', async () => {
+      const worker = await current.startApp({ module: { pollInterval: POLL }, providers: [EndingsProcessor] });
+      const admin = worker.get(QueueAdmin);
+      const job = await worker.get(QueueProducer).add('endings', { ending: 'snooze' });
+      await finished(admin, job.id, 'completed');
+      await waitFor(() => named(spans, 'process endings').length === 2, 'two CONSUMER spans');
+      const [snoozed, completed] = processSpans();
+      expect(snoozed.status.code).toBe(STATUS.ok);
+      expect(snoozed.events.map((event) => event.name)).toEqual(['snoozed: the job goes back to pending, unspent']);
+      expect(snoozed.events[0].attributes['nestjs_sqlite_queue.job.snoozed_until']).toEqual(expect.any(String));
+      expect(completed).toMatchObject({ status: { code: STATUS.ok }, events: [] });
+      // A snooze spends no attempt: both runs are attempt 1.
+      expect([snoozed, completed].map((span) => span.attributes['nestjs_sqlite_queue.job.attempt'])).toEqual([1, 1]);
+    });
+
+    it('a rate limit, then the completion: the first span OK with the rate-limit event and when the queue resumes', async () => {
+      const worker = await current.startApp({ module: { pollInterval: POLL }, providers: [EndingsProcessor] });
+      const admin = worker.get(QueueAdmin);
+      const job = await worker.get(QueueProducer).add('endings', { ending: 'rateLimit' });
+      await finished(admin, job.id, 'completed');
+      await waitFor(() => named(spans, 'process endings').length === 2, 'two CONSUMER spans');
+      const [limited, completed] = processSpans();
+      expect(limited.status.code).toBe(STATUS.ok);
+      expect(limited.events.map((event) => event.name)).toEqual(['rate limited: the job goes back to pending, unspent']);
+      expect(limited.events[0].attributes['nestjs_sqlite_queue.queue.paused_until']).toEqual(expect.any(String));
+      expect(completed.status.code).toBe(STATUS.ok);
+    });
+
+    it('a cancel while running: one span, OK, with the cancel event', async () => {
+      const worker = await current.startApp({ module: { pollInterval: POLL }, providers: [EndingsProcessor] });
+      const admin = worker.get(QueueAdmin);
+      const job = await worker.get(QueueProducer).add('endings', { ending: 'block' });
+      await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'the job runs');
+      await admin.cancel(job.id);
+      await waitFor(() => named(spans, 'process endings').length === 1, 'the CONSUMER span');
+      const [cancelled] = named(spans, 'process endings');
+      expect(cancelled.status.code).toBe(STATUS.ok);
+      expect(cancelled.events.map((event) => event.name)).toEqual(['cancelled while running']);
+    });
+
+    it('a hand-back at shutdown: one span, OK, with the hand-back event', async () => {
+      const worker = await current.startApp({ module: { pollInterval: POLL, shutdownTimeout: 100 }, providers: [EndingsProcessor] });
+      const admin = worker.get(QueueAdmin);
+      const job = await worker.get(QueueProducer).add('endings', { ending: 'block' });
+      await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'the job runs');
+      await current.close(worker);
+      await waitFor(() => named(spans, 'process endings').length === 1, 'the CONSUMER span');
+      const [handedBack] = named(spans, 'process endings');
+      expect(handedBack.status.code).toBe(STATUS.ok);
+      expect(handedBack.events.map((event) => event.name)).toEqual(['handed back at shutdown']);
+    });
+  });
+
+  it('names the job and its group on the CONSUMER span, and the job name on the PRODUCER span', async () => {
+    const { producer, admin } = await apps();
+    const job = await producer.add('traced', {}, { name: 'welcome-mail', group: 'tenant-7' });
+    const plain = await producer.add('traced', {});
+    await finished(admin, job.id, 'completed');
+    await finished(admin, plain.id, 'completed');
+    await waitFor(() => named(spans, 'process traced').length === 2, 'two CONSUMER spans');
+    const consumerOf = (id: string) => named(spans, 'process traced').find((span) => span.attributes['messaging.message.id'] === id)!;
+    expect(consumerOf(job.id).attributes).toMatchObject({
+      'nestjs_sqlite_queue.job.name': 'welcome-mail',
+      'nestjs_sqlite_queue.job.group': 'tenant-7',
+    });
+    const sendOf = (id: string) => named(spans, 'send traced').find((span) => span.attributes['messaging.message.id'] === id)!;
+    expect(sendOf(job.id).attributes['nestjs_sqlite_queue.job.name']).toBe('welcome-mail');
+    // Neither is set on a job that has none.
+    expect(consumerOf(plain.id).attributes['nestjs_sqlite_queue.job.name']).toBeUndefined();
+    expect(consumerOf(plain.id).attributes['nestjs_sqlite_queue.job.group']).toBeUndefined();
   });
 
   it('links each CONSUMER span of a bulk add to its one PRODUCER span, and parents a flow under its PRODUCER span', async () => {

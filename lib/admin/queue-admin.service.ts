@@ -68,6 +68,7 @@ import {
   CLEAN_OPTION_KEYS,
   COUNT_OPTION_KEYS,
   FAILURE_GROUPS_OPTION_KEYS,
+  GET_GROUPS_OPTION_KEYS,
   GET_JOBS_OPTION_KEYS,
   JOBS_BY_KEY_OPTION_KEYS,
   METRICS_OPTION_KEYS,
@@ -177,10 +178,11 @@ export class QueueAdmin {
   /**
    * The queue's groups (`JobOptions.group`) with the most running jobs, most first, each with its running and pending
    * counts (pending counted up to 10,000: a larger backlog reads as 10,000). At most `limit` (1 to 1000, default 10).
-   * @throws InvalidQueueNameError, InvalidArgumentError.
+   * @throws InvalidQueueNameError, InvalidArgumentError (options not an object, an unknown option, a bad limit).
    */
   async getGroups(queue: string, options: GetGroupsOptions = {}): Promise<GroupInfo[]> {
     assertQueueName(queue);
+    assertAdminOptions('getGroups', options, GET_GROUPS_OPTION_KEYS);
     const { limit = 10 } = options;
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
       throw new InvalidArgumentError('getGroups', 'limit', `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`);

@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { DeadLetterStorage } from '../storage/queue-storage.interface';
+import { keysOf } from '../utils/option-keys.util';
 import { assertQueueName } from '../utils/queue-name.util';
+import { assertAdminOptions } from './assert-options';
 import { describeValue, isIntegerInRange } from '../utils/validation.util';
 
 /** Options of `QueueAdmin.redrive`. */
@@ -8,6 +10,9 @@ export interface RedriveOptions {
   /** Most dead letters moved, oldest first: 1 to 1,000,000. Default all (in rounds of 10,000). */
   limit?: number;
 }
+
+/** The keys of `RedriveOptions`: any other is refused. */
+const REDRIVE_OPTION_KEYS = keysOf<RedriveOptions>()('limit');
 
 /** A dead-letter queue as `QueueAdmin.listDeadLetterQueues` shows it. */
 export interface DeadLetterQueueInfo {
@@ -35,9 +40,7 @@ export async function redriveDeadLetters(
   now: () => number,
 ): Promise<number> {
   assertQueueName(deadLetterQueue);
-  if (options !== undefined && (typeof options !== 'object' || options === null || Object.keys(options).some((key) => key !== 'limit'))) {
-    throw new InvalidArgumentError('redrive', 'options', `must be { limit? }, got ${describeValue(options)}`);
-  }
+  assertAdminOptions('redrive', options, REDRIVE_OPTION_KEYS);
   const limit = options?.limit;
   if (limit !== undefined && !isIntegerInRange(limit, 1, MAX_LIMIT)) {
     throw new InvalidArgumentError('redrive', 'limit', `must be an integer from 1 to ${MAX_LIMIT}, got ${describeValue(limit)}`);

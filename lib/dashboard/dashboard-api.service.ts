@@ -4,6 +4,7 @@ import { MAX_SEARCH_LENGTH } from '../admin/search-text';
 import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
 import { GetJobsOptions, JOB_ORDER_FIELDS, JobOrderBy, QueueInfo } from '../interfaces/queue-info.interface';
+import { SEARCH_SCAN_ROWS } from '../storage/shared/job-search';
 import { JobSort, sortIsExact } from '../storage/shared/job-sort';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { assertQueueName } from '../utils/queue-name.util';
@@ -116,12 +117,15 @@ export class DashboardApi {
         sort: sort ? { by: sort.orderBy, order: sort.order, exact } : null,
         groups,
         textSearch: this.textSearch(),
+        // How deep a text search reads (the newest jobs of the database): the page says so when nothing matched.
+        searchScanRows: SEARCH_SCAN_ROWS,
       };
       if (search !== '') {
         // Within a status tab, a search finds that status's jobs only (the failure groups link to failed jobs so),
         // and within a name and group those only.
-        const jobs = await this.search(name, search, { status, name: jobName, group, ...sort });
-        const answer: JobsPage = { total: jobs.length, more: false, offset: 0 };
+        const { jobs, more } = await this.search(name, search, { status, name: jobName, group, ...sort });
+        // One page, not paged: past it the total is unknown (null), and `more` says that more may match.
+        const answer: JobsPage = { total: more ? null : jobs.length, more, offset: 0 };
         return { ...page, jobs: jobs.map((job) => this.summary(job)), ...answer };
       }
       const filters = { status, name: jobName, group, ...sort };
@@ -264,13 +268,14 @@ export class DashboardApi {
    * A search is a job id (found in any queue, shown when it is this queue's), a unique key of this queue, and text
    * in this queue's jobs' data, name, key or last error (`getJobs({ search })`), each kept to the filters (status,
    * name, group). The text search is left out when `redact.data` has a rule: a match would tell the operator what
-   * the hidden data holds. The id and key matches come first, then the text matches in the order asked.
+   * the hidden data holds. The id and key matches come first, then the text matches in the order asked. One page of
+   * them: each read asks for one job more than the page, so `more` says whether a match was left out.
    */
-  private async search(queue: string, text: string, filters: SearchFilters): Promise<JobInfo[]> {
+  private async search(queue: string, text: string, filters: SearchFilters): Promise<{ jobs: JobInfo[]; more: boolean }> {
     const byId = /^\d{1,19}$/.test(text) ? await this.admin.getJob(text) : null;
-    const byKey = await this.admin.getJobsByKey(queue, text, { limit: PAGE_SIZE });
+    const byKey = await this.admin.getJobsByKey(queue, text, { limit: PAGE_SIZE + 1 });
     const byText = this.textSearch()
-      ? await this.admin.getJobs(queue, { ...filters, search: text.slice(0, MAX_SEARCH_LENGTH), limit: PAGE_SIZE })
+      ? await this.admin.getJobs(queue, { ...filters, search: text.slice(0, MAX_SEARCH_LENGTH), limit: PAGE_SIZE + 1 })
       : [];
     const found = byId && byId.queue === queue ? [byId] : [];
     const kept = (job: JobInfo) =>
@@ -282,7 +287,10 @@ export class DashboardApi {
     for (const job of [...found, ...byKey, ...byText]) {
       if (!byJobId.has(job.id) && kept(job)) byJobId.set(job.id, job);
     }
-    return [...byJobId.values()].slice(0, PAGE_SIZE);
+    const jobs = [...byJobId.values()];
+    // A read that filled its extra row may hold more than it returned (the key's jobs are kept to the filters here).
+    const more = jobs.length > PAGE_SIZE || byKey.length > PAGE_SIZE || byText.length > PAGE_SIZE;
+    return { jobs: jobs.slice(0, PAGE_SIZE), more };
   }
 }
 
@@ -293,7 +301,8 @@ type SearchFilters = Pick<GetJobsOptions, 'status' | 'name' | 'group' | 'orderBy
  * Where a queue page's jobs stand among all it lists. `total`: how many the list holds, the status count in the default
  * order and in an exact one; in a window order (`sortIsExact` false) the count of the window's matching jobs, known on
  * its last page only, else null (also null on a page past the last: the read tells nothing of how far back that is).
- * `more`: whether a page follows this one. A search is one page: its matches, `more` false.
+ * `more`: whether a page follows this one. A search is one page of its first matches: `more` says more may match (the
+ * page has no next one: a narrower search finds them), and `total` is then null.
  */
 interface JobsPage {
   total: number | null;

@@ -9,7 +9,7 @@ import { QueueProcessor } from '../interfaces/queue-processor.interface';
 import { QueueRuntime } from '../runtime/queue-runtime';
 import { PROCESSOR_DEFAULTS } from '../module-defaults.constants';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
-import { backoffProblem } from '../utils/backoff.util';
+import { backoffInputProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { providerClassOf } from '../utils/provider-class.util';
@@ -124,7 +124,7 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
     throw invalid(`timeout must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`);
   }
   if (options.backoff !== undefined) {
-    const problem = backoffProblem(options.backoff);
+    const problem = backoffInputProblem(options.backoff);
     if (problem) throw invalid(`backoff ${problem}`);
   }
   for (const key of ['removeOnComplete', 'removeOnFail'] as const) {

@@ -5,12 +5,20 @@ import { EventStorage } from '../storage/queue-storage.interface';
 const DOCS = 'docs/observability.md#cluster-events';
 
 /**
+ * How often a process without `clusterEvents` looks again for processes that listen (it warns once, then stops
+ * looking): one small read a minute while idle. Internal, not exported by the package: a test sets it short to see a
+ * listener that appears after boot noticed, and puts it back.
+ */
+export const CLUSTER_NOTICE_TIMING = { recheckMs: 60_000 };
+
+/**
  * Says so when cluster events would go quiet by surprise, in a process WITHOUT `clusterEvents` (issue 29 item 7):
  *
  * - a listener here (`@QueueEventsListener`, a `QueueEvents` subscription) hears only this process's events: one line
  *   at boot naming the listeners (or at the first subscription), whether or not other processes exist;
- * - jobs this process runs are never heard by processes that listen with `clusterEvents: true`: a warning once such a
- *   listener is found. Asked at boot (one statement), then every `recheckInterval` until found, then never again: an
+ * - jobs this process runs, and the `added` events of those it adds, are never heard by processes that listen with
+ *   `clusterEvents: true`: a warning once such a listener is found, in a process that runs jobs and in one that only
+ *   adds them alike. Asked at boot (one statement), then every `recheckInterval` until found, then never again: an
  *   idle process pays one small read per minute by default, and none after it has warned.
  *
  * The default stays off (nothing is published unless asked for): publishing by default would cost every process a
@@ -43,7 +51,12 @@ export class ClusterEventsNotice {
     storage: () => Promise<Pick<EventStorage, 'hasEventReaders'>>,
     readerTtl: number,
     recheckInterval: number,
+    runsJobs: boolean,
   ): Promise<void> {
+    // What this process would publish: a producer-only one's adds are events too (`added`), heard nowhere else.
+    const unheard = runsJobs
+      ? 'the events of the jobs it runs are not published'
+      : "it runs no jobs, and the 'added' events of the jobs it adds are not published";
     const check = async (): Promise<void> => {
       let found = false;
       try {
@@ -55,8 +68,7 @@ export class ClusterEventsNotice {
       if (found) {
         this.logger.warn(
           'Some process listens to cluster events on this database (clusterEvents: true), but clusterEvents is off in this ' +
-            'process: the events of the jobs it runs are not published, and that listener never hears them. Set clusterEvents: ' +
-            `true here too (${DOCS})`,
+            `process: ${unheard}, and that listener never hears them. Set clusterEvents: true here too (${DOCS})`,
         );
         return;
       }

@@ -2,14 +2,13 @@ import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { FlowJob } from '../interfaces/flow-job.interface';
 import { NewFlowNode } from '../storage/queue-storage.interface';
 import { FLOW_WAIT_OFFSET } from '../storage/shared/flow-wait';
+import { FLOW_JOB_FIELDS, strayFieldProblem } from '../utils/option-keys.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { describeValue } from '../utils/validation.util';
 import { JobDefaults, prepareJob } from './prepare-job';
 
 /** Most jobs one flow may hold: a bound on one statement's size (and on a tree that refers to itself). */
 export const MAX_FLOW_JOBS = 10_000;
-
-const FLOW_FIELDS = new Set(['queue', 'data', 'options', 'children', 'onChildFailure']);
 
 /**
  * Validates a whole flow and flattens it, parents before their children, into the nodes one insert writes. Throws a
@@ -31,14 +30,8 @@ export function prepareFlow(flow: FlowJob, defaultsFor: (queue: string) => JobDe
       );
     }
     const job = node as Partial<FlowJob> & Record<string, unknown>;
-    const stray = Object.keys(job).find((field) => !FLOW_FIELDS.has(field));
-    if (stray !== undefined) {
-      throw new InvalidJobOptionsError(
-        '(flow)',
-        `${path}.${stray}`,
-        `is not a field of a flow job (known: ${[...FLOW_FIELDS].join(', ')})`,
-      );
-    }
+    const stray = strayFieldProblem(job, FLOW_JOB_FIELDS, 'a field of a flow job');
+    if (stray) throw new InvalidJobOptionsError('(flow)', `${path}.${stray.key}`, stray.reason);
     assertQueueName(job.queue);
     const queue = job.queue as string;
     const invalid = (field: string, reason: string) => new InvalidJobOptionsError(queue, `${path}.${field}`, reason);

@@ -2,7 +2,7 @@ import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobOptions } from '../interfaces/job-options.interface';
 import { NewJobRecord } from '../storage/queue-storage.interface';
 import { groupProblem } from '../utils/job-group.util';
-import { backoffProblem } from '../utils/backoff.util';
+import { backoffInputProblem } from '../utils/backoff.util';
 import { jobNameProblem, removalBits } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
 import { JOB_OPTION_KEYS, unknownOptionProblem } from '../utils/option-keys.util';
@@ -86,7 +86,7 @@ export function prepareJob(
     throw invalid('timeout', `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(timeout)}`);
   }
   if (backoff !== undefined) {
-    const problem = backoffProblem(backoff);
+    const problem = backoffInputProblem(backoff);
     if (problem) throw invalid('backoff', problem);
   }
   if (key !== undefined) {

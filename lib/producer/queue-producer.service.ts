@@ -34,7 +34,14 @@ import { JobNotFoundError } from '../errors/job-not-found.error';
 import { AddGroupCommit } from './add-group-commit';
 import { JobDefaults, keyModeField, prepareJob } from './prepare-job';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
-import { ADD_FLOW_OPTION_KEYS, WAIT_OPTION_KEYS, isOptionsObject, unknownOptionProblem } from '../utils/option-keys.util';
+import {
+  ADD_FLOW_OPTION_KEYS,
+  BULK_ITEM_FIELDS,
+  WAIT_OPTION_KEYS,
+  strayFieldProblem,
+  unknownOptionProblem,
+} from '../utils/option-keys.util';
+import { assertAdminOptions } from '../admin/assert-options';
 import { QueueTelemetry, SendSpan } from '../telemetry/queue-telemetry';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
@@ -111,8 +118,7 @@ export class QueueProducer {
     }
     return Object.assign(job, {
       waitUntilFinished: async (options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> => {
-        const unknownOption = isOptionsObject(options) ? unknownOptionProblem(options, WAIT_OPTION_KEYS) : null;
-        if (unknownOption) throw new InvalidArgumentError('waitUntilFinished', `option "${unknownOption.key}"`, unknownOption.reason);
+        assertAdminOptions('waitUntilFinished', options, WAIT_OPTION_KEYS);
         if (options.timeout !== undefined && !isTimerDuration(options.timeout)) {
           throw new InvalidArgumentError(
             'waitUntilFinished',
@@ -199,14 +205,8 @@ export class QueueProducer {
         throw new InvalidJobOptionsError(queue, `items[${index}]`, 'must be an object { data, options? } with a data property');
       }
       // `{ data, delay: 100 }` would otherwise drop the option silently: job options go in `options`.
-      const stray = Object.keys(item).find((field) => field !== 'data' && field !== 'options');
-      if (stray !== undefined) {
-        throw new InvalidJobOptionsError(
-          queue,
-          `items[${index}].${stray}`,
-          'is not a field of a bulk item (an item is { data, options? }; job options go in options)',
-        );
-      }
+      const stray = strayFieldProblem(item, BULK_ITEM_FIELDS, 'a field of a bulk item');
+      if (stray) throw new InvalidJobOptionsError(queue, `items[${index}].${stray.key}`, stray.reason);
       const record = prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
       const keyMode = keyModeField(record);
       if (keyMode) throw new InvalidJobOptionsError(queue, `items[${index}].${keyMode}`, 'is only supported by add(), one job at a time');

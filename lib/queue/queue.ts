@@ -7,6 +7,7 @@ import { CleanOptions, CountOptions, GetJobsOptions } from '../interfaces/queue-
 import { QueueDefaultJobOptions } from '../interfaces/register-queue-options.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { QueueProducer } from '../producer/queue-producer.service';
+import { keysOf, strayFieldProblem } from '../utils/option-keys.util';
 
 /** Options of one job added through a `Queue` handle: the name is `add`'s first argument. */
 export type QueueJobOptions = Omit<JobOptions, 'name'>;
@@ -20,6 +21,9 @@ export interface QueueBulkJob<TData = unknown> {
   /** Per-job options. */
   options?: QueueJobOptions;
 }
+
+/** The fields of a `QueueBulkJob`: any other is refused. */
+const QUEUE_BULK_JOB_FIELDS = keysOf<QueueBulkJob>()('name', 'data', 'options');
 
 /**
  * The handle of one queue, injected with `@InjectQueue(name)` after `SqliteQueueModule.registerQueue({ name })`:
@@ -56,14 +60,8 @@ export class Queue<TData = unknown, TResult = unknown> {
         throw new InvalidJobOptionsError(this.name, `jobs[${index}]`, 'must be an object { name, data, options? }');
       }
       // BullMQ's `opts` (or any other field) would otherwise be dropped silently.
-      const stray = Object.keys(job).find((field) => field !== 'name' && field !== 'data' && field !== 'options');
-      if (stray !== undefined) {
-        throw new InvalidJobOptionsError(
-          this.name,
-          `jobs[${index}].${stray}`,
-          'is not a field of a job (a job is { name, data, options? })',
-        );
-      }
+      const stray = strayFieldProblem(job, QUEUE_BULK_JOB_FIELDS, 'a field of a job');
+      if (stray) throw new InvalidJobOptionsError(this.name, `jobs[${index}].${stray.key}`, stray.reason);
       return { data: job.data, options: this.optionsOf(job.name, job.options, `jobs[${index}].options`) };
     });
     return this.producer.addBulk<TData>(this.name, items);

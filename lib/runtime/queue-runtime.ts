@@ -12,7 +12,7 @@ import { Observable, Subscription, filter, merge } from 'rxjs';
 import { QueueAlreadyRegisteredError } from '../errors/queue-already-registered.error';
 import { ClusterEventFeed, READER_TTL_MS } from '../events/cluster-event-feed';
 import { ClusterEventPublisher } from '../events/cluster-event-publisher';
-import { ClusterEventsNotice } from '../events/cluster-events-notice';
+import { CLUSTER_NOTICE_TIMING, ClusterEventsNotice } from '../events/cluster-events-notice';
 import { FinishWatcher } from '../events/finish-watcher';
 import { JobEventBus } from '../events/job-event-bus';
 import { JobEventType, QueueEvent } from '../interfaces/queue-event.interface';
@@ -26,12 +26,6 @@ import { ProcessorDefinition } from '../worker/processor-definition';
 import { createQueueStorage } from './create-queue-storage';
 import { ProcessingRuntime } from './processing-runtime';
 import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-options';
-
-/**
- * How often a processing process without `clusterEvents` looks again for processes that listen to cluster events (it
- * warns once, then stops looking): one small read a minute while idle.
- */
-const UNHEARD_RECHECK_MS = 60_000;
 
 /**
  * The process-wide owner of the queue: the storage (and its DataSource), the registered processors, the
@@ -227,9 +221,14 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
       );
       this.publisher.start();
     }
-    if (!options.processing || this.definitions.size === 0) return;
-    // This process runs jobs and publishes none of their events: warn if some process listens for them.
-    if (!options.clusterEvents) await this.clusterNotice.watchForListeners(() => this.storage(), READER_TTL_MS, UNHEARD_RECHECK_MS);
+    const runsJobs = options.processing && this.definitions.size > 0;
+    // This process publishes none of its events (those of the jobs it runs, or only the `added` of those it adds): warn
+    // if some process listens for them.
+    if (!options.clusterEvents) {
+      const recheck = CLUSTER_NOTICE_TIMING.recheckMs;
+      await this.clusterNotice.watchForListeners(() => this.storage(), READER_TTL_MS, recheck, runsJobs);
+    }
+    if (!runsJobs) return;
     const now = Date.now();
     await Scheduler.upsert(
       storage,

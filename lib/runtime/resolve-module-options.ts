@@ -7,7 +7,7 @@ import { PostgresQueueOptions } from '../interfaces/postgres-queue-options.inter
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
 import { DEFAULT_BACKOFF, MAX_BUSY_TIMEOUT_MS, MODULE_DEFAULTS } from '../module-defaults.constants';
 import { validatePostgresOptions } from '../storage/postgres/validate-postgres-options';
-import { backoffProblem } from '../utils/backoff.util';
+import { backoffInputProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { QueueLimits } from '../interfaces/queue-limits.interface';
@@ -198,7 +198,7 @@ export function resolveModuleOptions(
   // Stored in locked_by and compared on every outcome write: an altered copy would fence out its own writer.
   const workerIdProblem = unstorableTextProblem(resolved.workerId);
   if (workerIdProblem) throw new InvalidModuleOptionsError('workerId', workerIdProblem);
-  const problem = backoffProblem(resolved.backoff);
+  const problem = backoffInputProblem(resolved.backoff);
   if (problem) throw new InvalidModuleOptionsError('backoff', problem);
   for (const name of ['removeOnComplete', 'removeOnFail'] as const) {
     const retention = retentionProblem(resolved[name]);

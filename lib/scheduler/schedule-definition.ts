@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import { InvalidScheduleError } from '../errors/invalid-schedule.error';
 import { ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { ScheduleRecord } from '../storage/queue-storage.interface';
-import { backoffProblem } from '../utils/backoff.util';
+import { backoffInputProblem } from '../utils/backoff.util';
 import { groupProblem } from '../utils/job-group.util';
 import { jobNameProblem } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
@@ -10,7 +10,8 @@ import { SCHEDULE_OPTION_KEYS, unknownOptionProblem } from '../utils/option-keys
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 
 const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
-const ALLOWED_JOB_OPTIONS = new Set(['name', 'priority', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail', 'group']);
+/** The job options a schedule's occurrences take: those of an `add` that make sense for a job a timer adds. */
+const ALLOWED_JOB_OPTIONS = ['name', 'priority', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail', 'group'];
 
 /** Validates a schedule and turns it into a record whose first occurrence is the next one after `now`. */
 export function toScheduleRecord(queue: string, name: unknown, options: ScheduleOptions, now: number): ScheduleRecord {
@@ -78,10 +79,8 @@ export function sameDefinition(a: ScheduleRecord, b: ScheduleRecord): boolean {
 }
 
 function validateJobOptions(jobOptions: object, invalid: (reason: string) => Error): void {
-  for (const key of Object.keys(jobOptions)) {
-    if (!ALLOWED_JOB_OPTIONS.has(key))
-      throw invalid(`jobOptions.${key} is not allowed on a schedule (allowed: ${[...ALLOWED_JOB_OPTIONS].join(', ')})`);
-  }
+  const unknown = unknownOptionProblem(jobOptions, ALLOWED_JOB_OPTIONS, 'allowed on a schedule');
+  if (unknown) throw invalid(`jobOptions.${unknown.key} ${unknown.reason}`);
   const { name, priority, maxAttempts, backoff, timeout, removeOnComplete, removeOnFail, group } = jobOptions as Record<string, unknown>;
   if (name !== undefined) {
     const problem = jobNameProblem(name);
@@ -102,7 +101,7 @@ function validateJobOptions(jobOptions: object, invalid: (reason: string) => Err
   if (timeout !== undefined && !isTimerDuration(timeout))
     throw invalid(`jobOptions.timeout must be a positive number of ms, at most ${MAX_TIMER_MS}`);
   if (backoff !== undefined) {
-    const problem = backoffProblem(backoff);
+    const problem = backoffInputProblem(backoff);
     if (problem) throw invalid(`jobOptions.backoff ${problem}`);
   }
   if (group !== undefined) {

@@ -180,6 +180,11 @@ export interface ListJobsQuery {
   group?: string;
   /** An order other than the default (id, newest first): see `shared/job-sort.ts` for which read serves it. */
   sort?: JobSort;
+  /**
+   * How many of the table's newest rows a search reads (`SEARCH_SCAN_ROWS` when absent). Internal: no public options
+   * object reaches it; the storage contract sets it small to pin the bound without 100,000 rows.
+   */
+  searchScanRows?: number;
   limit: number;
   offset: number;
 }

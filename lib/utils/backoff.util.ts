@@ -1,8 +1,25 @@
 import { DEFAULT_MAX_EXPONENTIAL_DELAY, MAX_RETRY_DELAY } from '../module-defaults.constants';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
+import { BACKOFF_OPTION_KEYS, unknownOptionProblem } from './option-keys.util';
 import { LIMITS, describeValue, isDurationMs } from './validation.util';
 
-/** Returns why `backoff` is invalid, or `null` when it is valid. */
+/**
+ * Why a `backoff` given by the caller (job options, a schedule's, a processor's, the module's) is refused, or null:
+ * `backoffProblem`, and before it any key that is none of its four (`maxdelay` would be dropped, the cap the caller
+ * meant never applied). Not for a backoff read back from a row: that one is only ever checked by `backoffProblem`.
+ */
+export function backoffInputProblem(backoff: unknown): string | null {
+  if (typeof backoff === 'object' && backoff !== null && !Array.isArray(backoff)) {
+    const unknown = unknownOptionProblem(backoff, BACKOFF_OPTION_KEYS);
+    if (unknown) return `"${unknown.key}" ${unknown.reason}`;
+  }
+  return backoffProblem(backoff);
+}
+
+/**
+ * Returns why `backoff` is invalid, or `null` when it is valid. Keys beyond its four are not looked at: a row stored
+ * before they were refused still retries with the backoff it has.
+ */
 export function backoffProblem(backoff: unknown): string | null {
   if (typeof backoff !== 'object' || backoff === null) return 'must be an object { type, delay, maxDelay?, jitter? }';
   const { type, delay, maxDelay, jitter } = backoff as Partial<BackoffOptions>;

@@ -78,12 +78,16 @@ interface QueueData extends PageData {
    * it (and on a page past the last).
    */
   total: number | null;
-  /** Whether a page follows this one. */
+  /** Whether a page follows this one; with a search (one page, not paged), whether more may match than it shows. */
   more: boolean;
   offset: number;
   limit: number;
   status: string | null;
   search: string;
+  /** Whether a search looks in the jobs' text (not while `redact.data` has a rule: then id and key only). */
+  textSearch?: boolean;
+  /** How many of the database's newest jobs a text search reads. */
+  searchScanRows?: number;
   /** The job-name filter (null without one). */
   name: string | null;
   /** The counts of the jobs of that name, group or both, per status (null without either filter). */

@@ -108,7 +108,7 @@ addJobPanel({
                   h('td', { 'data-label': 'Outcome' }, outcomeBadge(row.outcome)),
                   h('td', { 'data-label': 'Started' }, row.start ? whenShort(row.start) : row.stored ? none() : notStored()),
                   h('td', { 'data-label': 'Ended' }, row.end ? whenShort(row.end) : row.stored ? '' : notStored()),
-                  // The completing run's process is not kept: a completion writes nothing but the job's own end.
+                  // A completion keeps its process (locked_by); a job completed by the 0.1.0 release has none: a dash.
                   h('td', { class: 'wrap', 'data-label': 'Process' }, row.owner ? row.owner : row.stored ? none() : notStored()),
                   h('td', { class: 'wrap error', 'data-label': 'Error', text: row.detail }),
                 ]),
@@ -125,7 +125,7 @@ addJobPanel({
         text:
           (snoozes ? 'Snoozed ' + snoozes + ' time(s): a snooze spends no attempt, so the next run has the same number. ' : '') +
           'The database keeps the newest 10 runs that did not complete, with their times, process and error; the run ' +
-          'that completed has the job’s own times, and its process is not kept.',
+          'that completed has the job’s own times and the process that ran it.',
       }),
     ]);
   },

@@ -289,10 +289,19 @@ function bulkBar(data: QueueData, table: JobTableState): Child {
   ]);
 }
 
-/** The jobs of the page, and the pager (a search shows every match on one page). */
+/** What a search looked in, as its result says it: the text only among the database's newest jobs. */
+function searchScope(data: QueueData): string {
+  if (data.textSearch === false) return 'has id or key "' + data.search + '" (the text of jobs is not searched: their data is redacted)';
+  const scanned = typeof data.searchScanRows === 'number' ? count(data.searchScanRows) : 'newest';
+  return 'has id or key "' + data.search + '", nor text "' + data.search + '" among the newest ' + scanned + ' jobs of the database';
+}
+
+/**
+ * The jobs of the page, and the pager. A search is one page of its first matches, not paged: a line says how many it
+ * shows and, when it found more than a page, that more may match (a narrower search finds them).
+ */
 function jobsTable(data: QueueData, table: JobTableState): Child {
-  if (!data.jobs.length)
-    return h('p', { text: data.search ? 'No job of this queue has id, key or text "' + data.search + '".' : 'No job here.' });
+  if (!data.jobs.length) return h('p', { text: data.search ? 'No job of this queue ' + searchScope(data) + '.' : 'No job here.' });
   const onPage = new Set(data.jobs.map((job) => job.id));
   table.selected.forEach((id) => {
     if (!onPage.has(id)) table.selected.delete(id);
@@ -404,7 +413,18 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
     bulkBar(data, table),
     h('div', { class: 'table-wrap' }, h('table', { class: 'cards jobs' }, [h('thead', null, head), h('tbody', null, rows)])),
   ];
-  if (!data.search) {
+  if (data.search) {
+    const shown = count(data.jobs.length) + ' shown';
+    parts.push(
+      h('p', {
+        class: 'muted',
+        'data-search-result': data.more ? 'more' : 'all',
+        text: data.more
+          ? shown + ', more may match: narrow the search (a status tab, a job name or a group), or search a longer text.'
+          : count(data.jobs.length) + ' match' + (data.jobs.length === 1 ? '' : 'es') + '.',
+      }),
+    );
+  } else {
     const from = data.offset + 1;
     const to = data.offset + data.jobs.length;
     const name = data.queue.name;

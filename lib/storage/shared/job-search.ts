@@ -13,6 +13,15 @@
 export const SEARCH_SCAN_ROWS = 100_000;
 
 /**
+ * The rows a search of `query` reads: `SEARCH_SCAN_ROWS`, or the contract test's smaller bound. Written into the
+ * statement's text (as the constant always was), so it must be a whole positive number: anything else is the default.
+ */
+export function searchScanRows(query: { searchScanRows?: number }): number {
+  const rows = query.searchScanRows;
+  return rows !== undefined && Number.isSafeInteger(rows) && rows > 0 ? rows : SEARCH_SCAN_ROWS;
+}
+
+/**
  * The text as each column may hold it, for a look-up with `instr` / `strpos` (never LIKE: no character is a pattern).
  * The columns that store JSON (data, error) match when their stored text holds the text as typed, so `"n":2` finds
  * `{"n":2}` (structure, keys and values alike), OR holds it as JSON writes it inside a string, so `say "hi"` finds

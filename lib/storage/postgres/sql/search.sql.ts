@@ -1,7 +1,7 @@
 import { JobRecord, ListJobsQuery } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
-import { SEARCH_SCAN_ROWS, searchNeedles } from '../../shared/job-search';
+import { searchNeedles, searchScanRows } from '../../shared/job-search';
 import { JobSort, orderByClause } from '../../shared/job-sort';
 import { PostgresContext, PostgresTables, perSchema } from './postgres-sql-fragments';
 
@@ -13,7 +13,7 @@ const jsonColumnTest = (column: string) =>
   `strpos(lower(${column}), lower($5)) > 0 OR ($6 <> $5 AND strpos(lower(${column}), lower($6)) > 0)`;
 
 /**
- * The table's newest `SEARCH_SCAN_ROWS` rows by id (a backward range of the primary key, `max(id)` read from its
+ * The table's newest `scanRows` rows by id (`SEARCH_SCAN_ROWS` but in the storage contract; a backward range of the primary key, `max(id)` read from its
  * end), those of the queue (and status, name, group: each null for none), then those holding the text. `queue || ''`
  * keeps the planner off the queue's partial indexes and the group's index, whose walk would read every pending or
  * finished row of a big queue or group: the id range is the bound. `strpos` on `lower()` of both sides, so no
@@ -21,9 +21,9 @@ const jsonColumnTest = (column: string) =>
  * collation says. pg_trgm would index the text, but it is an extension a managed server may not allow, and its GIN
  * index is paid by every enqueue. Params: queue, status, name, group, typed needle, JSON needle, limit, offset.
  */
-function searchSql(T: string, order: string): string {
+function searchSql(T: string, order: string, scanRows: number): string {
   return `SELECT ${JOB_COLUMNS} FROM ${T}
-    WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${SEARCH_SCAN_ROWS} AND queue || '' = $1
+    WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${scanRows} AND queue || '' = $1
       AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR name = $3)
       AND ($4::text IS NULL OR job_group || '' = $4)
       AND (${jsonColumnTest('data')} OR ${jsonColumnTest('error')}
@@ -31,14 +31,15 @@ function searchSql(T: string, order: string): string {
     ORDER BY ${order} LIMIT $7 OFFSET $8`;
 }
 
-/** Each schema's search statements, by ORDER BY (`orderByClause`: newest first unless `query.sort` says otherwise). */
+/** Each schema's search statements, by ORDER BY and bound (`orderByClause`: newest first unless `query.sort` says otherwise). */
 const statements = perSchema(() => new Map<string, string>());
 
-function statementFor(tables: PostgresTables, sort: JobSort): string {
+function statementFor(tables: PostgresTables, sort: JobSort, scanRows: number): string {
   const order = orderByClause(sort, 'name COLLATE "C"');
   const cache = statements(tables);
-  let sql = cache.get(order);
-  if (sql === undefined) cache.set(order, (sql = searchSql(tables.T, order)));
+  const key = `${order}|${scanRows}`;
+  let sql = cache.get(key);
+  if (sql === undefined) cache.set(key, (sql = searchSql(tables.T, order, scanRows)));
   return sql;
 }
 
@@ -46,5 +47,7 @@ function statementFor(tables: PostgresTables, sort: JobSort): string {
 export async function searchJobs(db: PostgresContext, queue: string, query: ListJobsQuery & { search: string }): Promise<JobRecord[]> {
   const { plain, json } = searchNeedles(query.search);
   const params = [queue, query.status ?? null, query.name ?? null, query.group ?? null, plain, json, query.limit, query.offset];
-  return (await db.runner.all(statementFor(db.tables, query.sort ?? { by: 'id', descending: true }), params)).map(toJobRecord);
+  return (await db.runner.all(statementFor(db.tables, query.sort ?? { by: 'id', descending: true }, searchScanRows(query)), params)).map(
+    toJobRecord,
+  );
 }

@@ -1,7 +1,7 @@
 import { JobRecord, ListJobsQuery } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
-import { SEARCH_SCAN_ROWS, searchNeedles } from '../../shared/job-search';
+import { searchNeedles, searchScanRows } from '../../shared/job-search';
 import { orderByClause } from '../../shared/job-sort';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T } from './sqlite-sql-fragments';
@@ -13,7 +13,7 @@ function jsonColumnTest(column: string, escaped: boolean): string {
 }
 
 /**
- * The table's newest `SEARCH_SCAN_ROWS` rows by id (a range of the rowid: `max(id)` is read from the b-tree's end),
+ * The table's newest `scanRows` rows by id (`SEARCH_SCAN_ROWS` but in the storage contract; a range of the rowid: `max(id)` is read from the b-tree's end),
  * those of the queue (and status, name, group), then those holding the text. The `+` before each filtered column keeps
  * SQLite off the queue's and the group's indexes, whose walk would read every pending or finished row of a big queue
  * or group: the rowid range is the bound, whatever the filters. `instr` on `lower()` of both sides: no character of
@@ -21,9 +21,9 @@ function jsonColumnTest(column: string, escaped: boolean): string {
  * `filter` is made of `AND +status = ?`, `AND +name = ?`, `AND +job_group = ?` (each optional, in that order);
  * `order` is the ORDER BY (`orderByClause`: newest first unless `query.sort` says otherwise), a sort of the matches.
  */
-function searchSql(filter: string, escaped: boolean, order: string): string {
+function searchSql(filter: string, escaped: boolean, order: string, scanRows: number): string {
   return `SELECT ${JOB_COLUMNS} FROM ${T}
-    WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${SEARCH_SCAN_ROWS} AND +queue = ? ${filter}
+    WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${scanRows} AND +queue = ? ${filter}
       AND (${jsonColumnTest('data', escaped)} OR ${jsonColumnTest('error', escaped)}
         OR instr(lower(name), lower(?)) > 0 OR instr(lower(unique_key), lower(?)) > 0)
     ORDER BY ${order} LIMIT ? OFFSET ?`;
@@ -38,9 +38,10 @@ function statementFor(query: ListJobsQuery, escaped: boolean): string {
     query.group === undefined ? '' : 'AND +job_group = ?',
   ].join(' ');
   const order = orderByClause(query.sort ?? { by: 'id', descending: true });
-  const key = `${filter}|${escaped}|${order}`;
+  const scanRows = searchScanRows(query);
+  const key = `${filter}|${escaped}|${order}|${scanRows}`;
   let sql = STATEMENTS.get(key);
-  if (sql === undefined) STATEMENTS.set(key, (sql = searchSql(filter, escaped, order)));
+  if (sql === undefined) STATEMENTS.set(key, (sql = searchSql(filter, escaped, order, scanRows)));
   return sql;
 }
 
