@@ -18,8 +18,9 @@ export const CLUSTER_NOTICE_TIMING = { recheckMs: 60_000 };
  *   at boot naming the listeners (or at the first subscription), whether or not other processes exist;
  * - jobs this process runs, and the `added` events of those it adds, are never heard by processes that listen with
  *   `clusterEvents: true`: a warning once such a listener is found, in a process that runs jobs and in one that only
- *   adds them alike. Asked at boot (one statement), then every `recheckInterval` until found, then never again: an
- *   idle process pays one small read per minute by default, and none after it has warned.
+ *   adds them alike. Asked at boot (one statement; in a process that runs no jobs, at its first add), then every
+ *   `recheckInterval` until found, then never again: an idle process pays one small read per minute by default, and
+ *   none after it has warned.
  *
  * The default stays off (nothing is published unless asked for): publishing by default would cost every process a
  * reader check per `pollInterval` and every job its events' writes once anyone listens. A line that says what is

@@ -8,7 +8,7 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Observable, Subscription, filter, merge } from 'rxjs';
+import { Observable, Subscription, filter, merge, take } from 'rxjs';
 import { QueueAlreadyRegisteredError } from '../errors/queue-already-registered.error';
 import { ClusterEventFeed, READER_TTL_MS } from '../events/cluster-event-feed';
 import { ClusterEventPublisher } from '../events/cluster-event-publisher';
@@ -225,8 +225,20 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
     // This process publishes none of its events (those of the jobs it runs, or only the `added` of those it adds): warn
     // if some process listens for them.
     if (!options.clusterEvents) {
-      const recheck = CLUSTER_NOTICE_TIMING.recheckMs;
-      await this.clusterNotice.watchForListeners(() => this.storage(), READER_TTL_MS, recheck, runsJobs);
+      const watch = () =>
+        this.clusterNotice.watchForListeners(() => this.storage(), READER_TTL_MS, CLUSTER_NOTICE_TIMING.recheckMs, runsJobs);
+      if (runsJobs) await watch();
+      // A process that runs no jobs would publish only the `added` of the jobs it adds: it looks once it has added one,
+      // so a dashboard's, a CLI's or an operator's process that never adds pays no read and logs no warning.
+      else
+        this.listeners.push(
+          this.events.events$
+            .pipe(
+              filter((event) => event.type === 'added'),
+              take(1),
+            )
+            .subscribe(() => void watch()),
+        );
     }
     if (!runsJobs) return;
     const now = Date.now();
