@@ -129,6 +129,15 @@ const MUTATIONS = [
     why: 'a claim ignores the outcomes not yet landed: a slot whose writes land slowly lets a process hold more than 3 x concurrency jobs for a crash to re-run',
   },
   {
+    id: 'wake-landed-write-at-bound',
+    area: 'wake-up timers',
+    file: 'lib/worker/queue-worker.ts',
+    from: 'if (!hadQueuedWrite || this.slots.freeSlots > offered) this.context.onSlotFreed();',
+    to: 'if (!hadQueuedWrite) this.context.onSlotFreed();',
+    tests: ['test/queue-worker.spec.ts'],
+    why: 'a write that lands while the jobs held are at their bound wakes nobody: the poller claims again only at its fallback timer',
+  },
+  {
     id: 'wake-poller-timer-not-rearmed',
     area: 'wake-up timers',
     file: 'lib/poller/shared-poller.ts',

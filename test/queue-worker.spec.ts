@@ -195,6 +195,28 @@ describe("QueueWorker slots (unit), prefetch 'auto' (the default): a slot is cla
     expect(worker.heldAttempts()).toEqual([]);
   });
 
+  it('holds at most 3 × concurrency jobs while outcomes land slowly, and offers the slot again as soon as one lands', async () => {
+    const { worker, jobs$, writes, started, settle, slotsOffered } = setUp('auto');
+    for (const id of ['1', '2', '3']) {
+      jobs$.next(record(id));
+      await settle();
+    }
+    // Three outcomes handed to the writer, none landed (the first batch is still in flight): the bound for concurrency 1.
+    expect(started).toEqual(['1', '2', '3']);
+    expect(writes.map((write) => write.ref.id)).toEqual(['1']);
+    expect(worker.heldAttempts()).toHaveLength(3);
+    expect(worker.freeSlots).toBe(0);
+    const offeredBefore = slotsOffered();
+    writes[0].land();
+    await settle();
+    // A landed write under the bound is a slot the poller has not heard of: it must be told, or it claims again
+    // only at its fallback timer (a 40,000-job run took ten times as long).
+    expect(worker.freeSlots).toBe(1);
+    expect(slotsOffered()).toBeGreaterThan(offeredBefore);
+    writes[1].land();
+    await worker.whenIdle();
+  });
+
   it('claims ahead only for the slots expected to free during a claim, never more than the concurrency', async () => {
     const { worker, jobs$, writes, settle } = setUp('auto');
     jobs$.next(record('1'));

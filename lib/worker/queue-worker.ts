@@ -437,9 +437,12 @@ export class QueueWorker {
 
   /** A started job is done with its slot; `hadQueuedWrite`: its outcome's write was queued (the poller knows). */
   private settle(hadQueuedWrite: boolean): void {
+    const offered = this.slots.freeSlots;
     const next = this.slots.release(hadQueuedWrite);
-    // No write was queued (cancelled, handed back): the slot is news to the poller.
-    if (!hadQueuedWrite) this.context.onSlotFreed();
+    // No write was queued (cancelled, handed back): the slot is news to the poller. A landed write is news too when
+    // the jobs held were at their bound (outcomes landing slower than handlers end): its slot was offered at the queueing
+    // but could not be claimed for until now.
+    if (!hadQueuedWrite || this.slots.freeSlots > offered) this.context.onSlotFreed();
     if (next) this.start(next);
     this.notifyIfIdle();
   }
