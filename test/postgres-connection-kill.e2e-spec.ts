@@ -8,7 +8,7 @@ import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { QueueAdmin, QueueProducer } from '../lib';
 import { ChildApp, startChildApp } from './support/child-app';
-import { waitFor } from './support/wait-for';
+import { waitWhileProgressing } from './support/wait-for';
 import { describePostgres, perTestApp } from './support/backends';
 
 /** Child processes started, each killed at for `KILL_FOR_MS`: the unguarded code died in about 1 in 4. */
@@ -77,20 +77,10 @@ describePostgres("PostgreSQL: the server terminating a worker's connections", (b
       // Every job completes: waited for as long as jobs keep completing (a loaded machine runs 3,000 of them slowly),
       // failing once none has completed for 30 s: more than a lost claim's lease (5 s), its recovery jitter (at most the
       // lease) and a failing task's longest back-off (5 s) together.
-      let done = -1;
-      let progressAt = Date.now();
-      await waitFor(
-        async () => {
-          const completed = (await admin.getCounts('k')).completed;
-          if (completed > done) [done, progressAt] = [completed, Date.now()];
-          else if (Date.now() - progressAt > 30_000)
-            throw new Error(`run ${run}: no job completed for 30 s (${completed} of ${(run + 1) * JOBS}):\n${await stuck(admin, child)}`);
-          return completed === (run + 1) * JOBS;
-        },
-        `run ${run}: every job completed`,
-        240_000,
-        50,
-      );
+      const worker = child;
+      await waitWhileProgressing(async () => (await admin.getCounts('k')).completed, (run + 1) * JOBS, `run ${run}: every job completed`, {
+        describeStall: () => stuck(admin, worker),
+      });
       for (const job of jobs.slice(0, 5)) expect((await admin.getJob(job.id))?.status).toBe('completed');
       expect(exitedUnasked).toBeNull();
       expect(await child.stop()).toBe(0);

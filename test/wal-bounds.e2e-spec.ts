@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { Test } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
-import { waitFor } from './support/wait-for';
+import { waitWhileProgressing } from './support/wait-for';
 import { describeEachSqlite, perTestApp, MIGRATED } from './support/backends';
 
 const JOBS = 40_000;
@@ -37,13 +37,16 @@ describeEachSqlite('the WAL under load', (backend) => {
       if (existsSync(`${current.db.path}-wal`)) largestWal = Math.max(largestWal, statSync(`${current.db.path}-wal`).size);
     }, 2);
     try {
-      await waitFor(async () => (await current.app!.get(QueueAdmin).getCounts()).completed === JOBS, 'every job completed', 120_000);
+      // As long as jobs keep completing: a loaded machine (a CI run beside a benchmark) took over 120 s for the 40,000.
+      const completed = async () => (await current.app!.get(QueueAdmin).getCounts()).completed;
+      await waitWhileProgressing(completed, JOBS, 'every job completed');
     } finally {
       clearInterval(sampler);
     }
     expect(handled).toBe(JOBS);
     // wal_autocheckpoint is 1,000 pages (4 MiB); a WAL that never restarted would pass 30 MiB here.
     expect(largestWal).toBeLessThan(12 * 1024 * 1024);
-    // jest's own limit is above the wait's: under load a slow run ends with the wait's message, not a bare timeout.
-  }, 150_000);
+    // jest's own limit is far above a quiet run's (about 20 s): under load a slow run still ends, a stalled one ends
+    // with the wait's message after 30 s without a completion.
+  }, 600_000);
 });
