@@ -7,6 +7,9 @@
 //   BENCH_AB_BASE_DIST=path/to/dist   adds variants "base" and "base-listened" (events-off and events-listened)
 //                                     loaded from that build (e.g. the main branch's dist): before/after in one run
 // Besides jobs/s it reports the CPU (user + system) the process spent per 1000 jobs, less sensitive to other load.
+//   BENCH_AB_ORDER=alternate          reverses the order of the variants every other run (A B, B A, …): a run's slot
+//                                     biased it on a loaded machine; use an even number of runs. Each run line gives
+//                                     the 1-minute load average, and the summary the median of the run-by-run ratios.
 //   BENCH_AB_DRIVER=better-sqlite3    (default sqlite3); BENCH_AB_PG=1 runs on PostgreSQL (127.0.0.1, trust auth)
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -80,8 +83,9 @@ function main() {
   }
   const results = new Map(variants.map(([name]) => [name, []]));
   const cpus = new Map(variants.map(([name]) => [name, []]));
+  const alternate = process.env.BENCH_AB_ORDER === 'alternate';
   for (let run = 0; run < runs; run++) {
-    for (const [name, dist] of variants) {
+    for (const [name, dist] of alternate && run % 2 === 1 ? [...variants].reverse() : variants) {
       const env = { ...process.env, ...(dist ? { BENCH_DIST_DIR: dist } : {}) };
       const out = spawnSync(
         process.execPath,
@@ -97,7 +101,7 @@ function main() {
       results.get(name).push(line.jobsPerSecond);
       cpus.get(name).push(line.cpuMsPerKJob);
       process.stderr.write(
-        `run ${run + 1} ${name}: ${Math.round(line.jobsPerSecond)} jobs/s, ${Math.round(line.cpuMsPerKJob)} ms CPU / 1000 jobs${line.errors ? ` (${line.errors} errors)` : ''}\n`,
+        `run ${run + 1} ${name}: ${Math.round(line.jobsPerSecond)} jobs/s, ${Math.round(line.cpuMsPerKJob)} ms CPU / 1000 jobs${line.errors ? ` (${line.errors} errors)` : ''}, load ${os.loadavg()[0].toFixed(1)}\n`,
       );
     }
   }
@@ -108,9 +112,23 @@ function main() {
     const reference = median(results.get(referenceOf(name)));
     const cpu = median(cpus.get(name));
     const cpuReference = median(cpus.get(referenceOf(name)));
+    // The same runs paired: run i of this variant against run i of its reference.
+    const paired = (series) => median(series.get(name).map((value, i) => value / series.get(referenceOf(name))[i]));
     console.log(
       `${name.padEnd(15)} median ${Math.round(m)} jobs/s (${((m / reference - 1) * 100).toFixed(1)} % vs ${referenceOf(name)}), ` +
-        `${Math.round(cpu)} ms CPU / 1000 jobs (${((cpu / cpuReference - 1) * 100).toFixed(1)} %), runs: ${values.map(Math.round).join(', ')}`,
+        `${Math.round(cpu)} ms CPU / 1000 jobs (${((cpu / cpuReference - 1) * 100).toFixed(1)} %), ` +
+        `paired ratios ${paired(results).toFixed(3)}× the rate, ${paired(cpus).toFixed(3)}× the CPU, runs: ${values.map(Math.round).join(', ')}, ` +
+        `CPU: ${cpus.get(name).map(Math.round).join(', ')}`,
+    );
+  }
+  if (results.has('base')) {
+    // This build against the other, run by run: the before/after figure of a change.
+    const ratios = (series) => series.get('events-off').map((value, i) => value / series.get('base')[i]);
+    const rate = ratios(results);
+    const cpu = ratios(cpus);
+    console.log(
+      `events-off ÷ base, paired runs: ${median(rate).toFixed(3)}× the rate (${rate.map((x) => x.toFixed(2)).join(', ')}), ` +
+        `${median(cpu).toFixed(3)}× the CPU (${cpu.map((x) => x.toFixed(2)).join(', ')})`,
     );
   }
 }

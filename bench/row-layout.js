@@ -38,9 +38,12 @@ const claimSql = (returning) => `UPDATE ${T}
   RETURNING ${returning}`;
 const claimParams = (now) => ['w', 30_000, now, now, ...QUEUES.flatMap((queue) => [queue, now, queue, now, PER_QUEUE_CLAIM])];
 
-/** The completion; `pinned`: the status test kept off the running index (unary +), as the library does since issue 27. */
-const completeSql = (pinned) => `UPDATE ${T}
-  SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?, locked_by = NULL, lease_until = NULL
+/**
+ * The completion; `pinned`: the status test kept off the running index (unary +), as the library does since issue 27;
+ * `keepOwner`: `locked_by` left as it is, as the library does since 3f49335 (a completed run names its process).
+ */
+const completeSql = (pinned, keepOwner = false) => `UPDATE ${T}
+  SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?,${keepOwner ? '' : ' locked_by = NULL,'} lease_until = NULL
   FROM json_each(?) AS j
   WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ? AND ${pinned ? '+' : ''}${T}.status = 'running'
   RETURNING ${T}.id`;
@@ -52,7 +55,7 @@ const LAYOUTS = {
   current: {
     ddl: [],
     returning: PACKED,
-    note: 'the schema (every step of dist/) and the statements of the library; no statistics (the library never runs ANALYZE)',
+    note: 'the schema (every step of dist/) and the statements of the library, its completion as before 3f49335 (clearing locked_by); no statistics (the library never runs ANALYZE)',
   },
   'analyzed-unpinned': {
     ddl: [],
@@ -62,6 +65,12 @@ const LAYOUTS = {
     note: 'statistics (an operator ran ANALYZE or PRAGMA optimize): the completion walked every running row against the batch',
   },
   analyzed: { ddl: [], analyze: true, returning: PACKED, note: 'the same with the completion pinned to the primary key' },
+  'completion-keeps-locked-by': {
+    ddl: [],
+    returning: PACKED,
+    keepOwner: true,
+    note: 'the completion leaves locked_by (3f49335: the library does so since, so a completed run names its process)',
+  },
   'no-child-trigger': {
     ddl: [`DROP TRIGGER ${T}_child_finished`],
     returning: PACKED,
@@ -124,7 +133,7 @@ function fill(db) {
 /** CPU µs per job of claiming and completing every job (the JavaScript that reads the claimed rows included). */
 function cycle(db, layout) {
   const claim = db.prepare(claimSql(layout.returning));
-  const complete = db.prepare(completeSql(!layout.unpinned));
+  const complete = db.prepare(completeSql(!layout.unpinned, layout.keepOwner));
   const packed = layout.returning === PACKED;
   const before = process.cpuUsage();
   const started = process.hrtime.bigint();
@@ -157,7 +166,8 @@ function main() {
   fs.mkdirSync(DATA_DIR, { recursive: true });
   const results = Object.fromEntries(names.map((name) => [name, []]));
   for (let run = 0; run < RUNS; run++) {
-    for (const name of names) {
+    // Every other run in reverse order (A B, B A, …), so no layout always holds the same slot.
+    for (const name of run % 2 === 1 ? [...names].reverse() : names) {
       const file = path.join(DATA_DIR, `row-layout-${name}.sqlite`);
       for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
       const db = open(file, LAYOUTS[name].ddl);
@@ -170,13 +180,14 @@ function main() {
   }
   const base = median(results.current?.map((r) => r.cpuUs) ?? [NaN]);
   console.log(`${TOTAL} jobs, ${RUNS} runs each, alternated; CPU µs per job of claim + completion (better-sqlite3)\n`);
-  console.log('| layout | CPU µs/job (median) | range | × current | note |');
-  console.log('|---|---|---|---|---|');
+  console.log('| layout | CPU µs/job (median) | range | × current | × current, paired runs (median) | note |');
+  console.log('|---|---|---|---|---|---|');
   for (const name of names) {
     const cpu = results[name].map((r) => r.cpuUs);
     const m = median(cpu);
     const range = `${Math.min(...cpu).toFixed(2)}–${Math.max(...cpu).toFixed(2)}`;
-    console.log(`| ${name} | ${m.toFixed(2)} | ${range} | ${(m / base).toFixed(2)}× | ${LAYOUTS[name].note} |`);
+    const paired = results.current ? median(cpu.map((value, i) => value / results.current[i].cpuUs)) : NaN;
+    console.log(`| ${name} | ${m.toFixed(2)} | ${range} | ${(m / base).toFixed(2)}× | ${paired.toFixed(3)}× | ${LAYOUTS[name].note} |`);
   }
 }
 
