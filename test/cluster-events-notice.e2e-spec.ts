@@ -48,6 +48,16 @@ const UNHEARD = /Some process listens to cluster events on this database \(clust
 describeEachBackend('cluster events that do not go quiet by surprise', (backend) => {
   const current = perTestApp(backend, MIGRATED);
 
+  /** An app that listens with clusterEvents (CompletionListener), logging to `logger`, once its reader is registered. */
+  async function startListening(logger: CapturingLogger): Promise<void> {
+    const listener = await current.startApp({
+      module: { pollInterval: POLL, processing: false, clusterEvents: true },
+      providers: [CompletionListener],
+      logger,
+    });
+    await listener.get(QueueEvents).listening();
+  }
+
   it('a @QueueEventsListener without clusterEvents says at boot, once, that it hears only this process', async () => {
     const logger = new CapturingLogger();
     await current.startApp({ module: { pollInterval: POLL, processing: false }, providers: [CompletionListener], logger });
@@ -81,12 +91,7 @@ describeEachBackend('cluster events that do not go quiet by surprise', (backend)
 
   it('a process that runs jobs without clusterEvents warns at boot when another process listens with it', async () => {
     const logger = new CapturingLogger();
-    const listener = await current.startApp({
-      module: { pollInterval: POLL, processing: false, clusterEvents: true },
-      providers: [CompletionListener],
-      logger,
-    });
-    await listener.get(QueueEvents).listening();
+    await startListening(logger);
     await current.startApp({ module: { pollInterval: POLL }, providers: [NoticedProcessor], logger });
     const warnings = logger.lines.filter((line) => UNHEARD.test(line));
     expect(warnings).toEqual([expect.stringMatching(/^warn /)]);
@@ -95,12 +100,7 @@ describeEachBackend('cluster events that do not go quiet by surprise', (backend)
 
   it('a process that only adds jobs, without clusterEvents, warns at its first add: its added events are not heard', async () => {
     const logger = new CapturingLogger();
-    const listener = await current.startApp({
-      module: { pollInterval: POLL, processing: false, clusterEvents: true },
-      providers: [CompletionListener],
-      logger,
-    });
-    await listener.get(QueueEvents).listening();
+    await startListening(logger);
     const producer = await current.startApp({ module: { pollInterval: POLL, processing: false }, logger });
     const unheard = () => logger.lines.filter((line) => UNHEARD.test(line));
     // A process that never adds (a dashboard's, a CLI's) is told nothing: it publishes nothing anyone misses.
@@ -124,13 +124,8 @@ describeEachBackend('cluster events that do not go quiet by surprise', (backend)
       const unheard = () => logger.lines.filter((line) => UNHEARD.test(line));
       await current.startApp({ module: { pollInterval: POLL }, providers: [NoticedProcessor], logger });
       expect(unheard()).toEqual([]);
-      const listener = await current.startApp({
-        module: { pollInterval: POLL, processing: false, clusterEvents: true },
-        providers: [CompletionListener],
-        // The same logger: Nest's Logger writes to the logger of the app started last, whichever app logs.
-        logger,
-      });
-      await listener.get(QueueEvents).listening();
+      // The same logger: Nest's Logger writes to the logger of the app started last, whichever app logs.
+      await startListening(logger);
       await waitFor(() => unheard().length > 0, 'the warning of a later look');
       expect(unheard()).toEqual([expect.stringMatching(/^warn .*the events of the jobs it runs are not published/)]);
     });
@@ -139,12 +134,7 @@ describeEachBackend('cluster events that do not go quiet by surprise', (backend)
   it('says nothing when nobody listens, or when the process that runs jobs has clusterEvents too', async () => {
     const logger = new CapturingLogger();
     await current.startApp({ module: { pollInterval: POLL }, providers: [NoticedProcessor], logger });
-    const listener = await current.startApp({
-      module: { pollInterval: POLL, processing: false, clusterEvents: true },
-      providers: [CompletionListener],
-      logger,
-    });
-    await listener.get(QueueEvents).listening();
+    await startListening(logger);
     await current.startApp({ module: { pollInterval: POLL, clusterEvents: true }, providers: [NoticedProcessor], logger });
     expect(logger.lines.filter((line) => UNHEARD.test(line) || LOCAL_ONLY.test(line))).toEqual([]);
   });
