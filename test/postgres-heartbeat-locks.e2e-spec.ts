@@ -13,8 +13,9 @@ import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 
 const WORKER = 'heartbeat-locks-worker';
 
-function newJob(): NewJobRecord {
-  return { data: '{}', priority: 0, runAt: Date.now(), maxAttempts: 3, backoff: null, timeout: null, key: null };
+/** Due at `runAt`: the claim's clock must not precede it (a later `Date.now()` per job once made one not yet due). */
+function newJob(runAt: number): NewJobRecord {
+  return { data: '{}', priority: 0, runAt, maxAttempts: 3, backoff: null, timeout: null, key: null };
 }
 
 describePostgres('PostgreSQL heartbeat and row locks', () => {
@@ -35,7 +36,7 @@ describePostgres('PostgreSQL heartbeat and row locks', () => {
 
   it('skips a running row another transaction holds instead of waiting for it, and renews it once it is free', async () => {
     const now = Date.now();
-    await storage.enqueue('beat', [newJob(), newJob()], now);
+    await storage.enqueue('beat', [newJob(now), newJob(now)], now);
     const claimed = await storage.claim([{ queue: 'beat', limit: 2 }], WORKER, now, 60_000);
     expect(claimed).toHaveLength(2);
     const refs = claimed.map((job) => ({ id: job.id, attempt: job.attempts }));
