@@ -31,8 +31,10 @@ export class CompressJsonInterceptor implements NestInterceptor {
         // Whatever the encoding, the answer depends on Accept-Encoding: a cache between must keep them apart.
         reply.header('Vary', 'Accept-Encoding');
         const encoding = chooseEncoding(request.headers?.['accept-encoding']);
+        // Without an encoding the framework serializes the answer itself: no need to do it here first.
+        if (encoding === 'identity') return body;
         const json = Buffer.from(JSON.stringify(body), 'utf8');
-        if (encoding === 'identity' || json.length < SMALLEST_COMPRESSED) return body;
+        if (json.length < SMALLEST_COMPRESSED) return body;
         reply.header('Content-Encoding', encoding);
         const packed = compress(json, encoding, 'fast');
         return new StreamableFile(packed, { type: 'application/json; charset=utf-8', length: packed.length });
