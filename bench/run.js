@@ -56,7 +56,34 @@ async function render(data) {
   const title = `Throughput, ${data.config.throughput.total.toLocaleString('en-US')} no-op jobs, ${data.config.queues.length} queues (median of ${data.config.throughput.runs})`;
   fs.writeFileSync(CHART_FILE, await throughputSvg(chartRows(data), title));
   data.profileNotes = existingProfileNotes();
-  fs.writeFileSync(RESULTS_FILE, buildReport(data) + '\n');
+  const previous = fs.existsSync(RESULTS_FILE) ? fs.readFileSync(RESULTS_FILE, 'utf8') : '';
+  fs.writeFileSync(RESULTS_FILE, keepHandWrittenTargets(buildReport(data), previous) + '\n');
+}
+
+/** The rows of a "## Targets" table, keyed by their first cell. */
+function targetRows(text) {
+  const section = /## Targets\n[\s\S]*?\n(?=## )/.exec(text);
+  if (!section) return [];
+  return section[0]
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| target |'))
+    .map((line) => ({ key: line.split('|')[1].trim(), line }));
+}
+
+/**
+ * Targets measured by their own scripts (groups, search costs) are rows added by hand to the table this run
+ * regenerates: without this, each run dropped them. Rows the new report does not produce are kept, after its own.
+ */
+function keepHandWrittenTargets(report, previous) {
+  const produced = new Set(targetRows(report).map((row) => row.key));
+  const kept = targetRows(previous).filter((row) => !produced.has(row.key));
+  if (kept.length === 0) return report;
+  const lines = report.split('\n');
+  const start = lines.indexOf('## Targets');
+  let end = start + 1;
+  while (end < lines.length && !(lines[end].startsWith('|') && (lines[end + 1] ?? '').trim() === '' && end > start + 2)) end++;
+  lines.splice(end + 1, 0, ...kept.map((row) => row.line));
+  return lines.join('\n');
 }
 
 async function main() {
