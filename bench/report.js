@@ -309,6 +309,17 @@ function buildReport(data) {
     ),
     '',
   );
+  // Rows added by hand for targets that other scripts measure; bench/run.js carries them from one run to the next.
+  lines.push(
+    'Targets measured by their own scripts, not by this run (each row gives its date and method):',
+    '',
+    '<!-- OTHER-TARGETS: rows added by hand below this table header; bench/run.js keeps them. -->',
+    '',
+    '| target | measured | status |',
+    '|---|---|---|',
+    ...(data.otherTargets || []),
+    '',
+  );
 
   lines.push('## 1. Throughput', '');
   lines.push(

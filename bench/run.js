@@ -40,13 +40,20 @@ const CONFIG = {
 const RESULTS_FILE = QUICK ? path.join(DATA_DIR, 'RESULTS.quick.md') : path.join(BENCH_DIR, 'RESULTS.md');
 const CHART_FILE = QUICK ? path.join(DATA_DIR, 'throughput.quick.svg') : path.join(BENCH_DIR, 'throughput.svg');
 
-/** The hand-written "Profile notes" of an existing RESULTS.md, kept across runs. */
-function existingProfileNotes() {
-  if (!fs.existsSync(RESULTS_FILE)) return undefined;
+/**
+ * The hand-written parts of an existing RESULTS.md that a run keeps: the "Profile notes", and the rows of the targets
+ * measured by their own scripts (groups, search costs), which sit below a marker of their own. Generated rows are never
+ * carried over: a scenario that did not run must not leave an old figure looking like this run's.
+ */
+function existingHandWritten() {
+  if (!fs.existsSync(RESULTS_FILE)) return { profileNotes: undefined, otherTargets: [] };
   const text = fs.readFileSync(RESULTS_FILE, 'utf8');
-  const match = /## Profile notes\n\n<!-- PROFILE-NOTES[^\n]*-->\n([\s\S]*?)\n## /.exec(text);
-  if (!match || /^_To be filled in/.test(match[1].trim())) return undefined;
-  return match[1].trim();
+  const notes = /## Profile notes\n\n<!-- PROFILE-NOTES[^\n]*-->\n([\s\S]*?)\n## /.exec(text);
+  const targets = /<!-- OTHER-TARGETS[^\n]*-->\n\n\| target[^\n]*\n\|---[^\n]*\n((?:\|[^\n]*\n)*)/.exec(text);
+  return {
+    profileNotes: notes && !/^_To be filled in/.test(notes[1].trim()) ? notes[1].trim() : undefined,
+    otherTargets: targets ? targets[1].split('\n').filter((line) => line.startsWith('|')) : [],
+  };
 }
 
 /** Writes the chart and RESULTS.md from the collected data. */
@@ -55,35 +62,8 @@ async function render(data) {
   const { throughputSvg } = require('./chart');
   const title = `Throughput, ${data.config.throughput.total.toLocaleString('en-US')} no-op jobs, ${data.config.queues.length} queues (median of ${data.config.throughput.runs})`;
   fs.writeFileSync(CHART_FILE, await throughputSvg(chartRows(data), title));
-  data.profileNotes = existingProfileNotes();
-  const previous = fs.existsSync(RESULTS_FILE) ? fs.readFileSync(RESULTS_FILE, 'utf8') : '';
-  fs.writeFileSync(RESULTS_FILE, keepHandWrittenTargets(buildReport(data), previous) + '\n');
-}
-
-/** The rows of a "## Targets" table, keyed by their first cell. */
-function targetRows(text) {
-  const section = /## Targets\n[\s\S]*?\n(?=## )/.exec(text);
-  if (!section) return [];
-  return section[0]
-    .split('\n')
-    .filter((line) => line.startsWith('| ') && !line.startsWith('| target |'))
-    .map((line) => ({ key: line.split('|')[1].trim(), line }));
-}
-
-/**
- * Targets measured by their own scripts (groups, search costs) are rows added by hand to the table this run
- * regenerates: without this, each run dropped them. Rows the new report does not produce are kept, after its own.
- */
-function keepHandWrittenTargets(report, previous) {
-  const produced = new Set(targetRows(report).map((row) => row.key));
-  const kept = targetRows(previous).filter((row) => !produced.has(row.key));
-  if (kept.length === 0) return report;
-  const lines = report.split('\n');
-  const start = lines.indexOf('## Targets');
-  let end = start + 1;
-  while (end < lines.length && !(lines[end].startsWith('|') && (lines[end + 1] ?? '').trim() === '' && end > start + 2)) end++;
-  lines.splice(end + 1, 0, ...kept.map((row) => row.line));
-  return lines.join('\n');
+  Object.assign(data, existingHandWritten());
+  fs.writeFileSync(RESULTS_FILE, buildReport(data) + '\n');
 }
 
 async function main() {
