@@ -187,6 +187,11 @@ describeEachBackend('job groups', (backend) => {
     const most = new Map<string, number>();
     let total = 0;
     let mostTotal = 0;
+    // The jobs without a group hold their slots until three of them run at once, so whether they are bounded does not
+    // depend on how the rounds fall: unbounded, the third arrives; bounded at 2, they give up after 5 s and the
+    // assertion below fails.
+    let threeUngrouped!: () => void;
+    const ungroupedMet = new Promise<void>((resolve) => (threeUngrouped = resolve));
     const Worker = defineProcessor(
       'bounded',
       async (job: Job) => {
@@ -194,7 +199,14 @@ describeEachBackend('job groups', (backend) => {
         running.set(group, (running.get(group) ?? 0) + 1);
         most.set(group, Math.max(most.get(group) ?? 0, running.get(group)!));
         mostTotal = Math.max(mostTotal, ++total);
-        await sleep(40);
+        if (group === '-') {
+          if (running.get('-')! >= 3) threeUngrouped();
+          const giveUp = new AbortController();
+          await Promise.race([ungroupedMet, sleep(5000, undefined, { signal: giveUp.signal }).catch(() => undefined)]);
+          giveUp.abort();
+        } else {
+          await sleep(40);
+        }
         running.set(group, running.get(group)! - 1);
         total--;
       },
@@ -218,6 +230,38 @@ describeEachBackend('job groups', (backend) => {
     expect([most.get('x'), most.get('y')]).toEqual([2, 2]);
     expect(most.get('-')!).toBeGreaterThan(2);
     expect(mostTotal).toBeGreaterThan(4);
+  });
+
+  it('with groupConcurrency, jobs without a group run beside a capped group, not behind its backlog', async () => {
+    let releaseCapped!: () => void;
+    const cappedMayFinish = new Promise<void>((resolve) => (releaseCapped = resolve));
+    let ungroupedStarted = 0;
+    const Worker = defineProcessor(
+      'capped-backlog',
+      async (job: Job) => {
+        if (job.group === null) ungroupedStarted++;
+        else await cappedMayFinish;
+      },
+      { concurrency: 10 },
+    );
+    const app = await current.startApp({
+      module: { pollInterval: 50, queueLimits: { 'capped-backlog': { groupConcurrency: 2 } } },
+      providers: [Worker],
+    });
+    const admin = app.get(QueueAdmin);
+    const producer = app.get(QueueProducer);
+    await admin.pause('capped-backlog');
+    // 100 jobs of one group ahead in plain order: a round's head (its free slots' worth) holds only them.
+    await producer.addBulk('capped-backlog', [
+      ...Array.from({ length: 100 }, (_, n) => ({ data: n, options: { group: 'big' } })),
+      ...Array.from({ length: 6 }, (_, n) => ({ data: n })),
+    ]);
+    await admin.resume('capped-backlog');
+    // Two of the group run and hold; the six without a group take free slots while the group's 98 wait.
+    await waitFor(() => ungroupedStarted === 6, 'the six jobs without a group started', 20_000);
+    expect(await admin.getCounts('capped-backlog', { group: 'big' })).toMatchObject({ running: 2, pending: 98 });
+    releaseCapped();
+    await waitFor(async () => (await admin.getCounts('capped-backlog')).completed === 106, 'all 106 done', 30_000);
   });
 
   it('refuses a bad group with InvalidJobOptionsError and writes nothing', async () => {

@@ -13,7 +13,7 @@
  * What it reads, by index only: per grouped queue, its groups with pending jobs (a loose index scan of
  * `_group_claim`, one seek each, which also returns the group's first job: `headOf`), and its head in plain order
  * (the next `lim` due jobs: a busy group's next turns, and the turns of the jobs without a group, which count as one
- * more group). Whether a walked group has a job running is read from `busy`, not from the table.
+ * more group), and with a group concurrency the jobs without a group among the next `lim` + `UNGROUPED_WINDOW`. Whether a walked group has a job running is read from `busy`, not from the table.
  */
 import { PostgresTables, perSchema } from './postgres-sql-fragments';
 
@@ -22,6 +22,12 @@ import { PostgresTables, perSchema } from './postgres-sql-fragments';
  * (the same bound as SQLite's, see group-claim.sql.ts there).
  */
 const GROUP_WALK_SLACK = 64;
+
+/**
+ * How far past the request's limit, in plain order, a round with a group concurrency looks for jobs without a group
+ * (the same bound as SQLite's, where the reason is: `UNGROUPED_WINDOW` in its group-claim.sql.ts).
+ */
+const UNGROUPED_WINDOW = 256;
 
 /**
  * The first pending job, in the order of `_group_claim`, of the first group of queue `queue` that the range `range`
@@ -128,6 +134,15 @@ export const groupedClaimSql = perSchema(
             ORDER BY priority DESC, run_at, id LIMIT allowed.lim
           ) AS head
         WHERE allowed.grouped
+        UNION
+        SELECT allowed.queue, loose.id FROM allowed CROSS JOIN LATERAL (
+            SELECT ahead.id FROM (
+                SELECT id, job_group FROM ${T} WHERE queue = allowed.queue AND status = 'pending' AND run_at <= $3
+                ORDER BY priority DESC, run_at, id LIMIT allowed.lim + ${UNGROUPED_WINDOW}
+              ) AS ahead
+            WHERE ahead.job_group IS NULL LIMIT allowed.lim
+          ) AS loose
+        WHERE allowed.grouped AND allowed.gcap IS NOT NULL
       ),
       ranked AS (
         SELECT j.id, j.queue, j.priority, j.run_at, j.job_group,

@@ -8,8 +8,9 @@
  * What it reads, by index only: the queue's groups with pending jobs (one seek each in `_group_claim`, a loose index
  * scan: GROUP BY or DISTINCT would read every pending row), each group's first due job (one more seek), the queue's
  * head in plain order (its next `limit` due jobs, which gives a busy group its next turns and the jobs without a
- * group theirs: together they count as one more group), and the running jobs (the small `_running` index). The cost
- * grows with the number of groups with pending jobs, not with the backlog.
+ * group theirs: together they count as one more group), with a group concurrency the jobs without a group among the
+ * next `limit` + `UNGROUPED_WINDOW` (see there), and the running jobs (the small `_running` index). The cost grows
+ * with the number of groups with pending jobs, not with the backlog.
  */
 import { ClaimRequest } from '../../queue-storage.interface';
 import { T } from './sqlite-sql-fragments';
@@ -23,6 +24,15 @@ const NO_GROUP_BOUND = 2_147_483_647;
  * number of groups.
  */
 export const GROUP_WALK_SLACK = 64;
+
+/**
+ * How far past the request's limit, in plain order, a round with a group concurrency looks for jobs without a group.
+ * The head in plain order gives those jobs their turns, but in such a queue it can be full of jobs of groups at their
+ * bound, which the round cannot take: without this look-ahead the jobs without a group waited behind that backlog
+ * while slots stood free. No index holds only the pending jobs without a group (one more on every job's path was not
+ * worth it), so the look is bounded: behind more than this many jobs of capped groups they still wait.
+ */
+export const UNGROUPED_WINDOW = 256;
 
 /**
  * A group visited by the walk that has nothing running and a due job: what ends the walk once `limit` are found.
@@ -77,6 +87,10 @@ export function groupedBranch(notPaused: string, rateAllowance: string, globalAl
           FROM grp
         UNION
         SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id LIMIT ?)
+        UNION
+        SELECT id FROM (SELECT id FROM (
+            SELECT id, job_group FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id LIMIT ?
+          ) WHERE job_group IS NULL LIMIT ?)
       ),
       ranked(id, priority, run_at, g, turn) AS (
         SELECT j.id, j.priority, j.run_at, j.job_group,
@@ -98,7 +112,9 @@ export function groupedBranchParams(params: unknown[], request: ClaimRequest, no
   params.push(now, queue, limit, limit); // busy, bound
   params.push(queue, after, queue, queue, now, queue, now); // after
   params.push(queue, after, queue, after, queue, now, queue, now); // before
-  params.push(queue, now, queue, now, limit); // cand
+  params.push(queue, now, queue, now, limit); // cand: the groups' first jobs, the head
+  // cand: the jobs without a group past the head, only where a group concurrency can leave the head unclaimable.
+  params.push(queue, now, request.groupConcurrency === undefined ? 0 : limit + UNGROUPED_WINDOW, limit);
   params.push(request.groupConcurrency ?? NO_GROUP_BOUND, queue, now, limit);
   params.push(now, queue, limit); // the rate allowance: the request's limit when the queue has no limiter
   params.push(request.globalConcurrency ?? null, now, queue, limit); // the global allowance, or the limit
