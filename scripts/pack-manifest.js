@@ -21,9 +21,12 @@ function strip() {
   }
   const text = readFileSync(MANIFEST, 'utf8');
   const manifest = JSON.parse(text);
-  renameSync(MANIFEST, ASIDE);
   delete manifest.scripts.prepare;
-  writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+  // package.json is never missing nor half written: `npm test` runs Prettier (which reads it) beside the consumer
+  // test's pack, so the stripped file is written aside and renamed over it.
+  writeFileSync(ASIDE, text);
+  writeFileSync(`${MANIFEST}.stripped`, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(`${MANIFEST}.stripped`, MANIFEST);
 }
 
 /** Puts the full package.json back. */

@@ -1,5 +1,6 @@
 /**
- * The checks `npm test` runs before jest, side by side: `npm run lint`, `npm run format:check`, `npm run typecheck`.
+ * The checks `npm test` runs beside jest (scripts/test.js), side by side: `npm run lint`, `npm run format:check`,
+ * `npm run typecheck`; `node scripts/static-checks.js` runs them alone.
  * Each is one single-threaded process, so on two cores they take about as long as the slowest instead of their sum.
  * What the run prints and how it fails stay those of `lint && format:check && typecheck`: each check's output is
  * held back and written in that order, the first check that fails ends the run with its exit code, and the output
@@ -39,24 +40,52 @@ function stop(check) {
   }
 }
 
-async function main() {
+/**
+ * Starts the checks side by side. `finished` resolves once they are settled as `lint && format:check && typecheck`
+ * would be: with the first failing check's exit code (the checks after it stopped) or 0, and `report()` writes the
+ * output that counts, in that order. `stop()` stops whatever still runs.
+ */
+function startStaticChecks() {
   const running = CHECKS.map(start);
-  // The checks are in groups of their own, which a Ctrl-C in the terminal does not reach: pass it on.
-  for (const signal of ['SIGINT', 'SIGTERM'])
-    process.on(signal, () => {
-      running.forEach(stop);
-      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
-    });
-  for (const [index, check] of running.entries()) {
-    const code = await check.done;
-    for (const [stream, chunk] of check.chunks) stream.write(chunk);
-    if (code !== 0) {
-      // As with `&&`: the checks after a failed one do not count; stop them rather than wait.
-      running.slice(index + 1).forEach(stop);
-      process.exitCode = code;
-      return;
+  const finished = (async () => {
+    for (const [index, check] of running.entries()) {
+      const code = await check.done;
+      if (code !== 0) {
+        // As with `&&`: the checks after a failed one do not count; stop them rather than wait.
+        running.slice(index + 1).forEach(stop);
+        return { code, report: () => running.slice(0, index + 1).forEach(replay) };
+      }
     }
-  }
+    return { code: 0, report: () => running.forEach(replay) };
+  })();
+  return { finished, stop: () => running.forEach(stop) };
 }
 
-void main();
+/** Writes a check's held output to the streams it came on. */
+function replay(check) {
+  for (const [stream, chunk] of check.chunks) stream.write(chunk);
+}
+
+/**
+ * Passes SIGINT and SIGTERM on to `stopAll` before exiting: the checks (and jest, in scripts/test.js) are in process
+ * groups of their own, which a Ctrl-C in the terminal does not reach.
+ */
+function stopOnSignals(stopAll) {
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.on(signal, () => {
+      stopAll();
+      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    });
+}
+
+async function main() {
+  const checks = startStaticChecks();
+  stopOnSignals(checks.stop);
+  const { code, report } = await checks.finished;
+  report();
+  process.exitCode = code;
+}
+
+module.exports = { startStaticChecks, stopOnSignals, WINDOWS };
+
+if (require.main === module) void main();
