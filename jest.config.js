@@ -9,9 +9,12 @@
 const { probePostgres, SKIP_NOTICE_ENV } = require('./test/support/probe-postgres');
 const { QUICK_EXCLUDED } = require('./test/support/quick-excluded');
 
+// QUEUE_TEST_CPU=<file>: each file's CPU time, with its child processes' (test/support/cpu-environment.js).
+const testEnvironment = process.env.QUEUE_TEST_CPU ? '<rootDir>/test/support/cpu-environment.js' : 'node';
+
 const common = {
   rootDir: __dirname,
-  testEnvironment: 'node',
+  testEnvironment,
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   testTimeout: 60000,
@@ -42,7 +45,7 @@ const e2e = {
 const consumer = {
   rootDir: __dirname,
   displayName: 'consumer',
-  testEnvironment: 'node',
+  testEnvironment,
   testRegex: 'test/consumer/.*\\.consumer-spec\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: common.transform,

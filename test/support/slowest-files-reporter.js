@@ -9,6 +9,11 @@ class SlowestFilesReporter {
     this.files = [];
   }
 
+  onRunStart() {
+    // QUEUE_TEST_CPU=<file>: this run's lines only (test/support/cpu-environment.js appends one per file).
+    if (process.env.QUEUE_TEST_CPU) require('fs').writeFileSync(process.env.QUEUE_TEST_CPU, '');
+  }
+
   onTestResult(test, result) {
     const ms = result.perfStats.end - result.perfStats.start;
     const project = test.context.config.displayName ? test.context.config.displayName.name : '';
@@ -26,6 +31,29 @@ class SlowestFilesReporter {
       require('fs').writeFileSync(process.env.QUEUE_TEST_TIMINGS, JSON.stringify({ wall, files: all }, null, 2));
     }
     process.stderr.write(`\nThe ${slowest.length} slowest test files (wall time ${wall.toFixed(0)} s in all):\n${lines.join('\n')}\n`);
+    if (process.env.QUEUE_TEST_CPU) this.printHungriest(process.env.QUEUE_TEST_CPU);
+  }
+
+  /** The files that took the most CPU, with their children's, from the lines cpu-environment.js wrote. */
+  printHungriest(file) {
+    const rows = require('fs')
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .map((row) => ({ ...row, total: row.own + row.children }))
+      .sort((a, b) => b.total - a.total);
+    const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
+    const lines = rows
+      .slice(0, this.count)
+      .map(
+        (row) =>
+          `  ${row.total.toFixed(1).padStart(7)} s  (${row.own.toFixed(1)} in jest, ${row.children.toFixed(1)} in children)  ${row.path}`,
+      );
+    process.stderr.write(
+      `\nThe ${lines.length} files that used the most CPU (${sum('own').toFixed(0)} s in jest's workers and ` +
+        `${sum('children').toFixed(0)} s in their child processes, over ${rows.length} files):\n${lines.join('\n')}\n`,
+    );
   }
 }
 
