@@ -29,15 +29,20 @@ function start(name) {
   return { child, chunks, done };
 }
 
-/** Stops a check that is still running, with everything it started. */
-function stop(check) {
-  if (check.child.exitCode !== null || check.child.signalCode !== null) return;
+/** Stops a child started with `detached` (its own process group on POSIX) with everything it started, if it still runs. */
+function stopProcess(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   try {
-    if (WINDOWS) check.child.kill();
-    else process.kill(-check.child.pid, 'SIGTERM');
+    if (WINDOWS) child.kill();
+    else process.kill(-child.pid, 'SIGTERM');
   } catch {
     // Already gone.
   }
+}
+
+/** Stops a check that is still running, with everything it started. */
+function stop(check) {
+  stopProcess(check.child);
 }
 
 /**
@@ -86,6 +91,6 @@ async function main() {
   process.exitCode = code;
 }
 
-module.exports = { startStaticChecks, stopOnSignals, WINDOWS };
+module.exports = { startStaticChecks, stopOnSignals, stopProcess, WINDOWS };
 
 if (require.main === module) void main();

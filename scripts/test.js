@@ -10,18 +10,7 @@
  * text written in between would tear). Arguments go to jest: `npm test -- test/groups.e2e-spec.ts`.
  */
 const { spawn } = require('node:child_process');
-const { startStaticChecks, stopOnSignals, WINDOWS } = require('./static-checks');
-
-/** Stops jest and its workers (its own process group on POSIX). */
-function stopJest(jest) {
-  if (jest.exitCode !== null || jest.signalCode !== null) return;
-  try {
-    if (WINDOWS) jest.kill();
-    else process.kill(-jest.pid, 'SIGTERM');
-  } catch {
-    // Already gone.
-  }
-}
+const { startStaticChecks, stopOnSignals, stopProcess, WINDOWS } = require('./static-checks');
 
 async function main() {
   const checks = startStaticChecks();
@@ -31,7 +20,7 @@ async function main() {
   });
   stopOnSignals(() => {
     checks.stop();
-    stopJest(jest);
+    stopProcess(jest);
   });
   const jestDone = new Promise((resolve) => {
     jest.on('error', (error) => {
@@ -42,7 +31,7 @@ async function main() {
   });
   const checked = checks.finished.then((result) => {
     if (result.code !== 0) {
-      stopJest(jest);
+      stopProcess(jest);
       result.report();
       process.stderr.write(`\nnpm test: a static check failed (exit code ${result.code}); jest was stopped.\n`);
       process.exit(result.code);

@@ -13,7 +13,8 @@
  * What it reads, by index only: per grouped queue, its groups with pending jobs (a loose index scan of
  * `_group_claim`, one seek each, which also returns the group's first job: `headOf`), and its head in plain order
  * (the next `lim` due jobs: a busy group's next turns, and the turns of the jobs without a group, which count as one
- * more group), and with a group concurrency the jobs without a group among the next `lim` + `UNGROUPED_WINDOW`. Whether a walked group has a job running is read from `busy`, not from the table.
+ * more group), and with a group concurrency the jobs without a group among the next `lim` + `UNGROUPED_WINDOW`.
+ * Whether a walked group has a job running is read from `busy`, not from the table.
  */
 import { PostgresTables, perSchema } from './postgres-sql-fragments';
 
