@@ -4,12 +4,33 @@ import { QueueEvent } from '../interfaces/queue-event.interface';
 /** An event before it is stamped (distributes over the union, unlike a plain Omit). */
 export type UnstampedEvent<T = QueueEvent> = T extends unknown ? Omit<T, 'timestamp'> : never;
 
+/** An event that waits for the adds under way when it was emitted. */
+interface HeldEvent {
+  event: QueueEvent;
+  /** The last add started before it: it goes out once no add up to this one is still under way. */
+  after: number;
+}
+
+/** What `beginAdd` returns when nobody listens: nothing to release. */
+const NOTHING_HELD = (): void => undefined;
+
 /**
  * The process's stream of job events. `emit` cannot throw into the engine: RxJS catches subscriber errors
  * itself, and the library's own listeners (`@OnJobEvent`) are wrapped where they subscribe.
+ *
+ * A job this process adds can be claimed by this process before the add has returned to announce it: on PostgreSQL
+ * the claim's reply may be read before the insert's, on another connection of the pool. So every event emitted while
+ * an add is under way waits (in order) until the adds started before it have announced their jobs (`beginAdd`): a
+ * subscriber sees `added` before that job's `active`, as documented. An event waits for earlier adds only, so adds
+ * that keep overlapping never hold an event for longer than one add takes.
  */
 export class JobEventBus {
   private readonly subject = new Subject<QueueEvent>();
+  /** Adds under way (by sequence number) and the last number given out. */
+  private readonly addsUnderWay = new Set<number>();
+  private lastAdd = 0;
+  /** Events waiting for adds, in the order they were emitted. */
+  private readonly held: HeldEvent[] = [];
 
   /** Hot: subscribers see events emitted after they subscribe. */
   readonly events$: Observable<QueueEvent> = this.subject.asObservable();
@@ -19,15 +40,44 @@ export class JobEventBus {
     return this.subject.observed;
   }
 
-  /** Publishes an event with the current time. */
+  /** Publishes an event with the current time (held while an earlier add is still under way, see above). */
   emit(event: UnstampedEvent): void {
     // Most processes listen to nothing: skip building events nobody reads on the hot path.
     if (!this.subject.observed) return;
-    this.subject.next({ ...event, timestamp: new Date() } as QueueEvent);
+    const stamped = { ...event, timestamp: new Date() } as QueueEvent;
+    // An add announces its own jobs before it ends: its `added` events never wait for it.
+    if (event.type !== 'added' && (this.held.length > 0 || this.addsUnderWay.size > 0)) {
+      this.held.push({ event: stamped, after: this.lastAdd });
+      return;
+    }
+    this.subject.next(stamped);
   }
 
-  /** Ends the stream (application shutdown). */
+  /**
+   * Marks an add as under way; call the returned function once it has emitted its `added` events, or failed. Events
+   * emitted meanwhile wait for it. Free when nothing listens.
+   */
+  beginAdd(): () => void {
+    if (!this.subject.observed) return NOTHING_HELD;
+    const add = ++this.lastAdd;
+    this.addsUnderWay.add(add);
+    return () => {
+      if (this.addsUnderWay.delete(add)) this.release();
+    };
+  }
+
+  /** Ends the stream (application shutdown), after the events still held. */
   complete(): void {
+    this.addsUnderWay.clear();
+    this.release();
     this.subject.complete();
+  }
+
+  /** Publishes the held events whose earlier adds have all ended, in order. */
+  private release(): void {
+    if (this.held.length === 0) return;
+    let oldest = Infinity;
+    for (const add of this.addsUnderWay) oldest = Math.min(oldest, add);
+    while (this.held.length > 0 && this.held[0].after < oldest) this.subject.next(this.held.shift()!.event);
   }
 }

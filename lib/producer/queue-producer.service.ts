@@ -155,33 +155,39 @@ export class QueueProducer {
     // Started in the caller's context, before the first await: its trace is the request's.
     const send = this.tracing()?.send(queue, 1, { link: false, jobName: record.name });
     if (send) record.traceContext = send.traceContext;
-    const storage = await this.storageFor(send);
-    // Read in the caller's context: a group commit writes in the context of the add that started it.
-    const transaction = storage.openTransactionOf?.(manager);
-    let stored: JobRecord;
+    // Until this add has announced its job, this process's events wait (JobEventBus): its job may start before.
+    const endAdd = this.factory.events.beginAdd();
     try {
-      [stored] = keyMode
-        ? // Throttled or debounced: statements of their own, outside the group commit (they may read or replace).
-          [await storage.enqueueKeyed(queue, record, now)]
-        : manager
-          ? await storage.enqueueIn(manager, queue, [record], now)
-          : transaction
-            ? // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
-              await storage.enqueue(queue, [record], now)
-            : [await this.groupCommitFor(storage).add(queue, record, now)];
-    } catch (error) {
-      send?.failed(error);
-      throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
+      const storage = await this.storageFor(send);
+      // Read in the caller's context: a group commit writes in the context of the add that started it.
+      const transaction = storage.openTransactionOf?.(manager);
+      let stored: JobRecord;
+      try {
+        [stored] = keyMode
+          ? // Throttled or debounced: statements of their own, outside the group commit (they may read or replace).
+            [await storage.enqueueKeyed(queue, record, now)]
+          : manager
+            ? await storage.enqueueIn(manager, queue, [record], now)
+            : transaction
+              ? // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
+                await storage.enqueue(queue, [record], now)
+              : [await this.groupCommitFor(storage).add(queue, record, now)];
+      } catch (error) {
+        send?.failed(error);
+        throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
+      }
+      send?.sent([stored.id]);
+      if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
+      return this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
+        stored,
+        now,
+        storage,
+        manager !== undefined || transaction !== undefined,
+        transaction,
+      );
+    } finally {
+      endAdd();
     }
-    send?.sent([stored.id]);
-    if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-    return this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
-      stored,
-      now,
-      storage,
-      manager !== undefined || transaction !== undefined,
-      transaction,
-    );
   }
 
   /**
@@ -219,29 +225,34 @@ export class QueueProducer {
     // One PRODUCER span for the whole add; each job's CONSUMER span links to it (it is not each job's parent).
     const send = this.tracing()?.send(queue, records.length, { link: true });
     if (send) for (const record of records) record.traceContext = send.traceContext;
-    const storage = await this.storageFor(send);
-    const transaction = storage.openTransactionOf?.(manager);
-    let stored: JobRecord[];
+    const endAdd = this.factory.events.beginAdd();
     try {
-      stored = manager ? await storage.enqueueIn(manager, queue, records, now) : await storage.enqueue(queue, records, now);
-    } catch (error) {
-      send?.failed(error);
-      throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
-    }
-    send?.sent(stored.map((record) => record.id));
-    this.wakeForDelayed(
-      records.map((record) => record.runAt),
-      now,
-    );
-    return stored.map((record) =>
-      this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
-        record,
+      const storage = await this.storageFor(send);
+      const transaction = storage.openTransactionOf?.(manager);
+      let stored: JobRecord[];
+      try {
+        stored = manager ? await storage.enqueueIn(manager, queue, records, now) : await storage.enqueue(queue, records, now);
+      } catch (error) {
+        send?.failed(error);
+        throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
+      }
+      send?.sent(stored.map((record) => record.id));
+      this.wakeForDelayed(
+        records.map((record) => record.runAt),
         now,
-        storage,
-        manager !== undefined || transaction !== undefined,
-        transaction,
-      ),
-    );
+      );
+      return stored.map((record) =>
+        this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
+          record,
+          now,
+          storage,
+          manager !== undefined || transaction !== undefined,
+          transaction,
+        ),
+      );
+    } finally {
+      endAdd();
+    }
   }
 
   /**
@@ -263,35 +274,40 @@ export class QueueProducer {
     // One PRODUCER span, parent of every node's CONSUMER spans: a flow is one piece of work, children then parent.
     const send = this.tracing()?.send(nodes[0].queue, nodes.length, { link: false, jobName: nodes[0].job.name });
     if (send) for (const node of nodes) node.job.traceContext = send.traceContext;
-    const storage = await this.storageFor(send);
-    const transaction = storage.openTransactionOf?.(manager);
-    let ids: string[];
+    const endAdd = this.factory.events.beginAdd();
     try {
-      ids = await storage.enqueueFlow(nodes, now, manager);
-    } catch (error) {
-      send?.failed(error);
-      throw asStorageError(error, 'QueueProducer.addFlow', `queue "${nodes[0].queue}"`);
+      const storage = await this.storageFor(send);
+      const transaction = storage.openTransactionOf?.(manager);
+      let ids: string[];
+      try {
+        ids = await storage.enqueueFlow(nodes, now, manager);
+      } catch (error) {
+        send?.failed(error);
+        throw asStorageError(error, 'QueueProducer.addFlow', `queue "${nodes[0].queue}"`);
+      }
+      send?.sent(ids);
+      this.wakeForDelayed(
+        nodes.map((node) => node.job.runAt),
+        now,
+      );
+      if (manager === undefined && transaction === undefined && this.factory.events.observed) {
+        // The root is announced by `enqueued` below; every other node of the tree is a job added now too.
+        nodes.slice(1).forEach((node, index) => {
+          const runAt = new Date(intendedRunAt(node.job.runAt));
+          this.factory.events.emit({ type: 'added', queue: node.queue, jobId: ids[index + 1], attempt: 0, runAt });
+        });
+      }
+      const root = nodes[0];
+      return this.enqueued<TData, TResult>(
+        { ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) },
+        now,
+        storage,
+        manager !== undefined || transaction !== undefined,
+        transaction,
+      );
+    } finally {
+      endAdd();
     }
-    send?.sent(ids);
-    this.wakeForDelayed(
-      nodes.map((node) => node.job.runAt),
-      now,
-    );
-    if (manager === undefined && transaction === undefined && this.factory.events.observed) {
-      // The root is announced by `enqueued` below; every other node of the tree is a job added now too.
-      nodes.slice(1).forEach((node, index) => {
-        const runAt = new Date(intendedRunAt(node.job.runAt));
-        this.factory.events.emit({ type: 'added', queue: node.queue, jobId: ids[index + 1], attempt: 0, runAt });
-      });
-    }
-    const root = nodes[0];
-    return this.enqueued<TData, TResult>(
-      { ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) },
-      now,
-      storage,
-      manager !== undefined || transaction !== undefined,
-      transaction,
-    );
   }
 
   /** The telemetry when it records (an SDK is registered), else undefined: adds skip it. */
