@@ -295,6 +295,37 @@ describe('SharedPoller pipeline', () => {
     await poller.stop();
   });
 
+  it("tells the workers' lookahead how long a freed slot waits: from its wake-up to the answer, a claim still in flight included", async () => {
+    const { poller, held, claimRequests } = pipelineSetUp({ batchWindow: 5 });
+    const roundTrips = (): number[] => claimRequests.mock.calls.map((call) => (call as unknown[])[2] as number);
+    poller.start();
+    await jest.advanceTimersByTimeAsync(5);
+    // The first round (the fallback tick's: no wake-up to time from) is timed from its statement: 10 ms.
+    await jest.advanceTimersByTimeAsync(10);
+    next(held).resolve([]);
+    await jest.advanceTimersByTimeAsync(0);
+    poller.wake();
+    await jest.advanceTimersByTimeAsync(5);
+    expect(held).toHaveLength(1);
+    // A slot frees while that claim is out: its job comes from the round after, 25 ms after its wake-up, of which
+    // the claim that answers it took 20 (the first wake-up's round: 15 ms, the batch window included).
+    await jest.advanceTimersByTimeAsync(5);
+    poller.wake();
+    await jest.advanceTimersByTimeAsync(5);
+    next(held).resolve([]);
+    await jest.advanceTimersByTimeAsync(0);
+    await jest.advanceTimersByTimeAsync(20);
+    next(held).resolve([]);
+    await jest.advanceTimersByTimeAsync(0);
+    poller.wake();
+    await jest.advanceTimersByTimeAsync(5);
+    // Moving averages, weight 1/8 on the newest: 10; 10 + (15 - 10) / 8; then + (25 - that) / 8.
+    const second = 10 + (15 - 10) / 8;
+    expect(roundTrips()).toEqual([0, 10, second, second + (25 - second) / 8]);
+    next(held).resolve([]);
+    await poller.stop();
+  });
+
   it('stop() waits for the claim in flight and hands its jobs back instead of routing them', async () => {
     const { poller, held, release, routed, claim } = pipelineSetUp();
     poller.start();

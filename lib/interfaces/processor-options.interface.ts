@@ -19,8 +19,9 @@ export interface ProcessorOptions extends QueueLimits {
    * process has free ones, and a job of higher priority added meanwhile starts after it.
    *
    * Default `'auto'`: a slot is claimed for as its handler returns, and the jobs claimed ahead are only those for slots
-   * expected to free while a claim is under way (`concurrency × claim time / mean handler time`, at most
-   * `concurrency`; 0 for queues with limits or groups). Such a job waits about one claim round trip, the time any other
+   * expected to free while a freed slot waits for its claim's answer (`concurrency × that wait / mean handler time`,
+   * at most `concurrency`; 0 for queues with limits or groups; the wait runs from the slot freeing to the claim that
+   * answers it, a claim still in flight included). Such a job waits about one claim round trip, the time any other
    * process would need to take it; with handlers long beside a claim nothing is claimed ahead. `0`: a job is claimed
    * only for a free slot, and a slot's next job starts only once the previous outcome is saved.
    */

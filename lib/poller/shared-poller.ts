@@ -59,8 +59,14 @@ export class SharedPoller {
   /** Times `wakeAt` asked for, ascending, distinct, at most `MAX_WAKE_TIMES`. */
   private readonly wakeTimes: number[] = [];
   private lastRound: number | null = null;
-  /** What a claim statement takes (ms), a moving average: the workers claim ahead for slots freeing meanwhile. */
-  private claimMs = 0;
+  /**
+   * How long a freed slot waits for its next job (ms), a moving average: from the wake-up a worker asked for to the
+   * claim that answered it being routed (the batch window, a claim already in flight, and this one's round trip).
+   * The workers claim ahead for the slots expected to free meanwhile.
+   */
+  private slotWaitMs = 0;
+  /** When the wake-up that the next round answers was asked for (performance.now()); undefined for a timer's round. */
+  private wokeAt?: number;
   private readonly limits: LimitWatch;
 
   /** The claimed jobs of `queue`, each once: what that queue's worker subscribes to. */
@@ -123,6 +129,7 @@ export class SharedPoller {
   wake(): void {
     if (this.mode !== PollerMode.Running || this.wakePending) return;
     this.wakePending = true;
+    this.wokeAt = performance.now();
     this.wake$.next();
   }
 
@@ -186,9 +193,11 @@ export class SharedPoller {
   private async claimRound(): Promise<ClaimedRound> {
     // From here on a wake-up asks for another round: this one has read the free slots already.
     this.wakePending = false;
+    const wokeAt = this.wokeAt;
+    this.wokeAt = undefined;
     if (this.mode !== PollerMode.Running) return NOTHING_CLAIMED;
     const started = Date.now();
-    const requests = this.pool.claimRequests(this.settings.batchSize, (queue) => this.limits.isClosed(queue, started), this.claimMs);
+    const requests = this.pool.claimRequests(this.settings.batchSize, (queue) => this.limits.isClosed(queue, started), this.slotWaitMs);
     if (requests.length === 0) {
       this.lastRound = Date.now();
       return NOTHING_CLAIMED;
@@ -199,8 +208,9 @@ export class SharedPoller {
     const sent = performance.now();
     try {
       jobs = await this.storage.claim(requests, this.settings.workerId, Date.now(), this.settings.leaseDuration);
-      const took = performance.now() - sent;
-      this.claimMs = this.claimMs === 0 ? took : this.claimMs + (took - this.claimMs) / 8;
+      const answered = performance.now();
+      const waited = answered - (wokeAt ?? sent);
+      this.slotWaitMs = this.slotWaitMs === 0 ? waited : this.slotWaitMs + (waited - this.slotWaitMs) / 8;
     } catch (error) {
       // The fallback tick retries (after the back-off); the poller itself never stops on a failed claim.
       this.claimFailures.failed(error);

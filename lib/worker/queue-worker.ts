@@ -123,8 +123,9 @@ export class QueueWorker {
   }
 
   /**
-   * The jobs the poller may claim for this round, `roundTripMs` being what a claim takes now. With `prefetch: 'auto'`
-   * (the default) that is the free slots plus the slots expected to free while the claim is under way:
+   * The jobs the poller may claim for this round, `roundTripMs` being how long a freed slot now waits for a claim's
+   * answer (see SharedPoller). With `prefetch: 'auto'` (the default) that is the free slots plus the slots expected to
+   * free meanwhile:
    * `concurrency × roundTripMs / mean handler time`, rounded down. Such a job waits here about one claim round trip
    * at most, which is what any other process would need to take it too; with handlers long beside a round trip the
    * lookahead is 0 and a job is claimed only for a free slot. Queues with limits or groups keep `prefetch: 0`'s way:
