@@ -307,9 +307,14 @@ exports.retention = async ({ tag, rounds, perRound, keep, queues }) => {
 
 // ---- PostgreSQL add -> start across processes (scenarios/pg-latency.js). ----
 
-const wallNow = () => performance.timeOrigin + performance.now();
+/**
+ * A clock both processes of scenario 10 read alike: CLOCK_MONOTONIC (process.hrtime), the same for every process of
+ * the machine. `performance.timeOrigin + performance.now()` is not: each process fixes its origin at start, and two
+ * processes disagreed by up to 5 ms, which made starts seem to come before their add() was called.
+ */
+const sharedNow = () => Number(process.hrtime.bigint()) / 1e6;
 
-/** Child: a consumer (concurrency 1) that reports each handler start (wall clock, µs precision) to the parent. */
+/** Child: a consumer (concurrency 1) that reports each handler start (the shared monotonic clock, µs precision) to the parent. */
 exports.pgLatencyConsumer = async () => {
   const { PG_URL, SCHEMAS } = require('../lib/postgres');
   const stop = new Promise((resolve) => process.on('message', (m) => m && m.type === 'stop' && resolve()));
@@ -317,7 +322,7 @@ exports.pgLatencyConsumer = async () => {
     options: { postgres: { url: PG_URL, schema: SCHEMAS.library } },
     queues: ['latency'],
     concurrency: 1,
-    handler: (job) => process.send({ type: 'started', i: job.data.i, at: wallNow() }),
+    handler: (job) => process.send({ type: 'started', i: job.data.i, at: sharedNow() }),
   });
   await sleep(300); // the first claim and lease recovery are behind us
   process.send({ type: 'ready' });
@@ -326,15 +331,15 @@ exports.pgLatencyConsumer = async () => {
   return { errors: app.log.errors };
 };
 
-/** Child: adds `count` jobs one at a time, `gapMs` apart, from a producer-only process; the wall-clock times of each. */
+/** Child: adds `count` jobs one at a time, `gapMs` apart, from a producer-only process; the shared-clock times of each. */
 exports.pgLatencyProducer = async ({ count, gapMs, warmup }) => {
   const { PG_URL, SCHEMAS } = require('../lib/postgres');
   const app = await startLibraryApp({ options: { postgres: { url: PG_URL, schema: SCHEMAS.library }, processing: false } });
   const adds = [];
   for (let i = 0; i < warmup + count; i++) {
-    const calledAt = wallNow();
+    const calledAt = sharedNow();
     await app.producer.add('latency', { i });
-    adds.push({ i, calledAt, resolvedAt: wallNow(), warm: i < warmup });
+    adds.push({ i, calledAt, resolvedAt: sharedNow(), warm: i < warmup });
     await sleep(gapMs);
   }
   await app.close();

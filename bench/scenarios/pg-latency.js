@@ -1,8 +1,9 @@
 'use strict';
 // Scenario 10: add() -> handler start across OS processes on PostgreSQL. A producer-only process adds one job at a
 // time (gapMs apart) while a consumer process (concurrency 1) handles them: the consumer learns of each job through
-// LISTEN/NOTIFY (the enqueue statement notifies), not through its poll. Times are wall-clock readings of the same
-// machine (performance.timeOrigin + performance.now() in both processes).
+// LISTEN/NOTIFY (the enqueue statement notifies), not through its poll. Times are readings of the machine's
+// monotonic clock (process.hrtime in both processes: one clock for every process, where each process's
+// performance.timeOrigin differs by milliseconds).
 const { runChild, repeat, percentile } = require('../lib/common');
 const { ensureBenchDatabase, dropSchemas, SCHEMAS } = require('../lib/postgres');
 
