@@ -46,14 +46,17 @@ const recoverExpiredSql = (where: string) => `/* recover */ UPDATE ${T}
   RETURNING id, queue, status, attempts, run_at`;
 
 /** Every expired row but those skipped (a JSON array of ids): one statement. */
-const RECOVER_EXPIRED_SQL = recoverExpiredSql(`id NOT IN (SELECT value FROM json_each(?))`);
+export const RECOVER_EXPIRED_SQL = recoverExpiredSql(`id NOT IN (SELECT value FROM json_each(?))`);
 
 /** One expired row, by id. */
 const RECOVER_ONE_EXPIRED_SQL = recoverExpiredSql(`id = ?`);
 
-/** The expired rows but those skipped, for recovering them one by one. */
-const FIND_EXPIRED_SQL = `SELECT id, queue FROM ${T}
-  WHERE status = 'running' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY id`;
+/**
+ * The expired rows but those skipped, for recovering them one by one. `+id`: ordered by the plain `id`, SQLite walked
+ * the whole table in primary-key order to spare a sort, instead of the few running rows of the running index.
+ */
+export const FIND_EXPIRED_SQL = `SELECT id, queue FROM ${T}
+  WHERE status = 'running' AND lease_until < ? AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY +id`;
 
 /**
  * Hands attempts back to pending as if they never started; how many were still owned. `outcome` is what their run
