@@ -82,7 +82,9 @@ function pgLatencySection(data) {
   lines.push(
     `A producer-only process adds ${fmt(pl.count)} jobs one at a time, ${pl.gapMs} ms apart; a consumer process (concurrency 1) handles them.`,
     'The consumer hears of each job through LISTEN/NOTIFY (the enqueue statement notifies when a job is due), then claims it. Times',
-    'are wall-clock readings of the same machine in both processes. "from add() resolved" starts when the insert has committed;',
+    "are readings of the machine's monotonic clock in both processes (process.hrtime: one clock for every process; before",
+    '2026-12-03 each process read its own performance.timeOrigin, and the two differed by milliseconds). "from add() resolved"',
+    'starts when the insert has committed;',
     '"from add() called" includes that commit (a WAL flush).',
     '',
     table(
