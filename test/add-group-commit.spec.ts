@@ -109,6 +109,37 @@ describe('AddGroupCommit', () => {
     await fake.finishAll();
   });
 
+  it('with two inserts in flight allowed, a long line goes as two statements at once, each half in call order; a short one as one', async () => {
+    const fake = new FakeEnqueue();
+    const commit = new AddGroupCommit(fake.call, 2);
+    const all = Array.from({ length: 2 + 100 }, (_, n) => commit.add('a', record(String(n)), NOW));
+    expect(fake.calls.map((call) => call.data)).toEqual([['0'], ['1']]);
+    await fake.finishAll();
+    // Both halves handed over before either returns: they are written side by side.
+    expect(fake.calls.map((call) => call.data)).toEqual([
+      Array.from({ length: 50 }, (_, n) => String(2 + n)),
+      Array.from({ length: 50 }, (_, n) => String(52 + n)),
+    ]);
+    await fake.finishAll();
+    expect((await Promise.all(all)).map((job) => job.data)).toEqual(Array.from({ length: 102 }, (_, n) => String(n)));
+    // A line under 64 adds stays one statement.
+    const short = Array.from({ length: 2 + 63 }, (_, n) => commit.add('a', record(`s${n}`), NOW));
+    await fake.finishAll();
+    expect(fake.calls.map((call) => call.data.length)).toEqual([63]);
+    await fake.finishAll();
+    await Promise.all(short);
+  });
+
+  it('with one insert in flight (one writer), a long line stays one statement', async () => {
+    const fake = new FakeEnqueue();
+    const commit = new AddGroupCommit(fake.call);
+    const all = Array.from({ length: 101 }, (_, n) => commit.add('a', record(String(n)), NOW));
+    await fake.finishAll();
+    expect(fake.calls.map((call) => call.data.length)).toEqual([100]);
+    await fake.finishAll();
+    await Promise.all(all);
+  });
+
   it('writes at most 1,000 adds per statement', async () => {
     const fake = new FakeEnqueue();
     const commit = new AddGroupCommit(fake.call);
