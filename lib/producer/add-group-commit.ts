@@ -77,6 +77,7 @@ export class AddGroupCommit {
     for (let next = group; next.length > 0; next = state.line.splice(0, MAX_GROUP)) await this.writeInTwo(queue, next);
     if (--state.inFlight === 0) this.queues.delete(queue);
   }
+
   /** A long group as two statements at once where statements run side by side (see SPLIT_AT); else as one. */
   private writeInTwo(queue: string, group: WaitingAdd[]): Promise<unknown> {
     if (this.maxInFlight < 2 || group.length < SPLIT_AT) return this.write(queue, group);
