@@ -6,7 +6,7 @@ import { JobEventBus } from '../lib/events/job-event-bus';
 import { QueueEvent } from '../lib/interfaces/queue-event.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
 import { OutcomeWriter } from '../lib/worker/outcome-writer';
-import { QueueWorker } from '../lib/worker/queue-worker';
+import { QueueWorker, lookaheadFor } from '../lib/worker/queue-worker';
 
 /** A completion write the test lands (or fails) by hand. */
 interface HeldWrite {
@@ -215,6 +215,17 @@ describe("QueueWorker slots (unit), prefetch 'auto' (the default): a slot is cla
     expect(slotsOffered()).toBeGreaterThan(offeredBefore);
     writes[1].land();
     await worker.whenIdle();
+  });
+
+  it('looks ahead by the slots expected to free during a wait, with a margin for chance once at least one is expected', () => {
+    // 10 slots, 3 ms handlers: a 0.9 ms wait expects 3 to free; the number that do is about Poisson(3), whose 95th
+    // percentile is about 3 + 2 * sqrt(3).
+    expect(lookaheadFor(10, 0.9, 3)).toBeCloseTo(3 + 2 * Math.sqrt(3));
+    // Exactly one expected: the margin starts there.
+    expect(lookaheadFor(10, 1, 10)).toBeCloseTo(3);
+    // Handlers long beside the wait: under one slot expected, no margin, so nothing is claimed ahead once rounded down.
+    expect(lookaheadFor(10, 1, 20)).toBeCloseTo(0.5);
+    expect(lookaheadFor(1, 2, 1_000)).toBeCloseTo(0.002);
   });
 
   it('claims ahead only for the slots expected to free during a claim, never more than the concurrency', async () => {

@@ -20,9 +20,10 @@ export interface ProcessorOptions extends QueueLimits {
    *
    * Default `'auto'`: a slot is claimed for as its handler returns, and the jobs claimed ahead are only those for slots
    * expected to free while a freed slot waits for its claim's answer (`concurrency × that wait / mean handler time`,
-   * at most `concurrency`; 0 for queues with limits or groups; the wait runs from the slot freeing to the claim that
-   * answers it, a claim still in flight included). Such a job waits about one claim round trip, the time any other
-   * process would need to take it; with handlers long beside a claim nothing is claimed ahead. `0`: a job is claimed
+   * with a margin for chance, about twice its square root, once it reaches one; at most `concurrency`; 0 for queues with
+   * limits or groups; the wait runs from the slot freeing to the claim that answers it, a claim still in flight
+   * included). Such a job waits a few claim round trips at most, about the time any other process would need to take
+   * it; with handlers long beside a claim nothing is claimed ahead. `0`: a job is claimed
    * only for a free slot, and a slot's next job starts only once the previous outcome is saved.
    */
   prefetch?: number | 'auto';
