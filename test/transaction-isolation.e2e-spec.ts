@@ -186,6 +186,25 @@ describeEachBackend('transactions of a shared DataSource and the calls beside th
     expect(await admin.getJob(stale!.id)).toBeNull();
   });
 
+  it('a job undone by a rolled-back savepoint leaves its id to no later job of the same transaction, and its handle reports none', async () => {
+    const mail = defineProcessor<{ who: string }>('mail', async (job) => job.data);
+    const { dataSource, producer, admin } = await sharedApp({ processing: true, providers: [mail] });
+    let stale: EnqueuedJob | undefined;
+    const later = await dataSource.transaction(async (manager) => {
+      await manager
+        .transaction(async (inner) => {
+          stale = await producer.add('mail', { who: 'me' }, { manager: inner });
+          throw new Error('roll back to the savepoint');
+        })
+        .catch(() => undefined);
+      return producer.add('mail', { who: 'someone else' }, { manager });
+    });
+    expect(Number(later.id)).toBeGreaterThan(Number(stale!.id));
+    await expect(later.waitUntilFinished({ timeout: 20_000 })).resolves.toMatchObject({ status: 'completed' });
+    expect(await admin.getJob(stale!.id)).toBeNull();
+    await expect(stale!.waitUntilFinished({ timeout: 20_000 })).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
   it("with another DataSource on the same database (the module opened its own), a rolled-back add's id and handle stay its own", async () => {
     connection = await appConnection(current);
     const mail = defineProcessor<{ who: string }>('mail', async (job) => job.data);

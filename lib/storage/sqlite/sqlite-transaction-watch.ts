@@ -117,18 +117,31 @@ export class SqliteTransactionWatch implements EntitySubscriberInterface {
 
   /** Awaited by TypeORM: the sequence is raised before the gate lets anything else write. */
   async afterTransactionRollback(event: TransactionRollbackEvent): Promise<void> {
-    if (event.queryRunner.isTransactionActive) return;
+    if (event.queryRunner.isTransactionActive) {
+      // Back to a SAVEPOINT: `sqlite_sequence` went back with it, so the next insert of the same transaction would be
+      // given the id of a job the savepoint undid, and that job's handle would name the new one.
+      await this.keepIds(event.queryRunner, this.active?.highestId ?? 0);
+      return;
+    }
     this.onCommit.delete(event.queryRunner);
     const ended = this.end('rolled-back');
     try {
-      if (ended && ended.highestId > 0) await keepRolledBackIds(new TransactionStatements(event.queryRunner), ended.highestId);
+      await this.keepIds(event.queryRunner, ended?.highestId ?? 0);
+    } finally {
+      this.gate?.open();
+    }
+  }
+
+  /** Raises the jobs table's sequence to `highestId` (0: no job written), so no id handed out is given again. */
+  private async keepIds(runner: QueryRunner, highestId: number): Promise<void> {
+    if (highestId <= 0) return;
+    try {
+      await keepRolledBackIds(new TransactionStatements(runner), highestId);
     } catch (error) {
       // The handles of its jobs already know; only an id read elsewhere (a log line) could name a later job.
       this.logger.warn(
-        `Could not keep the ids of jobs rolled back with their transaction (up to ${ended?.highestId}) from being given again: ${String(error)}`,
+        `Could not keep the ids of jobs rolled back with their transaction (up to ${highestId}) from being given again: ${String(error)}`,
       );
-    } finally {
-      this.gate?.open();
     }
   }
 
