@@ -7,7 +7,18 @@
  * in the shared event log.
  */
 import { Injectable, LoggerService } from '@nestjs/common';
-import { Job, OnQueueEvent, Processor, QueueEvent, QueueEvents, QueueEventsListener, QueueProcessor, QueueProducer } from '../lib';
+import {
+  Job,
+  OnQueueEvent,
+  Processor,
+  QueueEvent,
+  QueueEvents,
+  QueueEventsListener,
+  QueueProcessor,
+  QueueProducer,
+  SqliteQueueModule,
+} from '../lib';
+import { AppConnection, appConnection, rolledBack } from './support/app-connection';
 import { CLUSTER_NOTICE_TIMING } from '../lib/events/cluster-events-notice';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
@@ -47,6 +58,12 @@ const UNHEARD = /Some process listens to cluster events on this database \(clust
 
 describeEachBackend('cluster events that do not go quiet by surprise', (backend) => {
   const current = perTestApp(backend, MIGRATED);
+  let connection: AppConnection | undefined;
+  // After perTestApp's hook: the borrowed DataSource outlives the app that used it.
+  afterEach(async () => {
+    await connection?.destroy();
+    connection = undefined;
+  });
 
   /** An app that listens with clusterEvents (CompletionListener), logging to `logger`, once its reader is registered. */
   async function startListening(logger: CapturingLogger): Promise<void> {
@@ -112,6 +129,26 @@ describeEachBackend('cluster events that do not go quiet by surprise', (backend)
     expect(warnings).toEqual([expect.stringMatching(/^warn /)]);
     expect(warnings[0]).toContain("it runs no jobs, and the 'added' events of the jobs it adds are not published");
     expect(warnings[0]).toContain('docs/observability.md#cluster-events');
+  });
+
+  it('a process that only adds jobs in transactions (manager) warns once the first of them commits', async () => {
+    const logger = new CapturingLogger();
+    await startListening(logger);
+    connection = await appConnection(current);
+    const { dataSource } = connection;
+    const producer = (
+      await current.startApp({
+        replaceImports: true,
+        imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: POLL, processing: false })],
+        logger,
+      })
+    ).get(QueueProducer);
+    const unheard = () => logger.lines.filter((line) => UNHEARD.test(line));
+    // Rolled back: no job was added, nothing was missed.
+    await rolledBack(dataSource, (manager) => producer.add('noticed', { n: 1 }, { manager }));
+    await dataSource.transaction((manager) => producer.add('noticed', { n: 2 }, { manager }));
+    await waitFor(() => unheard().length > 0, 'the warning after the first commit');
+    expect(unheard()).toEqual([expect.stringMatching(/^warn .*'added' events of the jobs it adds are not published/)]);
   });
 
   describe('with the recheck interval set short (it is a minute)', () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { Job, QueueAdmin, QueueProducer, SqliteQueueModule, UnsupportedTransactionError } from '../lib';
+import { Job, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModule, UnsupportedTransactionError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { readRunLog, startChildApp } from './support/child-app';
 import { AppConnection, appConnection, rolledBack } from './support/app-connection';
@@ -109,6 +109,67 @@ describeEachBackend('transactional enqueue (options.manager)', (backend) => {
     await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the committed job completed');
     expect(seen).toEqual([2]);
     expect(await admin.getCounts('mail')).toMatchObject({ pending: 0, running: 0, completed: 1 });
+  });
+
+  it('announces added when the transaction commits, never when it (or the savepoint holding the job) rolls back, and before active', async () => {
+    connection = await appConnection(current);
+    const { dataSource } = connection;
+    const mail = defineProcessor<{ n: number }>('mail', async (job) => job.data.n);
+    const app = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 100 })],
+      providers: [mail],
+    });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const seen: QueueEvent[] = [];
+    const subscription = app.get(QueueEvents).subscribe((event) => seen.push(event));
+    const addedIds = () => seen.filter((event) => event.type === 'added').map((event) => event.jobId);
+    // On SQLite an add without a manager, made inside the callback, joins the transaction open on the shared connection.
+    const joins = backend.kind !== 'postgres';
+    try {
+      await rolledBack(dataSource, async (manager) => {
+        await producer.add('mail', { n: 1 }, { manager });
+        await producer.addBulk('mail', [{ data: { n: 2 }, options: { manager } }]);
+        await producer.addFlow({ queue: 'mail', data: { n: 3 }, children: [{ queue: 'mail', data: { n: 4 } }] }, { manager });
+        if (joins) await producer.add('mail', { n: 0 });
+      });
+      expect(addedIds()).toEqual([]);
+
+      let openAdded: string[] = [];
+      let dropped = '';
+      const ids = await dataSource.transaction(async (manager) => {
+        const single = await producer.add('mail', { n: 5 }, { manager });
+        const bulk = await producer.addBulk('mail', [
+          { data: { n: 6 }, options: { manager } },
+          { data: { n: 7 }, options: { manager } },
+        ]);
+        const root = await producer.addFlow({ queue: 'mail', data: { n: 8 }, children: [{ queue: 'mail', data: { n: 9 } }] }, { manager });
+        // A savepoint released keeps its job; one rolled back takes its job with it while the outer transaction commits.
+        const kept = await manager.transaction((inner) => producer.add('mail', { n: 10 }, { manager: inner }));
+        await manager
+          .transaction(async (inner) => {
+            dropped = (await producer.add('mail', { n: 11 }, { manager: inner })).id;
+            throw new Error('roll back to the savepoint');
+          })
+          .catch(() => undefined);
+        const joined = joins ? [(await producer.add('mail', { n: 12 })).id] : [];
+        openAdded = addedIds();
+        return [single.id, ...bulk.map((job) => job.id), root.id, kept.id, ...joined];
+      });
+      expect(openAdded).toEqual([]);
+      const flowChild = (await admin.getJob(ids[3]))!.flow!.childrenIds;
+      // The order of the adds; a flow's child before its parent, as for an add outside a transaction.
+      expect(addedIds()).toEqual([ids[0], ids[1], ids[2], ...flowChild, ids[3], ...ids.slice(4)]);
+      expect(await admin.getJob(dropped)).toBeNull();
+      await waitFor(async () => (await admin.getCounts('mail')).completed === ids.length + 1, 'the committed jobs completed');
+      for (const id of [...ids, ...flowChild]) {
+        const types = seen.filter((event) => event.jobId === id).map((event) => event.type);
+        expect(types).toEqual(['added', 'active', 'completed']);
+      }
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 
   it('refuses a manager that is no open transaction, or of another database, with UnsupportedTransactionError, writing nothing', async () => {

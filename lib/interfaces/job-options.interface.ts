@@ -52,7 +52,7 @@ export interface JobOptions {
   /**
    * Transactional enqueue: the `EntityManager` of your open TypeORM transaction
    * (`dataSource.transaction(async (manager) => ...)`). The job is written by that transaction: invisible until it
-   * commits, gone if it rolls back, and workers wake at commit. PostgreSQL: your DataSource or another one on the
+   * commits, gone if it rolls back; workers wake, and its `added` event goes out, at commit. PostgreSQL: your DataSource or another one on the
    * same database. SQLite: the DataSource you gave the module (`dataSource` option), or one on the same file. Any
    * other throws `UnsupportedTransactionError` and writes nothing. With `addBulk`, every item must name the same
    * manager (or none).

@@ -17,7 +17,10 @@ interface JobEventBase<TType extends JobEventType> {
   origin?: string;
 }
 
-/** The job was enqueued (emitted by the process that added it; `attempt` is 0). */
+/**
+ * The job was enqueued (emitted by the process that added it; `attempt` is 0). A job added in the caller's transaction
+ * (`JobOptions.manager`) is announced when that transaction commits, and never if it rolls back.
+ */
 export interface JobAddedEvent extends JobEventBase<'added'> {
   /** When it is due (later than now for a delayed job). */
   runAt: Date;

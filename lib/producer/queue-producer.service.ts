@@ -49,6 +49,40 @@ type ProducerStorage = EnqueueStorage & KeyedEnqueueStorage & Pick<FlowStorage, 
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
+/** Where an add wrote its jobs: what the handles it returns read from, and whether the caller's transaction holds them. */
+interface AddWrite {
+  storage: ProducerStorage;
+  /** The caller's open transaction on a shared connection, if the rows went into one (its rollback unmakes them). */
+  transaction?: TransactionFate;
+  /** Written by a transaction that has not committed yet (`manager`, or one open on a shared connection). */
+  inTransaction: boolean;
+}
+
+/** A job an add inserted now (not a live job found by its key), as its `added` event names it. */
+interface AddedJob {
+  queue: string;
+  id: string;
+  runAt: number;
+}
+
+/** One add's write, as `QueueProducer.write` runs it (see there). */
+interface AddStep<T, R> {
+  /** The public method, for the error's context: `add`, `addBulk`, `addFlow`. */
+  call: string;
+  queue: string;
+  send: SendSpan | undefined;
+  manager: EntityManager | undefined;
+  insert(storage: ProducerStorage, transaction: TransactionFate | undefined): Promise<T>;
+  idsOf(written: T): string[];
+  /** The jobs to announce as `added`: asked only when something listens. */
+  added(written: T): AddedJob[];
+  /** The jobs' run times, for this process's timer. */
+  runAts: number[];
+  now: number;
+  /** The handles to resolve with. */
+  handBack(written: T, where: AddWrite): R;
+}
+
 /** A handle's children while its transaction has not rolled back; after that its id may name another job. */
 function childrenWhileAlive(storage: ProducerStorage, transaction: TransactionFate): ChildrenSource {
   return {
@@ -85,6 +119,14 @@ function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityMa
   return manager;
 }
 
+/**
+ * The jobs among `stored` that were inserted now, not live jobs found by their key (created before). `>=`: a group
+ * commit stamps its rows with the latest caller's time.
+ */
+function insertedNow(stored: JobRecord[], now: number): AddedJob[] {
+  return stored.filter((record) => record.createdAt >= now).map((record) => ({ queue: record.queue, id: record.id, runAt: record.runAt }));
+}
+
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
@@ -94,16 +136,9 @@ export class QueueProducer {
 
   /**
    * A job handed back to a producer: not started (its signal never aborts, it cannot report progress, log or update
-   * data), and it can be
-   * waited for. Announces it as `added` when it was inserted now (not a live job found by its key).
+   * data), and it can be waited for.
    */
-  private enqueued<TData, TResult>(
-    record: JobRecord,
-    now: number,
-    storage: ProducerStorage,
-    inTransaction: boolean,
-    transaction?: TransactionFate,
-  ): EnqueuedJob<TData, TResult> {
+  private enqueued<TData, TResult>(record: JobRecord, { storage, transaction }: AddWrite): EnqueuedJob<TData, TResult> {
     const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
     const job = toJob<TData>(
       record,
@@ -111,11 +146,6 @@ export class QueueProducer {
       { updateProgress: refuse, log: refuse, updateData: refuse },
       transaction ? childrenWhileAlive(storage, transaction) : storage,
     );
-    // A job written by the caller's transaction does not exist for anyone else until that commits, maybe never.
-    // `>=`: a group commit stamps its rows with the latest caller's time; a job found by its key was created before.
-    if (!inTransaction && this.factory.events.observed && record.createdAt >= now) {
-      this.factory.events.emit({ type: 'added', queue: record.queue, jobId: record.id, attempt: 0, runAt: new Date(record.runAt) });
-    }
     return Object.assign(job, {
       waitUntilFinished: async (options: WaitOptions = {}): Promise<JobInfo<TData, TResult>> => {
         assertAdminOptions('waitUntilFinished', options, WAIT_OPTION_KEYS);
@@ -155,39 +185,27 @@ export class QueueProducer {
     // Started in the caller's context, before the first await: its trace is the request's.
     const send = this.tracing()?.send(queue, 1, { link: false, jobName: record.name });
     if (send) record.traceContext = send.traceContext;
-    // Until this add has announced its job, this process's events wait (JobEventBus): its job may start before.
-    const endAdd = this.factory.events.beginAdd();
-    try {
-      const storage = await this.storageFor(send);
-      // Read in the caller's context: a group commit writes in the context of the add that started it.
-      const transaction = storage.openTransactionOf?.(manager);
-      let stored: JobRecord;
-      try {
-        [stored] = keyMode
+    return this.write({
+      call: 'add',
+      queue,
+      send,
+      manager,
+      insert: async (storage, transaction) =>
+        keyMode
           ? // Throttled or debounced: statements of their own, outside the group commit (they may read or replace).
-            [await storage.enqueueKeyed(queue, record, now)]
+            storage.enqueueKeyed(queue, record, now)
           : manager
-            ? await storage.enqueueIn(manager, queue, [record], now)
+            ? (await storage.enqueueIn(manager, queue, [record], now))[0]
             : transaction
               ? // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
-                await storage.enqueue(queue, [record], now)
-              : [await this.groupCommitFor(storage).add(queue, record, now)];
-      } catch (error) {
-        send?.failed(error);
-        throw asStorageError(error, 'QueueProducer.add', `queue "${queue}"`);
-      }
-      send?.sent([stored.id]);
-      if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);
-      return this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
-        stored,
-        now,
-        storage,
-        manager !== undefined || transaction !== undefined,
-        transaction,
-      );
-    } finally {
-      endAdd();
-    }
+                (await storage.enqueue(queue, [record], now))[0]
+              : this.groupCommitFor(storage).add(queue, record, now),
+      idsOf: (stored) => [stored.id],
+      added: (stored) => insertedNow([stored], now),
+      runAts: [record.runAt],
+      now,
+      handBack: (stored, where) => this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(stored, where),
+    });
   }
 
   /**
@@ -225,34 +243,18 @@ export class QueueProducer {
     // One PRODUCER span for the whole add; each job's CONSUMER span links to it (it is not each job's parent).
     const send = this.tracing()?.send(queue, records.length, { link: true });
     if (send) for (const record of records) record.traceContext = send.traceContext;
-    const endAdd = this.factory.events.beginAdd();
-    try {
-      const storage = await this.storageFor(send);
-      const transaction = storage.openTransactionOf?.(manager);
-      let stored: JobRecord[];
-      try {
-        stored = manager ? await storage.enqueueIn(manager, queue, records, now) : await storage.enqueue(queue, records, now);
-      } catch (error) {
-        send?.failed(error);
-        throw asStorageError(error, 'QueueProducer.addBulk', `queue "${queue}"`);
-      }
-      send?.sent(stored.map((record) => record.id));
-      this.wakeForDelayed(
-        records.map((record) => record.runAt),
-        now,
-      );
-      return stored.map((record) =>
-        this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(
-          record,
-          now,
-          storage,
-          manager !== undefined || transaction !== undefined,
-          transaction,
-        ),
-      );
-    } finally {
-      endAdd();
-    }
+    return this.write({
+      call: 'addBulk',
+      queue,
+      send,
+      manager,
+      insert: (storage) => (manager ? storage.enqueueIn(manager, queue, records, now) : storage.enqueue(queue, records, now)),
+      idsOf: (stored) => stored.map((record) => record.id),
+      added: (stored) => insertedNow(stored, now),
+      runAts: records.map((record) => record.runAt),
+      now,
+      handBack: (stored, where) => stored.map((record) => this.enqueued<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(record, where)),
+    });
   }
 
   /**
@@ -274,40 +276,65 @@ export class QueueProducer {
     // One PRODUCER span, parent of every node's CONSUMER spans: a flow is one piece of work, children then parent.
     const send = this.tracing()?.send(nodes[0].queue, nodes.length, { link: false, jobName: nodes[0].job.name });
     if (send) for (const node of nodes) node.job.traceContext = send.traceContext;
+    const root = nodes[0];
+    return this.write({
+      call: 'addFlow',
+      queue: root.queue,
+      send,
+      manager,
+      insert: (storage) => storage.enqueueFlow(nodes, now, manager),
+      idsOf: (ids) => ids,
+      // Every node of the tree is a job added now; the root last, as its children come first.
+      added: (ids) => {
+        const jobs = nodes.map((node, index) => ({ queue: node.queue, id: ids[index], runAt: intendedRunAt(node.job.runAt) }));
+        return [...jobs.slice(1), jobs[0]];
+      },
+      runAts: nodes.map((node) => node.job.runAt),
+      now,
+      handBack: (ids, where) =>
+        this.enqueued<TData, TResult>({ ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) }, where),
+    });
+  }
+
+  /**
+   * The steps every add shares, in order: mark the add under way (until it has announced its jobs, this process's
+   * events wait: its job may start before it returns, JobEventBus), open the storage, note the caller's open
+   * transaction (read in the caller's context: a group commit writes in the context of the add that started it),
+   * insert, end the span, set the timer for a delayed job, announce the jobs (`added`), hand them back. Jobs written by
+   * the caller's transaction do not exist for anyone else until it commits, maybe never: they are announced when it
+   * commits, and never if it rolls back. Each job is still announced before its `active`: nothing can claim it
+   * before the commit, and the commit's own reply announces it.
+   * @throws StorageError and its kin (asStorageError): a driver's error never reaches the caller raw.
+   */
+  private async write<T, R>(step: AddStep<T, R>): Promise<R> {
     const endAdd = this.factory.events.beginAdd();
     try {
-      const storage = await this.storageFor(send);
-      const transaction = storage.openTransactionOf?.(manager);
-      let ids: string[];
+      const storage = await this.storageFor(step.send);
+      const transaction = storage.openTransactionOf?.(step.manager);
+      let written: T;
       try {
-        ids = await storage.enqueueFlow(nodes, now, manager);
+        written = await step.insert(storage, transaction);
       } catch (error) {
-        send?.failed(error);
-        throw asStorageError(error, 'QueueProducer.addFlow', `queue "${nodes[0].queue}"`);
+        step.send?.failed(error);
+        throw asStorageError(error, `QueueProducer.${step.call}`, `queue "${step.queue}"`);
       }
-      send?.sent(ids);
-      this.wakeForDelayed(
-        nodes.map((node) => node.job.runAt),
-        now,
-      );
-      if (manager === undefined && transaction === undefined && this.factory.events.observed) {
-        // The root is announced by `enqueued` below; every other node of the tree is a job added now too.
-        nodes.slice(1).forEach((node, index) => {
-          const runAt = new Date(intendedRunAt(node.job.runAt));
-          this.factory.events.emit({ type: 'added', queue: node.queue, jobId: ids[index + 1], attempt: 0, runAt });
-        });
-      }
-      const root = nodes[0];
-      return this.enqueued<TData, TResult>(
-        { ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) },
-        now,
-        storage,
-        manager !== undefined || transaction !== undefined,
-        transaction,
-      );
+      step.send?.sent(step.idsOf(written));
+      this.wakeForDelayed(step.runAts, step.now);
+      const inTransaction = step.manager !== undefined || transaction !== undefined;
+      if (!inTransaction) this.announce(step.added, written);
+      else storage.afterCommitOf(step.manager, () => this.announce(step.added, written));
+      return step.handBack(written, { storage, transaction, inTransaction });
     } finally {
       endAdd();
     }
+  }
+
+  /** Emits the `added` event of each job, when something listens (the jobs are listed only then). */
+  private announce<T>(added: (written: T) => AddedJob[], written: T): void {
+    const events = this.factory.events;
+    if (!events.observed) return;
+    for (const job of added(written))
+      events.emit({ type: 'added', queue: job.queue, jobId: job.id, attempt: 0, runAt: new Date(job.runAt) });
   }
 
   /** The telemetry when it records (an SDK is registered), else undefined: adds skip it. */

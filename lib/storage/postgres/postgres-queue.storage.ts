@@ -81,7 +81,8 @@ import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
 import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
 import { PostgresTransactions } from './postgres-transaction';
-import { TransactionStatements } from '../shared/transaction-statements';
+import { TransactionStatements, dataSourceOfManager, transactionRunnerOf } from '../shared/transaction-statements';
+import { CommitWatch } from '../shared/commit-watch';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { explainFacts } from './sql/explain.sql';
@@ -165,6 +166,12 @@ export class PostgresQueueStorage implements QueueStorage {
   async enqueue(queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
     if (jobs.length === 0) return [];
     return pairEnqueued(this.pairing, queue, jobs, await insertJobs(this.db, queue, jobs, ms(now)), ms(now));
+  }
+
+  afterCommitOf(manager: EntityManager | undefined, callback: () => void): void {
+    // Without a manager the rows were committed by their own statement: nothing to wait for.
+    if (!manager) callback();
+    else CommitWatch.of(dataSourceOfManager(manager)).afterCommit(transactionRunnerOf(manager), callback);
   }
 
   async enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {

@@ -24,6 +24,12 @@ export interface EnqueueStorage {
    */
   openTransactionOf?(manager?: EntityManager): TransactionFate | undefined;
   /**
+   * Runs `callback` once the caller's transaction that holds rows just written commits: `manager`'s, or without one
+   * the open transaction of `openTransactionOf`. Never when that transaction, or the savepoint the rows went into,
+   * rolls back. Called right after the write, in the caller's context.
+   */
+  afterCommitOf(manager: EntityManager | undefined, callback: () => void): void;
+  /**
    * How many inserts of one queue the producer's group commit keeps in flight at once (default 1): one where the
    * database has a single writer, more where statements run side by side and their commits' disk flushes overlap.
    */

@@ -75,6 +75,7 @@ import { SqliteConnection, SqliteConnectionSource } from './sqlite-connection';
 import { TransactionStatements, dataSourceOfManager } from '../shared/transaction-statements';
 import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
 import { sqliteTransactionRunner } from './sqlite-transaction';
+import { CommitWatch } from '../shared/commit-watch';
 import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { applySqliteSchema } from './sqlite-schema';
 import { explainFacts } from './sql/explain.sql';
@@ -145,6 +146,13 @@ export class SqliteQueueStorage implements QueueStorage {
       return undefined;
     }
     return SqliteTransactionWatch.of(dataSourceOfManager(manager)).transactionOf(runner);
+  }
+
+  afterCommitOf(manager: EntityManager | undefined, callback: () => void): void {
+    // Without a manager the rows went into the transaction open on the shared DataSource's one connection, whose
+    // runner TypeORM's sqlite drivers hand out for every call (createQueryRunner returns the same one).
+    const runner = manager ? sqliteTransactionRunner(manager, this.db.source) : this.db.source.createQueryRunner();
+    CommitWatch.of(manager ? dataSourceOfManager(manager) : this.db.source).afterCommit(runner, callback);
   }
 
   async enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]> {
