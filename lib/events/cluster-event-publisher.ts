@@ -4,10 +4,15 @@ import { EventStorage } from '../storage/queue-storage.interface';
 import { QueueEvent } from '../interfaces/queue-event.interface';
 import { encodeEvents } from './event-codec';
 import { JobEventBus } from './job-event-bus';
+import { FailureStreak } from '../utils/failure-streak';
+import { isTransientStorageError } from '../errors/codes/transient-error';
 
 /** Most events one stored batch (one row) carries. */
 const WRITE_BATCH = 1000;
-/** Most events held while the database is unreachable; the oldest are dropped past it (events are notifications). */
+/**
+ * Most events held while the database is unreachable (a write failing with an error a retry can get past keeps its
+ * events for the next try); the oldest are dropped past it: events are notifications, the jobs are in the table.
+ */
 const MAX_BUFFERED = 10_000;
 
 /** Settings of the publisher. */
@@ -36,7 +41,9 @@ export interface ClusterEventPublisherSettings {
  * Copies this process's job events to the shared event log (`clusterEvents`). Events of up to `flushDelay` ms
  * go out as one row, after the outcome write that caused them (the local bus emits after it), and writes run one
  * at a time, so a burst of completions costs one statement per batch, not per job. Nothing here can throw into the
- * engine: a failed write is logged with its jobs and the events are dropped.
+ * engine. A write that fails with an error a retry can get past (the connection dropped, the database busy) keeps
+ * its events and is tried again every `checkInterval`, logged once per outage; any other failed write is logged
+ * with its jobs and its events are dropped.
  */
 export class ClusterEventPublisher {
   /** Events not yet written; encoded a batch at a time when written (cheaper than one at a time). */
@@ -47,14 +54,23 @@ export class ClusterEventPublisher {
   private lastPrune = Date.now();
   private wroteSincePrune = false;
   private checkTimer?: NodeJS.Timeout;
+  private retryTimer?: NodeJS.Timeout;
   private stopped = false;
+  private readonly checkFailures: FailureStreak;
+  private readonly writeFailures: FailureStreak;
+  private readonly pruneFailures: FailureStreak;
 
   constructor(
     private readonly bus: JobEventBus,
     private readonly storage: () => Promise<EventStorage>,
     private readonly settings: ClusterEventPublisherSettings,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // Each loop logs the first failure of an outage and its end, not every try (the check runs every pollInterval).
+    this.checkFailures = new FailureStreak(logger, 'Cluster events: checking for processes that listen', settings.checkInterval, false);
+    this.writeFailures = new FailureStreak(logger, 'Cluster events: publishing events', settings.checkInterval, false);
+    this.pruneFailures = new FailureStreak(logger, 'Cluster events: pruning old events', settings.pruneInterval, false);
+  }
 
   /**
    * Starts watching for readers: events are copied only while some process reads them (subscribing to the bus
@@ -67,9 +83,10 @@ export class ClusterEventPublisher {
       if (!readers) {
         try {
           readers = await (await this.storage()).hasEventReaders(Date.now() - this.settings.readerTtl);
+          this.checkFailures.succeeded();
         } catch (error) {
           // Unknown: keep the current state until the next check.
-          this.logger.error(`Cluster events: checking for readers failed: ${String(error)}`);
+          this.checkFailures.failed(error);
           readers = this.subscription !== undefined;
         }
       }
@@ -92,7 +109,7 @@ export class ClusterEventPublisher {
       this.buffer.push(event);
       if (this.buffer.length > MAX_BUFFERED) {
         const dropped = this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
-        this.logger.warn(`Cluster events: dropped ${dropped.length} unpublished events (the database is not keeping up)`);
+        this.logger.warn(`Cluster events: dropped ${dropped.length} unpublished events (the database is not keeping up, or unreachable)`);
       }
       this.schedule();
     });
@@ -102,6 +119,7 @@ export class ClusterEventPublisher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.checkTimer);
+    clearTimeout(this.retryTimer);
     this.pause();
     await this.flush();
   }
@@ -113,7 +131,8 @@ export class ClusterEventPublisher {
   }
 
   private schedule(): void {
-    if (this.scheduled) return;
+    // While a write waits to be tried again, new events join it then.
+    if (this.scheduled || this.retryTimer) return;
     this.scheduled = true;
     setTimeout(() => {
       this.scheduled = false;
@@ -127,7 +146,24 @@ export class ClusterEventPublisher {
       try {
         await (await this.storage()).appendEvents({ origin: this.settings.origin, createdAt: Date.now(), events: encodeEvents(batch) });
         this.wroteSincePrune = true;
+        this.writeFailures.succeeded();
       } catch (error) {
+        if (isTransientStorageError(error) && !this.stopped) {
+          // Kept, in order, ahead of the events emitted since; the buffer's bound still applies.
+          this.buffer.unshift(...batch);
+          const excess = this.buffer.length - MAX_BUFFERED;
+          if (excess > 0) {
+            this.buffer.splice(0, excess);
+            this.logger.warn(`Cluster events: dropped ${excess} unpublished events (the database is not keeping up, or unreachable)`);
+          }
+          this.writeFailures.failed(error);
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = undefined;
+            void this.flush();
+          }, this.settings.checkInterval);
+          this.retryTimer.unref();
+          return;
+        }
         const jobs = [...new Set(batch.map((event) => `${event.queue}/${event.jobId}`))].slice(0, 10).join(', ');
         this.logger.error(`Cluster events: publishing ${batch.length} events failed (jobs ${jobs}…); they are lost: ${String(error)}`);
       }
@@ -142,8 +178,10 @@ export class ClusterEventPublisher {
     this.wroteSincePrune = false;
     try {
       await (await this.storage()).pruneEvents(now - this.settings.retention);
+      this.pruneFailures.succeeded();
     } catch (error) {
-      this.logger.error(`Cluster events: pruning old events failed (tried again later): ${String(error)}`);
+      // Tried again after the next writes; old events only take room meanwhile.
+      this.pruneFailures.failed(error);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EventStorage } from '../storage/queue-storage.interface';
+import { FailureStreak } from '../utils/failure-streak';
 
 /** Where the docs explain cluster events (named in every line this file logs). */
 const DOCS = 'docs/observability.md#cluster-events';
@@ -58,12 +59,15 @@ export class ClusterEventsNotice {
     const unheard = runsJobs
       ? 'the events of the jobs it runs are not published'
       : "it runs no jobs, and the 'added' events of the jobs it adds are not published";
+    // The first failure of an outage is logged, and its end; not every look.
+    const failures = new FailureStreak(this.logger, 'Cluster events: looking for processes that listen', recheckInterval, false);
     const check = async (): Promise<void> => {
       let found = false;
       try {
         found = await (await storage()).hasEventReaders(Date.now() - readerTtl);
+        failures.succeeded();
       } catch (error) {
-        this.logger.error(`Cluster events: checking for processes that listen failed (checked again later): ${String(error)}`);
+        failures.failed(error);
       }
       if (this.stopped) return;
       if (found) {
