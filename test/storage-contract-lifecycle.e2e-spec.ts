@@ -1,6 +1,6 @@
 /**
  * The storage contract of the members no other contract file names: `StorageLifecycle` (fault, backup), the rest of
- * `EnqueueStorage` (enqueueIn, openTransactionOf, parallelInserts), `InspectionStorage.queueKnown` and the one-job
+ * `EnqueueStorage` (enqueueIn, openTransactionOf, afterCommitOf, parallelInserts), `InspectionStorage.queueKnown` and the one-job
  * recovery of `LeaseStorage`, on every backend.
  */
 import { existsSync } from 'node:fs';
@@ -46,6 +46,43 @@ describeEachBackend('Storage contract: lifecycle and the rest', (backend) => {
   it('openTransactionOf: none outside a transaction on an owned SQLite database; absent on PostgreSQL', () => {
     if (backend.kind === 'postgres') expect(s.storage.openTransactionOf).toBeUndefined();
     else expect(s.storage.openTransactionOf!()).toBeUndefined();
+  });
+
+  it('afterCommitOf calls back when the transaction holding the rows commits, never when it or their savepoint rolls back', async () => {
+    const calls: string[] = [];
+    // Without a transaction the rows are committed already: at once.
+    s.storage.afterCommitOf(undefined, () => calls.push('autocommit'));
+    expect(calls).toEqual(['autocommit']);
+    // The application's own DataSource on the same database: a transaction that can hold the queue's rows.
+    const postgres = s.db.options.postgres as { url: string } | undefined;
+    const source = postgres
+      ? new DataSource({ type: 'postgres', url: postgres.url })
+      : new DataSource({ type: 'better-sqlite3', database: s.db.path });
+    await source.initialize();
+    try {
+      await source.transaction(async (manager) => {
+        await s.storage.enqueueIn(manager, 'q', [newJob()], Date.now());
+        s.storage.afterCommitOf(manager, () => calls.push('outer'));
+        await manager.transaction(async (inner) => s.storage.afterCommitOf(inner, () => calls.push('released savepoint')));
+        await manager
+          .transaction(async (inner) => {
+            s.storage.afterCommitOf(inner, () => calls.push('rolled-back savepoint'));
+            throw new Error('roll back to the savepoint');
+          })
+          .catch(() => undefined);
+        expect(calls).toEqual(['autocommit']);
+      });
+      expect(calls).toEqual(['autocommit', 'outer', 'released savepoint']);
+      await source
+        .transaction(async (manager) => {
+          s.storage.afterCommitOf(manager, () => calls.push('rolled back'));
+          throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      expect(calls).toEqual(['autocommit', 'outer', 'released savepoint']);
+    } finally {
+      await source.destroy();
+    }
   });
 
   it('queueKnown is true for a queue with a job or a state row, false otherwise', async () => {
