@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { MODULE_DEFAULTS } from '../../module-defaults.constants';
-import type { EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { FinishedJobStatus, JobStatus } from '../../interfaces/job-info.interface';
 import {
   AttemptRef,
@@ -79,6 +79,11 @@ import { CommitWatch } from '../shared/commit-watch';
 import { SqliteTransactionWatch } from './sqlite-transaction-watch';
 import { applySqliteSchema } from './sqlite-schema';
 import { explainFacts } from './sql/explain.sql';
+
+/** Whether the DataSource's driver binds parameters cheaply (better-sqlite3; node-sqlite3 does not): see insertJobs. */
+function bindsCheaply(source: DataSource): boolean {
+  return source.options.type === 'better-sqlite3';
+}
 
 /**
  * The SQLite backend: the statements of `sql/` on a `SqliteConnection`. It runs only single, self-contained
@@ -162,7 +167,7 @@ export class SqliteQueueStorage implements QueueStorage {
     const pairing: PairingBackend = {
       findByKeys: (keyQueue, keys) => findLiveByKeys(statements, keyQueue, keys),
       insert: async (insertQueue, insertJobsOf, insertNow) => {
-        const inserted = await insertJobs(statements, insertQueue, insertJobsOf, insertNow);
+        const inserted = await insertJobs(statements, insertQueue, insertJobsOf, insertNow, bindsCheaply(dataSourceOfManager(manager)));
         if (inserted.length > 0) this.afterCommit(manager, runner, inserted);
         return inserted;
       },
@@ -220,7 +225,7 @@ export class SqliteQueueStorage implements QueueStorage {
 
   /** The insert statement alone: the rows it inserted, in input order. */
   private async insert(queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
-    const inserted = await insertJobs(this.db.runner, queue, jobs, now);
+    const inserted = await insertJobs(this.db.runner, queue, jobs, now, bindsCheaply(this.db.source));
     if (inserted.length > 0) {
       // Made inside the application's open transaction (a borrowed connection): its ids may be given back.
       this.db.callerTransaction()?.noteIds(inserted.map((row) => row.id));
