@@ -72,14 +72,20 @@ describe('ClusterEventPublisher against a failing database', () => {
     stop = undefined;
   });
 
+  /** A started publisher on `storage` (stopped after the test), once it listens to its bus when `readingHere`. */
+  async function started(storage: EventStorage, logger: Logger, readingHere = true): Promise<JobEventBus> {
+    const { bus, publisher } = publisherOf(storage, logger, readingHere);
+    publisher.start();
+    stop = () => publisher.stop();
+    if (readingHere) await waitFor(() => bus.observed, 'the publisher listening');
+    return bus;
+  }
+
   it('keeps the events of a write that failed for a dropped connection and publishes them, in order, once it works', async () => {
     const dropped = () => new Error('Connection terminated unexpectedly');
     const { storage, jobIds } = failingStorage([dropped(), dropped(), dropped()]);
     const logger = new LinesLogger();
-    const { bus, publisher } = publisherOf(storage, logger);
-    publisher.start();
-    stop = () => publisher.stop();
-    await waitFor(() => bus.observed, 'the publisher listening');
+    const bus = await started(storage, logger);
     bus.emit(active('1'));
     bus.emit(active('2'));
     await waitFor(() => logger.lines.length > 0, 'the first failure logged');
@@ -95,10 +101,7 @@ describe('ClusterEventPublisher against a failing database', () => {
   it('drops the batch of a write that fails for good, naming its jobs, and publishes the next ones', async () => {
     const { storage, jobIds } = failingStorage([new Error('value too long for type character varying(10)')]);
     const logger = new LinesLogger();
-    const { bus, publisher } = publisherOf(storage, logger);
-    publisher.start();
-    stop = () => publisher.stop();
-    await waitFor(() => bus.observed, 'the publisher listening');
+    const bus = await started(storage, logger);
     bus.emit(active('1'));
     await waitFor(() => logger.lines.length > 0, 'the failure logged');
     bus.emit(active('2'));
@@ -114,9 +117,7 @@ describe('ClusterEventPublisher against a failing database', () => {
     const checks = [dropped(), dropped(), dropped(), dropped()];
     const { storage } = failingStorage([], checks);
     const logger = new LinesLogger();
-    const { publisher } = publisherOf(storage, logger, false);
-    publisher.start();
-    stop = () => publisher.stop();
+    await started(storage, logger, false);
     await waitFor(() => logger.lines.length === 2, 'the outage and its end logged');
     expect(checks).toEqual([]);
     expect(logger.lines).toEqual([
