@@ -402,7 +402,11 @@ function prepareApps(workDir: string, packed: Promise<string>, preparations: Map
         const schema = `consumer_${process.pid}_${Date.now()}`;
         const env: Record<string, string> = app.postgres
           ? { CONSUMER_POSTGRES_URL: POSTGRES_URL, CONSUMER_POSTGRES_SCHEMA: schema }
-          : { CONSUMER_DATABASE: join(appDir, 'queue.sqlite'), CONSUMER_EXPECT_SQLITE3_REFUSED: app.expectSqlite3Refused ? '1' : '0' };
+          : {
+              CONSUMER_DATABASE: join(appDir, 'queue.sqlite'),
+              CONSUMER_EXPECT_SQLITE3_REFUSED: app.expectSqlite3Refused ? '1' : '0',
+              CONSUMER_SQLITE_TYPE: app.install.some((spec) => spec.startsWith('better-sqlite3')) ? 'better-sqlite3' : 'sqlite',
+            };
         try {
           const started = await run('node', [join(appDir, 'dist', 'main.js')], appDir, env);
           note(`${app.name}: boot, job, close, exit ${started.ms} ms`);
@@ -411,6 +415,8 @@ function prepareApps(workDir: string, packed: Promise<string>, preparations: Map
           const report = JSON.parse(line?.slice('CONSUMER-REPORT '.length) ?? 'null') as Record<string, unknown> | null;
           expect(report).toMatchObject({ result: 'hello consumer', health: 'up' });
           expect(report?.completedJobId).toBe(report?.jobId);
+          // Transactional enqueue on this TypeORM: announced at commit, never after a rollback; the job runs.
+          expect(report?.transactional).toEqual({ result: 'hello committed', committedAnnounced: true, rolledBackAnnounced: false });
           if (app.expectSqlite3Refused) {
             expect(report?.refused).toContain("Use driver: 'better-sqlite3'");
           }

@@ -1,14 +1,16 @@
 /**
  * The throwaway application of the consumer test, the same source for every combination: it imports the
  * installed tarball as an application would (the dashboard's entry too: its module boots in an application context,
- * with no HTTP server to mount on), boots, adds a job through QueueProducer, waits for it to complete,
- * checks the terminus indicator, and closes. It must then exit by itself (no handle left open).
+ * with no HTTP server to mount on), boots, adds a job through QueueProducer, waits for it to complete, adds one in a
+ * rolled-back and one in a committed transaction of its own TypeORM DataSource (on the installed TypeORM: the
+ * commit is heard through its subscribers), checks the terminus indicator, and closes. It must then exit by itself (no handle left open).
  * Configuration comes from the environment that test/consumer/consumer-apps.consumer-spec.ts sets.
  */
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
+import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { firstValueFrom, timeout } from 'rxjs';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { DataSource } from 'typeorm';
 import {
   Job,
   Processor,
@@ -39,6 +41,50 @@ function queueOptions(): QueueModuleOptions {
     return { postgres: { url: postgresUrl, schema: process.env.CONSUMER_POSTGRES_SCHEMA }, pollInterval: 200 };
   }
   return { database: required('CONSUMER_DATABASE'), pollInterval: 200 };
+}
+
+/** The application's own DataSource on the queue's database, as `dataSource.transaction()` users have one. */
+function applicationDataSource(): DataSource {
+  const postgresUrl = process.env.CONSUMER_POSTGRES_URL;
+  if (postgresUrl) return new DataSource({ type: 'postgres', url: postgresUrl });
+  // 'sqlite' (node-sqlite3) exists only on TypeORM 0.3, so no literal type compiles against both majors.
+  const options = { type: required('CONSUMER_SQLITE_TYPE'), database: required('CONSUMER_DATABASE') };
+  return new DataSource(options as unknown as ConstructorParameters<typeof DataSource>[0]);
+}
+
+/** A job added in a rolled-back transaction is never announced; one added in a committed one is, then completes. */
+async function transactionalAdds(app: INestApplicationContext): Promise<Record<string, unknown>> {
+  const source = await applicationDataSource().initialize();
+  const producer = app.get(QueueProducer);
+  const events = app.get(QueueEvents);
+  const added: string[] = [];
+  const subscription = events.on('added', 'greetings').subscribe((event) => added.push(event.jobId));
+  try {
+    let rolledBackId = '';
+    await source
+      .transaction(async (manager) => {
+        rolledBackId = (await producer.add<Greeting>('greetings', { name: 'rolled back' }, { manager })).id;
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    let committedId = '';
+    const completed = (id: () => string) =>
+      firstValueFrom(
+        events.on('completed', 'greetings').pipe(
+          filter((event) => event.jobId === id()),
+          timeout(30_000),
+        ),
+      );
+    const done = completed(() => committedId);
+    await source.transaction(async (manager) => {
+      committedId = (await producer.add<Greeting>('greetings', { name: 'committed' }, { manager })).id;
+    });
+    const result = (await done).result;
+    return { result, committedAnnounced: added.includes(committedId), rolledBackAnnounced: added.includes(rolledBackId) };
+  } finally {
+    subscription.unsubscribe();
+    await source.destroy();
+  }
 }
 
 function required(name: string): string {
@@ -77,9 +123,10 @@ async function main(): Promise<void> {
   const completed = firstValueFrom(app.get(QueueEvents).on('completed', 'greetings').pipe(timeout(30_000)));
   const job = await app.get(QueueProducer).add<Greeting>('greetings', { name: 'consumer' });
   const event = await completed;
+  const transactional = await transactionalAdds(app);
   const health: QueueHealthResult = await app.get(QueueHealthIndicator).isHealthy('queue');
   await app.close();
-  const report = { jobId: job.id, completedJobId: event.jobId, result: event.result, health: health.queue.status, refused };
+  const report = { jobId: job.id, completedJobId: event.jobId, result: event.result, health: health.queue.status, refused, transactional };
   console.log(`CONSUMER-REPORT ${JSON.stringify(report)}`);
 }
 
