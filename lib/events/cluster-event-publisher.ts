@@ -157,6 +157,8 @@ export class ClusterEventPublisher {
             this.logger.warn(`Cluster events: dropped ${excess} unpublished events (the database is not keeping up, or unreachable)`);
           }
           this.writeFailures.failed(error);
+          // One retry pending at a time (a flush asked for meanwhile, by stop() or a waiter, may have failed too).
+          clearTimeout(this.retryTimer);
           this.retryTimer = setTimeout(() => {
             this.retryTimer = undefined;
             void this.flush();
