@@ -199,9 +199,11 @@ export class SqliteQueueStorage implements QueueStorage {
    * ids it was given (a rollback gives them back to SQLite's sequence, which must not hand them out again).
    */
   private afterCommit(manager: EntityManager, runner: QueryRunner, inserted: { id: string }[]): void {
-    const watch = SqliteTransactionWatch.of(dataSourceOfManager(manager));
-    watch.transactionOf(runner)?.noteIds(inserted.map((row) => row.id));
-    watch.afterCommit(runner, () => {
+    const source = dataSourceOfManager(manager);
+    SqliteTransactionWatch.of(source)
+      .transactionOf(runner)
+      ?.noteIds(inserted.map((row) => row.id));
+    CommitWatch.of(source).afterCommit(runner, () => {
       this.db.inserted();
       this.db.written();
     });

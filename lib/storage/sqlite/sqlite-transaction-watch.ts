@@ -21,8 +21,6 @@ export interface Gate {
  * Follows the transactions of one SQLite DataSource through a TypeORM subscriber (public API: `dataSource.subscribers`).
  * TypeORM's sqlite drivers have ONE connection per DataSource, so one transaction at a time: `active`.
  *
- * - Runs callbacks when the outermost transaction of a query runner commits (and drops them on rollback): jobs a
- *   transaction enqueued wake the poller at commit, not at insert time.
  * - With a gate (the module shares the application's DataSource), keeps the module's statements out of the
  *   application's transactions: a claim sent while the transaction is open would run inside it, could take a job
  *   that the transaction then rolls back, and would be undone with it; an `add` made by other code beside it would
@@ -33,7 +31,6 @@ export interface Gate {
  *   rolls `sqlite_sequence` back too), and tells the handles of its jobs, so a stale id never names a newer job.
  */
 export class SqliteTransactionWatch implements EntitySubscriberInterface {
-  private readonly onCommit = new WeakMap<QueryRunner, (() => void)[]>();
   private gate?: Gate;
   /** The application's transaction open on the connection (its outermost one; SAVEPOINTs nest inside it). */
   private active?: WatchedTransaction;
@@ -50,13 +47,6 @@ export class SqliteTransactionWatch implements EntitySubscriberInterface {
       watches.set(dataSource, watch);
     }
     return watch;
-  }
-
-  /** Runs `callback` when the outermost transaction open on `runner` commits. */
-  afterCommit(runner: QueryRunner, callback: () => void): void {
-    const callbacks = this.onCommit.get(runner);
-    if (callbacks) callbacks.push(callback);
-    else this.onCommit.set(runner, [callback]);
   }
 
   /**
@@ -110,9 +100,6 @@ export class SqliteTransactionWatch implements EntitySubscriberInterface {
     if (event.queryRunner.isTransactionActive) return;
     this.end('committed');
     this.gate?.open();
-    const callbacks = this.onCommit.get(event.queryRunner);
-    this.onCommit.delete(event.queryRunner);
-    callbacks?.forEach((callback) => callback());
   }
 
   /** Awaited by TypeORM: the sequence is raised before the gate lets anything else write. */
@@ -123,7 +110,6 @@ export class SqliteTransactionWatch implements EntitySubscriberInterface {
       await this.keepIds(event.queryRunner, this.active?.highestId ?? 0);
       return;
     }
-    this.onCommit.delete(event.queryRunner);
     const ended = this.end('rolled-back');
     try {
       await this.keepIds(event.queryRunner, ended?.highestId ?? 0);
