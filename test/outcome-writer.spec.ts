@@ -233,4 +233,31 @@ describe('OutcomeWriter (unit): only errors a retry can get past are retried', (
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
     expect(storage.completeMany).toHaveBeenCalledTimes(1);
   });
+
+  it('retries an unbatched write (snooze, rate-limit pause) past busy errors with the same backoff, and rethrows any other', async () => {
+    const { full } = standInStorage();
+    const timing = fakeTiming();
+    const writer = new OutcomeWriter(full, 'w', 500, timing);
+    const logger = new CapturingLogger('test');
+    const unbatched = { ref: { id: '1', attempt: 1 }, queue: 'q', kind: 'snooze', logger, signal: new AbortController().signal };
+    let tries = 0;
+    const landed = await writer.retrying(unbatched, async () => {
+      if (++tries < 4) throw busy();
+      return 'snoozed';
+    });
+    expect(landed).toBe('snoozed');
+    expect(timing.pauses).toEqual([25, 50, 100]);
+    expect(logger.lines).toHaveLength(3);
+    expect(logger.lines[0]).toMatch(/^error Job 1 \(queue q\) attempt 1: saving outcome snooze failed, retrying: .*SQLITE_BUSY/);
+
+    let refused = 0;
+    await expect(writer.retrying({ ...unbatched, kind: 'rateLimit' }, () => (refused++, Promise.reject(permanent())))).rejects.toThrow(
+      /bigint/,
+    );
+    expect(refused).toBe(1);
+
+    const stopped = new AbortController();
+    stopped.abort();
+    await expect(writer.retrying({ ...unbatched, signal: stopped.signal }, () => Promise.reject(busy()))).rejects.toThrow(/SQLITE_BUSY/);
+  });
 });

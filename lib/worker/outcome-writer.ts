@@ -20,6 +20,17 @@ export interface OutcomeSave {
   onQueued(): void;
 }
 
+/** An outcome write `OutcomeWriter.retrying` runs on its own: what its log lines name, and when it stops trying. */
+export interface UnbatchedWrite {
+  ref: AttemptRef;
+  queue: string;
+  /** What is written, for the log: `snooze`, `rateLimit`... */
+  kind: string;
+  logger: Logger;
+  /** Aborted at forced shutdown: a write failing then is not retried. */
+  signal: AbortSignal;
+}
+
 /** Clock and pause of the writer; tests pass their own. */
 export interface OutcomeWriterTiming {
   now(): number;
@@ -101,6 +112,29 @@ export class OutcomeWriter {
           await this.timing.sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), request.signal);
         } catch {
           return null;
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs an outcome write that is not batched (a snooze, a RateLimitError pause) with the same retry rule as `save`:
+   * errors a retry can get past (busy, locked, connection lost) are retried with the same bounded backoff, since a
+   * lost write would leave the job running until its lease expires, and recovery would then spend its attempt.
+   * Rejects with any other error (the caller reports it), or with the last error once `signal` aborts (shutdown).
+   */
+  async retrying<T>(request: UnbatchedWrite, write: () => Promise<T>): Promise<T> {
+    const { logger, ref, queue, kind, signal } = request;
+    for (let failures = 0; ; failures++) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isTransientStorageError(error) || signal.aborted) throw error;
+        logger.error(`${whereOf(ref, queue)}: saving outcome ${kind} failed, retrying: ${String(error)}`);
+        try {
+          await this.timing.sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), signal);
+        } catch {
+          throw error;
         }
       }
     }

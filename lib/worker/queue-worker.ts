@@ -14,7 +14,7 @@ import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from '../utils/job-name.util';
 import { AttemptRunner, AttemptStorage, RunningAttempt } from './attempt-runner';
 import { LazyAbortController } from './lazy-abort-controller';
 import { SavableOutcome } from './outcome';
-import { OutcomeWriter } from './outcome-writer';
+import { OutcomeWriter, UnbatchedWrite } from './outcome-writer';
 import { WorkerSlots } from './worker-slots';
 import { QueueTelemetry } from '../telemetry/queue-telemetry';
 
@@ -320,7 +320,10 @@ export class QueueWorker {
     const maxSnoozes = this.context.maxSnoozes ?? MODULE_DEFAULTS.maxSnoozes;
     let written: 'snoozed' | 'exhausted' | 'lost';
     try {
-      written = await storage.snooze(ref, workerId, { runAt, delay }, maxSnoozes, Date.now());
+      // Through the writer's retry rule, like every other outcome: a busy database must not strand the job.
+      written = await this.context.outcomes.retrying(this.unbatched(ref, 'snooze'), () =>
+        storage.snooze(ref, workerId, { runAt, delay }, maxSnoozes, Date.now()),
+      );
     } catch (error) {
       logger.error(`Job ${record.id} (queue ${this.queue}): saving its snooze failed; its lease will expire and free it: ${String(error)}`);
       return null;
@@ -360,13 +363,20 @@ export class QueueWorker {
   private async writePause(record: JobRecord, until: number): Promise<void> {
     const ref = { id: record.id, attempt: record.attempts };
     try {
-      const owned = await this.context.storage.rateLimit(this.queue, ref, this.context.workerId, until, Date.now());
+      const owned = await this.context.outcomes.retrying(this.unbatched(ref, 'rateLimit'), () =>
+        this.context.storage.rateLimit(this.queue, ref, this.context.workerId, until, Date.now()),
+      );
       if (!owned) this.context.logger.warn(`Job ${record.id} (queue ${this.queue}): no longer owned when handed back after RateLimitError`);
     } catch (error) {
       this.context.logger.error(
         `Job ${record.id} (queue ${this.queue}): pausing the queue after RateLimitError failed; the job's lease will expire and free it: ${String(error)}`,
       );
     }
+  }
+
+  /** What the outcome writer needs to retry a write of `kind` for this attempt, and to stop at shutdown. */
+  private unbatched(ref: AttemptRef, kind: string): UnbatchedWrite {
+    return { ref, queue: this.queue, kind, logger: this.context.logger, signal: this.shutdown.signal };
   }
 
   /** Hands a job routed during the pause back with the others its claim routed: one statement for them all. */
