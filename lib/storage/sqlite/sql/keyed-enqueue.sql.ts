@@ -6,13 +6,15 @@ import { T } from './sqlite-sql-fragments';
 
 /**
  * Throttled and debounced adds (schema step 10): one statement each, so each is atomic under SQLite's single writer.
- * Their columns after queue: data, priority, run_at, max_attempts, backoff, timeout_ms, name, remove_on.
+ * Their columns after queue: data, priority, run_at, max_attempts, backoff, timeout_ms, name, remove_on, job_group,
+ * trace_context: every column a plain add writes (`enqueue.sql.ts`), so a keyed job is grouped and traced like any other.
  */
-const COLUMNS = 'queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, name, remove_on';
+const COLUMNS =
+  'queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, name, remove_on, job_group, trace_context';
 
 /** Inserts unless a window of the key is open (`jobs_key_window`) or a live job holds it (the unique key index). */
 const INSERT_THROTTLED_SQL = `/* enqueue */ INSERT INTO ${T} (${COLUMNS}, unique_key, key_until, created_at, updated_at)
-  SELECT ?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?
+  SELECT ?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
   WHERE NOT EXISTS (SELECT 1 FROM ${T} AS held WHERE held.queue = ? AND held.unique_key = ? AND held.key_until > ?)
   ON CONFLICT DO NOTHING
   RETURNING id`;
@@ -24,18 +26,30 @@ const KEY_HOLDER_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
 
 /** The unstarted debounced job of a key takes the new data and options; its id, attempts and key stay. */
 const REPLACE_DEBOUNCED_SQL = `/* debounce */ UPDATE ${T}
-  SET data = ?, priority = ?, run_at = ?, max_attempts = ?, backoff = ?, timeout_ms = ?, name = ?, remove_on = ?, updated_at = ?
+  SET data = ?, priority = ?, run_at = ?, max_attempts = ?, backoff = ?, timeout_ms = ?, name = ?, remove_on = ?,
+    job_group = ?, trace_context = ?, updated_at = ?
   WHERE queue = ? AND debounce_key = ? AND status = 'pending' AND started_at IS NULL
   RETURNING ${JOB_COLUMNS}`;
 
 /** One unstarted debounced job per key (`jobs_debounce_key`): a second insert is skipped. */
 const INSERT_DEBOUNCED_SQL = `/* enqueue */ INSERT INTO ${T} (${COLUMNS}, debounce_key, created_at, updated_at)
-  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)
+  VALUES (?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT DO NOTHING
   RETURNING id`;
 
 function values(job: NewJobRecord): unknown[] {
-  return [job.data, job.priority, job.runAt, job.maxAttempts, job.backoff, job.timeout, job.name ?? null, job.removeOn ?? null];
+  return [
+    job.data,
+    job.priority,
+    job.runAt,
+    job.maxAttempts,
+    job.backoff,
+    job.timeout,
+    job.name ?? null,
+    job.removeOn ?? null,
+    job.group ?? null,
+    job.traceContext ?? null,
+  ];
 }
 
 /** See `KeyedBackend.insertThrottled`. */
