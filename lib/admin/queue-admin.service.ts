@@ -75,7 +75,7 @@ import {
   RETRY_ALL_OPTION_KEYS,
   WAIT_OPTION_KEYS,
 } from '../utils/option-keys.util';
-import { DeadLetterQueueInfo, RedriveOptions, redriveDeadLetters } from './redrive';
+import { DeadLetterQueueInfo, RedriveOptions, assertRedriveArguments, redriveDeadLetters } from './redrive';
 import type { DeadLetterStorage } from '../storage/queue-storage.interface';
 import type { JobSort } from '../storage/shared/job-sort';
 
@@ -421,10 +421,13 @@ export class QueueAdmin {
    * Sends the dead letters of `deadLetterQueue` (pending or failed; not one a processor of that queue is running)
    * back into the queue each came from, as fresh jobs (attempts 0, due now, same data, name and options), and removes
    * them from the dead-letter queue, atomically; resolves with how many moved. `limit`: the oldest that many only.
-   * @throws InvalidQueueNameError, InvalidArgumentError (nothing is written).
+   * @throws InvalidQueueNameError, InvalidArgumentError, QueueNotFoundError (no such queue: a mistyped name would
+   * otherwise answer "0 moved"; nothing is written).
    */
   async redrive(deadLetterQueue: string, options?: RedriveOptions): Promise<number> {
-    const moved = await redriveDeadLetters(await this.storage(), deadLetterQueue, options, Date.now);
+    assertRedriveArguments(deadLetterQueue, options);
+    const storage = await this.knownQueue('redrive', deadLetterQueue);
+    const moved = await redriveDeadLetters(storage, deadLetterQueue, options, Date.now);
     if (moved > 0) this.factory.runtime?.wake();
     return moved;
   }

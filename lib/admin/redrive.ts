@@ -28,6 +28,17 @@ export interface DeadLetterQueueInfo {
 const REDRIVE_ROUND = 10_000;
 const MAX_LIMIT = 1_000_000;
 
+/** Checks `redrive`'s arguments before anything is read or written; the limit, if any. */
+export function assertRedriveArguments(deadLetterQueue: string, options: RedriveOptions | undefined): number | undefined {
+  assertQueueName(deadLetterQueue);
+  assertAdminOptions('redrive', options, REDRIVE_OPTION_KEYS);
+  const limit = options?.limit;
+  if (limit !== undefined && !isIntegerInRange(limit, 1, MAX_LIMIT)) {
+    throw new InvalidArgumentError('redrive', 'limit', `must be an integer from 1 to ${MAX_LIMIT}, got ${describeValue(limit)}`);
+  }
+  return limit;
+}
+
 /**
  * Moves dead letters of `deadLetterQueue` back into the queues they came from; how many moved. Each round is one
  * atomic statement (a dead letter leaves exactly as its fresh job arrives); without a limit, rounds run until one
@@ -39,12 +50,7 @@ export async function redriveDeadLetters(
   options: RedriveOptions | undefined,
   now: () => number,
 ): Promise<number> {
-  assertQueueName(deadLetterQueue);
-  assertAdminOptions('redrive', options, REDRIVE_OPTION_KEYS);
-  const limit = options?.limit;
-  if (limit !== undefined && !isIntegerInRange(limit, 1, MAX_LIMIT)) {
-    throw new InvalidArgumentError('redrive', 'limit', `must be an integer from 1 to ${MAX_LIMIT}, got ${describeValue(limit)}`);
-  }
+  const limit = assertRedriveArguments(deadLetterQueue, options);
   let moved = 0;
   for (;;) {
     const want = Math.min(REDRIVE_ROUND, (limit ?? Infinity) - moved);

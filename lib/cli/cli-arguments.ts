@@ -7,6 +7,16 @@ export function onePositional(command: string, positionals: string[], what: stri
   return positionals[0];
 }
 
+/**
+ * The one job id a command takes (`job <id>`): ids are positive integers on every backend, so anything else is a
+ * bad command line (exit 2), said before the database is opened, not a job that was looked for and not found.
+ */
+export function jobIdPositional(command: string, positionals: string[]): string {
+  const id = onePositional(command, positionals, 'a job id');
+  if (!/^[1-9]\d{0,18}$/.test(id)) throw new CliUsageError(command, `a job id is a positive integer, got ${JSON.stringify(id)}`);
+  return id;
+}
+
 /** Refuses positional arguments where a command takes none. */
 export function noPositional(command: string, positionals: string[]): void {
   if (positionals.length > 0) throw new CliUsageError(command, `takes no argument, got ${JSON.stringify(positionals[0])}`);

@@ -29,6 +29,8 @@ export interface CliCommand {
   readonly options: NonNullable<ParseArgsConfig['options']>;
   /** Whether the command reads a database through the global `--database` / `--postgres` (promote has its own). */
   readonly usesDatabase: boolean;
+  /** Whether the command only reads: a SQLite file is then opened read-only, and not one byte of it changes. */
+  readonly readOnly?: boolean;
   /** Runs the command; resolves with its exit code (a thrown error is printed and mapped by the runner). */
   run(context: CliContext): Promise<number>;
 }

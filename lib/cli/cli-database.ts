@@ -95,11 +95,15 @@ export async function checkSqliteFile(path: string, driver: SqliteDriverName): P
   }
 }
 
-/** Opens the selected database through `QueueRuntime`, as a process without processors does. */
-export async function openCliDatabase(command: string, selection: DatabaseSelection): Promise<CliDatabase> {
+/**
+ * Opens the selected database through `QueueRuntime`, as a process without processors does; `readOnly`: a SQLite
+ * file is opened read-only (a command that only reads changes no byte of it, nor its journal mode).
+ */
+export async function openCliDatabase(command: string, selection: DatabaseSelection, readOnly = false): Promise<CliDatabase> {
   const options = moduleOptionsFor(command, selection, false);
   if (!options.postgres) await checkSqliteFile(options.database!, options.driver!);
   const runtime = await newRuntime(options);
+  runtime.readOnlyStorage = readOnly;
   const { QueueAdmin } = await import('../admin/queue-admin.service');
   const label = options.postgres ? `schema "${options.postgres.schema}" of ${redactUrl(options.postgres.url!)}` : options.database!;
   let storage: QueueStorage;

@@ -85,7 +85,7 @@ export async function runCli(argv: string[], output: CliOutput): Promise<number>
     const context: CliContext = {
       ...parsed,
       open: () => {
-        database ??= openCliDatabase(command.name, parsed.values as Record<string, string | undefined>);
+        database ??= openCliDatabase(command.name, parsed.values as Record<string, string | undefined>, command.readOnly === true);
         return database;
       },
       print: (text) => output.stdout(`${text}\n`),

@@ -13,9 +13,12 @@ export function createQueueStorage(
     migrate?: boolean;
     migrationLockTimeout?: number;
     busyTimeout?: number;
+    /** SQLite only, a file the module opens itself: open it read-only and never migrate (see SqliteConnection). */
+    readOnly?: boolean;
   },
 ): QueueStorage {
-  const { dataSource, database, driver, postgres, migrate = true, busyTimeout } = options;
+  const { dataSource, database, driver, postgres, busyTimeout, readOnly = false } = options;
+  const migrate = (options.migrate ?? true) && !readOnly;
   const migrationLockTimeout = options.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout;
   // `createSchema: false` was the PostgreSQL-only form of `migrate: false`; either one turns migrations off.
   const schema = {
@@ -26,7 +29,7 @@ export function createQueueStorage(
   };
   if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
   if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
-  return new SqliteQueueStorage(dataSource ? { dataSource, busyTimeout } : { database, driver, busyTimeout }, {
+  return new SqliteQueueStorage(dataSource ? { dataSource, busyTimeout } : { database, driver, busyTimeout, readOnly }, {
     migrate,
     migrationLockTimeout,
   });

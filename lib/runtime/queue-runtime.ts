@@ -55,6 +55,12 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   /** This process's identity in the shared event log (unlike `workerId`, never shared by two processes). */
   readonly instanceId = randomUUID();
 
+  /**
+   * Set before the first `storage()` by tools that must change no byte of a SQLite file (the CLI's reading
+   * commands): the file is opened read-only and never migrated. Not a module option: an application writes.
+   */
+  readOnlyStorage = false;
+
   constructor(@Inject(SQLITE_QUEUE_MODULE_OPTIONS) private readonly rawOptions: SqliteQueueModuleOptions) {}
 
   /** The validated options with defaults; throws `InvalidModuleOptionsError`. */
@@ -91,7 +97,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
    */
   storage(): Promise<QueueStorage> {
     this.storagePromise ??= (async () => {
-      const storage = createQueueStorage(this.options);
+      const storage = createQueueStorage({ ...this.options, readOnly: this.readOnlyStorage });
       try {
         await storage.initialize();
       } catch (error) {

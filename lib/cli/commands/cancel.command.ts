@@ -1,5 +1,5 @@
 import { CliCommand } from '../cli-command';
-import { onePositional } from '../cli-arguments';
+import { jobIdPositional } from '../cli-arguments';
 import { EXIT_CODES } from '../exit-codes';
 
 export const CANCEL_COMMAND: CliCommand = {
@@ -11,7 +11,7 @@ export const CANCEL_COMMAND: CliCommand = {
   options: { cascade: { type: 'boolean' } },
   usesDatabase: true,
   async run(context) {
-    const id = onePositional('cancel', context.positionals, 'a job id');
+    const id = jobIdPositional('cancel', context.positionals);
     const { admin } = await context.open();
     await admin.cancel(id, { cascade: context.values.cascade === true });
     context.print(`job ${id}: cancelled`);

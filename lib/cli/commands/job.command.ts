@@ -1,6 +1,6 @@
 import { JobNotFoundError } from '../../errors/job-not-found.error';
 import { CliCommand } from '../cli-command';
-import { isoTime, onePositional } from '../cli-arguments';
+import { isoTime, jobIdPositional } from '../cli-arguments';
 import { EXIT_CODES } from '../exit-codes';
 
 export const JOB_COMMAND: CliCommand = {
@@ -13,8 +13,9 @@ export const JOB_COMMAND: CliCommand = {
   --json   one JSON object: QueueAdmin.getJob() with the log lines as "logs" and QueueAdmin.explain() as "explain"`,
   options: { json: { type: 'boolean' } },
   usesDatabase: true,
+  readOnly: true,
   async run(context) {
-    const id = onePositional('job', context.positionals, 'a job id');
+    const id = jobIdPositional('job', context.positionals);
     const { admin } = await context.open();
     const [job, logs] = await Promise.all([admin.getJob(id), admin.getJobLogs(id)]);
     if (!job) throw new JobNotFoundError(id);

@@ -1,6 +1,8 @@
 import { searchText } from '../../admin/search-text';
 import { CliUsageError } from '../../errors/cli-usage.error';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error';
+import { QueueNotFoundError } from '../../errors/queue-not-found.error';
+import { closestName } from '../../utils/closest-name.util';
 import { JOB_STATUSES, JobStatus } from '../../interfaces/job-info.interface';
 import { CliCommand } from '../cli-command';
 import { integerOption, isoTime, onePositional, table } from '../cli-arguments';
@@ -17,6 +19,7 @@ export const JOBS_COMMAND: CliCommand = {
   --json           a JSON array of the jobs as QueueAdmin.getJobs() returns them`,
   options: { status: { type: 'string' }, search: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
   usesDatabase: true,
+  readOnly: true,
   async run(context) {
     const queue = onePositional('jobs', context.positionals, 'a queue name');
     const status = context.values.status;
@@ -27,6 +30,11 @@ export const JOBS_COMMAND: CliCommand = {
     const limit = integerOption('jobs', 'limit', context.values.limit, 50, 1, 1000);
     const { admin } = await context.open();
     const jobs = await admin.getJobs(queue, { status: status as JobStatus | undefined, search, limit });
+    // No job may mean a mistyped name: refused as `pause` and `clean` refuse it (exit 4), not "no job" (exit 0).
+    if (jobs.length === 0 && !(await admin.hasQueue(queue))) {
+      const known = (await admin.listQueues()).map((info) => info.name);
+      throw new QueueNotFoundError(queue, 'jobs', closestName(queue, known));
+    }
     if (context.values.json === true) {
       context.print(JSON.stringify(jobs, null, 2));
       return EXIT_CODES.ok;

@@ -14,6 +14,8 @@ async function schemaVersion(selection: DatabaseSelection): Promise<{ version: n
       if (error instanceof SchemaTooNewError) throw error;
     });
   const runtime = await newRuntime(options);
+  // Only a read: a dry run (and a migrate with nothing to do) must leave the file as it found it, byte for byte.
+  runtime.readOnlyStorage = true;
   const { getMigrations } = await import('../../storage/get-migrations');
   const backend = runtime.options.postgres ? 'postgres' : 'sqlite';
   const latest = getMigrations(backend).at(-1)!.version;

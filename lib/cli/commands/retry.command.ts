@@ -1,5 +1,6 @@
 import { CliUsageError } from '../../errors/cli-usage.error';
 import { CliCommand } from '../cli-command';
+import { jobIdPositional } from '../cli-arguments';
 import { EXIT_CODES } from '../exit-codes';
 
 export const RETRY_COMMAND: CliCommand = {
@@ -16,10 +17,11 @@ export const RETRY_COMMAND: CliCommand = {
     if ((queue === undefined) === (context.positionals.length === 0) || context.positionals.length > 1) {
       throw new CliUsageError('retry', 'needs one job id, or --failed <queue>');
     }
+    // A malformed id is a bad command line, said before anything is opened.
+    const id = queue === undefined ? jobIdPositional('retry', context.positionals) : undefined;
     const { admin } = await context.open();
     if (queue === undefined) {
-      const [id] = context.positionals;
-      await admin.retry(id);
+      await admin.retry(id!);
       context.print(`job ${id}: pending again`);
       return EXIT_CODES.ok;
     }

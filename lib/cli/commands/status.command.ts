@@ -30,6 +30,7 @@ export const STATUS_COMMAND: CliCommand = {
   --json   one JSON object { queues: [...] } instead of the table`,
   options: { json: { type: 'boolean' } },
   usesDatabase: true,
+  readOnly: true,
   async run(context) {
     noPositional('status', context.positionals);
     const { admin, storage, label } = await context.open();
