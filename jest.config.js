@@ -8,6 +8,7 @@
  */
 const { probePostgres, SKIP_NOTICE_ENV } = require('./test/support/probe-postgres');
 const { QUICK_EXCLUDED } = require('./test/support/quick-excluded');
+const { probeChromium, BROWSER_NOTICE_ENV } = require('./test/support/probe-chromium');
 
 // QUEUE_TEST_CPU=<file>: each file's CPU time, with its child processes' (test/support/cpu-environment.js).
 const testEnvironment = process.env.QUEUE_TEST_CPU ? '<rootDir>/test/support/cpu-environment.js' : 'node';
@@ -61,6 +62,13 @@ module.exports = async () => {
   if (skipped) {
     process.env[SKIP_NOTICE_ENV] = skipped;
     process.stderr.write(`\n${skipped}\n\n`);
+  }
+  // Outside CI, a machine without Chromium leaves the dashboard's browser files out, and says so (see the file).
+  const browser = probeChromium(__dirname);
+  if (browser.notice) {
+    process.env[BROWSER_NOTICE_ENV] = browser.notice;
+    process.stderr.write(`\n${browser.notice}\n\n`);
+    e2e.testPathIgnorePatterns.push(...browser.skip.map((file) => `<rootDir>/${file}$`));
   }
   return {
     testTimeout: 60000,
