@@ -220,6 +220,20 @@ describeEachBackend('transactions of a shared DataSource and the calls beside th
     expect(other.id).not.toBe(stale!.id);
   });
 
+  it('throttled and debounced adds rolled back with their transaction leave ids that no later job gets', async () => {
+    const { dataSource, producer } = await sharedApp();
+    const rolledBackIds: string[] = [];
+    await rolledBack(dataSource, async () => {
+      rolledBackIds.push((await producer.add('mail', {}, { key: 'throttled', keyTtl: 60_000 })).id);
+      rolledBackIds.push((await producer.add('mail', {}, { key: 'debounced', debounce: true })).id);
+    });
+    const highest = Math.max(...rolledBackIds.map(Number));
+    const plain = await producer.add('mail', {});
+    const throttled = await producer.add('mail', {}, { key: 'throttled-after', keyTtl: 60_000 });
+    const debounced = await producer.add('mail', {}, { key: 'debounced-after', debounce: true });
+    for (const job of [plain, throttled, debounced]) expect(Number(job.id)).toBeGreaterThan(highest);
+  });
+
   it('a flow rolled back with its transaction leaves ids that no later job gets, even after a restart', async () => {
     const { app, dataSource, producer } = await sharedApp();
     let rolledBackIds: string[] = [];

@@ -258,11 +258,17 @@ export class SqliteQueueStorage implements QueueStorage {
       }
       return value;
     };
+    // A new row made inside the application's open transaction: its id is noted as a plain insert's is, so a rollback
+    // does not give it to a later job.
+    const inserted = (id: string | null): string | null => {
+      if (id !== null) this.db.callerTransaction()?.noteIds([id]);
+      return wrote(id);
+    };
     const backend: KeyedBackend = {
-      insertThrottled: async (q, j, at) => wrote(await insertThrottled(runner, q, j, at)),
+      insertThrottled: async (q, j, at) => inserted(await insertThrottled(runner, q, j, at)),
       keyHolder: (q, key, at) => keyHolder(runner, q, key, at),
       replaceDebounced: async (q, j, at) => wrote(await replaceDebounced(runner, q, j, at)),
-      insertDebounced: async (q, j, at) => wrote(await insertDebounced(runner, q, j, at)),
+      insertDebounced: async (q, j, at) => inserted(await insertDebounced(runner, q, j, at)),
     };
     let first = true;
     return enqueueKeyed(backend, queue, job, () => (first ? ((first = false), now) : Date.now()));
