@@ -42,6 +42,9 @@ import { GroupClaimCursors } from '../shared/group-claim-cursors';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
+import { dueBlobRows, failBlobRow, isBlobInJsonError } from './sql/blob-rows.sql';
+import { InvalidStoredDataError } from '../../errors/invalid-stored-data.error';
+import { serializeJobError } from '../../utils/error.util';
 import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
 import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { lastScheduleRun, pauseSchedule, processorAnnouncements, promoteJob, resumeSchedule, runningByWorker } from './sql/operator.sql';
@@ -308,7 +311,12 @@ export class SqliteQueueStorage implements QueueStorage {
     let jobs: JobRecord[];
     try {
       const walked = this.groupCursors.apply(requests);
-      jobs = await claimJobs(this.db.background, walked, workerId, now, leaseDuration);
+      jobs = await claimJobs(this.db.background, walked, workerId, now, leaseDuration).catch(async (error: unknown) => {
+        // A row another tool wrote with a BLOB where the claim packs JSON fails every claim while it is due: fail
+        // that row, then claim again. Checked here, once it happened, so the claim itself pays nothing for it.
+        if (!isBlobInJsonError(error) || !(await this.failBlobRows(requests, now))) throw error;
+        return claimJobs(this.db.background, walked, workerId, now, leaseDuration);
+      });
       this.groupCursors.advance(walked, jobs);
     } catch (error) {
       this.db.noteFailure(error);
@@ -316,6 +324,25 @@ export class SqliteQueueStorage implements QueueStorage {
     }
     if (jobs.length > 0) this.db.written();
     return jobs;
+  }
+
+  /**
+   * Fails, with InvalidStoredDataError, the due rows of the claimed queues that hold a BLOB in a column the claim
+   * packs, each logged with its id and queue; whether there was one.
+   */
+  private async failBlobRows(requests: ClaimRequest[], now: number): Promise<boolean> {
+    const rows = await dueBlobRows(this.db.background, [...new Set(requests.map((request) => request.queue))], now);
+    for (const row of rows) {
+      const message = `Stored column${row.columns.length > 1 ? 's' : ''} ${row.columns.join(', ')} hold${row.columns.length > 1 ? '' : 's'} a BLOB, which this library never writes: the row cannot run`;
+      const failed = await failBlobRow(
+        this.db.background,
+        row.id,
+        serializeJobError({ name: InvalidStoredDataError.name, message, attempt: 0 }),
+        now,
+      );
+      if (failed) this.logger.error(`Job ${row.id} (queue ${row.queue}): ${message}; failed it with ${InvalidStoredDataError.name}`);
+    }
+    return rows.length > 0;
   }
 
   declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void> {
