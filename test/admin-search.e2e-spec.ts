@@ -32,6 +32,25 @@ describeEachBackend('QueueAdmin.getJobsByKey (the dashboard search)', (backend) 
     expect(await admin.getJobsByKey('work', 'no-such-key')).toEqual([]);
   });
 
+  it('finds debounced jobs by their key: the pending one and those that ran before it, newest first', async () => {
+    const Work = defineProcessor('work', async () => 'ok');
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Work] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const first = await producer.add('work', { n: 1 }, { key: 'digest-3', debounce: true });
+    await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'first done');
+    await admin.pause('work');
+    const pending = await producer.add('work', { n: 2 }, { key: 'digest-3', debounce: true });
+    await producer.add('work', { n: 3 }, { key: 'digest-4', debounce: true });
+    await producer.add('elsewhere', { n: 4 }, { key: 'digest-3', debounce: true });
+
+    const found = await admin.getJobsByKey('work', 'digest-3');
+    expect(found.map((job) => [job.id, job.status, job.key])).toEqual([
+      [pending.id, 'pending', 'digest-3'],
+      [first.id, 'completed', 'digest-3'],
+    ]);
+  });
+
   it('rejects a bad queue, key or limit with a typed error', async () => {
     const admin = (await current.startApp()).get(QueueAdmin);
     expect(await errorOf(() => admin.getJobsByKey('bad name!', 'k'))).toBeInstanceOf(InvalidQueueNameError);

@@ -49,6 +49,19 @@ describeEachBackend('QueueAdmin.getJobs({ search })', (backend) => {
     expect(found.data).toEqual({ customer: { email: 'Ada.Lovelace@Example.com' } });
   });
 
+  it('finds a debounced job by its key, pending or after it ran, and a throttled one', async () => {
+    const { producer, admin } = await start();
+    await admin.pause('found');
+    const debounced = await producer.add('found', { n: 1 }, { key: 'digest-MARIE-9', debounce: true });
+    const throttled = await producer.add('found', { n: 2 }, { key: 'digest-marie-10', keyTtl: 60_000 });
+    await producer.add('found', { n: 3 }, { key: 'other', debounce: true });
+    expect(ids(await admin.getJobs('found', { search: 'digest-marie-9' }))).toEqual([debounced.id]);
+    expect(ids(await admin.getJobs('found', { search: 'DIGEST-MARIE' }))).toEqual([throttled.id, debounced.id]);
+    await admin.resume('found');
+    await admin.waitUntilIdle('found');
+    expect(ids(await admin.getJobs('found', { search: 'marie-9', status: 'completed' }))).toEqual([debounced.id]);
+  });
+
   it('combines with the status and name filters and pages', async () => {
     const { producer, admin } = await start();
     await admin.pause('found');

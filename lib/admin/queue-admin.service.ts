@@ -243,7 +243,7 @@ export class QueueAdmin {
   }
 
   /**
-   * Jobs of a queue carrying unique key `key`, in any status, newest first (at most `limit`, 1 to 1000, default
+   * Jobs of a queue carrying key `key` (a unique key, or a debounced job's), in any status, newest first (at most `limit`, 1 to 1000, default
    * 50): the live holder of the key and the finished jobs that held it before. Finished jobs' keys are not
    * indexed, so this reads the queue's rows: meant for an operator's look-up, not a hot path.
    * @throws InvalidQueueNameError, InvalidArgumentError.

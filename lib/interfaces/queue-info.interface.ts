@@ -27,7 +27,7 @@ export interface GetJobsOptions {
   /** Only jobs of this group (see `JobOptions.group`). */
   group?: string;
   /**
-   * Only jobs whose data, name, unique key or last error (its name and message) contain this text, compared without
+   * Only jobs whose data, name, key (unique or debounce key) or last error (its name and message) contain this text, compared without
    * regard to case (1 to 200 characters; no NUL). Data and error are matched on their stored JSON text, so `"n":2`
    * finds `{ n: 2 }`, and on the text as JSON writes it inside a string, so `say "hi"` finds that value. Combines
    * with `status`, `name` and `group`. It reads the database's newest 100,000 jobs (by id, all queues together) and

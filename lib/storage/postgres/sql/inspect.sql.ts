@@ -46,8 +46,9 @@ const sql = perSchema(({ T, Q, S }) => ({
   listJobsByStatus: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND status = $2 AND ($5::text IS NULL OR name = $5)
       ORDER BY id DESC LIMIT $3 OFFSET $4`,
 
-  // Any status: a finished job's key is not indexed (only live keys are); an operator's look-up.
-  jobsByKey: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND unique_key = $2 ORDER BY id DESC LIMIT $3`,
+  // Any status: a finished job's key is not indexed (only live keys are); an operator's look-up. A debounced job keeps
+  // its key in debounce_key: tested on the same rows, the read costs no more.
+  jobsByKey: `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = $1 AND (unique_key = $2 OR debounce_key = $2) ORDER BY id DESC LIMIT $3`,
 
   pausedQueues: `SELECT queue FROM ${Q} WHERE paused`,
 

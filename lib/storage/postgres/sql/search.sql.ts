@@ -16,7 +16,8 @@ const jsonColumnTest = (column: string) =>
  * The table's newest `scanRows` rows by id (`SEARCH_SCAN_ROWS` but in the storage contract; a backward range of the primary key, `max(id)` read from its
  * end), those of the queue (and status, name, group: each null for none), then those holding the text. `queue || ''`
  * keeps the planner off the queue's partial indexes and the group's index, whose walk would read every pending or
- * finished row of a big queue or group: the id range is the bound. `strpos` on `lower()` of both sides, so no
+ * finished row of a big queue or group: the id range is the bound. A job's key is its unique key or, debounced, its
+ * debounce key: both are tested. `strpos` on `lower()` of both sides, so no
  * character of the text is a pattern (ILIKE would need `%`, `_` and `\` escaped) and case folds as the database's
  * collation says. pg_trgm would index the text, but it is an extension a managed server may not allow, and its GIN
  * index is paid by every enqueue. Params: queue, status, name, group, typed needle, JSON needle, limit, offset.
@@ -27,7 +28,8 @@ function searchSql(T: string, order: string, scanRows: number): string {
       AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR name = $3)
       AND ($4::text IS NULL OR job_group || '' = $4)
       AND (${jsonColumnTest('data')} OR ${jsonColumnTest('error')}
-        OR strpos(lower(name), lower($5)) > 0 OR strpos(lower(unique_key), lower($5)) > 0)
+        OR strpos(lower(name), lower($5)) > 0 OR strpos(lower(unique_key), lower($5)) > 0
+        OR strpos(lower(debounce_key), lower($5)) > 0)
     ORDER BY ${order} LIMIT $7 OFFSET $8`;
 }
 

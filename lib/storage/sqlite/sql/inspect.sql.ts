@@ -73,8 +73,11 @@ const LIST_PROBE_ROWS = 10_000;
 const LIST_JOBS_SQL = listJobsSql('');
 const LIST_NAMED_JOBS_SQL = listJobsSql('AND name = ?');
 
-/** Any status: a finished job's key is not indexed (only live keys are), so this reads the queue's rows; an operator's look-up. */
-const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND unique_key = ? ORDER BY id DESC LIMIT ?`;
+/**
+ * Any status: a finished job's key is not indexed (only live keys are), so this reads the queue's rows; an operator's
+ * look-up. A debounced job keeps its key in debounce_key: tested on the same rows, the read costs no more.
+ */
+const JOBS_BY_KEY_SQL = `SELECT ${JOB_COLUMNS} FROM ${T} WHERE queue = ? AND (unique_key = ? OR debounce_key = ?) ORDER BY id DESC LIMIT ?`;
 
 const PAUSED_QUEUES_SQL = `SELECT queue FROM ${Q} WHERE paused = 1`;
 
@@ -131,7 +134,7 @@ export async function listJobs(runner: StatementRunner, queue: string, query: Li
 
 /** Jobs of a queue with this unique key, in any status, newest first. */
 export async function jobsByKey(runner: StatementRunner, queue: string, key: string, limit: number): Promise<JobRecord[]> {
-  return (await runner.all(JOBS_BY_KEY_SQL, [queue, key, limit])).map(toJobRecord);
+  return (await runner.all(JOBS_BY_KEY_SQL, [queue, key, key, limit])).map(toJobRecord);
 }
 
 /** Job counts per queue and status, optionally of one queue, and within it of one job name. */

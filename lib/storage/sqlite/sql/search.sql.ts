@@ -16,7 +16,8 @@ function jsonColumnTest(column: string, escaped: boolean): string {
  * The table's newest `scanRows` rows by id (`SEARCH_SCAN_ROWS` but in the storage contract; a range of the rowid: `max(id)` is read from the b-tree's end),
  * those of the queue (and status, name, group), then those holding the text. The `+` before each filtered column keeps
  * SQLite off the queue's and the group's indexes, whose walk would read every pending or finished row of a big queue
- * or group: the rowid range is the bound, whatever the filters. `instr` on `lower()` of both sides: no character of
+ * or group: the rowid range is the bound, whatever the filters. A job's key is its unique key or, debounced, its
+ * debounce key: both are tested. `instr` on `lower()` of both sides: no character of
  * the text is a pattern, and SQLite's `lower` folds ASCII only, on both sides alike (so `É` finds `É`, not `é`).
  * `filter` is made of `AND +status = ?`, `AND +name = ?`, `AND +job_group = ?` (each optional, in that order);
  * `order` is the ORDER BY (`orderByClause`: newest first unless `query.sort` says otherwise), a sort of the matches.
@@ -25,7 +26,8 @@ function searchSql(filter: string, escaped: boolean, order: string, scanRows: nu
   return `SELECT ${JOB_COLUMNS} FROM ${T}
     WHERE id > (SELECT coalesce(max(id), 0) FROM ${T}) - ${scanRows} AND +queue = ? ${filter}
       AND (${jsonColumnTest('data', escaped)} OR ${jsonColumnTest('error', escaped)}
-        OR instr(lower(name), lower(?)) > 0 OR instr(lower(unique_key), lower(?)) > 0)
+        OR instr(lower(name), lower(?)) > 0 OR instr(lower(unique_key), lower(?)) > 0
+        OR instr(lower(debounce_key), lower(?)) > 0)
     ORDER BY ${order} LIMIT ? OFFSET ?`;
 }
 
@@ -55,6 +57,6 @@ export async function searchJobs(runner: StatementRunner, queue: string, query: 
   if (query.name !== undefined) params.push(query.name);
   if (query.group !== undefined) params.push(query.group);
   const jsonNeedles = escaped ? [plain, json] : [plain];
-  params.push(...jsonNeedles, ...jsonNeedles, plain, plain, query.limit, query.offset);
+  params.push(...jsonNeedles, ...jsonNeedles, plain, plain, plain, query.limit, query.offset);
   return (await runner.all(statementFor(query, escaped), params)).map(toJobRecord);
 }
