@@ -117,6 +117,40 @@ describeEachBackend('QueueAdmin operator calls', (backend) => {
     expect(await admin.getCounts('nope-q')).toMatchObject({ pending: 0 });
   });
 
+  it('runScheduleNow: each of 20 concurrent calls makes its own run and returns its id; two in a row make two', async () => {
+    await producer.upsertSchedule('op-q', 'hourly', { every: 3_600_000, data: { kind: 'hourly' } });
+    const before = (await producer.listSchedules())[0];
+    holdJobs();
+    const ids = await Promise.all(Array.from({ length: 20 }, () => admin.runScheduleNow('op-q', 'hourly')));
+    expect(new Set(ids).size).toBe(20);
+    const first = await admin.runScheduleNow('op-q', 'hourly');
+    const second = await admin.runScheduleNow('op-q', 'hourly');
+    expect(new Set([...ids, first, second]).size).toBe(22);
+    // Every id acknowledged is a job of that schedule, and there is no other.
+    const stored = await rawSql<{ id: number | string; name: string }>(t.db, [
+      `SELECT id, name FROM {schema}.nest_queue_jobs WHERE queue = 'op-q' ORDER BY id`,
+    ]);
+    expect(stored.map((row) => String(row.id)).sort()).toEqual([...ids, first, second].sort());
+    expect(new Set(stored.map((row) => row.name))).toEqual(new Set(['hourly']));
+    expect(await admin.getLastScheduleRun('op-q', 'hourly')).toMatchObject({ id: second });
+    // A run made by hand is no occurrence: the schedule's next run stays where it was.
+    expect((await producer.listSchedules())[0].nextRunAt).toEqual(before.nextRunAt);
+  });
+
+  it('runScheduleNow followed by the scheduled occurrence: both run, neither is taken for a duplicate', async () => {
+    await producer.upsertSchedule('op-q', 'often', { every: 1_000, data: { kind: 'often' } });
+    const { nextRunAt } = (await producer.listSchedules())[0];
+    const byHand = await admin.runScheduleNow('op-q', 'often');
+    expect((await producer.listSchedules())[0].nextRunAt).toEqual(nextRunAt);
+    await waitFor(
+      async () => (await admin.getCounts('op-q')).completed >= 2,
+      'the run made by hand and the scheduled occurrence completed',
+    );
+    const jobs = await admin.getJobs('op-q', { status: 'completed' });
+    expect(jobs.map((job) => job.id)).toContain(byHand);
+    expect(jobs.filter((job) => job.id !== byHand).every((job) => job.name === 'often')).toBe(true);
+  });
+
   it('listProcesses: this app, the worker running jobs with its queues and last seen, the announcements', async () => {
     holdJobs();
     const job = await producer.add('op-q', {});

@@ -93,6 +93,26 @@ describeEachBackend('Storage contract: operator', (backend) => {
     expect(await s.storage.lastScheduleRun('other', 'tick')).toBeNull();
   });
 
+  it('enqueueScheduleRun inserts a run of an existing schedule with its id, leaves the schedule as it is, refuses a taken key', async () => {
+    await s.storage.upsertSchedule(newSchedule({ nextRunAt: 9000 }), 1);
+    const job = newJob({ data: '{"byHand":true}', group: 'g1', name: 'tick' });
+    const id = await s.storage.enqueueScheduleRun('sched', 'tick', 'tick@5000000001', job, 5000);
+    expect(id).toMatch(/^[1-9][0-9]*$/);
+    expect(await s.storage.getJob(id!)).toMatchObject({ id, queue: 'sched', status: 'pending', data: '{"byHand":true}', group: 'g1' });
+    expect(await s.storage.lastScheduleRun('sched', 'tick')).toMatchObject({ id });
+    // Not an occurrence: the schedule's next run is where it was.
+    expect((await s.storage.listSchedules())[0].nextRunAt).toBe(9000);
+    // The same key again: nothing inserted. A schedule that does not exist: nothing inserted.
+    expect(await s.storage.enqueueScheduleRun('sched', 'tick', 'tick@5000000001', job, 5001)).toBeNull();
+    expect(await s.storage.enqueueScheduleRun('sched', 'nope', 'nope@5000000002', job, 5001)).toBeNull();
+    const second = await s.storage.enqueueScheduleRun('sched', 'tick', 'tick@5000000003', job, 5002);
+    expect(second).not.toBeNull();
+    expect(Number(second)).toBeGreaterThan(Number(id));
+    expect((await s.storage.listJobs('sched', { status: 'pending', limit: 10, offset: 0 })).map((row) => row.id).sort()).toEqual(
+      [id, second].sort(),
+    );
+  });
+
   it('processorAnnouncements lists live announcements; runningByWorker groups running jobs by worker and queue', async () => {
     const now = Date.now();
     await s.storage.announceProcessors(['a', 'b'], now + 60_000, now);

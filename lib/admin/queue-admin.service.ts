@@ -52,6 +52,7 @@ import { toJobRuns } from './to-job-runs';
 import { isWaitingRunAt } from '../storage/shared/flow-wait';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 import { nextOccurrenceAfter } from '../scheduler/schedule-definition';
+import { scheduleRunKey } from '../scheduler/schedule-run-key';
 import { occurrenceJob } from '../scheduler/occurrence-job';
 import { ScheduleNotFoundError } from '../errors/schedule-not-found.error';
 import { ProcessesInfo } from '../interfaces/process-info.interface';
@@ -89,7 +90,7 @@ type AdminStorage = InspectionStorage &
   Pick<StorageLifecycle, 'backup'> &
   OperatorStorage &
   DeadLetterStorage &
-  Pick<ScheduleStorage, 'listSchedules' | 'enqueueOccurrence'>;
+  Pick<ScheduleStorage, 'listSchedules' | 'enqueueScheduleRun'>;
 
 const MAX_PAGE = 1000;
 /** Most groups `getFailureGroups` returns. */
@@ -502,29 +503,24 @@ export class QueueAdmin {
   }
 
   /**
-   * Enqueues one occurrence of a recurring job now, as the scheduler would (its data and job options), paused or not;
-   * its next run is unchanged. Resolves with the new job's id.
-   * @throws InvalidQueueNameError, ScheduleNotFoundError.
+   * Enqueues one run of a recurring job now, as the scheduler would (its data and job options), paused or not; its
+   * next run is unchanged. Each call makes its own run, in one statement, and resolves with that run's job id: calls
+   * made at once each make one, and none is taken for a duplicate of another or of the scheduled occurrence.
+   * @throws InvalidQueueNameError, ScheduleNotFoundError (also when the schedule is removed during the call).
    */
   async runScheduleNow(queue: string, name: string): Promise<string> {
     const defaults = (of: string) => this.factory.getProcessor(of)?.settings.maxAttempts ?? this.factory.options.maxAttempts;
-    let read: { storage: AdminStorage; schedule: ScheduleRecord };
-    for (let round = 1; ; round++) {
-      read = await this.schedule(queue, name);
+    for (;;) {
+      const { storage, schedule } = await this.schedule(queue, name);
       const now = Date.now();
-      const { storage, schedule } = read;
-      // Fenced like the scheduler's own occurrences on the next run read (kept as it is): a tick that advanced the
-      // schedule since our read makes it insert nothing, so read again.
-      const inserted = await storage.enqueueOccurrence(
-        { schedule, occurrenceAt: now, nextRunAt: schedule.nextRunAt, job: occurrenceJob(schedule, now, defaults) },
-        now,
-      );
-      if (inserted || round >= RETRY_ROUNDS) break;
+      const job = occurrenceJob(schedule, now, defaults);
+      const id = await storage.enqueueScheduleRun(queue, schedule.name, scheduleRunKey(schedule.name, now), job, now);
+      if (id !== null) {
+        this.factory.runtime?.wake();
+        return id;
+      }
+      // No row: the schedule was removed (the next read says so), or another run drew the same key (retried).
     }
-    const { storage, schedule } = read;
-    this.factory.runtime?.wake();
-    const last = await storage.lastScheduleRun(queue, schedule.name);
-    return last ? last.id : '';
   }
 
   /**

@@ -84,7 +84,7 @@ import { PostgresTransactions } from './postgres-transaction';
 import { TransactionStatements, dataSourceOfManager, transactionRunnerOf } from '../shared/transaction-statements';
 import { CommitWatch } from '../shared/commit-watch';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
-import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
+import { dueSchedules, enqueueOccurrence, enqueueScheduleRun, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { explainFacts } from './sql/explain.sql';
 
 /** Where the PostgreSQL storage gets its connection, and the schema settings that apply either way. */
@@ -513,6 +513,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean> {
     return enqueueOccurrence(this.db, occurrence, now);
+  }
+
+  enqueueScheduleRun(queue: string, name: string, runKey: string, job: NewJobRecord, now: number): Promise<string | null> {
+    return enqueueScheduleRun(this.db, queue, name, runKey, job, now);
   }
 
   backup(): Promise<void> {

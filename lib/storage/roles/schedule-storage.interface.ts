@@ -1,4 +1,4 @@
-import type { ScheduleOccurrence, ScheduleRecord } from '../storage-records';
+import type { NewJobRecord, ScheduleOccurrence, ScheduleRecord } from '../storage-records';
 
 /** Recurring jobs: their definitions and the exactly-once enqueue of each occurrence (`Scheduler`). */
 export interface ScheduleStorage {
@@ -17,4 +17,10 @@ export interface ScheduleStorage {
    * (see sqlite/sql/schedules.sql.ts). True when this call inserted the job.
    */
   enqueueOccurrence(occurrence: ScheduleOccurrence, now: number): Promise<boolean>;
+  /**
+   * Enqueues a run of a schedule made by hand ("run now"), in one statement: not an occurrence, so the schedule's
+   * next run is left as it is and no other run is a duplicate of it. `runKey` is its schedule key (`<name>@<digits>`,
+   * see `scheduleRunKey`). The new job's id, or null when no such schedule exists or another job has that key.
+   */
+  enqueueScheduleRun(queue: string, name: string, runKey: string, job: NewJobRecord, now: number): Promise<string | null>;
 }

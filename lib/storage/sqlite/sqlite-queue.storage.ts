@@ -73,7 +73,7 @@ import {
 import { extendLeases, findCancelled, findExpiredLeases, recoverExpiredLease, recoverExpiredLeases, releaseJobs } from './sql/leases.sql';
 import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.sql';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
-import { dueSchedules, enqueueOccurrence, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
+import { dueSchedules, enqueueOccurrence, enqueueScheduleRun, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { SqliteConnection, SqliteConnectionSource } from './sqlite-connection';
 import { TransactionStatements, dataSourceOfManager } from '../shared/transaction-statements';
 import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
@@ -602,6 +602,12 @@ export class SqliteQueueStorage implements QueueStorage {
     const inserted = await enqueueOccurrence(this.db.background, occurrence, now);
     if (inserted) this.db.inserted();
     return inserted;
+  }
+
+  async enqueueScheduleRun(queue: string, name: string, runKey: string, job: NewJobRecord, now: number): Promise<string | null> {
+    const id = await enqueueScheduleRun(this.db.runner, queue, name, runKey, job, now);
+    if (id !== null) this.db.inserted();
+    return id;
   }
 
   backup(destination: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
+import { NewJobRecord, ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
 import { SCHEDULE_COLUMNS } from '../../shared/job-columns';
 import { scheduleParams, toScheduleRecord } from '../../shared/job-row.mapper';
 import { PARKED_RUN_AT, SCHEDULE_PAUSE_OFFSET } from '../../shared/schedule-pause';
@@ -50,6 +50,19 @@ const sql = perSchema((tables) => {
       ),
       ${notifyIfAny(tables, 'inserted WHERE run_at <= $10')}
       SELECT (SELECT count(*) FROM inserted) AS inserted, (SELECT count(*) FROM hint) AS hinted`,
+
+    // A run made by hand: inserted while the schedule exists, whatever its next run; the run key is unique.
+    enqueueScheduleRun: `WITH inserted AS (
+        INSERT INTO ${T}
+          (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key,
+           created_at, updated_at, job_group)
+        SELECT $1, 'pending', $2, $3, $4, 0, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13
+        WHERE EXISTS (SELECT 1 FROM ${S} WHERE queue = $1 AND name = $14)
+        ON CONFLICT DO NOTHING
+        RETURNING id, run_at
+      ),
+      ${notifyIfAny(tables, 'inserted WHERE run_at <= $12')}
+      SELECT (SELECT id FROM inserted) AS id, (SELECT count(*) FROM hint) AS hinted`,
   };
 });
 
@@ -95,4 +108,32 @@ export async function enqueueOccurrence(db: PostgresContext, occurrence: Schedul
     job.group ?? null,
   ]);
   return Number(row?.inserted ?? 0) === 1;
+}
+
+/** See `ScheduleStorage.enqueueScheduleRun`. */
+export async function enqueueScheduleRun(
+  db: PostgresContext,
+  queue: string,
+  name: string,
+  runKey: string,
+  job: NewJobRecord,
+  now: number,
+): Promise<string | null> {
+  const [row] = await db.runner.all(sql(db.tables).enqueueScheduleRun, [
+    queue,
+    job.data,
+    job.priority,
+    ms(job.runAt),
+    job.maxAttempts,
+    job.backoff,
+    job.timeout,
+    job.key,
+    job.name ?? null,
+    job.removeOn ?? null,
+    runKey,
+    ms(now),
+    job.group ?? null,
+    name,
+  ]);
+  return row?.id === null || row?.id === undefined ? null : String(row.id);
 }

@@ -1,4 +1,4 @@
-import { ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
+import { NewJobRecord, ScheduleOccurrence, ScheduleRecord } from '../../queue-storage.interface';
 import { SCHEDULE_COLUMNS } from '../../shared/job-columns';
 import { scheduleParams, toScheduleRecord } from '../../shared/job-row.mapper';
 import { PARKED_RUN_AT, SCHEDULE_PAUSE_OFFSET } from '../../shared/schedule-pause';
@@ -39,6 +39,15 @@ const ENQUEUE_OCCURRENCE_SQL = `INSERT INTO ${T}
   SELECT ?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
   WHERE EXISTS (SELECT 1 FROM ${S} WHERE queue = ? AND name = ? AND next_run_at = ?)
   ON CONFLICT DO NOTHING`;
+
+/** A run made by hand: inserted while the schedule exists, whatever its next run; the run key is unique. */
+const ENQUEUE_SCHEDULE_RUN_SQL = `INSERT INTO ${T}
+  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, schedule_key, created_at,
+   updated_at, job_group)
+  SELECT ?, 'pending', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+  WHERE EXISTS (SELECT 1 FROM ${S} WHERE queue = ? AND name = ?)
+  ON CONFLICT DO NOTHING
+  RETURNING id`;
 
 /** Advances a schedule only from the occurrence we saw (compare-and-set). */
 const ADVANCE_SCHEDULE_SQL = `UPDATE ${S} SET next_run_at = ?, updated_at = ?
@@ -93,4 +102,17 @@ export async function enqueueOccurrence(runner: StatementRunner, occurrence: Sch
   ]);
   await runner.run(ADVANCE_SCHEDULE_SQL, [nextRunAt, now, schedule.queue, schedule.name, schedule.nextRunAt]);
   return inserted === 1;
+}
+
+/** See `ScheduleStorage.enqueueScheduleRun`. */
+export async function enqueueScheduleRun(
+  runner: StatementRunner,
+  queue: string,
+  name: string,
+  runKey: string,
+  job: NewJobRecord,
+  now: number,
+): Promise<string | null> {
+  const [row] = await runner.all(ENQUEUE_SCHEDULE_RUN_SQL, [queue, ...newJobValues(job), runKey, now, now, job.group ?? null, queue, name]);
+  return row ? String(row.id) : null;
 }
