@@ -19,6 +19,13 @@ export const DEAD_LETTER_COPIED_COLUMNS: readonly string[] = [
 ];
 
 /**
+ * The condition, on `NEW`, of the dead-letter triggers from schema step 14: a job that is itself a dead letter (it has
+ * an origin) fails for good where it is, never copied further, so queues that dead-letter to each other cannot pass a
+ * poison job round for ever. Redrive clears the origin: a redriven job dead-letters again like any other.
+ */
+export const DEAD_LETTER_ONCE = 'NEW.origin IS NULL';
+
+/**
  * The dead letter's `origin`: a JSON object with the queue and id the job came from and its last error (the stored
  * error text, kept as a string so a row whose error is not JSON still fails, and still dead-letters).
  * `jsonObject` is the backend's function: `json_object` (SQLite) or `json_build_object` (PostgreSQL).

@@ -84,6 +84,8 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
       [PROCESSES_TABLE]: ['worker_id', 'queue', 'concurrency', 'started_at', 'seen_at', 'until', 'stopped_at'],
     },
   },
+  // Recreates step 10's trigger: a dead letter is not copied again.
+  { objects: [[T, 'trigger', `${T}_dead_letter`, 'NEW.origin IS NULL']] },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

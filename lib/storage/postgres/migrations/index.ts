@@ -12,6 +12,7 @@ import { POSTGRES_MIGRATION_KEYS_DEAD_LETTERS } from './010-keys-dead-letters.mi
 import { POSTGRES_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 import { POSTGRES_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
 import { POSTGRES_MIGRATION_PROCESSES } from './013-processes.migration';
+import { POSTGRES_MIGRATION_DEAD_LETTER_ONCE } from './014-dead-letter-once.migration';
 
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
@@ -28,4 +29,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_TRACE_CONTEXT,
   POSTGRES_MIGRATION_RUN_HISTORY,
   POSTGRES_MIGRATION_PROCESSES,
+  POSTGRES_MIGRATION_DEAD_LETTER_ONCE,
 ];

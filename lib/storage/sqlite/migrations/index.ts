@@ -12,6 +12,7 @@ import { SQLITE_MIGRATION_KEYS_DEAD_LETTERS } from './010-keys-dead-letters.migr
 import { SQLITE_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 import { SQLITE_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
 import { SQLITE_MIGRATION_PROCESSES } from './013-processes.migration';
+import { SQLITE_MIGRATION_DEAD_LETTER_ONCE } from './014-dead-letter-once.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
@@ -28,4 +29,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_TRACE_CONTEXT,
   SQLITE_MIGRATION_RUN_HISTORY,
   SQLITE_MIGRATION_PROCESSES,
+  SQLITE_MIGRATION_DEAD_LETTER_ONCE,
 ];
