@@ -214,6 +214,28 @@ describeEachSqlite('nestjs-sqlite-queue promote', (backend: Backend) => {
     expect(fileHash(current.db.path)).toBe(hash);
   });
 
+  // A process stopped by a shutdown does not count: the first test promotes right after closing its app.
+  itWhen(POSTGRES)('refuses while a process is live on the file, naming it, and writes nothing; --force copies', async () => {
+    const worker = await current.startApp({ providers: [LaterProcessor], module: { workerId: 'still-running' } });
+    await worker.get(QueueProducer).add('later', { n: 1 }, { delay: 3_600_000 });
+    const refused = await promote();
+    expectExit(
+      refused,
+      EXIT_CODES.refused,
+      /promote refused \(live-processes\): processes are live on .*: still-running \(queues later\)\. Stop them/,
+    );
+    expect(await targetRows(`SELECT nspname FROM pg_namespace WHERE nspname = '${schema()}'`)).toEqual([]);
+    await current.close(worker);
+    // A process killed without a shutdown stays listed until its announcement lapses: forged here, --force copies anyway.
+    await queryDatabase(current.db, `UPDATE nest_queue_processes SET stopped_at = NULL, until = ? WHERE worker_id = 'still-running'`, [
+      Date.now() + 3_600_000,
+    ]);
+    expectExit(await promote(), EXIT_CODES.refused, /live-processes/);
+    const forced = await promote(['--force']);
+    expectExit(forced, EXIT_CODES.ok);
+    expect(await targetRows('SELECT data FROM {schema}.nest_queue_jobs')).toEqual([{ data: '{"n":1}' }]);
+  });
+
   itWhen(POSTGRES)('refuses a target schema that already holds jobs, and writes nothing', async () => {
     const source = await current.startApp();
     await source.get(QueueProducer).add('work', { from: 'sqlite' });

@@ -13,13 +13,22 @@ export const PROMOTE_COMMAND: CliCommand = {
   state (paused, limits) and the schedules (with their next run) into an empty PostgreSQL schema, in one
   transaction, verified (counts per queue and status, id range) before it commits. The id sequence moves above
   the copied ids. The file is opened read-only and never changed: it is the rollback.
-  Refuses (exit 5, nothing written) while a job runs under a live lease (stop the workers first), or when the
-  schema already holds jobs. Stop every worker, promote, point forRoot at postgres: { url }, start again.
+  Refuses (exit 5, nothing written) while a job runs under a live lease or a process is live on the file (its
+  processes table names them: stop them first), or when the schema already holds jobs. Stop every process (those
+  that only add jobs too: the file does not list them), promote, point forRoot at postgres: { url }, start again.
   --from <file>   the SQLite queue file (at this version's schema: run migrate on it first if needed)
   --to <url>      postgres://user:pass@host:5432/db
   --schema <s>    the target schema (default ${DEFAULT_SCHEMA})
-  --driver <d>    sqlite3 or better-sqlite3, to read the file with (default: the one installed)`,
-  options: { from: { type: 'string' }, to: { type: 'string' }, schema: { type: 'string' }, driver: { type: 'string' } },
+  --driver <d>    sqlite3 or better-sqlite3, to read the file with (default: the one installed)
+  --force         copy although processes are listed live (one killed with -9 stays listed for up to 90 s);
+                  jobs they add or finish during the copy are not in it`,
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    schema: { type: 'string' },
+    driver: { type: 'string' },
+    force: { type: 'boolean' },
+  },
   usesDatabase: false,
   async run(context) {
     noPositional('promote', context.positionals);
@@ -45,6 +54,7 @@ export const PROMOTE_COMMAND: CliCommand = {
       schema,
       driver: (driver as SqliteDriverName | undefined) ?? installedSqliteDriver(),
       progress: (line) => context.notice(line),
+      force: context.values.force === true,
     });
     const { rows, ids } = report;
     context.print(

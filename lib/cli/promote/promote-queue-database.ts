@@ -23,6 +23,7 @@ import { SqliteReadOnlyFile } from '../../storage/sqlite/sqlite-read-only-file';
 import { SQLITE_SCHEMA_VERSION } from '../../storage/sqlite/sqlite-schema';
 import {
   liveLeaseHolders,
+  liveProcesses,
   recordedSqliteVersion,
   sqliteColumns,
   sqliteIdRange,
@@ -57,6 +58,11 @@ export interface PromoteOptions {
   progress?: (line: string) => void;
   /** Default 1,000 ms. */
   progressEvery?: number;
+  /**
+   * Copy although the file's processes table lists live processes (ones killed without a shutdown stay listed until
+   * their announcement lapses). Jobs they add or finish during the copy are not in it.
+   */
+  force?: boolean;
 }
 
 /** What a promote copied. */
@@ -73,7 +79,8 @@ export interface PromoteReport {
 
 /**
  * Copies a whole SQLite queue database into a PostgreSQL schema in ONE transaction, verified before it commits.
- * Refuses (writing nothing) a source with jobs running under a live lease, a source not at this version's schema,
+ * Refuses (writing nothing) a source with jobs running under a live lease or live processes in its processes table
+ * (unless `force`), a source not at this version's schema,
  * a target whose schema holds jobs or is newer than this version's. The source is opened read-only and read in one
  * snapshot. The target's schema steps run inside the same transaction: a failure leaves the server as it was.
  */
@@ -84,7 +91,7 @@ export async function promoteQueueDatabase(options: PromoteOptions): Promise<Pro
   const source = await SqliteReadOnlyFile.open(from, options.driver);
   try {
     await source.beginRead();
-    const plan = await planCopy(source, from);
+    const plan = await planCopy(source, from, options.force === true);
     const target = await PostgresDirectClient.connect(options.to, options.toLabel);
     try {
       await target.execute('BEGIN');
@@ -114,7 +121,7 @@ interface CopyPlan {
   ids: { min: number; max: number; sequence: number };
 }
 
-async function planCopy(source: SqliteReadOnlyFile, from: string): Promise<CopyPlan> {
+async function planCopy(source: SqliteReadOnlyFile, from: string, force: boolean): Promise<CopyPlan> {
   if (!(await sqliteTableExists(source, JOBS_TABLE))) throw new NotAQueueDatabaseError(from);
   const version = await recordedSqliteVersion(source);
   if (version > SQLITE_SCHEMA_VERSION) throw new SchemaTooNewError(version, SQLITE_SCHEMA_VERSION);
@@ -132,6 +139,18 @@ async function planCopy(source: SqliteReadOnlyFile, from: string): Promise<CopyP
     throw new PromoteRefusedError(
       'running-jobs',
       `jobs of ${from} are running under a live lease, held by ${named}: stop the workers first, or wait`,
+    );
+  }
+  // A process still live on the file may add or finish jobs after the snapshot: the copy would leave them behind
+  // while the command says it copied everything.
+  const live = force ? [] : await liveProcesses(source, Date.now());
+  if (live.length > 0) {
+    const named = live.map((process) => `${process.workerId} (queues ${process.queues})`).join(', ');
+    const lapse = new Date(Math.max(...live.map((process) => process.until))).toISOString();
+    throw new PromoteRefusedError(
+      'live-processes',
+      `processes are live on ${from}: ${named}. Stop them (and every process that adds jobs) first; a process killed ` +
+        `without a shutdown stays listed until ${lapse}, or copy anyway with --force`,
     );
   }
   const columns = {} as CopyPlan['columns'];

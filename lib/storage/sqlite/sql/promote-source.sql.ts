@@ -3,7 +3,7 @@
  * read from the file's own schema (`PRAGMA table_info`), never listed here: a column a later step adds is copied
  * without a change to this file.
  */
-import { MIGRATIONS_TABLE } from '../../../table-names.constants';
+import { MIGRATIONS_TABLE, PROCESSES_TABLE } from '../../../table-names.constants';
 import { StorageRow } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T } from './sqlite-sql-fragments';
@@ -36,6 +36,20 @@ export async function liveLeaseHolders(runner: StatementRunner, now: number): Pr
     [now],
   );
   return rows.map((row) => ({ holder: String(row.holder), jobs: Number(row.jobs), queues: String(row.queues) }));
+}
+
+/**
+ * Processes whose announcement in the file's processes table still holds at `now` and that did not stop: processes
+ * that may still add or finish jobs while a copy is read. Empty when the table does not exist (an older schema).
+ */
+export async function liveProcesses(runner: StatementRunner, now: number): Promise<{ workerId: string; queues: string; until: number }[]> {
+  if (!(await sqliteTableExists(runner, PROCESSES_TABLE))) return [];
+  const rows = await runner.all(
+    `SELECT worker_id, group_concat(queue) AS queues, max(until) AS until FROM ${PROCESSES_TABLE}
+     WHERE stopped_at IS NULL AND until >= ? GROUP BY worker_id ORDER BY worker_id`,
+    [now],
+  );
+  return rows.map((row) => ({ workerId: String(row.worker_id), queues: String(row.queues), until: Number(row.until) }));
 }
 
 /** Rows of a table, `limit` at a time in rowid order after `afterRowid`; integers past 2^53 come back as text. */
