@@ -8,10 +8,11 @@
  * one does not (the source moved on), so the list cannot rot silently into mutations that change nothing. The file
  * is restored in a `finally`, and on SIGINT/SIGTERM (the jest run in flight is stopped first).
  *
- *   node scripts/mutation-trial.js [--only <id>[,<id>...]] [--json <path>] [--with <test files, comma-separated>]
- *                                  [--quick] [--check] [--list]
+ *   node scripts/mutation-trial.js [--only <id>[,<id>...]] [--area <area>[,<area>...]] [--json <path>]
+ *                                  [--with <test files, comma-separated>] [--quick] [--check] [--list]
  *
  *   --only   runs the named mutations only
+ *   --area   runs the mutations whose `area` is one of these (with --only: both filters apply)
  *   --json   writes the results there as JSON (default: the table on stdout only)
  *   --with   runs these test files instead of each mutation's own (a second look at a missed one)
  *   --quick  runs what `npm run test:quick` runs (unit + e2e on node-sqlite3, PostgreSQL off) instead
@@ -150,8 +151,8 @@ const MUTATIONS = [
     id: 'wake-insert-delayed',
     area: 'wake-up timers',
     file: 'lib/producer/queue-producer.service.ts',
-    from: 'if (record.runAt > now) this.factory.runtime?.wakeAt(record.runAt);',
-    to: 'if (record.runAt < now) this.factory.runtime?.wakeAt(record.runAt);',
+    from: '(runAt > now && runAt < first ? runAt : first)',
+    to: '(runAt < now && runAt < first ? runAt : first)',
     tests: ['test/wake-up.e2e-spec.ts'],
     why: 'add() of a delayed job sets no wake-up for its due time (flipped comparison): it waits for the fallback poll',
   },
@@ -281,7 +282,7 @@ const MUTATIONS = [
 ];
 
 function parseArgs(argv) {
-  const args = { only: null, json: null, with: null, quick: false, check: false, list: false };
+  const args = { only: null, area: null, json: null, with: null, quick: false, check: false, list: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -289,6 +290,7 @@ function parseArgs(argv) {
       return argv[++i];
     };
     if (arg === '--only') args.only = value().split(',');
+    else if (arg === '--area') args.area = value().split(',');
     else if (arg === '--json') args.json = value();
     else if (arg === '--with') args.with = value().split(',');
     else if (arg === '--quick') args.quick = true;
@@ -433,6 +435,11 @@ async function main() {
     const unknown = args.only.filter((id) => !MUTATIONS.some((m) => m.id === id));
     if (unknown.length) throw new Error(`--only: unknown mutation(s) ${unknown.join(', ')}`);
     chosen = MUTATIONS.filter((m) => args.only.includes(m.id));
+  }
+  if (args.area) {
+    const unknown = args.area.filter((area) => !MUTATIONS.some((m) => m.area === area));
+    if (unknown.length) throw new Error(`--area: unknown area(s) ${unknown.join(', ')}`);
+    chosen = chosen.filter((m) => args.area.includes(m.area));
   }
   if (args.list) {
     for (const m of chosen) process.stdout.write(`${m.id}  [${m.area}]  ${m.file}\n    ${m.why}\n    tests: ${m.tests.join(' ')}\n`);
