@@ -99,6 +99,10 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
     // outcome was not yet saved). Those, and only those, may run twice: as many as it held at the kill.
     const startedNotDone = startedByFirst.filter((run) => !doneByFirst.has(run.id)).map((run) => run.id);
     expect(twice.length).toBeLessThanOrEqual(heldAtKill.size);
+    // The crash re-run window docs/delivery-and-crash-safety.md states: the handlers running at the kill (at most
+    // `concurrency`) and the finished ones whose outcome had not landed (at most `concurrency` more). Jobs claimed
+    // ahead had not started: they run once, elsewhere.
+    expect(twice.length).toBeLessThanOrEqual(2 * concurrency);
     for (const id of twice) expect(heldAtKill).toContain(id);
     for (const id of startedNotDone) expect(twice).toContain(id);
     // The second run of each is the second process's, and it counted as a second attempt.
