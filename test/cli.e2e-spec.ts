@@ -229,6 +229,18 @@ describeEachBackend(
       expect(Number(left[0].n)).toBe(1);
     });
 
+    it('retry of a cancelled debounced job whose key another job holds exits as refused, with JobKeyConflictError', async () => {
+      const app = await current.startApp({ module: { processing: false } });
+      const producer = app.get(QueueProducer);
+      const cancelled = await producer.add('digest', { n: 1 }, { key: 'daily', debounce: true });
+      await app.get(QueueAdmin).cancel(cancelled.id);
+      const holder = await producer.add('digest', { n: 2 }, { key: 'daily', debounce: true });
+      await current.close(app);
+
+      const run = await runCliInProcess(['retry', cancelled.id, ...databaseArgs(current.db)]);
+      expectExit(run, EXIT_CODES.refused, new RegExp(`JobKeyConflictError: .*job ${holder.id} \\(pending\\) holds this key`));
+    });
+
     it('migrate reports a current schema, and backup writes a copy on SQLite (PostgreSQL: exit 2, use pg_dump)', async () => {
       await seed(current);
       const db = current.db;

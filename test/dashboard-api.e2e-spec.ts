@@ -118,6 +118,26 @@ describeEachBackend('dashboard API', (backend) => {
     expect((await post('queues/other/pause')).status).toBe(200);
   });
 
+  it('bulk retry reports a debounced job whose key another job holds as refused, and retries the rest', async () => {
+    running = await startDashboardApp(db, 'express');
+    const producer = running.app.get(QueueProducer);
+    const admin = running.app.get(QueueAdmin);
+    // A queue no processor serves: its jobs stay where the test puts them.
+    const debounced = await producer.add('unserved', { n: 1 }, { key: 'digest', debounce: true });
+    const plain = await producer.add('unserved', { n: 2 });
+    await admin.cancel(debounced.id);
+    await admin.cancel(plain.id);
+    const holder = await producer.add('unserved', { n: 3 }, { key: 'digest', debounce: true });
+
+    const answer = await post('bulk/retry', { ids: [debounced.id, plain.id] });
+    expect(answer.status).toBe(200);
+    const body = answer.body as unknown as { done: string[]; refused: { id: string; reason: string }[] };
+    expect(body.done).toEqual([plain.id]);
+    expect(body.refused).toEqual([{ id: debounced.id, reason: expect.stringContaining(`job ${holder.id} (pending) holds this key`) }]);
+    expect(await admin.getJob(plain.id)).toMatchObject({ status: 'pending' });
+    expect(await admin.getJob(debounced.id)).toMatchObject({ status: 'cancelled' });
+  });
+
   it("a queue's page in another order: getJobs' order, whether it is exact, and an unknown order refused", async () => {
     running = await startDashboardApp(db, 'express');
     const producer = running.app.get(QueueProducer);

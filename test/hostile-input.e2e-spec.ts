@@ -374,6 +374,24 @@ describeEachBackend('hostile input', (backend) => {
       expect(await admin.retryAll('retry-keys')).toBe(0);
     });
 
+    it('retry of a cancelled debounced job while another job holds its key throws JobKeyConflictError naming the holder', async () => {
+      const { producer, admin } = await start({ processing: false });
+      const cancelled = await producer.add('retry-keys', { n: 1 }, { key: 'd', debounce: true });
+      await admin.cancel(cancelled.id);
+      const holder = await producer.add('retry-keys', { n: 2 }, { key: 'd', debounce: true });
+      expect(holder.id).not.toBe(cancelled.id);
+
+      const error = await admin.retry(cancelled.id).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(JobKeyConflictError);
+      expect(error).toMatchObject({ queue: 'retry-keys', key: 'd', jobId: cancelled.id, holderId: holder.id });
+      expect(await admin.getJob(cancelled.id)).toMatchObject({ status: 'cancelled' });
+      expect(await admin.getJob(holder.id)).toMatchObject({ status: 'pending', data: { n: 2 } });
+      // Once the holder is gone, the retry goes through.
+      await admin.cancel(holder.id);
+      await admin.retry(cancelled.id);
+      expect(await admin.getJob(cancelled.id)).toMatchObject({ status: 'pending', data: { n: 1 } });
+    });
+
     it('retryAll with several failed jobs sharing a key retries the newest and reports the others', async () => {
       const { producer, admin } = await failedJobs();
       const older = await producer.add('retry-keys', { fail: true }, { key: 'dup' });

@@ -355,8 +355,9 @@ export class QueueAdmin {
   /**
    * Runs a failed or cancelled job again, with a fresh set of attempts. A flow parent with children still pending or
    * running (a cancel without cascade leaves them so) waits for them again, and runs after the last one.
-   * @throws JobNotFoundError, InvalidJobStateError, JobKeyConflictError (a live job of the queue holds its key:
-   * retry it once that job has finished).
+   * @throws JobNotFoundError, InvalidJobStateError, JobKeyConflictError (a live job of the queue holds its key, or,
+   * for a debounced job that never started, another unstarted debounced job of its key: retry it once that job has
+   * finished).
    */
   async retry(id: string): Promise<void> {
     const storage = await this.storage();
@@ -372,8 +373,12 @@ export class QueueAdmin {
       if (record.status !== 'failed' && record.status !== 'cancelled') {
         throw new InvalidJobStateError(id, record.status, 'retry', ['failed', 'cancelled']);
       }
-      // Still finished: only a live job holding its key keeps it so. That job may have finished since: try again.
-      const [holder] = record.key === null ? [] : await storage.findLiveByKeys(record.queue, [record.key]);
+      // Still finished: only a live job holding its key keeps it so (its unique key, or the debounce key of one that
+      // never started). That job may have finished since: try again.
+      const holder =
+        record.key === null
+          ? undefined
+          : ((await storage.debounceKeyHolder(id)) ?? (await storage.findLiveByKeys(record.queue, [record.key]))[0]);
       if (holder && holder.id !== id) {
         throw new JobKeyConflictError(
           record.queue,

@@ -2,7 +2,8 @@ import { QueueError } from './queue.error';
 
 /**
  * A job's unique key is held by another live (pending or running) job of its queue: `retry()` of a failed or
- * cancelled job whose key was taken meanwhile, or an `add()` whose key kept changing hands faster than it could
+ * cancelled job whose key was taken meanwhile (for a debounced job that never started: by another debounced job of
+ * its key that has not started either), or an `add()` whose key kept changing hands faster than it could
  * be enqueued or found. Nothing is written.
  */
 export class JobKeyConflictError extends QueueError {

@@ -44,7 +44,7 @@ import { BackupNotSupportedError } from '../../errors/backup-not-supported.error
 import { DEFAULT_POSTGRES_SCHEMA, applyPostgresSchema, postgresSchemaProblem } from './postgres-schema';
 import { claimJobs } from './sql/claim.sql';
 import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
-import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
+import { cancelJob, debounceKeyHolder, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { lastScheduleRun, pauseSchedule, processorAnnouncements, promoteJob, resumeSchedule, runningByWorker } from './sql/operator.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { insertDebounced, insertThrottled, keyHolder, replaceDebounced } from './sql/keyed-enqueue.sql';
@@ -453,6 +453,10 @@ export class PostgresQueueStorage implements QueueStorage {
 
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]> {
     return keyBlockedFailed(this.db, queue, finishedAtMost);
+  }
+
+  debounceKeyHolder(id: string): Promise<JobRecord | null> {
+    return debounceKeyHolder(this.db, id);
   }
 
   remove(id: string, now: number): Promise<JobStatus | null> {

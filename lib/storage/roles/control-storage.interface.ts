@@ -18,6 +18,11 @@ export interface ControlStorage {
   retryFinished(target: { ids: string[] } | { queue: string }, now: number): Promise<string[]>;
   /** Live (pending or running) jobs of `queue` holding these keys. */
   findLiveByKeys(queue: string, keys: string[]): Promise<JobRecord[]>;
+  /**
+   * For a debounced job that never started (pending again after a retry would put it back in the debounce key index):
+   * the other unstarted debounced job of its key, which keeps it from being retried; null for any other job.
+   */
+  debounceKeyHolder(id: string): Promise<JobRecord | null>;
   /** Failed jobs of `queue`, finished no later than `finishedAtMost`, whose key a live job holds (so a retry skips them). */
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]>;
   /**

@@ -46,7 +46,7 @@ import { dueBlobRows, failBlobRow, isBlobInJsonError } from './sql/blob-rows.sql
 import { InvalidStoredDataError } from '../../errors/invalid-stored-data.error';
 import { serializeJobError } from '../../utils/error.util';
 import { declareLimits, limitedUntil, pauseUntil } from './sql/limits.sql';
-import { cancelJob, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
+import { cancelJob, debounceKeyHolder, keyBlockedFailed, removeJob, retryFinished, setPaused } from './sql/control.sql';
 import { lastScheduleRun, pauseSchedule, processorAnnouncements, promoteJob, resumeSchedule, runningByWorker } from './sql/operator.sql';
 import { findLiveByKeys, insertJobs } from './sql/enqueue.sql';
 import { insertDebounced, insertThrottled, keyHolder, replaceDebounced } from './sql/keyed-enqueue.sql';
@@ -539,6 +539,10 @@ export class SqliteQueueStorage implements QueueStorage {
 
   keyBlockedFailed(queue: string, finishedAtMost: number): Promise<KeyBlockedJob[]> {
     return keyBlockedFailed(this.db.runner, queue, finishedAtMost);
+  }
+
+  debounceKeyHolder(id: string): Promise<JobRecord | null> {
+    return debounceKeyHolder(this.db.runner, id);
   }
 
   remove(id: string, _now: number): Promise<JobStatus | null> {

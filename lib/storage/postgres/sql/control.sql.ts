@@ -1,7 +1,8 @@
 import { JobStatus } from '../../../interfaces/job-info.interface';
-import { KeyBlockedJob } from '../../queue-storage.interface';
+import { JobRecord, KeyBlockedJob } from '../../queue-storage.interface';
 import { FLOW_WAIT_OFFSET } from '../../shared/flow-wait';
-import { idsOf, toKeyBlockedJob } from '../../shared/job-row.mapper';
+import { jobColumnsOf } from '../../shared/job-columns';
+import { idsOf, toJobRecord, toKeyBlockedJob } from '../../shared/job-row.mapper';
 import { PostgresContext, RELEASE_COLUMNS, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
@@ -16,7 +17,9 @@ const sql = perSchema((tables) => {
       )`;
   const retriedRunAt = `CASE WHEN t.id IN (SELECT parent_id FROM live_children) THEN $1::bigint + ${FLOW_WAIT_OFFSET} ELSE $1::bigint END`;
   const keyNotHeld = (row: string) => `(${row}.unique_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
-    WHERE live.queue = ${row}.queue AND live.unique_key = ${row}.unique_key AND live.status IN ('pending', 'running')))`;
+    WHERE live.queue = ${row}.queue AND live.unique_key = ${row}.unique_key AND live.status IN ('pending', 'running')))
+    AND (${row}.debounce_key IS NULL OR ${row}.started_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
+      WHERE live.queue = ${row}.queue AND live.debounce_key = ${row}.debounce_key AND live.status = 'pending' AND live.started_at IS NULL))`;
   return {
     setPaused: `INSERT INTO ${Q} (queue, paused, updated_at) VALUES ($1, $2, $3)
       ON CONFLICT (queue) DO UPDATE SET paused = excluded.paused, updated_at = excluded.updated_at`,
@@ -56,6 +59,11 @@ const sql = perSchema((tables) => {
       ),
       ${notifyIfAny(tables, 'retried WHERE run_at <= $1')}
       SELECT id FROM retried WHERE (SELECT count(*) FROM hint) >= 0`,
+
+    // The other unstarted debounced job of the key of a job that never started (through the debounce key index).
+    debounceKeyHolder: `SELECT ${jobColumnsOf('live')} FROM ${T} AS job JOIN ${T} AS live
+        ON live.queue = job.queue AND live.debounce_key = job.debounce_key AND live.status = 'pending' AND live.started_at IS NULL
+      WHERE job.id = $1 AND job.started_at IS NULL AND live.id <> job.id`,
 
     keyBlockedFailed: `SELECT failed.id AS id, failed.unique_key AS unique_key, live.id AS holder_id
       FROM ${T} AS failed JOIN ${T} AS live
@@ -116,6 +124,14 @@ export async function retryFinished(db: PostgresContext, target: { ids: string[]
       if (attempt >= RETRY_FINISHED_ROUNDS || !isUniqueViolation(error)) throw error;
     }
   }
+}
+
+/** See `ControlStorage.debounceKeyHolder`. */
+export async function debounceKeyHolder(db: PostgresContext, id: string): Promise<JobRecord | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const [row] = await db.runner.all(sql(db.tables).debounceKeyHolder, [rowId]);
+  return row ? toJobRecord(row) : null;
 }
 
 /** Failed jobs of `queue`, finished no later than `finishedAtMost`, whose key a live job holds. */

@@ -1,7 +1,8 @@
 import { JobStatus } from '../../../interfaces/job-info.interface';
-import { KeyBlockedJob } from '../../queue-storage.interface';
+import { JobRecord, KeyBlockedJob } from '../../queue-storage.interface';
 import { FLOW_WAIT_OFFSET } from '../../shared/flow-wait';
-import { idsOf, toKeyBlockedJob } from '../../shared/job-row.mapper';
+import { jobColumnsOf } from '../../shared/job-columns';
+import { idsOf, toJobRecord, toKeyBlockedJob } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { Q, T, toRowId } from './sqlite-sql-fragments';
 
@@ -17,6 +18,13 @@ const CANCEL_SQL = `UPDATE ${T} SET status = 'cancelled', finished_at = ?, updat
 /** A finished job may be retried only while no live job of its queue holds its key (the unique key index). */
 const KEY_NOT_HELD = `(unique_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
     WHERE live.queue = ${T}.queue AND live.unique_key = ${T}.unique_key AND live.status IN ('pending', 'running')))`;
+
+/**
+ * A debounced job that never started would be pending and unstarted again: only while no other job of its key is
+ * (the debounce key index allows one). One that started is out of that index for good.
+ */
+const DEBOUNCE_KEY_NOT_HELD = `(debounce_key IS NULL OR started_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
+    WHERE live.queue = ${T}.queue AND live.debounce_key = ${T}.debounce_key AND live.status = 'pending' AND live.started_at IS NULL))`;
 
 /** Of several failed jobs sharing a key, only the newest is retried: two pending at once would break the index. */
 const NEWEST_FAILED_OF_KEY = `(unique_key IS NULL OR id = (SELECT MAX(peer.id) FROM ${T} AS peer
@@ -35,13 +43,18 @@ const RETRIED_RUN_AT = `CASE WHEN EXISTS (SELECT 1 FROM ${T} AS child WHERE chil
  */
 const RETRY_FINISHED_BY_IDS_SQL = `/* retry */ UPDATE OR IGNORE ${T}
   SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
-  WHERE status IN ('failed', 'cancelled') AND id IN (SELECT value FROM json_each(?)) AND ${KEY_NOT_HELD}
+  WHERE status IN ('failed', 'cancelled') AND id IN (SELECT value FROM json_each(?)) AND ${KEY_NOT_HELD} AND ${DEBOUNCE_KEY_NOT_HELD}
   RETURNING id`;
 
 const RETRY_FINISHED_OF_QUEUE_SQL = `/* retry */ UPDATE OR IGNORE ${T}
   SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
-  WHERE queue = ? AND status = 'failed' AND ${KEY_NOT_HELD} AND ${NEWEST_FAILED_OF_KEY}
+  WHERE queue = ? AND status = 'failed' AND ${KEY_NOT_HELD} AND ${DEBOUNCE_KEY_NOT_HELD} AND ${NEWEST_FAILED_OF_KEY}
   RETURNING id`;
+
+/** The other unstarted debounced job of the key of a job that never started (through the debounce key index). */
+const DEBOUNCE_KEY_HOLDER_SQL = `SELECT ${jobColumnsOf('live')} FROM ${T} AS job JOIN ${T} AS live
+    ON live.queue = job.queue AND live.debounce_key = job.debounce_key AND live.status = 'pending' AND live.started_at IS NULL
+  WHERE job.id = ? AND job.started_at IS NULL AND live.id <> job.id`;
 
 /** Failed jobs of a queue, finished no later than a time, that a live job's key keeps from being retried, with that job. */
 const KEY_BLOCKED_FAILED_SQL = `SELECT failed.id AS id, failed.unique_key AS unique_key, live.id AS holder_id
@@ -103,6 +116,14 @@ export async function retryFinished(
       ? await runner.all(RETRY_FINISHED_BY_IDS_SQL, [now, now, now, JSON.stringify(target.ids.map(toRowId).filter((id) => id !== null))])
       : await runner.all(RETRY_FINISHED_OF_QUEUE_SQL, [now, now, now, target.queue]);
   return idsOf(rows);
+}
+
+/** See `ControlStorage.debounceKeyHolder`. */
+export async function debounceKeyHolder(runner: StatementRunner, id: string): Promise<JobRecord | null> {
+  const rowId = toRowId(id);
+  if (rowId === null) return null;
+  const [row] = await runner.all(DEBOUNCE_KEY_HOLDER_SQL, [rowId]);
+  return row ? toJobRecord(row) : null;
 }
 
 /** Failed jobs of `queue`, finished no later than `finishedAtMost`, whose key a live job holds. */
