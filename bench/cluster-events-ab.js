@@ -1,5 +1,5 @@
 'use strict';
-// A/B of the hot path with cluster-wide events off and on (issue 15 item 4), and against another build.
+// A/B of the hot path with cluster-wide events off and on, and against another build.
 //   node bench/cluster-events-ab.js [jobs=20000] [runs=5]
 // Each run is a fresh child process on a fresh database: enqueue `jobs` no-op jobs (addBulk, 1000 a call), then
 // process them with concurrency 50 and time enqueue -> last completion. Variants run interleaved (A B C A B C …)

@@ -1,5 +1,5 @@
 'use strict';
-// The plain path's cost of flows (issue 16 item 4) and of the transactional-enqueue gate (item 1): no-op jobs that
+// The plain path's cost of flows and of the transactional-enqueue gate (item 1): no-op jobs that
 // use neither feature, enqueued with addBulk and processed end to end, on a schema WITH the flows step (its two
 // triggers and the children index, as shipped) and on the same schema WITHOUT them (dropped after boot, as before
 // the feature). Variants are interleaved run by run, each measurement in a fresh child process; medians of RUNS.

@@ -1,5 +1,5 @@
 'use strict';
-// The cost of one claim statement with job groups (issue 28 item 1): a backlog of BACKLOG due jobs on one queue, in
+// The cost of one claim statement with job groups: a backlog of BACKLOG due jobs on one queue, in
 // 0, 10 or 1,000 groups, and the claim of 10 jobs timed one statement at a time (the claimed jobs completed between
 // claims, so the backlog stays put), the plain claim (a queue without groups) timed in turns in the same run:
 // ratios are same-run. SQLite (node-sqlite3) and PostgreSQL, from dist/ (or BENCH_DIST_DIR: another build, for an

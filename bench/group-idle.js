@@ -1,5 +1,5 @@
 'use strict';
-// The idle target with job groups (issue 28 item 1: "a claim stays one statement within the idle target"): the SQL
+// The idle target with job groups ("a claim stays one statement within the idle target"): the SQL
 // statements per second an idle process sends with 1, 10 and 100 queues, each a grouped queue (`groupConcurrency`)
 // or a plain one, on SQLite (node-sqlite3) and PostgreSQL. Statements are counted at the driver (every call of
 // node-sqlite3's Database/Statement run, all, get, each, exec; every pg `Client.query`), so nothing the library sends

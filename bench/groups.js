@@ -1,5 +1,5 @@
 'use strict';
-// The cost of job groups on the claim (issue 28 item 1): end-to-end processing rate of a backlog of no-op jobs on one
+// The cost of job groups on the claim: end-to-end processing rate of a backlog of no-op jobs on one
 // queue, concurrency 50, for a queue without groups (the plain claim) and for a grouped queue (`groupConcurrency`
 // set so high it never binds: what is measured is the price of the fair claim) whose jobs carry 0 (none), 10 or 1,000
 // groups, on SQLite (node-sqlite3) and PostgreSQL. With GROUPS_BASE_DIST (a build of the library before this feature),

@@ -1,5 +1,5 @@
 'use strict';
-// The cost of queue limits on the hot path (issue 16 items 2 and 3): end-to-end processing rate of a backlog of
+// The cost of queue limits on the hot path: end-to-end processing rate of a backlog of
 // no-op jobs over 4 queues, concurrency 50, with and without a rate limiter and a global concurrency that never bind
 // (so what is measured is the price of the limited claim, not the limit), on SQLite (node-sqlite3) and PostgreSQL.
 // With LIMITS_BASE_DIST (a build of the library before this feature, inside this repository), the plain path of

@@ -1,5 +1,5 @@
 'use strict';
-// Issue 27 item 4: where 2 and 4 consumer processes on PostgreSQL spend work that 1 does not. Scenario 6's shape
+// Where 2 and 4 consumer processes on PostgreSQL spend work that 1 does not. Scenario 6's shape
 // (50,000 no-op jobs over 4 queues, enqueued in bulk and ANALYZEd, then 1, 2 or 4 loaded consumer processes started
 // on one "go"), for the library and graphile-worker, interleaved run by run, with per-job figures beside the rate:
 // - client side, in each consumer: statements by kind (counted where node-postgres sends them), rows per claim,

@@ -1,5 +1,5 @@
 'use strict';
-// Issue 27 item 1: what the job row and its indexes cost on the hot path, per layout, at the SQL level.
+// What the job row and its indexes cost on the hot path, per layout, at the SQL level.
 // better-sqlite3 runs SQLite on the calling thread, so the CPU time of this process (process.cpuUsage) is the
 // statements' own cost: it moves far less with the load of a shared machine than a wall clock. Each layout starts
 // from the library's schema (every migration step, taken from dist/), changes one thing, fills a fresh file with
@@ -47,7 +47,7 @@ const claimSql = (returning, claimFilter = '') => `UPDATE ${T}
 const claimParams = (now) => ['w', 30_000, now, now, ...QUEUES.flatMap((queue) => [queue, now, queue, now, PER_QUEUE_CLAIM])];
 
 /**
- * The completion; `pinned`: the status test kept off the running index (unary +), as the library does since issue 27;
+ * The completion; `pinned`: the status test kept off the running index (unary +), as the library does;
  * `keepOwner`: `locked_by` left as it is, as the library does since 3f49335 (a completed run names its process).
  */
 const completeSql = (pinned, keepOwner = false) => `UPDATE ${T}

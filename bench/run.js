@@ -126,7 +126,7 @@ async function main() {
   await scenario('real-handlers', { ...CONFIG.realHandlers, queues: QUEUES });
   await scenario('footprint', { ...CONFIG.footprint, queues: QUEUES });
   await scenario('pg-latency', CONFIG.pgLatency);
-  // Issue 29: the tracing's cost with the API installed and no SDK (budget 3 %), and with the SDK.
+  // The tracing's cost with the API installed and no SDK (budget 3 %), and with the SDK.
   await scenario('telemetry', CONFIG.telemetry);
   data.durationMs = now() - started;
   await render(data);

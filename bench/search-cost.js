@@ -1,7 +1,7 @@
 'use strict';
-// The cost of `getJobs(queue, { search })` (issue 29 item 2) on a table of a million jobs, and of the two indexes it
+// The cost of `getJobs(queue, { search })` on a table of a million jobs, and of the two indexes it
 // could have used instead: SQLite FTS5 with the trigram tokenizer, PostgreSQL pg_trgm; and on the same table the
-// other reads of issue 29: `explain(id)`, `exportPrometheusMetrics()` and `getFailureGroups(queue)`, each interleaved
+// other inspection reads: `explain(id)`, `exportPrometheusMetrics()` and `getFailureGroups(queue)`, each interleaved
 // round by round with the plainer read it is compared with. Prints Markdown tables.
 //   node bench/search-cost.js            (after `npm run build`; PostgreSQL on 127.0.0.1:5432, database `test`)
 // Environment: SEARCH_BENCH_ROWS (default 1,000,000), SEARCH_BENCH_RUNS (default 5, median reported),

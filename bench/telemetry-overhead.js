@@ -1,5 +1,5 @@
 'use strict';
-// What OpenTelemetry costs the hot path (issue 29 item 1): enqueue then process `jobs` no-op jobs (concurrency 50),
+// What OpenTelemetry costs the hot path: enqueue then process `jobs` no-op jobs (concurrency 50),
 // enqueue -> last completion, with the library's tracing in three states:
 //   telemetry-off  module option telemetry: false (the package is never loaded: the reference)
 //   api-no-sdk     @opentelemetry/api installed, no SDK registered (the default for an app that has the package only

@@ -1,5 +1,5 @@
 /**
- * The mutation trial of issue 25: one-line realistic bugs planted one at a time in lib/, each run against the test
+ * The mutation trial: one-line realistic bugs planted one at a time in lib/, each run against the test
  * files most likely to catch it. A mutation is caught when jest reports a failed test; missed when the files pass;
  * an error when jest failed without a failed test (a suite that did not compile or boot, a global setup that threw):
  * that is no catch, and the table says so.

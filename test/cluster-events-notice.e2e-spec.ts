@@ -1,5 +1,5 @@
 /**
- * Issue 29 item 7: cluster events must not go quiet by surprise. Without `clusterEvents`, a `@QueueEventsListener` or a
+ * Cluster events must not go quiet by surprise. Without `clusterEvents`, a `@QueueEventsListener` or a
  * `QueueEvents` subscription hears only its own process, and a process that runs jobs publishes nothing for processes
  * that listen with `clusterEvents: true`, nor does one that only adds jobs (its `added` events): each case logs one
  * clear line (the listener side at boot or at the first subscription, the running or adding side once such a listener

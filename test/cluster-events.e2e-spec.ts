@@ -1,5 +1,5 @@
 /**
- * Issue 15, items 3 and 4 across OS processes: an API process (processing: false) waits for, and listens to, jobs
+ * Cluster events across OS processes: an API process (processing: false) waits for, and listens to, jobs
  * that a worker process (test/fixtures/queue-app.ts) runs. Both use only the public API.
  */
 import { Injectable } from '@nestjs/common';

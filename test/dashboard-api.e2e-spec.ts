@@ -1,6 +1,6 @@
 /**
- * The dashboard's JSON API on every backend (no browser): what `redact` keeps back (issue 23, item 8: progress and
- * keys leaked past a data rule), and what it answers for a queue nobody ever declared (issue 24, item 2: a mistyped
+ * The dashboard's JSON API on every backend (no browser): what `redact` keeps back (progress and
+ * keys leaked past a data rule), and what it answers for a queue nobody ever declared (a mistyped
  * `#/queue/nope` showed a normal page, and pausing it created the queue).
  */
 import { Module } from '@nestjs/common';

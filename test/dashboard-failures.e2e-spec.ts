@@ -1,5 +1,5 @@
 /**
- * Failures grouped by error and a job's attempts (issue 29 item 5), and dead-letter-only queues known to `hasQueue`,
+ * Failures grouped by error and a job's attempts, and dead-letter-only queues known to `hasQueue`,
  * on SQLite and PostgreSQL: `QueueAdmin.getFailureGroups` (counts, newest job, order, limit, long and quoted
  * messages, bad options typed), the queue page's "Failures by error" panel linking to the failed jobs of a message,
  * and the job page's "Attempts" panel (every run of the job's history, snoozes too), in a real headless Chromium.

@@ -1,5 +1,5 @@
 /**
- * The dashboard's inspection parts (issue 29 item 5, issue 28 item 3), in a real headless Chromium against a running
+ * The dashboard's inspection parts, in a real headless Chromium against a running
  * app on SQLite and PostgreSQL: the queue page's search finds jobs by the text of their data (and still by id), the
  * job page's Explain panel shows `QueueAdmin.explain`, a dead-letter queue's page says so and offers "Redrive all"
  * (hidden when read-only), and a dead letter's page links the job it came from.

@@ -1,5 +1,5 @@
 /**
- * The dashboard an operator does not outgrow (issue 24, items 8-15), in a real headless Chromium against running apps
+ * The dashboard an operator does not outgrow, in a real headless Chromium against running apps
  * on SQLite and PostgreSQL: job logs and the flow tree, attempts' errors as history, the job-name filter, sorting,
  * selection with bulk actions, "run now", re-run, the schedules' controls, the processes page, the layout at 1280 px,
  * the charts' colours and axes, the dark theme, hashed and compressed assets, and an action's effect shown at once
@@ -365,7 +365,7 @@ describeEachBackend(
       const answer = (await (await polled).json()) as { total: number | null; more: boolean; sort: { exact: boolean } };
       expect(await names()).toEqual(first);
       // Name among pending jobs has no index: sorted among the newest jobs only, so the pending count is not its
-      // total (issue 24). The answer has none before the last page, and says another page follows; so does the pager.
+      // total. The answer has none before the last page, and says another page follows; so does the pager.
       expect(answer).toMatchObject({ total: null, more: true, sort: { exact: false } });
       expect(await pager()).toBe('Jobs 1–25 of more than 25 in this order');
       expect(await next.count()).toBe(1);

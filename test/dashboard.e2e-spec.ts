@@ -338,7 +338,7 @@ describeEachBackend(
           });
         });
 
-        // The rebinding tests above run on every backend, as issue 24 asks of the dashboard's security checks, though
+        // The rebinding tests above run on every backend, as every security check of the dashboard must, though
         // the guards answer before the storage: a regression that let one backend's mount skip them would show.
         // PostgreSQL stops here: what follows is the HTTP layer and the page, whatever the backend.
         if (backend.kind === 'postgres') return;

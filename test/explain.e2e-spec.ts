@@ -1,5 +1,5 @@
 /**
- * `QueueAdmin.explain(id)` (issue 29 item 3): every reason that exists today reached on purpose, on every backend:
+ * `QueueAdmin.explain(id)`: every reason that exists today reached on purpose, on every backend:
  * running, due, delayed, retry-backoff, paused, rate-limited, global-concurrency, group-concurrency,
  * waiting-for-children, no-processor, finished; `JobNotFoundError` for an id that names no job.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 3 on PostgreSQL: "NOTIFY at completion". A waiting process with a LONG pollInterval learns of a job
+ * On PostgreSQL: "NOTIFY at completion". A waiting process with a LONG pollInterval learns of a job
  * that another process finished (completed, failed, cancelled by an operator) from the notification sent with the
  * outcome, well before its next poll; and a cluster-events reader is woken the same way when a batch is published.
  * Each bound is far below the waiter's pollInterval, so without the notifications every assertion fails.

@@ -3,7 +3,7 @@
  * that records it, without nesting one trigger call per level (SQLite stops at 1,000 levels, PostgreSQL at its stack
  * depth). Before, the failing leaf's outcome, then its lease recovery, failed on "too many levels of trigger recursion"
  * (PostgreSQL: "stack depth limit exceeded"), and as recovery is one statement over every expired row, no lease of any
- * queue was recovered again: jobs held by a process killed afterwards stayed running for ever (issue 23, item 1).
+ * queue was recovered again: jobs held by a process killed afterwards stayed running for ever.
  */
 import { FlowJob, QueueAdmin, QueueProducer } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';

@@ -1,5 +1,5 @@
 /**
- * `groupConcurrency` across OS processes (issue 28, item 1): two child apps on one database together never run more
+ * `groupConcurrency` across OS processes: two child apps on one database together never run more
  * than the bound of one group's jobs at once, while several groups run side by side.
  */
 import { QueueAdmin, QueueProducer } from '../lib';

@@ -1,5 +1,5 @@
 /**
- * Job groups (issue 28, item 1): `group` on add, addBulk, flows, the queue handle and its defaults; `groupConcurrency`
+ * Job groups: `group` on add, addBulk, flows, the queue handle and its defaults; `groupConcurrency`
  * (a processor's and the module's `queueLimits`); fair claims across groups; the group on JobInfo and Job, in
  * getJobs, getCounts and getGroups; bad input typed, nothing written. The bound across OS processes is in
  * groups-processes.e2e-spec.ts.

@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 11): keys that cannot round-trip, numbers out of range, data nested past the stack,
+ * Hostile input: keys that cannot round-trip, numbers out of range, data nested past the stack,
  * misspelt module options, leases shorter than SQLite's lock wait, and retries whose key a live job holds.
  * Each is refused with a typed error before anything is written, or handled without a raw driver error; none
  * may hang the queue. Tests that could hang on a regression carry their own short timeout.

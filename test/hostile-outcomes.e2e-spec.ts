@@ -1,7 +1,7 @@
 /**
  * Whatever a handler throws or returns, and whatever its backoff computes, the attempt ends in a defined state
  * promptly: the job never stays `running` on a write that cannot succeed, nor on an error that cannot be read.
- * Runs on every backend (issue 11, items 3, 4 and 6).
+ * Runs on every backend.
  */
 import { Test } from '@nestjs/testing';
 import {

@@ -1,6 +1,6 @@
 /**
  * Lease recovery is one statement over every expired row: one row whose write the database refuses must not stop the
- * recovery of the others (issue 23, item 1). A trigger of the test's own refuses the recovery of one row; the jobs of
+ * recovery of the others. A trigger of the test's own refuses the recovery of one row; the jobs of
  * every other queue whose owner died are still taken back, and the refused one is logged once with its id and queue.
  */
 import { ConsoleLogger } from '@nestjs/common';

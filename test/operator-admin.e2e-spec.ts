@@ -1,5 +1,5 @@
 /**
- * QueueAdmin's operator calls in a real Nest app on every backend (issue 24, items 10-12): promote (BullMQ's "run
+ * QueueAdmin's operator calls in a real Nest app on every backend: promote (BullMQ's "run
  * now") with its typed errors, pause / resume / run-now of a schedule with ScheduleNotFoundError, a schedule's last
  * run, and listProcesses. Nothing is written on a refusal.
  */

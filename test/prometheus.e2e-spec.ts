@@ -1,5 +1,5 @@
 /**
- * `QueueAdmin.exportPrometheusMetrics()` (issue 29 item 4): the text exposition format, checked line by line by the
+ * `QueueAdmin.exportPrometheusMetrics()`: the text exposition format, checked line by line by the
  * small parser below (the format's rules, no prom-client), on every backend: counts by queue and status, paused
  * state, the window's completions and failures, and wait and run time summaries.
  */

@@ -1,5 +1,5 @@
 /**
- * A job's run history (issue 29 item 5), through `QueueAdmin.getJob().runs` on every backend: each attempt that ended
+ * A job's run history, through `QueueAdmin.getJob().runs` on every backend: each attempt that ended
  * other than by completing keeps its start, end, owner, outcome and error (retried, failed, timed out, lease expired,
  * snoozed, handed back at shutdown), the completing or running one is the row's own (its owner too), and the history keeps the newest
  * `MAX_STORED_RUNS`. Listings leave the field out.

@@ -1,5 +1,5 @@
 /**
- * `QueueAdmin.getJobs(queue, { search })` (issue 29 item 2): jobs whose data, name, unique key or last error contain
+ * `QueueAdmin.getJobs(queue, { search })`: jobs whose data, name, unique key or last error contain
  * the text, without regard to case, combined with the status, name and group filters and paging; the JSON columns
  * match their stored text as stored and as JSON writes a string; hostile text is a plain
  * text (never a LIKE pattern, never SQL) or a typed error. Its bound (the table's newest 100,000 rows) is measured in

@@ -1,5 +1,5 @@
 /**
- * Issue 27: the batched completion must look each row of its batch up by primary key, whatever the file's statistics.
+ * The batched completion must look each row of its batch up by primary key, whatever the file's statistics.
  * With statistics (an operator ran ANALYZE or `PRAGMA optimize`) SQLite preferred the running index and joined the
  * batch against every running row: O(running x batch), about 4x the CPU per job (bench/row-layout.js).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 29 item 1: OpenTelemetry across apps and OS processes, with the real SDK (test/support/tracing.ts). A request
+ * OpenTelemetry across apps and OS processes, with the real SDK (test/support/tracing.ts). A request
  * span in one app, the job run by another app or by a child process on the same database: one trace, a PRODUCER span
  * `send <queue>` under the request and a CONSUMER span `process <queue>` per attempt under it, the handler's own span
  * under that. And the module without the package (hidden from module resolution in a child), and `telemetry: false`.

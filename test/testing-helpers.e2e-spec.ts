@@ -1,5 +1,5 @@
 /**
- * Issue 15, items 5 and 6: the helpers docs/testing.md recommends (waitUntilIdle, waitUntilFinished without timers,
+ * The helpers docs/testing.md recommends (waitUntilIdle, waitUntilFinished without timers,
  * a shutdown that fits jest's hook timeout) and @OnJobEvent on providers that are not processors.
  */
 import { Injectable } from '@nestjs/common';

@@ -25,7 +25,7 @@ function inAnotherRequest<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Issue 23, items 2 and 3: on SQLite, TypeORM has one connection per DataSource, so whatever runs on a DataSource the
+ * On SQLite, TypeORM has one connection per DataSource, so whatever runs on a DataSource the
  * module shares with the application while the application has a transaction open runs inside that transaction.
  * Nothing the module acknowledged may be undone by someone else's rollback, and a rolled-back job's handle must never
  * report another job. PostgreSQL (a pool) has neither problem: the same tests show it keeps its behaviour.

@@ -1,5 +1,5 @@
 /**
- * No silent option (issue 29 item 6): every options object of `QueueAdmin`, `QueueProducer` and a `Queue` handle
+ * No silent option: every options object of `QueueAdmin`, `QueueProducer` and a `Queue` handle
  * refuses a key it does not know with its typed error, naming the key and the known one it resembles, and writes
  * nothing. `getJobs(queue, { serach: 'x' })` used to list every job, so the caller believed it had filtered.
  */

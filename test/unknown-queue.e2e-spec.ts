@@ -1,5 +1,5 @@
 /**
- * Issue 24, item 2: a control call on a queue nothing knows created it (pausing a mistyped "nope" made a paused queue
+ * A control call on a queue nothing knows created it (pausing a mistyped "nope" made a paused queue
  * "nope" appear in `listQueues()`). Now `pause`, `resume`, `retryAll` and `clean` refuse such a queue with
  * `QueueNotFoundError` and write nothing, while every way a queue can be known before its first job still works: a
  * processor in this app, a `registerQueue` handle, a processor announced by another app, a schedule, a stored state row.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, item 8: waiting on a job that is removed while waited on rejected with `JobNotFoundError` on SQLite but
+ * Waiting on a job that is removed while waited on rejected with `JobNotFoundError` on SQLite but
  * `WaitTimeoutError` on PostgreSQL, and either could hang until its timeout once the wait had had its first look.
  * Now every backend rejects with `JobNotFoundError`: at once for a removal by this process, and for one by another
  * process within the waiter's `pollInterval` (PostgreSQL: at once, from the removal's notification).

@@ -52,7 +52,7 @@ function concurrentAddTargets(data) {
     const x = s[id];
     if (!x) continue;
     rows.push([`1,000 concurrent add() ≥ 3× BullMQ, ${name}`, `${ratio(x.vsBull)} (${fmt(x.rate)} adds/s)`, x.runs ? x.vsBull >= 3 : null]);
-    // Issue 27: against BullMQ's PostgreSQL backend too.
+    // Against BullMQ's PostgreSQL backend too.
     const bullPg = s['bullmq-pg'];
     if (bullPg && bullPg.runs) {
       const vs = pairedRatio(x.rates, bullPg.rates);

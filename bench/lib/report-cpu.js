@@ -1,5 +1,5 @@
 'use strict';
-// RESULTS.md: the per-job CPU split of scenario 1 (issue 18 item 4), and the raised SQLite targets.
+// RESULTS.md: the per-job CPU split of scenario 1, and the raised SQLite targets.
 const { fmt, ratio, table, asciiBars, median, pairedRatio } = require('./report-helpers');
 
 const KINDS = [
@@ -42,7 +42,7 @@ function cpuSection(data) {
   return lines;
 }
 
-/** Issue 18 item 4: the raised SQLite targets, median of the interleaved runs of scenario 1. */
+/** The raised SQLite targets, median of the interleaved runs of scenario 1. */
 function cpuTargets(data) {
   const t = data.throughput;
   const rates = (id) => (t.results[id] || []).filter((r) => !r.skipped).map((r) => r.process.rate);

@@ -17,7 +17,7 @@ function summary(data) {
   };
 }
 
-/** Issue 18 item 1: PostgreSQL end to end against graphile-worker and pg-boss, same runs (scenario 6). */
+/** PostgreSQL end to end against graphile-worker and pg-boss, same runs (scenario 6). */
 function pgThroughputTargets(data) {
   const pg = data.postgres;
   if (!pg || pg.skipped) return [];

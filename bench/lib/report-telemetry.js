@@ -1,5 +1,5 @@
 'use strict';
-// RESULTS.md section 11: what OpenTelemetry costs the hot path (scenario 11, issue 29 item 1).
+// RESULTS.md section 11: what OpenTelemetry costs the hot path (scenario 11).
 const { fmt, table, median, pairedRatio } = require('./report-helpers');
 
 const LABELS = {

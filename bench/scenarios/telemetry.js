@@ -1,5 +1,5 @@
 'use strict';
-// Scenario 11: what OpenTelemetry costs the hot path (issue 29 item 1). Each run is a fresh child process of
+// Scenario 11: what OpenTelemetry costs the hot path. Each run is a fresh child process of
 // bench/telemetry-overhead.js on a fresh node-sqlite3 file: `jobs` no-op jobs enqueued with addBulk then processed
 // (concurrency 50), enqueue -> last completion, in three states, interleaved run by run (A B C A B C …) so that the
 // machine's noise hits them alike: `telemetry: false` (the package never loaded: the reference), the API installed and

@@ -216,7 +216,7 @@ export class DashboardApi {
   private summary(job: JobInfo) {
     const { data: _data, result: _result, error, ...rest } = job;
     const { shown, hidden } = this.redact(rest, job, LIST_FIELDS);
-    // A completed job's errors are its earlier attempts' history, not a "last error" (issue 24, item 9).
+    // A completed job's errors are its earlier attempts' history, not a "last error".
     const current = error && job.status !== 'completed' ? `${error.name}: ${error.message}` : null;
     return { ...shown, hidden, error: current };
   }

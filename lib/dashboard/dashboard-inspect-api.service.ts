@@ -16,7 +16,7 @@ const SLOW_READ_FACTOR = 20;
 const FAILURE_GROUPS_SHOWN = 10;
 
 /**
- * The dashboard's inspection reads and the dead-letter action (issue 29 item 5, issue 28 item 3): a job's
+ * The dashboard's inspection reads and the dead-letter action: a job's
  * explanation (`QueueAdmin.explain`), whether a queue is a dead-letter queue (`listDeadLetterQueues`), and "Redrive
  * all" (`QueueAdmin.redrive`). Kept apart from DashboardApi so each stays one concern.
  */

@@ -35,7 +35,7 @@ export interface JobExtras {
 }
 
 /**
- * The operator's actions beyond the basic ones (issue 24, item 10-12): a selection of jobs at once, "run now", re-run
+ * The operator's actions beyond the basic ones: a selection of jobs at once, "run now", re-run
  * of a finished job, schedule controls, and the processes list, all through the public `QueueAdmin` and
  * `QueueProducer`. Refused in read-only mode like every action.
  */

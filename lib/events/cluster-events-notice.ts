@@ -13,7 +13,7 @@ const DOCS = 'docs/observability.md#cluster-events';
 export const CLUSTER_NOTICE_TIMING = { recheckMs: 60_000 };
 
 /**
- * Says so when cluster events would go quiet by surprise, in a process WITHOUT `clusterEvents` (issue 29 item 7):
+ * Says so when cluster events would go quiet by surprise, in a process WITHOUT `clusterEvents`:
  *
  * - a listener here (`@QueueEventsListener`, a `QueueEvents` subscription) hears only this process's events: one line
  *   at boot naming the listeners (or at the first subscription), whether or not other processes exist;

@@ -37,7 +37,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   /** Job events of this process. */
   readonly events = new JobEventBus();
   private readonly logger = new Logger('JobQueue');
-  /** Says so when, without `clusterEvents`, events stay in their process (issue 29 item 7). */
+  /** Says so when, without `clusterEvents`, events stay in their process. */
   private readonly clusterNotice = new ClusterEventsNotice(this.logger);
   private readonly definitions = new Map<string, ProcessorDefinition>();
   /** Queues this application declared with `registerQueue` (a handle), processed here or not. */

@@ -1,4 +1,4 @@
-// A job's attempt timeline (issue 29 item 5): every run the job's history keeps (JobInfo.runs: each attempt that
+// A job's attempt timeline: every run the job's history keeps (JobInfo.runs: each attempt that
 // ended other than by completing, the newest 10, with its start, end, owner, outcome and error; snoozes, hand-backs
 // and rate limits are runs too), then the run the row itself describes (running, completed, cancelled). Failed
 // attempts older than the history, or from before it was stored (schema step 12), are known only by their error:

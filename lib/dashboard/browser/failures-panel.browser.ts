@@ -1,4 +1,4 @@
-// Failures grouped by error on a queue's page (issue 29 item 5): QueueAdmin.getFailureGroups, each group linking to
+// Failures grouped by error on a queue's page: QueueAdmin.getFailureGroups, each group linking to
 // the failed jobs whose text holds its message. Declarations merge into the wire types of api-types.browser.ts.
 
 /** One group of failed jobs sharing an error (`QueueAdmin.getFailureGroups`): `lastFailedAt` as an ISO string. */

@@ -62,7 +62,7 @@ function jobHref(id: string): string {
   return '#/job/' + encodeURIComponent(id);
 }
 
-/** The one label, on every page, of a queue whose processor runs in another process (issue 24, item 13). */
+/** The one label, on every page, of a queue whose processor runs in another process. */
 const ELSEWHERE = 'processed by another process';
 
 /** Who processes a queue, in the same words on the overview and the queue page. */

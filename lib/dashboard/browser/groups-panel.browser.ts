@@ -1,4 +1,4 @@
-// Job groups on the dashboard (issue 28, item 1): a queue's busiest groups, and a job's group. Declarations merge
+// Job groups on the dashboard: a queue's busiest groups, and a job's group. Declarations merge
 // into the wire types of api-types.browser.ts (one global scope: the page script is compiled as one file).
 
 /** One group of a queue with its load (`QueueAdmin.getGroups`). */

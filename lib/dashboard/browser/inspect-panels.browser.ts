@@ -1,4 +1,4 @@
-// Inspection on the dashboard (issue 29 item 5, issue 28 item 3): a job's explanation (QueueAdmin.explain), where a
+// Inspection on the dashboard: a job's explanation (QueueAdmin.explain), where a
 // dead letter came from (JobInfo.deadLetter), and a dead-letter queue's "Redrive all". Declarations merge into the
 // wire types of api-types.browser.ts (one global scope: the page script is compiled as one file).
 

@@ -2,7 +2,7 @@ import { JOBS_TABLE } from '../../../table-names.constants';
 import { SchemaMigration } from '../../shared/schema-migration';
 
 /**
- * A job's run history (issue 29 item 5): a JSON array of the attempts that ended other than by completing (failed,
+ * A job's run history: a JSON array of the attempts that ended other than by completing (failed,
  * retried, lease expired, snoozed, handed back, rate limited), each `{attempt, startedAt, endedAt, owner, outcome}`,
  * the newest 10 (see storage/shared/run-history.ts). Written only by the statements that end such an attempt, in the
  * same statement: a job that completes at its first attempt never writes it. Nullable without a default: SQLite adds

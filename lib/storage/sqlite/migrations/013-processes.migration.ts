@@ -2,7 +2,7 @@ import { PROCESSES_TABLE } from '../../../table-names.constants';
 import { SchemaMigration } from '../../shared/schema-migration';
 
 /**
- * Which process runs which processors (issue 24 item 12): one row per process (`workerId`) and queue, with the
+ * Which process runs which processors: one row per process (`workerId`) and queue, with the
  * processor's concurrency, when the process started, when it last announced itself and until when that announcement
  * holds, and when it shut down. The queues table's `processor_until` says only that some process covers a queue;
  * this says which, so an idle process shows on the dashboard too. Written once per announcement period (30 s by
