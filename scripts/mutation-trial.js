@@ -279,6 +279,43 @@ const MUTATIONS = [
     tests: ['test/pair-enqueued.spec.ts', 'test/unique-keys.e2e-spec.ts'],
     why: 'an add whose key holder finished between the insert and the read throws instead of taking the freed key over',
   },
+  // ---- newest features, part 2
+  {
+    id: 'prometheus-quantile-rank',
+    area: 'prometheus',
+    file: 'lib/metrics/prometheus-exposition.ts',
+    from: 'Math.ceil(q * sorted.length) - 1',
+    to: 'Math.floor(q * sorted.length)',
+    tests: ['test/prometheus.e2e-spec.ts'],
+    why: 'nearest rank off by one: every quantile of an even sample reads the value above the right one',
+  },
+  {
+    id: 'prometheus-quantile-text-sort',
+    area: 'prometheus',
+    file: 'lib/metrics/prometheus-exposition.ts',
+    from: '.sort((a, b) => a - b)',
+    to: '.sort()',
+    tests: ['test/prometheus.e2e-spec.ts'],
+    why: "the sample sorted as text (Array.prototype.sort's default): 12 s ranks below 2 s and the high quantiles are wrong",
+  },
+  {
+    id: 'prometheus-sqlite-wait-from-finish',
+    area: 'prometheus',
+    file: 'lib/storage/sqlite/sql/inspect.sql.ts',
+    from: 'started_at - run_at AS wait_ms',
+    to: 'finished_at - run_at AS wait_ms',
+    tests: ['test/prometheus.e2e-spec.ts'],
+    why: 'SQLite: the wait time measured to the finish, not the start: every wait quantile includes the run',
+  },
+  {
+    id: 'prometheus-pg-wait-from-finish',
+    area: 'prometheus',
+    file: 'lib/storage/postgres/sql/inspect.sql.ts',
+    from: 'started_at - run_at AS wait_ms',
+    to: 'finished_at - run_at AS wait_ms',
+    tests: ['test/prometheus.e2e-spec.ts'],
+    why: 'PostgreSQL: the wait time measured to the finish, not the start: every wait quantile includes the run',
+  },
 ];
 
 function parseArgs(argv) {

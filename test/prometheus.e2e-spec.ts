@@ -8,6 +8,7 @@ import { escapeLabelValue, formatPrometheus } from '../lib/metrics/prometheus-ex
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
+import { rawSql } from './fixtures/legacy-schema';
 
 interface Sample {
   name: string;
@@ -80,6 +81,31 @@ describe('Prometheus text format (no database)', () => {
     expect(() => parseExposition('nest_queue_jobs{queue="a"} 1\n')).toThrow('no TYPE');
     expect(() => parseExposition('# TYPE x gauge\nx{queue="a\nb"} 1\n')).toThrow();
   });
+
+  it('gives the nearest-rank quantiles, the sum and the count of a known sample, whatever order it comes in', () => {
+    // Run times whose text order differs from their numeric order (12 s sorts before 2 s as text), given shuffled.
+    const runs = [3000, 250, 12000, 1000, 8000, 500, 2000, 750, 4000, 1500];
+    const waits = [900, 0, 500, 100, 800, 300, 700, 200, 600, 400];
+    const now = Date.now();
+    const text = formatPrometheus({
+      counts: new Map(),
+      paused: new Set(),
+      timings: runs.map((runMs, i) => ({ queue: 'known', status: 'completed', waitMs: waits[i], runMs, finishedAt: now - i })),
+      windowMinutes: 15,
+      sampled: false,
+    });
+    const { samples } = parseExposition(text);
+    const of = (name: string, quantile: string) => valueOf(samples, name, { queue: 'known', quantile });
+    expect([of('nest_queue_run_seconds', '0.5'), of('nest_queue_run_seconds', '0.9'), of('nest_queue_run_seconds', '0.99')]).toEqual([
+      1.5, 8, 12,
+    ]);
+    expect(valueOf(samples, 'nest_queue_run_seconds_sum', { queue: 'known' })).toBe(33);
+    expect(valueOf(samples, 'nest_queue_run_seconds_count', { queue: 'known' })).toBe(10);
+    expect([of('nest_queue_wait_seconds', '0.5'), of('nest_queue_wait_seconds', '0.9'), of('nest_queue_wait_seconds', '0.99')]).toEqual([
+      0.4, 0.8, 0.9,
+    ]);
+    expect(valueOf(samples, 'nest_queue_wait_seconds_sum', { queue: 'known' })).toBe(4.5);
+  });
 });
 
 describeEachBackend('QueueAdmin.exportPrometheusMetrics', (backend) => {
@@ -130,5 +156,41 @@ describeEachBackend('QueueAdmin.exportPrometheusMetrics', (backend) => {
     expect(valueOf(samples, 'nest_queue_run_seconds_sum', { queue: 'prom-done' })).toBeGreaterThanOrEqual(0);
     expect(await errorOf(() => admin.exportPrometheusMetrics({ windowMinutes: 0 }))).toBeInstanceOf(InvalidArgumentError);
     expect(await errorOf(() => admin.exportPrometheusMetrics({ windowMinute: 5 } as never))).toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it('computes the quantiles from the stored start, finish and due times: known durations give known values', async () => {
+    const app = await current.startApp({ module: { processing: false } });
+    const producer = app.get(QueueProducer);
+    const runs = [3000, 250, 12000, 1000, 8000, 500, 2000, 750, 4000, 1500];
+    const waits = [900, 0, 500, 100, 800, 300, 700, 200, 600, 400];
+    const jobs = await producer.addBulk(
+      'prom-known',
+      runs.map(() => ({ data: {} })),
+    );
+    // Each job finished in the window, having waited and run for exactly the durations above.
+    const now = Date.now();
+    for (const [i, job] of jobs.entries()) {
+      const finishedAt = now - 60_000 + i * 1000;
+      const startedAt = finishedAt - runs[i];
+      await rawSql(
+        current.db,
+        [
+          `UPDATE {schema}.nest_queue_jobs SET status = 'completed', attempts = 1, run_at = ?, started_at = ?, finished_at = ? WHERE id = ?`,
+        ],
+        [startedAt - waits[i], startedAt, finishedAt, Number(job.id)],
+      );
+    }
+    const { samples } = parseExposition(await app.get(QueueAdmin).exportPrometheusMetrics());
+    const of = (name: string, quantile: string) => valueOf(samples, name, { queue: 'prom-known', quantile });
+    expect(valueOf(samples, 'nest_queue_completed_window', { queue: 'prom-known' })).toBe(10);
+    expect([of('nest_queue_run_seconds', '0.5'), of('nest_queue_run_seconds', '0.9'), of('nest_queue_run_seconds', '0.99')]).toEqual([
+      1.5, 8, 12,
+    ]);
+    expect(valueOf(samples, 'nest_queue_run_seconds_sum', { queue: 'prom-known' })).toBe(33);
+    expect([of('nest_queue_wait_seconds', '0.5'), of('nest_queue_wait_seconds', '0.9'), of('nest_queue_wait_seconds', '0.99')]).toEqual([
+      0.4, 0.8, 0.9,
+    ]);
+    expect(valueOf(samples, 'nest_queue_wait_seconds_sum', { queue: 'prom-known' })).toBe(4.5);
+    expect(valueOf(samples, 'nest_queue_wait_seconds_count', { queue: 'prom-known' })).toBe(10);
   });
 });
