@@ -11,7 +11,13 @@
 //   `E` was killed (after its side effect, before its completion was stored) or finished during an outage,
 //   unexplained otherwise; and any job
 //   whose completion the queue reported twice (two `C` lines: two stored completions);
-// - claimed twice: two starts of one job with the same attempt number (two owners of one attempt at once).
+// - claimed twice: two starts of one job with the same attempt number (two owners of one attempt at once), unless the
+//   earlier start snoozed the job on purpose (`Z`: a snooze spends no attempt, so the next start has the same number).
+// Dead letters (rows with an origin): every job that failed for good in a soak queue while it ran (attempts > 0: a
+// flow parent failed by its child's failure without running has none, as documented) has exactly one, in the
+// dead-letter queue; a dead letter that fails there is never dead-lettered again (the dead-letter queue's own
+// dead-letter queue is the first soak queue: a cycle). Checked: dead letters whose origin is a dead letter (must be
+// 0), failed jobs of the soak queues without exactly one dead letter, dead letters whose origin is not a failed job.
 // Transactions (an `R` line names the job of an add whose transaction was rolled back on purpose):
 // - rolled back but stored: a row holds the marker of a rolled-back add (must be 0);
 // - rolled-back id given to another job: a row has the id a rolled-back add's handle was given (reported).
@@ -35,6 +41,7 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
   let keyedAgainNewId = 0;
   const starts = new Map(); // jobId -> [{ attempt, pid }]
   const planned = new Set(); // `${jobId}/${attempt}`
+  const snoozes = new Map(); // `${jobId}/${attempt}` -> planned snoozes not yet matched with the next start
   const ends = new Map(); // jobId -> [{ pid, t }]
   const stored = new Map(); // jobId -> count of C
   const flowRoots = new Map(); // rootId -> { marker, size }
@@ -56,6 +63,7 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
         }
       } else if (kind === 'S') push(starts, id, { attempt: Number(third), pid, marker: fourth, t: Number(rest[0]) });
       else if (kind === 'F') planned.add(`${id}/${third}`);
+      else if (kind === 'Z') snoozes.set(`${id}/${third}`, (snoozes.get(`${id}/${third}`) || 0) + 1);
       else if (kind === 'E') push(ends, id, { pid, t: Number(fourth) });
       else if (kind === 'C') stored.set(id, (stored.get(id) || 0) + 1);
       else if (kind === 'R') rolledBack.set(id, third);
@@ -76,17 +84,25 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
   const rolledBackIdReused = [...rolledBack].filter(([id]) => byId.has(id)).length;
   const flows = analyzeFlows({ rows, byId, flowRoots, starts, parentReads });
   lost.push(...flows.lost);
-  const failed = rows.filter((row) => row.status === 'failed' && !flows.expectedFailure(row)).map((row) => row.id);
+  // A dead letter of a planned failure fails for good again on the dead-letter queue (same payload): planned too.
+  const failed = rows
+    .filter((row) => row.status === 'failed' && !flows.expectedFailure(row) && !(row.origin !== null && row.data.ff === 1))
+    .map((row) => row.id);
   const notFinished = rows.filter((row) => row.status !== 'completed' && row.status !== 'failed').length;
-  const unacknowledged = rows.filter((row) => !acked.has(row.id) && !flows.nodes.has(row.id)).length;
+  const deadLetters = analyzeDeadLetters(rows, byId, flows.expectedFailure);
+  const unacknowledged = rows.filter((row) => !acked.has(row.id) && !flows.nodes.has(row.id) && row.origin === null).length;
 
-  const reruns = { planned: 0, explained: 0, outage: 0, unexplained: [] };
+  const reruns = { planned: 0, snoozed: 0, explained: 0, outage: 0, unexplained: [] };
   const claimedTwice = [];
   for (const [id, list] of starts) {
-    list.sort((a, b) => a.attempt - b.attempt);
+    list.sort((a, b) => a.attempt - b.attempt || a.t - b.t);
     for (let i = 1; i < list.length; i++) {
       const previous = list[i - 1];
-      if (list[i].attempt === previous.attempt) {
+      const snoozed = `${id}/${previous.attempt}`;
+      if (list[i].attempt === previous.attempt && (snoozes.get(snoozed) || 0) > 0) {
+        snoozes.set(snoozed, snoozes.get(snoozed) - 1);
+        reruns.snoozed++;
+      } else if (list[i].attempt === previous.attempt) {
         claimedTwice.push(`${id} attempt ${previous.attempt} (pids ${previous.pid}, ${list[i].pid})`);
       } else if (planned.has(`${id}/${previous.attempt}`)) reruns.planned++;
       else if (killedPids.has(previous.pid)) reruns.explained++;
@@ -126,6 +142,33 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     completedWithoutRun,
     transactions: { rolledBack: rolledBack.size, rolledBackStored, rolledBackIdReused },
     flows: { acked: flowRoots.size, jobs: flows.nodes.size, earlyParents: flows.earlyParents, expectedFailures: flows.expectedFailures },
+    deadLetters,
+  };
+}
+
+/** The dead-letter checks (see the definitions above). */
+function analyzeDeadLetters(rows, byId) {
+  const letters = rows.filter((row) => row.origin !== null);
+  const lettersOf = new Map(); // origin job id -> its dead letters
+  for (const letter of letters) {
+    const key = String(letter.origin.jobId);
+    lettersOf.set(key, [...(lettersOf.get(key) || []), letter]);
+  }
+  const ofLetters = letters.filter((letter) => byId.get(String(letter.origin.jobId))?.origin != null).map((letter) => letter.id);
+  const withoutFailedOrigin = letters
+    .filter((letter) => byId.get(String(letter.origin.jobId))?.status !== 'failed')
+    .map((letter) => `${letter.id} (of ${letter.origin.jobId}: ${byId.get(String(letter.origin.jobId))?.status ?? 'missing'})`);
+  // Every job that failed for good while running, outside the dead-letter queue, has one dead letter.
+  const failedSources = rows.filter((row) => row.status === 'failed' && row.origin === null && row.attempts > 0);
+  const notOne = failedSources
+    .filter((row) => (lettersOf.get(row.id) || []).length !== 1)
+    .map((row) => `${row.id} (${row.queue}): ${(lettersOf.get(row.id) || []).length} dead letters`);
+  return {
+    count: letters.length,
+    failedOnDeadLetterQueue: letters.filter((letter) => letter.status === 'failed').length,
+    ofLetters,
+    withoutFailedOrigin,
+    notOne,
   };
 }
 

@@ -17,12 +17,15 @@ function toRow(row) {
   }
   return {
     id: String(row.id),
+    queue: row.queue,
     status: row.status,
     attempts: Number(row.attempts),
     parentId: row.parent_id === null ? null : String(row.parent_id),
     onChildFailure: row.on_child_failure,
     data,
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+    // A dead letter's origin: { queue, jobId, error } (JSON text on SQLite, json on PostgreSQL), else null.
+    origin: row.origin === null || row.origin === undefined ? null : typeof row.origin === 'string' ? JSON.parse(row.origin) : row.origin,
   };
 }
 
@@ -55,7 +58,25 @@ function sqliteBackend({ driver }) {
     async rows() {
       const conn = open(spec.database);
       if (!hasTable(conn)) return [];
-      return conn.prepare(`SELECT id, status, attempts, parent_id, on_child_failure, data, finished_at FROM ${JOBS}`).all().map(toRow);
+      return conn
+        .prepare(`SELECT id, queue, status, attempts, parent_id, on_child_failure, data, finished_at, origin FROM ${JOBS}`)
+        .all()
+        .map(toRow);
+    },
+    /**
+     * Holds the file's write lock for `ms` (BEGIN IMMEDIATE on a connection of the orchestrator's own): every write of
+     * every child waits meanwhile (claims, outcomes, snoozes, adds), within the module's busy timeout.
+     */
+    async holdWriteLock(ms) {
+      const conn = open(spec.database);
+      if (!hasTable(conn)) return 0;
+      conn.exec('BEGIN IMMEDIATE');
+      try {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+      } finally {
+        conn.exec('COMMIT');
+      }
+      return ms;
     },
     async close() {
       if (db) db.close();
@@ -113,7 +134,7 @@ function postgresBackend({ adminUrl, keep }) {
     async rows() {
       return withClient(async (client) => {
         if (!(await tableExists(client))) return [];
-        const sql = `SELECT id, status, attempts, parent_id, on_child_failure, data, finished_at FROM ${SCHEMA}.${JOBS}`;
+        const sql = `SELECT id, queue, status, attempts, parent_id, on_child_failure, data, finished_at, origin FROM ${SCHEMA}.${JOBS}`;
         return (await client.query(sql)).rows.map(toRow);
       });
     },

@@ -33,7 +33,7 @@ async function runBackend(backend, options, dataDir) {
   const notStopped = [];
   const slots = new Map(); // `${role}-${slot}` -> { role, slot, child, done }
   let phase = 'chaos'; // chaos -> drain -> stop
-  const faults = { terminations: 0, terminationRounds: 0, restarts: [], faultErrors: [] };
+  const faults = { terminations: 0, terminationRounds: 0, restarts: [], faultErrors: [], writeLocks: 0, writeLockMs: 0 };
 
   const spawn = (role, slot) => {
     const quota = Math.floor(options.jobs / options.producers) + (slot < options.jobs % options.producers ? 1 : 0);
@@ -128,6 +128,19 @@ async function runBackend(backend, options, dataDir) {
           faults.terminations += await backend.terminateBackends(random);
           faults.terminationRounds++;
         }),
+    );
+  }
+  // SQLite: another connection holds the write lock for 0.5 to 3 s now and then, below the 5 s busy timeout: every
+  // outcome write (snoozes included) must wait it out and land, never leave its job to an expired lease.
+  if (backend.holdWriteLock && options.writeLockMs > 0) {
+    every(options.writeLockMs, () =>
+      fault('write lock', async () => {
+        const ms = await backend.holdWriteLock(random.int(500, 3000));
+        if (ms > 0) {
+          faults.writeLocks++;
+          faults.writeLockMs += ms;
+        }
+      }),
     );
   }
   if (backend.restartServer && options.pgRestart) {

@@ -7,10 +7,14 @@
 //   C <jobId> <attempt>            the queue reported the completion stored (the `completed` event)
 //   P <jobId> <attempt> <n> <ms>   a flow parent's handler read its children's results: n of them (epoch ms)
 //   U <jobId> <attempt>            the handler is about to fail the job for good on purpose (payload `ff`)
+//   Z <jobId> <attempt>            the handler is about to snooze the job on purpose (payload `z`: while the job is
+//                                  younger than z ms); the next start of the job has the same attempt number
+// Every queue dead-letters into DEAD_LETTERS, whose own processor dead-letters back into the first queue: a cycle,
+// which must end at the first hop (a dead letter that fails is never dead-lettered again).
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { openLedger } = require('./ledger');
-const { startSoakApp, onOrchestrator } = require('./soak-app');
+const { DEAD_LETTERS, startSoakApp, onOrchestrator } = require('./soak-app');
 const { lib } = require('../lib/library-app');
 
 async function main() {
@@ -21,6 +25,10 @@ async function main() {
     if (job.data.k) {
       const results = await job.getChildrenResults();
       write('P', job.id, job.attempt, Object.keys(results).length, Date.now());
+    }
+    if (job.data.z && Date.now() - job.createdAt.getTime() < job.data.z) {
+      write('Z', job.id, job.attempt);
+      throw new lib.SnoozeError(100 + Math.floor(Math.random() * 200));
     }
     if (job.data.w) await sleep(job.data.w);
     if (job.data.ff) {
@@ -37,8 +45,9 @@ async function main() {
   const booting = startSoakApp({
     backend: args.backend,
     processing: true,
-    queues: args.queues,
+    queues: [...args.queues, DEAD_LETTERS],
     concurrency: args.concurrency,
+    processorOptions: (queue) => ({ groupConcurrency: 2, deadLetter: queue === DEAD_LETTERS ? args.queues[0] : DEAD_LETTERS }),
     handler,
     onCompleted: (event) => write('C', event.jobId, event.attempt),
     logFile: path.join(args.dir, `log-${process.pid}.txt`),

@@ -13,6 +13,7 @@ const FLAGS = {
   'kill-ms': 'SOAK_KILL_MS',
   'terminate-ms': 'SOAK_TERMINATE_MS',
   'pg-restart': 'SOAK_PG_RESTART',
+  'write-lock-ms': 'SOAK_WRITE_LOCK_MS',
   seed: 'SOAK_SEED',
   driver: 'SOAK_DRIVER',
   'pg-url': 'SOAK_PG_URL',
@@ -33,6 +34,7 @@ const HELP = `npm run soak [-- --flag=value ...]   (or the SOAK_* environment va
   --kill-ms=MS                    SOAK_KILL_MS        mean time between kill -9s (default 1400; 0: no kills)
   --terminate-ms=MS               SOAK_TERMINATE_MS   PostgreSQL: mean time between backend terminations (default 3000; 0: none)
   --pg-restart=1|0                SOAK_PG_RESTART     PostgreSQL: restart the server once mid-run (default 1; smoke 0)
+  --write-lock-ms=MS              SOAK_WRITE_LOCK_MS  SQLite: mean time between 0.5-3 s write locks held by another connection (default 4000; 0: none)
   --seed=N                        SOAK_SEED           seed of every random choice (default: from the clock, printed)
   --driver=sqlite3|better-sqlite3 SOAK_DRIVER         SQLite driver of the children (default sqlite3)
   --pg-url=URL                    SOAK_PG_URL         admin connection (default postgres://postgres@127.0.0.1:5432/test)
@@ -73,6 +75,7 @@ function readOptions(argv = process.argv.slice(2), env = process.env) {
     concurrency: Math.max(1, Math.floor(number('SOAK_CONCURRENCY', 8))),
     killMs: number('SOAK_KILL_MS', 1400),
     terminateMs: number('SOAK_TERMINATE_MS', 3000),
+    writeLockMs: number('SOAK_WRITE_LOCK_MS', 4000),
     pgRestart: values.SOAK_PG_RESTART !== undefined ? values.SOAK_PG_RESTART !== '0' : !smoke,
     seed: Math.floor(number('SOAK_SEED', Date.now() % 2 ** 31)),
     driver,

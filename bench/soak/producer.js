@@ -1,7 +1,8 @@
 'use strict';
 // A soak producer process: `node producer.js <json args>`. Adds its slot's share of the jobs (markers
 // p<slot>-<seq>, seq 0..quota-1) with a seeded mix of add(), addBulk() and keyed adds, some delayed, some with a
-// priority, some that fail their first attempt on purpose, some that take a few ms. Its ledger
+// priority, some that fail their first attempt on purpose, some that take a few ms, some that snooze while young,
+// some in a group, and keyed adds (unique or throttled, each in a group). Its ledger
 // (producer-<slot>.log, shared by the slot's successive processes) gets one line per acknowledged job, written
 // only after add()/addBulk() resolved:
 //   A <jobId> <marker> <queue>     the job was acknowledged
@@ -65,6 +66,10 @@ async function main() {
     const data = { m: `p${args.slot}-${seq}` };
     if (random.chance(0.04)) data.f = 1;
     if (random.chance(0.15)) data.w = random.int(1, 30);
+    // Snoozes (SnoozeError) while the job is younger than z ms: several snoozes per job, meeting the write locks.
+    if (random.chance(0.05)) data.z = random.int(200, 1500);
+    // Some jobs carry a group: the claim's fair, group-bounded branch runs under the same kills.
+    if (random.chance(0.1)) options.group = `g${random.int(0, 3)}`;
     return { queue: random.pick(args.queues), data, options };
   };
   // A flow of `size` jobs whose markers start at `seq`: its root, and what the ledger says of it.
@@ -142,7 +147,10 @@ async function main() {
         next++;
       } else {
         const { queue, data, options } = item(next);
-        const keyed = { ...options, key: `k-${data.m}` };
+        // Half unique keys, half throttled (keyTtl), each with a group: a keyed add writes every column a plain
+        // add does, and its job runs under the group's bound like any other.
+        const keyed = { ...options, key: `k-${data.m}`, group: `g${random.int(0, 3)}` };
+        if (random.chance(0.5)) keyed.keyTtl = random.int(500, 3000);
         const job = await producer.add(queue, data, keyed);
         write('A', job.id, data.m, queue);
         next++;

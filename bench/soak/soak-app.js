@@ -10,6 +10,9 @@ const { lib } = require('../lib/library-app');
 /** Every soak job's retry policy: plenty of attempts (each crash recovery counts one) and a short fixed backoff. */
 const JOB_RETRY = { maxAttempts: 25, backoff: { type: 'fixed', delay: 100 } };
 
+/** The dead-letter queue of every soak queue (consumer.js). */
+const DEAD_LETTERS = 'soak-dead';
+
 /**
  * Module options for a backend spec from the orchestrator: short leases, so killed jobs come back within seconds.
  * SQLite's shortest lease at this poll interval is 6.5 s (it must outlast a heartbeat interval plus a full busy
@@ -34,10 +37,20 @@ function fileLogger(file) {
 }
 
 /**
- * Starts the application: one processor per queue running `handler(job)`, whose `completed` events go to
- * `onCompleted(event)` (emitted only once the completion is stored and still owned).
+ * Starts the application: one processor per queue running `handler(job)` (with `processorOptions(queue)` beside
+ * `concurrency`), whose `completed` events go to `onCompleted(event)` (emitted only once the completion is stored and
+ * still owned).
  */
-async function startSoakApp({ backend, processing, queues = [], concurrency = 1, handler, onCompleted, logFile }) {
+async function startSoakApp({
+  backend,
+  processing,
+  queues = [],
+  concurrency = 1,
+  processorOptions = () => ({}),
+  handler,
+  onCompleted,
+  logFile,
+}) {
   const providers = queues.map((queue) => {
     const ProcessorClass = class {
       process(job) {
@@ -50,7 +63,7 @@ async function startSoakApp({ backend, processing, queues = [], concurrency = 1,
     Object.defineProperty(ProcessorClass, 'name', { value: `SoakProcessor_${queue.replace(/\W/g, '_')}` });
     const descriptor = Object.getOwnPropertyDescriptor(ProcessorClass.prototype, 'onCompleted');
     lib.OnJobEvent('completed')(ProcessorClass.prototype, 'onCompleted', descriptor);
-    lib.Processor(queue, { concurrency })(ProcessorClass);
+    lib.Processor(queue, { concurrency, ...processorOptions(queue) })(ProcessorClass);
     return ProcessorClass;
   });
   class SoakModule {}
@@ -74,4 +87,4 @@ function onOrchestrator(getApp /* () => Promise<app | undefined> */, beforeStop 
   });
 }
 
-module.exports = { JOB_RETRY, startSoakApp, onOrchestrator };
+module.exports = { DEAD_LETTERS, JOB_RETRY, startSoakApp, onOrchestrator };

@@ -12,6 +12,9 @@ function checks(result) {
     'jobs failed (out of attempts)': result.failed.length,
     'flow parents run early': result.flows.earlyParents.length,
     'rolled-back adds stored': result.transactions.rolledBackStored.length,
+    'dead letters of dead letters': result.deadLetters.ofLetters.length,
+    'failed jobs without exactly one dead letter': result.deadLetters.notOne.length,
+    'dead letters of a job that did not fail': result.deadLetters.withoutFailedOrigin.length,
     'processes that died unasked': result.diedUnasked.length,
     'processes that did not stop': result.notStopped.length,
     'jobs still open after the drain': result.drained ? 0 : result.notFinished,
@@ -41,6 +44,7 @@ function printSummary(results, options) {
   row('  explained by a kill -9 of the earlier run', (r) => thousands(r.reruns.explained));
   row('  explained by the server restart', (r) => thousands(r.reruns.outage));
   row('  planned retries (first attempt threw)', (r) => thousands(r.reruns.planned));
+  row('  planned snoozes (same attempt again)', (r) => thousands(r.reruns.snoozed));
   row('  not explained (a live process lost the job)', (r) => thousands(r.reruns.unexplained.length));
   row('  side effect twice, earlier run killed', (r) => thousands(r.doubles.explained));
   row('  side effect twice, across the server restart', (r) => thousands(r.doubles.outage));
@@ -50,6 +54,9 @@ function printSummary(results, options) {
     r.faults.terminationRounds ? `${r.faults.terminations} (${r.faults.terminationRounds})` : '-',
   );
   row('  PG server restarts (took)', (r) => (r.faults.restarts.length ? r.faults.restarts.map((x) => `${x.ms} ms`).join(', ') : '-'));
+  row('  SQLite write locks held by another connection (total)', (r) =>
+    r.faults.writeLocks ? `${r.faults.writeLocks} (${seconds(r.faults.writeLockMs)})` : '-',
+  );
   row('  boots refused while the server restarted', (r) => String(r.bootRefused.length));
   row(
     '  library errors / warnings logged',
@@ -67,6 +74,10 @@ function printSummary(results, options) {
   row('  flows acknowledged (their jobs)', (r) => `${thousands(r.flows.acked)} (${thousands(r.flows.jobs)})`);
   row('  planned failures (leaves, their fail parents)', (r) => thousands(r.flows.expectedFailures));
   row('  keyed re-adds (got a new job)', (r) => `${thousands(r.keyedAgain)} (${r.keyedAgainNewId})`);
+  row(
+    '  dead letters (failed again on the dead-letter queue)',
+    (r) => `${thousands(r.deadLetters.count)} (${thousands(r.deadLetters.failedOnDeadLetterQueue)})`,
+  );
   row('  handler starts', (r) => thousands(r.handlerStarts));
   section('time');
   row('  chaos / drain / total', (r) => `${seconds(r.chaosMs)} / ${seconds(r.drainedMs - r.chaosMs)} / ${seconds(r.drainedMs)}`);
@@ -89,6 +100,9 @@ function printSummary(results, options) {
       ['failed', r.failed],
       ['flow parents run early', r.flows.earlyParents],
       ['rolled-back adds stored', r.transactions.rolledBackStored],
+      ['dead letters of dead letters', r.deadLetters.ofLetters],
+      ['failed jobs without exactly one dead letter', r.deadLetters.notOne],
+      ['dead letters of a job that did not fail', r.deadLetters.withoutFailedOrigin],
       ['unexplained re-runs', r.reruns.unexplained],
       ['not stopped', r.notStopped],
       ['fault injection errors', r.faults.faultErrors],
