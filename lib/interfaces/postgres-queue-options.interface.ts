@@ -38,8 +38,7 @@ export interface PostgresQueueOptions {
   createSchema?: boolean;
   /**
    * Send the hot statements (claims and enqueues) as named prepared statements, so the server
-   * parses and plans each of them once per connection instead of at every call (see bench/RESULTS.md, profile
-   * note 35). Set `false` behind a proxy that pools connections per transaction and
+   * parses and plans each of them once per connection instead of at every call. Set `false` behind a proxy that pools connections per transaction and
    * cannot keep prepared statements (PgBouncer before 1.21 in `transaction` mode); the module also falls back to
    * unnamed statements by itself, with a warning, the first time the server refuses one. Applies next to
    * `dataSource` too. Default `true`.

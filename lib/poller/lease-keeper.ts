@@ -36,7 +36,7 @@ export class LeaseKeeper {
   /**
    * Attempts claimed less than this long ago (ms) are not renewed: their claim's lease is nearly whole. A process
    * holds hundreds of attempts claimed moments ago when its jobs are short, and renewing each was a row update per beat
-   * for nothing (a new row version and running-index entry on PostgreSQL, bench/RESULTS.md item 44). At most one beat,
+   * for nothing (a new row version and running-index entry on PostgreSQL). At most one beat,
    * and at most what keeps two missed beats of slack before a skipped lease could expire: 0 when the lease is three beats,
    * and 0 where a renewal may wait for a lock (`skipsFreshLeases` unset: SQLite).
    */

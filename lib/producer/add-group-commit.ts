@@ -21,8 +21,8 @@ const MAX_GROUP = 1_000;
 /**
  * Where statements run side by side (a pool), a line at least this long is written as two statements at once, on two
  * connections: each half's callers resolve, and make their next adds, while the other half is still being written,
- * and the database writes both halves in parallel. Under 1,000 concurrent adds on PostgreSQL: 1.31× the adds/s
- * (bench/RESULTS.md, profile note 51). Where the database has one writer (SQLite) the halves would only queue one
+ * and the database writes both halves in parallel. Under 1,000 concurrent adds on PostgreSQL: 1.31× the adds/s.
+ * Where the database has one writer (SQLite) the halves would only queue one
  * behind the other: it measured no gain there (1.015×), and a line stays one statement, its ids in call order.
  */
 const SPLIT_AT = 64;

@@ -51,7 +51,7 @@ export interface QueueWorkerContext {
  * whose handlers take `handlerMs` (before rounding down and the cap at `concurrency`). Slots free at random: of the
  * `concurrency × waitMs / handlerMs` expected to free during a wait, the number that do is about Poisson-distributed,
  * and a lookahead of the mean alone left a slot idle in about half the rounds (90 % of the ideal with 1-5 ms handlers,
- * 96-100 % with this; bench/RESULTS.md, profile note 52). Where at least one slot is expected to free, this claims for
+ * 96-100 % with this, in the real-handler benchmark). Where at least one slot is expected to free, this claims for
  * the 95th percentile, about `mean + 2√mean`; below one, the mean, so long handlers still claim nothing ahead.
  */
 export function lookaheadFor(concurrency: number, waitMs: number, handlerMs: number): number {

@@ -13,7 +13,7 @@ const state: {
   view: View | null;
   /** Bumped on every navigation: an answer for an earlier page is dropped. */
   token: number;
-  /** Bumped on every read; the newest applied: an answer older than one already shown is dropped (item 15). */
+  /** Bumped on every read; the newest applied: an answer older than one already shown is dropped. */
   seq: number;
   applied: number;
   /** Whether a navigation has happened: from then on a new page takes keyboard focus (the first load does not). */

@@ -21,8 +21,7 @@ const PREPARED_STATEMENT_REFUSED: ReadonlySet<string> = new Set(['26000', '42P05
  * ever left open, and concurrent statements use concurrent connections.
  *
  * Hot statements (`reused`) are sent as named statements: node-postgres prepares one once per connection and then
- * only binds and executes it, so the server skips parsing and planning a text it has seen (bench/RESULTS.md, profile
- * note 35). Every other statement goes through TypeORM unnamed, planned for its parameters. If the server refuses a named statement (a transaction-pooling proxy, a `DISCARD ALL` by
+ * only binds and executes it, so the server skips parsing and planning a text it has seen. Every other statement goes through TypeORM unnamed, planned for its parameters. If the server refuses a named statement (a transaction-pooling proxy, a `DISCARD ALL` by
  * other code on a shared connection), the runner says so once and runs everything unnamed from then on.
  */
 export class PostgresStatements implements StatementRunner {

@@ -30,7 +30,7 @@ const valuesSqlCache = new Map<number, string>();
 /**
  * A batch of up to `rows` jobs (a power of two) as bound parameters: the jobs, then rows of NULLs up to `rows`,
  * which the WHERE leaves out. 0.75x the SQLite CPU per row of the JSON form on the library's schema (1,000-row
- * batches on better-sqlite3, bench/RESULTS.md note 53): SQLite reads bound values instead of parsing each job's JSON
+ * batches on better-sqlite3): SQLite reads bound values instead of parsing each job's JSON
  * array eleven times. Padding to powers of two keeps the texts few (ten); the VALUES rows are inserted in their
  * order, so ids follow the input order. Params: now, now, then per row the queue and `newJobValues`, group, trace.
  */
@@ -81,7 +81,7 @@ const FIND_BY_KEYS_SQL = `SELECT ${JOB_COLUMNS} FROM ${T}
  * Inserts jobs of one queue, skipping those whose key a live job holds: the rows inserted, sorted by id (input order).
  * `bindsCheaply`: the driver binds parameters cheaply (better-sqlite3), so a batch goes in the VALUES form. node-sqlite3
  * converts every bound value on the main thread: with 12 a row the VALUES form cost it 1.24-1.36x the CPU of the JSON
- * form's one string per batch (1,000 concurrent adds, bench/RESULTS.md note 53).
+ * form's one string per batch (1,000 concurrent adds).
  */
 export async function insertJobs(
   runner: StatementRunner,
