@@ -316,6 +316,42 @@ const MUTATIONS = [
     tests: ['test/prometheus.e2e-spec.ts'],
     why: 'PostgreSQL: the wait time measured to the finish, not the start: every wait quantile includes the run',
   },
+  {
+    id: 'cli-exit-key-conflict',
+    area: 'cli exit codes',
+    file: 'lib/cli/cli-errors.ts',
+    from: '[JobKeyConflictError, EXIT_CODES.refused],',
+    to: '[JobKeyConflictError, EXIT_CODES.notFound],',
+    tests: ['test/cli-exit-codes.spec.ts'],
+    why: 'a key held by another job (retry of a cancelled debounced job) exits 4 as if the job did not exist, not 5',
+  },
+  {
+    id: 'cli-exit-storage-unmapped',
+    area: 'cli exit codes',
+    file: 'lib/cli/cli-errors.ts',
+    from: '  [StorageError, EXIT_CODES.database],\n',
+    to: '',
+    tests: ['test/cli-exit-codes.spec.ts'],
+    why: 'StorageError left out of the lookup: a database that fails under a command exits 1 (a bug) instead of 3',
+  },
+  {
+    id: 'cli-exit-invalid-argument',
+    area: 'cli exit codes',
+    file: 'lib/cli/cli-errors.ts',
+    from: '[InvalidArgumentError, EXIT_CODES.usage],',
+    to: '[InvalidArgumentError, EXIT_CODES.refused],',
+    tests: ['test/cli-exit-codes.spec.ts', 'test/cli.e2e-spec.ts'],
+    why: 'an argument QueueAdmin refuses (clean --status running) exits 5, refused by the state of things, instead of 2',
+  },
+  {
+    id: 'cli-exit-schema-outdated',
+    area: 'cli exit codes',
+    file: 'lib/cli/cli-errors.ts',
+    from: '[SchemaOutdatedError, EXIT_CODES.database],',
+    to: '[SchemaOutdatedError, EXIT_CODES.refused],',
+    tests: ['test/cli-exit-codes.spec.ts'],
+    why: 'a database at an older schema exits 5 instead of 3 (the database cannot be used)',
+  },
 ];
 
 function parseArgs(argv) {

@@ -21,7 +21,7 @@ import { BACKENDS_BY_NAME, Backend, TestDatabase, describeEachBackend, perTestAp
 import { CliRun, runCliChild } from './support/cli-child';
 import { runCliInProcess } from './support/cli-in-process';
 import { queryDatabase } from './support/ops';
-import { rawSql } from './fixtures/legacy-schema';
+import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 
 /** The CLI's database options for a test database of either backend. */
 function databaseArgs(db: TestDatabase): string[] {
@@ -241,6 +241,17 @@ describeEachBackend(
       expectExit(run, EXIT_CODES.refused, new RegExp(`JobKeyConflictError: .*job ${holder.id} \\(pending\\) holds this key`));
     });
 
+    it('a queue name that cannot be one and an argument QueueAdmin refuses exit 2, one line naming the class', async () => {
+      for (const args of [
+        ['pause', 'bad name!'],
+        ['jobs', ' '],
+      ]) {
+        expectExit(await runCliInProcess([...args, ...databaseArgs(current.db)]), EXIT_CODES.usage, /^error: InvalidQueueNameError: /);
+      }
+      const run = await runCliInProcess(['clean', 'mail', '--older-than', '1d', '--status', 'running', ...databaseArgs(current.db)]);
+      expectExit(run, EXIT_CODES.usage, /^error: InvalidArgumentError: .*status cannot be running/);
+    });
+
     it('migrate reports a current schema, and backup writes a copy on SQLite (PostgreSQL: exit 2, use pg_dump)', async () => {
       await seed(current);
       const db = current.db;
@@ -320,6 +331,14 @@ describe('nestjs-sqlite-queue on databases it must refuse', () => {
     writeFileSync(text, 'not a database at all, just some words that fill more than the header would\n'.repeat(10));
     const run = await runCliInProcess(['status', '--database', text]);
     expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*not a SQLite database/);
+  });
+
+  it('a queue database at an older schema: exit 3 with SchemaOutdatedError, for a reading and a writing command', async () => {
+    await createLegacyDatabase(db);
+    for (const args of [['status'], ['pause', LEGACY_QUEUE]]) {
+      const run = await runCliInProcess([...args, '--database', db.path]);
+      expectExit(run, EXIT_CODES.database, /^error: SchemaOutdatedError: The queue schema in the database is version 1/);
+    }
   });
 
   it('a PostgreSQL server that refuses connections: exit 3, one line', async () => {
