@@ -484,9 +484,8 @@ function buildReport(data) {
   lines.push(...pgLatencySection(data));
   lines.push(...telemetrySection(data));
 
-  lines.push('## Profile notes', '');
-  lines.push('<!-- PROFILE-NOTES: filled in by hand by the lead (where time goes, what was changed); bench/run.js keeps this section. -->');
-  lines.push(data.profileNotes || '_To be filled in: CPU profile of the library during scenario 1 and the conclusions drawn from it._', '');
+  lines.push('## Reading', '');
+  lines.push(...readingSection(data), '');
 
   lines.push('## Method notes', '');
   lines.push(
@@ -528,6 +527,24 @@ function chartRows(data) {
     }
   }
   return rows;
+}
+
+/**
+ * The hand-written reading of the run (kept by bench/run.js). It speaks of the run it was written for, named in its
+ * marker: kept under a newer run, it says so first, so an old reading is never taken for this run's.
+ */
+function readingSection(data) {
+  const reading = data.reading;
+  const marker = (run) =>
+    `<!-- READING run=${run}: written by hand about that run only; bench/run.js keeps this section. Lab notes, dated, are in bench/notes/. -->`;
+  if (!reading) return [marker(data.date), '_To be written: what this run says, in a few paragraphs; what was tried is in bench/notes/._'];
+  if (reading.run === data.date) return [marker(reading.run), reading.text];
+  return [
+    marker(reading.run),
+    `_Written for the run of ${reading.run}, not this one: read it against that run's figures, kept in git history._`,
+    '',
+    reading.text.replace(/^_Written for the run of [^\n]*\n\n/, ''),
+  ];
 }
 
 module.exports = { buildReport, chartRows };

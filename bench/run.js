@@ -41,17 +41,18 @@ const RESULTS_FILE = QUICK ? path.join(DATA_DIR, 'RESULTS.quick.md') : path.join
 const CHART_FILE = QUICK ? path.join(DATA_DIR, 'throughput.quick.svg') : path.join(BENCH_DIR, 'throughput.svg');
 
 /**
- * The hand-written parts of an existing RESULTS.md that a run keeps: the "Profile notes", and the rows of the targets
- * measured by their own scripts (groups, search costs), which sit below a marker of their own. Generated rows are never
- * carried over: a scenario that did not run must not leave an old figure looking like this run's.
+ * The hand-written parts of an existing RESULTS.md that a run keeps: the "Reading" (with the run it was written for),
+ * and the rows of the targets measured by their own scripts (groups, search costs), which sit below a marker of their
+ * own. Generated rows are never carried over: a scenario that did not run must not leave an old figure looking like
+ * this run's.
  */
 function existingHandWritten() {
-  if (!fs.existsSync(RESULTS_FILE)) return { profileNotes: undefined, otherTargets: [] };
+  if (!fs.existsSync(RESULTS_FILE)) return { reading: undefined, otherTargets: [] };
   const text = fs.readFileSync(RESULTS_FILE, 'utf8');
-  const notes = /## Profile notes\n\n<!-- PROFILE-NOTES[^\n]*-->\n([\s\S]*?)\n## /.exec(text);
+  const reading = /## Reading\n\n<!-- READING run=(\S+)[^\n]*-->\n([\s\S]*?)\n## /.exec(text);
   const targets = /<!-- OTHER-TARGETS[^\n]*-->\n\n\| target[^\n]*\n\|---[^\n]*\n((?:\|[^\n]*\n)*)/.exec(text);
   return {
-    profileNotes: notes && !/^_To be filled in/.test(notes[1].trim()) ? notes[1].trim() : undefined,
+    reading: reading && !/^_To be written/.test(reading[2].trim()) ? { run: reading[1], text: reading[2].trim() } : undefined,
     otherTargets: targets ? targets[1].split('\n').filter((line) => line.startsWith('|')) : [],
   };
 }
