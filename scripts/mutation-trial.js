@@ -209,7 +209,7 @@ const MUTATIONS = [
     file: 'lib/storage/sqlite/sql/group-claim.sql.ts',
     from: '+ coalesce((SELECT n FROM busy WHERE busy.g IS j.job_group), 0)',
     to: '+ 0',
-    tests: ['test/storage-contract-groups.e2e-spec.ts', 'test/groups.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/groups.e2e-spec.ts'],
     why: "SQLite group concurrency forgets a group's running jobs: each round gives a busy group its full bound again",
   },
   // ---- flow bounds
@@ -228,7 +228,7 @@ const MUTATIONS = [
     file: 'lib/storage/sqlite/migrations/007-flow-failure-walk.migration.ts',
     from: "AND (NEW.status = 'completed' OR ${T}.on_child_failure <> 'fail')",
     to: "AND NEW.status = 'completed'",
-    tests: ['test/storage-contract-flows.e2e-spec.ts', 'test/flows.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/flows.e2e-spec.ts'],
     why: "SQLite: a parent with onChildFailure 'continue' is never released when its last child failed",
   },
   {
@@ -256,7 +256,7 @@ const MUTATIONS = [
     file: 'lib/storage/postgres/sql/leases.sql.ts',
     from: "SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END",
     to: "SET status = CASE WHEN attempts > max_attempts THEN 'failed' ELSE 'pending' END",
-    tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-contract-lifecycle.e2e-spec.ts'],
+    tests: ['test/storage-contract.e2e-spec.ts'],
     why: 'PostgreSQL recovery off by one: a job whose lease expired on its last attempt is requeued instead of failed',
   },
   // ---- retry back-off

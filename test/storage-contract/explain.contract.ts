@@ -1,6 +1,6 @@
 /** The storage contract of `ExplainStorage`, on every backend. */
-import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, claimOne, contractStorage } from './support/storage-contract';
+import { describeEachBackend } from '../support/backends';
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: explain', (backend) => {
   const s = contractStorage(backend);

@@ -2,11 +2,11 @@
  * The storage contract of `OperatorStorage` (the dashboard's "run now", schedule controls and process list), on every
  * backend.
  */
-import { FLOW_WAIT_OFFSET } from '../lib/storage/shared/flow-wait';
-import { SCHEDULE_PAUSE_OFFSET } from '../lib/storage/shared/schedule-pause';
-import { FAILURE_ERROR_HEAD } from '../lib/storage/storage-records';
-import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, newSchedule, ref } from './support/storage-contract';
+import { FLOW_WAIT_OFFSET } from '../../lib/storage/shared/flow-wait';
+import { SCHEDULE_PAUSE_OFFSET } from '../../lib/storage/shared/schedule-pause';
+import { FAILURE_ERROR_HEAD } from '../../lib/storage/storage-records';
+import { describeEachBackend } from '../support/backends';
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, newSchedule, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: operator', (backend) => {
   const s = contractStorage(backend);

@@ -4,12 +4,12 @@
  * is the order the rule of `shared/job-sort.ts` states (ties by id, jobs without the field last, priority as the
  * claim takes it), page after page without overlap; and the admin's options are checked with a "did you mean".
  */
-import { InvalidArgumentError, JOB_ORDER_FIELDS, JobOrderBy, QueueAdmin, QueueProducer } from '../lib';
-import { JobRecord, ListJobsQuery } from '../lib/storage/queue-storage.interface';
-import { JobSort } from '../lib/storage/shared/job-sort';
-import { MIGRATED, describeEachBackend, perTestApp } from './support/backends';
-import { errorOf } from './support/ops';
-import { CONTRACT_LEASE, contractStorage, newJob, ref } from './support/storage-contract';
+import { InvalidArgumentError, JOB_ORDER_FIELDS, JobOrderBy, QueueAdmin, QueueProducer } from '../../lib';
+import { JobRecord, ListJobsQuery } from '../../lib/storage/queue-storage.interface';
+import { JobSort } from '../../lib/storage/shared/job-sort';
+import { MIGRATED, describeEachBackend, perTestApp } from '../support/backends';
+import { errorOf } from '../support/ops';
+import { CONTRACT_LEASE, contractStorage, newJob, ref } from '../support/storage-contract';
 
 /** A record's value for an order (null: the job has none, listed last). */
 function valueOf(job: JobRecord, by: JobOrderBy): number | string | null {

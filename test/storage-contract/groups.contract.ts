@@ -1,6 +1,6 @@
 /** The storage contract of `GroupStorage`, and of the grouped claim (`ClaimRequest.grouped`), on every backend. */
-import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, contractStorage, newJob, ref } from './support/storage-contract';
+import { describeEachBackend } from '../support/backends';
+import { CONTRACT_LEASE, addJob, contractStorage, newJob, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: groups', (backend) => {
   const s = contractStorage(backend);

@@ -1,7 +1,7 @@
 /** The storage contract of `WaitStorage` (waiting for jobs to finish, from any process), on every backend. */
 import { filter, firstValueFrom, timeout } from 'rxjs';
-import { describeEachBackend } from './support/backends';
-import { addJob, claimOne, contractStorage, ref } from './support/storage-contract';
+import { describeEachBackend } from '../support/backends';
+import { addJob, claimOne, contractStorage, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: waits', (backend) => {
   const s = contractStorage(backend);

@@ -1,8 +1,8 @@
 /** The storage contract of `FlowStorage` and `EnqueueStorage.enqueueFlow`, on every backend. */
-import { FLOW_WAIT_OFFSET } from '../lib/storage/shared/flow-wait';
-import { NewFlowNode } from '../lib/storage/queue-storage.interface';
-import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, claimOne, contractStorage, newJob, ref } from './support/storage-contract';
+import { FLOW_WAIT_OFFSET } from '../../lib/storage/shared/flow-wait';
+import { NewFlowNode } from '../../lib/storage/queue-storage.interface';
+import { describeEachBackend } from '../support/backends';
+import { CONTRACT_LEASE, claimOne, contractStorage, newJob, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: flows', (backend) => {
   const s = contractStorage(backend);

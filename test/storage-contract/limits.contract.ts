@@ -1,6 +1,6 @@
 /** The storage contract of `LimitStorage`, on every backend. */
-import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, claimOne, contractStorage, ref } from './support/storage-contract';
+import { describeEachBackend } from '../support/backends';
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: limits', (backend) => {
   const s = contractStorage(backend);

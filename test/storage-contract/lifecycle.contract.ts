@@ -6,13 +6,23 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { BackupNotSupportedError } from '../lib/errors/backup-not-supported.error';
-import { UnsupportedTransactionError } from '../lib/errors/unsupported-transaction.error';
-import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, contractStorage, newJob } from './support/storage-contract';
+import { BackupNotSupportedError } from '../../lib/errors/backup-not-supported.error';
+import { UnsupportedTransactionError } from '../../lib/errors/unsupported-transaction.error';
+import { describeEachBackend } from '../support/backends';
+import { createQueueStorage } from '../../lib/runtime/create-queue-storage';
+import { resolveModuleOptions } from '../../lib/runtime/resolve-module-options';
+import { CONTRACT_LEASE, addJob, contractStorage, newJob, recordingStorage } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: lifecycle and the rest', (backend) => {
   const s = contractStorage(backend);
+
+  it('initialize opens a storage on the database and close releases it; what it wrote is there for the next one', async () => {
+    const opened = recordingStorage(createQueueStorage(resolveModuleOptions({ ...s.db.options })), backend.name);
+    await opened.initialize();
+    const [job] = await opened.enqueue('life', [newJob({ data: '{"kept":true}' })], Date.now());
+    await opened.close();
+    expect(await s.storage.getJob(job.id)).toMatchObject({ id: job.id, queue: 'life', data: '{"kept":true}', status: 'pending' });
+  });
 
   it('fault is undefined on a healthy storage; backup copies a SQLite database and is refused on PostgreSQL', async () => {
     expect(s.storage.fault).toBeUndefined();

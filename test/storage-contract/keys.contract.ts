@@ -1,6 +1,6 @@
 /** The storage contract of `KeyedEnqueueStorage`, `DeadLetterStorage` and `SnoozeStorage` (schema step 10), on every backend. */
-import { describeEachBackend } from './support/backends';
-import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, ref } from './support/storage-contract';
+import { describeEachBackend } from '../support/backends';
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: keys, dead letters, snoozes', (backend) => {
   const s = contractStorage(backend);
@@ -16,6 +16,18 @@ describeEachBackend('Storage contract: keys, dead letters, snoozes', (backend) =
     const b = await s.storage.enqueueKeyed('d', newJob({ key: 'x', debounce: true, data: '{"n":2}' }), Date.now());
     expect(b.id).toBe(a.id);
     expect(await s.storage.getJob(a.id)).toMatchObject({ data: '{"n":2}', key: 'x', status: 'pending' });
+  });
+
+  it("debounceKeyHolder: the other unstarted debounced job of a cancelled debounced job's key; null for the holder and plain jobs", async () => {
+    const cancelled = await s.storage.enqueueKeyed('d', newJob({ key: 'x', debounce: true, data: '{"n":1}' }), Date.now());
+    expect(await s.storage.cancel(cancelled.id, Date.now())).toBe('pending');
+    const holder = await s.storage.enqueueKeyed('d', newJob({ key: 'x', debounce: true, data: '{"n":2}' }), Date.now());
+    expect(holder.id).not.toBe(cancelled.id);
+    expect(await s.storage.debounceKeyHolder(cancelled.id)).toMatchObject({ id: holder.id, key: 'x', status: 'pending' });
+    expect(await s.storage.debounceKeyHolder(holder.id)).toBeNull();
+    const plain = await addJob(s.storage, 'd');
+    expect(await s.storage.debounceKeyHolder(plain.id)).toBeNull();
+    expect(await s.storage.debounceKeyHolder('987654')).toBeNull();
   });
 
   it('declareDeadLetters, redrive, deadLetterQueues: a job failed for good is dead-lettered; redrive moves it back', async () => {

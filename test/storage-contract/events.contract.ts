@@ -1,7 +1,7 @@
 /** The storage contract of `EventStorage` (the shared log of cluster events), on every backend. */
 import { firstValueFrom, take, timeout } from 'rxjs';
-import { describeEachBackend } from './support/backends';
-import { contractStorage } from './support/storage-contract';
+import { describeEachBackend } from '../support/backends';
+import { contractStorage } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: cluster events', (backend) => {
   const s = contractStorage(backend);
