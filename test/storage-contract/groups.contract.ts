@@ -52,6 +52,37 @@ describeEachBackend('Storage contract: groups', (backend) => {
     expect(served.size).toBe(100);
   });
 
+  it('a grouped claim whose round reaches the last group wraps to the first, and the next round goes on after the groups it took', async () => {
+    // As above, the head in plain order offers nothing claimable: every job claimed comes from the walk of the groups.
+    for (let i = 0; i < 20; i++) await addJob(s.storage, 'r', { group: 'aaa' });
+    const request = { queue: 'r', limit: 7, grouped: true, groupConcurrency: 1 };
+    expect((await s.storage.claim([{ ...request, limit: 1 }], 'w', Date.now(), CONTRACT_LEASE)).map((job) => job.group)).toEqual(['aaa']);
+    // 100 groups of three jobs, claimed seven at a time: the 15th round takes g098 and g099, then wraps to g000-g004,
+    // and the 16th must start after g004 (a cursor left at g099 serves g000-g004 a third time before g010 a second).
+    const group = (i: number) => `g${String(i).padStart(3, '0')}`;
+    await s.storage.enqueue(
+      'r',
+      Array.from({ length: 300 }, (_, i) => newJob({ group: group(i % 100) })),
+      Date.now(),
+    );
+    const served = new Map<string, number>();
+    for (let round = 1; round <= 20; round++) {
+      const claimed = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+      expect({ round, claimed: claimed.length }).toEqual({ round, claimed: 7 });
+      for (const job of claimed) served.set(job.group as string, (served.get(job.group as string) ?? 0) + 1);
+      await s.storage.completeMany(
+        claimed.map((job) => ({ ref: ref(job), result: null })),
+        'w',
+        Date.now(),
+      );
+      // Round robin across the wrap: no group is served twice more than another.
+      const counts = Array.from({ length: 100 }, (_, i) => served.get(group(i)) ?? 0);
+      expect({ round, spread: Math.max(...counts) - Math.min(...counts) }).toEqual({ round, spread: 1 });
+    }
+    // 140 jobs: every group once, g000-g039 twice.
+    expect([served.get('g000'), served.get('g039'), served.get('g040'), served.get('g099')]).toEqual([2, 2, 1, 1]);
+  });
+
   it('a grouped claim serves a group whose first job is delayed by its first due one, and walks past a group with none due', async () => {
     const later = Date.now() + 3_600_000;
     // Group a's first job in claim order (the highest priority) is not due: its due job of lower priority is its turn.
