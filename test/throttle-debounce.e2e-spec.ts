@@ -8,7 +8,7 @@
  * (test/support/side-by-side.ts): every test has its own database, app and record of runs.
  */
 import { writeFileSync } from 'node:fs';
-import { InvalidJobOptionsError, QueueAdmin, QueueProducer } from '../lib';
+import { InvalidJobOptionsError, QueueAdmin, QueueProducer, SnoozeError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { readLines, startChildApp } from './support/child-app';
 import { deferred, waitFor } from './support/wait-for';
@@ -89,6 +89,28 @@ describe('throttle and debounce keys (the backends side by side)', () => {
   );
 
   itEachBackendConcurrently(
+    'throttle: once the window closed while its job still waits, an add returns that pending job, with no key conflict',
+    (backend) =>
+      withTestApps(backend, async (apps) => {
+        const { producer, admin, ran } = await open(apps);
+        // Paused: the job stays pending past its window (`key` alone still holds it while it is pending).
+        await admin.pause('throttled');
+        const first = await producer.add('throttled', { n: 1 }, { key: 'late', keyTtl: 200 });
+        const windowEnd = Date.now() + 200;
+        await waitFor(() => Date.now() > windowEnd, 'the throttle window closed');
+        const again = await producer.add('throttled', { n: 2 }, { key: 'late', keyTtl: 200 });
+        expect(again.id).toBe(first.id);
+        expect(await admin.getCounts('throttled')).toMatchObject({ pending: 1 });
+        await admin.resume('throttled');
+        await waitFor(async () => (await admin.getJob(first.id))?.status === 'completed', 'the first job ran');
+        expect(ran.map((run) => run.data)).toEqual([{ n: 1 }]);
+        // Finished and out of its window: the key is free.
+        const third = await producer.add('throttled', { n: 3 }, { key: 'late', keyTtl: 200 });
+        expect(third.id).not.toBe(first.id);
+      }),
+  );
+
+  itEachBackendConcurrently(
     'debounce: a burst of 20 concurrent adds runs once, with the last data, its delay after the last add, under one id',
     (backend) =>
       withTestApps(backend, async (apps) => {
@@ -121,6 +143,46 @@ describe('throttle and debounce keys (the backends side by side)', () => {
         // The last of the last wave's adds to commit wins; every add of that wave replaced the data after the earlier waves.
         expect((ran[0].data as { n: number }).n).toBeGreaterThanOrEqual(15);
         expect(await admin.getCounts('debounced')).toMatchObject({ pending: 0, running: 0, completed: 1 });
+      }),
+  );
+
+  itEachBackendConcurrently(
+    'debounce: a job waiting for its retry, or snoozed, has started: it is not touched; the add enqueues the next one',
+    (backend) =>
+      withTestApps(backend, async (apps) => {
+        const runs: { queue: string; id: string; data: unknown }[] = [];
+        const providers = [
+          defineProcessor<{ n: number }>(
+            'debounce-retry',
+            async (job) => {
+              runs.push({ queue: 'debounce-retry', id: job.id, data: job.data });
+              if (job.data.n === 1) throw new Error('the first job fails');
+            },
+            { maxAttempts: 2, backoff: { type: 'fixed', delay: 3_600_000 } },
+          ),
+          defineProcessor<{ n: number }>('debounce-snooze', async (job) => {
+            runs.push({ queue: 'debounce-snooze', id: job.id, data: job.data });
+            if (job.data.n === 1) throw new SnoozeError(3_600_000);
+          }),
+        ];
+        const app = await apps.startApp({ module: { pollInterval: 50 }, providers });
+        const producer = app.get(QueueProducer);
+        const admin = app.get(QueueAdmin);
+        for (const queue of ['debounce-retry', 'debounce-snooze']) {
+          const first = await producer.add(queue, { n: 1 }, { key: 'k', debounce: true });
+          await waitFor(async () => {
+            const job = await admin.getJob(first.id);
+            return job?.status === 'pending' && (job.attempts === 1 || job.snoozes === 1);
+          }, `${queue}: the first run ended in a retry or a snooze`);
+          const next = await producer.add(queue, { n: 2 }, { key: 'k', debounce: true });
+          expect({ queue, sameJob: next.id === first.id }).toEqual({ queue, sameJob: false });
+          expect(await admin.getJob(first.id)).toMatchObject({ status: 'pending', data: { n: 1 } });
+          await waitFor(async () => (await admin.getJob(next.id))?.status === 'completed', `${queue}: the next job ran`);
+          expect(runs.filter((run) => run.queue === queue).map((run) => [run.id, run.data])).toEqual([
+            [first.id, { n: 1 }],
+            [next.id, { n: 2 }],
+          ]);
+        }
       }),
   );
 
