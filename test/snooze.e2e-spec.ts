@@ -19,6 +19,7 @@ import {
   SnoozeError,
   SnoozeLimitError,
 } from '../lib';
+import { MODULE_DEFAULTS } from '../lib/module-defaults.constants';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
@@ -87,6 +88,26 @@ describeEachBackend('snooze', (backend) => {
     subscription.unsubscribe();
     expect(events).toHaveLength(3);
     expect(heard[0].nextRunAt).toBeInstanceOf(Date);
+  });
+
+  it('a snooze wakes this process at its due time: with the default 1 s poll, a 300 ms snooze runs again well before the next poll', async () => {
+    // The module's default pollInterval (1000 ms), on purpose: a 50 ms poll finds the job due at once either way. The
+    // fallback poll ticks at a fixed period, so a snooze without its wake-up runs at the first tick after it is due;
+    // after one such run the snoozes are in step with the ticks and each waits out a whole period (about 1000 ms from
+    // run to run). With the wake-up each run comes at the snooze's 300 ms plus one claim round.
+    expect(MODULE_DEFAULTS.pollInterval).toBe(1000);
+    const app = await current.startApp({ module: {}, providers: [SnoozeProcessor] });
+    const admin = app.get(QueueAdmin);
+    const job = await app.get(QueueProducer).add<SnoozeData>('snooze', { snoozes: 3, delay: 300 });
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the job completed after three snoozes');
+    const mine = runs.filter((run) => run.id === job.id);
+    expect(mine).toHaveLength(4);
+    const gaps = mine.slice(1).map((run, i) => run.at - mine[i].at);
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(290);
+      // Clearly below the 1000 ms poll: 300 ms of snooze, up to 400 ms for the write, the timer and the claim.
+      expect({ gaps, fast: gap < 700 }).toEqual({ gaps, fast: true });
+    }
   });
 
   it('a snoozed job is pending and due after its snooze', async () => {
