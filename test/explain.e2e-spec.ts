@@ -4,6 +4,8 @@
  * waiting-for-children, no-processor, finished; `JobNotFoundError` for an id that names no job.
  */
 import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
+import { createQueueStorage } from '../lib/runtime/create-queue-storage';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
@@ -114,5 +116,28 @@ describeEachBackend('QueueAdmin.explain', (backend) => {
     expect(explained).toMatchObject({ status: 'failed', reason: 'finished' });
     expect(explained.detail).toContain('Error: the upstream said no');
     for (const id of ['999999999', 'nope', '', '1 OR 1=1']) expect(await errorOf(() => admin.explain(id))).toBeInstanceOf(JobNotFoundError);
+  });
+
+  it('a running job whose lease expired is explained as claimed by its owner, whose lease expired: recovery will run it again', async () => {
+    // No processing in this app: its lease recovery would take the job back before it is explained.
+    const app = await current.startApp({ module: { processing: false } });
+    const admin = app.get(QueueAdmin);
+    const job = await app.get(QueueProducer).add('ex-lapsed', {});
+    // A worker that vanished: its own storage claims the job with a 1 ms lease, never renewed.
+    const vanished = createQueueStorage(resolveModuleOptions({ ...current.db.options }));
+    await vanished.initialize();
+    try {
+      const [claimed] = await vanished.claim([{ queue: 'ex-lapsed', limit: 1 }], 'vanished-worker', Date.now(), 1);
+      expect(claimed.id).toBe(job.id);
+      await waitFor(async () => ((await admin.getJob(job.id))?.leaseUntil?.getTime() ?? Infinity) < Date.now(), 'the lease lapsed');
+      const explained = await admin.explain(job.id);
+      expect(explained).toMatchObject({ status: 'running', reason: 'running', owner: 'vanished-worker' });
+      expect(explained.until!.getTime()).toBeLessThan(Date.now());
+      expect(explained.detail).toContain('vanished-worker, whose lease expired at');
+      expect(explained.detail).toContain('lease recovery will run it again');
+      expect(explained.detail).not.toContain('renewed while it runs');
+    } finally {
+      await vanished.close();
+    }
   });
 });
