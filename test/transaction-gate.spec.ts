@@ -1,4 +1,4 @@
-import { TransactionGate } from '../lib/storage/sqlite/transaction-gate';
+import { TransactionGate } from '../lib/storage/transactions/sqlite-transaction-gate';
 import { StatementRunner } from '../lib/storage/shared/statement-runner';
 import { deferred } from './support/wait-for';
 

@@ -3,7 +3,7 @@ import { Subscription, filter } from 'rxjs';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { WaitTimeoutError } from '../errors/wait-timeout.error';
-import { InspectionStorage, JobRecord, TransactionFate, WaitStorage } from '../storage/queue-storage.interface';
+import { InspectionStorage, JobRecord, CallerTransaction, WaitStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
 import { JobEventBus } from './job-event-bus';
 
@@ -64,7 +64,7 @@ export class FinishWatcher {
    * never existed, and on SQLite its id may be given to another job).
    * @throws JobNotFoundError, WaitTimeoutError, ShutdownAbortError (the application closed first).
    */
-  wait(id: string, timeout?: number, transaction?: TransactionFate): Promise<JobRecord> {
+  wait(id: string, timeout?: number, transaction?: CallerTransaction): Promise<JobRecord> {
     if (this.closed) return Promise.reject(new ShutdownAbortError(`Cannot wait for job ${id}: the queue module is shut down`));
     if (transaction?.rolledBack) return Promise.reject(new JobNotFoundError(id));
     return new Promise<JobRecord>((resolve, reject) => {

@@ -9,7 +9,8 @@ import {
   JobRecord,
   KeyedEnqueueStorage,
   ScheduleStorage,
-  TransactionFate,
+  CallerTransaction,
+  CallerTransactionStorage,
 } from '../storage/queue-storage.interface';
 import { newJobRecord } from '../storage/shared/job-row.mapper';
 import { intendedRunAt } from '../storage/shared/flow-wait';
@@ -46,7 +47,7 @@ import { assertAdminOptions } from '../admin/assert-options';
 import { QueueTelemetry, SendSpan } from '../telemetry/queue-telemetry';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */
-type ProducerStorage = EnqueueStorage & KeyedEnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
+type ProducerStorage = EnqueueStorage & CallerTransactionStorage & KeyedEnqueueStorage & Pick<FlowStorage, 'childrenOf'> & ScheduleStorage;
 
 const NEVER_ABORTED = { signal: new AbortController().signal };
 
@@ -54,7 +55,7 @@ const NEVER_ABORTED = { signal: new AbortController().signal };
 interface AddWrite {
   storage: ProducerStorage;
   /** The caller's open transaction on a shared connection, if the rows went into one (its rollback unmakes them). */
-  transaction?: TransactionFate;
+  transaction?: CallerTransaction;
   /** Written by a transaction that has not committed yet (`manager`, or one open on a shared connection). */
   inTransaction: boolean;
 }
@@ -69,7 +70,7 @@ interface AddStep<T, R> {
   queue: string;
   send: SendSpan | undefined;
   manager: EntityManager | undefined;
-  insert(storage: ProducerStorage, transaction: TransactionFate | undefined): Promise<T>;
+  insert(storage: ProducerStorage, transaction: CallerTransaction | undefined): Promise<T>;
   idsOf(written: T): string[];
   /** Announces each job inserted now (not a live job found by its key): called only when something listens. */
   announce(written: T, added: AnnounceAdded): void;
@@ -81,7 +82,7 @@ interface AddStep<T, R> {
 }
 
 /** A handle's children while its transaction has not rolled back; after that its id may name another job. */
-function childrenWhileAlive(storage: ProducerStorage, transaction: TransactionFate): ChildrenSource {
+function childrenWhileAlive(storage: ProducerStorage, transaction: CallerTransaction): ChildrenSource {
   return {
     childrenOf: (id) => (transaction.rolledBack ? Promise.reject(new JobNotFoundError(id)) : storage.childrenOf(id)),
   };
@@ -152,7 +153,7 @@ class SingleAdd<TData, TResult> implements AddStep<JobRecord, EnqueuedJob<TData,
   }
 
   /** Not `async`: the group commit's promise is awaited as it is, with no second promise around it per add. */
-  insert(storage: ProducerStorage, transaction: TransactionFate | undefined): Promise<JobRecord> {
+  insert(storage: ProducerStorage, transaction: CallerTransaction | undefined): Promise<JobRecord> {
     const { queue, record, now, manager } = this;
     // Throttled or debounced: statements of their own, outside the group commit (they may read or replace).
     if (this.keyed) return storage.enqueueKeyed(queue, record, now);

@@ -16,6 +16,7 @@ import type { ExplainStorage } from './roles/explain-storage.interface';
 import type { KeyedEnqueueStorage } from './roles/keyed-enqueue-storage.interface';
 import type { DeadLetterStorage } from './roles/dead-letter-storage.interface';
 import type { SnoozeStorage } from './roles/snooze-storage.interface';
+import type { CallerTransactionStorage } from './roles/caller-transaction-storage.interface';
 
 export * from './storage-records';
 export type { StorageLifecycle } from './roles/storage-lifecycle.interface';
@@ -36,14 +37,16 @@ export type { ExplainStorage, ExplainFacts } from './roles/explain-storage.inter
 export type { KeyedEnqueueStorage } from './roles/keyed-enqueue-storage.interface';
 export type { DeadLetterStorage } from './roles/dead-letter-storage.interface';
 export type { SnoozeStorage } from './roles/snooze-storage.interface';
+export type { CallerTransactionStorage } from './roles/caller-transaction-storage.interface';
+export type { CallerTransaction } from './transactions/caller-transaction';
 
 /**
  * Everything the queue needs from a database: the intersection of the storage's roles, which each backend implements
  * as one class. The parts of the queue depend on the roles they use (the poller on `ClaimStorage` and
  * `LimitStorage`, `QueueAdmin` on `InspectionStorage`, `ControlStorage` and `FlowStorage`, ...), never on this
  * whole; a backend keeps all of its SQL behind it. Every method is one atomic statement unless it says otherwise,
- * and none leaves a transaction open. Each role's methods are named in its contract file,
- * `test/storage-contract*.e2e-spec.ts`, run on every backend.
+ * and none leaves a transaction open. Every role member is called by a case of the storage contract
+ * (`test/storage-contract.e2e-spec.ts`), run on every backend.
  */
 export interface QueueStorage
   extends
@@ -64,4 +67,5 @@ export interface QueueStorage
     ExplainStorage,
     KeyedEnqueueStorage,
     DeadLetterStorage,
-    SnoozeStorage {}
+    SnoozeStorage,
+    CallerTransactionStorage {}

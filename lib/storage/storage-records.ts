@@ -282,17 +282,6 @@ export interface WaitedJobs {
   gone: string[];
 }
 
-/**
- * The caller's transaction a job was written in, as far as the storage follows it (SQLite). A job of a transaction
- * that rolled back never existed, and on SQLite its id may be given again: its handle must stop naming it.
- */
-export interface TransactionFate {
-  /** True once the transaction rolled back. */
-  readonly rolledBack: boolean;
-  /** Calls `listener` once, when the transaction rolls back (never when it commits); the result stops listening. */
-  onRollback(listener: () => void): () => void;
-}
-
 /** A failed job that cannot be retried while another live job holds its key. */
 export interface KeyBlockedJob {
   id: string;

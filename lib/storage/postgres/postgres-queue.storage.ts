@@ -81,8 +81,8 @@ import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.
 import { PostgresContext, ms } from './sql/postgres-sql-fragments';
 import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
 import { PostgresTransactions } from './postgres-transaction';
-import { TransactionStatements, dataSourceOfManager, transactionRunnerOf } from '../shared/transaction-statements';
-import { CommitWatch } from '../shared/commit-watch';
+import { TransactionStatements, dataSourceOfManager, transactionRunnerOf } from '../transactions/transaction-statements';
+import { CommitWatch } from '../transactions/commit-watch';
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, enqueueScheduleRun, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { explainFacts } from './sql/explain.sql';

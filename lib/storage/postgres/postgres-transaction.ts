@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { UnsupportedTransactionError } from '../../errors/unsupported-transaction.error';
 import { StatementRunner } from '../shared/statement-runner';
-import { dataSourceOfManager, transactionRunnerOf } from '../shared/transaction-statements';
+import { dataSourceOfManager, transactionRunnerOf } from '../transactions/transaction-statements';
 import { PostgresTables } from './sql/postgres-sql-fragments';
 
 /** Which database a connection is on, and which jobs table it sees (an oid is unique within a database). */

@@ -15,9 +15,10 @@ import { probeWrite } from './sql/probe.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
 import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
-import { SqliteTransactionWatch } from './sqlite-transaction-watch';
-import { TransactionGate } from './transaction-gate';
-import { WatchedTransaction } from './watched-transaction';
+import { keepRolledBackIds } from './sql/sequence.sql';
+import { SqliteTransactionWatch } from '../transactions/sqlite-transaction-watch';
+import { TransactionGate } from '../transactions/sqlite-transaction-gate';
+import { WatchedTransaction } from '../transactions/sqlite-watched-transaction';
 
 /**
  * Where the SQLite storage gets its connection, and how long its statements wait for another connection's lock
@@ -150,7 +151,7 @@ export class SqliteConnection {
       await this.configure(this.statements);
       this.backgroundStatements = this.statements;
       if (!this.ownsDataSource) {
-        const transactions = SqliteTransactionWatch.of(this.dataSource);
+        const transactions = SqliteTransactionWatch.of(this.dataSource, keepRolledBackIds);
         const gate = new TransactionGate(this.statements, () => transactions.callerTransaction() !== undefined);
         transactions.setGate(gate);
         this.transactions = transactions;

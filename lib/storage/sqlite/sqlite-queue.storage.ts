@@ -33,7 +33,7 @@ import {
   ScheduleOccurrence,
   ScheduleRecord,
   StoredEventBatch,
-  TransactionFate,
+  CallerTransaction,
   WaitedJobs,
   GroupLoad,
 } from '../queue-storage.interface';
@@ -75,11 +75,12 @@ import { completeJobs, failJob, retryJob, updateProgress } from './sql/outcomes.
 import { applyRetention, cleanJobs } from './sql/retention.sql';
 import { dueSchedules, enqueueOccurrence, enqueueScheduleRun, listSchedules, removeSchedule, upsertSchedule } from './sql/schedules.sql';
 import { SqliteConnection, SqliteConnectionSource } from './sqlite-connection';
-import { TransactionStatements, dataSourceOfManager } from '../shared/transaction-statements';
+import { TransactionStatements, dataSourceOfManager } from '../transactions/transaction-statements';
 import { cancelDescendants, childrenOf, flowOf, insertFlow, removeTree } from './sql/flows.sql';
-import { sqliteTransactionRunner } from './sqlite-transaction';
-import { CommitWatch } from '../shared/commit-watch';
-import { SqliteTransactionWatch } from './sqlite-transaction-watch';
+import { sqliteTransactionRunner } from '../transactions/sqlite-transaction';
+import { CommitWatch } from '../transactions/commit-watch';
+import { keepRolledBackIds } from './sql/sequence.sql';
+import { SqliteTransactionWatch } from '../transactions/sqlite-transaction-watch';
 import { applySqliteSchema } from './sqlite-schema';
 import { explainFacts } from './sql/explain.sql';
 
@@ -144,7 +145,7 @@ export class SqliteQueueStorage implements QueueStorage {
     return this.db.fault;
   }
 
-  openTransactionOf(manager?: EntityManager): TransactionFate | undefined {
+  openTransactionOf(manager?: EntityManager): CallerTransaction | undefined {
     if (manager === undefined) return this.db.callerTransaction();
     let runner: QueryRunner;
     try {
@@ -153,7 +154,7 @@ export class SqliteQueueStorage implements QueueStorage {
       // Not a transaction that can hold the queue's rows: `enqueueIn` refuses it with the typed error.
       return undefined;
     }
-    return SqliteTransactionWatch.of(dataSourceOfManager(manager)).transactionOf(runner);
+    return SqliteTransactionWatch.of(dataSourceOfManager(manager), keepRolledBackIds).transactionOf(runner);
   }
 
   afterCommitOf(manager: EntityManager | undefined, callback: () => void): void {
@@ -203,7 +204,7 @@ export class SqliteQueueStorage implements QueueStorage {
    */
   private afterCommit(manager: EntityManager, runner: QueryRunner, inserted: { id: string }[]): void {
     const source = dataSourceOfManager(manager);
-    SqliteTransactionWatch.of(source)
+    SqliteTransactionWatch.of(source, keepRolledBackIds)
       .transactionOf(runner)
       ?.noteIds(inserted.map((row) => row.id));
     CommitWatch.of(source).afterCommit(runner, () => {

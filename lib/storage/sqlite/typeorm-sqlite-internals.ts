@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 /**
  * The one place that reaches past TypeORM's public API for SQLite: the driver's native connection (for prepared
@@ -28,17 +28,4 @@ export function quietSqlite3(): unknown {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const sqlite3 = require('sqlite3') as { verbose(): unknown };
   return { ...sqlite3, verbose: () => sqlite3 };
-}
-
-/**
- * Makes `manager.transaction(...)` (and so `dataSource.transaction(...)`, which calls it) run inside `around`, on
- * this one manager object: TypeORM offers no hook that runs the transaction's callback, and the module must know
- * which async context is the callback's (see SqliteTransactionWatch). Arguments, result and errors are TypeORM's.
- */
-export function wrapManagerTransactions(manager: EntityManager, around: <T>(work: () => T) => T): void {
-  const transaction = manager.transaction;
-  const wrapped = function (this: EntityManager, ...args: unknown[]): unknown {
-    return around(() => (transaction as (...a: unknown[]) => unknown).apply(this, args));
-  };
-  Object.defineProperty(manager, 'transaction', { value: wrapped, configurable: true, writable: true });
 }

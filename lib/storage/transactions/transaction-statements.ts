@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { UnsupportedTransactionError } from '../../errors/unsupported-transaction.error';
-import { StorageRow } from './job-row.mapper';
-import { StatementRunner } from './statement-runner';
+import { StorageRow } from '../shared/job-row.mapper';
+import { StatementRunner } from '../shared/statement-runner';
 
 /** Statements run by the caller's transaction: on its query runner, never released here (the caller owns it). */
 export class TransactionStatements implements StatementRunner {

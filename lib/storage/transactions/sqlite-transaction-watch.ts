@@ -1,15 +1,18 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent, TransactionRollbackEvent } from 'typeorm';
-import { TransactionStatements } from '../shared/transaction-statements';
-import { keepRolledBackIds } from './sql/sequence.sql';
-import { wrapManagerTransactions } from './typeorm-sqlite-internals';
+import { StatementRunner } from '../shared/statement-runner';
+import { TransactionStatements } from './transaction-statements';
+import { wrapManagerTransactions } from './wrap-manager-transactions';
 import {
   WatchedTransaction,
   enterTransactionContext,
   pendingTransactionOf,
   runInTransactionContext,
   runsInside,
-} from './watched-transaction';
+} from './sqlite-watched-transaction';
+
+/** Raises the jobs table's AUTOINCREMENT sequence to at least `highestId`, in the statements of `runner`. */
+export type IdKeeper = (runner: StatementRunner, highestId: number) => Promise<void>;
 
 /** What the watch closes before BEGIN and opens after COMMIT or ROLLBACK (the TransactionGate). */
 export interface Gate {
@@ -36,13 +39,19 @@ export class SqliteTransactionWatch implements EntitySubscriberInterface {
   private active?: WatchedTransaction;
   private readonly logger = new Logger('JobQueue');
 
-  private constructor(private readonly dataSource: DataSource) {}
+  private constructor(
+    private readonly dataSource: DataSource,
+    private readonly keepRolledBackIds: IdKeeper,
+  ) {}
 
-  /** The one watch of `dataSource`, registered on first use. */
-  static of(dataSource: DataSource): SqliteTransactionWatch {
+  /**
+   * The one watch of `dataSource`, registered on first use; `keepRolledBackIds` raises the jobs table's sequence
+   * (the backend's SQL, given by the SQLite storage).
+   */
+  static of(dataSource: DataSource, keepRolledBackIds: IdKeeper): SqliteTransactionWatch {
     let watch = watches.get(dataSource);
     if (!watch) {
-      watch = new SqliteTransactionWatch(dataSource);
+      watch = new SqliteTransactionWatch(dataSource, keepRolledBackIds);
       dataSource.subscribers.push(watch);
       watches.set(dataSource, watch);
     }
@@ -122,7 +131,7 @@ export class SqliteTransactionWatch implements EntitySubscriberInterface {
   private async keepIds(runner: QueryRunner, highestId: number): Promise<void> {
     if (highestId <= 0) return;
     try {
-      await keepRolledBackIds(new TransactionStatements(runner), highestId);
+      await this.keepRolledBackIds(new TransactionStatements(runner), highestId);
     } catch (error) {
       // The handles of its jobs already know; only an id read elsewhere (a log line) could name a later job.
       this.logger.warn(

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { TransactionFate } from '../queue-storage.interface';
+import { CallerTransaction } from './caller-transaction';
 
 /** Where a transaction is in its life. */
 type TransactionState = 'pending' | 'open' | 'committed' | 'rolled-back';
@@ -9,7 +9,7 @@ type TransactionState = 'pending' | 'open' | 'committed' | 'rolled-back';
  * open, how it ended, and the highest job id the module handed out inside it (a rollback gives those ids back to
  * SQLite's sequence, see `keepRolledBackIds`).
  */
-export class WatchedTransaction implements TransactionFate {
+export class WatchedTransaction implements CallerTransaction {
   private state: TransactionState = 'pending';
   private listeners?: Set<() => void>;
   /** The highest job id written inside it by the module (0: none). */

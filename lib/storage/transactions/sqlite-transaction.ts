@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { UnsupportedTransactionError } from '../../errors/unsupported-transaction.error';
-import { dataSourceOfManager, transactionRunnerOf } from '../shared/transaction-statements';
+import { dataSourceOfManager, transactionRunnerOf } from './transaction-statements';
 
 /**
  * The query runner of the caller's transaction, when it can write the queue's tables atomically with the caller's
