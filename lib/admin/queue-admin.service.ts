@@ -105,7 +105,7 @@ const RETRY_ROUNDS = 3;
 export class QueueAdmin {
   private readonly logger = new Logger('JobQueue');
 
-  constructor(private readonly factory: QueueRuntime) {}
+  constructor(private readonly runtime: QueueRuntime) {}
 
   /**
    * One job with its whole state, including its place in a flow (`flow`) and its run history (`runs`), or `null`
@@ -134,13 +134,13 @@ export class QueueAdmin {
     const facts = await (await this.storage()).explainFacts(assertJobId(id), now);
     if (!facts) throw new JobNotFoundError(id);
     const queue = facts.job.queue;
-    const processor = this.factory.getProcessor(queue);
+    const processor = this.runtime.getProcessor(queue);
     return explainJob(
       facts,
       {
-        processesHere: !!processor && !!this.factory.runtime,
-        globalConcurrency: processor?.settings.globalConcurrency ?? this.factory.options.queueLimits[queue]?.globalConcurrency,
-        groupConcurrency: processor?.settings.groupConcurrency ?? this.factory.options.queueLimits[queue]?.groupConcurrency,
+        processesHere: !!processor && !!this.runtime.processing,
+        globalConcurrency: processor?.settings.globalConcurrency ?? this.runtime.options.queueLimits[queue]?.globalConcurrency,
+        groupConcurrency: processor?.settings.groupConcurrency ?? this.runtime.options.queueLimits[queue]?.groupConcurrency,
       },
       now,
     );
@@ -279,16 +279,16 @@ export class QueueAdmin {
     const countsOf = (queue: string) => counts.get(queue) ?? counts.set(queue, emptyCounts()).get(queue)!;
     for (const row of rows) countsOf(row.queue)[row.status] += row.count;
     for (const queue of paused) countsOf(queue);
-    for (const processor of this.factory.processors()) countsOf(processor.queue);
+    for (const processor of this.runtime.processors()) countsOf(processor.queue);
     for (const queue of announced) countsOf(queue);
     const pausedSet = new Set(paused);
     const processed = new Set(announced);
     // This process's own queues count from its start, before its first announcement lands.
-    if (this.factory.runtime) for (const processor of this.factory.processors()) processed.add(processor.queue);
+    if (this.runtime.processing) for (const processor of this.runtime.processors()) processed.add(processor.queue);
     return [...counts.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, queueCounts]) => {
-        const processor = this.factory.getProcessor(name);
+        const processor = this.runtime.getProcessor(name);
         return {
           name,
           counts: queueCounts,
@@ -309,7 +309,7 @@ export class QueueAdmin {
    */
   async hasQueue(queue: string): Promise<boolean> {
     assertQueueName(queue);
-    return this.factory.declaresQueue(queue) || this.storedQueue(await this.storage(), queue);
+    return this.runtime.declaresQueue(queue) || this.storedQueue(await this.storage(), queue);
   }
 
   /**
@@ -329,7 +329,7 @@ export class QueueAdmin {
   async resume(queue: string): Promise<void> {
     const storage = await this.knownQueue('resume', queue);
     await storage.setPaused(queue, false, Date.now());
-    this.factory.runtime?.wake();
+    this.runtime.processing?.wake();
   }
 
   /**
@@ -346,10 +346,10 @@ export class QueueAdmin {
     const before = await storage.cancel(assertJobId(id), now);
     if (before === null) throw new JobNotFoundError(id);
     if (before !== 'pending' && before !== 'running') throw new InvalidJobStateError(id, before, 'cancel', ['pending', 'running']);
-    if (before === 'running') this.factory.runtime?.cancelLocally(id);
+    if (before === 'running') this.runtime.processing?.cancelLocally(id);
     if (!cascade) return;
     // A second statement: a crash between the two leaves descendants that simply run (their parent is cancelled).
-    for (const running of await storage.cancelDescendants(id, now)) this.factory.runtime?.cancelLocally(running.id);
+    for (const running of await storage.cancelDescendants(id, now)) this.runtime.processing?.cancelLocally(running.id);
   }
 
   /**
@@ -365,7 +365,7 @@ export class QueueAdmin {
     for (let round = 1; ; round++) {
       const changed = await storage.retryFinished({ ids: [rowId] }, Date.now());
       if (changed.length === 1) {
-        this.factory.runtime?.wake();
+        this.runtime.processing?.wake();
         return;
       }
       const record = await storage.getJob(id);
@@ -410,7 +410,7 @@ export class QueueAdmin {
     const storage = await this.knownQueue('retryAll', queue);
     const now = Date.now();
     const retried = await storage.retryFinished({ queue }, now);
-    if (retried.length > 0) this.factory.runtime?.wake();
+    if (retried.length > 0) this.runtime.processing?.wake();
     // Jobs that failed after `now` were not candidates: they are neither retried nor skipped.
     const skipped = (await storage.keyBlockedFailed(queue, now)).map(({ id, key, holderId }) => ({ id, key, heldBy: holderId }));
     if (skipped.length > 0) {
@@ -434,7 +434,7 @@ export class QueueAdmin {
     assertRedriveArguments(deadLetterQueue, options);
     const storage = await this.knownQueue('redrive', deadLetterQueue);
     const moved = await redriveDeadLetters(storage, deadLetterQueue, options, Date.now);
-    if (moved > 0) this.factory.runtime?.wake();
+    if (moved > 0) this.runtime.processing?.wake();
     return moved;
   }
 
@@ -458,14 +458,14 @@ export class QueueAdmin {
       if (outcome === null) throw new JobNotFoundError(id);
       if ('running' in outcome) throw new InvalidJobStateError(outcome.running, 'running', 'remove', removable);
       // Waits for any job of the tree in this process reject now, not at their next poll.
-      this.factory.finishWatcher.lookAgain();
+      this.runtime.finishWatcher.lookAgain();
       return;
     }
     const before = await storage.remove(assertJobId(id), Date.now());
     if (before === null) throw new JobNotFoundError(id);
     if (before === 'running') throw new InvalidJobStateError(id, before, 'remove', removable);
     // A wait for it in this process rejects now, not at its next poll.
-    this.factory.finishWatcher.lookAgain([id]);
+    this.runtime.finishWatcher.lookAgain([id]);
   }
 
   /**
@@ -479,7 +479,7 @@ export class QueueAdmin {
     if (outcome === null) throw new JobNotFoundError(id);
     if (outcome.status !== 'pending') throw new InvalidJobStateError(id, outcome.status, 'promote', ['pending']);
     if (isWaitingRunAt(outcome.runAt)) throw new JobWaitingForChildrenError(id);
-    if (outcome.promoted) this.factory.runtime?.wake();
+    if (outcome.promoted) this.runtime.processing?.wake();
     return outcome.promoted;
   }
 
@@ -514,14 +514,14 @@ export class QueueAdmin {
    * @throws InvalidQueueNameError, ScheduleNotFoundError (also when the schedule is removed during the call).
    */
   async runScheduleNow(queue: string, name: string): Promise<string> {
-    const defaults = (of: string) => this.factory.getProcessor(of)?.settings.maxAttempts ?? this.factory.options.maxAttempts;
+    const defaults = (of: string) => this.runtime.getProcessor(of)?.settings.maxAttempts ?? this.runtime.options.maxAttempts;
     for (;;) {
       const { storage, schedule } = await this.schedule(queue, name);
       const now = Date.now();
       const job = occurrenceJob(schedule, now, defaults);
       const id = await storage.enqueueScheduleRun(queue, schedule.name, scheduleRunKey(schedule.name, now), job, now);
       if (id !== null) {
-        this.factory.runtime?.wake();
+        this.runtime.processing?.wake();
         return id;
       }
       // No row: the schedule was removed (the next read says so), or another run drew the same key (retried).
@@ -554,8 +554,8 @@ export class QueueAdmin {
     ]);
     return {
       self: {
-        workerId: this.factory.options.workerId,
-        processors: this.factory.processors().map((p) => ({ queue: p.queue, concurrency: p.settings.concurrency })),
+        workerId: this.runtime.options.workerId,
+        processors: this.runtime.processors().map((p) => ({ queue: p.queue, concurrency: p.settings.concurrency })),
       },
       processes: toProcesses(rows, activity, now),
       workers: toWorkers(activity),
@@ -587,7 +587,7 @@ export class QueueAdmin {
     // "Older than 0 ms" includes a job that finished this very millisecond.
     const removed = await storage.clean(queue, statuses, Date.now() - olderThan + 1);
     // Waits in this process for jobs it deleted reject now, not at their next poll.
-    if (removed > 0) this.factory.finishWatcher.lookAgain();
+    if (removed > 0) this.runtime.finishWatcher.lookAgain();
     return removed;
   }
 
@@ -654,7 +654,7 @@ export class QueueAdmin {
     const rowId = assertJobId(id);
     const timeout = assertTimeout('waitUntilFinished', options);
     await this.storage();
-    return toJobInfo<TData, TResult>(await this.factory.finishWatcher.wait(rowId, timeout));
+    return toJobInfo<TData, TResult>(await this.runtime.finishWatcher.wait(rowId, timeout));
   }
 
   /**
@@ -667,10 +667,10 @@ export class QueueAdmin {
   async waitUntilIdle(queue?: string, options: WaitOptions = {}): Promise<void> {
     if (queue !== undefined) assertQueueName(queue);
     const timeout = assertTimeout('waitUntilIdle', options);
-    await waitUntilIdle(await this.storage(), this.factory.events, {
+    await waitUntilIdle(await this.storage(), this.runtime.events, {
       queue,
       timeout,
-      interval: Math.min(this.factory.options.pollInterval, 50),
+      interval: Math.min(this.runtime.options.pollInterval, 50),
     });
   }
 
@@ -681,8 +681,8 @@ export class QueueAdmin {
   private async knownQueue(operation: string, queue: string): Promise<AdminStorage> {
     assertQueueName(queue);
     const storage = await this.storage();
-    if (this.factory.declaresQueue(queue) || (await this.storedQueue(storage, queue))) return storage;
-    const known = [...this.factory.declaredQueues(), ...(await this.listQueues()).map((info) => info.name)];
+    if (this.runtime.declaresQueue(queue) || (await this.storedQueue(storage, queue))) return storage;
+    const known = [...this.runtime.declaredQueues(), ...(await this.listQueues()).map((info) => info.name)];
     throw new QueueNotFoundError(queue, operation, closestName(queue, known));
   }
 
@@ -707,7 +707,7 @@ export class QueueAdmin {
 
   /** The storage, its driver errors turned into StorageError (the library's own errors pass unchanged). */
   private async storage(): Promise<AdminStorage> {
-    return guardStorage(await this.factory.storage(), 'QueueAdmin');
+    return guardStorage(await this.runtime.storage(), 'QueueAdmin');
   }
 }
 

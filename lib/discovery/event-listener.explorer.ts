@@ -28,7 +28,7 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: ProcessorMetadataAccessor,
-    private readonly factory: QueueRuntime,
+    private readonly runtime: QueueRuntime,
   ) {}
 
   onModuleInit(): void {
@@ -56,7 +56,7 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
         if (onJobEvent) {
           assertEventType(name, method, 'OnJobEvent', onJobEvent.type);
           if (onJobEvent.queue !== undefined) assertQueueName(onJobEvent.queue);
-          this.factory.addEventListener(onJobEvent.queue, onJobEvent.type, handler, label);
+          this.runtime.addEventListener(onJobEvent.queue, onJobEvent.type, handler, label);
         }
         if (onQueueEvent) {
           assertEventType(name, method, 'OnQueueEvent', onQueueEvent);
@@ -79,10 +79,10 @@ export class EventListenerExplorer implements OnModuleInit, OnApplicationBootstr
   onApplicationBootstrap(): void {
     if (this.queueListeners.length > 0) {
       const classes = [...new Set(this.queueListeners.map(({ label, queue }) => `${label.slice(0, label.lastIndexOf('.'))} ('${queue}')`))];
-      this.factory.noticeLocalListeners(`@QueueEventsListener ${classes.length > 1 ? 'classes' : 'class'} ${classes.join(', ')}`);
+      this.runtime.noticeLocalListeners(`@QueueEventsListener ${classes.length > 1 ? 'classes' : 'class'} ${classes.join(', ')}`);
     }
     for (const { queue, type, handler, label } of this.queueListeners) {
-      this.factory.addEventListener(queue, type, handler, label, this.factory.allEvents$);
+      this.runtime.addEventListener(queue, type, handler, label, this.runtime.allEvents$);
     }
   }
 

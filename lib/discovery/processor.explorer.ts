@@ -40,7 +40,7 @@ export class ProcessorExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly accessor: ProcessorMetadataAccessor,
-    private readonly factory: QueueRuntime,
+    private readonly runtime: QueueRuntime,
   ) {}
 
   onModuleInit(): void {
@@ -69,7 +69,7 @@ export class ProcessorExplorer implements OnModuleInit {
       }
       if (seen.has(instance)) continue;
       seen.add(instance);
-      this.factory.registerProcessor({
+      this.runtime.registerProcessor({
         queue: metadata.queue,
         processorName: name,
         instance: instance as QueueProcessor,
@@ -94,7 +94,7 @@ export class ProcessorExplorer implements OnModuleInit {
           `@OnJobEvent('${String(type)}') on ${method}() names no event (known: ${JOB_EVENT_TYPES.join(', ')})`,
         );
       }
-      this.factory.addEventListener(
+      this.runtime.addEventListener(
         metadata.queue ?? queue,
         type,
         (event) => handler.call(instance, event),

@@ -22,19 +22,19 @@ export type QueueHealthResult = Record<string, { status: 'up' | 'down'; [detail:
  */
 @Injectable()
 export class QueueHealthIndicator {
-  constructor(private readonly factory: QueueRuntime) {}
+  constructor(private readonly runtime: QueueRuntime) {}
 
   /** Checks the queue; never throws, reports `down` with the reason instead. */
   async isHealthy(key = 'queue', options: QueueHealthOptions = {}): Promise<QueueHealthResult> {
     const now = Date.now();
-    const { pollInterval, processing } = this.factory.options;
+    const { pollInterval, processing } = this.runtime.options;
     const maxPollerSilence = options.maxPollerSilence ?? Math.max(3 * pollInterval, 5000);
     const maxPendingAge = options.maxPendingAge ?? 60_000;
-    const runtime = this.factory.runtime;
+    const runtime = this.runtime.processing;
     let oldest;
     let unprocessed;
     try {
-      const storage = await this.factory.storage();
+      const storage = await this.runtime.storage();
       // A deleted, replaced or corrupted file may still answer queries (the process has the old file open).
       const fault = storage.fault;
       if (fault) return { [key]: { status: 'down', database: 'down', error: fault.message } };
@@ -49,12 +49,12 @@ export class QueueHealthIndicator {
     const poller = !processing || !runtime ? 'not running in this process' : pollerUp ? 'up' : 'down';
     // Queues with due jobs that no process has a processor for are checked too: their jobs wait for ever.
     // This process's own queues count from its start, before its first announcement lands.
-    const local = new Set(runtime ? this.factory.processors().map((p) => p.queue) : []);
+    const local = new Set(runtime ? this.runtime.processors().map((p) => p.queue) : []);
     const unprocessedNames = unprocessed.map((row) => row.queue).filter((queue) => !local.has(queue));
     const checked = new Set(
       options.queues ??
-        (this.factory.processors().length > 0
-          ? [...this.factory.processors().map((p) => p.queue), ...unprocessedNames]
+        (this.runtime.processors().length > 0
+          ? [...this.runtime.processors().map((p) => p.queue), ...unprocessedNames]
           : oldest.map((row) => row.queue)),
     );
     const queues: Record<string, { oldestPendingAgeMs: number; processed: boolean; status: 'up' | 'down' }> = {};

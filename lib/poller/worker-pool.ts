@@ -6,7 +6,7 @@ export class WorkerPool {
   private readonly workers = new Map<string, QueueWorker>();
   private rotation = 0;
 
-  /** Adds a worker (the factory has already refused duplicate queues). */
+  /** Adds a worker (the runtime has already refused duplicate queues). */
   register(worker: QueueWorker): void {
     this.workers.set(worker.queue, worker);
   }

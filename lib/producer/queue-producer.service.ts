@@ -33,7 +33,7 @@ import { assertQueueName } from '../utils/queue-name.util';
 import { guardStorage } from '../storage/guard-storage';
 import { ChildrenSource, toJob } from '../worker/job-runtime';
 import { JobNotFoundError } from '../errors/job-not-found.error';
-import { AddGroupCommit } from './add-group-commit';
+import { AddBatchCommit } from './add-batch-commit';
 import { JobDefaults, keyModeField, prepareJob } from './prepare-job';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 import {
@@ -118,7 +118,7 @@ function managerOf(queue: string, options: (JobOptions | undefined)[]): EntityMa
 }
 
 /**
- * Announces `record` if it was inserted now, not a live job found by its key (created before). `>=`: a group commit
+ * Announces `record` if it was inserted now, not a live job found by its key (created before). `>=`: a batch commit
  * stamps its rows with the latest caller's time.
  */
 function announceIfNew(record: JobRecord, now: number, added: AnnounceAdded): void {
@@ -127,7 +127,7 @@ function announceIfNew(record: JobRecord, now: number, added: AnnounceAdded): vo
 
 /** What a `SingleAdd` asks of its producer. */
 interface AddHost {
-  groupCommitFor(storage: ProducerStorage): AddGroupCommit;
+  batchCommitFor(storage: ProducerStorage): AddBatchCommit;
   enqueued<TData, TResult>(record: JobRecord, where: AddWrite): EnqueuedJob<TData, TResult>;
 }
 
@@ -152,15 +152,15 @@ class SingleAdd<TData, TResult> implements AddStep<JobRecord, EnqueuedJob<TData,
     this.runAts = [record.runAt];
   }
 
-  /** Not `async`: the group commit's promise is awaited as it is, with no second promise around it per add. */
+  /** Not `async`: the batch commit's promise is awaited as it is, with no second promise around it per add. */
   insert(storage: ProducerStorage, transaction: CallerTransaction | undefined): Promise<JobRecord> {
     const { queue, record, now, manager } = this;
-    // Throttled or debounced: statements of their own, outside the group commit (they may read or replace).
+    // Throttled or debounced: statements of their own, outside the batch commit (they may read or replace).
     if (this.keyed) return storage.enqueueKeyed(queue, record, now);
     if (manager) return storage.enqueueIn(manager, queue, [record], now).then(([stored]) => stored);
     // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
     if (transaction) return storage.enqueue(queue, [record], now).then(([stored]) => stored);
-    return this.host.groupCommitFor(storage).add(queue, record, now);
+    return this.host.batchCommitFor(storage).add(queue, record, now);
   }
 
   idsOf(stored: JobRecord): string[] {
@@ -179,17 +179,17 @@ class SingleAdd<TData, TResult> implements AddStep<JobRecord, EnqueuedJob<TData,
 /** Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). */
 @Injectable()
 export class QueueProducer {
-  private groupCommit?: { storage: ProducerStorage; commit: AddGroupCommit };
+  private batchCommit?: { storage: ProducerStorage; commit: AddBatchCommit };
   /** Made once, not per add. */
   private readonly emitAdded: AnnounceAdded = (queue, jobId, runAt) =>
-    this.factory.events.emit({ type: 'added', queue, jobId, attempt: 0, runAt: new Date(runAt) });
+    this.runtime.events.emit({ type: 'added', queue, jobId, attempt: 0, runAt: new Date(runAt) });
   /** Made once: what each `SingleAdd` calls back. */
   private readonly host: AddHost = {
-    groupCommitFor: (storage) => this.groupCommitFor(storage),
+    batchCommitFor: (storage) => this.batchCommitFor(storage),
     enqueued: (record, where) => this.enqueued(record, where),
   };
 
-  constructor(private readonly factory: QueueRuntime) {}
+  constructor(private readonly runtime: QueueRuntime) {}
 
   /**
    * A job handed back to a producer: not started (its signal never aborts, it cannot report progress, log or update
@@ -213,7 +213,7 @@ export class QueueProducer {
             `must be a positive number of ms, at most ${MAX_TIMER_MS}, got ${describeValue(options.timeout)}`,
           );
         }
-        return toJobInfo<TData, TResult>(await this.factory.finishWatcher.wait(record.id, options.timeout, transaction));
+        return toJobInfo<TData, TResult>(await this.runtime.finishWatcher.wait(record.id, options.timeout, transaction));
       },
     });
   }
@@ -349,7 +349,7 @@ export class QueueProducer {
   /**
    * The steps every add shares, in order: mark the add under way (until it has announced its jobs, this process's
    * events wait: its job may start before it returns, JobEventBus), open the storage, note the caller's open
-   * transaction (read in the caller's context: a group commit writes in the context of the add that started it),
+   * transaction (read in the caller's context: a batch commit writes in the context of the add that started it),
    * insert, end the span, set the timer for a delayed job, announce the jobs (`added`), hand them back. Jobs written by
    * the caller's transaction do not exist for anyone else until it commits, maybe never: they are announced when it
    * commits, and never if it rolls back. Each job is still announced before its `active`: nothing can claim it
@@ -357,7 +357,7 @@ export class QueueProducer {
    * @throws StorageError and its kin (asStorageError): a driver's error never reaches the caller raw.
    */
   private async write<T, R>(step: AddStep<T, R>): Promise<R> {
-    const endAdd = this.factory.events.beginAdd();
+    const endAdd = this.runtime.events.beginAdd();
     try {
       const storage = await this.storageFor(step.send);
       const transaction = storage.openTransactionOf?.(step.manager);
@@ -381,20 +381,20 @@ export class QueueProducer {
 
   /** Emits the `added` event of each job `step` wrote, when something listens. */
   private announceAll<T>(step: AddStep<T, unknown>, written: T): void {
-    if (this.factory.events.observed) step.announce(written, this.emitAdded);
+    if (this.runtime.events.observed) step.announce(written, this.emitAdded);
   }
 
   /** The telemetry when it records (an SDK is registered), else undefined: adds skip it. */
   private tracing(): QueueTelemetry | undefined {
-    const telemetry = this.factory.telemetry;
+    const telemetry = this.runtime.telemetry;
     return telemetry?.active ? telemetry : undefined;
   }
 
   /** The storage; a failure to open it ends the add's span too (it rejects the add). */
   private async storageFor(send: SendSpan | undefined): Promise<ProducerStorage> {
-    if (!send) return this.factory.storage();
+    if (!send) return this.runtime.storage();
     try {
-      return await this.factory.storage();
+      return await this.runtime.storage();
     } catch (error) {
       send.failed(error);
       throw error;
@@ -404,7 +404,7 @@ export class QueueProducer {
   /** Sets this process's timer for the first of these run times that lies ahead (a waiting parent's is not one). */
   private wakeForDelayed(runAts: number[], now: number): void {
     const firstDelayed = runAts.reduce((first, runAt) => (runAt > now && runAt < first ? runAt : first), Infinity);
-    if (firstDelayed !== Infinity && firstDelayed === intendedRunAt(firstDelayed)) this.factory.runtime?.wakeAt(firstDelayed);
+    if (firstDelayed !== Infinity && firstDelayed === intendedRunAt(firstDelayed)) this.runtime.processing?.wakeAt(firstDelayed);
   }
 
   /**
@@ -416,7 +416,7 @@ export class QueueProducer {
     assertQueueName(queue);
     const now = Date.now();
     const record = toScheduleRecord(queue, name, options, now);
-    await Scheduler.upsert(guardStorage(await this.factory.storage(), 'QueueProducer'), [record], now);
+    await Scheduler.upsert(guardStorage(await this.runtime.storage(), 'QueueProducer'), [record], now);
     const stored = (await this.listSchedules<TData>()).find((schedule) => schedule.queue === queue && schedule.name === name);
     return stored as ScheduleInfo<TData>;
   }
@@ -424,12 +424,12 @@ export class QueueProducer {
   /** Deletes a recurring job; resolves false when there was none. Jobs it already enqueued stay. */
   async removeSchedule(queue: string, name: string): Promise<boolean> {
     assertQueueName(queue);
-    return guardStorage(await this.factory.storage(), 'QueueProducer').removeSchedule(queue, name);
+    return guardStorage(await this.runtime.storage(), 'QueueProducer').removeSchedule(queue, name);
   }
 
   /** Every recurring job, with its next run time. */
   async listSchedules<TData = unknown>(): Promise<ScheduleInfo<TData>[]> {
-    const records = await guardStorage(await this.factory.storage(), 'QueueProducer').listSchedules();
+    const records = await guardStorage(await this.runtime.storage(), 'QueueProducer').listSchedules();
     return records.map((record) => ({
       queue: record.queue,
       name: record.name,
@@ -442,18 +442,18 @@ export class QueueProducer {
     }));
   }
 
-  /** The group commit of `storage`'s adds (one storage per application; kept per storage all the same). */
-  private groupCommitFor(storage: ProducerStorage): AddGroupCommit {
-    if (this.groupCommit?.storage !== storage) {
-      this.groupCommit = {
+  /** The batch commit of `storage`'s adds (one storage per application; kept per storage all the same). */
+  private batchCommitFor(storage: ProducerStorage): AddBatchCommit {
+    if (this.batchCommit?.storage !== storage) {
+      this.batchCommit = {
         storage,
-        commit: new AddGroupCommit((queue, jobs, now) => storage.enqueue(queue, jobs, now), storage.parallelInserts),
+        commit: new AddBatchCommit((queue, jobs, now) => storage.enqueue(queue, jobs, now), storage.parallelInserts),
       };
     }
-    return this.groupCommit.commit;
+    return this.batchCommit.commit;
   }
 
   private defaultsFor(queue: string): JobDefaults {
-    return { maxAttempts: this.factory.getProcessor(queue)?.settings.maxAttempts ?? this.factory.options.maxAttempts };
+    return { maxAttempts: this.runtime.getProcessor(queue)?.settings.maxAttempts ?? this.runtime.options.maxAttempts };
   }
 }

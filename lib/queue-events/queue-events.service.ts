@@ -11,18 +11,18 @@ import { JobEventType, QueueEvent, QueueEventOf } from '../interfaces/queue-even
  */
 @Injectable()
 export class QueueEvents extends Observable<QueueEvent> {
-  constructor(private readonly factory: QueueRuntime) {
-    super((subscriber) => factory.allEvents$.subscribe(subscriber));
+  constructor(private readonly runtime: QueueRuntime) {
+    super((subscriber) => runtime.allEvents$.subscribe(subscriber));
   }
 
   /** Every event of every queue (the same stream as this object). An error thrown inside your own `subscribe` callback follows RxJS rules; prefer `@OnQueueEvent` for handlers that may throw. */
   get events$(): Observable<QueueEvent> {
-    return this.factory.allEvents$;
+    return this.runtime.allEvents$;
   }
 
   /** Events of one kind, optionally of one queue. */
   on<TType extends JobEventType>(type: TType, queue?: string): Observable<QueueEventOf<TType>> {
-    return this.factory.allEvents$.pipe(
+    return this.runtime.allEvents$.pipe(
       filter((event): event is QueueEventOf<TType> => event.type === type && (queue === undefined || event.queue === queue)),
     );
   }
@@ -33,6 +33,6 @@ export class QueueEvents extends Observable<QueueEvent> {
    * about to cause the events yourself (tests). Resolves at once otherwise.
    */
   listening(): Promise<void> {
-    return this.factory.clusterListening();
+    return this.runtime.clusterListening();
   }
 }

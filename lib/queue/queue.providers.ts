@@ -18,7 +18,7 @@ const NOT_DEFAULTABLE = ['name', 'key', 'runAt'];
  * Validates a registration and builds its handle. Runs when Nest instantiates the provider, so a bad registration
  * fails `compile()` / `app.init()` with `InvalidQueueNameError` or `InvalidModuleOptionsError`.
  */
-export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin, factory: QueueRuntime): Queue {
+export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin, runtime: QueueRuntime): Queue {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidModuleOptionsError('registerQueue', `must be an object { name, defaultJobOptions? }, got ${describeValue(options)}`);
   }
@@ -38,7 +38,7 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
     throw error;
   }
   // A declared queue is known before its first job: it may be paused or cleaned at once.
-  factory.declareQueue(options.name);
+  runtime.declareQueue(options.name);
   return new Queue(options.name, producer, admin, { ...defaults });
 }
 
@@ -46,8 +46,8 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
 export function createQueueProviders(registrations: RegisterQueueOptions[]): Provider[] {
   return registrations.map((registration) => ({
     provide: getQueueToken(registration?.name),
-    useFactory: (producer: QueueProducer, admin: QueueAdmin, factory: QueueRuntime) =>
-      createQueueHandle(registration, producer, admin, factory),
+    useFactory: (producer: QueueProducer, admin: QueueAdmin, runtime: QueueRuntime) =>
+      createQueueHandle(registration, producer, admin, runtime),
     inject: [QueueProducer, QueueAdmin, QueueRuntime],
   }));
 }
@@ -60,8 +60,8 @@ export function createAsyncQueueProviders(registrations: RegisterQueueAsyncOptio
       throw new InvalidModuleOptionsError(`registerQueueAsync(${name}).useFactory`, 'must be a function');
     return {
       provide: getQueueToken(name),
-      useFactory: async (producer: QueueProducer, admin: QueueAdmin, factory: QueueRuntime, ...args: unknown[]) =>
-        createQueueHandle({ ...(await useFactory(...args)), name }, producer, admin, factory),
+      useFactory: async (producer: QueueProducer, admin: QueueAdmin, runtime: QueueRuntime, ...args: unknown[]) =>
+        createQueueHandle({ ...(await useFactory(...args)), name }, producer, admin, runtime),
       inject: [QueueProducer, QueueAdmin, QueueRuntime, ...inject],
     };
   });

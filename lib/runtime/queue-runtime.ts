@@ -78,8 +78,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
     return this.tracing ?? undefined;
   }
 
-  /** The processing runtime, when this process processes and has started. */
-  get runtime(): ProcessingRuntime | undefined {
+  /** The processing runtime (the shared poller and the workers), when this process processes and has started. */
+  get processing(): ProcessingRuntime | undefined {
     return this.runtimeInstance;
   }
 

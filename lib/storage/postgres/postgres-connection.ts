@@ -100,7 +100,7 @@ export class PostgresConnection {
 
   /**
    * Opens the pool if owned, runs `setUp` (the schema), then starts listening. Once: later calls wait for the first.
-   * On failure it releases what it opened (the factory never closes a storage whose initialize failed).
+   * On failure it releases what it opened (the runtime never closes a storage whose initialize failed).
    */
   open(setUp: (dataSource: DataSource, runner: StatementRunner) => Promise<void>): Promise<void> {
     this.initializing ??= this.openOnce(setUp);

@@ -17,7 +17,7 @@ export interface EnqueueStorage {
   /** Inserts a flow's nodes in one atomic write (in `manager`'s transaction when given); their ids, in node order. */
   enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]>;
   /**
-   * How many inserts of one queue the producer's group commit keeps in flight at once (default 1): one where the
+   * How many inserts of one queue the producer's batch commit keeps in flight at once (default 1): one where the
    * database has a single writer, more where statements run side by side and their commits' disk flushes overlap.
    */
   readonly parallelInserts?: number;

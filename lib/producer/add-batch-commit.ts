@@ -1,7 +1,7 @@
 import { JobRecord, NewJobRecord } from '../storage/queue-storage.interface';
 import { isTransientStorageError } from '../errors/codes/transient-error';
 
-/** The storage call a group is written with: `QueueStorage.enqueue`. */
+/** The storage call a batch is written with: `QueueStorage.enqueue`. */
 export type EnqueueCall = (queue: string, jobs: NewJobRecord[], now: number) => Promise<JobRecord[]>;
 
 /** One `add()` waiting for its row. */
@@ -16,7 +16,7 @@ interface WaitingAdd {
  * Most rows one statement carries: a flood of adds still moves in bounded steps, so the adds at the head of a
  * long line are not held back by the thousands behind them.
  */
-const MAX_GROUP = 1_000;
+const MAX_BATCH = 1_000;
 
 /**
  * Where statements run side by side (a pool), a line at least this long is written as two statements at once, on two
@@ -28,19 +28,19 @@ const MAX_GROUP = 1_000;
 const SPLIT_AT = 64;
 
 /**
- * Group commit of concurrent single `add()` calls, per queue. An add to a queue with no insert in flight is
+ * Batch commit of concurrent single `add()` calls, per queue. An add to a queue with no insert in flight is
  * written at once, alone: a lone add waits for nothing (no timer, no window). Adds that arrive while a queue's
  * insert is in flight line up and are written together, in one statement, as soon as it returns. Under load
  * (HTTP handlers each awaiting their own add) that turns one statement per add into one per round trip.
  *
  * Each add keeps its own outcome: its own row or, for a key a live job holds, that job (the statement inserts in
- * input order and skips taken keys, so two adds of one key in one group get the first one's job, as they would
- * one after the other); rows get ids in call order. A group fails as a whole only when the statement failed as a
+ * input order and skips taken keys, so two adds of one key in one batch get the first one's job, as they would
+ * one after the other); rows get ids in call order. A batch fails as a whole only when the statement failed as a
  * whole for a reason a retry may get past (busy, lost connection: the same error a lone add would have met, and
- * whether it committed may be unknown). Any other failure of a group is written again one add at a time, so only
+ * whether it committed may be unknown). Any other failure of a batch is written again one add at a time, so only
  * the add that caused it gets the error.
  */
-export class AddGroupCommit {
+export class AddBatchCommit {
   /** Per queue with an insert in flight: how many, and the adds lined up behind them. */
   private readonly queues = new Map<string, { inFlight: number; line: WaitingAdd[] }>();
 
@@ -71,41 +71,41 @@ export class AddGroupCommit {
     });
   }
 
-  /** Writes `group`, then each group that lined up meanwhile, until the line is empty. */
-  private async drain(queue: string, state: { inFlight: number; line: WaitingAdd[] }, group: WaitingAdd[]): Promise<void> {
+  /** Writes `batch`, then each batch that lined up meanwhile, until the line is empty. */
+  private async drain(queue: string, state: { inFlight: number; line: WaitingAdd[] }, batch: WaitingAdd[]): Promise<void> {
     state.inFlight++;
-    for (let next = group; next.length > 0; next = state.line.splice(0, MAX_GROUP)) await this.writeInTwo(queue, next);
+    for (let next = batch; next.length > 0; next = state.line.splice(0, MAX_BATCH)) await this.writeInTwo(queue, next);
     if (--state.inFlight === 0) this.queues.delete(queue);
   }
 
-  /** A long group as two statements at once where statements run side by side (see SPLIT_AT); else as one. */
-  private writeInTwo(queue: string, group: WaitingAdd[]): Promise<unknown> {
-    if (this.maxInFlight < 2 || group.length < SPLIT_AT) return this.write(queue, group);
-    const half = Math.ceil(group.length / 2);
-    return Promise.all([this.write(queue, group.slice(0, half)), this.write(queue, group.slice(half))]);
+  /** A long batch as two statements at once where statements run side by side (see SPLIT_AT); else as one. */
+  private writeInTwo(queue: string, batch: WaitingAdd[]): Promise<unknown> {
+    if (this.maxInFlight < 2 || batch.length < SPLIT_AT) return this.write(queue, batch);
+    const half = Math.ceil(batch.length / 2);
+    return Promise.all([this.write(queue, batch.slice(0, half)), this.write(queue, batch.slice(half))]);
   }
 
-  /** One statement for the group; never rejects (every outcome goes to its own caller). */
-  private async write(queue: string, group: WaitingAdd[]): Promise<void> {
-    // The latest caller's time: created_at is not before any add of the group, and every job due at its add is
+  /** One statement for the batch; never rejects (every outcome goes to its own caller). */
+  private async write(queue: string, batch: WaitingAdd[]): Promise<void> {
+    // The latest caller's time: created_at is not before any add of the batch, and every job due at its add is
     // due at this time too (PostgreSQL's enqueue notifies for rows due by `now`).
-    const now = group.reduce((latest, waiting) => Math.max(latest, waiting.now), 0);
+    const now = batch.reduce((latest, waiting) => Math.max(latest, waiting.now), 0);
     try {
       const stored = await this.enqueue(
         queue,
-        group.map((waiting) => waiting.record),
+        batch.map((waiting) => waiting.record),
         now,
       );
-      group.forEach((waiting, index) => waiting.resolve(stored[index]));
+      batch.forEach((waiting, index) => waiting.resolve(stored[index]));
       return;
     } catch (error) {
-      if (group.length === 1 || isTransientStorageError(error)) {
-        group.forEach((waiting) => waiting.reject(error));
+      if (batch.length === 1 || isTransientStorageError(error)) {
+        batch.forEach((waiting) => waiting.reject(error));
         return;
       }
     }
     // The statement failed and wrote nothing: find whose add it was, in call order.
-    for (const waiting of group) {
+    for (const waiting of batch) {
       try {
         const [stored] = await this.enqueue(queue, [waiting.record], waiting.now);
         waiting.resolve(stored);

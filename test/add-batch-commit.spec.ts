@@ -1,4 +1,4 @@
-import { AddGroupCommit } from '../lib/producer/add-group-commit';
+import { AddBatchCommit } from '../lib/producer/add-batch-commit';
 import { newJobRecord } from '../lib/storage/shared/job-row.mapper';
 import { JobRecord, NewJobRecord } from '../lib/storage/queue-storage.interface';
 
@@ -33,17 +33,17 @@ class FakeEnqueue {
         },
       });
     });
-  /** Finishes every statement handed over so far, then lets the group commit react. */
+  /** Finishes every statement handed over so far, then lets the batch commit react. */
   async finishAll(error?: Error): Promise<void> {
     for (const call of this.calls.splice(0)) call.finish(error);
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
-describe('AddGroupCommit', () => {
+describe('AddBatchCommit', () => {
   it('writes a lone add at once, with no timer, alone and with its own time', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call);
+    const commit = new AddBatchCommit(fake.call);
     const added = commit.add('a', record('x'), NOW + 5);
     // Synchronously: no timer, not even a microtask, stands between add() and the statement.
     expect(fake.calls.map((call) => call.data)).toEqual([['x']]);
@@ -54,13 +54,13 @@ describe('AddGroupCommit', () => {
 
   it('lines up adds made while an insert is in flight and writes them in one statement, in call order', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call);
+    const commit = new AddBatchCommit(fake.call);
     const first = commit.add('a', record('0'), NOW);
     const rest = [1, 2, 3, 4].map((n) => commit.add('a', record(String(n)), NOW + n));
     expect(fake.calls.map((call) => call.data)).toEqual([['0']]);
     await fake.finishAll();
     expect(fake.calls.map((call) => call.data)).toEqual([['1', '2', '3', '4']]);
-    // The latest caller's time, so every job of the group is due by it.
+    // The latest caller's time, so every job of the batch is due by it.
     expect(fake.calls[0].now).toBe(NOW + 4);
     await fake.finishAll();
     expect((await Promise.all([first, ...rest])).map((job) => [job.id, job.data])).toEqual([
@@ -79,7 +79,7 @@ describe('AddGroupCommit', () => {
 
   it('keeps queues apart: an insert in flight for one queue does not hold up another', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call);
+    const commit = new AddBatchCommit(fake.call);
     void commit.add('a', record('a1'), NOW);
     void commit.add('a', record('a2'), NOW);
     void commit.add('b', record('b1'), NOW);
@@ -94,7 +94,7 @@ describe('AddGroupCommit', () => {
 
   it('with two inserts in flight allowed (a pooled database), the second add goes at once too, the rest line up', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call, 2);
+    const commit = new AddBatchCommit(fake.call, 2);
     const all = ['0', '1', '2', '3', '4'].map((data) => commit.add('a', record(data), NOW));
     expect(fake.calls.map((call) => call.data)).toEqual([['0'], ['1']]);
     await fake.finishAll();
@@ -111,7 +111,7 @@ describe('AddGroupCommit', () => {
 
   it('with two inserts in flight allowed, a long line goes as two statements at once, each half in call order; a short one as one', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call, 2);
+    const commit = new AddBatchCommit(fake.call, 2);
     const all = Array.from({ length: 2 + 100 }, (_, n) => commit.add('a', record(String(n)), NOW));
     expect(fake.calls.map((call) => call.data)).toEqual([['0'], ['1']]);
     await fake.finishAll();
@@ -132,7 +132,7 @@ describe('AddGroupCommit', () => {
 
   it('with one insert in flight (one writer), a long line stays one statement', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call);
+    const commit = new AddBatchCommit(fake.call);
     const all = Array.from({ length: 101 }, (_, n) => commit.add('a', record(String(n)), NOW));
     await fake.finishAll();
     expect(fake.calls.map((call) => call.data.length)).toEqual([100]);
@@ -142,7 +142,7 @@ describe('AddGroupCommit', () => {
 
   it('writes at most 1,000 adds per statement', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call);
+    const commit = new AddBatchCommit(fake.call);
     const all = Array.from({ length: 2_502 }, (_, n) => commit.add('a', record(String(n)), NOW));
     const sizes: number[] = [];
     while (fake.calls.length > 0) {
@@ -153,31 +153,31 @@ describe('AddGroupCommit', () => {
     expect((await Promise.all(all)).map((job) => job.data)).toEqual(Array.from({ length: 2_502 }, (_, n) => String(n)));
   });
 
-  it('a group that fails for one add is written again one add at a time: only that add gets the error', async () => {
+  it('a batch that fails for one add is written again one add at a time: only that add gets the error', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call);
+    const commit = new AddBatchCommit(fake.call);
     const first = commit.add('a', record('ok0'), NOW);
-    const group = Promise.allSettled(['ok1', 'bad', 'ok2'].map((data) => commit.add('a', record(data), NOW)));
+    const batch = Promise.allSettled(['ok1', 'bad', 'ok2'].map((data) => commit.add('a', record(data), NOW)));
     fake.poison = 'bad';
     await fake.finishAll();
-    await fake.finishAll(); // the group: fails as a whole
+    await fake.finishAll(); // the batch: fails as a whole
     for (let i = 0; i < 3; i++) await fake.finishAll(); // one by one
-    const outcomes = await group;
+    const outcomes = await batch;
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error('bad value bad'));
     await expect(first).resolves.toMatchObject({ data: 'ok0' });
   });
 
-  it('a transient failure (busy, lost connection) goes to every add of the group, with nothing written again', async () => {
+  it('a transient failure (busy, lost connection) goes to every add of the batch, with nothing written again', async () => {
     const fake = new FakeEnqueue();
-    const commit = new AddGroupCommit(fake.call);
+    const commit = new AddBatchCommit(fake.call);
     const first = commit.add('a', record('0'), NOW);
-    const group = Promise.allSettled(['1', '2'].map((data) => commit.add('a', record(data), NOW)));
+    const batch = Promise.allSettled(['1', '2'].map((data) => commit.add('a', record(data), NOW)));
     await fake.finishAll();
     const busy = Object.assign(new Error('SQLITE_BUSY: database is locked'), { code: 'SQLITE_BUSY' });
     await fake.finishAll(busy);
     await expect(first).resolves.toMatchObject({ data: '0' });
-    expect(await group).toEqual([
+    expect(await batch).toEqual([
       { status: 'rejected', reason: busy },
       { status: 'rejected', reason: busy },
     ]);
