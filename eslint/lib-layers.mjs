@@ -12,7 +12,7 @@ export const LIB_LAYERS = [
   ['sqlite-queue.constants.ts', 'table-names.constants.ts', 'module-defaults.constants.ts', 'errors'], // Nest tokens, table names, defaults; typed errors and what a driver's error code means
   ['utils'], // pure helpers: validation, serialisation, backoff, timers; no storage, no state of the queue
   ['storage'], // all SQL: the role interfaces, sqlite/, postgres/, shared/; schema and migrations
-  ['decorators', 'events', 'housekeeping', 'metrics', 'scheduler', 'telemetry'], // parts built on the storage; telemetry: OpenTelemetry spans (optional peer)
+  ['decorators', 'events', 'housekeeping', 'metrics', 'scheduler', 'telemetry', 'views'], // parts built on the storage; telemetry: OpenTelemetry spans (optional peer); views: stored records as the public types show them (JobInfo), for admin and producer alike
   ['worker'], // runs an attempt, writes its outcome
   ['poller'], // claims jobs for the workers, keeps their leases
   ['runtime'], // builds and owns the storage and the processing runtime (QueueRuntime)

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { DeadLetterStorage } from '../storage/queue-storage.interface';
 import { keysOf } from '../utils/option-keys.util';
 import { assertQueueName } from '../utils/queue-name.util';
-import { assertAdminOptions } from './assert-options';
+import { assertAdminOptions } from '../utils/assert-options.util';
 import { describeValue, isIntegerInRange } from '../utils/validation.util';
 
 /** Options of `QueueAdmin.redrive`. */

@@ -22,7 +22,7 @@ import { EnqueuedJob } from '../interfaces/job.interface';
 import { JobInfo } from '../interfaces/job-info.interface';
 import { WaitOptions } from '../interfaces/wait-options.interface';
 import { QueueDataOf, QueueResultOf } from '../interfaces/queue-registry.interface';
-import { toJobInfo } from '../admin/to-job-info';
+import { toJobInfo } from '../views/to-job-info';
 import { MAX_TIMER_MS, describeValue, isTimerDuration } from '../utils/validation.util';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
@@ -43,7 +43,7 @@ import {
   strayFieldProblem,
   unknownOptionProblem,
 } from '../utils/option-keys.util';
-import { assertAdminOptions } from '../admin/assert-options';
+import { assertAdminOptions } from '../utils/assert-options.util';
 import { QueueTelemetry, SendSpan } from '../telemetry/queue-telemetry';
 
 /** What the producer uses: the inserts, a flow's children (for a handle's `getChildrenValues`) and schedules. */

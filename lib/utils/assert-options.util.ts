@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
-import { describeValue } from '../utils/validation.util';
-import { isOptionsObject, unknownOptionProblem } from '../utils/option-keys.util';
+import { describeValue } from './validation.util';
+import { isOptionsObject, unknownOptionProblem } from './option-keys.util';
 
 /**
  * Refuses options of a `QueueAdmin` method that are not an object, or that carry a key outside `known` (the list of
