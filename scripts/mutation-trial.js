@@ -358,7 +358,7 @@ const MUTATIONS = [
   {
     id: 'groups-cursor-wrap',
     area: 'groups',
-    file: 'lib/storage/shared/group-claim-cursors.ts',
+    file: 'lib/poller/group-claim-cursors.ts',
     from: '(last.wrapped ?? last.ahead) as string',
     to: '(last.ahead ?? last.wrapped) as string',
     tests: ['test/storage-contract.e2e-spec.ts'],

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Observable, Subject, asapScheduler, asyncScheduler, merge, takeUntil, throttleTime, timer } from 'rxjs';
 import { AttemptRef, ClaimStorage, JobRecord, LimitStorage, StorageLifecycle } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
+import { GroupClaimCursors } from './group-claim-cursors';
 import { LimitWatch } from './limit-watch';
 import { exhaustMapWithTrailing } from './exhaust-map-with-trailing.operator';
 import { WorkerPool } from './worker-pool';
@@ -68,6 +69,8 @@ export class SharedPoller {
   /** When the wake-up that the next round answers was asked for (performance.now()); undefined for a timer's round. */
   private wokeAt?: number;
   private readonly limits: LimitWatch;
+  /** Where each grouped queue's next claim walk starts. */
+  private readonly groupCursors = new GroupClaimCursors();
 
   /** The claimed jobs of `queue`, each once: what that queue's worker subscribes to. */
   jobsOf(queue: string): Observable<JobRecord> {
@@ -207,7 +210,10 @@ export class SharedPoller {
     let jobs: JobRecord[];
     const sent = performance.now();
     try {
-      jobs = await this.storage.claim(requests, this.settings.workerId, Date.now(), this.settings.leaseDuration);
+      // Each grouped queue's walk starts after the groups its last claim served (see GroupClaimCursors).
+      const walked = this.groupCursors.apply(requests);
+      jobs = await this.storage.claim(walked, this.settings.workerId, Date.now(), this.settings.leaseDuration);
+      this.groupCursors.advance(walked, jobs);
       const answered = performance.now();
       const waited = answered - (wokeAt ?? sent);
       this.slotWaitMs = this.slotWaitMs === 0 ? waited : this.slotWaitMs + (waited - this.slotWaitMs) / 8;

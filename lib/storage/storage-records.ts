@@ -114,7 +114,7 @@ export interface ClaimRequest {
   groupConcurrency?: number;
   /**
    * With `grouped`: where the claim's walk of the queue's groups starts (after this group, wrapping around), so a
-   * bounded window of groups moves along round after round. Set by the storage (`GroupClaimCursors`), not the caller.
+   * bounded window of groups moves along round after round. Set by the poller (`GroupClaimCursors`), which keeps each grouped queue's cursor.
    */
   groupAfter?: string;
 }

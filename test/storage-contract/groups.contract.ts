@@ -1,9 +1,20 @@
 /** The storage contract of `GroupStorage`, and of the grouped claim (`ClaimRequest.grouped`), on every backend. */
+import { GroupClaimCursors } from '../../lib/poller/group-claim-cursors';
+import { ClaimRequest, JobRecord } from '../../lib/storage/queue-storage.interface';
 import { describeEachBackend } from '../support/backends';
 import { CONTRACT_LEASE, addJob, contractStorage, newJob, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: groups', (backend) => {
   const s = contractStorage(backend);
+  /** Claims as the poller does: each grouped queue's walk starts after the groups its previous claim served. */
+  let cursors = new GroupClaimCursors();
+  beforeEach(() => (cursors = new GroupClaimCursors()));
+  async function claimAsPoller(requests: ClaimRequest[]): Promise<JobRecord[]> {
+    const walked = cursors.apply(requests);
+    const jobs = await s.storage.claim(walked, 'w', Date.now(), CONTRACT_LEASE);
+    cursors.advance(walked, jobs);
+    return jobs;
+  }
 
   it('a grouped claim ranks each group first job before any group next one, and bounds a group running jobs', async () => {
     await addJob(s.storage, 'g', { group: 'big' });
@@ -12,14 +23,14 @@ describeEachBackend('Storage contract: groups', (backend) => {
     for (let i = 0; i < 3; i++) await addJob(s.storage, 'g', { group: 'big' });
     const small = await addJob(s.storage, 'g', { group: 'small' });
     const request = { queue: 'g', limit: 3, grouped: true, groupConcurrency: 2 };
-    const first = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+    const first = await claimAsPoller([request]);
     // big's first, small's first, and the job without a group (one more group) before big's second.
     expect(first.map((job) => job.group).sort()).toEqual(['big', null, 'small'].sort());
     expect(first.map((job) => job.id)).toEqual(expect.arrayContaining([small.id, loose.id]));
     // big has one running of two: one more turn, then none.
-    const second = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+    const second = await claimAsPoller([request]);
     expect(second.map((job) => job.group)).toEqual(['big']);
-    expect(await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE)).toEqual([]);
+    expect(await claimAsPoller([request])).toEqual([]);
   });
 
   it('a grouped claim reads a bounded window of groups that moves round after round, so every group comes into it', async () => {
@@ -39,7 +50,7 @@ describeEachBackend('Storage contract: groups', (backend) => {
     );
     const served = new Set<string>();
     for (let round = 0; round < 10; round++) {
-      const claimed = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+      const claimed = await claimAsPoller([request]);
       expect(claimed).toHaveLength(10);
       for (const job of claimed) served.add(job.group as string);
       await s.storage.completeMany(
@@ -67,7 +78,7 @@ describeEachBackend('Storage contract: groups', (backend) => {
     );
     const served = new Map<string, number>();
     for (let round = 1; round <= 20; round++) {
-      const claimed = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+      const claimed = await claimAsPoller([request]);
       expect({ round, claimed: claimed.length }).toEqual({ round, claimed: 7 });
       for (const job of claimed) served.set(job.group as string, (served.get(job.group as string) ?? 0) + 1);
       await s.storage.completeMany(

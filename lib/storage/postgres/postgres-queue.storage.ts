@@ -37,7 +37,6 @@ import {
   GroupLoad,
 } from '../queue-storage.interface';
 import { busiestGroups, groupCounts, listGroupJobs } from './sql/groups.sql';
-import { GroupClaimCursors } from '../shared/group-claim-cursors';
 import { PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { PostgresConnection, PostgresConnectionSource } from './postgres-connection';
 import { BackupNotSupportedError } from '../../errors/backup-not-supported.error';
@@ -113,8 +112,6 @@ export class PostgresQueueStorage implements QueueStorage {
   private readonly createSchema: boolean;
   private readonly migrationLockTimeout: number;
   private readonly logger = new Logger('JobQueue:postgres');
-  /** Where each grouped queue's claim walk starts (see GroupClaimCursors). */
-  private readonly groupCursors = new GroupClaimCursors();
   private readonly transactions: PostgresTransactions;
 
   constructor(config: PostgresStorageConfig) {
@@ -255,11 +252,8 @@ export class PostgresQueueStorage implements QueueStorage {
     return snoozeJob(this.db, ref, workerId, runAt, delay, MAX_JOB_LOG_LINES, maxSnoozes, now);
   }
 
-  async claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {
-    const walked = this.groupCursors.apply(requests);
-    const jobs = await claimJobs(this.db, walked, workerId, now, leaseDuration);
-    this.groupCursors.advance(walked, jobs);
-    return jobs;
+  claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]> {
+    return claimJobs(this.db, requests, workerId, now, leaseDuration);
   }
 
   declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void> {

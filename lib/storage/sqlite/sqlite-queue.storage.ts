@@ -38,7 +38,6 @@ import {
   GroupLoad,
 } from '../queue-storage.interface';
 import { busiestGroups, groupCounts, listGroupJobs } from './sql/groups.sql';
-import { GroupClaimCursors } from '../shared/group-claim-cursors';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../shared/pair-enqueued';
 import { vacuumInto } from './sql/backup.sql';
 import { claimJobs } from './sql/claim.sql';
@@ -99,8 +98,6 @@ export class SqliteQueueStorage implements QueueStorage {
   private readonly db: SqliteConnection;
 
   private readonly logger = new Logger('JobQueue');
-  /** Where each grouped queue's claim walk starts (see GroupClaimCursors). */
-  private readonly groupCursors = new GroupClaimCursors();
 
   /**
    * `migrate` false: boot only checks the schema version (see `applySqliteSchema`); `migrationLockTimeout`: how long
@@ -311,14 +308,12 @@ export class SqliteQueueStorage implements QueueStorage {
     if (this.db.fault) return [];
     let jobs: JobRecord[];
     try {
-      const walked = this.groupCursors.apply(requests);
-      jobs = await claimJobs(this.db.background, walked, workerId, now, leaseDuration).catch(async (error: unknown) => {
+      jobs = await claimJobs(this.db.background, requests, workerId, now, leaseDuration).catch(async (error: unknown) => {
         // A row another tool wrote with a BLOB where the claim packs JSON fails every claim while it is due: fail
         // that row, then claim again. Checked here, once it happened, so the claim itself pays nothing for it.
         if (!isBlobInJsonError(error) || !(await this.failBlobRows(requests, now))) throw error;
-        return claimJobs(this.db.background, walked, workerId, now, leaseDuration);
+        return claimJobs(this.db.background, requests, workerId, now, leaseDuration);
       });
-      this.groupCursors.advance(walked, jobs);
     } catch (error) {
       this.db.noteFailure(error);
       throw error;

@@ -1,11 +1,12 @@
-import { ClaimRequest, JobRecord } from '../storage-records';
+import { ClaimRequest, JobRecord } from '../storage/queue-storage.interface';
 
 /**
  * Where each grouped queue's claim walk starts in this process (see group-claim.sql.ts on both backends). The claim
  * reads a bounded window of a queue's groups, in name order from the cursor, so its cost follows the request's limit
  * and the queue's running jobs, not the number of groups; the cursor moves past the groups a claim served, so the
- * window comes round to every group. Kept per storage in memory: a cursor only spreads turns, every process keeps
- * its own, and a restart starting again from the first group costs nothing but one round's order.
+ * window comes round to every group. Kept in memory: a cursor only spreads turns, every process keeps
+ * its own, and a restart starting again from the first group costs nothing but one round's order. Kept by the poller,
+ * whose claims move it: the storage only runs the walk it is given (`ClaimRequest.groupAfter`).
  */
 export class GroupClaimCursors {
   private readonly cursors = new Map<string, string>();
