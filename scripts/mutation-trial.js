@@ -480,7 +480,7 @@ const MUTATIONS = [
   {
     id: 'snooze-no-wake',
     area: 'snooze',
-    file: 'lib/worker/queue-worker.ts',
+    file: 'lib/worker/snooze-writer.ts',
     from: '    this.context.onRetryScheduled(runAt);\n    return null;',
     to: '    return null;',
     tests: ['test/snooze.e2e-spec.ts'],

@@ -6,7 +6,8 @@ import { JobEventBus } from '../lib/events/job-event-bus';
 import { QueueEvent } from '../lib/interfaces/queue-event.interface';
 import { AttemptRef, JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
 import { OutcomeWriter } from '../lib/worker/outcome-writer';
-import { QueueWorker, lookaheadFor } from '../lib/worker/queue-worker';
+import { lookaheadFor } from '../lib/utils/lookahead.util';
+import { QueueWorker } from '../lib/worker/queue-worker';
 
 /** A completion write the test lands (or fails) by hand. */
 interface HeldWrite {

@@ -16,7 +16,7 @@ import { providerClassOf } from '../utils/provider-class.util';
 import { assertQueueName, isQueueName } from '../utils/queue-name.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
-import { WorkerSettings } from '../worker/queue-worker';
+import { WorkerSettings } from '../worker/queue-worker-context';
 
 const KNOWN_OPTIONS = new Set<string>([
   'concurrency',

@@ -1,5 +1,5 @@
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { WorkerSettings } from './queue-worker';
+import { WorkerSettings } from './queue-worker-context';
 
 /** A discovered and validated `@Processor`. */
 export interface ProcessorDefinition {

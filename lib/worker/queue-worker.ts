@@ -1,74 +1,23 @@
-import { Logger } from '@nestjs/common';
 import { Observable, Subscription, filter } from 'rxjs';
 import { JobCancelledError } from '../errors/job-cancelled.error';
-import { JobEventBus } from '../events/job-event-bus';
-import { BackoffOptions } from '../interfaces/backoff-options.interface';
-import { FinishedJobStatus } from '../interfaces/job-info.interface';
-import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { AttemptRef, JobRecord, LimitStorage, SnoozeStorage } from '../storage/queue-storage.interface';
-import { SnoozeLimitError } from '../errors/snooze-limit.error';
-import { MODULE_DEFAULTS, PROCESSOR_DEFAULTS } from '../module-defaults.constants';
-import { toJobError } from '../utils/error.util';
-import { REMOVE_ON_COMPLETE, REMOVE_ON_FAIL } from '../utils/job-name.util';
-import { AttemptRunner, AttemptStorage, RunningAttempt } from './attempt-runner';
+import { AttemptRef, JobRecord } from '../storage/queue-storage.interface';
+import { PROCESSOR_DEFAULTS } from '../module-defaults.constants';
+import { lookaheadFor } from '../utils/lookahead.util';
+import { AttemptRunner, RunningAttempt } from './attempt-runner';
 import { LazyAbortController } from './lazy-abort-controller';
-import { SavableOutcome } from './outcome';
-import { OutcomeWriter, UnbatchedWrite } from './outcome-writer';
+import { announceOutcome } from './outcome-announcer';
+import { QueueWorkerContext, WorkerSettings } from './queue-worker-context';
+import { RateLimitPause } from './rate-limit-pause';
+import { SnoozeWriter } from './snooze-writer';
 import { WorkerSlots } from './worker-slots';
-import { QueueTelemetry } from '../telemetry/queue-telemetry';
-
-/** What a queue's worker uses: its attempts' storage, and a RateLimitError's pause. */
-type WorkerStorage = AttemptStorage & Pick<LimitStorage, 'rateLimit'> & SnoozeStorage;
-
-/** What a worker needs from the process around it. */
-export interface QueueWorkerContext {
-  storage: WorkerStorage;
-  /** Shared by the process's workers: outcomes are written in batches. */
-  outcomes: OutcomeWriter;
-  workerId: string;
-  defaultBackoff: BackoffOptions;
-  events: JobEventBus;
-  /** OpenTelemetry spans of each attempt; absent when off or not installed. */
-  telemetry?: QueueTelemetry;
-  logger: Logger;
-  /** A slot freed up: the poller may claim again. */
-  onSlotFreed(): void;
-  /** A retry was written to fall due at `runAt`. */
-  onRetryScheduled(runAt: number): void;
-  /** A job of this queue reached a finished status: retention may have work. */
-  onFinished(queue: string, status: FinishedJobStatus): void;
-  /** A job added with `removeOnComplete` / `removeOnFail` reached that outcome: delete it soon. */
-  onRemovable?(id: string, status: 'completed' | 'failed'): void;
-  /** A handler's RateLimitError paused this queue until `until` (epoch ms). */
-  onRateLimited?(queue: string, until: number): void;
-  /** Most snoozes per job (module option `maxSnoozes`, default 1,000): one more fails the job with SnoozeLimitError. */
-  maxSnoozes?: number;
-}
-
-/**
- * The jobs to claim ahead for a queue of `concurrency` slots whose freed slot waits `waitMs` for a claim's answer and
- * whose handlers take `handlerMs` (before rounding down and the cap at `concurrency`). Slots free at random: of the
- * `concurrency × waitMs / handlerMs` expected to free during a wait, the number that do is about Poisson-distributed,
- * and a lookahead of the mean alone left a slot idle in about half the rounds (90 % of the ideal with 1-5 ms handlers,
- * 96-100 % with this, in the real-handler benchmark). Where at least one slot is expected to free, this claims for
- * the 95th percentile, about `mean + 2√mean`; below one, the mean, so long handlers still claim nothing ahead.
- */
-export function lookaheadFor(concurrency: number, waitMs: number, handlerMs: number): number {
-  const mean = (concurrency * waitMs) / handlerMs;
-  return mean >= 1 ? mean + 2 * Math.sqrt(mean) : mean;
-}
-
-/** The settings of one queue's processor, validated. */
-export interface WorkerSettings extends ProcessorOptions {
-  concurrency: number;
-}
 
 /**
  * Runs one queue's jobs with its processor, at most `concurrency` at a time, and records each outcome.
  * It never claims: the shared poller asks it for free slots and routes claimed jobs to it. The pieces: slots
- * (WorkerSlots), running one attempt (AttemptRunner), saving outcomes (the process's OutcomeWriter); this class
- * wires them, announces outcomes, and handles cancel and shutdown.
+ * (WorkerSlots), running one attempt (AttemptRunner), saving outcomes (the process's OutcomeWriter), announcing them
+ * (announceOutcome), snoozes (SnoozeWriter) and a RateLimitError's pause (RateLimitPause); this class wires them, and
+ * handles cancel and shutdown.
  */
 export class QueueWorker {
   private readonly running = new Map<string, RunningAttempt>();
@@ -76,15 +25,10 @@ export class QueueWorker {
   private readonly slots: WorkerSlots<JobRecord>;
   private readonly runner: AttemptRunner;
   private subscription?: Subscription;
+  private readonly snoozes: SnoozeWriter;
+  /** A RateLimitError's pause: the jobs it hands back unstarted are still ours (leases kept, shutdown waits). */
+  private readonly rateLimit: RateLimitPause;
   private idleWaiters: (() => void)[] = [];
-  /** Until when a RateLimitError of this queue paused it (epoch ms): jobs routed before then go back unstarted. */
-  private rateLimitedUntil = 0;
-  /** The last pause being written: jobs go back only once it has landed. */
-  private pauseWritten: Promise<void> = Promise.resolve();
-  /** Jobs routed during that pause in this turn of the event loop: a claim routes its jobs together. */
-  private refused: AttemptRef[] = [];
-  /** Jobs on their way back unstarted after a RateLimitError: still ours (leases kept, shutdown waits) until released. */
-  private returning: AttemptRef[] = [];
   /**
    * By job id, its next attempt, claimed while the previous attempt's outcome (a retry) was still being saved: it holds
    * its slot and starts once that save has settled.
@@ -118,6 +62,12 @@ export class QueueWorker {
       logger: context.logger,
       isCurrent: (attempt) => !attempt.abandoned && this.running.get(attempt.record.id) === attempt,
       now: Date.now,
+    });
+    this.snoozes = new SnoozeWriter(queue, context, this.shutdown.signal);
+    this.rateLimit = new RateLimitPause(queue, context, {
+      signal: this.shutdown.signal,
+      takeUnstarted: () => this.takeUnstarted(),
+      onReturned: () => this.notifyIfIdle(),
     });
     // A queue with limits hands off nothing from its first job on (see claimableSlots).
     this.claimableSlots(0);
@@ -170,7 +120,7 @@ export class QueueWorker {
       const claimedAt = record.startedAt ?? 0;
       if (claimedAt < claimedBefore || claimedAt > now) refs.push({ id: record.id, attempt: record.attempts });
     }
-    return refs.concat(this.returning);
+    return refs.concat(this.rateLimit.returning);
   }
 
   /** Subscribes this worker to its own slice of the shared job stream. */
@@ -179,8 +129,8 @@ export class QueueWorker {
     // operator such as mergeMap(concurrency) cost 15 % of end-to-end throughput here.
     this.subscription = jobs$.pipe(filter((job) => job.queue === this.queue)).subscribe((job) => {
       // A claim that was in flight when a RateLimitError paused the queue: its jobs would start during the pause,
-      // each to hit the limit again. (No clock read on the plain path: the field is 0 until a queue is limited.)
-      if (this.rateLimitedUntil > 0 && Date.now() < this.rateLimitedUntil) return this.refuse(job);
+      // each to hit the limit again.
+      if (this.rateLimit.holds) return this.rateLimit.refuse(job);
       if (job.group && !this.seenGroups) {
         this.seenGroups = true;
         this.claimableSlots(0);
@@ -283,8 +233,8 @@ export class QueueWorker {
       const outcome = await this.runner.run(attempt);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
       if (began > 0) this.noteHandlerTime(performance.now() - began);
-      if (outcome.kind === 'rateLimited') return await this.rateLimited(record, outcome.until);
-      const final = outcome.kind === 'snooze' ? await this.snoozed(record, outcome.runAt, outcome.delay) : outcome;
+      if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until);
+      const final = outcome.kind === 'snooze' ? await this.snoozes.write(record, outcome.runAt, outcome.delay) : outcome;
       if (final === null) return;
       // With a prefetch (or 'auto') the slot's next job does not wait for this write at all: not even for the batch
       // ahead of it. The poller hears of the slot now, as the handler returns, not once a batch takes the outcome.
@@ -297,7 +247,7 @@ export class QueueWorker {
         signal: this.shutdown.signal,
         onQueued: () => this.writeQueued(attempt),
       });
-      if (saved) this.announce(record, saved);
+      if (saved) announceOutcome(this.context, this.queue, record, saved);
     } finally {
       // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
       if (this.running.get(record.id) === attempt) this.running.delete(record.id);
@@ -307,101 +257,6 @@ export class QueueWorker {
         this.following.delete(record.id);
         this.start(next);
       }
-    }
-  }
-
-  /**
-   * Writes a snooze: null once written (or lost), or the failure to save instead when the job crossed `maxSnoozes`.
-   * A write the database refuses is logged; the job's lease then expires and recovery requeues it, as after a crash.
-   */
-  private async snoozed(record: JobRecord, runAt: number, delay: number): Promise<SavableOutcome | null> {
-    const ref = { id: record.id, attempt: record.attempts };
-    const { storage, workerId, logger } = this.context;
-    const maxSnoozes = this.context.maxSnoozes ?? MODULE_DEFAULTS.maxSnoozes;
-    let written: 'snoozed' | 'exhausted' | 'lost';
-    try {
-      // Through the writer's retry rule, like every other outcome: a busy database must not strand the job.
-      written = await this.context.outcomes.retrying(this.unbatched(ref, 'snooze'), () =>
-        storage.snooze(ref, workerId, { runAt, delay }, maxSnoozes, Date.now()),
-      );
-    } catch (error) {
-      logger.error(`Job ${record.id} (queue ${this.queue}): saving its snooze failed; its lease will expire and free it: ${String(error)}`);
-      return null;
-    }
-    if (written === 'exhausted') {
-      const error = new SnoozeLimitError(record.id, maxSnoozes);
-      logger.error(`Job ${record.id} (queue ${this.queue}) attempt ${record.attempts}: ${error.message}`);
-      return { kind: 'fail', error: toJobError(error, record.attempts) };
-    }
-    if (written === 'lost') {
-      logger.warn(`Job ${record.id} (queue ${this.queue}): no longer owned when its snooze was saved; snooze discarded`);
-      return null;
-    }
-    const { events } = this.context;
-    if (events.observed) {
-      events.emit({ queue: this.queue, jobId: record.id, attempt: record.attempts, type: 'snoozed', nextRunAt: new Date(runAt), delay });
-    }
-    this.context.onRetryScheduled(runAt);
-    return null;
-  }
-
-  /**
-   * Pauses the queue for every process and hands the job back unspent, with the jobs claimed for this queue that have
-   * not started (prefetched, or routed during the pause): they would otherwise start during the pause, each to hit the
-   * limit again. Its slot frees when `execute` settles.
-   */
-  private async rateLimited(record: JobRecord, until: number): Promise<void> {
-    // In the same tick: the waiting jobs taken, later ones refused, and the poller told, so no claim takes their room.
-    this.rateLimitedUntil = Math.max(this.rateLimitedUntil, until);
-    const prefetched = this.takeUnstarted();
-    this.context.onRateLimited?.(this.queue, until);
-    this.pauseWritten = this.writePause(record, until);
-    await this.handBackUnstarted(prefetched);
-  }
-
-  /** Writes the pause and hands the job back; never rejects (a failure is logged, the lease frees the job). */
-  private async writePause(record: JobRecord, until: number): Promise<void> {
-    const ref = { id: record.id, attempt: record.attempts };
-    try {
-      const owned = await this.context.outcomes.retrying(this.unbatched(ref, 'rateLimit'), () =>
-        this.context.storage.rateLimit(this.queue, ref, this.context.workerId, until, Date.now()),
-      );
-      if (!owned) this.context.logger.warn(`Job ${record.id} (queue ${this.queue}): no longer owned when handed back after RateLimitError`);
-    } catch (error) {
-      this.context.logger.error(
-        `Job ${record.id} (queue ${this.queue}): pausing the queue after RateLimitError failed; the job's lease will expire and free it: ${String(error)}`,
-      );
-    }
-  }
-
-  /** What the outcome writer needs to retry a write of `kind` for this attempt, and to stop at shutdown. */
-  private unbatched(ref: AttemptRef, kind: string): UnbatchedWrite {
-    return { ref, queue: this.queue, kind, logger: this.context.logger, signal: this.shutdown.signal };
-  }
-
-  /** Hands a job routed during the pause back with the others its claim routed: one statement for them all. */
-  private refuse(job: JobRecord): void {
-    if (this.refused.push({ id: job.id, attempt: job.attempts }) > 1) return;
-    queueMicrotask(() => void this.handBackUnstarted(this.refused.splice(0)));
-  }
-
-  /**
-   * Hands back, unspent, jobs that must not start during a RateLimitError pause; once the pause is written, so no
-   * process claims them before it sees the pause. Never rejects.
-   */
-  private async handBackUnstarted(refs: AttemptRef[]): Promise<void> {
-    this.returning.push(...refs);
-    try {
-      await this.pauseWritten;
-      if (refs.length > 0) await this.context.storage.release(refs, this.context.workerId, Date.now());
-    } catch (error) {
-      this.context.logger.error(
-        `Jobs ${refs.map((ref) => ref.id).join(', ')} (queue ${this.queue}): handing back jobs claimed before a RateLimitError ` +
-          `pause failed; their leases will expire and free them: ${String(error)}`,
-      );
-    } finally {
-      this.returning = this.returning.filter((ref) => !refs.includes(ref));
-      this.notifyIfIdle();
     }
   }
 
@@ -417,33 +272,6 @@ export class QueueWorker {
     const next = this.slots.writeQueued();
     if (next) this.start(next);
     this.context.onSlotFreed();
-  }
-
-  private announce(record: JobRecord, outcome: SavableOutcome): void {
-    const { events } = this.context;
-    if (outcome.kind === 'complete') {
-      // The common case, once per job: no event object unless someone listens.
-      // It carries what was stored, as `getJob().result` will show it.
-      if (events.observed) {
-        const result: unknown = outcome.json === null ? null : JSON.parse(outcome.json);
-        events.emit({ queue: this.queue, jobId: record.id, attempt: record.attempts, type: 'completed', result });
-      }
-      this.context.onFinished(this.queue, 'completed');
-      if (record.removeOn && record.removeOn & REMOVE_ON_COMPLETE) this.context.onRemovable?.(record.id, 'completed');
-      return;
-    }
-    const base = { queue: this.queue, jobId: record.id, attempt: record.attempts };
-    switch (outcome.kind) {
-      case 'retry':
-        events.emit({ ...base, type: 'retrying', error: outcome.error, nextRunAt: new Date(outcome.runAt) });
-        this.context.onRetryScheduled(outcome.runAt);
-        return;
-      case 'fail':
-        events.emit({ ...base, type: 'failed', error: outcome.error });
-        this.context.onFinished(this.queue, 'failed');
-        if (record.removeOn && record.removeOn & REMOVE_ON_FAIL) this.context.onRemovable?.(record.id, 'failed');
-        return;
-    }
   }
 
   /**
@@ -472,7 +300,7 @@ export class QueueWorker {
   }
 
   private get idle(): boolean {
-    return this.slots.idle && this.returning.length === 0;
+    return this.slots.idle && this.rateLimit.returning.length === 0;
   }
 
   private notifyIfIdle(): void {
