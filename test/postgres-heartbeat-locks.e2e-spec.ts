@@ -7,7 +7,8 @@
  */
 import { DataSource } from 'typeorm';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
-import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { createPostgresStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { describePostgres } from './support/backends';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 
@@ -20,11 +21,11 @@ function newJob(runAt: number): NewJobRecord {
 
 describePostgres('PostgreSQL heartbeat and row locks', () => {
   const schema = postgresSchemaFor(`/heartbeat-locks/${process.pid}/${Date.now()}`);
-  let storage: PostgresQueueStorage;
+  let storage: QueueStorage;
   let locker: DataSource;
 
   beforeAll(async () => {
-    storage = new PostgresQueueStorage({ connection: { url: postgresTestUrl(), poolSize: 2 }, schema, createSchema: true });
+    storage = createPostgresStorage({ connection: { url: postgresTestUrl(), poolSize: 2 }, schema, createSchema: true });
     await storage.initialize();
     locker = new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 1 });
     await locker.initialize();

@@ -5,7 +5,8 @@
  */
 import { DataSource } from 'typeorm';
 import { SchemaOutdatedError, getPostgresSchemaSql } from '../lib';
-import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { createPostgresStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
 import { TestDatabase, describePostgres } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
@@ -13,7 +14,7 @@ import { allSchemaVersions, latestSchemaVersion } from './support/schema-version
 
 describePostgres('PostgreSQL migrations run by the application', (backend) => {
   let db: TestDatabase;
-  const storages: PostgresQueueStorage[] = [];
+  const storages: QueueStorage[] = [];
 
   beforeEach(() => (db = backend.tempDatabase()));
   afterEach(async () => {
@@ -21,8 +22,8 @@ describePostgres('PostgreSQL migrations run by the application', (backend) => {
     db.cleanup();
   });
 
-  async function storage(): Promise<PostgresQueueStorage> {
-    const created = new PostgresQueueStorage({
+  async function storage(): Promise<QueueStorage> {
+    const created = createPostgresStorage({
       connection: { url: postgresTestUrl(), poolSize: 2 },
       schema: db.options.postgres!.schema!,
       createSchema: false,

@@ -19,7 +19,8 @@ import {
   getPostgresSchemaSql,
 } from '../lib';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
-import { PostgresQueueStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { createPostgresStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { PostgresStatements } from '../lib/storage/postgres/postgres-statements';
 import { claimJobs } from '../lib/storage/postgres/sql/claim.sql';
 import { insertJobs } from '../lib/storage/postgres/sql/enqueue.sql';
@@ -52,13 +53,13 @@ class EchoProcessor implements QueueProcessor<{ n: number }, number> {
 }
 
 describePostgres('PostgreSQL backend', () => {
-  const storages: PostgresQueueStorage[] = [];
+  const storages: QueueStorage[] = [];
   const dataSources: DataSource[] = [];
   let app: TestingModule | undefined;
 
   /** A storage on its own DataSource, closed after the test. */
-  async function storage(schema: string, createSchema = true): Promise<PostgresQueueStorage> {
-    const created = new PostgresQueueStorage({ connection: { url: postgresTestUrl(), poolSize: 4 }, schema, createSchema });
+  async function storage(schema: string, createSchema = true): Promise<QueueStorage> {
+    const created = createPostgresStorage({ connection: { url: postgresTestUrl(), poolSize: 4 }, schema, createSchema });
     storages.push(created);
     await created.initialize();
     return created;

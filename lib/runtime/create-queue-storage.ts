@@ -1,7 +1,7 @@
 import { MODULE_DEFAULTS } from '../module-defaults.constants';
 import { QueueStorage } from '../storage/queue-storage.interface';
-import { PostgresQueueStorage } from '../storage/postgres/postgres-queue.storage';
-import { SqliteQueueStorage } from '../storage/sqlite/sqlite-queue.storage';
+import { createPostgresStorage } from '../storage/postgres/postgres-queue.storage';
+import { createSqliteStorage } from '../storage/sqlite/sqlite-queue.storage';
 import { ResolvedModuleOptions } from './resolve-module-options';
 
 /**
@@ -27,9 +27,9 @@ export function createQueueStorage(
     preparedStatements: postgres?.preparedStatements,
     migrationLockTimeout,
   };
-  if (dataSource?.options.type === 'postgres') return new PostgresQueueStorage({ dataSource, ...schema });
-  if (postgres && !dataSource) return new PostgresQueueStorage({ connection: postgres, ...schema });
-  return new SqliteQueueStorage(dataSource ? { dataSource, busyTimeout } : { database, driver, busyTimeout, readOnly }, {
+  if (dataSource?.options.type === 'postgres') return createPostgresStorage({ dataSource, ...schema });
+  if (postgres && !dataSource) return createPostgresStorage({ connection: postgres, ...schema });
+  return createSqliteStorage(dataSource ? { dataSource, busyTimeout } : { database, driver, busyTimeout, readOnly }, {
     migrate,
     migrationLockTimeout,
   });

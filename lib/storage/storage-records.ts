@@ -1,6 +1,12 @@
 /** The records the storage reads and writes, in storage-neutral form (the role interfaces in `roles/` use them). */
-import type { JobSort } from './shared/job-sort';
 import { FinishedJobStatus, JobStatus } from '../interfaces/job-info.interface';
+import type { JobOrderBy } from '../interfaces/queue-info.interface';
+
+/** An order of `listJobs` other than the default (id, newest first); which read serves it: `shared/job-sort.ts`. */
+export interface JobSort {
+  by: JobOrderBy;
+  descending: boolean;
+}
 
 /** A job to insert, already validated and serialised. Times are epoch ms. */
 export interface NewJobRecord {

@@ -2,15 +2,11 @@
  * What both backends' sorted listings (`sql/sorted-list.sql.ts`) share: which read serves an order, and each
  * order's ORDER BY. The rule is the same on both, so an order is exact or bounded alike on SQLite and PostgreSQL.
  */
-import type { JobOrderBy } from '../../interfaces/queue-info.interface';
-import type { ListJobsQuery } from '../storage-records';
+import type { JobSort, ListJobsQuery } from '../storage-records';
 import { SEARCH_SCAN_ROWS } from './job-search';
 
-/** An order of `listJobs` other than the default (id, newest first). */
-export interface JobSort {
-  by: JobOrderBy;
-  descending: boolean;
-}
+// The record type lives with the other records; re-exported where the sort rules are, for their readers.
+export type { JobSort } from '../storage-records';
 
 /**
  * Most rows an order no index serves reads: the table's newest this many (by id, every queue), as a search does

@@ -1,0 +1,30 @@
+import { ChildRow, FlowRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
+import { PostgresContext } from '../sql/postgres-sql-fragments';
+import { cancelDescendants, childrenOf, flowOf, removeTree } from '../sql/flows.sql';
+import { FlowStorage } from '../../roles/flow-storage.interface';
+import { PostgresBackend } from './postgres-backend';
+
+/** `FlowStorage` on PostgreSQL: see the role's interface for each member. */
+export class PostgresFlowStorage implements FlowStorage {
+  private readonly db: PostgresContext;
+
+  constructor(backend: PostgresBackend) {
+    this.db = backend.db;
+  }
+
+  getFlow(id: string): Promise<FlowRecord | null> {
+    return flowOf(this.db, id);
+  }
+
+  childrenOf(id: string): Promise<ChildRow[]> {
+    return childrenOf(this.db, id);
+  }
+
+  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {
+    return cancelDescendants(this.db, id, now);
+  }
+
+  removeTree(id: string): Promise<RemoveTreeOutcome | null> {
+    return removeTree(this.db, id);
+  }
+}

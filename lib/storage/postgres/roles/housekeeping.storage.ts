@@ -1,0 +1,47 @@
+import { FinishedJobStatus } from '../../../interfaces/job-info.interface';
+import { ProcessAnnouncement, OldestDueRow, RetentionRule } from '../../queue-storage.interface';
+import { removeFinishedJobs } from '../sql/job-details.sql';
+import { announceProcess, endProcess } from '../sql/processes.sql';
+import { announceProcessors, processedQueues, unprocessedQueues } from '../sql/processors.sql';
+import { PostgresContext } from '../sql/postgres-sql-fragments';
+import { applyRetention } from '../sql/retention.sql';
+import { HousekeepingStorage } from '../../roles/housekeeping-storage.interface';
+import { PostgresBackend } from './postgres-backend';
+
+/** `HousekeepingStorage` on PostgreSQL: see the role's interface for each member. */
+export class PostgresHousekeepingStorage implements HousekeepingStorage {
+  private readonly db: PostgresContext;
+
+  constructor(backend: PostgresBackend) {
+    this.db = backend.db;
+  }
+
+  async removeFinishedJobs(ids: string[], status: 'completed' | 'failed'): Promise<number> {
+    if (ids.length === 0) return 0;
+    return removeFinishedJobs(this.db, ids, status);
+  }
+
+  announceProcess(announcement: ProcessAnnouncement, now: number, forgetBefore: number): Promise<void> {
+    return announceProcess(this.db, announcement, now, forgetBefore);
+  }
+
+  endProcess(workerId: string, startedAt: number, now: number): Promise<void> {
+    return endProcess(this.db, workerId, startedAt, now);
+  }
+
+  announceProcessors(queues: string[], until: number, now: number): Promise<void> {
+    return announceProcessors(this.db, queues, until, now);
+  }
+
+  processedQueues(now: number): Promise<string[]> {
+    return processedQueues(this.db, now);
+  }
+
+  unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]> {
+    return unprocessedQueues(this.db, dueBy, now);
+  }
+
+  applyRetention(queue: string, status: FinishedJobStatus, rule: RetentionRule, limit: number): Promise<number> {
+    return applyRetention(this.db, queue, status, rule, limit);
+  }
+}

@@ -1,0 +1,31 @@
+import { AttemptRef, QueueLimiterRecord } from '../../queue-storage.interface';
+import { declareLimits, limitedUntil, pauseUntil } from '../sql/limits.sql';
+import { releaseJobs } from '../sql/leases.sql';
+import { PostgresContext } from '../sql/postgres-sql-fragments';
+import { LimitStorage } from '../../roles/limit-storage.interface';
+import { PostgresBackend } from './postgres-backend';
+
+/** `LimitStorage` on PostgreSQL: see the role's interface for each member. */
+export class PostgresLimitStorage implements LimitStorage {
+  private readonly db: PostgresContext;
+
+  constructor(backend: PostgresBackend) {
+    this.db = backend.db;
+  }
+
+  declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void> {
+    return declareLimits(this.db, limiters, now);
+  }
+
+  async rateLimit(queue: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean> {
+    // The pause first: a crash before the hand-back leaves the job running until its lease expires, never claimable
+    // again while the queue should be paused.
+    await pauseUntil(this.db, queue, until, now);
+    // Recorded in the job's run history as rate limited, not as a hand-back.
+    return (await releaseJobs(this.db, [ref], workerId, now, 'rate-limited')) > 0;
+  }
+
+  limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {
+    return limitedUntil(this.db, queues, now);
+  }
+}

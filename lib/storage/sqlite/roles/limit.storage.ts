@@ -1,0 +1,31 @@
+import { AttemptRef, QueueLimiterRecord } from '../../queue-storage.interface';
+import { declareLimits, limitedUntil, pauseUntil } from '../sql/limits.sql';
+import { releaseJobs } from '../sql/leases.sql';
+import { SqliteConnection } from '../sqlite-connection';
+import { LimitStorage } from '../../roles/limit-storage.interface';
+import { SqliteBackend } from './sqlite-backend';
+
+/** `LimitStorage` on SQLite: see the role's interface for each member. */
+export class SqliteLimitStorage implements LimitStorage {
+  private readonly db: SqliteConnection;
+
+  constructor(backend: SqliteBackend) {
+    this.db = backend.db;
+  }
+
+  declareLimits(limiters: QueueLimiterRecord[], now: number): Promise<void> {
+    return declareLimits(this.db.background, limiters, now);
+  }
+
+  async rateLimit(queue: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean> {
+    // The pause first: a crash before the hand-back leaves the job running until its lease expires, never claimable
+    // again while the queue should be paused.
+    await pauseUntil(this.db.background, queue, until, now);
+    // Recorded in the job's run history as rate limited, not as a hand-back.
+    return (await releaseJobs(this.db.background, [ref], workerId, now, 'rate-limited')) > 0;
+  }
+
+  limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {
+    return limitedUntil(this.db.background, queues, now);
+  }
+}
