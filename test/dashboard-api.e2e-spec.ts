@@ -192,4 +192,50 @@ describeEachBackend('dashboard API', (backend) => {
     expect(shown.hidden).toEqual([]);
     expect(shown.job).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: SECRET } });
   });
+
+  it('refuses every action sent with Sec-Fetch-Site same-site or cross-site and no Origin, changing nothing; same-origin alone passes', async () => {
+    running = await startDashboardApp(db, 'express');
+    const producer = running.app.get(QueueProducer);
+    const admin = running.app.get(QueueAdmin);
+    // Work that stays where it is unless an action moves it: a delayed job and a schedule of a queue nobody runs.
+    const job = await producer.add('idle', { n: 1 }, { delay: 3_600_000 });
+    await producer.upsertSchedule('idle', 'hourly', { every: 3_600_000 });
+    const routes: [string, unknown][] = [
+      ['queues/idle/pause', {}],
+      ['queues/idle/clean', { status: ['pending'], olderThan: 0 }],
+      [`jobs/${job.id}/cancel`, {}],
+      [`jobs/${job.id}/promote`, {}],
+      ['bulk/remove', { ids: [job.id] }],
+      ['schedules/idle/hourly/run', {}],
+      ['schedules/idle/hourly/pause', {}],
+    ];
+    // A JSON body and the dashboard's own Host: only Sec-Fetch-Site tells where the request comes from.
+    const send = async (path: string, body: unknown, site: string) => {
+      const response = await fetch(`${running!.url}/queues/api/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'sec-fetch-site': site },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, message: ((await response.json()) as { message: string }).message };
+    };
+    for (const site of ['same-site', 'cross-site']) {
+      for (const [path, body] of routes) {
+        expect({ path, site, ...(await send(path, body, site)) }).toEqual({
+          path,
+          site,
+          status: 403,
+          message: `Action refused: it comes from another site (Sec-Fetch-Site: ${site}).`,
+        });
+      }
+    }
+    expect(await admin.getJob(job.id)).toMatchObject({ status: 'pending', runAt: expect.any(Date) });
+    expect((await admin.getJob(job.id))!.runAt.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+    expect(await admin.getCounts('idle')).toMatchObject({ pending: 1, cancelled: 0 });
+    expect((await admin.listQueues()).find((queue) => queue.name === 'idle')?.paused ?? false).toBe(false);
+    expect((await producer.listSchedules()).map((schedule) => schedule.paused)).toEqual([false]);
+
+    // The same requests from the dashboard's own page (same-origin, no Origin header as some fetches send none) pass.
+    expect(await send('queues/idle/pause', {}, 'same-origin')).toMatchObject({ status: 200 });
+    expect((await admin.listQueues()).find((queue) => queue.name === 'idle')?.paused).toBe(true);
+  });
 });

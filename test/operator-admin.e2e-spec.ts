@@ -149,6 +149,37 @@ describeEachBackend('QueueAdmin operator calls', (backend) => {
     const jobs = await admin.getJobs('op-q', { status: 'completed' });
     expect(jobs.map((job) => job.id)).toContain(byHand);
     expect(jobs.filter((job) => job.id !== byHand).every((job) => job.name === 'often')).toBe(true);
+    // The occurrence due at that next run is a job of its own: the run made by hand did not take its place (later
+    // occurrences alone would also make two completed jobs).
+    const occurrenceKey = `often@${nextRunAt.getTime()}`;
+    const rows = await rawSql<{ id: number | string; schedule_key: string }>(t.db, [
+      `SELECT id, schedule_key FROM {schema}.nest_queue_jobs WHERE queue = 'op-q' ORDER BY id`,
+    ]);
+    const occurrence = rows.find((row) => row.schedule_key === occurrenceKey);
+    expect(occurrence).toBeDefined();
+    expect(String(occurrence!.id)).not.toBe(byHand);
+  });
+
+  it('runScheduleNow in the very millisecond of the next occurrence: both run, the occurrence is no duplicate of it', async () => {
+    await producer.upsertSchedule('op-q', 'often', { every: 1_000, data: { kind: 'often' } });
+    const { nextRunAt } = (await producer.listSchedules())[0];
+    // The call's clock reads the occurrence's own time (a run made by hand and an occurrence can share a millisecond).
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(nextRunAt.getTime());
+    let byHand: string;
+    try {
+      byHand = await admin.runScheduleNow('op-q', 'often');
+    } finally {
+      clock.mockRestore();
+    }
+    const occurrenceKey = `often@${nextRunAt.getTime()}`;
+    const occurrence = async () =>
+      (
+        await rawSql<{ id: number | string }>(t.db, [`SELECT id FROM {schema}.nest_queue_jobs WHERE schedule_key = ?`], [occurrenceKey])
+      ).map((row) => String(row.id));
+    await waitFor(async () => (await admin.getCounts('op-q')).completed >= 2, 'two runs completed');
+    await waitFor(async () => (await occurrence()).length === 1, 'the occurrence enqueued');
+    expect(await occurrence()).not.toContain(byHand);
+    expect((await admin.getJob(byHand))?.status).toBe('completed');
   });
 
   it('listProcesses: this app, the worker running jobs with its queues and last seen, the announcements', async () => {

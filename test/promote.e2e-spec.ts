@@ -13,6 +13,7 @@ import { defineProcessor } from './fixtures/define-processor';
 import { LEGACY_QUEUE, createLegacyDatabase } from './fixtures/legacy-schema';
 import { Backend, TestDatabase, describeEachSqlite, itWhen, perTestApp } from './support/backends';
 import { CliRun, runCliChild } from './support/cli-child';
+import { runCliInProcess } from './support/cli-in-process';
 import { queryDatabase } from './support/ops';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 import { shortLeases } from './support/test-timings';
@@ -172,6 +173,36 @@ describeEachSqlite('nestjs-sqlite-queue promote', (backend: Backend) => {
     expect(normalize(await targetRows('SELECT next_run_at FROM {schema}.nest_queue_schedules'))).toEqual(
       normalize(schedules.map(({ next_run_at }) => ({ next_run_at }))),
     );
+  });
+
+  itWhen(POSTGRES)('moves the id sequence above every id SQLite gave, also when the newest job was removed before', async () => {
+    const source = await current.startApp({ module: { processing: false } });
+    const producer = source.get(QueueProducer);
+    const jobs = [await producer.add('later', { n: 1 }), await producer.add('later', { n: 2 }), await producer.add('later', { n: 3 })];
+    await source.get(QueueAdmin).remove(jobs[2].id);
+    await current.close(source);
+    // SQLite remembers the removed id (AUTOINCREMENT): the highest id ever given is above the highest id left.
+    const [{ seq }] = await queryDatabase<{ seq: number }>(current.db, `SELECT seq FROM sqlite_sequence WHERE name = 'nest_queue_jobs'`);
+    expect(seq).toBe(Number(jobs[2].id));
+
+    const run = await runCliInProcess([
+      'promote',
+      '--from',
+      current.db.path,
+      '--to',
+      postgresTestUrl(),
+      '--schema',
+      schema(),
+      '--driver',
+      backend.driver!,
+    ]);
+    expectExit(run, EXIT_CODES.ok);
+    expect(run.stdout).toMatch(new RegExp(`^promoted 2 job\\(s\\) \\(ids ${jobs[0].id}-${jobs[1].id}, next id ${seq + 1}\\)`, 'm'));
+    const app = await current.startApp({ module: { processing: false } }, target);
+    // A removed job's id may still be named somewhere (a log line, a webhook, an operator's note): never a new job's.
+    const fresh = await app.get(QueueProducer).add('later', { n: 4 });
+    expect(Number(fresh.id)).toBeGreaterThan(seq);
+    expect(await app.get(QueueAdmin).getJob(jobs[2].id)).toBeNull();
   });
 
   itWhen(POSTGRES)('copies the frozen 0.1.0 fixture once the CLI migrated it, and PostgreSQL runs its pending jobs', async () => {

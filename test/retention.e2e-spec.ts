@@ -3,6 +3,7 @@ import { TestingModule } from '@nestjs/testing';
 import { DataSource, Logger as TypeOrmLogger } from 'typeorm';
 import { JOBS_TABLE, Job, Processor, ProcessorOptions, QueueAdmin, QueueProcessor, QueueProducer, SqliteQueueModuleOptions } from '../lib';
 import { RetentionKeeper } from '../lib/housekeeping/retention-keeper';
+import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, itWhen, perTestApp } from './support/backends';
 import { CONTRACT_LEASE, addJob, contractStorage, ref } from './support/storage-contract';
@@ -85,6 +86,37 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       'window moved by two',
     );
     expect((await admin.getCounts('kept5')).completed).toBe(5);
+  });
+
+  it('removeOnComplete: 2 keeps the 2 jobs that finished last, not the 2 highest ids: a job added first and finished last stays', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const processor = defineProcessor<{ slow?: boolean }>(
+      'finish-order',
+      async (job) => {
+        if (job.data.slow) await gate;
+        return job.id;
+      },
+      { removeOnComplete: 2, concurrency: 4 },
+    );
+    const { admin, producer } = await startApp([processor]);
+    const first = await producer.add('finish-order', { slow: true });
+    await waitFor(async () => (await admin.getJob(first.id))?.status === 'running', 'the first job running');
+    const later = await producer.addBulk('finish-order', [{ data: {} }, { data: {} }, { data: {} }]);
+    await waitFor(
+      async () => ids(await admin.getJobs('finish-order', { status: 'completed' })).join() === ids(later.slice(1)).reverse().join(),
+      'the later three completed, the oldest of them removed',
+    );
+    // The first job finishes after all of them (a later millisecond than the newest), the newest finish of the queue.
+    const newest = (await admin.getJob(later[2].id))!.finishedAt!.getTime();
+    await waitFor(() => Date.now() > newest, 'a millisecond after the newest finish');
+    release();
+    await waitFor(async () => {
+      const kept = ids(await admin.getJobs('finish-order', { status: 'completed' })).sort();
+      return kept.join() === [first.id, later[2].id].sort().join();
+    }, 'the job that finished last kept, beside the newest of the others');
+    expect(await admin.getJob(later[1].id)).toBeNull();
+    expect((await admin.getCounts('finish-order')).completed).toBe(2);
   });
 
   itWhen(backend.kind === 'sqlite')('applies retention in a few batched DELETE statements, not one per job', async () => {

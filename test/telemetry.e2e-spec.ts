@@ -6,7 +6,7 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { trace } from '@opentelemetry/api';
+import { context, createTraceState, trace } from '@opentelemetry/api';
 import { Injectable } from '@nestjs/common';
 import {
   InvalidModuleOptionsError,
@@ -25,6 +25,7 @@ import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { ChildApp, startChildApp, startScript } from './support/child-app';
 import { KIND, STATUS, SpanRecord, installTracing } from './support/tracing';
 import { waitFor } from './support/wait-for';
+import { rawSql } from './fixtures/legacy-schema';
 import type { TracedAppConfig, TracedJobData } from './fixtures/traced-app';
 
 const POLL = 100;
@@ -150,6 +151,35 @@ describeEachBackend('OpenTelemetry traces from the request to the handler', (bac
     const handlers = named(spans, 'handler work');
     expect(handlers.map((span) => span.parentSpanId).sort()).toEqual(attempts.map((span) => span.spanId).sort());
     expect(new Set(handlers.map((span) => span.traceId))).toEqual(new Set([request.traceId]));
+  });
+
+  it('carries the caller’s tracestate beside its traceparent: stored with the job, on the PRODUCER and every CONSUMER span', async () => {
+    const { signup, admin } = await apps();
+    // The request arrived with W3C headers from an upstream service: a remote parent with vendor entries.
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const traceState = 'vendor=opaque-value,other=1';
+    const upstream = trace.setSpanContext(context.active(), {
+      traceId,
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      isRemote: true,
+      traceState: createTraceState(traceState),
+    });
+    const id = await context.with(upstream, () => signup.signUp({ failTimes: 1 }));
+    await finished(admin, id, 'completed');
+    await waitFor(() => named(spans, 'handler work').length === 2, 'two handler spans');
+    const send = one(spans, 'send traced');
+    expect(send).toMatchObject({ traceId, traceState });
+    const [row] = await rawSql<{ trace_context: string }>(
+      current.db,
+      ['SELECT trace_context FROM {schema}.nest_queue_jobs WHERE id = ?'],
+      [Number(id)],
+    );
+    expect(JSON.parse(row.trace_context)).toEqual({ traceparent: `00-${traceId}-${send.spanId}-01`, tracestate: traceState });
+    const attempts = named(spans, 'process traced');
+    expect(attempts).toHaveLength(2);
+    for (const attempt of attempts) expect(attempt).toMatchObject({ traceId, parentSpanId: send.spanId, traceState });
+    for (const handler of named(spans, 'handler work')) expect(handler).toMatchObject({ traceId, traceState });
   });
 
   it('ends the last attempt of a failed job with status ERROR and the exception recorded', async () => {

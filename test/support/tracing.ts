@@ -14,6 +14,8 @@ export interface SpanRecord {
   kind: number;
   traceId: string;
   spanId: string;
+  /** The W3C `tracestate` the span carries, serialized (undefined when it carries none). */
+  traceState: string | undefined;
   parentSpanId: string | undefined;
   links: { traceId: string; spanId: string }[];
   /** SpanStatusCode: 0 unset, 1 ok, 2 error. */
@@ -29,12 +31,13 @@ export const STATUS = { unset: 0, ok: 1, error: 2 } as const;
 
 /** A span as a `SpanRecord`. */
 export function toSpanRecord(span: ReadableSpan): SpanRecord {
-  const { traceId, spanId } = span.spanContext();
+  const { traceId, spanId, traceState } = span.spanContext();
   return {
     name: span.name,
     kind: span.kind,
     traceId,
     spanId,
+    traceState: traceState?.serialize(),
     parentSpanId: span.parentSpanContext?.spanId,
     links: span.links.map((link) => ({ traceId: link.context.traceId, spanId: link.context.spanId })),
     status: { code: span.status.code, message: span.status.message },
