@@ -150,7 +150,7 @@ const MUTATIONS = [
   {
     id: 'wake-insert-delayed',
     area: 'wake-up timers',
-    file: 'lib/producer/queue-producer.service.ts',
+    file: 'lib/producer/add-writer.ts',
     from: '(runAt > now && runAt < first ? runAt : first)',
     to: '(runAt < now && runAt < first ? runAt : first)',
     tests: ['test/wake-up.e2e-spec.ts'],
