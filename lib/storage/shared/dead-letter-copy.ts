@@ -1,12 +1,14 @@
 /**
  * What a dead letter carries over from the job that failed for good, in one place: the dead-letter triggers of both
- * backends (schema step 10) and redrive read it; the group (step 9) travels too. A field the dead letter should keep is one line
+ * backends (schema step 10) read it; the group (step 9) travels too. A field the dead letter should keep is one line
  * of `DEAD_LETTER_COPIED_COLUMNS`.
  */
 
 /**
- * Columns copied as they are from the failed job (`NEW` in the trigger) onto its dead letter, and back from the dead
- * letter onto the job redrive makes: its data, name and run options (so a redriven job runs as the original did).
+ * Columns copied as they are from the failed job (`NEW` in the trigger) onto its dead letter: its data, name and run
+ * options. Redrive copies nothing back: it turns the dead letter's own row, in place, into the fresh job of its origin
+ * queue (`dead-letters.sql.ts` of each backend), so these columns stay as copied and a redriven job runs as the
+ * original did.
  */
 export const DEAD_LETTER_COPIED_COLUMNS: readonly string[] = [
   'data',
