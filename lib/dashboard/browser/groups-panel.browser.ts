@@ -19,7 +19,7 @@ interface WireJobSummary {
   group?: string | null;
 }
 
-/** The jobs table's Group column (queue-view.browser.ts shows it when the page's jobs carry groups). */
+/** The jobs table's Group column (job-table.browser.ts shows it when the page's jobs carry groups). */
 const GROUP_COLUMN: { title: string; key: null; label: string } = { title: 'Group', key: null, label: 'Group' };
 
 // The "Busiest groups" panel of a queue's page (panels.browser.ts), hidden for a queue whose jobs run without groups.
