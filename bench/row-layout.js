@@ -89,6 +89,16 @@ const LAYOUTS = {
     returning: PACKED,
     note: 'the flows trigger as step 7 left it: fired by every statement that sets status, the claim included',
   },
+  'no-dead-letter-trigger': {
+    ddl: [`DROP TRIGGER ${T}_dead_letter`],
+    returning: PACKED,
+    note: 'dead letters would need another writer',
+  },
+  'dead-letter-trigger-on-error': {
+    ddl: deadLetterTriggerOn('error'),
+    returning: PACKED,
+    note: 'the dead-letter trigger fired only by statements that set error (fail, lease recovery), not by the claim nor the completion',
+  },
   'no-running-index': {
     ddl: [`DROP INDEX ${T}_running`],
     returning: PACKED,
@@ -125,6 +135,15 @@ function childTriggerOn(column) {
   const { sql } = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(`${T}_child_finished`);
   db.close();
   return [`DROP TRIGGER ${T}_child_finished`, sql.replace(/AFTER UPDATE OF \w+ ON/, `AFTER UPDATE OF ${column} ON`)];
+}
+
+/** The schema's dead-letter trigger, fired by `UPDATE OF column`, same WHEN and body. */
+function deadLetterTriggerOn(column) {
+  const db = new Database(':memory:');
+  for (const statement of raw.SCHEMA_SQL) db.exec(statement);
+  const { sql } = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(`${T}_dead_letter`);
+  db.close();
+  return [`DROP TRIGGER ${T}_dead_letter`, sql.replace(/AFTER UPDATE OF \w+ ON/, `AFTER UPDATE OF ${column} ON`)];
 }
 
 function open(file, ddl) {

@@ -86,6 +86,8 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   },
   // Recreates step 10's trigger: a dead letter is not copied again.
   { objects: [[T, 'trigger', `${T}_dead_letter`, 'NEW.origin IS NULL']] },
+  // Recreates it again, fired by statements that set the error (off the claim and the completion).
+  { objects: [[T, 'trigger', `${T}_dead_letter`, 'UPDATE OF error']] },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

@@ -13,6 +13,7 @@ import { SQLITE_MIGRATION_TRACE_CONTEXT } from './011-trace-context.migration';
 import { SQLITE_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
 import { SQLITE_MIGRATION_PROCESSES } from './013-processes.migration';
 import { SQLITE_MIGRATION_DEAD_LETTER_ONCE } from './014-dead-letter-once.migration';
+import { SQLITE_MIGRATION_DEAD_LETTER_OFF_HOT_PATH } from './015-dead-letter-off-hot-path.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
@@ -30,4 +31,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_RUN_HISTORY,
   SQLITE_MIGRATION_PROCESSES,
   SQLITE_MIGRATION_DEAD_LETTER_ONCE,
+  SQLITE_MIGRATION_DEAD_LETTER_OFF_HOT_PATH,
 ];
