@@ -32,6 +32,29 @@ describe('JobEventBus and adds under way', () => {
     expect(seen).toEqual(['added 1', 'active 1', 'completed 1']);
   });
 
+  it('a held event goes out no earlier than the added stamped after it: times never run backwards', () => {
+    jest.useFakeTimers({ now: 1_000 });
+    try {
+      const bus = new JobEventBus();
+      const seen: QueueEvent[] = [];
+      bus.events$.subscribe((published) => seen.push(published));
+      const done = bus.beginAdd();
+      bus.emit(event('active', '1'));
+      jest.setSystemTime(1_002);
+      bus.emit(event('added', '1'));
+      done();
+      expect(seen.map((published) => [published.type, published.timestamp.getTime()])).toEqual([
+        ['added', 1_002],
+        ['active', 1_002],
+      ]);
+      jest.setSystemTime(1_005);
+      bus.emit(event('completed', '1'));
+      expect(seen.at(-1)!.timestamp.getTime()).toBe(1_005);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('does not hold events when no add is under way, nor events emitted before an add began', () => {
     const bus = new JobEventBus();
     const seen = listen(bus);

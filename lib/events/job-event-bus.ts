@@ -31,6 +31,8 @@ export class JobEventBus {
   private lastAdd = 0;
   /** Events waiting for adds, in the order they were emitted. */
   private readonly held: HeldEvent[] = [];
+  /** The newest timestamp published (ms): a held event goes out no earlier, so times never run backwards. */
+  private lastPublished = 0;
 
   /** Hot: subscribers see events emitted after they subscribe. */
   readonly events$: Observable<QueueEvent> = this.subject.asObservable();
@@ -50,7 +52,7 @@ export class JobEventBus {
       this.held.push({ event: stamped, after: this.lastAdd });
       return;
     }
-    this.subject.next(stamped);
+    this.publish(stamped);
   }
 
   /**
@@ -78,6 +80,18 @@ export class JobEventBus {
     if (this.held.length === 0) return;
     let oldest = Infinity;
     for (const add of this.addsUnderWay) oldest = Math.min(oldest, add);
-    while (this.held.length > 0 && this.held[0].after < oldest) this.subject.next(this.held.shift()!.event);
+    while (this.held.length > 0 && this.held[0].after < oldest) this.publish(this.held.shift()!.event);
+  }
+
+  /**
+   * Publishes one event, its time moved up to the newest already published: an event held for an add goes out after
+   * that add's `added`, which was stamped later (the add resolves after a claim may have started its job), and a
+   * listener reads the events of a job in the order of their times.
+   */
+  private publish(event: QueueEvent): void {
+    const at = event.timestamp.getTime();
+    if (at < this.lastPublished) event.timestamp = new Date(this.lastPublished);
+    else this.lastPublished = at;
+    this.subject.next(event);
   }
 }

@@ -9,6 +9,10 @@ interface JobEventBase<TType extends JobEventType> {
   jobId: string;
   /** The attempt the event belongs to (1-based; 0 for `added`). */
   attempt: number;
+  /**
+   * When this process published the event. Never earlier than an event it published before: an event held back until
+   * an add of this process announced its job goes out with that `added`'s time if it was stamped before it.
+   */
   timestamp: Date;
   /**
    * Set on events another process published (module option `clusterEvents`): that process's instance id. Absent
