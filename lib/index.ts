@@ -15,7 +15,7 @@ export { OnJobEvent } from './decorators/on-job-event.decorator';
 export { InjectQueue } from './decorators/inject-queue.decorator';
 export { getQueueToken } from './utils/get-queue-token.util';
 export { Queue } from './queue/queue';
-export type { QueueBulkJob, QueueJobOptions } from './queue/queue';
+export type { QueueBulkJob, QueueJobOptions, SchemaQueue } from './queue/queue';
 export type { OnJobEventOptions, JobEventHandlerDecorator, JobEventHandlerParameter } from './decorators/on-job-event.decorator';
 export { QueueEventsListener } from './decorators/queue-events-listener.decorator';
 export { OnQueueEvent } from './decorators/on-queue-event.decorator';

@@ -13,6 +13,7 @@ import { backoffInputProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { providerClassOf } from '../utils/provider-class.util';
+import { payloadSchemaProblem } from '../utils/payload-schema.util';
 import { assertQueueName, isQueueName } from '../utils/queue-name.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
@@ -31,6 +32,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'globalConcurrency',
   'groupConcurrency',
   'deadLetter',
+  'schema',
 ]);
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
@@ -69,12 +71,15 @@ export class ProcessorExplorer implements OnModuleInit {
       }
       if (seen.has(instance)) continue;
       seen.add(instance);
-      this.runtime.registerProcessor({
-        queue: metadata.queue,
-        processorName: name,
-        instance: instance as QueueProcessor,
-        settings: validateSettings(name, metadata.queue, metadata.options),
-      });
+      const settings = validateSettings(name, metadata.queue, metadata.options);
+      if (settings.schema !== undefined) {
+        this.runtime.declareSchema(
+          metadata.queue,
+          settings.schema,
+          (reason) => new InvalidProcessorError(name, metadata.queue, `schema: ${reason}`),
+        );
+      }
+      this.runtime.registerProcessor({ queue: metadata.queue, processorName: name, instance: instance as QueueProcessor, settings });
       this.registerEventListeners(instance as object, metadata.queue, name);
     }
   }
@@ -136,6 +141,10 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
       throw invalid(`deadLetter must be a queue name (1 to 128 of A-Z a-z 0-9 _ . : -) or null, got ${describeValue(options.deadLetter)}`);
     }
     if (options.deadLetter === queue) throw invalid('deadLetter names the queue itself: its dead letters would fail into it again');
+  }
+  if (options.schema !== undefined) {
+    const problem = payloadSchemaProblem(options.schema);
+    if (problem) throw invalid(`schema ${problem}`);
   }
   const limitsProblem = queueLimitsProblem(options);
   if (limitsProblem) throw invalid(limitsProblem);

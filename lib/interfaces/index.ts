@@ -18,3 +18,4 @@ export * from './queue-limits.interface';
 export * from './wait-options.interface';
 export * from './process-info.interface';
 export * from './job-explanation.interface';
+export * from './payload-schema.interface';

@@ -1,4 +1,5 @@
 import { BackoffOptions } from './backoff-options.interface';
+import { PayloadSchema } from './payload-schema.interface';
 import { QueueLimits } from './queue-limits.interface';
 import { RetentionOption } from './retention-options.interface';
 import { DeclaredSchedule } from './schedule-options.interface';
@@ -45,4 +46,11 @@ export interface ProcessorOptions extends QueueLimits {
    * its `JobInfo.deadLetter`. Not this queue itself. `null`: none, even if the module names a default.
    */
   deadLetter?: string | null;
+  /**
+   * The shape of this queue's job data, as a Standard Schema (zod 3.24+, valibot 1+, arktype...). Every add of this
+   * queue in this application is checked and refused with `InvalidJobDataError` (nothing written), and stores the
+   * schema's output; every job this processor claims is checked before its handler runs, and one whose stored data
+   * does not match fails for good with `InvalidStoredDataError`. The schema must accept its own output.
+   */
+  schema?: PayloadSchema;
 }

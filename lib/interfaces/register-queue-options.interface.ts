@@ -1,5 +1,6 @@
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
 import { JobOptions } from './job-options.interface';
+import { PayloadSchema } from './payload-schema.interface';
 
 /** Job options a registered queue applies to every job it adds (each job's own options win). */
 export type QueueDefaultJobOptions = Omit<JobOptions, 'name' | 'key' | 'runAt'>;
@@ -10,6 +11,12 @@ export interface RegisterQueueOptions {
   name: string;
   /** Defaults of every job added through this handle (`delay`, `priority`, `maxAttempts`, `backoff`, `timeout`, removal). */
   defaultJobOptions?: QueueDefaultJobOptions;
+  /**
+   * The shape of the queue's job data, as a Standard Schema (zod 3.24+, valibot 1+, arktype...): every add of this
+   * queue in this application (through the handle, `QueueProducer` or a flow) is checked and stores the schema's
+   * output; a processor of the queue in this application checks the jobs it runs too. See `ProcessorOptions.schema`.
+   */
+  schema?: PayloadSchema;
 }
 
 /** Options of `SqliteQueueModule.registerQueueAsync()`: the name is static, the rest comes from a factory. */

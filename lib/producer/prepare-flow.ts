@@ -12,9 +12,15 @@ export const MAX_FLOW_JOBS = 10_000;
 
 /**
  * Validates a whole flow and flattens it, parents before their children, into the nodes one insert writes. Throws a
- * typed error naming the offending node (`flow.children[2].options.delay`) before anything is written.
+ * typed error naming the offending node (`flow.children[2].options.delay`) before anything is written. `checked` holds
+ * the data of the jobs whose queue has a schema, as the schema output it (see `checkFlowData`).
  */
-export function prepareFlow(flow: FlowJob, defaultsFor: (queue: string) => JobDefaults, now: number): NewFlowNode[] {
+export function prepareFlow(
+  flow: FlowJob,
+  defaultsFor: (queue: string) => JobDefaults,
+  now: number,
+  checked: Map<object, unknown> | null = null,
+): NewFlowNode[] {
   const nodes: NewFlowNode[] = [];
   const stack: { node: unknown; parentIndex: number; path: string }[] = [{ node: flow, parentIndex: -1, path: 'flow' }];
   while (stack.length > 0) {
@@ -52,7 +58,8 @@ export function prepareFlow(flow: FlowJob, defaultsFor: (queue: string) => JobDe
         throw invalid('options.removeOnComplete', "is not supported on a flow's child: its parent reads its result");
       }
     }
-    const record = prepareJob(queue, job.data, job.options, defaultsFor(queue), now, `${path}.`);
+    const data = checked !== null && checked.has(job) ? checked.get(job) : job.data;
+    const record = prepareJob(queue, data, job.options, defaultsFor(queue), now, `${path}.`);
     const hasChildren = children.length > 0;
     if (hasChildren) record.runAt += FLOW_WAIT_OFFSET;
     const index = nodes.length;

@@ -24,6 +24,9 @@ import { AddHost, SingleAdd } from './single-add';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 import { ADD_FLOW_OPTION_KEYS, BULK_ITEM_FIELDS, strayFieldProblem, unknownOptionProblem } from '../utils/option-keys.util';
 import { QueueTelemetry } from '../telemetry/queue-telemetry';
+import { PayloadSchema } from '../interfaces/payload-schema.interface';
+import { checkScheduleData, checkedPayload, isPendingCheck, runPayloadSchema } from '../utils/payload-schema.util';
+import { checkBulkData, checkFlowData } from './check-payloads';
 
 /**
  * Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). Each add
@@ -65,10 +68,28 @@ export class QueueProducer {
     // Not `async`: the write's own promise is returned, not adopted by a second one (two turns fewer per add); a
     // refused argument still rejects, it never throws.
     try {
+      // Only a queue with a schema pays for one: without any in the application, this reads one field.
+      const schemas = this.runtime.payloadSchemas;
+      const schema = schemas === undefined ? undefined : schemas.get(queue);
+      if (schema !== undefined) return this.addChecked<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(schema, queue, data, options);
       return this.writer.write(this.singleAdd<QueueDataOf<Q, TData>, QueueResultOf<Q, TResult>>(queue, data, options));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** `add` of a queue with a schema: the schema's output is what is validated further and stored. */
+  private addChecked<TData, TResult>(
+    schema: PayloadSchema,
+    queue: string,
+    data: unknown,
+    options: JobOptions | undefined,
+  ): Promise<EnqueuedJob<TData, TResult>> {
+    const check = runPayloadSchema(schema, data);
+    if (isPendingCheck(check)) {
+      return check.then((result) => this.writer.write(this.singleAdd<TData, TResult>(queue, checkedPayload(queue, result), options)));
+    }
+    return this.writer.write(this.singleAdd<TData, TResult>(queue, checkedPayload(queue, check), options));
   }
 
   /** Validates `add`'s arguments into its step (throws the typed errors; nothing is written). */
@@ -100,6 +121,9 @@ export class QueueProducer {
     assertQueueName(queue);
     if (!Array.isArray(items)) throw new InvalidJobOptionsError(queue, 'items', 'must be an array of { data, options? }');
     if (items.length === 0) return [];
+    const schema = this.runtime.schemaFor(queue);
+    // The schema's outputs, all checked before any item is prepared: one refused item refuses the whole bulk.
+    const checked = schema === undefined ? undefined : await checkBulkData(schema, queue, items);
     const now = Date.now();
     const defaults = this.defaultsFor(queue);
     const records = items.map((item, index) => {
@@ -109,7 +133,8 @@ export class QueueProducer {
       // `{ data, delay: 100 }` would otherwise drop the option silently: job options go in `options`.
       const stray = strayFieldProblem(item, BULK_ITEM_FIELDS, 'a field of a bulk item');
       if (stray) throw new InvalidJobOptionsError(queue, `items[${index}].${stray.key}`, stray.reason);
-      const record = prepareJob(queue, item.data, item.options, defaults, now, `items[${index}].`);
+      const data = checked === undefined ? item.data : checked[index];
+      const record = prepareJob(queue, data, item.options, defaults, now, `items[${index}].`);
       const keyMode = keyModeField(record);
       if (keyMode) throw new InvalidJobOptionsError(queue, `items[${index}].${keyMode}`, 'is only supported by add(), one job at a time');
       return record;
@@ -148,8 +173,10 @@ export class QueueProducer {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('addFlow', 'options', 'must be { manager? }');
     const unknownOption = unknownOptionProblem(options, ADD_FLOW_OPTION_KEYS);
     if (unknownOption) throw new InvalidArgumentError('addFlow', `option "${unknownOption.key}"`, unknownOption.reason);
+    // Each job of a queue with a schema is checked (all of them, before anything is prepared) and stores its output.
+    const checked = this.runtime.payloadSchemas === undefined ? null : await checkFlowData(flow, (queue) => this.runtime.schemaFor(queue));
     const now = Date.now();
-    const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now);
+    const nodes = prepareFlow(flow, (queue) => this.defaultsFor(queue), now, checked);
     const manager = options.manager === undefined ? undefined : managerOf(nodes[0].queue, [options]);
     // One PRODUCER span, parent of every node's CONSUMER spans: a flow is one piece of work, children then parent.
     const send = this.tracing()?.send(nodes[0].queue, nodes.length, { link: false, jobName: nodes[0].job.name });
@@ -190,7 +217,7 @@ export class QueueProducer {
   async upsertSchedule<TData>(queue: string, name: string, options: ScheduleOptions<TData>): Promise<ScheduleInfo<TData>> {
     assertQueueName(queue);
     const now = Date.now();
-    const record = toScheduleRecord(queue, name, options, now);
+    const record = toScheduleRecord(queue, name, await checkScheduleData(this.runtime.schemaFor(queue), queue, options), now);
     await Scheduler.upsert(guardStorage(await this.runtime.storage(), 'QueueProducer'), [record], now);
     const stored = (await this.listSchedules<TData>()).find((schedule) => schedule.queue === queue && schedule.name === name);
     return stored as ScheduleInfo<TData>;

@@ -8,6 +8,7 @@ import { prepareJob } from '../producer/prepare-job';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { assertQueueName } from '../utils/queue-name.util';
 import { describeValue } from '../utils/validation.util';
+import { payloadSchemaProblem } from '../utils/payload-schema.util';
 import { getQueueToken } from '../utils/get-queue-token.util';
 import { Queue } from './queue';
 
@@ -20,11 +21,14 @@ const NOT_DEFAULTABLE = ['name', 'key', 'runAt'];
  */
 export function createQueueHandle(options: RegisterQueueOptions, producer: QueueProducer, admin: QueueAdmin, runtime: QueueRuntime): Queue {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidModuleOptionsError('registerQueue', `must be an object { name, defaultJobOptions? }, got ${describeValue(options)}`);
+    throw new InvalidModuleOptionsError(
+      'registerQueue',
+      `must be an object { name, defaultJobOptions?, schema? }, got ${describeValue(options)}`,
+    );
   }
   assertQueueName(options.name);
   const option = `registerQueue(${options.name}).defaultJobOptions`;
-  const stray = Object.keys(options).find((key) => key !== 'name' && key !== 'defaultJobOptions');
+  const stray = Object.keys(options).find((key) => key !== 'name' && key !== 'defaultJobOptions' && key !== 'schema');
   if (stray !== undefined) throw new InvalidModuleOptionsError(`registerQueue(${options.name}).${stray}`, 'is not an option');
   const defaults = options.defaultJobOptions ?? {};
   if (typeof defaults !== 'object' || defaults === null) throw new InvalidModuleOptionsError(option, 'must be an object of job options');
@@ -36,6 +40,12 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
   } catch (error) {
     if (error instanceof QueueError) throw new InvalidModuleOptionsError(option, error.message);
     throw error;
+  }
+  if (options.schema !== undefined) {
+    const schemaOption = `registerQueue(${options.name}).schema`;
+    const problem = payloadSchemaProblem(options.schema);
+    if (problem) throw new InvalidModuleOptionsError(schemaOption, problem);
+    runtime.declareSchema(options.name, options.schema, (reason) => new InvalidModuleOptionsError(schemaOption, reason));
   }
   // A declared queue is known before its first job: it may be paused or cleaned at once.
   runtime.declareQueue(options.name);

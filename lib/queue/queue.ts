@@ -5,6 +5,7 @@ import { JobOptions } from '../interfaces/job-options.interface';
 import { Job } from '../interfaces/job.interface';
 import { CleanOptions, CountOptions, GetJobsOptions } from '../interfaces/queue-info.interface';
 import { QueueDefaultJobOptions } from '../interfaces/register-queue-options.interface';
+import { SchemaData, SchemaInput } from '../interfaces/payload-schema.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { keysOf, strayFieldProblem } from '../utils/option-keys.util';
@@ -29,9 +30,10 @@ const QUEUE_BULK_JOB_FIELDS = keysOf<QueueBulkJob>()('name', 'data', 'options');
  * The handle of one queue, injected with `@InjectQueue(name)` after `SqliteQueueModule.registerQueue({ name })`:
  * BullMQ's `Queue`, typed by the queue's data and result. It adds with the queue's `defaultJobOptions` under each
  * job's own options, and inspects and controls this queue only. `QueueProducer` and `QueueAdmin` do the work, so
- * both stay usable beside it.
+ * both stay usable beside it. `TInput` is what `add` takes where it differs from what a job holds (a queue `schema` with
+ * defaults or transforms: see `SchemaQueue`).
  */
-export class Queue<TData = unknown, TResult = unknown> {
+export class Queue<TData = unknown, TResult = unknown, TInput = TData> {
   constructor(
     /** The queue's name. */
     readonly name: string,
@@ -45,15 +47,16 @@ export class Queue<TData = unknown, TResult = unknown> {
    * Adds a job named `name` (BullMQ's argument order: name, data, options).
    * @throws InvalidJobOptionsError, InvalidJobDataError (nothing is written).
    */
-  add(name: string, data: TData, options?: QueueJobOptions): Promise<Job<TData>> {
-    return this.producer.add<TData>(this.name, data, this.optionsOf(name, options, 'options'));
+  add(name: string, data: TInput, options?: QueueJobOptions): Promise<Job<TData>> {
+    // The queue's schema (if any) turns the input into the data a job holds.
+    return this.producer.add<TData>(this.name, data as unknown as TData, this.optionsOf(name, options, 'options'));
   }
 
   /**
    * Adds many jobs in one atomic statement, all or none, in order.
    * @throws InvalidJobOptionsError, InvalidJobDataError (nothing is written).
    */
-  addBulk(jobs: QueueBulkJob<TData>[]): Promise<Job<TData>[]> {
+  addBulk(jobs: QueueBulkJob<TInput>[]): Promise<Job<TData>[]> {
     if (!Array.isArray(jobs)) throw new InvalidJobOptionsError(this.name, 'jobs', 'must be an array of { name, data, options? }');
     const items = jobs.map((job, index) => {
       if (typeof job !== 'object' || job === null || !('data' in job)) {
@@ -62,7 +65,7 @@ export class Queue<TData = unknown, TResult = unknown> {
       // BullMQ's `opts` (or any other field) would otherwise be dropped silently.
       const stray = strayFieldProblem(job, QUEUE_BULK_JOB_FIELDS, 'a field of a job');
       if (stray) throw new InvalidJobOptionsError(this.name, `jobs[${index}].${stray.key}`, stray.reason);
-      return { data: job.data, options: this.optionsOf(job.name, job.options, `jobs[${index}].options`) };
+      return { data: job.data as unknown as TData, options: this.optionsOf(job.name, job.options, `jobs[${index}].options`) };
     });
     return this.producer.addBulk<TData>(this.name, items);
   }
@@ -104,8 +107,8 @@ export class Queue<TData = unknown, TResult = unknown> {
   }
 
   /** Creates or replaces a recurring job of this queue (its jobs are named after it unless `jobOptions.name` says otherwise). */
-  upsertSchedule(name: string, options: ScheduleOptions<TData>): Promise<ScheduleInfo<TData>> {
-    return this.producer.upsertSchedule<TData>(this.name, name, options);
+  upsertSchedule(name: string, options: ScheduleOptions<TInput>): Promise<ScheduleInfo<TData>> {
+    return this.producer.upsertSchedule<TData>(this.name, name, options as unknown as ScheduleOptions<TData>);
   }
 
   /** Deletes a recurring job of this queue; false when there was none. */
@@ -124,3 +127,9 @@ export class Queue<TData = unknown, TResult = unknown> {
     return { ...this.defaultJobOptions, ...options, name };
   }
 }
+
+/**
+ * The handle of a queue declared with a `schema`: `add` takes the schema's input, jobs hold its output.
+ * `@InjectQueue('email') private readonly email: SchemaQueue<typeof emailSchema>`.
+ */
+export type SchemaQueue<TSchema, TResult = unknown> = Queue<SchemaData<TSchema>, TResult, SchemaInput<TSchema>>;

@@ -16,6 +16,7 @@ import { CLUSTER_NOTICE_TIMING, ClusterEventsNotice } from '../events/cluster-ev
 import { FinishWatcher } from '../events/finish-watcher';
 import { JobEventBus } from '../events/job-event-bus';
 import { JobEventType, QueueEvent } from '../interfaces/queue-event.interface';
+import { PayloadSchema } from '../interfaces/payload-schema.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
 import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
@@ -25,6 +26,7 @@ import { QueueTelemetry } from '../telemetry/queue-telemetry';
 import { ProcessorDefinition } from '../worker/processor-definition';
 import { createQueueStorage } from './create-queue-storage';
 import { ProcessingRuntime } from './processing-runtime';
+import { checkScheduleData } from '../utils/payload-schema.util';
 import { ResolvedModuleOptions, resolveModuleOptions } from './resolve-module-options';
 
 /**
@@ -40,6 +42,11 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   /** Says so when, without `clusterEvents`, events stay in their process. */
   private readonly clusterNotice = new ClusterEventsNotice(this.logger);
   private readonly definitions = new Map<string, ProcessorDefinition>();
+  /**
+   * Each queue's payload schema declared in this application (`schema` of `@Processor` or `registerQueue`); undefined
+   * while there is none, so an add in an application without schemas reads one field more and nothing else.
+   */
+  payloadSchemas?: Map<string, PayloadSchema>;
   /** Queues this application declared with `registerQueue` (a handle), processed here or not. */
   private readonly declared = new Set<string>();
   private readonly listeners: Subscription[] = [];
@@ -155,6 +162,26 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
     return this.definitions.get(queue);
   }
 
+  /**
+   * Records the payload schema of a queue. A queue has one schema in an application: a second, different one is
+   * refused with `conflict(reason)` (the caller's typed boot error).
+   */
+  declareSchema(queue: string, schema: PayloadSchema, conflict: (reason: string) => Error): void {
+    const schemas = (this.payloadSchemas ??= new Map());
+    const existing = schemas.get(queue);
+    if (existing !== undefined && existing !== schema) {
+      throw conflict(
+        `queue "${queue}" already has a different schema in this application (one schema per queue: declare it once, share the object)`,
+      );
+    }
+    schemas.set(queue, schema);
+  }
+
+  /** The payload schema of a queue in this application, if it declares one. */
+  schemaFor(queue: string): PayloadSchema | undefined {
+    return this.payloadSchemas?.get(queue);
+  }
+
   /** Records a queue declared by `registerQueue` / `registerQueueAsync` (its `Queue` handle was built). */
   declareQueue(queue: string): void {
     this.declared.add(queue);
@@ -250,12 +277,21 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
     const now = Date.now();
     await Scheduler.upsert(
       storage,
-      this.processors().flatMap(({ queue, settings }) =>
-        (settings.schedules ?? []).map(({ name, ...schedule }) => toScheduleRecord(queue, name, schedule, now)),
+      await Promise.all(
+        this.processors().flatMap(({ queue, settings }) =>
+          (settings.schedules ?? []).map(async ({ name, ...schedule }) =>
+            toScheduleRecord(queue, name, await checkScheduleData(this.schemaFor(queue), queue, schedule), now),
+          ),
+        ),
       ),
       now,
     );
-    const runtime = new ProcessingRuntime(storage, this.processors(), options, this.events, this.logger, this.telemetry);
+    // A processor checks its jobs with the queue's schema, whether its own `@Processor` or a `registerQueue` declared it.
+    const processors = this.processors().map((definition) => {
+      const schema = this.schemaFor(definition.queue);
+      return schema === definition.settings.schema ? definition : { ...definition, settings: { ...definition.settings, schema } };
+    });
+    const runtime = new ProcessingRuntime(storage, processors, options, this.events, this.logger, this.telemetry);
     await runtime.declareLimits();
     this.runtimeInstance = runtime;
     runtime.start();

@@ -20,6 +20,8 @@ import { ABANDONED, Outcome } from './outcome';
 import { asRateLimitError, asSnoozeError, decideRetry } from './retry-policy';
 import { ProcessSpan, QueueTelemetry } from '../telemetry/queue-telemetry';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
+import { PayloadSchema } from '../interfaces/payload-schema.interface';
+import { checkedPayload, describeIssues, isPendingCheck, runPayloadSchema } from '../utils/payload-schema.util';
 
 /** What an attempt uses: its own writes (progress, log, data), its job's children and a fresh read of its job. */
 export type AttemptStorage = ClaimStorage & Pick<FlowStorage, 'childrenOf'> & Pick<InspectionStorage, 'getJob'>;
@@ -53,6 +55,8 @@ export interface AttemptRunnerContext {
   isCurrent(attempt: RunningAttempt): boolean;
   /** Epoch ms now; retries fall due relative to it. */
   now(): number;
+  /** The queue's payload schema in this application: each job's data is checked before its handler runs. */
+  schema?: PayloadSchema;
 }
 
 /**
@@ -97,6 +101,11 @@ export class AttemptRunner {
         error: { name: InvalidStoredDataError.name, message: `Stored job data is not valid JSON: ${cause}`, attempt: record.attempts },
       };
     }
+    // Only a queue with a schema pays for the check (and its turn).
+    if (this.context.schema !== undefined) {
+      const refused = await this.checkStoredData(job, record, this.context.schema);
+      if (refused) return refused;
+    }
     const timeout = record.timeout ?? this.context.timeout;
     try {
       // Without a timeout the handler is called directly: one promise and one turn fewer per job.
@@ -117,6 +126,32 @@ export class AttemptRunner {
       // not failed, so it must not be logged as "failed, retrying".
       return attempt.abandoned ? ABANDONED : this.withEarlierErrors(record, this.failureOutcome(record, thrown));
     }
+  }
+
+  /**
+   * Checks a claimed job's data with the queue's schema. Data written by older code in an old shape, or by another
+   * application, fails the job for good (no retry could change it) with `InvalidStoredDataError`, and the handler never
+   * sees it; otherwise the handler gets the schema's output.
+   */
+  private async checkStoredData(job: Job, record: JobRecord, schema: PayloadSchema): Promise<Outcome | null> {
+    const check = runPayloadSchema(schema, job.data);
+    const result = isPendingCheck(check) ? await check : check;
+    const problems = describeIssues(result);
+    if (problems === null) {
+      // The handler's `Job` is built here, for this attempt: it holds what the schema let through.
+      (job as { data: unknown }).data = (result as { value: unknown }).value;
+      return null;
+    }
+    const { queue, logger } = this.context;
+    logger.error(`Job ${record.id} (queue ${queue}): stored data does not match the queue's schema, failing it for good: ${problems}`);
+    return {
+      kind: 'fail',
+      error: {
+        name: InvalidStoredDataError.name,
+        message: `Stored job data does not match the queue's schema: ${problems}`,
+        attempt: record.attempts,
+      },
+    };
   }
 
   /**
@@ -167,7 +202,9 @@ export class AttemptRunner {
   /** Stores new data as `add()` would (same validation); the parsed copy is what the job holds from now on. */
   async updateData(attempt: RunningAttempt, data: unknown): Promise<unknown> {
     const { record } = attempt;
-    const { queue, storage, workerId } = this.context;
+    const { queue, storage, workerId, schema } = this.context;
+    // Checked as an add is: data its next attempt would refuse must not be stored.
+    if (schema !== undefined) data = checkedPayload(queue, await runPayloadSchema(schema, data));
     const json = serializeJobData(queue, data);
     if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
     const owned = await storage.updateData({ id: record.id, attempt: record.attempts }, workerId, json, this.context.now());

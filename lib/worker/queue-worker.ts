@@ -62,6 +62,7 @@ export class QueueWorker {
       logger: context.logger,
       isCurrent: (attempt) => !attempt.abandoned && this.running.get(attempt.record.id) === attempt,
       now: Date.now,
+      schema: settings.schema,
     });
     this.snoozes = new SnoozeWriter(queue, context, this.shutdown.signal);
     this.rateLimit = new RateLimitPause(queue, context, {

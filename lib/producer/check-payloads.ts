@@ -1,0 +1,66 @@
+import { FlowJob } from '../interfaces/flow-job.interface';
+import { BulkJobItem } from '../interfaces/job-options.interface';
+import { PayloadSchema, PayloadSchemaResult } from '../interfaces/payload-schema.interface';
+import { PayloadCheck, checkedPayload, isPendingCheck, runPayloadSchema } from '../utils/payload-schema.util';
+import { MAX_FLOW_JOBS } from './prepare-flow';
+
+/** One value a schema checks, and what the error calls it (`items[2].data`). */
+interface PendingCheck {
+  queue: string;
+  root: string;
+  check: PayloadCheck;
+}
+
+/**
+ * The schema's output for each item of an `addBulk`, in order; rejects with `InvalidJobDataError` for the first item
+ * (in order) the schema refuses. Items that are not `{ data }` objects are left to the bulk's own checks (undefined).
+ */
+export async function checkBulkData(schema: PayloadSchema, queue: string, items: BulkJobItem<unknown>[]): Promise<unknown[]> {
+  const checks = items.map((item, index): PendingCheck | undefined =>
+    typeof item === 'object' && item !== null && 'data' in item
+      ? { queue, root: `items[${index}].data`, check: runPayloadSchema(schema, item.data) }
+      : undefined,
+  );
+  return settle(checks);
+}
+
+/**
+ * The schema's output for each job of a flow whose queue declares one, by the flow job object; null when no job of
+ * the flow has a schema. Walks the tree as `prepareFlow` does (and names the jobs as it does), leaving every
+ * malformed part to it.
+ */
+export async function checkFlowData(
+  flow: FlowJob<unknown>,
+  schemaFor: (queue: string) => PayloadSchema | undefined,
+): Promise<Map<object, unknown> | null> {
+  const jobs: object[] = [];
+  const checks: PendingCheck[] = [];
+  const stack: { node: unknown; path: string }[] = [{ node: flow, path: 'flow' }];
+  let seen = 0;
+  while (stack.length > 0 && seen++ <= MAX_FLOW_JOBS) {
+    const { node, path } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    const job = node as Partial<FlowJob<unknown>>;
+    const schema = typeof job.queue === 'string' ? schemaFor(job.queue) : undefined;
+    if (schema !== undefined && 'data' in job) {
+      jobs.push(job);
+      checks.push({ queue: job.queue!, root: `${path}.data`, check: runPayloadSchema(schema, job.data) });
+    }
+    const children = job.children;
+    if (Array.isArray(children))
+      for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], path: `${path}.children[${i}]` });
+  }
+  if (jobs.length === 0) return null;
+  const values = await settle(checks);
+  return new Map(jobs.map((job, index) => [job, values[index]]));
+}
+
+/** Waits for the asynchronous checks, then reads every result in order: the first refusal is the one thrown. */
+async function settle(checks: (PendingCheck | undefined)[]): Promise<unknown[]> {
+  const results = checks.some((entry) => entry !== undefined && isPendingCheck(entry.check))
+    ? await Promise.all(checks.map((entry) => entry?.check))
+    : checks.map((entry) => entry?.check);
+  return checks.map((entry, index) =>
+    entry === undefined ? undefined : checkedPayload(entry.queue, results[index] as PayloadSchemaResult<unknown>, entry.root),
+  );
+}

@@ -1,0 +1,95 @@
+import { InvalidJobDataError, JobDataIssue } from '../errors/invalid-job-data.error';
+import { PayloadSchema, PayloadSchemaIssue, PayloadSchemaResult } from '../interfaces/payload-schema.interface';
+import { describeValue } from './validation.util';
+
+/**
+ * Why a `schema` option cannot be used, or null. A Standard Schema may be a function (arktype's types are): what
+ * counts is its `~standard` property. A class without one is most likely a class-validator DTO, which is named.
+ */
+export function payloadSchemaProblem(value: unknown): string | null {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) {
+    return `must be a Standard Schema object (zod, valibot, arktype...), got ${describeValue(value)}`;
+  }
+  const standard = (value as { '~standard'?: unknown })['~standard'];
+  if (typeof standard !== 'object' || standard === null) {
+    const looksLikeClass = typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
+    return looksLikeClass
+      ? 'is a class; only Standard Schema objects (zod 3.24+, valibot 1+, arktype...) are supported, not class-validator DTO classes'
+      : 'must be a Standard Schema object (zod 3.24+, valibot 1+, arktype...): it has no "~standard" property';
+  }
+  const { version, validate } = standard as { version?: unknown; validate?: unknown };
+  if (version !== 1) return `is a Standard Schema of version ${describeValue(version)}; only version 1 is supported`;
+  if (typeof validate !== 'function') return 'has a "~standard" property without a validate function';
+  return null;
+}
+
+/** A schema's result, or a promise of it. */
+export type PayloadCheck = PayloadSchemaResult<unknown> | Promise<PayloadSchemaResult<unknown>>;
+
+/** Runs a schema on a value. A validate that throws (or rejects) is reported as an issue of the value's root, not as a crash. */
+export function runPayloadSchema(schema: PayloadSchema, value: unknown): PayloadCheck {
+  try {
+    const check = schema['~standard'].validate(value);
+    return isPendingCheck(check) ? check.then(undefined, thrownIssue) : check;
+  } catch (error) {
+    return thrownIssue(error);
+  }
+}
+
+function thrownIssue(error: unknown): PayloadSchemaResult<unknown> {
+  return { issues: [{ message: `the schema's validate threw: ${error instanceof Error ? error.message : String(error)}` }] };
+}
+
+/** Whether a schema answered with a promise (an asynchronous check). */
+export function isPendingCheck(check: PayloadCheck): check is Promise<PayloadSchemaResult<unknown>> {
+  return typeof (check as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The value a schema let through, or `InvalidJobDataError` naming its first issue's path (from `root`, e.g.
+ * `items[2].data`) and message, with every issue on `issues`.
+ */
+export function checkedPayload(queue: string, result: PayloadSchemaResult<unknown>, root = 'data'): unknown {
+  const issues = (result as { issues?: ReadonlyArray<PayloadSchemaIssue> }).issues;
+  if (issues === undefined || issues === null) return (result as { value: unknown }).value;
+  const listed: JobDataIssue[] = (issues.length > 0 ? issues : [{ message: 'the schema refused it without saying why' }]).map((issue) => ({
+    path: issuePath(issue, root),
+    message: String(issue.message),
+  }));
+  throw new InvalidJobDataError(queue, listed[0].path, listed[0].message, listed);
+}
+
+/** Where a stored job's data fails its queue's schema, as one line for the job's error and the log. */
+export function describeIssues(result: PayloadSchemaResult<unknown>, root = 'data'): string | null {
+  const issues = (result as { issues?: ReadonlyArray<PayloadSchemaIssue> }).issues;
+  if (issues === undefined || issues === null) return null;
+  if (issues.length === 0) return `${root}: the schema refused it without saying why`;
+  return issues.map((issue) => `${issuePath(issue, root)}: ${String(issue.message)}`).join('; ');
+}
+
+/** An issue's path written as the JSON checks write theirs: `data.items[2].price`, `data["a b"]`. */
+function issuePath(issue: PayloadSchemaIssue, root: string): string {
+  let path = root;
+  for (const segment of issue.path ?? []) {
+    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    if (typeof key === 'number') path += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) path += `.${key}`;
+    else path += `[${typeof key === 'string' ? JSON.stringify(key) : String(key)}]`;
+  }
+  return path;
+}
+
+/**
+ * A schedule's options with its data as the queue's schema outputs it (each run stores that data); as given when the
+ * queue has no schema. Rejects with `InvalidJobDataError`.
+ */
+export async function checkScheduleData<T extends { data?: unknown }>(
+  schema: PayloadSchema | undefined,
+  queue: string,
+  options: T,
+): Promise<T> {
+  if (schema === undefined || typeof options !== 'object' || options === null) return options;
+  // An absent `data` is stored as `{}`: that is what each run would carry, so that is what is checked.
+  const result = await runPayloadSchema(schema, options.data === undefined ? {} : options.data);
+  return { ...options, data: checkedPayload(queue, result) };
+}
