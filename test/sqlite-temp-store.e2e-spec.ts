@@ -4,6 +4,7 @@
  * cost a file's creation, about 7x the statement's time on an idle queue (bench/group-idle.js). A DataSource the
  * application lends keeps the application's own choice.
  */
+import { storageBackendOf } from '../lib/storage/shared/assemble-storage';
 import { DataSource } from 'typeorm';
 import { createQueueStorage } from '../lib/runtime/create-queue-storage';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
@@ -12,7 +13,7 @@ import { tempDatabase } from './support/temp-database';
 
 /** What `PRAGMA temp_store` says on the storage's own connection: 0 default, 1 file, 2 memory. */
 async function tempStoreOf(storage: QueueStorage): Promise<number> {
-  const runner = (storage as unknown as { db: { runner: StatementRunner } }).db.runner;
+  const runner = (storageBackendOf(storage) as { db: { runner: StatementRunner } }).db.runner;
   const [row] = await runner.all('PRAGMA temp_store', []);
   return Number(Object.values(row)[0]);
 }

@@ -1,4 +1,5 @@
 import { QueueStorage } from '../../lib/storage/queue-storage.interface';
+import { storageBackendOf } from '../../lib/storage/shared/assemble-storage';
 import { StatementOptions, StatementRunner } from '../../lib/storage/shared/statement-runner';
 
 /** Both backends keep their connection as `db` and send every statement of their own through `db.runner`. */
@@ -12,7 +13,7 @@ type WithRunner = { db: { runner: StatementRunner } };
  * Used to put another actor's move (a claim, a check) between two statements of an admin call, deterministically.
  */
 export function betweenStatements(storage: QueueStorage, between: (index: number) => Promise<unknown>): () => void {
-  const runner = (storage as unknown as WithRunner).db.runner;
+  const runner = (storageBackendOf(storage) as WithRunner).db.runner;
   const { all, run } = runner;
   let index = 0;
   let inside = false;

@@ -61,6 +61,7 @@ export function createPostgresStorage(config: PostgresStorageConfig): QueueStora
     migrationLockTimeout: config.migrationLockTimeout ?? MODULE_DEFAULTS.migrationLockTimeout,
   };
   return assembleStorage<QueueStorage>(
+    backend,
     new PostgresEnqueueStorage(backend),
     new PostgresLeaseStorage(backend),
     new PostgresClaimStorage(backend),

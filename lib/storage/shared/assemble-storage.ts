@@ -1,3 +1,14 @@
+/** The key of the assembled storage's shared backend (see `storageBackendOf`). */
+const STORAGE_BACKEND = Symbol('storage backend');
+
+/**
+ * The backend an assembled storage's roles share (the SQLite or PostgreSQL backend object, with its connection as
+ * `db`), or undefined for any other object. Not part of `QueueStorage`: for the library's tools and the test suite.
+ */
+export function storageBackendOf(storage: object): unknown {
+  return (storage as Record<symbol, unknown>)[STORAGE_BACKEND];
+}
+
 /**
  * One storage object out of a backend's role objects (one per role interface of lib/storage/roles/): every public
  * method of each part, bound to its part, and every getter, read from its part. A part's helpers are `#private`, off
@@ -5,8 +16,10 @@
  * mistake of the backend's wiring, refused at once. Each part is checked against its role by its own `implements`;
  * that the parts together make `T` is proven by the storage contract, which calls every member of every role.
  */
-export function assembleStorage<T>(...parts: object[]): T {
-  const storage: Record<string, unknown> = {};
+export function assembleStorage<T>(backend: object, ...parts: object[]): T {
+  const storage: Record<string | symbol, unknown> = {};
+  // What the roles share, out of sight of the interface: for tools and tests that must reach the connection itself.
+  Object.defineProperty(storage, STORAGE_BACKEND, { value: backend, enumerable: false });
   for (const part of parts) {
     const prototype = Object.getPrototypeOf(part) as object;
     for (const name of Object.getOwnPropertyNames(prototype)) {

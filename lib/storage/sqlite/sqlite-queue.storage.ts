@@ -37,6 +37,7 @@ export function createSqliteStorage(
 ): QueueStorage {
   const backend: SqliteBackend = { db: new SqliteConnection(source), logger: new Logger('JobQueue'), schema };
   return assembleStorage<QueueStorage>(
+    backend,
     new SqliteClaimStorage(backend),
     new SqliteStorageLifecycle(backend),
     new SqliteEnqueueStorage(backend),
