@@ -22,6 +22,7 @@ import {
 } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { errorOf } from './support/ops';
+import { AppConnection, appConnection } from './support/app-connection';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
@@ -91,6 +92,12 @@ class CapturingLogger implements LoggerService {
 
 describeEachBackend('validated payloads (queue schema)', (backend) => {
   const current = perTestApp(backend, MIGRATED);
+  let connection: AppConnection | undefined;
+  // After perTestApp's hook: the borrowed DataSource outlives the app that used it.
+  afterEach(async () => {
+    await connection?.destroy();
+    connection = undefined;
+  });
 
   /** Every job row of the database, whatever its queue and status. */
   const totalJobs = async (admin: QueueAdmin, queues: string[]) => {
@@ -228,6 +235,96 @@ describeEachBackend('validated payloads (queue schema)', (backend) => {
     expect(
       logger.errors.some((line) => line.includes(`Job ${bad.id} (queue vp-orders)`) && line.includes("does not match the queue's schema")),
     ).toBe(true);
+  });
+
+  it("checks job.updateData, schedules' data and a validate that throws with the schema too", async () => {
+    const updates: unknown[] = [];
+    const Orders = defineProcessor<Order>(
+      'vp-orders',
+      async (job) => {
+        updates.push(await errorOf(() => job.updateData({ sku: '' })));
+        await job.updateData({ sku: 'updated', extra: 1 } as Order);
+        updates.push(job.data);
+      },
+      { schema: orderSchema },
+    );
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Orders] });
+    const producer = app.get(QueueProducer);
+    const job = await producer.add('vp-orders', { sku: 'first' });
+    await waitFor(async () => (await app.get(QueueAdmin).getJob(job.id))?.status === 'completed', 'job completed');
+    expect(updates[0]).toBeInstanceOf(InvalidJobDataError);
+    expect(updates[1]).toEqual({ sku: 'updated' });
+    expect((await app.get(QueueAdmin).getJob(job.id))?.data).toEqual({ sku: 'updated' });
+
+    const schedule = await errorOf(() => producer.upsertSchedule('vp-orders', 'nightly', { every: 60_000, data: { sku: '' } }));
+    expect((schedule as InvalidJobDataError).path).toBe('data.sku');
+    expect(await producer.listSchedules()).toEqual([]);
+
+    const throwing: PayloadSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: () => {
+          throw new Error('boom');
+        },
+      },
+    };
+    const Throwing = defineProcessor('vp-throws', async () => undefined, { schema: throwing });
+    const other = await current.startApp({ module: { processing: false }, providers: [Throwing] });
+    const thrown = await errorOf(() => other.get(QueueProducer).add('vp-throws', {}));
+    expect(thrown).toBeInstanceOf(InvalidJobDataError);
+    expect(thrown.message).toContain("the schema's validate threw: boom");
+    expect(await totalJobs(other.get(QueueAdmin), ['vp-throws'])).toBe(0);
+  });
+
+  it("composes with transactions (an async schema inside the caller's transaction) and dead letters", async () => {
+    connection = await appConnection(current);
+    const { dataSource, orders } = connection;
+    const dead: string[] = [];
+    const Orders = defineProcessor<Order>('vp-orders', async () => undefined, { schema: asyncOrderSchema, deadLetter: 'vp-dead' });
+    const Dead = defineProcessor('vp-dead', async (job) => {
+      dead.push(job.id);
+    });
+    const writer = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, processing: false })],
+    });
+    const stale = await writer.get(QueueProducer).add('vp-orders', { sku: null }, { maxAttempts: 3 });
+    await current.close(writer);
+    const app = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 50 })],
+      providers: [Orders, Dead],
+    });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const refused = await errorOf(() =>
+      dataSource.transaction(async (manager) => {
+        await manager.query(`INSERT INTO ${orders} (id, item) VALUES (1, 'lost')`);
+        await producer.add('vp-orders', { sku: 'kept?' }, { manager });
+        await producer.add('vp-orders', { sku: '' }, { manager });
+      }),
+    );
+    expect(refused).toBeInstanceOf(InvalidJobDataError);
+    expect(await dataSource.query(`SELECT id FROM ${orders}`)).toEqual([]);
+    const job = await dataSource.transaction((manager) => producer.add('vp-orders', { sku: 'kept', extra: 1 }, { manager }));
+    await waitFor(
+      async () => (await admin.getJob(job.id))?.status === 'completed' && dead.length === 1,
+      'job completed, stale one dead-lettered',
+    );
+    expect((await admin.getJob(job.id))?.data).toEqual({ sku: 'kept' });
+    expect(await admin.getJob(stale.id)).toMatchObject({ status: 'failed', attempts: 1, error: { name: InvalidStoredDataError.name } });
+    expect((await admin.getJob(dead[0]))?.deadLetter).toMatchObject({ jobId: stale.id, queue: 'vp-orders' });
+  });
+
+  it("fails boot on a declared schedule whose data the queue's schema refuses", async () => {
+    const Orders = defineProcessor('vp-orders', async () => undefined, {
+      schema: orderSchema,
+      schedules: [{ name: 'bad', every: 60_000, data: {} }],
+    });
+    const failure = await errorOf(() => current.startApp({ providers: [Orders] }));
+    expect(failure).toBeInstanceOf(InvalidJobDataError);
+    expect((failure as InvalidJobDataError).path).toBe('data.sku');
   });
 
   it('fails boot on a bad schema option: not a Standard Schema, a wrong version, a class, two schemas for one queue', async () => {
