@@ -50,27 +50,50 @@ export function isPendingCheck(check: PayloadCheck): check is Promise<PayloadSch
  * `items[2].data`) and message, with every issue on `issues`.
  */
 export function checkedPayload(queue: string, result: PayloadSchemaResult<unknown>, root = 'data'): unknown {
-  const issues = (result as { issues?: ReadonlyArray<PayloadSchemaIssue> }).issues;
-  if (issues === undefined || issues === null) return (result as { value: unknown }).value;
+  const issues = issuesOf(result);
+  if (issues === undefined) return (result as { value: unknown }).value;
   const listed: JobDataIssue[] = (issues.length > 0 ? issues : [{ message: 'the schema refused it without saying why' }]).map((issue) => ({
     path: issuePath(issue, root),
-    message: String(issue.message),
+    message: messageOf(issue),
   }));
   throw new InvalidJobDataError(queue, listed[0].path, listed[0].message, listed);
 }
 
 /** Where a stored job's data fails its queue's schema, as one line for the job's error and the log. */
 export function describeIssues(result: PayloadSchemaResult<unknown>, root = 'data'): string | null {
-  const issues = (result as { issues?: ReadonlyArray<PayloadSchemaIssue> }).issues;
-  if (issues === undefined || issues === null) return null;
+  const issues = issuesOf(result);
+  if (issues === undefined) return null;
   if (issues.length === 0) return `${root}: the schema refused it without saying why`;
-  return issues.map((issue) => `${issuePath(issue, root)}: ${String(issue.message)}`).join('; ');
+  // A job's error is stored and shown: a schema that reports hundreds of issues gives the first few.
+  const shown = issues.slice(0, MAX_DESCRIBED_ISSUES).map((issue) => `${issuePath(issue, root)}: ${messageOf(issue)}`);
+  if (issues.length > MAX_DESCRIBED_ISSUES) shown.push(`and ${issues.length - MAX_DESCRIBED_ISSUES} more`);
+  return shown.join('; ');
+}
+
+/** How many issues a stored job's error lists. */
+const MAX_DESCRIBED_ISSUES = 10;
+
+/** An issue's message, whatever a faulty schema put there. */
+function messageOf(issue: PayloadSchemaIssue): string {
+  return String((issue as PayloadSchemaIssue | null)?.message ?? 'refused');
+}
+
+/** A result's issues; a validate that answers something else than `{ value }` or `{ issues }` is one issue itself. */
+function issuesOf(result: unknown): ReadonlyArray<PayloadSchemaIssue> | undefined {
+  if (typeof result !== 'object' || result === null) {
+    return [{ message: `the schema's validate returned ${describeValue(result)}, not { value } or { issues }` }];
+  }
+  const { issues } = result as { issues?: ReadonlyArray<PayloadSchemaIssue> | null };
+  if (issues === undefined || issues === null) return undefined;
+  return Array.isArray(issues) ? issues : [{ message: `the schema's validate returned issues that are not an array` }];
 }
 
 /** An issue's path written as the JSON checks write theirs: `data.items[2].price`, `data["a b"]`. */
 function issuePath(issue: PayloadSchemaIssue, root: string): string {
   let path = root;
-  for (const segment of issue.path ?? []) {
+  const given: unknown = (issue as PayloadSchemaIssue | null)?.path;
+  const segments = Array.isArray(given) ? (given as ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>) : [];
+  for (const segment of segments) {
     const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
     if (typeof key === 'number') path += `[${key}]`;
     else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) path += `.${key}`;

@@ -1,0 +1,73 @@
+/**
+ * The checks behind a queue's `schema`: which values are Standard Schemas, how an issue's path is written (as the JSON
+ * checks write theirs), and what a faulty schema's answer becomes (an issue, never a crash).
+ */
+import { InvalidJobDataError, PayloadSchemaResult } from '../lib';
+import { checkedPayload, describeIssues, payloadSchemaProblem, runPayloadSchema } from '../lib/utils/payload-schema.util';
+
+const refusal = (result: unknown, root?: string): InvalidJobDataError => {
+  try {
+    checkedPayload('q', result as PayloadSchemaResult<unknown>, root);
+  } catch (error) {
+    return error as InvalidJobDataError;
+  }
+  throw new Error('not refused');
+};
+
+describe('payload schema checks', () => {
+  it('accepts a Standard Schema object or function of version 1, and names what is wrong with anything else', () => {
+    const standard = { version: 1, vendor: 'x', validate: () => ({ value: 1 }) };
+    expect(payloadSchemaProblem({ '~standard': standard })).toBeNull();
+    expect(payloadSchemaProblem(Object.assign(() => undefined, { '~standard': standard }))).toBeNull();
+    expect(payloadSchemaProblem(null)).toContain('must be a Standard Schema object');
+    expect(payloadSchemaProblem({})).toContain('no "~standard" property');
+    expect(payloadSchemaProblem({ '~standard': { ...standard, version: 2 } })).toContain('version 2');
+    expect(payloadSchemaProblem({ '~standard': { version: 1, vendor: 'x' } })).toContain('without a validate function');
+    class Dto {}
+    expect(payloadSchemaProblem(Dto)).toContain('not class-validator DTO classes');
+  });
+
+  it('writes issue paths as the JSON checks do, from the root given', () => {
+    const error = refusal(
+      {
+        issues: [{ message: 'a', path: ['items', 2, { key: 'price' }] }, { message: 'b', path: ['a b'] }, { message: 'c' }],
+      },
+      'items[1].data',
+    );
+    expect(error.path).toBe('items[1].data.items[2].price');
+    expect(error.issues).toEqual([
+      { path: 'items[1].data.items[2].price', message: 'a' },
+      { path: 'items[1].data["a b"]', message: 'b' },
+      { path: 'items[1].data', message: 'c' },
+    ]);
+    expect(error.message).toContain('items[1].data.items[2].price: a (and 2 more issues)');
+    expect(checkedPayload('q', { value: { ok: true } })).toEqual({ ok: true });
+  });
+
+  it("turns a faulty schema's answer into an issue: a throw, a rejection, no result, no issue list", async () => {
+    const schema = (validate: () => unknown) => ({ '~standard': { version: 1 as const, vendor: 'x', validate } }) as never;
+    expect(
+      refusal(
+        runPayloadSchema(
+          schema(() => {
+            throw new Error('boom');
+          }),
+          1,
+        ),
+      ).message,
+    ).toContain("the schema's validate threw: boom");
+    expect(
+      refusal(
+        await runPayloadSchema(
+          schema(() => Promise.reject(new Error('late'))),
+          1,
+        ),
+      ).message,
+    ).toContain('threw: late');
+    expect(refusal(undefined).message).toContain('returned undefined');
+    expect(refusal({ issues: 'bad' }).message).toContain('not an array');
+    expect(refusal({ issues: [] }).message).toContain('without saying why');
+    const many = { issues: Array.from({ length: 12 }, (_, i) => ({ message: `m${i}`, path: [i] })) };
+    expect(describeIssues(many)).toMatch(/data\[9\]: m9; and 2 more$/);
+  });
+});
