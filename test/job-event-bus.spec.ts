@@ -55,6 +55,23 @@ describe('JobEventBus and adds under way', () => {
     }
   });
 
+  it('holds only the events of jobs written in a transaction until they are announced; a rollback releases them', () => {
+    const bus = new JobEventBus();
+    const seen = listen(bus);
+    const release = bus.holdJobs(['1']);
+    bus.emit(event('active', '1'));
+    bus.emit(event('completed', '2'));
+    // Another job's events never wait for a transaction.
+    expect(seen).toEqual(['completed 2']);
+    bus.emit(event('added', '1'));
+    release();
+    release();
+    expect(seen).toEqual(['completed 2', 'added 1', 'active 1']);
+    // Released (committed or rolled back): the job's events go out at once.
+    bus.emit(event('completed', '1'));
+    expect(seen.at(-1)).toBe('completed 1');
+  });
+
   it('does not hold events when no add is under way, nor events emitted before an add began', () => {
     const bus = new JobEventBus();
     const seen = listen(bus);

@@ -31,6 +31,8 @@ export class JobEventBus {
   private lastAdd = 0;
   /** Events waiting for adds, in the order they were emitted. */
   private readonly held: HeldEvent[] = [];
+  /** Jobs written in a caller's transaction and not yet announced (by id, how many holds): see `holdJobs`. */
+  private readonly unannounced = new Map<string, number>();
   /** The newest timestamp published (ms): a held event goes out no earlier, so times never run backwards. */
   private lastPublished = 0;
 
@@ -48,7 +50,7 @@ export class JobEventBus {
     if (!this.subject.observed) return;
     const stamped = { ...event, timestamp: new Date() } as QueueEvent;
     // An add announces its own jobs before it ends: its `added` events never wait for it.
-    if (event.type !== 'added' && (this.held.length > 0 || this.addsUnderWay.size > 0)) {
+    if (event.type !== 'added' && (this.addsUnderWay.size > 0 || this.isUnannounced(event.jobId) || this.waitsBehindAdds())) {
       this.held.push({ event: stamped, after: this.lastAdd });
       return;
     }
@@ -68,9 +70,42 @@ export class JobEventBus {
     };
   }
 
+  /**
+   * Holds the events of these jobs, written in a caller's transaction, until the returned function is called: once
+   * they are announced at the commit, or once the transaction rolled back (they never existed). On PostgreSQL the
+   * commit's notification can wake a claim whose reply is read before the commit's own, so a job could start before
+   * the commit callback announced it. Only these jobs' events wait: a long transaction holds up no other job's.
+   */
+  holdJobs(ids: readonly string[]): () => void {
+    if (!this.subject.observed || ids.length === 0) return NOTHING_HELD;
+    for (const id of ids) this.unannounced.set(id, (this.unannounced.get(id) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const id of ids) {
+        const holds = (this.unannounced.get(id) ?? 1) - 1;
+        if (holds > 0) this.unannounced.set(id, holds);
+        else this.unannounced.delete(id);
+      }
+      this.release();
+    };
+  }
+
+  /** Whether the job was written in a transaction whose commit has not announced it yet (see `holdJobs`). */
+  private isUnannounced(jobId: string): boolean {
+    return this.unannounced.size > 0 && this.unannounced.has(jobId);
+  }
+
+  /** Whether an event held for an add (not for an unannounced job) still waits: later events go out after it. */
+  private waitsBehindAdds(): boolean {
+    return this.held.length > 0 && this.held.some(({ event }) => !this.isUnannounced(event.jobId));
+  }
+
   /** Ends the stream (application shutdown), after the events still held. */
   complete(): void {
     this.addsUnderWay.clear();
+    this.unannounced.clear();
     this.release();
     this.subject.complete();
   }
@@ -80,7 +115,14 @@ export class JobEventBus {
     if (this.held.length === 0) return;
     let oldest = Infinity;
     for (const add of this.addsUnderWay) oldest = Math.min(oldest, add);
-    while (this.held.length > 0 && this.held[0].after < oldest) this.publish(this.held.shift()!.event);
+    // In order, up to the first event that still waits for an add; an event of a job not yet announced stays behind
+    // (its job's later events with it) without holding up the others.
+    let index = 0;
+    while (index < this.held.length && this.held[index].after < oldest) {
+      const { event } = this.held[index];
+      if (this.isUnannounced(event.jobId)) index++;
+      else this.publish(this.held.splice(index, 1)[0].event);
+    }
   }
 
   /**

@@ -40,7 +40,19 @@ export class AddWriter {
       this.wakeForDelayed(step.runAts, step.now);
       const inTransaction = step.manager !== undefined || transaction !== undefined;
       if (!inTransaction) this.announceAll(step, written);
-      else storage.afterCommitOf(step.manager, () => this.announceAll(step, written));
+      else {
+        // Nothing of these jobs goes out before their `added` at the commit: a claim woken by the commit may start one
+        // first (JobEventBus.holdJobs); a rollback releases the hold, the jobs never existed.
+        const release = this.runtime.events.holdJobs(step.idsOf(written));
+        storage.afterCommitOf(
+          step.manager,
+          () => {
+            this.announceAll(step, written);
+            release();
+          },
+          release,
+        );
+      }
       return step.handBack(written, { storage, transaction, inTransaction });
     } finally {
       endAdd();

@@ -18,7 +18,7 @@ export interface CallerTransactionStorage {
   /**
    * Runs `callback` once the caller's transaction that holds rows just written commits: `manager`'s, or without one
    * the open transaction of `openTransactionOf`. Never when that transaction, or the savepoint the rows went into,
-   * rolls back. Called right after the write, in the caller's context.
+   * rolls back: then `discarded`, if given, runs instead. Called right after the write, in the caller's context.
    */
-  afterCommitOf(manager: EntityManager | undefined, callback: () => void): void;
+  afterCommitOf(manager: EntityManager | undefined, callback: () => void, discarded?: () => void): void;
 }

@@ -5,6 +5,8 @@ import type { DataSource, EntitySubscriberInterface, QueryRunner, TransactionCom
 interface WaitingCallback {
   depth: number;
   callback: () => void;
+  /** Run instead of `callback` when the rows are rolled back. */
+  discarded?: () => void;
 }
 
 /**
@@ -42,13 +44,16 @@ export class CommitWatch implements EntitySubscriberInterface {
     return watch;
   }
 
-  /** Runs `callback` once the transaction open on `runner` commits for good; at once when none is open (autocommit). */
-  afterCommit(runner: QueryRunner, callback: () => void): void {
+  /**
+   * Runs `callback` once the transaction open on `runner` commits for good; at once when none is open (autocommit).
+   * `discarded`, if given, runs instead when the rows are rolled back (the transaction, or the savepoint holding them).
+   */
+  afterCommit(runner: QueryRunner, callback: () => void, discarded?: () => void): void {
     if (!runner.isTransactionActive) {
       this.run(callback);
       return;
     }
-    const entry = { depth: depthOf(runner), callback };
+    const entry = { depth: depthOf(runner), callback, discarded };
     const callbacks = this.waiting.get(runner);
     if (callbacks) callbacks.push(entry);
     else this.waiting.set(runner, [entry]);
@@ -74,14 +79,14 @@ export class CommitWatch implements EntitySubscriberInterface {
     if (!callbacks) return;
     if (!runner.isTransactionActive) {
       this.waiting.delete(runner);
+      for (const entry of callbacks) if (entry.discarded) this.run(entry.discarded);
       return;
     }
     // Back to a SAVEPOINT: the rows written inside it are gone, those written before it stay.
     const depth = depthOf(runner);
-    this.waiting.set(
-      runner,
-      callbacks.filter((entry) => entry.depth <= depth),
-    );
+    const kept = callbacks.filter((entry) => entry.depth <= depth);
+    this.waiting.set(runner, kept);
+    for (const entry of callbacks) if (entry.depth > depth && entry.discarded) this.run(entry.discarded);
   }
 
   /** A callback's error must not break the application's COMMIT, which has already succeeded: logged, not thrown. */

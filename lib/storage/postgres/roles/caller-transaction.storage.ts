@@ -8,9 +8,9 @@ import { CallerTransactionStorage } from '../../roles/caller-transaction-storage
  * the caller's transaction unasked, so it has no `openTransactionOf`, and needs nothing of the backend.
  */
 export class PostgresCallerTransactionStorage implements CallerTransactionStorage {
-  afterCommitOf(manager: EntityManager | undefined, callback: () => void): void {
+  afterCommitOf(manager: EntityManager | undefined, callback: () => void, discarded?: () => void): void {
     // Without a manager the rows were committed by their own statement: nothing to wait for.
     if (!manager) callback();
-    else CommitWatch.of(dataSourceOfManager(manager)).afterCommit(transactionRunnerOf(manager), callback);
+    else CommitWatch.of(dataSourceOfManager(manager)).afterCommit(transactionRunnerOf(manager), callback, discarded);
   }
 }

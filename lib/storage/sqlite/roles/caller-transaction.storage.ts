@@ -29,10 +29,10 @@ export class SqliteCallerTransactionStorage implements CallerTransactionStorage 
     return SqliteTransactionWatch.of(dataSourceOfManager(manager), keepRolledBackIds).transactionOf(runner);
   }
 
-  afterCommitOf(manager: EntityManager | undefined, callback: () => void): void {
+  afterCommitOf(manager: EntityManager | undefined, callback: () => void, discarded?: () => void): void {
     // Without a manager the rows went into the transaction open on the shared DataSource's one connection, whose
     // runner TypeORM's sqlite drivers hand out for every call (createQueryRunner returns the same one).
     const runner = manager ? sqliteTransactionRunner(manager, this.db.source) : this.db.source.createQueryRunner();
-    CommitWatch.of(manager ? dataSourceOfManager(manager) : this.db.source).afterCommit(runner, callback);
+    CommitWatch.of(manager ? dataSourceOfManager(manager) : this.db.source).afterCommit(runner, callback, discarded);
   }
 }
