@@ -5,29 +5,18 @@
  * one: 2, a bad command line).
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueueAdmin, QueueNotFoundError, QueueProducer } from '../lib';
 import { EXIT_CODES } from '../lib/cli/exit-codes';
 import { BACKENDS_BY_NAME, BackendName, TestDatabase, compileTestApp } from './support/backends';
-import { CliRun } from './support/cli-child';
 import { scriptArgs } from './support/child-app';
 import { runCliInProcess } from './support/cli-in-process';
 import { queryDatabase } from './support/ops';
 import { createLegacyDatabase } from './fixtures/legacy-schema';
+import { expectExit, fileHash } from './support/cli-expect';
 
 const ROOT = join(__dirname, '..');
-
-function fileHash(path: string): string {
-  return createHash('sha1').update(readFileSync(path)).digest('hex');
-}
-
-function expectExit(run: CliRun, code: number, stderrPattern?: RegExp): void {
-  if (run.code !== code) throw new Error(`exit ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-  if (stderrPattern) expect(run.stderr).toMatch(stderrPattern);
-  expect(run.stderr).not.toMatch(/\n\s+at /);
-}
 
 async function journalMode(db: TestDatabase): Promise<string> {
   const [row] = await queryDatabase<{ journal_mode: string }>(db, 'PRAGMA journal_mode');

@@ -11,8 +11,7 @@
  * exits, and a process refused a database leaves it as it was. Each process that loads the library costs about a
  * second of CPU, so each of those claims has one process per backend it depends on, no more (see `asProcess`).
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Job, QueueAdmin, QueueProducer } from '../lib';
 import { EXIT_CODES } from '../lib/cli/exit-codes';
@@ -22,22 +21,12 @@ import { CliRun, runCliChild } from './support/cli-child';
 import { runCliInProcess } from './support/cli-in-process';
 import { queryDatabase } from './support/ops';
 import { LEGACY_QUEUE, createLegacyDatabase, rawSql } from './fixtures/legacy-schema';
+import { expectExit, fileHash } from './support/cli-expect';
 
 /** The CLI's database options for a test database of either backend. */
 function databaseArgs(db: TestDatabase): string[] {
   const postgres = db.options.postgres;
   return postgres ? ['--postgres', postgres.url!, '--schema', postgres.schema!] : ['--database', db.path, '--driver', db.options.driver!];
-}
-
-function fileHash(path: string): string {
-  return createHash('sha1').update(readFileSync(path)).digest('hex');
-}
-
-function expectExit(run: CliRun, code: number, stderrPattern?: RegExp): void {
-  if (run.code !== code) throw new Error(`exit ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-  if (stderrPattern) expect(run.stderr).toMatch(stderrPattern);
-  // One clear line, never a stack trace by default.
-  expect(run.stderr).not.toMatch(/\n\s+at /);
 }
 
 const MailProcessor = defineProcessor<{ fail?: boolean }>(

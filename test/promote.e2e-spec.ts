@@ -5,31 +5,20 @@
  * after its children, the schedule at its cadence, keys that still deduplicate and new ids after the old. And the
  * refusals, which write nothing on either side.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Job, JobInfo, QueueAdmin, QueueProducer } from '../lib';
 import { EXIT_CODES } from '../lib/cli/exit-codes';
 import { defineProcessor } from './fixtures/define-processor';
 import { LEGACY_QUEUE, createLegacyDatabase } from './fixtures/legacy-schema';
 import { Backend, TestDatabase, describeEachSqlite, itWhen, perTestApp } from './support/backends';
-import { CliRun, runCliChild } from './support/cli-child';
+import { runCliChild } from './support/cli-child';
 import { runCliInProcess } from './support/cli-in-process';
 import { queryDatabase } from './support/ops';
 import { postgresSchemaFor, postgresTestUrl } from './support/test-backend';
 import { shortLeases } from './support/test-timings';
 import { waitFor } from './support/wait-for';
+import { expectExit, fileHash } from './support/cli-expect';
 
 const POSTGRES = !process.env.QUEUE_TEST_POSTGRES_SKIPPED;
-
-function fileHash(path: string): string {
-  return createHash('sha1').update(readFileSync(path)).digest('hex');
-}
-
-function expectExit(run: CliRun, code: number, stderrPattern?: RegExp): void {
-  if (run.code !== code) throw new Error(`exit ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-  if (stderrPattern) expect(run.stderr).toMatch(stderrPattern);
-  expect(run.stderr).not.toMatch(/\n\s+at /);
-}
 
 /** Runs of the PostgreSQL app's handlers, in order. */
 const ran: { queue: string; id: string; at: number }[] = [];
