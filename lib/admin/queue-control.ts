@@ -106,9 +106,9 @@ export class QueueControl {
 
   /** See `QueueAdmin.redrive`. */
   async redrive(deadLetterQueue: string, options: RedriveOptions | undefined): Promise<number> {
-    assertRedriveArguments(deadLetterQueue, options);
+    const limit = assertRedriveArguments(deadLetterQueue, options);
     const storage = await this.context.knownQueue('redrive', deadLetterQueue);
-    const moved = await redriveDeadLetters(storage, deadLetterQueue, options, Date.now);
+    const moved = await redriveDeadLetters(storage, deadLetterQueue, limit, Date.now);
     if (moved > 0) this.context.wake();
     return moved;
   }

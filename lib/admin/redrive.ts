@@ -42,15 +42,14 @@ export function assertRedriveArguments(deadLetterQueue: string, options: Redrive
 /**
  * Moves dead letters of `deadLetterQueue` back into the queues they came from; how many moved. Each round is one
  * atomic statement (a dead letter leaves exactly as its fresh job arrives); without a limit, rounds run until one
- * moves fewer than it could.
+ * moves fewer than it could. Its arguments were checked by `assertRedriveArguments`, once, before the queue was looked up.
  */
 export async function redriveDeadLetters(
   storage: DeadLetterStorage,
   deadLetterQueue: string,
-  options: RedriveOptions | undefined,
+  limit: number | undefined,
   now: () => number,
 ): Promise<number> {
-  const limit = assertRedriveArguments(deadLetterQueue, options);
   let moved = 0;
   for (;;) {
     const want = Math.min(REDRIVE_ROUND, (limit ?? Infinity) - moved);
