@@ -245,11 +245,11 @@ describePostgres('PostgreSQL backend', () => {
       return { s, schema, dataSource, preparedNames, cycle };
     }
 
-    it('keep the hot statements (enqueue, claim) prepared once per connection, and nothing else', async () => {
+    it('keep the hot statements (enqueue, claim, completion) prepared once per connection, and nothing else', async () => {
       const { s, preparedNames, cycle } = await oneConnection(true);
       await cycle();
       const names = await preparedNames();
-      expect(names).toHaveLength(2);
+      expect(names).toHaveLength(3);
       await cycle();
       await s.getCounts();
       expect(await preparedNames()).toEqual(names);
@@ -265,7 +265,7 @@ describePostgres('PostgreSQL backend', () => {
       const refusals: unknown[] = [];
       const { schema, dataSource, preparedNames, cycle } = await oneConnection(true, (error) => refusals.push(error));
       await cycle();
-      expect(await preparedNames()).toHaveLength(2);
+      expect(await preparedNames()).toHaveLength(3);
       // node-postgres still believes the connection holds them: its next Bind names a statement the server lost.
       await dataSource.query('DEALLOCATE ALL');
       const completed = await cycle();

@@ -1,0 +1,152 @@
+'use strict';
+// What a PostgreSQL completion batch costs per plan, at the SQL level: the statement the library sends now (captured
+// from dist/ through its own statement function), against the batch completion as it was planned at every call
+// (an unnest join sent unnamed) and that same text prepared (kept by the server, generic plan after five calls).
+// Each variant runs on a fresh connection of its own, so a prepared statement's first five calls (custom plans) are in
+// its figures. The table holds PG_PLAN_TOTAL pending jobs, ANALYZEd after the fill (as autovacuum would: most rows
+// pending, none running), then rounds alternate the variants: claim PG_PLAN_BATCH jobs, complete them, time the
+// completion (a local round trip; the machine's load moves it, so the variants alternate round by round and the
+// report gives medians and each variant's ratio to the library's statement in the same rounds).
+//
+//   node bench/pg-completion-plan.js          (after npm run build; PostgreSQL on 127.0.0.1:5432, database queue_bench)
+//   PG_PLAN_ROUNDS=60 PG_PLAN_BATCH=200 PG_PLAN_TOTAL=100000 node bench/pg-completion-plan.js
+const fs = require('node:fs');
+const path = require('node:path');
+const { Client } = require('pg');
+const { PG_URL, ensureBenchDatabase, withClient } = require('./lib/postgres');
+
+const DIST = path.join(__dirname, '..', 'dist');
+const { getMigrations } = require(DIST);
+const { completeJobs } = require(path.join(DIST, 'storage/postgres/sql/outcomes.sql.js'));
+const { postgresTables, notifyFinished } = require(path.join(DIST, 'storage/postgres/sql/postgres-sql-fragments.js'));
+
+const SCHEMA = 'bench_completion_plan';
+const ROUNDS = Number(process.env.PG_PLAN_ROUNDS ?? 40);
+const BATCH = Number(process.env.PG_PLAN_BATCH ?? 200);
+const TOTAL = Number(process.env.PG_PLAN_TOTAL ?? 100_000);
+const WORKER = 'bench-worker';
+/** Linux's USER_HZ: /proc counts CPU time in these ticks. */
+const CLOCK_TICKS = 100;
+const tables = postgresTables(SCHEMA);
+const { T } = tables;
+
+/** The completion batch as the library sent it before 2026-12-06 (planned at each call): an unnest join. */
+const UNNEST_JOIN = `/* complete */ WITH completed AS (
+    UPDATE ${T} AS t
+    SET status = 'completed', result = c.result, finished_at = $1, updated_at = $1, lease_until = NULL
+    FROM unnest($2::bigint[], $3::int[], $4::text[]) AS c(id, attempt, result)
+    WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'
+    RETURNING t.id
+  ),
+  ${notifyFinished(tables, 'completed', '$1')}
+  SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`;
+
+/** The statement the library sends now and whether it names it, caught through its own statement function. */
+async function libraryStatement() {
+  let caught;
+  const runner = {
+    all: async (sql, params, options) => {
+      caught = { sql, reused: Boolean(options?.reused) };
+      return [];
+    },
+    run: async () => 0,
+  };
+  await completeJobs({ runner, tables }, [{ ref: { id: '1', attempt: 1 }, result: null }], WORKER, Date.now());
+  return caught;
+}
+
+/** CPU time (user + system, ms) of a server process so far, from /proc: each variant has its own connection, so its own backend. */
+function serverCpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+async function main() {
+  await ensureBenchDatabase();
+  const library = await libraryStatement();
+  const variants = [
+    { name: `library (${library.reused ? 'prepared' : 'unnamed'})`, sql: library.sql, prepared: library.reused },
+    { name: 'unnest join, unnamed (planned per call)', sql: UNNEST_JOIN, prepared: false },
+    { name: 'unnest join, prepared', sql: UNNEST_JOIN, prepared: true },
+  ];
+  if (variants[0].sql === UNNEST_JOIN && !library.reused) variants.splice(1, 1);
+
+  await withClient(PG_URL, async (admin) => {
+    await admin.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
+    for (const step of getMigrations('postgres', { schema: SCHEMA })) for (const statement of step.sql) await admin.query(statement);
+    const now = Date.now();
+    await admin.query(
+      `INSERT INTO ${T} (queue, status, data, run_at, max_attempts, created_at, updated_at)
+       SELECT 'q', 'pending', '{}', $1, 3, $1, $1 FROM generate_series(1, $2)`,
+      [now, TOTAL],
+    );
+    await admin.query(`ANALYZE ${T}`);
+  });
+
+  const clients = [];
+  for (const variant of variants) {
+    const client = new Client({ connectionString: PG_URL });
+    await client.connect();
+    clients.push(client);
+    variant.times = [];
+    variant.pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    variant.cpuBefore = serverCpuMs(variant.pid);
+  }
+  const claimer = new Client({ connectionString: PG_URL });
+  await claimer.connect();
+  const claim = async () => {
+    const { rows } = await claimer.query(
+      `UPDATE ${T} SET status = 'running', attempts = attempts + 1, locked_by = $1, lease_until = $2, started_at = $2, updated_at = $2
+       WHERE id IN (SELECT id FROM ${T} WHERE queue = 'q' AND status = 'pending' ORDER BY priority DESC, run_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING id, attempts`,
+      [WORKER, Date.now() + 30_000, BATCH],
+    );
+    return rows;
+  };
+
+  const paired = variants.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = variants.map((_, index) => (index + round) % variants.length);
+    const roundTimes = [];
+    for (const index of order) {
+      const variant = variants[index];
+      const rows = await claim();
+      if (rows.length < BATCH) throw new Error(`the table ran out of pending jobs: raise PG_PLAN_TOTAL`);
+      const params = [Date.now(), rows.map((row) => row.id), rows.map((row) => row.attempts), rows.map(() => '1'), WORKER];
+      const config = variant.prepared
+        ? { name: `plan_${index}`, text: variant.sql, values: params }
+        : { text: variant.sql, values: params };
+      const started = process.hrtime.bigint();
+      const result = await clients[index].query(config);
+      const took = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.rows.length !== BATCH) throw new Error(`${variant.name} completed ${result.rows.length} of ${BATCH}`);
+      variant.times.push(took);
+      roundTimes[index] = took;
+    }
+    for (let index = 0; index < variants.length; index++) paired[index].push(roundTimes[index] / roundTimes[0]);
+  }
+
+  for (const variant of variants) variant.cpuMs = serverCpuMs(variant.pid) - variant.cpuBefore;
+  for (const client of [...clients, claimer]) await client.end();
+  await withClient(PG_URL, (admin) => admin.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`));
+
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const fmt = (value) => value.toFixed(2);
+  console.log(`${TOTAL} pending jobs (ANALYZEd), ${ROUNDS} rounds of ${BATCH}-job completion batches per variant, alternated`);
+  console.log('');
+  console.log(
+    '| variant | ms per batch (median) | first 5 calls (ms) | calls 6+ median (ms) | max (ms) | × library, same rounds (median) | server CPU ms per batch |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  variants.forEach((variant, index) => {
+    const first = variant.times.slice(0, 5).map(fmt).join(', ');
+    console.log(
+      `| ${variant.name} | ${fmt(median(variant.times))} | ${first} | ${fmt(median(variant.times.slice(5)))} | ${fmt(Math.max(...variant.times))} | ${median(paired[index]).toFixed(2)}× | ${fmt(variant.cpuMs / ROUNDS)} |`,
+    );
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
