@@ -99,7 +99,8 @@ function postgresSection(data) {
     `${fmt(pg.total)} no-op jobs over ${pg.queues} queues on PostgreSQL ${pg.server} (127.0.0.1, database queue_bench, one schema per system,`,
     `dropped and created afresh for every run). Each system enqueues them with its bulk call in chunks of ${fmt(pg.chunk)} (\`addBulk\`,`,
     '`insert`, `addJobs`), the tables are ANALYZEd, then the jobs are processed. "End to end" runs from the start of processing',
-    '(consumer boot included; for the library and graphile-worker, the "go" sent to their loaded consumer processes) until the',
+    '(for the library and graphile-worker, the "go" sent to consumer processes that have booted and connected: the library\'s',
+    'with its queues paused until "go", graphile-worker\'s with its migrations checked; pg-boss and BullMQ boot inside it) until the',
     `database holds every job as completed. The library runs with its default module options and \`forRoot({ postgres: { url, schema } })\`,`,
     `${pg.concurrency} per queue in each consumer process; graphile-worker one runner of ${fmt(perProcess)} in each. Baseline (1.00×): pg-boss,`,
     'measured in the same run. "× 1 process" is the scaling curve: each system against its own one-process run; "× graphile-worker,',
@@ -176,11 +177,71 @@ function postgresSection(data) {
     ),
     '',
   );
+  lines.push(...postgresCpuTable(pg, ok));
   const samples = Object.values(pg.results)
     .flat()
     .flatMap((r) => r.errorSamples || []);
   if (samples.length) lines.push('Logged errors (samples):', '', '```', ...samples.slice(0, 5), '```', '');
   return lines;
+}
+
+/**
+ * CPU per job of the library and graphile-worker in the same runs (medians, with each one's range): the consumer
+ * processes' own and the server's sessions of queue_bench, measured from "go" to the end; and jobs per CPU-second of
+ * both together, the figure that says who gets more done with the machine when the server shares its cores.
+ */
+function postgresCpuTable(pg, ok) {
+  const measured = pg.systems.filter(({ id }) => ok(id).some((r) => r.cpu));
+  if (!measured.length) return [];
+  const graphileId = (processes) => (processes === 1 ? 'graphile' : `graphile-${processes}`);
+  const cpu = (id, key) =>
+    ok(id)
+      .filter((r) => r.cpu)
+      .map((r) => r.cpu[key]);
+  const cell = (values, digits) =>
+    `${fmt(median(values), digits)} (${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)})`;
+  const rows = measured.map(({ id, label, processes }) => {
+    const total = ok(id)
+      .filter((r) => r.cpu)
+      .map((r) => r.cpu.clientUs + r.cpu.serverUs);
+    const graphile = id.startsWith('library-') ? graphileId(processes) : undefined;
+    const graphileTotal = graphile
+      ? ok(graphile)
+          .filter((r) => r.cpu)
+          .map((r) => r.cpu.clientUs + r.cpu.serverUs)
+      : [];
+    return [
+      label,
+      String(processes),
+      cell(cpu(id, 'clientUs'), 1),
+      cell(cpu(id, 'serverUs'), 1),
+      cell(total, 1),
+      cell(cpu(id, 'jobsPerCpuSecond'), 0),
+      graphileTotal.length ? ratio(pairedRatio(total, graphileTotal)) : '',
+      fmt(median(cpu(id, 'sharedUs')), 1),
+    ];
+  });
+  return [
+    'CPU per job (µs, median and range of the runs), from "go" to the last completion: the consumer processes\' own',
+    '(`process.cpuUsage`), and the server\'s sessions of the bench database (from /proc). "Shared" is the server\'s own',
+    'processes (WAL writer, checkpointer, autovacuum), which any other database on the server moves too: not counted in',
+    'the totals. Jobs per CPU-second counts the consumers and those sessions together.',
+    '',
+    table(
+      [
+        'system',
+        'consumer processes',
+        'client µs/job',
+        'server µs/job',
+        'client + server µs/job',
+        'jobs per CPU-second',
+        'CPU per job × graphile-worker, same processes',
+        'shared µs/job',
+      ],
+      rows,
+    ),
+    '',
+  ];
 }
 
 function buildReport(data) {
@@ -547,4 +608,4 @@ function readingSection(data) {
   ];
 }
 
-module.exports = { buildReport, chartRows };
+module.exports = { buildReport, chartRows, postgresSection };

@@ -18,7 +18,7 @@ const CONFIG = {
   idle: { runs: QUICK ? 1 : 3, queueCounts: [1, 10, 100], warmupMs: 1_500, windowMs: QUICK ? 2_000 : 5_000 },
   backlog: { runs: QUICK ? 1 : 3, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
   contention: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 30_000 },
-  postgres: { runs: QUICK ? 1 : 3, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
+  postgres: { runs: QUICK ? 1 : 5, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
   concurrentAdd: {
     runs: QUICK ? 1 : 3,
     sizes: { total: QUICK ? 2_000 : 20_000, inFlight: 1_000, loneCount: QUICK ? 100 : 2_000, warmup: QUICK ? 20 : 100 },

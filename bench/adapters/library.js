@@ -112,7 +112,10 @@ exports.latency = async ({ tag, driver, count, gapMs, warmup, options = {} }) =>
 
 // ---- On PostgreSQL (scenarios/postgres.js): forRoot({ postgres: { url, schema } }), schema bench_library. ----
 
-/** Child: drops the schema, boots a producer-only app (it creates the schema), times addBulk of every job, then ANALYZEs. */
+/**
+ * Child: drops the schema, boots a producer-only app (it creates the schema), pauses the queues (so consumers can boot
+ * before the clock starts and take nothing), times addBulk of every job, then ANALYZEs.
+ */
 exports.postgresEnqueue = async ({ queues, total, chunk }) => {
   const { PG_URL, SCHEMAS, dropSchemas, analyzeSchema } = require('../lib/postgres');
   await dropSchemas([SCHEMAS.library]);
@@ -128,15 +131,20 @@ exports.postgresEnqueue = async ({ queues, total, chunk }) => {
     }
   }
   const ms = now() - t;
+  // No consumer runs yet (they boot after this child ends): a queue is known once it holds jobs.
+  for (const queue of queues) await app.admin.pause(queue);
   await app.close();
   await analyzeSchema(SCHEMAS.library);
   return { jobs: total, ms, rate: (total / ms) * 1000, errors: app.log.errors };
 };
 
-/** Child: says ready, boots a consumer app on "go", reports its handled count every 10 ms until "stop". */
+/**
+ * Child: boots a consumer app (its queues are paused, so it takes nothing yet), says ready; on "go" resumes the queues
+ * (every consumer does, each waking its own poller) and reports its handled count every 10 ms until "stop", then the
+ * CPU time it spent between "go" and "stop".
+ */
 exports.postgresConsume = async ({ queues, concurrency }) => {
   const { PG_URL, SCHEMAS } = require('../lib/postgres');
-  const { stopped } = await readyThenGo();
   let handled = 0;
   const app = await startLibraryApp({
     options: { postgres: { url: PG_URL, schema: SCHEMAS.library } },
@@ -144,11 +152,15 @@ exports.postgresConsume = async ({ queues, concurrency }) => {
     concurrency,
     handler: () => void handled++,
   });
+  const { stopped } = await readyThenGo();
+  const cpuAtGo = process.cpuUsage();
+  await Promise.all(queues.map((queue) => app.admin.resume(queue)));
   const progress = setInterval(() => process.send({ type: 'progress', handled }), 10);
   await stopped;
+  const cpu = process.cpuUsage(cpuAtGo);
   clearInterval(progress);
   await app.close();
-  return { handled, errors: app.log.errors, errorSamples: app.log.samples };
+  return { handled, cpuMs: (cpu.user + cpu.system) / 1000, errors: app.log.errors, errorSamples: app.log.samples };
 };
 
 // ---- Concurrent single adds (scenarios/concurrent-add.js): SQLite or PostgreSQL, producer-only app. ----

@@ -57,4 +57,43 @@ async function scalar(client, sql, params = []) {
   return Number(Object.values(rows[0])[0]);
 }
 
-module.exports = { PG_URL, BENCH_DB, SCHEMAS, withClient, ensureBenchDatabase, dropSchemas, analyzeSchema, scalar };
+/** Linux's USER_HZ: /proc counts CPU time in these ticks. */
+const CLOCK_TICKS = 100;
+
+/**
+ * CPU time (user + system, ms) the server has spent so far: `backends`, the sessions connected to queue_bench (their
+ * process titles name the database), and `shared`, the server's own processes (WAL writer, checkpointer, background
+ * writer, autovacuum), which other databases' work moves too. Read from /proc, so only with a local server on Linux
+ * (null otherwise). A backend that exits between two readings takes its time with it: read both ends while the
+ * measured sessions are connected.
+ */
+function serverCpuMs() {
+  const fs = require('node:fs');
+  let entries;
+  try {
+    entries = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  let backends = 0;
+  let shared = 0;
+  for (const pid of entries) {
+    let title;
+    let stat;
+    try {
+      title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!title.startsWith('postgres: ')) continue;
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // it exited meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    if (title.includes(` ${BENCH_DB} `)) backends += ms;
+    // Other databases' sessions (`postgres: user database host(port) state`, or `[local]`) are not the bench's.
+    else if (!/^postgres: \S+ \S+ (\[local\]|[\d.:a-f]+\(\d+\))/.test(title)) shared += ms;
+  }
+  return { backends, shared };
+}
+
+module.exports = { PG_URL, BENCH_DB, SCHEMAS, withClient, ensureBenchDatabase, dropSchemas, analyzeSchema, scalar, serverCpuMs };

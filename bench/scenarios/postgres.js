@@ -6,7 +6,7 @@
 // then end-to-end processing until every job is completed in the database. Skipped, with the reason, when the
 // server cannot be reached.
 const { DIST_DIR, runChild, repeat, now, waitFor } = require('../lib/common');
-const { PG_URL, SCHEMAS, ensureBenchDatabase, dropSchemas, withClient, scalar } = require('../lib/postgres');
+const { PG_URL, SCHEMAS, ensureBenchDatabase, dropSchemas, withClient, scalar, serverCpuMs } = require('../lib/postgres');
 
 const CONCURRENCY = 50; // per queue, per consumer process
 
@@ -38,8 +38,11 @@ const SYSTEMS = [
 ];
 
 /**
- * One producer child enqueues, then `processes` consumer children start on a common "go" signal. The clock runs
- * from "go" (before the applications or runners boot) until the database holds every job as completed.
+ * One producer child enqueues, then `processes` consumer children boot and connect (the library's with its queues
+ * paused, graphile-worker's after checking its migrations) and say ready; the clock starts at the common "go" and
+ * runs until the database holds every job as completed. CPU in that window: each consumer's own (process.cpuUsage
+ * from "go" to "stop", a few idle polls after the last job included) and the server's sessions of queue_bench (from
+ * /proc, read at "go" and at the end).
  */
 async function processesOnce({ adapter, completedSql, processes, total, chunk, queues }) {
   const enqueue = await runChild(adapter, 'postgresEnqueue', { queues, total, chunk });
@@ -49,11 +52,13 @@ async function processesOnce({ adapter, completedSql, processes, total, chunk, q
     const handledBy = new Map();
     let ready = 0;
     let t0;
+    let serverAtGo;
     let allHandled;
     const handledAll = new Promise((resolve) => (allHandled = resolve));
     const onMessage = (message, child) => {
       if (message.type === 'spawned') children.push(child);
       else if (message.type === 'ready' && ++ready === processes) {
+        serverAtGo = serverCpuMs();
         t0 = now();
         children.forEach((c) => c.send({ type: 'go' }));
       } else if (message.type === 'progress') {
@@ -73,18 +78,34 @@ async function processesOnce({ adapter, completedSql, processes, total, chunk, q
       throw error;
     }
     const ms = now() - t0;
+    const serverAtEnd = serverCpuMs();
     children.forEach((c) => c.connected && c.send({ type: 'stop' }));
     const outcomes = await consumers;
     const handled = outcomes.reduce((sum, o) => sum + o.handled, 0);
     return {
       bulkEnqueue: enqueue,
       process: { jobs: total, ms, rate: (total / ms) * 1000, handled, completed },
+      cpu: cpuPerJob(total, outcomes, serverAtGo, serverAtEnd),
       duplicates: handled - total,
       errors: enqueue.errors + outcomes.reduce((sum, o) => sum + o.errors, 0),
       errorSamples: outcomes.flatMap((o) => o.errorSamples).slice(0, 5),
       perProcess: outcomes.map((o) => o.handled),
     };
   });
+}
+
+/** CPU per job (µs) of the consumers and of the server's queue_bench sessions, and jobs per CPU-second of both. */
+function cpuPerJob(total, outcomes, atGo, atEnd) {
+  if (outcomes.some((o) => typeof o.cpuMs !== 'number') || !atGo || !atEnd) return null;
+  const clientMs = outcomes.reduce((sum, o) => sum + o.cpuMs, 0);
+  const serverMs = atEnd.backends - atGo.backends;
+  const sharedMs = atEnd.shared - atGo.shared;
+  return {
+    clientUs: (clientMs * 1000) / total,
+    serverUs: (serverMs * 1000) / total,
+    sharedUs: (sharedMs * 1000) / total,
+    jobsPerCpuSecond: (total / (clientMs + serverMs)) * 1000,
+  };
 }
 
 async function run({ runs, total, chunk, queues }) {
@@ -109,7 +130,12 @@ async function run({ runs, total, chunk, queues }) {
       const result = await attempt.catch((error) => ({ skipped: `failed: ${String(error.message).split('\n')[0].slice(0, 200)}` }));
       results[system.id].push(result);
       if (result.skipped) console.log(`  skipped: ${result.skipped}`);
-      else console.log(`  process ${Math.round(result.process.rate)} jobs/s, bulk enqueue ${Math.round(result.bulkEnqueue.rate)}/s`);
+      else {
+        const cpu = result.cpu
+          ? `, CPU per job: client ${result.cpu.clientUs.toFixed(1)} µs, server ${result.cpu.serverUs.toFixed(1)} µs (+${result.cpu.sharedUs.toFixed(1)} shared)`
+          : '';
+        console.log(`  process ${Math.round(result.process.rate)} jobs/s, bulk enqueue ${Math.round(result.bulkEnqueue.rate)}/s${cpu}`);
+      }
     }
   });
   await dropSchemas(Object.values(SCHEMAS));
