@@ -43,10 +43,15 @@ exports.throughput = async ({ queues, total, concurrency, chunk, addOneCount }) 
   });
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   const rss = rssSampler();
+  const cpu = require('../lib/cpu-split').cpuSplit();
+  const redisAtStart = redisServerCpuMs();
   t = now();
   workers.forEach((worker) => void worker.run());
   await waitFor(() => completed + failed >= total, { what: `${total} completed`, timeoutMs: 300_000 });
   const processMs = now() - t;
+  const redisAtEnd = redisServerCpuMs();
+  const cpuPerJob = cpu.stop(total);
+  if (cpuPerJob && redisAtStart !== null && redisAtEnd !== null) cpuPerJob.serverUs = ((redisAtEnd - redisAtStart) * 1000) / total;
   const rssMiB = rss.stop();
   const counts = await Promise.all(producers.map((queue) => queue.getJobCounts('completed', 'failed')));
   await Promise.all(workers.map((worker) => worker.close()));
@@ -68,11 +73,33 @@ exports.throughput = async ({ queues, total, concurrency, chunk, addOneCount }) 
       handled: completed,
       completed: counts.reduce((sum, c) => sum + c.completed, 0),
       failed: counts.reduce((sum, c) => sum + c.failed, 0),
+      cpuPerJob,
     },
     addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
     errors: failed,
   };
 };
+
+/** CPU time (user + system, ms) of the local redis-server so far, from /proc; null when there is none to read. */
+function redisServerCpuMs() {
+  const fs = require('node:fs');
+  try {
+    for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let stat;
+      try {
+        stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!stat.includes('(redis-server)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }
+  } catch {
+    // no /proc
+  }
+  return null;
+}
 
 exports.latency = async ({ count, gapMs, warmup }) => {
   await flushBenchDb();

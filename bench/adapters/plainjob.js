@@ -36,10 +36,12 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
     }),
   );
   const rss = rssSampler();
+  const cpu = require('../lib/cpu-split').cpuSplit();
   t = now();
   const running = workers.map((worker) => worker.start());
   await waitFor(() => completed + failed >= total, { what: `${total} done`, timeoutMs: 300_000 });
   const processMs = now() - t;
+  const cpuPerJob = cpu.stop(total);
   const rssMiB = rss.stop();
   const done = queue.countJobs({ status: JobStatus.Done });
   const failedCount = queue.countJobs({ status: JobStatus.Failed });
@@ -69,6 +71,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
       handled: completed,
       completed: done,
       failed: failedCount,
+      cpuPerJob,
     },
     addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
     errors: failed,

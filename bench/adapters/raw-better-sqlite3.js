@@ -44,6 +44,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
   const handler = async () => undefined;
   let handled = 0;
   const rss = rssSampler();
+  const cpu = require('../lib/cpu-split').cpuSplit();
   t = now();
   for (let idle = 0; idle < queues.length;) {
     idle = 0;
@@ -61,6 +62,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
     }
   }
   const processMs = now() - t;
+  const cpuPerJob = cpu.stop(total);
   const rssMiB = rss.stop();
   const completed = db.prepare(`SELECT COUNT(*) AS n FROM ${raw.T} WHERE status = 'completed'`).get().n;
   db.close();
@@ -77,7 +79,7 @@ exports.throughput = async ({ tag, queues, total, chunk, addOneCount }) => {
 
   return {
     bulkEnqueue: { jobs: total, ms: bulkMs, rate: (total / bulkMs) * 1000 },
-    process: { jobs: total, ms: processMs, rate: (total / processMs) * 1000, rssMiB, handled, completed, failed: 0 },
+    process: { jobs: total, ms: processMs, rate: (total / processMs) * 1000, rssMiB, handled, completed, failed: 0, cpuPerJob },
     addOne: { count: addOneCount, ms: addMs, rate: (addOneCount / addMs) * 1000 },
     errors: 0,
   };
