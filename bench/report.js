@@ -100,7 +100,7 @@ function postgresSection(data) {
     `dropped and created afresh for every run). Each system enqueues them with its bulk call in chunks of ${fmt(pg.chunk)} (\`addBulk\`,`,
     '`insert`, `addJobs`), the tables are ANALYZEd, then the jobs are processed. "End to end" runs from the start of processing',
     '(for the library and graphile-worker, the "go" sent to consumer processes that have booted and connected: the library\'s',
-    'with its queues paused until "go", graphile-worker\'s with its migrations checked; pg-boss and BullMQ boot inside it) until the',
+    'with its queues paused until "go", graphile-worker\'s with its migrations checked; pg-boss started, its `work()` inside; BullMQ boots inside) until the',
     `database holds every job as completed. The library runs with its default module options and \`forRoot({ postgres: { url, schema } })\`,`,
     `${pg.concurrency} per queue in each consumer process; graphile-worker one runner of ${fmt(perProcess)} in each. Baseline (1.00×): pg-boss,`,
     'measured in the same run. "× 1 process" is the scaling curve: each system against its own one-process run; "× graphile-worker,',
