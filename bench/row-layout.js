@@ -114,6 +114,28 @@ const LAYOUTS = {
     returning: PACKED,
     note: 'reads by status would filter the rows of every finished status',
   },
+  history: {
+    ddl: [
+      `CREATE TABLE ${T}_history AS SELECT * FROM ${T} WHERE 0`,
+      `CREATE UNIQUE INDEX ${T}_history_id ON ${T}_history (id)`,
+      `CREATE INDEX ${T}_history_finished ON ${T}_history (queue, status, finished_at)`,
+      // The live table keeps no finished rows: its index of them goes.
+      `DROP INDEX ${T}_finished`,
+    ],
+    returning: PACKED,
+    completer: historyCompleter,
+    note: 'a live table of pending and running jobs; the completion copies the finished job into a history table and deletes it from the live one, in one transaction',
+  },
+  'delete-on-complete': {
+    ddl: [],
+    returning: PACKED,
+    completer: (db) => {
+      const remove = db.prepare(`DELETE FROM ${T} WHERE id IN (SELECT t.id FROM ${T} AS t JOIN json_each(?) AS j ON t.id = j.value ->> 0
+        WHERE t.attempts = j.value ->> 1 AND +t.locked_by = ? AND +t.status = 'running')`);
+      return (items) => remove.run(JSON.stringify(items), 'w').changes;
+    },
+    note: 'the completion deletes the row (retention keeping nothing), as graphile-worker does with every job',
+  },
   'plain-returning': { ddl: [], returning: PLAIN, note: 'one JavaScript property per column and row instead of one JSON.parse' },
   'unfinished-claim-index': {
     ddl: [
@@ -127,6 +149,35 @@ const LAYOUTS = {
     note: 'one index over pending and running rows, which the claim leaves alone (no key column nor its WHERE changes); no running index: the claim checks the status of each entry in the row, lease recovery and the global-concurrency count scan',
   },
 };
+
+/** The history layout's completion: the finished job copied into the history table, then deleted, one transaction. */
+function historyCompleter(db) {
+  const columns = db.pragma(`table_info(${T})`).map((column) => column.name);
+  const values = columns.map((name) =>
+    name === 'status'
+      ? `'completed'`
+      : name === 'result'
+        ? 'j.value ->> 2'
+        : name === 'finished_at' || name === 'updated_at'
+          ? '@now'
+          : name === 'lease_until'
+            ? 'NULL'
+            : `t.${name}`,
+  );
+  const fence = `t.attempts = j.value ->> 1 AND +t.locked_by = @owner AND +t.status = 'running'`;
+  const copy = db.prepare(`INSERT INTO ${T}_history (${columns.join(', ')})
+    SELECT ${values.join(', ')} FROM ${T} AS t JOIN json_each(@json) AS j ON t.id = j.value ->> 0 WHERE ${fence}`);
+  const remove = db.prepare(
+    `DELETE FROM ${T} WHERE id IN (SELECT t.id FROM ${T} AS t JOIN json_each(@json) AS j ON t.id = j.value ->> 0 WHERE ${fence})`,
+  );
+  const move = db.transaction((items) => {
+    const json = JSON.stringify(items);
+    const copied = copy.run({ now: Date.now(), json, owner: 'w' }).changes;
+    if (remove.run({ json, owner: 'w' }).changes !== copied) throw new Error('history: copied and deleted differ');
+    return copied;
+  });
+  return move;
+}
 
 /** The schema's flows trigger, fired by `UPDATE OF column` (step 7: status; step 8: finished_at), same WHEN and body. */
 function childTriggerOn(column) {
@@ -171,7 +222,10 @@ function fill(db) {
 /** CPU µs per job of claiming and completing every job (the JavaScript that reads the claimed rows included). */
 function cycle(db, layout) {
   const claim = db.prepare(claimSql(layout.returning, layout.claimFilter));
-  const complete = db.prepare(completeSql(!layout.unpinned, layout.keepOwner));
+  const completeItems = layout.completer?.(db);
+  const complete = completeItems
+    ? { all: (_now, _updated, json) => ({ length: completeItems(JSON.parse(json)) }) }
+    : db.prepare(completeSql(!layout.unpinned, layout.keepOwner));
   const packed = layout.returning === PACKED;
   const before = process.cpuUsage();
   const started = process.hrtime.bigint();
