@@ -614,6 +614,34 @@ const MUTATIONS = [
     tests: ['test/operator-admin.e2e-spec.ts'],
     why: 'a run key with a separator is no run of the schedule (not digits only): getLastScheduleRun skips the runs made by hand',
   },
+  // ---- transactional completion: the completion is the caller's transaction's, and only a commit completes the job
+  {
+    id: 'complete-in-outside-transaction-postgres',
+    area: 'transactional completion',
+    file: 'lib/storage/postgres/roles/caller-transaction.storage.ts',
+    from: '{ runner: new TransactionStatements(runner), tables: this.db.tables }',
+    to: 'this.db',
+    tests: ['test/complete-in.e2e-spec.ts', 'test/complete-in-crash.e2e-spec.ts'],
+    why: "the completion written on the queue's own connection, beside the caller's transaction: it stays when that rolls back, and a kill between the two leaves a completed job without its effect",
+  },
+  {
+    id: 'complete-in-outside-transaction-sqlite',
+    area: 'transactional completion',
+    file: 'lib/storage/sqlite/roles/caller-transaction.storage.ts',
+    from: '    const completed = await completeJobs(new TransactionStatements(runner), [completion], workerId, now);',
+    to: '    const completed = new Set([completion.ref.id]);\n    void TransactionStatements;\n    CommitWatch.of(dataSourceOfManager(manager)).afterCommit(runner, () => void completeJobs(this.db.background, [completion], workerId, now));',
+    tests: ['test/complete-in.e2e-spec.ts', 'test/complete-in-crash.e2e-spec.ts'],
+    why: 'the completion written after the commit, as a worker would after its handler: a kill between the commit and that write runs the job again, and its effect lands twice',
+  },
+  {
+    id: 'complete-in-rollback-completes',
+    area: 'transactional completion',
+    file: 'lib/worker/transactional-completion.ts',
+    from: "        return { kind: 'failed', error: threw ? thrown : new CompletionNotCommittedError(this.record.id, 'rolled-back') };",
+    to: "        return threw ? { kind: 'failed', error: thrown } : null;",
+    tests: ['test/complete-in.e2e-spec.ts'],
+    why: "a completion rolled back with its transaction lets the handler's return complete the job: completed without its effect",
+  },
 ];
 
 function parseArgs(argv) {

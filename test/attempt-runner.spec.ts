@@ -74,6 +74,7 @@ function setUp(handle: (job: Job) => unknown, options: { timeout?: number; curre
     logger,
     isCurrent: () => options.current ?? true,
     now: () => NOW,
+    onCommitted: () => undefined,
   });
   return { runner, heard, logger, updateProgress };
 }

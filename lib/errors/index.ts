@@ -46,3 +46,4 @@ export * from './not-a-queue-database.error';
 export * from './promote-refused.error';
 export * from './snooze.error';
 export * from './snooze-limit.error';
+export * from './completion-not-committed.error';

@@ -1,8 +1,9 @@
 import { QueueError } from './queue.error';
 
 /**
- * `job.updateProgress()`, `job.log()` or `job.updateData()` called on a job that this process is not running (finished,
- * cancelled, or returned by `add()`).
+ * `job.updateProgress()`, `job.log()`, `job.updateData()` or `job.completeIn()` called on a job that this process is
+ * not running in this attempt (finished, cancelled, its lease lost to another worker, already completed by
+ * `completeIn`, or returned by `add()`).
  */
 export class JobNotRunningError extends QueueError {
   constructor(
@@ -10,9 +11,13 @@ export class JobNotRunningError extends QueueError {
     readonly jobId: string,
     /** The job's queue. */
     readonly queue: string,
+    /** Why, when more is known than "not running here". */
+    detail?: string,
   ) {
     super(
-      `Job ${jobId} (queue "${queue}") is not running in this process: only its running attempt can report progress, log or update its data`,
+      `Job ${jobId} (queue "${queue}") is not running in this process: ${
+        detail ?? 'only its running attempt can report progress, log, update its data or complete it in a transaction'
+      }`,
     );
   }
 }

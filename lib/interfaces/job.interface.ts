@@ -1,11 +1,13 @@
+import type { EntityManager } from 'typeorm';
 import { JobInfo, JobProgress } from './job-info.interface';
 import { WaitOptions } from './wait-options.interface';
 
 /**
  * A job as a processor sees it, and as `QueueProducer.add()` returns it.
- * `TData` is the payload type; it is whatever was enqueued, after a JSON round-trip.
+ * `TData` is the payload type; it is whatever was enqueued, after a JSON round-trip. `TResult` is the result type
+ * its handler completes it with (`completeIn`).
  */
-export interface Job<TData = unknown> {
+export interface Job<TData = unknown, TResult = unknown> {
   /** Database id, as a string. Stable for the life of the job. */
   readonly id: string;
   /** The queue the job belongs to. */
@@ -54,11 +56,24 @@ export interface Job<TData = unknown> {
    * The results of this job's completed children (see `QueueProducer.addFlow()`), keyed by child job id: what each
    * child's handler resolved with (`null` for nothing). Empty for a job without children.
    */
-  getChildrenResults<TResult = unknown>(): Promise<Record<string, TResult>>;
+  getChildrenResults<TChildResult = unknown>(): Promise<Record<string, TChildResult>>;
+  /**
+   * Transactional completion: completes this attempt inside your open TypeORM transaction, `manager` being its
+   * `EntityManager` (`dataSource.transaction(async (manager) => ...)`), with `result` as the job's result (checked
+   * like a returned result: `InvalidJobResultError`, nothing written). The job is completed if and only if that
+   * transaction commits, atomically with your own writes in it; what the handler returns afterwards is ignored. A
+   * transaction that rolls back (or is still open when the handler returns) fails the attempt with
+   * `CompletionNotCommittedError`, retried as the retry policy says. PostgreSQL, and SQLite when the transaction
+   * is on the queue's database file; anything else rejects with `UnsupportedTransactionError` and writes nothing.
+   * Rejects with `JobNotRunningError` (your transaction should roll back) when this attempt is no longer the job's
+   * running one: its lease expired and another worker took it, it was cancelled, it timed out, or it was already
+   * completed by `completeIn`. After it, `updateProgress`, `log` and `updateData` reject with `JobNotRunningError`.
+   */
+  completeIn(manager: EntityManager, result?: TResult): Promise<void>;
 }
 
 /** A job as `QueueProducer.add()` / `addBulk()` return it: a `Job` that can also be waited for. */
-export interface EnqueuedJob<TData = unknown, TResult = unknown> extends Job<TData> {
+export interface EnqueuedJob<TData = unknown, TResult = unknown> extends Job<TData, TResult> {
   /**
    * Resolves with the job's final state (completed, failed or cancelled), whichever process runs it: the same as
    * `QueueAdmin.waitUntilFinished(job.id, options)`.

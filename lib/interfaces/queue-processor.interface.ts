@@ -6,7 +6,7 @@ import { Job } from './job.interface';
  */
 export interface QueueProcessor<TData = unknown, TResult = unknown> {
   /** Runs one job. */
-  process(job: Job<TData>): Promise<TResult>;
+  process(job: Job<TData, TResult>): Promise<TResult>;
 }
 
 /**
@@ -15,5 +15,5 @@ export interface QueueProcessor<TData = unknown, TResult = unknown> {
  */
 export abstract class WorkerHost<TData = unknown, TResult = unknown> implements QueueProcessor<TData, TResult> {
   /** Runs one job. */
-  abstract process(job: Job<TData>): Promise<TResult>;
+  abstract process(job: Job<TData, TResult>): Promise<TResult>;
 }

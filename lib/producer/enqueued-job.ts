@@ -32,10 +32,10 @@ export function enqueuedJob<TData, TResult>(
   { storage, transaction }: AddWrite,
 ): EnqueuedJob<TData, TResult> {
   const refuse = () => Promise.reject(new JobNotRunningError(record.id, record.queue));
-  const job = toJob<TData>(
+  const job = toJob<TData, TResult>(
     record,
     NEVER_ABORTED,
-    { updateProgress: refuse, log: refuse, updateData: refuse },
+    { updateProgress: refuse, log: refuse, updateData: refuse, completeIn: refuse },
     transaction ? childrenWhileAlive(storage, transaction) : storage,
   );
   return Object.assign(job, {

@@ -1,14 +1,16 @@
 import { Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { JobNotRunningError } from '../errors/job-not-running.error';
 import { InvalidStoredDataError } from '../errors/invalid-stored-data.error';
-import { JobTimeoutError } from '../errors/job-timeout.error';
+import { asStorageError } from '../errors/storage.error';
+import { UnsupportedTransactionError } from '../errors/unsupported-transaction.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { ClaimStorage, FlowStorage, InspectionStorage, JobRecord } from '../storage/queue-storage.interface';
+import { CallerTransactionStorage, ClaimStorage, FlowStorage, InspectionStorage, JobRecord } from '../storage/queue-storage.interface';
 import { toJobError, withEarlierErrors } from '../utils/error.util';
 import { findJsonProblem } from '../utils/json-value.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
@@ -16,15 +18,20 @@ import { serializeJobData } from '../utils/serialize-job-data.util';
 import { MAX_JOB_LOG_LINES, toLogLine } from '../utils/job-logs.util';
 import { JobWriters, toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
-import { ABANDONED, Outcome } from './outcome';
+import { ABANDONED, COMMITTED, Outcome } from './outcome';
+import { TransactionalCompletion } from './transactional-completion';
 import { asRateLimitError, asSnoozeError, decideRetry } from './retry-policy';
 import { ProcessSpan, QueueTelemetry } from '../telemetry/queue-telemetry';
-import { ShutdownAbortError } from '../errors/shutdown-abort.error';
+import { endSpan } from './attempt-span';
+import { withTimeout } from './with-timeout';
 import { PayloadSchema } from '../interfaces/payload-schema.interface';
 import { checkedPayload, describeIssues, isPendingCheck, runPayloadSchema } from '../utils/payload-schema.util';
 
 /** What an attempt uses: its own writes (progress, log, data), its job's children and a fresh read of its job. */
-export type AttemptStorage = ClaimStorage & Pick<FlowStorage, 'childrenOf'> & Pick<InspectionStorage, 'getJob'>;
+export type AttemptStorage = ClaimStorage &
+  Pick<FlowStorage, 'childrenOf'> &
+  Pick<InspectionStorage, 'getJob'> &
+  Pick<CallerTransactionStorage, 'completeIn' | 'afterCommitOf'>;
 
 /** One run of one job in this process. */
 export interface RunningAttempt {
@@ -35,6 +42,8 @@ export interface RunningAttempt {
   abandoned: boolean;
   /** Its outcome's write is on its way to the database: the poller may claim into its slot already. */
   writeQueued: boolean;
+  /** Its `job.completeIn`, once the handler called it. */
+  completion?: TransactionalCompletion;
 }
 
 /** What the runner needs from its worker. */
@@ -57,6 +66,8 @@ export interface AttemptRunnerContext {
   now(): number;
   /** The queue's payload schema in this application: each job's data is checked before its handler runs. */
   schema?: PayloadSchema;
+  /** A `job.completeIn` transaction committed: the job is completed with `json` as its result (announce it). */
+  onCommitted(record: JobRecord, json: string | null): void;
 }
 
 /**
@@ -117,15 +128,79 @@ export class AttemptRunner {
         : timeout === undefined
           ? await processor.process(job)
           : await withTimeout(() => processor.process(job), timeout, controller, record.id);
+      const completed = attempt.completion && this.afterCompleteIn(attempt, false, undefined);
+      if (completed) return completed;
       if (attempt.abandoned) return ABANDONED;
       // A completion is returned as it is: no earlier errors to read, and no promise more per job.
       const outcome = this.completeOutcome(record, result);
       return outcome.kind === 'complete' ? outcome : this.withEarlierErrors(record, outcome);
     } catch (thrown) {
+      const completed = attempt.completion && this.afterCompleteIn(attempt, true, thrown);
+      if (completed) return completed;
       // A handler that honours its signal rejects with the abort reason: its attempt is handed back or cancelled,
       // not failed, so it must not be logged as "failed, retrying".
       return attempt.abandoned ? ABANDONED : this.withEarlierErrors(record, this.failureOutcome(record, thrown));
     }
+  }
+
+  /**
+   * The end of a handler that called `job.completeIn` (`threw`: with `thrown`): a committed completion stands (nothing
+   * more to write: it was announced at the commit); one not committed fails the attempt (see TransactionalCompletion).
+   * Null when only refused calls were made: the handler's own end decides, as without them.
+   */
+  private afterCompleteIn(attempt: RunningAttempt, threw: boolean, thrown: unknown): Outcome | Promise<Outcome> | null {
+    const { record } = attempt;
+    const end = attempt.completion!.end(threw, thrown);
+    if (end?.kind === 'committed') {
+      if (threw) {
+        this.context.logger.warn(
+          `Job ${record.id} (queue ${this.context.queue}): its handler threw after job.completeIn's transaction committed; ` +
+            `the job stays completed: ${String(thrown)}`,
+        );
+      }
+      return COMMITTED;
+    }
+    if (end === null) return null;
+    if (attempt.abandoned) return ABANDONED;
+    return this.withEarlierErrors(record, this.failureOutcome(record, end.error));
+  }
+
+  /**
+   * Completes the running attempt in the caller's transaction (see `Job.completeIn`). Checked first, writing nothing:
+   * the result (InvalidJobResultError), the attempt (JobNotRunningError), then the transaction
+   * (UnsupportedTransactionError). The write is fenced like every outcome: a statement that changes nothing means the
+   * attempt is no longer ours (JobNotRunningError), and the caller's transaction must roll its effects back.
+   */
+  async completeIn(attempt: RunningAttempt, manager: EntityManager, result: unknown): Promise<void> {
+    const { record } = attempt;
+    const { queue, storage, workerId } = this.context;
+    const json = this.resultJson(record, result);
+    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    const completion = (attempt.completion ??= new TransactionalCompletion(record, queue));
+    completion.begin();
+    let owned: boolean;
+    try {
+      owned = await storage.completeIn(
+        manager,
+        { ref: { id: record.id, attempt: record.attempts }, result: json },
+        workerId,
+        this.context.now(),
+      );
+    } catch (error) {
+      completion.refused();
+      if (error instanceof UnsupportedTransactionError) throw completeInRefusal(error);
+      throw asStorageError(error, 'Job.completeIn', `job ${record.id}`);
+    }
+    if (!owned) throw completion.lost();
+    completion.written();
+    storage.afterCommitOf(
+      manager,
+      () => {
+        completion.committed();
+        this.context.onCommitted(record, json);
+      },
+      () => completion.discarded(),
+    );
   }
 
   /**
@@ -177,7 +252,7 @@ export class AttemptRunner {
     const { record } = attempt;
     const { queue, storage, workerId, events } = this.context;
     const json = serializeProgress(queue, record.id, progress);
-    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    if (!this.writable(attempt)) throw new JobNotRunningError(record.id, queue);
     const owned = await storage.updateProgress({ id: record.id, attempt: record.attempts }, workerId, json, this.context.now());
     if (!owned) throw new JobNotRunningError(record.id, queue);
     events.emit({ type: 'progress', queue, jobId: record.id, attempt: record.attempts, progress: JSON.parse(json) as JobProgress });
@@ -188,7 +263,7 @@ export class AttemptRunner {
     const { record } = attempt;
     const { queue, storage, workerId } = this.context;
     const text = toLogLine(queue, record.id, line);
-    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    if (!this.writable(attempt)) throw new JobNotRunningError(record.id, queue);
     const owned = await storage.appendLog(
       { id: record.id, attempt: record.attempts },
       workerId,
@@ -206,10 +281,15 @@ export class AttemptRunner {
     // Checked as an add is: data its next attempt would refuse must not be stored.
     if (schema !== undefined) data = checkedPayload(queue, await runPayloadSchema(schema, data));
     const json = serializeJobData(queue, data);
-    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    if (!this.writable(attempt)) throw new JobNotRunningError(record.id, queue);
     const owned = await storage.updateData({ id: record.id, attempt: record.attempts }, workerId, json, this.context.now());
     if (!owned) throw new JobNotRunningError(record.id, queue);
     return JSON.parse(json);
+  }
+
+  /** Whether the attempt may still write its progress, log or data: current, and not taken by a `completeIn`. */
+  private writable(attempt: RunningAttempt): boolean {
+    return this.context.isCurrent(attempt) && !attempt.completion?.holdsAttempt;
   }
 
   private failureOutcome(record: JobRecord, thrown: unknown): Outcome {
@@ -245,10 +325,31 @@ export class AttemptRunner {
    */
   private completeOutcome(record: JobRecord, result: unknown): Outcome {
     if (result === undefined || result === null) return COMPLETE_WITHOUT_RESULT;
-    const problem = findJsonProblem(result, 'result');
-    if (problem) return this.failureOutcome(record, new InvalidJobResultError(record.id, this.context.queue, problem.path, problem.reason));
-    return { kind: 'complete', json: JSON.stringify(result) };
+    let json: string | null;
+    try {
+      json = this.resultJson(record, result);
+    } catch (error) {
+      return this.failureOutcome(record, error);
+    }
+    return { kind: 'complete', json };
   }
+
+  /** A result as it is stored (null for none); throws InvalidJobResultError for one JSON would not give back unchanged. */
+  private resultJson(record: JobRecord, result: unknown): string | null {
+    if (result === undefined || result === null) return null;
+    const problem = findJsonProblem(result, 'result');
+    if (problem) throw new InvalidJobResultError(record.id, this.context.queue, problem.path, problem.reason);
+    return JSON.stringify(result);
+  }
+}
+
+/** The storage's refusal of a transaction, told as `completeIn`'s (its own words for a manager that is no transaction). */
+function completeInRefusal(error: UnsupportedTransactionError): UnsupportedTransactionError {
+  const detail =
+    error.reason === 'not-a-transaction'
+      ? 'job.completeIn(manager) needs the EntityManager of an open transaction (dataSource.transaction(async (manager) => ...))'
+      : error.detail;
+  return new UnsupportedTransactionError(error.reason, detail, 'complete');
 }
 
 /** The outcome of every attempt that returned nothing: it carries nothing of its own, so it is shared. */
@@ -275,55 +376,8 @@ class AttemptWriters implements JobWriters {
   updateData(data: unknown): Promise<unknown> {
     return this.runner.updateData(this.attempt, data);
   }
-}
 
-/** Ends an attempt's CONSUMER span as its outcome says. */
-function endSpan(span: ProcessSpan, outcome: Outcome, attempt: RunningAttempt): void {
-  switch (outcome.kind) {
-    case 'complete':
-      return span.completed();
-    case 'retry':
-      return span.failed(outcome.error, outcome.runAt);
-    case 'fail':
-      return span.failed(outcome.error);
-    case 'rateLimited':
-      return span.ended('rate limited: the job goes back to pending, unspent', {
-        'nestjs_sqlite_queue.queue.paused_until': new Date(outcome.until).toISOString(),
-      });
-    case 'snooze':
-      return span.ended('snoozed: the job goes back to pending, unspent', {
-        'nestjs_sqlite_queue.job.snoozed_until': new Date(outcome.runAt).toISOString(),
-      });
-    case 'abandoned': {
-      const reason: unknown = attempt.controller.signal.aborted ? attempt.controller.signal.reason : undefined;
-      return span.ended(reason instanceof ShutdownAbortError ? 'handed back at shutdown' : 'cancelled while running');
-    }
-    default: {
-      // A new outcome must say how its span ends: without a case here it would never end (a snooze once did not).
-      const unhandled: never = outcome;
-      return unhandled;
-    }
+  completeIn(manager: EntityManager, result: unknown): Promise<void> {
+    return this.runner.completeIn(this.attempt, manager, result);
   }
-}
-
-/** Runs `work`, failing with `JobTimeoutError` (and aborting the job's signal) once `timeout` ms pass. */
-function withTimeout<T>(work: () => Promise<T>, timeout: number, controller: LazyAbortController, jobId: string): Promise<T> {
-  const started = Promise.resolve().then(work);
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const error = new JobTimeoutError(jobId, timeout);
-      controller.abort(error);
-      reject(error);
-    }, timeout);
-    started.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }

@@ -11,10 +11,15 @@ export type Outcome =
   /** The handler threw RateLimitError: the job goes back unspent and its queue pauses until `until` (epoch ms). */
   | { kind: 'rateLimited'; until: number; error: JobError }
   /** The handler threw SnoozeError: the job goes back unspent, due at `runAt` (`delay` ms from now). */
-  | { kind: 'snooze'; runAt: number; delay: number };
+  | { kind: 'snooze'; runAt: number; delay: number }
+  /** Completed by the caller's transaction (`job.completeIn`), which committed: saved and announced at its commit. */
+  | { kind: 'committed' };
 
 /** The one abandoned outcome: it carries nothing, so it is shared. */
 export const ABANDONED: Outcome = { kind: 'abandoned' };
 
+/** The one committed outcome: it carries nothing, so it is shared. */
+export const COMMITTED: Outcome = { kind: 'committed' };
+
 /** An outcome that has something to write. */
-export type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' } | { kind: 'rateLimited' } | { kind: 'snooze' }>;
+export type SavableOutcome = Exclude<Outcome, { kind: 'abandoned' } | { kind: 'rateLimited' } | { kind: 'snooze' } | { kind: 'committed' }>;

@@ -63,6 +63,8 @@ export class QueueWorker {
       isCurrent: (attempt) => !attempt.abandoned && this.running.get(attempt.record.id) === attempt,
       now: Date.now,
       schema: settings.schema,
+      // The caller's transaction committed the completion: announced as the worker announces a saved one.
+      onCommitted: (record, json) => announceOutcome(this.context, queue, record, { kind: 'complete', json }),
     });
     this.snoozes = new SnoozeWriter(queue, context, this.shutdown.signal);
     this.rateLimit = new RateLimitPause(queue, context, {
@@ -234,6 +236,8 @@ export class QueueWorker {
       const outcome = await this.runner.run(attempt);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
       if (began > 0) this.noteHandlerTime(performance.now() - began);
+      // Written and announced by the caller's transaction (job.completeIn): the slot is all that is left.
+      if (outcome.kind === 'committed') return;
       if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until);
       const final = outcome.kind === 'snooze' ? await this.snoozes.write(record, outcome.runAt, outcome.delay) : outcome;
       if (final === null) return;

@@ -1,6 +1,6 @@
 /**
  * The storage contract of the members no other contract file names: `StorageLifecycle` (fault, backup), the rest of
- * `EnqueueStorage` (enqueueIn, openTransactionOf, afterCommitOf, parallelInserts), `InspectionStorage.queueKnown` and the one-job
+ * `EnqueueStorage` (enqueueIn, openTransactionOf, afterCommitOf, completeIn, parallelInserts), `InspectionStorage.queueKnown` and the one-job
  * recovery of `LeaseStorage`, on every backend.
  */
 import { existsSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { UnsupportedTransactionError } from '../../lib/errors/unsupported-transa
 import { describeEachBackend } from '../support/backends';
 import { createQueueStorage } from '../../lib/runtime/create-queue-storage';
 import { resolveModuleOptions } from '../../lib/runtime/resolve-module-options';
-import { CONTRACT_LEASE, addJob, contractStorage, newJob, recordingStorage } from '../support/storage-contract';
+import { CONTRACT_LEASE, addJob, claimOne, contractStorage, newJob, recordingStorage, ref } from '../support/storage-contract';
 
 describeEachBackend('Storage contract: lifecycle and the rest', (backend) => {
   const s = contractStorage(backend);
@@ -92,6 +92,47 @@ describeEachBackend('Storage contract: lifecycle and the rest', (backend) => {
       expect(calls).toEqual(['autocommit', 'outer', 'released savepoint']);
     } finally {
       await source.destroy();
+    }
+  });
+
+  it('completeIn completes an attempt in the caller transaction (gone on rollback), fenced, and refuses another database', async () => {
+    const postgres = s.db.options.postgres as { url: string } | undefined;
+    const source = postgres
+      ? new DataSource({ type: 'postgres', url: postgres.url })
+      : new DataSource({ type: 'better-sqlite3', database: s.db.path });
+    const other = postgres
+      ? new DataSource({ type: 'postgres', url: postgres.url.replace(/\/[^/]*$/, '/postgres') })
+      : new DataSource({ type: 'better-sqlite3', database: join(s.db.dir, 'other.sqlite') });
+    await source.initialize();
+    await other.initialize();
+    try {
+      await addJob(s.storage, 'q');
+      const job = await claimOne(s.storage, 'q', 'w');
+      const completion = { ref: ref(job), result: '{"done":1}' };
+      await source
+        .transaction(async (manager) => {
+          expect(await s.storage.completeIn(manager, completion, 'w', Date.now())).toBe(true);
+          throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      expect(await s.storage.getJob(job.id)).toMatchObject({ status: 'running', result: null });
+      // Fenced like every outcome: another worker's, or another attempt, changes nothing.
+      await source.transaction(async (manager) => {
+        expect(await s.storage.completeIn(manager, completion, 'other-worker', Date.now())).toBe(false);
+        expect(await s.storage.completeIn(manager, { ...completion, ref: { ...completion.ref, attempt: 2 } }, 'w', Date.now())).toBe(false);
+      });
+      await expect(other.transaction((manager) => s.storage.completeIn(manager, completion, 'w', Date.now()))).rejects.toBeInstanceOf(
+        UnsupportedTransactionError,
+      );
+      await expect(s.storage.completeIn(source.manager, completion, 'w', Date.now())).rejects.toBeInstanceOf(UnsupportedTransactionError);
+      expect(await s.storage.getJob(job.id)).toMatchObject({ status: 'running', result: null });
+      await source.transaction(async (manager) => {
+        expect(await s.storage.completeIn(manager, completion, 'w', Date.now())).toBe(true);
+      });
+      expect(await s.storage.getJob(job.id)).toMatchObject({ status: 'completed', result: '{"done":1}', leaseUntil: null });
+    } finally {
+      await source.destroy();
+      await other.destroy();
     }
   });
 

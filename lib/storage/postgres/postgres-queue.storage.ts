@@ -68,7 +68,7 @@ export function createPostgresStorage(config: PostgresStorageConfig): QueueStora
     new PostgresWaitStorage(backend),
     new PostgresEventStorage(backend),
     new PostgresStorageLifecycle(backend),
-    new PostgresCallerTransactionStorage(),
+    new PostgresCallerTransactionStorage(backend),
     new PostgresFlowStorage(backend),
     new PostgresControlStorage(backend),
     new PostgresKeyedEnqueueStorage(backend),

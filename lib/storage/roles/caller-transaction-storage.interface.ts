@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { CallerTransaction } from '../transactions/caller-transaction';
+import type { Completion } from '../storage-records';
 
 /**
  * The narrow port between a caller's TypeORM transaction and the queue: "is this call inside the caller's
@@ -21,4 +22,12 @@ export interface CallerTransactionStorage {
    * rolls back: then `discarded`, if given, runs instead. Called right after the write, in the caller's context.
    */
   afterCommitOf(manager: EntityManager | undefined, callback: () => void, discarded?: () => void): void;
+  /**
+   * Completes one attempt inside `manager`'s open transaction (`job.completeIn`): the same statement, fence and
+   * result as an outcome write's completion, so the job is completed if and only if that transaction commits. True
+   * when the attempt was still this worker's (running, `locked_by` and attempt number matching), false when the
+   * statement changed nothing. Throws UnsupportedTransactionError, writing nothing, for a manager that is no open
+   * transaction or is on another database than the queue's.
+   */
+  completeIn(manager: EntityManager, completion: Completion, workerId: string, now: number): Promise<boolean>;
 }

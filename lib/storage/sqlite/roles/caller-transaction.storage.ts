@@ -1,12 +1,13 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
-import { CallerTransaction } from '../../queue-storage.interface';
+import { CallerTransaction, Completion } from '../../queue-storage.interface';
 import { SqliteConnection } from '../sqlite-connection';
-import { dataSourceOfManager } from '../../transactions/transaction-statements';
+import { TransactionStatements, dataSourceOfManager } from '../../transactions/transaction-statements';
 import { sqliteTransactionRunner } from '../../transactions/sqlite-transaction';
 import { CommitWatch } from '../../transactions/commit-watch';
 import { keepRolledBackIds } from '../sql/sequence.sql';
 import { SqliteTransactionWatch } from '../../transactions/sqlite-transaction-watch';
 import { CallerTransactionStorage } from '../../roles/caller-transaction-storage.interface';
+import { completeJobs } from '../sql/outcomes.sql';
 import { SqliteBackend } from './sqlite-backend';
 
 /** `CallerTransactionStorage` on SQLite: see the role's interface for each member. */
@@ -34,5 +35,14 @@ export class SqliteCallerTransactionStorage implements CallerTransactionStorage 
     // runner TypeORM's sqlite drivers hand out for every call (createQueryRunner returns the same one).
     const runner = manager ? sqliteTransactionRunner(manager, this.db.source) : this.db.source.createQueryRunner();
     CommitWatch.of(manager ? dataSourceOfManager(manager) : this.db.source).afterCommit(runner, callback, discarded);
+  }
+
+  async completeIn(manager: EntityManager, completion: Completion, workerId: string, now: number): Promise<boolean> {
+    // A completion written to a deleted or replaced file would be lost with it.
+    if (this.db.fault) throw this.db.fault;
+    const runner = sqliteTransactionRunner(manager, this.db.source);
+    const completed = await completeJobs(new TransactionStatements(runner), [completion], workerId, now);
+    if (completed.size > 0) CommitWatch.of(dataSourceOfManager(manager)).afterCommit(runner, () => this.db.written());
+    return completed.has(completion.ref.id);
   }
 }
