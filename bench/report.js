@@ -186,6 +186,36 @@ function postgresSection(data) {
 }
 
 /**
+ * The PostgreSQL targets against graphile-worker with one process, paired run by run: the rate, and the CPU per job of
+ * the consumers and the server's sessions together.
+ */
+function postgresTargets(data) {
+  const pg = data.postgres;
+  if (!pg || pg.skipped || !pg.results.graphile || !pg.results['library-1']) return [];
+  const ok = (id) => pg.results[id].filter((r) => !r.skipped);
+  const lib = ok('library-1');
+  const graphile = ok('graphile');
+  if (!lib.length || !graphile.length) return [];
+  const rate = pairedRatio(
+    lib.map((r) => r.process.rate),
+    graphile.map((r) => r.process.rate),
+  );
+  const rows = [
+    [`PostgreSQL, one process: ≥ 1.3× graphile-worker's rate (median of ${lib.length} interleaved runs)`, ratio(rate), rate >= 1.3],
+  ];
+  const cpu = (runs) => runs.filter((r) => r.cpu).map((r) => r.cpu.clientUs + r.cpu.serverUs);
+  if (cpu(lib).length && cpu(graphile).length) {
+    const vs = pairedRatio(cpu(lib), cpu(graphile));
+    rows.push([
+      "PostgreSQL, one process: ≤ 0.9× graphile-worker's client + server CPU per job",
+      `${ratio(vs)} (${fmt(median(cpu(lib)), 1)} against ${fmt(median(cpu(graphile)), 1)} µs)`,
+      vs <= 0.9,
+    ]);
+  }
+  return rows;
+}
+
+/**
  * CPU per job of the library and graphile-worker in the same runs (medians, with each one's range): the consumer
  * processes' own and the server's sessions of queue_bench, measured from "go" to the end; and jobs per CPU-second of
  * both together, the figure that says who gets more done with the machine when the server shares its cores.
@@ -296,6 +326,7 @@ function buildReport(data) {
       conBusy === 0 && conErrors === 0 && conDup === 0 && conLost === 0,
     ],
     ...cpuTargets(data),
+    ...postgresTargets(data),
     ...concurrentAddTargets(data),
     ...realHandlersTargets(data),
     ...footprintTargets(data),
