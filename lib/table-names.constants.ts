@@ -22,6 +22,13 @@ export const EVENT_READERS_TABLE = 'nest_queue_event_readers';
 export const PROCESSES_TABLE = 'nest_queue_processes';
 
 /**
+ * Per-group rate windows and pauses (schema step 16): one row per queue and group that a group limiter counted or a
+ * GroupRateLimitError paused lately; rows whose window and pause have both ended are pruned by the processor
+ * announcer's beat.
+ */
+export const GROUP_LIMITS_TABLE = 'nest_queue_group_limits';
+
+/**
  * The one row of the event readers table that is not a reader: the heartbeat of processes waiting for jobs to finish
  * (PostgreSQL), which turns the finish notifications on. Not a valid instance id, so no reader can collide with it.
  */

@@ -80,7 +80,8 @@ describePostgres('grouped claim plan', (backend: Backend) => {
     // The UPDATE's parameters ($1 worker, $2 lease) stay typed, so the SELECT plans like the statement it stands for.
     const sql = groupedClaimSql(postgresTables(schema))('SELECT id FROM picked WHERE $1::text IS NOT NULL AND $2::bigint IS NOT NULL');
     const now = Date.now();
-    const params = [['q'], [10], [false], [null], [true], [1_000_000], ['']];
+    // With a group limiter ($11): its windows' read and count are in the plan too.
+    const params = [['q'], [10], [false], [null], [true], [1_000_000], [''], [true]];
     const [row] = (await source.query(`EXPLAIN (FORMAT JSON) ${sql}`, ['w', now + 60_000, now, ...params])) as {
       'QUERY PLAN': { Plan: PlanNode }[];
     }[];

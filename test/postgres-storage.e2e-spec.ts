@@ -96,6 +96,7 @@ describePostgres('PostgreSQL backend', () => {
       expect(tables.map((t) => t.table_name)).toEqual([
         'nest_queue_event_readers',
         'nest_queue_events',
+        'nest_queue_group_limits',
         'nest_queue_jobs',
         'nest_queue_migrations',
         'nest_queue_processes',

@@ -54,6 +54,8 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
       `DROP TRIGGER ${JOBS_TABLE}_dead_letter`,
       `DROP INDEX ${JOBS_TABLE}_key_window`,
       `DROP INDEX ${JOBS_TABLE}_debounce_key`,
+      // Step 16's trigger names job_group.
+      `DROP TRIGGER ${JOBS_TABLE}_group_window`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN parent_id`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN on_child_failure`,
     ])

@@ -31,6 +31,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'limiter',
   'globalConcurrency',
   'groupConcurrency',
+  'groupLimiter',
   'deadLetter',
   'schema',
 ]);

@@ -24,6 +24,12 @@ export const ENDED_PROCESS_KEPT_MS = 60 * 60_000;
 /** Who announces: the process, its start, and its processors (`ProcessAnnouncement` without the time it holds until). */
 export type ProcessIdentity = Omit<ProcessAnnouncement, 'until'>;
 
+/**
+ * Most rows of ended group windows deleted per beat: the table keeps the groups that ran lately, and a burst of idle
+ * groups is deleted over a few beats rather than in one long statement.
+ */
+export const GROUP_WINDOWS_FORGOTTEN_PER_BEAT = 1000;
+
 /** A queue is reported unprocessed once one of its due jobs has waited this many periods with no processor anywhere. */
 export const UNPROCESSED_GRACE_PERIODS = 2;
 
@@ -32,7 +38,8 @@ export const UNPROCESSED_GRACE_PERIODS = 2;
  * has a processor for (a typo in a queue name, a job name passed as the queue, a worker that was never deployed).
  * Each period, whatever the number of queues: one statement announcing every local queue (`processor_until` on the
  * queues table), one (two on SQLite) recording this process's processors in the processes table and forgetting
- * processes that ended an hour ago, one reading the queues with due jobs that no live announcement covers. At
+ * processes that ended an hour ago, one forgetting the groups' rate windows that ended, one reading the queues with
+ * due jobs that no live announcement covers. At
  * shutdown, `end()` marks the process stopped.
  */
 export class ProcessorAnnouncer {
@@ -82,6 +89,7 @@ export class ProcessorAnnouncer {
     const until = now + ANNOUNCEMENT_PERIODS * this.period;
     await this.storage.announceProcessors(this.queues, until, now);
     await this.storage.announceProcess({ ...this.identity, until }, now, now - ENDED_PROCESS_KEPT_MS);
+    await this.storage.forgetGroupWindows(now, GROUP_WINDOWS_FORGOTTEN_PER_BEAT);
     const unprocessed = await this.storage.unprocessedQueues(now - UNPROCESSED_GRACE_PERIODS * this.period, now);
     for (const { queue, runAt } of unprocessed) {
       if (this.warned.has(queue)) continue;

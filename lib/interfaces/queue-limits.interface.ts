@@ -24,4 +24,10 @@ export interface QueueLimits {
    * without a group are not bounded by it. A job whose lease expired no longer counts.
    */
   groupConcurrency?: number;
+  /**
+   * Start at most `max` jobs of one group (`JobOptions.group`) of the queue per `duration` ms, across all processes:
+   * each group has a fixed window of its own, kept in the database, so a group at its limit waits while the other
+   * groups go on. Jobs without a group are not bounded by it. Same window boundary caveat as `limiter`.
+   */
+  groupLimiter?: RateLimiterOptions;
 }

@@ -24,8 +24,15 @@ export class LimitWatch {
   /** When a claim last brought jobs of each rate-limited queue. */
   private readonly gotJobsAt = new Map<string, number>();
 
-  /** `durationOf` gives a rate-limited queue's window in ms. */
-  constructor(private readonly durationOf: (queue: string) => number | undefined) {}
+  /**
+   * `durationOf` gives a rate-limited queue's window in ms; `limitedOf` says which requests it watches: the queues with
+   * a rate limiter by default, or (for the poller's second watch) those with a group limiter, whose answer is when
+   * their first held-back group opens.
+   */
+  constructor(
+    private readonly durationOf: (queue: string) => number | undefined,
+    private readonly limitedOf: (request: ClaimRequest) => boolean = (request) => request.rateLimited === true,
+  ) {}
 
   /** Whether `queue` is known to be closed at `now`. */
   isClosed(queue: string, now: number): boolean {
@@ -60,16 +67,19 @@ export class LimitWatch {
     let askAgainAt: number | undefined;
     for (const request of requests) {
       const got = claimed.get(request.queue) ?? 0;
-      if (got > 0 && request.rateLimited) {
+      const limited = this.limitedOf(request);
+      if (got > 0 && limited) {
         // The read that found it drained knew nothing of these jobs, nor of the window they count against: it no
         // longer holds the next read back. (One read per transition: only a read can mark a queue drained.)
         if (this.drained.delete(request.queue)) this.checkedAt.delete(request.queue);
         this.gotJobsAt.set(request.queue, now);
       }
-      if (!request.rateLimited || got >= request.limit || this.drained.has(request.queue)) continue;
+      if (!limited || got >= request.limit || this.drained.has(request.queue)) continue;
       const duration = this.durationOf(request.queue) ?? MAX_CHECK_GAP_MS;
       const gap = Math.max(MIN_CHECK_GAP_MS, Math.min(MAX_CHECK_GAP_MS, duration / 10));
-      const checkable = (this.checkedAt.get(request.queue) ?? -Infinity) + gap;
+      // Not before a time the last answer named (the group watch's: its queue stays open, and asking again before
+      // then would only name the same time).
+      const checkable = Math.max((this.checkedAt.get(request.queue) ?? -Infinity) + gap, this.closedUntil.get(request.queue) ?? -Infinity);
       if (now < checkable) {
         askAgainAt = Math.min(askAgainAt ?? checkable, checkable);
         continue;

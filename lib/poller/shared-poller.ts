@@ -69,6 +69,8 @@ export class SharedPoller {
   /** When the wake-up that the next round answers was asked for (performance.now()); undefined for a timer's round. */
   private wokeAt?: number;
   private readonly limits: LimitWatch;
+  /** When the held-back groups of queues with a group limiter open again: the queue itself stays open meanwhile. */
+  private readonly groupLimits: LimitWatch;
   /** Where each grouped queue's next claim walk starts. */
   private readonly groupCursors = new GroupClaimCursors();
 
@@ -87,6 +89,10 @@ export class SharedPoller {
   ) {
     this.claimFailures = new FailureStreak(logger, 'Claiming jobs', settings.pollInterval);
     this.limits = new LimitWatch((queue) => pool.rateWindowOf(queue));
+    this.groupLimits = new LimitWatch(
+      (queue) => pool.groupWindowOf(queue),
+      (request) => request.groupRateLimited === true,
+    );
   }
 
   /**
@@ -233,6 +239,9 @@ export class SharedPoller {
     // Not awaited: the round's jobs go to their workers now; the answer only schedules a later wake-up.
     if (ask.length > 0) void this.readLimits(ask);
     if (askAgainAt !== undefined) this.wakeAt(askAgainAt);
+    const groups = this.groupLimits.toCheck(requests, claimedPerQueue, started);
+    if (groups.ask.length > 0) void this.readGroupLimits(groups.ask);
+    if (groups.askAgainAt !== undefined) this.wakeAt(groups.askAgainAt);
     return { jobs, full: requests.some((request) => claimedPerQueue.get(request.queue) === request.limit) };
   }
 
@@ -256,6 +265,27 @@ export class SharedPoller {
       // Only a wake-up is lost: the fallback poll still claims for these queues. After stop() it is not even that.
       if (this.mode !== PollerMode.Running) return;
       this.logger.warn(`Reading the rate limits of ${queues.join(', ')} failed; their next claim waits for the poll: ${String(error)}`);
+    }
+  }
+
+  /**
+   * Asks when the first held-back group of each queue with a group limiter that came back short opens, and wakes then
+   * (the queue is not closed: its other groups are claimed meanwhile). A queue with no group held back was drained.
+   */
+  private async readGroupLimits(queues: string[]): Promise<void> {
+    try {
+      const askedAt = Date.now();
+      for (const queue of queues) {
+        const opensAt = await this.storage.groupOpensAt(queue, askedAt);
+        if (opensAt === null) this.groupLimits.open(queue, askedAt);
+        else {
+          this.groupLimits.close(queue, opensAt);
+          this.wakeAt(opensAt, true);
+        }
+      }
+    } catch (error) {
+      if (this.mode !== PollerMode.Running) return;
+      this.logger.warn(`Reading the group windows of ${queues.join(', ')} failed; their next claim waits for the poll: ${String(error)}`);
     }
   }
 

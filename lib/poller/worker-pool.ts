@@ -16,6 +16,11 @@ export class WorkerPool {
     return this.workers.get(queue)?.settings.limiter?.duration;
   }
 
+  /** The group window (ms) of a queue with a group limiter, else undefined. */
+  groupWindowOf(queue: string): number | undefined {
+    return this.workers.get(queue)?.settings.groupLimiter?.duration;
+  }
+
   /** Every worker. */
   all(): QueueWorker[] {
     return [...this.workers.values()];
@@ -50,16 +55,17 @@ export class WorkerPool {
 
 /**
  * A claim request; only limited queues carry their limits (the plain claim text stays the common case). A queue is
- * claimed as grouped once it declares a group concurrency or this process has seen one of its jobs carry a group.
+ * claimed as grouped once it declares a group concurrency or a group limiter, or this process has seen one of its jobs carry a group.
  */
 function requestOf(worker: QueueWorker, queue: string, limit: number): ClaimRequest {
-  const { limiter, globalConcurrency, groupConcurrency } = worker.settings;
-  const grouped = groupConcurrency !== undefined || worker.seenGroups;
+  const { limiter, globalConcurrency, groupConcurrency, groupLimiter } = worker.settings;
+  const grouped = groupConcurrency !== undefined || groupLimiter !== undefined || worker.seenGroups;
   if (limiter === undefined && globalConcurrency === undefined && !grouped) return { queue, limit };
   const request: ClaimRequest = { queue, limit, rateLimited: limiter !== undefined, globalConcurrency };
   if (grouped) {
     request.grouped = true;
     request.groupConcurrency = groupConcurrency;
+    if (groupLimiter !== undefined) request.groupRateLimited = true;
   }
   return request;
 }

@@ -143,9 +143,18 @@ export class ProcessingRuntime {
       .all()
       .filter(
         ({ settings }) =>
-          settings.limiter !== undefined || settings.globalConcurrency !== undefined || settings.groupConcurrency !== undefined,
+          settings.limiter !== undefined ||
+          settings.globalConcurrency !== undefined ||
+          settings.groupConcurrency !== undefined ||
+          settings.groupLimiter !== undefined,
       )
-      .map(({ queue, settings }) => ({ queue, max: settings.limiter?.max ?? null, duration: settings.limiter?.duration ?? null }));
+      .map(({ queue, settings }) => ({
+        queue,
+        max: settings.limiter?.max ?? null,
+        duration: settings.limiter?.duration ?? null,
+        groupMax: settings.groupLimiter?.max ?? null,
+        groupDuration: settings.groupLimiter?.duration ?? null,
+      }));
     await this.storage.declareLimits(limiters, now);
     await this.declareDeadLetters(now);
   }
@@ -251,6 +260,7 @@ function withQueueLimits(settings: WorkerSettings, moduleLimits: QueueLimits | u
     limiter: settings.limiter ?? moduleLimits.limiter,
     globalConcurrency: settings.globalConcurrency ?? moduleLimits.globalConcurrency,
     groupConcurrency: settings.groupConcurrency ?? moduleLimits.groupConcurrency,
+    groupLimiter: settings.groupLimiter ?? moduleLimits.groupLimiter,
   };
 }
 

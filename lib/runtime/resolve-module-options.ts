@@ -219,7 +219,7 @@ export function resolveModuleOptions(
 }
 
 /** The options of one entry of `queueLimits`. */
-const QUEUE_LIMIT_KEYS: readonly string[] = ['limiter', 'globalConcurrency', 'groupConcurrency'];
+const QUEUE_LIMIT_KEYS: readonly string[] = ['limiter', 'globalConcurrency', 'groupConcurrency', 'groupLimiter'];
 
 function validateQueueLimits(queueLimits: unknown): void {
   if (typeof queueLimits !== 'object' || queueLimits === null || Array.isArray(queueLimits)) {
@@ -229,7 +229,7 @@ function validateQueueLimits(queueLimits: unknown): void {
     if (typeof limits !== 'object' || limits === null) {
       throw new InvalidModuleOptionsError(
         `queueLimits.${queue}`,
-        `must be { limiter?, globalConcurrency?, groupConcurrency? }, got ${describeValue(limits)}`,
+        `must be { limiter?, globalConcurrency?, groupConcurrency?, groupLimiter? }, got ${describeValue(limits)}`,
       );
     }
     const unknown = Object.keys(limits).find((key) => !QUEUE_LIMIT_KEYS.includes(key));

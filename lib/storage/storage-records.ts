@@ -119,6 +119,11 @@ export interface ClaimRequest {
   /** With `grouped`: most running jobs of one group across all processes. */
   groupConcurrency?: number;
   /**
+   * With `grouped`: the queue has a group limiter (declared with `declareLimits`): the claim takes no more of a group
+   * than its window allows, and counts what it took in that window.
+   */
+  groupRateLimited?: boolean;
+  /**
    * With `grouped`: where the claim's walk of the queue's groups starts (after this group, wrapping around), so a
    * bounded window of groups moves along round after round. Set by the poller (`GroupClaimCursors`), which keeps each grouped queue's cursor.
    */
@@ -132,6 +137,10 @@ export interface QueueLimiterRecord {
   max: number | null;
   /** The window in ms, or null with `max`. */
   duration: number | null;
+  /** Most jobs of one group started per group window, or null when the queue has no group limiter (absent: null). */
+  groupMax?: number | null;
+  /** The group window in ms, or null with `groupMax`. */
+  groupDuration?: number | null;
 }
 
 /** Identifies one attempt of one job: writes are fenced by it so a stale attempt cannot overwrite a newer one. */

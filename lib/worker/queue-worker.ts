@@ -100,8 +100,13 @@ export class QueueWorker {
    */
   claimableSlots(roundTripMs: number): number {
     if (this.slots.adaptive) {
-      const { limiter, globalConcurrency, groupConcurrency } = this.settings;
-      const exact = limiter !== undefined || globalConcurrency !== undefined || groupConcurrency !== undefined || this.seenGroups;
+      const { limiter, globalConcurrency, groupConcurrency, groupLimiter } = this.settings;
+      const exact =
+        limiter !== undefined ||
+        globalConcurrency !== undefined ||
+        groupConcurrency !== undefined ||
+        groupLimiter !== undefined ||
+        this.seenGroups;
       const expected = exact || this.handlerMs === 0 ? 0 : lookaheadFor(this.settings.concurrency, roundTripMs, this.handlerMs);
       this.slots.setLookahead(expected, !exact);
     }

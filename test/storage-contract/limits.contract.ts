@@ -39,4 +39,44 @@ describeEachBackend('Storage contract: limits', (backend) => {
     // Past the pause, the queue is claimable again.
     expect(await s.storage.limitedUntil(['q'], until + 1)).toEqual(new Map());
   });
+
+  it('a group limiter bounds each group per window and counts what the claim took; groupOpensAt names the end; forgetGroupWindows deletes ended rows', async () => {
+    const now = Date.now();
+    await s.storage.declareLimits([{ queue: 'gr', max: null, duration: null, groupMax: 2, groupDuration: 60_000 }], now);
+    for (let i = 0; i < 3; i++) await addJob(s.storage, 'gr', { group: 'a' });
+    await addJob(s.storage, 'gr', { group: 'b' });
+    await addJob(s.storage, 'gr');
+    const request = { queue: 'gr', limit: 10, grouped: true, groupRateLimited: true };
+    const first = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+    expect(first.map((job) => job.group ?? null).sort()).toEqual(['a', 'a', 'b', null]);
+    await addJob(s.storage, 'gr', { group: 'b' });
+    // a's window is used up, b has one start left in its own.
+    const second = await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE);
+    expect(second.map((job) => job.group)).toEqual(['b']);
+    const opensAt = await s.storage.groupOpensAt('gr', Date.now());
+    expect(opensAt).toBeGreaterThan(Date.now());
+    expect(opensAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(await s.storage.groupOpensAt('gr', opensAt! + 1)).toBeNull();
+    // Before the windows end nothing is forgotten; after, both groups' rows are.
+    expect(await s.storage.forgetGroupWindows(Date.now(), 100)).toBe(0);
+    expect(await s.storage.forgetGroupWindows(now + 120_000, 100)).toBe(2);
+    // With the rows gone a's next claim opens a new window: the same bound again.
+    expect(await s.storage.claim([request], 'w', Date.now(), CONTRACT_LEASE)).toHaveLength(1);
+  });
+
+  it('groupRateLimit pauses one group for every claim and hands the attempt back uncounted; false for a stale owner', async () => {
+    await addJob(s.storage, 'gp', { group: 'a' });
+    await addJob(s.storage, 'gp', { group: 'a' });
+    await addJob(s.storage, 'gp', { group: 'b' });
+    const [job] = await s.storage.claim([{ queue: 'gp', limit: 1, grouped: true }], 'w', Date.now(), CONTRACT_LEASE);
+    expect(job.group).toBe('a');
+    const until = Date.now() + 30_000;
+    expect(await s.storage.groupRateLimit('gp', 'a', ref(job), 'other', until, Date.now())).toBe(false);
+    expect(await s.storage.groupRateLimit('gp', 'a', ref(job), 'w', until, Date.now())).toBe(true);
+    expect(await s.storage.getJob(job.id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null });
+    // Without a group limiter too: the claim leaves the paused group out, the other group goes on.
+    const rest = await s.storage.claim([{ queue: 'gp', limit: 5, grouped: true }], 'w', Date.now(), CONTRACT_LEASE);
+    expect(rest.map((claimed) => claimed.group)).toEqual(['b']);
+    expect(await s.storage.groupOpensAt('gp', Date.now())).toBe(until);
+  });
 });

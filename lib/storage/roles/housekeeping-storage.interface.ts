@@ -27,4 +27,9 @@ export interface HousekeepingStorage {
    * job (the first in claim order): one index seek per queue, whatever the backlog.
    */
   unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]>;
+  /**
+   * Deletes at most `limit` rows of the groups' rate windows and pauses that ended by `now` (they hold nothing back:
+   * a group's next claim opens a new window either way), so the table keeps only the groups that ran lately. How many.
+   */
+  forgetGroupWindows(now: number, limit: number): Promise<number>;
 }

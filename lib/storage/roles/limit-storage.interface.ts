@@ -19,4 +19,16 @@ export interface LimitStorage {
    * came back short, so that it waits for the window's end instead of polling.
    */
   limitedUntil(queues: string[], now: number): Promise<Map<string, number>>;
+  /**
+   * Stops claims of `group` of `queue`, by every process, until `until` (a longer pause in place is kept), and hands
+   * `ref` back to pending without counting its attempt (a GroupRateLimitError): the pause first, as `rateLimit`.
+   * False when the job was no longer owned.
+   */
+  groupRateLimit(queue: string, group: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean>;
+  /**
+   * When the first group of `queue` that a GroupRateLimitError pause or a used-up group window holds back at `now`,
+   * among the groups with a due pending job, opens again; null when no such group waits. Read by the poller after a
+   * queue with a group limiter came back short, so that it wakes then instead of waiting for the fallback poll.
+   */
+  groupOpensAt(queue: string, now: number): Promise<number | null>;
 }

@@ -4,13 +4,29 @@
  * edited by hand. SQLite has no `ADD COLUMN IF NOT EXISTS`, so steps 3 and later cannot simply run again: the
  * shape says which of them are there already.
  */
-import { EVENT_READERS_TABLE, EVENTS_TABLE, JOBS_TABLE, PROCESSES_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../table-names.constants';
+import {
+  EVENT_READERS_TABLE,
+  EVENTS_TABLE,
+  GROUP_LIMITS_TABLE,
+  JOBS_TABLE,
+  PROCESSES_TABLE,
+  QUEUES_TABLE,
+  SCHEDULES_TABLE,
+} from '../../table-names.constants';
 import { KNOWN_COLUMNS, columnDifference } from '../shared/schema-migration';
 import { StatementRunner } from '../shared/statement-runner';
 import { SQLITE_MIGRATIONS } from './migrations';
 
 /** The tables a step creates or adds columns to; every other table's name is not the library's. */
-export const SQLITE_QUEUE_TABLES = [JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE, EVENTS_TABLE, EVENT_READERS_TABLE, PROCESSES_TABLE] as const;
+export const SQLITE_QUEUE_TABLES = [
+  JOBS_TABLE,
+  QUEUES_TABLE,
+  SCHEDULES_TABLE,
+  EVENTS_TABLE,
+  EVENT_READERS_TABLE,
+  PROCESSES_TABLE,
+  GROUP_LIMITS_TABLE,
+] as const;
 
 /**
  * An index or trigger a step creates: its table, its kind, its name, and for one a later step recreates under the
@@ -88,6 +104,14 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
   { objects: [[T, 'trigger', `${T}_dead_letter`, 'NEW.origin IS NULL']] },
   // Recreates it again, fired by statements that set the error (off the claim and the completion).
   { objects: [[T, 'trigger', `${T}_dead_letter`, 'UPDATE OF error']] },
+  // group-limits (step 16): the group limiter's columns, the groups' windows and pauses, and the trigger counting them.
+  {
+    columns: {
+      [QUEUES_TABLE]: ['group_rate_max', 'group_rate_duration'],
+      [GROUP_LIMITS_TABLE]: ['queue', 'job_group', 'window_start', 'window_count', 'limited_until'],
+    },
+    objects: [[T, 'trigger', `${T}_group_window`]],
+  },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

@@ -14,6 +14,7 @@ import { POSTGRES_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
 import { POSTGRES_MIGRATION_PROCESSES } from './013-processes.migration';
 import { POSTGRES_MIGRATION_DEAD_LETTER_ONCE } from './014-dead-letter-once.migration';
 import { POSTGRES_MIGRATION_DEAD_LETTER_OFF_HOT_PATH } from './015-dead-letter-off-hot-path.migration';
+import { POSTGRES_MIGRATION_GROUP_LIMITS } from './016-group-limits.migration';
 
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
@@ -32,4 +33,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_PROCESSES,
   POSTGRES_MIGRATION_DEAD_LETTER_ONCE,
   POSTGRES_MIGRATION_DEAD_LETTER_OFF_HOT_PATH,
+  POSTGRES_MIGRATION_GROUP_LIMITS,
 ];

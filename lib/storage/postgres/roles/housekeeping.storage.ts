@@ -1,5 +1,6 @@
 import { FinishedJobStatus } from '../../../interfaces/job-info.interface';
 import { ProcessAnnouncement, OldestDueRow, RetentionRule } from '../../queue-storage.interface';
+import { forgetGroupWindows } from '../sql/group-limits.sql';
 import { removeFinishedJobs } from '../sql/job-details.sql';
 import { announceProcess, endProcess } from '../sql/processes.sql';
 import { announceProcessors, processedQueues, unprocessedQueues } from '../sql/processors.sql';
@@ -35,6 +36,10 @@ export class PostgresHousekeepingStorage implements HousekeepingStorage {
 
   processedQueues(now: number): Promise<string[]> {
     return processedQueues(this.db, now);
+  }
+
+  forgetGroupWindows(now: number, limit: number): Promise<number> {
+    return forgetGroupWindows(this.db, now, limit);
   }
 
   unprocessedQueues(dueBy: number, now: number): Promise<OldestDueRow[]> {

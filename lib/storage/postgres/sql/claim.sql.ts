@@ -135,6 +135,7 @@ export async function claimJobs(
       wanted.map((request) => request.grouped === true),
       wanted.map((request) => (request.grouped === true ? (request.groupConcurrency ?? null) : null)),
       wanted.map((request) => request.groupAfter ?? ''),
+      wanted.map((request) => request.grouped === true && request.groupRateLimited === true),
     );
     const rows = await db.runner.all(groupedSql(db.tables), params);
     return rows.map((row) => claimedJobRecord(claimedFieldsOf(row), workerId, leaseUntil, now));

@@ -63,10 +63,12 @@ const headOf = (T: string, queue: string, range: string) => `(
 
 /**
  * 1 when the walked group `w.g` is idle with a due job (ends the walk once `lim` are found), else 0: it has a due job
- * (`w.first`) and no running one in `busy` (the count after the queue's lock, on a fresh snapshot).
+ * (`w.first`), no running one in `busy` (the count after the queue's lock, on a fresh snapshot), and room in its
+ * window (`held`: a group paused or at its group limit must not end the walk, or the groups after it would wait).
  */
 const idleAndDue = (w: string) => `(CASE WHEN ${w}.first IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM busy WHERE busy.queue = ${w}.queue AND busy.grp = ${w}.g) THEN 1 ELSE 0 END)`;
+      AND NOT EXISTS (SELECT 1 FROM busy WHERE busy.queue = ${w}.queue AND busy.grp = ${w}.g)
+      AND NOT EXISTS (SELECT 1 FROM held WHERE held.queue = ${w}.queue AND held.grp = ${w}.g AND held.allowance <= 0) THEN 1 ELSE 0 END)`;
 
 /** Paused by an operator, or by a handler's RateLimitError until limited_until. */
 const notPaused = (Q: string, queue: string) =>
@@ -74,22 +76,30 @@ const notPaused = (Q: string, queue: string) =>
 
 /**
  * Params: $1 worker, $2 lease until, $3 now, then per request $4 queue, $5 lim, $6 rated, $7 global max (or null),
- * $8 grouped, $9 group concurrency (or null), $10 the group the walk starts after ('' for the first). `update` is the claim's UPDATE of the `picked` rows.
+ * $8 grouped, $9 group concurrency (or null), $10 the group the walk starts after ('' for the first), $11 group rate
+ * limited. `update` is the claim's UPDATE of the `picked` rows.
+ *
+ * A queue with a group limiter is locked too; `held` reads its groups' windows and pauses after the lock, on a fresh
+ * snapshot (migration 16's function), so two claims never both take a group's last start of a window, and
+ * `group_counted` advances the windows of the groups the claim took from, in the same statement. Every grouped queue
+ * reads its groups' pauses (a GroupRateLimitError needs no limiter): a read of the few rows of groups held back now.
  */
 export const groupedClaimSql = perSchema(
-  ({ T, Q, runningCount, groupRunning }: PostgresTables) =>
+  ({ T, Q, G, runningCount, groupRunning, groupWindows }: PostgresTables) =>
     (update: string) => `/* claim */ WITH RECURSIVE request AS (
-        SELECT * FROM unnest($4::text[], $5::int[], $6::bool[], $7::int[], $8::bool[], $9::int[], $10::text[])
-          AS request(queue, lim, rated, gmax, grouped, gcap, after)
+        SELECT * FROM unnest($4::text[], $5::int[], $6::bool[], $7::int[], $8::bool[], $9::int[], $10::text[], $11::bool[])
+          AS request(queue, lim, rated, gmax, grouped, gcap, after, grated)
       ),
       locked AS MATERIALIZED (
-        SELECT queue, rate_max, rate_duration, window_start, window_count FROM ${Q}
-        WHERE queue IN (SELECT queue FROM request WHERE rated OR gmax IS NOT NULL OR gcap IS NOT NULL)
+        SELECT queue, rate_max, rate_duration, window_start, window_count, group_rate_max, group_rate_duration FROM ${Q}
+        WHERE queue IN (SELECT queue FROM request WHERE rated OR gmax IS NOT NULL OR gcap IS NOT NULL OR grated)
         ORDER BY queue
         FOR UPDATE
       ),
       allowed AS MATERIALIZED (
-        SELECT request.queue, request.rated, request.grouped, request.gcap, request.after, GREATEST(0, LEAST(request.lim,
+        SELECT request.queue, request.rated, request.grouped, request.gcap, request.after,
+            CASE WHEN request.grated THEN locked.group_rate_max END AS grmax,
+            GREATEST(0, LEAST(request.lim,
             CASE WHEN request.rated THEN
               CASE WHEN locked.window_start + locked.rate_duration > $3 THEN locked.rate_max - locked.window_count ELSE locked.rate_max END
             END,
@@ -100,9 +110,15 @@ export const groupedClaimSql = perSchema(
         SELECT allowed.queue, b.grp, b.n FROM allowed CROSS JOIN LATERAL ${groupRunning}(allowed.queue, $3) AS b
         WHERE allowed.grouped AND allowed.lim > 0
       ),
+      held AS MATERIALIZED (
+        SELECT allowed.queue, w.grp, CASE WHEN w.paused THEN 0 ELSE allowed.grmax - w.used END AS allowance
+          FROM allowed CROSS JOIN LATERAL ${groupWindows}(allowed.queue, $3) AS w
+        WHERE allowed.grouped AND allowed.lim > 0
+      ),
       bound AS MATERIALIZED (
         SELECT allowed.queue, allowed.after, allowed.lim,
-            allowed.lim + ${GROUP_WALK_SLACK} + (SELECT count(*) FROM busy WHERE busy.queue = allowed.queue AND busy.grp IS NOT NULL) AS steps
+            allowed.lim + ${GROUP_WALK_SLACK} + (SELECT count(*) FROM busy WHERE busy.queue = allowed.queue AND busy.grp IS NOT NULL)
+              + (SELECT count(*) FROM held WHERE held.queue = allowed.queue AND held.allowance <= 0) AS steps
           FROM allowed WHERE allowed.grouped AND allowed.lim > 0
       ),
       walk_after(queue, g, first, steps, found) AS (
@@ -143,21 +159,24 @@ export const groupedClaimSql = perSchema(
               ) AS ahead
             WHERE ahead.job_group IS NULL LIMIT allowed.lim
           ) AS loose
-        WHERE allowed.grouped AND allowed.gcap IS NOT NULL
+        WHERE allowed.grouped AND (allowed.gcap IS NOT NULL OR allowed.grmax IS NOT NULL)
       ),
       ranked AS (
         SELECT j.id, j.queue, j.priority, j.run_at, j.job_group,
-            row_number() OVER (PARTITION BY j.queue, j.job_group ORDER BY j.priority DESC, j.run_at, j.id) + coalesce(busy.n, 0) AS turn
+            row_number() OVER (PARTITION BY j.queue, j.job_group ORDER BY j.priority DESC, j.run_at, j.id) + coalesce(busy.n, 0) AS turn,
+            row_number() OVER (PARTITION BY j.queue, j.job_group ORDER BY j.priority DESC, j.run_at, j.id) AS rn
           FROM ${T} AS j LEFT JOIN busy ON busy.queue = j.queue AND busy.grp IS NOT DISTINCT FROM j.job_group
           WHERE j.id = ANY (ARRAY(SELECT id FROM cand))
       ),
       ordered AS MATERIALIZED (
         SELECT ranked.id, ranked.queue, row_number() OVER (PARTITION BY ranked.queue ORDER BY ranked.priority DESC, ranked.turn, ranked.run_at, ranked.id) AS pos
           FROM ranked JOIN allowed ON allowed.queue = ranked.queue
-          WHERE ranked.job_group IS NULL OR allowed.gcap IS NULL OR ranked.turn <= allowed.gcap
+          LEFT JOIN held ON held.queue = ranked.queue AND held.grp = ranked.job_group
+          WHERE ranked.job_group IS NULL OR ((allowed.gcap IS NULL OR ranked.turn <= allowed.gcap)
+            AND (held.allowance IS NULL OR ranked.rn <= held.allowance) AND (allowed.grmax IS NULL OR ranked.rn <= allowed.grmax))
       ),
       grouped_picked AS MATERIALIZED (
-        SELECT j.id, j.queue FROM ${T} AS j
+        SELECT j.id, j.queue, j.job_group FROM ${T} AS j
         WHERE j.id = ANY (ARRAY(
             SELECT ordered.id FROM ordered JOIN allowed ON allowed.queue = ordered.queue
             WHERE ordered.pos <= allowed.lim AND ${notPaused(Q, 'allowed.queue')}
@@ -187,6 +206,21 @@ export const groupedClaimSql = perSchema(
           window_start = CASE WHEN q.window_start + q.rate_duration > $3 THEN q.window_start ELSE $3 END
         FROM (SELECT queue, count(*)::int AS n FROM picked WHERE rated GROUP BY queue) AS taken
         WHERE q.queue = taken.queue AND q.rate_max IS NOT NULL
+      ),
+      group_counted AS (
+        INSERT INTO ${G} AS g (queue, job_group, window_start, window_count)
+        SELECT taken.queue, taken.job_group, $3, taken.n FROM (
+            SELECT grouped_picked.queue, grouped_picked.job_group, count(*)::int AS n FROM grouped_picked
+              JOIN allowed ON allowed.queue = grouped_picked.queue
+            WHERE allowed.grmax IS NOT NULL AND grouped_picked.job_group IS NOT NULL
+            GROUP BY grouped_picked.queue, grouped_picked.job_group
+          ) AS taken
+        ORDER BY taken.queue, taken.job_group
+        ON CONFLICT (queue, job_group) DO UPDATE SET
+          window_count = CASE WHEN g.window_start + coalesce((SELECT group_rate_duration FROM ${Q} WHERE ${Q}.queue = g.queue), 0) > $3
+            THEN g.window_count + excluded.window_count ELSE excluded.window_count END,
+          window_start = CASE WHEN g.window_start + coalesce((SELECT group_rate_duration FROM ${Q} WHERE ${Q}.queue = g.queue), 0) > $3
+            THEN g.window_start ELSE $3 END
       )
       ${update}`,
 );

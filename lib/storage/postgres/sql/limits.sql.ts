@@ -6,11 +6,14 @@ const sql = perSchema(({ Q }) => ({
    * Creates the queues' rows (a limited claim locks them) and records their limiters. A queue declared with a global
    * concurrency only (max null) keeps a limiter another process declared. In queue order, like the claim's locks.
    */
-  declareLimits: `INSERT INTO ${Q} AS q (queue, paused, updated_at, rate_max, rate_duration)
-      SELECT queue, false, $1, rate_max, rate_duration
-      FROM unnest($2::text[], $3::int[], $4::bigint[]) AS d(queue, rate_max, rate_duration) ORDER BY queue
+  declareLimits: `INSERT INTO ${Q} AS q (queue, paused, updated_at, rate_max, rate_duration, group_rate_max, group_rate_duration)
+      SELECT queue, false, $1, rate_max, rate_duration, group_rate_max, group_rate_duration
+      FROM unnest($2::text[], $3::int[], $4::bigint[], $5::int[], $6::bigint[])
+        AS d(queue, rate_max, rate_duration, group_rate_max, group_rate_duration) ORDER BY queue
       ON CONFLICT (queue) DO UPDATE SET rate_max = coalesce(excluded.rate_max, q.rate_max),
-        rate_duration = coalesce(excluded.rate_duration, q.rate_duration), updated_at = excluded.updated_at`,
+        rate_duration = coalesce(excluded.rate_duration, q.rate_duration),
+        group_rate_max = coalesce(excluded.group_rate_max, q.group_rate_max),
+        group_rate_duration = coalesce(excluded.group_rate_duration, q.group_rate_duration), updated_at = excluded.updated_at`,
   /** A RateLimitError's pause: a longer pause already in place wins. */
   pauseUntil: `INSERT INTO ${Q} AS q (queue, paused, updated_at, limited_until) VALUES ($1, false, $2, $3)
       ON CONFLICT (queue) DO UPDATE SET limited_until = GREATEST(q.limited_until, excluded.limited_until), updated_at = excluded.updated_at`,
@@ -29,6 +32,8 @@ export async function declareLimits(db: PostgresContext, limiters: QueueLimiterR
     limiters.map((limiter) => limiter.queue),
     limiters.map((limiter) => limiter.max),
     limiters.map((limiter) => limiter.duration),
+    limiters.map((limiter) => limiter.groupMax ?? null),
+    limiters.map((limiter) => limiter.groupDuration ?? null),
   ]);
 }
 

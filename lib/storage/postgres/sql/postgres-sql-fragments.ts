@@ -10,7 +10,14 @@
  * drops it on rollback. Deciding "due" with the caller's `now` (not the database clock) keeps a skewed database
  * clock from silencing hints for immediate jobs.
  */
-import { EVENT_READERS_TABLE, FINISH_WAITERS_MARK, JOBS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../../../table-names.constants';
+import {
+  EVENT_READERS_TABLE,
+  FINISH_WAITERS_MARK,
+  GROUP_LIMITS_TABLE,
+  JOBS_TABLE,
+  QUEUES_TABLE,
+  SCHEDULES_TABLE,
+} from '../../../table-names.constants';
 import { AttemptRef } from '../../queue-storage.interface';
 import { StatementOptions, StatementRunner } from '../../shared/statement-runner';
 
@@ -34,6 +41,10 @@ export interface PostgresTables {
   readonly runningCount: string;
   /** The function counting a queue's running jobs per group on a fresh snapshot (migration 9, `job-groups`), schema-qualified. */
   readonly groupRunning: string;
+  /** The groups' rate windows and pauses (migration 16, `group-limits`), schema-qualified. */
+  readonly G: string;
+  /** The function reading a queue's groups held back by a window or a pause on a fresh snapshot (migration 16), schema-qualified. */
+  readonly groupWindows: string;
 }
 
 /** What every statement function of `postgres/sql/` is given: where to run, and the schema's tables. */
@@ -63,6 +74,8 @@ export function postgresTables(schema: string): PostgresTables {
       eventsChannel: `${schema}_events`,
       runningCount: `"${schema}".${JOBS_TABLE}_running_count`,
       groupRunning: `"${schema}".${JOBS_TABLE}_group_running`,
+      G: `"${schema}".${GROUP_LIMITS_TABLE}`,
+      groupWindows: `"${schema}".${JOBS_TABLE}_group_windows`,
     };
     tablesBySchema.set(schema, tables);
   }

@@ -14,6 +14,7 @@ import { SQLITE_MIGRATION_RUN_HISTORY } from './012-run-history.migration';
 import { SQLITE_MIGRATION_PROCESSES } from './013-processes.migration';
 import { SQLITE_MIGRATION_DEAD_LETTER_ONCE } from './014-dead-letter-once.migration';
 import { SQLITE_MIGRATION_DEAD_LETTER_OFF_HOT_PATH } from './015-dead-letter-off-hot-path.migration';
+import { SQLITE_MIGRATION_GROUP_LIMITS } from './016-group-limits.migration';
 
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
@@ -32,4 +33,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_PROCESSES,
   SQLITE_MIGRATION_DEAD_LETTER_ONCE,
   SQLITE_MIGRATION_DEAD_LETTER_OFF_HOT_PATH,
+  SQLITE_MIGRATION_GROUP_LIMITS,
 ];

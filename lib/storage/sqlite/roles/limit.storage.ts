@@ -1,5 +1,6 @@
 import { AttemptRef, QueueLimiterRecord } from '../../queue-storage.interface';
 import { declareLimits, limitedUntil, pauseUntil } from '../sql/limits.sql';
+import { groupOpensAt, pauseGroupUntil } from '../sql/group-limits.sql';
 import { releaseJobs } from '../sql/leases.sql';
 import { SqliteConnection } from '../sqlite-connection';
 import { LimitStorage } from '../../roles/limit-storage.interface';
@@ -23,6 +24,16 @@ export class SqliteLimitStorage implements LimitStorage {
     await pauseUntil(this.db.background, queue, until, now);
     // Recorded in the job's run history as rate limited, not as a hand-back.
     return (await releaseJobs(this.db.background, [ref], workerId, now, 'rate-limited')) > 0;
+  }
+
+  async groupRateLimit(queue: string, group: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean> {
+    // The pause first, as for a queue's: a crash before the hand-back never leaves the job claimable during it.
+    await pauseGroupUntil(this.db.background, queue, group, until);
+    return (await releaseJobs(this.db.background, [ref], workerId, now, 'rate-limited')) > 0;
+  }
+
+  groupOpensAt(queue: string, now: number): Promise<number | null> {
+    return groupOpensAt(this.db.background, queue, now);
   }
 
   limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {

@@ -76,14 +76,16 @@ function branchOf(kind: BranchKind): string {
  * trigger of migration 5 (`queue-limits`), which only this statement's `run_at = run_at` brings into the program (see there).
  * Params: workerId, leaseDuration, now, now, then each branch's (see `branchParams`).
  */
-function claimSql(counts: Record<BranchKind, number>): string {
-  const key = KINDS.map((kind) => counts[kind]).join(',');
+function claimSql(counts: Record<BranchKind, number>, groupWindows: boolean): string {
+  const key = `${KINDS.map((kind) => counts[kind]).join(',')}${groupWindows ? 'g' : ''}`;
   let sql = claimSqlCache.get(key);
   if (sql === undefined) {
     const branches = KINDS.flatMap((kind) => Array.from({ length: counts[kind] }, () => branchOf(kind)));
     const countsWindow = counts.rate + counts.both + counts.groupedRated > 0 ? ', run_at = run_at' : '';
+    // The groups' windows are advanced by migration 16's trigger, which only `job_group = job_group` brings in.
+    const countsGroupWindows = groupWindows ? ', job_group = job_group' : '';
     sql = `/* claim */ UPDATE ${T}
-      SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ?, updated_at = ?${countsWindow}
+      SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ?, updated_at = ?${countsWindow}${countsGroupWindows}
       WHERE id IN (${branches.join(' UNION ALL ')})
       RETURNING ${CLAIMED_COLUMNS}`;
     claimSqlCache.set(key, sql);
@@ -128,7 +130,13 @@ export async function claimJobs(
     else byKind.set(kind, [...(byKind.get(kind) ?? []), request]);
   }
   for (const kind of KINDS) for (const request of byKind.get(kind) ?? []) branchParams(params, kind, request, now);
-  const rows = await runner.all(claimSql(counts), params);
+  const rows = await runner.all(
+    claimSql(
+      counts,
+      requests.some((request) => request.groupRateLimited === true),
+    ),
+    params,
+  );
   return rows.map((row) => toClaimedRecord(row, workerId, now));
 }
 

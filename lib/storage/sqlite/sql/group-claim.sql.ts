@@ -13,7 +13,10 @@
  * with the number of groups with pending jobs, not with the backlog.
  */
 import { ClaimRequest } from '../../queue-storage.interface';
-import { T } from './sqlite-sql-fragments';
+import { GROUP_LIMITS_TABLE } from '../../../table-names.constants';
+import { Q, T } from './sqlite-sql-fragments';
+
+const G = GROUP_LIMITS_TABLE;
 
 /** No group concurrency: a bound no turn reaches (a claim takes at most `LIMITS.batchSize` jobs). */
 const NO_GROUP_BOUND = 2_147_483_647;
@@ -35,12 +38,26 @@ export const GROUP_WALK_SLACK = 64;
 export const UNGROUPED_WINDOW = 256;
 
 /**
- * A group visited by the walk that has nothing running and a due job: what ends the walk once `limit` are found.
- * Two seeks: `_group_claim` for a due job, `_groups` for a running one. Params: queue, now, queue, now.
+ * How many more jobs group `g` may start now: 0 while a GroupRateLimitError pauses it, what is left of its window
+ * under a group limiter (a new window allows all of `gmax`), else no bound. One seek of the groups' windows by key,
+ * reading the queue, the time and the limiter from `gp`. No params.
+ */
+const groupAllowance = (g: string) => `(SELECT CASE WHEN gl.limited_until > gp.now THEN 0
+      WHEN gp.gmax IS NULL THEN ${NO_GROUP_BOUND}
+      WHEN gl.window_start + gp.gdur > gp.now THEN gp.gmax - gl.window_count
+      ELSE gp.gmax END
+    FROM gp LEFT JOIN ${G} AS gl ON gl.queue = gp.queue AND gl.job_group = ${g})`;
+
+/**
+ * A group visited by the walk that has nothing running, a due job, and room in its window (neither paused nor at its
+ * group limit: such a group must not end the walk, or the groups after it would wait behind it): what ends the walk
+ * once `limit` are found. Two seeks: `_group_claim` for a due job, `_groups` for a running one; one more in the
+ * groups' windows. Params: queue, now, queue, now.
  */
 const idleAndDue = (g: string) => `(
     (SELECT 1 FROM ${T} WHERE queue = ? AND status = 'pending' AND job_group = ${g} AND run_at <= ?) IS NOT NULL
-    AND (SELECT 1 FROM ${T} WHERE queue = ? AND job_group = ${g} AND status = 'running' AND lease_until > ?) IS NULL)`;
+    AND (SELECT 1 FROM ${T} WHERE queue = ? AND job_group = ${g} AND status = 'running' AND lease_until > ?) IS NULL
+    AND ${groupAllowance(g)} > 0)`;
 
 /**
  * One grouped branch, its LIMIT bounded by the queue's rate window and global slots where it has them
@@ -60,10 +77,16 @@ const idleAndDue = (g: string) => `(
  */
 export function groupedBranch(notPaused: string, rateAllowance: string, globalAllowance: string): string {
   return `SELECT id FROM (
-      WITH RECURSIVE busy(g, n) AS MATERIALIZED (
+      WITH RECURSIVE gp(queue, now, gmax, gdur) AS MATERIALIZED (
+        SELECT ?, ?, q.group_rate_max, q.group_rate_duration FROM (SELECT 1) LEFT JOIN ${Q} AS q
+          ON q.queue = ? AND ? AND q.group_rate_max IS NOT NULL
+      ),
+      busy(g, n) AS MATERIALIZED (
         SELECT job_group, count(*) FROM ${T} WHERE status = 'running' AND lease_until > ? AND queue = ? GROUP BY job_group
       ),
-      bound(lim, steps) AS MATERIALIZED (SELECT ?, ? + ${GROUP_WALK_SLACK} + (SELECT count(*) FROM busy WHERE g IS NOT NULL)),
+      bound(lim, steps) AS MATERIALIZED (SELECT ?, ? + ${GROUP_WALK_SLACK} + (SELECT count(*) FROM busy WHERE g IS NOT NULL)
+        + (SELECT count(*) FROM gp CROSS JOIN ${G} AS gl ON gl.queue = gp.queue WHERE gl.limited_until > gp.now
+            OR (gp.gmax IS NOT NULL AND gl.window_start + gp.gdur > gp.now AND gl.window_count >= gp.gmax))),
       after(g, steps, found) AS (
         SELECT (SELECT min(job_group) FROM ${T} INDEXED BY ${T}_group_claim WHERE queue = ? AND status = 'pending' AND job_group > ?), 0, 0
         UNION ALL
@@ -92,14 +115,15 @@ export function groupedBranch(notPaused: string, rateAllowance: string, globalAl
             SELECT id, job_group FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id LIMIT ?
           ) WHERE job_group IS NULL LIMIT ?)
       ),
-      ranked(id, priority, run_at, g, turn) AS (
+      ranked(id, priority, run_at, g, turn, rn) AS (
         SELECT j.id, j.priority, j.run_at, j.job_group,
             row_number() OVER (PARTITION BY j.job_group ORDER BY j.priority DESC, j.run_at, j.id)
-              + coalesce((SELECT n FROM busy WHERE busy.g IS j.job_group), 0)
+              + coalesce((SELECT n FROM busy WHERE busy.g IS j.job_group), 0),
+            row_number() OVER (PARTITION BY j.job_group ORDER BY j.priority DESC, j.run_at, j.id)
           FROM cand CROSS JOIN ${T} AS j ON j.id = cand.id
       )
       SELECT id FROM ranked
-      WHERE (g IS NULL OR turn <= ?) AND ${notPaused}
+      WHERE (g IS NULL OR (turn <= ? AND rn <= ${groupAllowance('ranked.g')})) AND ${notPaused}
       ORDER BY priority DESC, turn, run_at, id
       LIMIT max(0, min(?, ${rateAllowance}, coalesce(${globalAllowance}, ?))))`;
 }
@@ -109,12 +133,14 @@ export function groupedBranchParams(params: unknown[], request: ClaimRequest, no
   const { queue, limit } = request;
   // Group names are never empty, so '' as the cursor walks every group from the first.
   const after = request.groupAfter ?? '';
+  params.push(queue, now, queue, request.groupRateLimited === true ? 1 : 0); // gp: the group limiter when the request has one
   params.push(now, queue, limit, limit); // busy, bound
   params.push(queue, after, queue, queue, now, queue, now); // after
   params.push(queue, after, queue, after, queue, now, queue, now); // before
   params.push(queue, now, queue, now, limit); // cand: the groups' first jobs, the head
   // cand: the jobs without a group past the head, only where a group concurrency can leave the head unclaimable.
-  params.push(queue, now, request.groupConcurrency === undefined ? 0 : limit + UNGROUPED_WINDOW, limit);
+  const capped = request.groupConcurrency !== undefined || request.groupRateLimited === true;
+  params.push(queue, now, capped ? limit + UNGROUPED_WINDOW : 0, limit);
   params.push(request.groupConcurrency ?? NO_GROUP_BOUND, queue, now, limit);
   params.push(now, queue, limit); // the rate allowance: the request's limit when the queue has no limiter
   params.push(request.globalConcurrency ?? null, now, queue, limit); // the global allowance, or the limit

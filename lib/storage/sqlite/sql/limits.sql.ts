@@ -6,10 +6,12 @@ import { Q } from './sqlite-sql-fragments';
  * Creates the queues' rows and records their limiters. A queue declared with a global concurrency only (max null)
  * keeps a limiter another process declared: it only needs the row.
  */
-const DECLARE_LIMITS_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, rate_max, rate_duration)
-  SELECT j.value ->> 0, 0, ?, j.value ->> 1, j.value ->> 2 FROM json_each(?) AS j WHERE true
+const DECLARE_LIMITS_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, rate_max, rate_duration, group_rate_max, group_rate_duration)
+  SELECT j.value ->> 0, 0, ?, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4 FROM json_each(?) AS j WHERE true
   ON CONFLICT (queue) DO UPDATE SET rate_max = coalesce(excluded.rate_max, rate_max),
-    rate_duration = coalesce(excluded.rate_duration, rate_duration), updated_at = excluded.updated_at`;
+    rate_duration = coalesce(excluded.rate_duration, rate_duration),
+    group_rate_max = coalesce(excluded.group_rate_max, group_rate_max),
+    group_rate_duration = coalesce(excluded.group_rate_duration, group_rate_duration), updated_at = excluded.updated_at`;
 
 /** A RateLimitError's pause: a longer pause already in place wins. */
 const PAUSE_UNTIL_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, limited_until) VALUES (?, 0, ?, ?)
@@ -24,7 +26,14 @@ const LIMITED_UNTIL_SQL = `SELECT queue, max(limited_until,
 /** Records limiters for every process (see `QueueStorage.declareLimits`). */
 export async function declareLimits(runner: StatementRunner, limiters: QueueLimiterRecord[], now: number): Promise<void> {
   if (limiters.length === 0) return;
-  await runner.run(DECLARE_LIMITS_SQL, [now, JSON.stringify(limiters.map(({ queue, max, duration }) => [queue, max, duration]))]);
+  const rows = limiters.map(({ queue, max, duration, groupMax, groupDuration }) => [
+    queue,
+    max,
+    duration,
+    groupMax ?? null,
+    groupDuration ?? null,
+  ]);
+  await runner.run(DECLARE_LIMITS_SQL, [now, JSON.stringify(rows)]);
 }
 
 /** Pauses claims of `queue` until `until` (a longer pause in place is kept). */

@@ -1,0 +1,135 @@
+/**
+ * Rate limits per group (`groupLimiter`): a group's starts bounded per window across apps sharing one database, other
+ * groups and jobs without a group going on meanwhile, the combination with `groupConcurrency`, and bad options refused
+ * at boot with a typed error.
+ */
+import { InvalidModuleOptionsError, InvalidProcessorError, Job, QueueAdmin, QueueProducer } from '../lib';
+import { defineProcessor } from './fixtures/define-processor';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
+import { waitFor } from './support/wait-for';
+
+/** Start times (the database's started_at) of a queue's completed jobs of one group, ascending. */
+async function startsOf(admin: QueueAdmin, queue: string, group: string): Promise<number[]> {
+  const jobs = await admin.getJobs(queue, { status: 'completed', group, limit: 1000 });
+  return jobs.map((job) => job.startedAt!.getTime()).sort((a, b) => a - b);
+}
+
+/** Jobs of `group` in `data` form, `count` of them. */
+function jobsOf(group: string | undefined, count: number) {
+  return Array.from({ length: count }, (_, n) => ({ data: { group: group ?? null, n }, options: group === undefined ? {} : { group } }));
+}
+
+describeEachBackend('group limiter', (backend) => {
+  const current = perTestApp(backend, MIGRATED);
+
+  it('starts at most max jobs of one group per window across two apps on one database, each group in its own window', async () => {
+    const max = 3;
+    const duration = 1000;
+    const spec = () => ({
+      module: { pollInterval: 50 },
+      providers: [defineProcessor('tenants', async () => undefined, { concurrency: 10, groupLimiter: { max, duration } })],
+    });
+    const one = await current.startApp(spec());
+    await current.startApp(spec());
+    const admin = one.get(QueueAdmin);
+    await one.get(QueueProducer).addBulk('tenants', [...jobsOf('a', 7), ...jobsOf('b', 7)]);
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 14, 'both groups done', 10_000);
+    for (const group of ['a', 'b']) {
+      const starts = await startsOf(admin, 'tenants', group);
+      // The group's first window opens at its first claim: exactly max start in it, whichever app claimed them.
+      expect(starts.filter((at) => at < starts[0] + duration)).toHaveLength(max);
+      // Seven jobs need three windows.
+      expect(starts[6] - starts[0]).toBeGreaterThanOrEqual(2 * duration);
+    }
+  });
+
+  it('lets other groups and jobs without a group go on while groups are at their limit (one slot: no head-of-line blocking)', async () => {
+    const Worker = defineProcessor('tenants', async () => undefined, { concurrency: 1, groupLimiter: { max: 2, duration: 60_000 } });
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Worker] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    await producer.addBulk('tenants', [...jobsOf('d1', 6), ...jobsOf('d2', 6)]);
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 4, 'groups d1 and d2 at their limit');
+    // Added after their backlog: in plain order all behind it, and in the walk of groups the two limited groups come
+    // between the groups b and c, each claim's walk passing over them.
+    await producer.addBulk('tenants', [...jobsOf('b', 3), ...jobsOf('c', 3), ...jobsOf(undefined, 3)]);
+    await waitFor(
+      async () => (await admin.getCounts('tenants')).completed === 4 + 2 + 2 + 3,
+      'b and c to their limit, the others all',
+      5000,
+    );
+    for (const group of ['b', 'c']) expect((await admin.getCounts('tenants', { group })).completed).toBe(2);
+    for (const group of ['d1', 'd2']) expect((await admin.getCounts('tenants', { group })).pending).toBe(4);
+  });
+
+  it('wakes when a held-back group window ends, without waiting for the fallback poll', async () => {
+    const duration = 400;
+    const Worker = defineProcessor('tenants', async () => undefined, { concurrency: 5, groupLimiter: { max: 2, duration } });
+    const app = await current.startApp({ module: { pollInterval: 10_000 }, providers: [Worker] });
+    const admin = app.get(QueueAdmin);
+    await app.get(QueueProducer).addBulk('tenants', jobsOf('a', 6));
+    // Three windows; with a 10 s poll, done well within 8 s shows the poller woke at each window's end.
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 6, 'six jobs done', 8000);
+    const starts = await startsOf(admin, 'tenants', 'a');
+    expect(starts[5] - starts[0]).toBeGreaterThanOrEqual(2 * duration);
+  });
+
+  it('combines with groupConcurrency: one at a time per group, and no more than max per window', async () => {
+    let running = 0;
+    let most = 0;
+    const Worker = defineProcessor(
+      'tenants',
+      async () => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+      },
+      { concurrency: 5, groupConcurrency: 1, groupLimiter: { max: 3, duration: 60_000 } },
+    );
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Worker] });
+    const admin = app.get(QueueAdmin);
+    await app.get(QueueProducer).addBulk('tenants', jobsOf('a', 6));
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 3, 'three done');
+    // Several more claim rounds: the window holds the group at three.
+    await app.get(QueueProducer).add('tenants', { other: true }, { group: 'b' });
+    await waitFor(async () => (await admin.getCounts('tenants', { group: 'b' })).completed === 1, 'group b ran');
+    expect((await admin.getCounts('tenants', { group: 'a' })).completed).toBe(3);
+    expect(most).toBe(1);
+  });
+
+  it('applies the module queueLimits groupLimiter to a processor that declares none', async () => {
+    const Worker = defineProcessor('tenants', async (job: Job) => job.group, { concurrency: 5 });
+    const app = await current.startApp({
+      module: { pollInterval: 50, queueLimits: { tenants: { groupLimiter: { max: 1, duration: 60_000 } } } },
+      providers: [Worker],
+    });
+    const admin = app.get(QueueAdmin);
+    await app.get(QueueProducer).addBulk('tenants', [...jobsOf('a', 3), ...jobsOf('b', 3)]);
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 2, 'one of each group');
+    await app.get(QueueProducer).add('tenants', { late: true }, { group: 'c' });
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 3, 'group c ran');
+    expect((await admin.getCounts('tenants')).pending).toBe(4);
+  });
+
+  it('refuses bad group limiters at app.init() with a typed error naming the option', async () => {
+    const bad: [object, string][] = [
+      [{ groupLimiter: { max: 0, duration: 1000 } }, 'groupLimiter.max must be an integer from 1'],
+      [{ groupLimiter: { max: 1.5, duration: 1000 } }, 'groupLimiter.max must be an integer from 1'],
+      [{ groupLimiter: { max: 5, duration: 0 } }, 'groupLimiter.duration must be an integer number of ms'],
+      [{ groupLimiter: { max: 5, duration: -1 } }, 'groupLimiter.duration must be an integer number of ms'],
+      [{ groupLimiter: { max: 5, duration: 1000, per: 'x' } }, 'groupLimiter has an unknown option "per"'],
+      [{ groupLimiter: 'fast' }, 'groupLimiter must be { max, duration }'],
+      [{ groupLimiter: [5, 1000] }, 'groupLimiter must be { max, duration }'],
+    ];
+    for (const [options, message] of bad) {
+      const app = await current.compileApp({ providers: [defineProcessor('bad', async () => undefined, options)] });
+      const init = app.init();
+      await expect(init).rejects.toBeInstanceOf(InvalidProcessorError);
+      await expect(init).rejects.toThrow(message);
+    }
+    const app = await current.compileApp({ module: { queueLimits: { mail: { groupLimiter: { max: 1 } } } } as never });
+    const init = app.init();
+    await expect(init).rejects.toBeInstanceOf(InvalidModuleOptionsError);
+    await expect(init).rejects.toThrow(/queueLimits.mail.*groupLimiter.duration/);
+  });
+});
