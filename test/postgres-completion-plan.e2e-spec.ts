@@ -112,6 +112,32 @@ describePostgres('completion batch plan', (backend: Backend) => {
     }
   }
 
+  it('completes a batch longer than one statement takes (cut in pieces), each job with its own result, and only owned attempts', async () => {
+    const now = Date.now();
+    const jobs = await storage.enqueue(
+      'long-batch',
+      Array.from({ length: 600 }, () => newJob({ runAt: now - 1000 })),
+      now,
+    );
+    const claimed = await storage.claim([{ queue: 'long-batch', limit: 600 }], 'long-worker', Date.now(), 60_000);
+    expect(claimed).toHaveLength(600);
+    // One attempt number is stale: that job is not completed, and its id is not reported.
+    const stale = claimed[437];
+    const completions = claimed.map((job) => ({
+      ref: { id: job.id, attempt: job === stale ? job.attempts + 1 : job.attempts },
+      result: JSON.stringify({ id: job.id }),
+    }));
+    const completed = await storage.completeMany(completions, 'long-worker', Date.now());
+    expect(completed.size).toBe(599);
+    expect(completed.has(stale.id)).toBe(false);
+    for (const job of jobs) {
+      const record = await storage.getJob(job.id);
+      if (job.id === stale.id) expect(record?.status).toBe('running');
+      else
+        expect({ status: record?.status, result: record?.result }).toEqual({ status: 'completed', result: JSON.stringify({ id: job.id }) });
+    }
+  });
+
   it('is sent prepared (named), so the server may plan it once', () => {
     expect(completion.options?.reused).toBe(true);
   });
