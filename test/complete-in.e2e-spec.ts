@@ -258,6 +258,48 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     expect(await t.admin.getJob(job.id)).toMatchObject({ status: 'running', attempts: 2, result: null });
   });
 
+  it('a timeout ends the attempt: a completeIn after it is refused; a completion it caught open stands once committed', async () => {
+    const t = await start();
+    const seen: QueueEvent[] = [];
+    const subscription = t.events.subscribe((event) => seen.push(event));
+    const lateCall = deferred<unknown>();
+    const aborted = (job: Job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve));
+    handle = async (job) => {
+      if (job.data.n === 1) {
+        await aborted(job);
+        lateCall.resolve(
+          await t.dataSource
+            .transaction((manager) => job.completeIn(manager, { receipt: 'late' }))
+            .then(
+              () => null,
+              (error: unknown) => error,
+            ),
+        );
+        return undefined;
+      }
+      // Completed in the transaction, which commits only once the timeout has fired: the attempt's failure is fenced.
+      await t.dataSource.transaction(async (manager) => {
+        await t.insertOrder(manager, job);
+        await job.completeIn(manager, { receipt: 'slow commit' });
+        await aborted(job);
+      });
+      return undefined;
+    };
+    try {
+      const refused = await t.producer.add('pay', { n: 1 }, { timeout: 100, maxAttempts: 1 });
+      expect(await refused.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'failed', error: { name: 'JobTimeoutError' } });
+      expect(await lateCall.promise).toBeInstanceOf(JobNotRunningError);
+      const slow = await t.producer.add('pay', { n: 2 }, { timeout: 100, maxAttempts: 1 });
+      expect(await slow.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: { receipt: 'slow commit' } });
+      await waitFor(async () => (await t.admin.getCounts('pay')).running === 0, 'the slot freed');
+      expect(await t.admin.getJob(slow.id)).toMatchObject({ status: 'completed', result: { receipt: 'slow commit' }, attempts: 1 });
+      expect(seen.filter((event) => event.jobId === slow.id).map((event) => event.type)).toEqual(['added', 'active', 'completed']);
+      expect(await t.orderIds()).toEqual([Number(slow.id)]);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
   it('a handler that throws after its completion committed leaves the job completed, announced once', async () => {
     const t = await start();
     const seen: QueueEvent[] = [];

@@ -44,6 +44,8 @@ export interface RunningAttempt {
   writeQueued: boolean;
   /** Its `job.completeIn`, once the handler called it. */
   completion?: TransactionalCompletion;
+  /** Its handler returned, threw or timed out: its outcome is decided, a `completeIn` from now on is refused. */
+  ended?: boolean;
 }
 
 /** What the runner needs from its worker. */
@@ -128,6 +130,7 @@ export class AttemptRunner {
         : timeout === undefined
           ? await processor.process(job)
           : await withTimeout(() => processor.process(job), timeout, controller, record.id);
+      attempt.ended = true;
       const completed = attempt.completion && this.afterCompleteIn(attempt, false, undefined);
       if (completed) return completed;
       if (attempt.abandoned) return ABANDONED;
@@ -135,6 +138,7 @@ export class AttemptRunner {
       const outcome = this.completeOutcome(record, result);
       return outcome.kind === 'complete' ? outcome : this.withEarlierErrors(record, outcome);
     } catch (thrown) {
+      attempt.ended = true;
       const completed = attempt.completion && this.afterCompleteIn(attempt, true, thrown);
       if (completed) return completed;
       // A handler that honours its signal rejects with the abort reason: its attempt is handed back or cancelled,
@@ -175,7 +179,8 @@ export class AttemptRunner {
     const { record } = attempt;
     const { queue, storage, workerId } = this.context;
     const json = this.resultJson(record, result);
-    if (!this.context.isCurrent(attempt)) throw new JobNotRunningError(record.id, queue);
+    // After a timeout the attempt's failure is on its way: a completion now would race it (the fence would settle it).
+    if (!this.context.isCurrent(attempt) || attempt.ended) throw new JobNotRunningError(record.id, queue);
     const completion = (attempt.completion ??= new TransactionalCompletion(record, queue));
     completion.begin();
     let owned: boolean;

@@ -224,7 +224,7 @@ export class QueueWorker {
       this.following.set(record.id, record);
       return;
     }
-    const attempt: RunningAttempt = { record, controller: new LazyAbortController(), abandoned: false, writeQueued: false };
+    const attempt: RunningAttempt = { record, controller: new LazyAbortController(), abandoned: false, writeQueued: false, ended: false };
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
     // our heartbeat noticed, and it may even carry the same attempt number (retry starts a fresh count), so
     // only this flag keeps its late outcome from landing on the new run.
