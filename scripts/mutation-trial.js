@@ -58,10 +58,19 @@ const MUTATIONS = [
     id: 'fence-pg-complete-attempt',
     area: 'fencing',
     file: 'lib/storage/postgres/sql/outcomes.sql.ts',
-    from: "WHERE t.id = c.id AND t.attempts = c.attempt AND t.locked_by = $5 AND t.status = 'running'",
-    to: "WHERE t.id = c.id AND t.locked_by = $5 AND t.status = 'running'",
+    from: "WHERE t.id = ($2::bigint[])[i] AND t.attempts = ($3::int[])[i] AND t.locked_by = $5 AND t.status = 'running'",
+    to: "WHERE t.id = ($2::bigint[])[i] AND t.locked_by = $5 AND t.status = 'running'",
     tests: ['test/storage-contract.e2e-spec.ts', 'test/storage-cas.e2e-spec.ts'],
     why: "PostgreSQL completion without the attempt fence: a stale attempt's result completes the job's newer attempt",
+  },
+  {
+    id: 'pg-complete-chunk',
+    area: 'fencing',
+    file: 'lib/storage/postgres/sql/outcomes.sql.ts',
+    from: 'const chunk = valid.slice(start, start + COMPLETION_CHUNK);',
+    to: 'const chunk = valid.slice(start, start + COMPLETION_CHUNK - 1);',
+    tests: ['test/postgres-completion-plan.e2e-spec.ts'],
+    why: 'PostgreSQL completion batches cut into statements lose the last job of each piece: it stays running until its lease expires',
   },
   // ---- heartbeats
   {
