@@ -300,6 +300,43 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     }
   });
 
+  it('a completion undone with its savepoint can be made again in the transaction around it, which commits it', async () => {
+    const t = await start();
+    const undone: string[] = [];
+    handle = async (job) => {
+      await t.dataSource.transaction(async (manager) => {
+        await manager
+          .transaction(async (inner) => {
+            await job.completeIn(inner, { receipt: 'savepoint' });
+            throw new Error('roll back to the savepoint');
+          })
+          .catch((error: Error) => undone.push(error.message));
+        await t.insertOrder(manager, job);
+        await job.completeIn(manager, { receipt: 'outer' });
+      });
+      return undefined;
+    };
+    const job = await t.producer.add('pay', { n: 1 }, { maxAttempts: 1 });
+    expect(await job.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: { receipt: 'outer' } });
+    expect(undone).toEqual(['roll back to the savepoint']);
+    expect(await t.orderIds()).toEqual([Number(job.id)]);
+  });
+
+  it('works with another DataSource on the same database (the module opened its own)', async () => {
+    connection = await appConnection(current);
+    const { dataSource, orders } = connection;
+    const pay = defineProcessor<{ n: number }>('pay', async (job) => {
+      await dataSource.transaction(async (manager) => {
+        await manager.query(`INSERT INTO ${orders} (id, item) VALUES (${Number(job.id)}, 'paid')`);
+        await (job as Job<{ n: number }, { n: number }>).completeIn(manager, { n: job.data.n });
+      });
+    });
+    const app = await current.startApp({ module: { pollInterval: 100 }, providers: [pay] });
+    const job = await app.get(QueueProducer).add('pay', { n: 7 });
+    expect(await job.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: { n: 7 } });
+    expect(await dataSource.query(`SELECT id FROM ${orders}`)).toEqual([{ id: Number(job.id) }]);
+  });
+
   it('a handler that throws after its completion committed leaves the job completed, announced once', async () => {
     const t = await start();
     const seen: QueueEvent[] = [];
