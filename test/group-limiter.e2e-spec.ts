@@ -1,9 +1,17 @@
 /**
  * Rate limits per group (`groupLimiter`): a group's starts bounded per window across apps sharing one database, other
- * groups and jobs without a group going on meanwhile, the combination with `groupConcurrency`, and bad options refused
- * at boot with a typed error.
+ * groups and jobs without a group going on meanwhile, the combination with `groupConcurrency`, a GroupRateLimitError's
+ * pause of one group (and of the queue for a job without one), and bad options refused at boot with a typed error.
  */
-import { InvalidModuleOptionsError, InvalidProcessorError, Job, QueueAdmin, QueueProducer } from '../lib';
+import {
+  GroupRateLimitError,
+  InvalidModuleOptionsError,
+  InvalidProcessorError,
+  Job,
+  QueueAdmin,
+  QueueProducer,
+  RateLimitError,
+} from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
@@ -109,6 +117,74 @@ describeEachBackend('group limiter', (backend) => {
     await app.get(QueueProducer).add('tenants', { late: true }, { group: 'c' });
     await waitFor(async () => (await admin.getCounts('tenants')).completed === 3, 'group c ran');
     expect((await admin.getCounts('tenants')).pending).toBe(4);
+  });
+
+  it('GroupRateLimitError pauses its group in every process, uncharged, while the other groups go on', async () => {
+    const delay = 800;
+    const runs: { group: string; n: number; at: number }[] = [];
+    let thrownAt = 0;
+    const spec = () => ({
+      module: { pollInterval: 50 },
+      providers: [
+        defineProcessor<{ n: number }>(
+          'tenants',
+          async (job: Job<{ n: number }>) => {
+            runs.push({ group: job.group!, n: job.data.n, at: Date.now() });
+            if (job.group === 'a' && job.data.n === 0 && thrownAt === 0) {
+              thrownAt = Date.now();
+              throw new GroupRateLimitError(delay);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          },
+          { concurrency: 2, groupConcurrency: 1 },
+        ),
+      ],
+    });
+    const one = await current.startApp(spec());
+    await current.startApp(spec());
+    const producer = one.get(QueueProducer);
+    const admin = one.get(QueueAdmin);
+    const first = await producer.add('tenants', { n: 0 }, { group: 'a', maxAttempts: 1, priority: 10 });
+    await producer.addBulk('tenants', [
+      ...[1, 2].map((n) => ({ data: { n }, options: { group: 'a' } })),
+      ...[0, 1, 2, 3].map((n) => ({ data: { n }, options: { group: 'b' } })),
+    ]);
+    await waitFor(() => thrownAt > 0, 'the handler threw GroupRateLimitError');
+    // Group b runs during a's pause, in both apps' claims.
+    await waitFor(async () => (await admin.getCounts('tenants', { group: 'b' })).completed === 4, 'group b done', 5000);
+    expect(Date.now() - thrownAt).toBeLessThan(delay);
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 7, 'all done', 5000);
+    // maxAttempts 1 and completed: the rate-limited run was not charged.
+    expect(await admin.getJob(first.id)).toMatchObject({ status: 'completed', attempts: 1 });
+    // No job of group a started in either app before the pause ended.
+    for (const run of runs.filter((r) => r.group === 'a').slice(1)) expect(run.at).toBeGreaterThanOrEqual(thrownAt + delay - 5);
+  });
+
+  it('GroupRateLimitError from a job without a group pauses the whole queue, as RateLimitError does', async () => {
+    expect(new GroupRateLimitError(5)).toBeInstanceOf(RateLimitError);
+    const delay = 500;
+    const runs: number[] = [];
+    let thrownAt = 0;
+    const Worker = defineProcessor(
+      'plain',
+      async () => {
+        runs.push(Date.now());
+        if (thrownAt === 0) {
+          thrownAt = Date.now();
+          throw new GroupRateLimitError(delay);
+        }
+      },
+      { concurrency: 1 },
+    );
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Worker] });
+    const admin = app.get(QueueAdmin);
+    const [first] = await app.get(QueueProducer).addBulk('plain', [
+      { data: 0, options: { maxAttempts: 1 } },
+      { data: 1, options: { group: 'g' } },
+    ]);
+    await waitFor(async () => (await admin.getCounts('plain')).completed === 2, 'both done', 5000);
+    expect(await admin.getJob(first.id)).toMatchObject({ status: 'completed', attempts: 1 });
+    for (const at of runs.slice(1)) expect(at).toBeGreaterThanOrEqual(thrownAt + delay - 5);
   });
 
   it('refuses bad group limiters at app.init() with a typed error naming the option', async () => {

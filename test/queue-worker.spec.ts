@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Subject } from 'rxjs';
+import { GroupRateLimitError } from '../lib/errors/group-rate-limit.error';
 import { RateLimitError } from '../lib/errors/rate-limit.error';
 import { UnrecoverableError } from '../lib/errors/unrecoverable.error';
 import { JobEventBus } from '../lib/events/job-event-bus';
@@ -356,7 +357,7 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
 
 /** A write of any kind that the test lands by hand, with what the stand-in storage says about ownership. */
 interface HeldStatement {
-  kind: 'complete' | 'retry' | 'fail' | 'pause';
+  kind: 'complete' | 'retry' | 'fail' | 'pause' | 'group-pause';
   ids: string[];
   land(owned?: boolean): void;
 }
@@ -379,6 +380,7 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
     retry: (ref: AttemptRef) => hold('retry', [ref.id], (owned) => owned),
     fail: (ref: AttemptRef) => hold('fail', [ref.id], (owned) => owned),
     rateLimit: (_queue: string, ref: AttemptRef) => hold('pause', [ref.id], (owned) => owned),
+    groupRateLimit: (_queue: string, group: string, ref: AttemptRef) => hold('group-pause', [`${group}:${ref.id}`], (owned) => owned),
     release: async (refs: AttemptRef[]) => {
       releases.push(refs.map((ref) => ref.id));
       released.push(...refs.map((ref) => ref.id));
@@ -414,7 +416,7 @@ function setUpHeld(concurrency: number, handle: (job: { id: string; attempt: num
   const settle = async () => {
     for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
   };
-  const route = (id: string, attempts = 1) => jobs$.next({ ...record(id), attempts });
+  const route = (id: string, attempts = 1, group: string | null = null) => jobs$.next({ ...record(id), attempts, group });
   return { worker, route, statements, heard, finished, released, releases, settle, slotsOffered: () => slotsOffered };
 }
 
@@ -463,6 +465,37 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     await worker.whenIdle();
     expect(started).toEqual(['1']);
     expect(released.sort()).toEqual(['2', '3']);
+    expect(worker.heldAttempts()).toEqual([]);
+  });
+
+  it("a GroupRateLimitError pauses its group alone: that group's waiting and arriving jobs go back once the pause is written, others start", async () => {
+    const started: string[] = [];
+    const { worker, route, statements, released, settle } = setUpHeld(1, (job) => {
+      started.push(job.id);
+      if (job.id === '1') throw new GroupRateLimitError(60_000);
+      return undefined;
+    });
+    // 1 (group a) runs; 2 (a) and 3 (b) wait for the slot.
+    route('1', 1, 'a');
+    route('2', 1, 'a');
+    route('3', 1, 'b');
+    await settle();
+    expect(statements.map(({ kind, ids }) => `${kind} ${ids.join()}`)).toEqual(['group-pause a:1']);
+    // A claim in flight brings 4 (a) and 5 (b): 4 goes back, 5 waits for its turn.
+    route('4', 1, 'a');
+    route('5', 1, 'b');
+    await settle();
+    expect(released).toEqual([]);
+    statements[0].land();
+    await settle();
+    // 3 took the freed slot; its completion and then 5's land.
+    for (let landed = 1; landed < 3; landed++) {
+      await settle();
+      statements[landed].land();
+    }
+    await worker.whenIdle();
+    expect(started).toEqual(['1', '3', '5']);
+    expect(released.sort()).toEqual(['2', '4']);
     expect(worker.heldAttempts()).toEqual([]);
   });
 

@@ -36,6 +36,7 @@ export * from './invalid-dashboard-options.error';
 export * from './unsupported-transaction.error';
 export * from './child-failed.error';
 export * from './rate-limit.error';
+export * from './group-rate-limit.error';
 export * from './wait-timeout.error';
 export * from './invalid-event-listener.error';
 export * from './job-waiting-for-children.error';

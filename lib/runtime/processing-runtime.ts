@@ -77,6 +77,8 @@ export class ProcessingRuntime {
         onFinished: (queue, status) => this.retention.mark(queue, status),
         onRemovable: (id, status) => this.retention.remove(id, status),
         onRateLimited: (queue, until) => this.poller.limitedUntil(queue, until),
+        // The queue stays open: only a wake-up for when the group's pause ends (other processes see it at their poll).
+        onGroupRateLimited: (_queue, until) => this.poller.wakeAt(until, true),
         maxSnoozes: options.maxSnoozes,
       });
       this.pool.register(worker);

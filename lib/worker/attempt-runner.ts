@@ -20,7 +20,7 @@ import { JobWriters, toJob } from './job-runtime';
 import { LazyAbortController } from './lazy-abort-controller';
 import { ABANDONED, COMMITTED, Outcome } from './outcome';
 import { TransactionalCompletion } from './transactional-completion';
-import { asRateLimitError, asSnoozeError, decideRetry } from './retry-policy';
+import { asRateLimitError, asSnoozeError, decideRetry, isGroupRateLimit } from './retry-policy';
 import { ProcessSpan, QueueTelemetry } from '../telemetry/queue-telemetry';
 import { endSpan } from './attempt-span';
 import { withTimeout } from './with-timeout';
@@ -305,11 +305,15 @@ export class AttemptRunner {
     const error = toJobError(thrown, record.attempts);
     const rateLimit = asRateLimitError(thrown);
     if (rateLimit) {
-      // Not a failure of the job: the remote side asked the whole queue to wait. No attempt is spent.
+      // Not a failure of the job: the remote side asked its group (a GroupRateLimitError of a job with one), or the
+      // whole queue, to wait. No attempt is spent.
+      const group = isGroupRateLimit(rateLimit) ? (record.group ?? undefined) : undefined;
+      const what = group === undefined ? 'the queue' : `its group "${group}"`;
       logger.warn(
-        `Job ${record.id} (queue ${queue}): rate limited, the queue pauses for ${rateLimit.delay} ms; the job goes back to pending`,
+        `Job ${record.id} (queue ${queue}): rate limited, ${what} pauses for ${rateLimit.delay} ms; the job goes back to pending`,
       );
-      return { kind: 'rateLimited', until: this.context.now() + rateLimit.delay, error };
+      const until = this.context.now() + rateLimit.delay;
+      return group === undefined ? { kind: 'rateLimited', until, error } : { kind: 'rateLimited', until, error, group };
     }
     const where = `Job ${record.id} (queue ${queue}) attempt ${record.attempts}/${record.maxAttempts}`;
     const decision = decideRetry(record, thrown, this.context.backoff, this.context.now());

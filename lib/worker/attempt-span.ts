@@ -14,6 +14,11 @@ export function endSpan(span: ProcessSpan, outcome: Outcome, attempt: { readonly
     case 'fail':
       return span.failed(outcome.error);
     case 'rateLimited':
+      if (outcome.group !== undefined) {
+        return span.ended('group rate limited: the job goes back to pending, unspent', {
+          'nestjs_sqlite_queue.group.paused_until': new Date(outcome.until).toISOString(),
+        });
+      }
       return span.ended('rate limited: the job goes back to pending, unspent', {
         'nestjs_sqlite_queue.queue.paused_until': new Date(outcome.until).toISOString(),
       });

@@ -8,8 +8,11 @@ export type Outcome =
   | { kind: 'fail'; error: JobError; writeFailed?: true }
   // Handed back at shutdown or cancelled while it ran: nothing to save, log or announce.
   | { kind: 'abandoned' }
-  /** The handler threw RateLimitError: the job goes back unspent and its queue pauses until `until` (epoch ms). */
-  | { kind: 'rateLimited'; until: number; error: JobError }
+  /**
+   * The handler threw RateLimitError: the job goes back unspent and its queue pauses until `until` (epoch ms); with
+   * `group` (a GroupRateLimitError of a job with a group), only that group of the queue pauses.
+   */
+  | { kind: 'rateLimited'; until: number; error: JobError; group?: string }
   /** The handler threw SnoozeError: the job goes back unspent, due at `runAt` (`delay` ms from now). */
   | { kind: 'snooze'; runAt: number; delay: number }
   /** Completed by the caller's transaction (`job.completeIn`), which committed: saved and announced at its commit. */

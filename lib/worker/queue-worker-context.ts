@@ -9,7 +9,7 @@ import { AttemptStorage } from './attempt-runner';
 import { OutcomeWriter } from './outcome-writer';
 
 /** What a queue's worker uses: its attempts' storage, and a RateLimitError's pause. */
-export type WorkerStorage = AttemptStorage & Pick<LimitStorage, 'rateLimit'> & SnoozeStorage;
+export type WorkerStorage = AttemptStorage & Pick<LimitStorage, 'rateLimit' | 'groupRateLimit'> & SnoozeStorage;
 
 /** What a worker needs from the process around it. */
 export interface QueueWorkerContext {
@@ -32,6 +32,8 @@ export interface QueueWorkerContext {
   onRemovable?(id: string, status: 'completed' | 'failed'): void;
   /** A handler's RateLimitError paused this queue until `until` (epoch ms). */
   onRateLimited?(queue: string, until: number): void;
+  /** A handler's GroupRateLimitError paused one group of this queue until `until`: the queue's other groups go on. */
+  onGroupRateLimited?(queue: string, until: number): void;
   /** Most snoozes per job (module option `maxSnoozes`, default 1,000): one more fails the job with SnoozeLimitError. */
   maxSnoozes?: number;
 }

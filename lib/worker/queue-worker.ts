@@ -69,7 +69,7 @@ export class QueueWorker {
     this.snoozes = new SnoozeWriter(queue, context, this.shutdown.signal);
     this.rateLimit = new RateLimitPause(queue, context, {
       signal: this.shutdown.signal,
-      takeUnstarted: () => this.takeUnstarted(),
+      takeUnstarted: (group) => this.takeUnstarted(group),
       onReturned: () => this.notifyIfIdle(),
     });
     // A queue with limits hands off nothing from its first job on (see claimableSlots).
@@ -136,9 +136,9 @@ export class QueueWorker {
     // The poller never routes more jobs than `freeSlots`, so a job almost always starts at once; a buffering
     // operator such as mergeMap(concurrency) cost 15 % of end-to-end throughput here.
     this.subscription = jobs$.pipe(filter((job) => job.queue === this.queue)).subscribe((job) => {
-      // A claim that was in flight when a RateLimitError paused the queue: its jobs would start during the pause,
-      // each to hit the limit again.
-      if (this.rateLimit.holds) return this.rateLimit.refuse(job);
+      // A claim that was in flight when a RateLimitError paused the queue (or a GroupRateLimitError the job's group):
+      // its jobs would start during the pause, each to hit the limit again.
+      if (this.rateLimit.holds(job)) return this.rateLimit.refuse(job);
       if (job.group && !this.seenGroups) {
         this.seenGroups = true;
         this.claimableSlots(0);
@@ -152,11 +152,15 @@ export class QueueWorker {
     this.slots.stopAccepting();
   }
 
-  /** Removes the jobs that wait for a slot and returns their attempts, for the caller to hand back unstarted. */
-  takeUnstarted(): AttemptRef[] {
+  /**
+   * Removes the jobs that wait for a slot (all, or those of `group`) and returns their attempts, for the caller to hand
+   * back unstarted.
+   */
+  takeUnstarted(group?: string): AttemptRef[] {
+    const matches = group === undefined ? undefined : (record: JobRecord) => record.group === group;
     return this.slots
-      .takeWaiting()
-      .concat(this.dropFollowing())
+      .takeWaiting(matches)
+      .concat(this.dropFollowing(undefined, matches))
       .map((record) => ({ id: record.id, attempt: record.attempts }));
   }
 
@@ -243,7 +247,7 @@ export class QueueWorker {
       if (began > 0) this.noteHandlerTime(performance.now() - began);
       // Written and announced by the caller's transaction (job.completeIn): the slot is all that is left.
       if (outcome.kind === 'committed') return;
-      if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until);
+      if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until, outcome.group);
       const final = outcome.kind === 'snooze' ? await this.snoozes.write(record, outcome.runAt, outcome.delay) : outcome;
       if (final === null) return;
       // With a prefetch (or 'auto') the slot's next job does not wait for this write at all: not even for the batch
@@ -288,8 +292,9 @@ export class QueueWorker {
    * Takes the jobs following a previous attempt's save (or the one of job `id`) out, never to start, and frees their
    * slots; returns them.
    */
-  private dropFollowing(id?: string): JobRecord[] {
-    const dropped = id === undefined ? [...this.following.values()] : [this.following.get(id)].filter((job) => job !== undefined);
+  private dropFollowing(id?: string, matches: (job: JobRecord) => boolean = () => true): JobRecord[] {
+    const candidates = id === undefined ? [...this.following.values()] : [this.following.get(id)].filter((job) => job !== undefined);
+    const dropped = candidates.filter(matches);
     for (const job of dropped) {
       this.following.delete(job.id);
       this.settle(false);

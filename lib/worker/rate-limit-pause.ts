@@ -2,14 +2,20 @@ import { AttemptRef, JobRecord } from '../storage/queue-storage.interface';
 import { QueueWorkerContext } from './queue-worker-context';
 
 /** What a queue's RateLimitError pause reaches of the process: the storage's pause and release, the writer's retry rule. */
-export type RateLimitContext = Pick<QueueWorkerContext, 'storage' | 'outcomes' | 'workerId' | 'logger' | 'onRateLimited'>;
+export type RateLimitContext = Pick<
+  QueueWorkerContext,
+  'storage' | 'outcomes' | 'workerId' | 'logger' | 'onRateLimited' | 'onGroupRateLimited'
+>;
 
 /** What the pause needs of the worker it belongs to. */
 export interface PausedWorker {
   /** Aborted at forced shutdown: a failing write is no longer retried. */
   signal: AbortSignal;
-  /** Takes the worker's jobs that have not started (prefetched, or following a save), for handing back. */
-  takeUnstarted(): AttemptRef[];
+  /**
+   * Takes the worker's jobs that have not started (prefetched, or following a save), for handing back: all of them, or
+   * those of one group.
+   */
+  takeUnstarted(group?: string): AttemptRef[];
   /** Jobs being handed back were released (or given up on): the worker may have become idle. */
   onReturned(): void;
 }
@@ -17,11 +23,14 @@ export interface PausedWorker {
 /**
  * One queue's pause after a handler threw RateLimitError: it pauses the queue for every process, and hands back,
  * unspent, the job and the jobs claimed for the queue that have not started (prefetched, or routed during the pause):
- * they would otherwise start during the pause, each to hit the limit again.
+ * they would otherwise start during the pause, each to hit the limit again. A GroupRateLimitError does the same for
+ * its job's group alone: the group pauses for every process, and only that group's unstarted jobs go back.
  */
 export class RateLimitPause {
   /** Until when a RateLimitError of this queue paused it (epoch ms): jobs routed before then go back unstarted. */
   private until = 0;
+  /** Until when a GroupRateLimitError paused each group, the same way (entries are dropped once past). */
+  private readonly groupUntil = new Map<string, number>();
   /** The last pause being written: jobs go back only once it has landed. */
   private written: Promise<void> = Promise.resolve();
   /** Jobs routed during that pause in this turn of the event loop: a claim routes its jobs together. */
@@ -41,23 +50,31 @@ export class RateLimitPause {
   }
 
   /**
-   * Whether a job routed now must go back unstarted: a claim that was in flight when the queue paused. (No clock
-   * read on the plain path: `until` is 0 until a queue is limited.)
+   * Whether `job`, routed now, must go back unstarted: a claim that was in flight when its queue or its group paused.
+   * (No clock read on the plain path: `until` is 0 and the map empty until a queue or group is limited.)
    */
-  get holds(): boolean {
-    return this.until > 0 && Date.now() < this.until;
+  holds(job: JobRecord): boolean {
+    if (this.until > 0 && Date.now() < this.until) return true;
+    if (this.groupUntil.size === 0 || job.group === null || job.group === undefined) return false;
+    const until = this.groupUntil.get(job.group);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.groupUntil.delete(job.group);
+    return false;
   }
 
   /**
-   * Pauses the queue for every process and hands the job back unspent, with the worker's jobs that have not started.
-   * The job's slot frees when the worker's run of it settles.
+   * Pauses the queue (or, with `group`, that group of it) for every process and hands the job back unspent, with the
+   * worker's jobs (of that group) that have not started. The job's slot frees when the worker's run of it settles.
    */
-  async pause(record: JobRecord, until: number): Promise<void> {
+  async pause(record: JobRecord, until: number, group?: string): Promise<void> {
     // In the same tick: the waiting jobs taken, later ones refused, and the poller told, so no claim takes their room.
-    this.until = Math.max(this.until, until);
-    const prefetched = this.worker.takeUnstarted();
-    this.context.onRateLimited?.(this.queue, until);
-    this.written = this.writePause(record, until);
+    if (group === undefined) this.until = Math.max(this.until, until);
+    else this.groupUntil.set(group, Math.max(this.groupUntil.get(group) ?? 0, until));
+    const prefetched = this.worker.takeUnstarted(group);
+    if (group === undefined) this.context.onRateLimited?.(this.queue, until);
+    else this.context.onGroupRateLimited?.(this.queue, until);
+    this.written = this.writePause(record, until, group);
     await this.handBackUnstarted(prefetched);
   }
 
@@ -68,18 +85,22 @@ export class RateLimitPause {
   }
 
   /** Writes the pause and hands the job back; never rejects (a failure is logged, the lease frees the job). */
-  private async writePause(record: JobRecord, until: number): Promise<void> {
+  private async writePause(record: JobRecord, until: number, group?: string): Promise<void> {
     const ref = { id: record.id, attempt: record.attempts };
     const { storage, workerId, logger } = this.context;
+    const [error, what] = group === undefined ? ['RateLimitError', 'the queue'] : ['GroupRateLimitError', `its group "${group}"`];
     try {
       const owned = await this.context.outcomes.retrying(
         { ref, queue: this.queue, kind: 'rateLimit', logger, signal: this.worker.signal },
-        () => storage.rateLimit(this.queue, ref, workerId, until, Date.now()),
+        () =>
+          group === undefined
+            ? storage.rateLimit(this.queue, ref, workerId, until, Date.now())
+            : storage.groupRateLimit(this.queue, group, ref, workerId, until, Date.now()),
       );
-      if (!owned) logger.warn(`Job ${record.id} (queue ${this.queue}): no longer owned when handed back after RateLimitError`);
-    } catch (error) {
+      if (!owned) logger.warn(`Job ${record.id} (queue ${this.queue}): no longer owned when handed back after ${error}`);
+    } catch (failure) {
       logger.error(
-        `Job ${record.id} (queue ${this.queue}): pausing the queue after RateLimitError failed; the job's lease will expire and free it: ${String(error)}`,
+        `Job ${record.id} (queue ${this.queue}): pausing ${what} after ${error} failed; the job's lease will expire and free it: ${String(failure)}`,
       );
     }
   }

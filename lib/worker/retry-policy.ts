@@ -1,3 +1,4 @@
+import { GroupRateLimitError } from '../errors/group-rate-limit.error';
 import { RateLimitError } from '../errors/rate-limit.error';
 import { SnoozeError } from '../errors/snooze.error';
 import { InvalidJobResultError } from '../errors/invalid-job-result.error';
@@ -22,6 +23,15 @@ export function asRateLimitError(thrown: unknown): RateLimitError | null {
     return thrown instanceof RateLimitError ? thrown : null;
   } catch {
     return null;
+  }
+}
+
+/** Whether a RateLimitError asks to pause only its job's group (a GroupRateLimitError); safe as `asRateLimitError`. */
+export function isGroupRateLimit(error: RateLimitError): boolean {
+  try {
+    return error instanceof GroupRateLimitError;
+  } catch {
+    return false;
   }
 }
 

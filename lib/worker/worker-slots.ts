@@ -155,9 +155,13 @@ export class WorkerSlots<TJob> {
     this.accepting = false;
   }
 
-  /** Removes and returns every waiting job (for the caller to hand back unstarted). */
-  takeWaiting(): TJob[] {
-    return this.waiting.splice(0);
+  /** Removes and returns every waiting job, or those that match (for the caller to hand back unstarted). */
+  takeWaiting(matches?: (job: TJob) => boolean): TJob[] {
+    if (matches === undefined) return this.waiting.splice(0);
+    const taken = this.waiting.filter(matches);
+    const kept = this.waiting.filter((job) => !matches(job));
+    this.waiting.splice(0, this.waiting.length, ...kept);
+    return taken;
   }
 
   /** Removes and returns the first waiting job that matches, if any. */
