@@ -1,3 +1,4 @@
+import { Type } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import {
   CompletionNotCommittedError,
@@ -31,8 +32,8 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     connection = undefined;
   });
 
-  /** An app on the application's own DataSource (shared with the module), processing `pay` with `handle`. */
-  async function start(processing = true) {
+  /** An app on the application's own DataSource (shared with the module), processing `pay` with `handle` (and `others`). */
+  async function start(processing = true, others: Type[] = []) {
     connection = await appConnection(current);
     const pay = defineProcessor<{ n: number }>('pay', (job) => handle(job as Job<{ n: number }, { receipt: string }>), {
       backoff: { type: 'fixed', delay: 10 },
@@ -40,7 +41,7 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     const app = await current.startApp({
       replaceImports: true,
       imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 100, processing })],
-      providers: processing ? [pay] : [],
+      providers: processing ? [pay, ...others] : [],
     });
     const { dataSource, orders } = connection;
     const schema = connection.options.postgres?.schema;
@@ -335,6 +336,45 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     const job = await app.get(QueueProducer).add('pay', { n: 7 });
     expect(await job.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: { n: 7 } });
     expect(await dataSource.query(`SELECT id FROM ${orders}`)).toEqual([{ id: Number(job.id) }]);
+  });
+
+  it('composes: a flow parent runs once its children completed in transactions, with their results; removeOnComplete removes', async () => {
+    const parentSaw: unknown[] = [];
+    const assemble = defineProcessor('assemble', async (job) => {
+      parentSaw.push(await job.getChildrenResults());
+      return 'assembled';
+    });
+    const t = await start(true, [assemble]);
+    handle = async (job) => {
+      await t.dataSource.transaction(async (manager) => {
+        await t.insertOrder(manager, job);
+        await job.completeIn(manager, { receipt: `child-${job.data.n}` });
+      });
+      return undefined;
+    };
+    const { producer, admin } = t;
+    const parent = await producer.addFlow({
+      queue: 'assemble',
+      data: {},
+      children: [
+        { queue: 'pay', data: { n: 1 } },
+        { queue: 'pay', data: { n: 2 } },
+      ],
+    });
+    expect(await parent.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: 'assembled' });
+    const children = (await admin.getJob(parent.id))!.flow!.childrenIds;
+    expect(parentSaw).toHaveLength(1);
+    const seenByParent = parentSaw[0] as Record<string, { receipt: string }>;
+    expect(Object.keys(seenByParent).sort()).toEqual([...children].sort());
+    expect(
+      Object.values(seenByParent)
+        .map((result) => result.receipt)
+        .sort(),
+    ).toEqual(['child-1', 'child-2']);
+    for (const id of children) expect((await admin.getJob(id))!.result).toEqual(seenByParent[id]);
+    const removed = await producer.add('pay', { n: 3 }, { removeOnComplete: true });
+    await waitFor(async () => (await admin.getJob(removed.id)) === null, 'the job completed in a transaction removed');
+    expect(await t.orderIds()).toEqual([...children.map(Number), Number(removed.id)].sort((a, b) => a - b));
   });
 
   it('a handler that throws after its completion committed leaves the job completed, announced once', async () => {
