@@ -238,4 +238,21 @@ describeEachBackend('dashboard API', (backend) => {
     expect(await send('queues/idle/pause', {}, 'same-origin')).toMatchObject({ status: 200 });
     expect((await admin.listQueues()).find((queue) => queue.name === 'idle')?.paused).toBe(true);
   });
+
+  it("a job's explain answers group-rate-limited, with until when, while its group's window is used up", async () => {
+    const Tenants = defineProcessor('tenants', async () => undefined, { groupLimiter: { max: 1, duration: 60_000 } });
+    @Module({ providers: [Tenants] })
+    class TenantsModule {}
+    running = await startDashboardApp(db, 'express', {}, [TenantsModule]);
+    const producer = running.app.get(QueueProducer);
+    const first = await producer.add('tenants', {}, { group: 't-1' });
+    const second = await producer.add('tenants', {}, { group: 't-1' });
+    await running.app.get(QueueAdmin).waitUntilFinished(first.id, { timeout: 5000 });
+    const page = await get(`jobs/${second.id}/explain`);
+    expect(page.status).toBe(200);
+    const why = JSON.parse(page.text) as { reason: string; until?: string; detail: string };
+    expect(why.reason).toBe('group-rate-limited');
+    expect(Date.parse(why.until!)).toBeGreaterThan(Date.now());
+    expect(why.detail).toContain('t-1');
+  });
 });

@@ -12,7 +12,10 @@ import {
   QueueProducer,
   RateLimitError,
 } from '../lib';
+import { EXIT_CODES } from '../lib/cli/exit-codes';
 import { defineProcessor } from './fixtures/define-processor';
+import { expectExit } from './support/cli-expect';
+import { runCliInProcess } from './support/cli-in-process';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
 
@@ -185,6 +188,71 @@ describeEachBackend('group limiter', (backend) => {
     await waitFor(async () => (await admin.getCounts('plain')).completed === 2, 'both done', 5000);
     expect(await admin.getJob(first.id)).toMatchObject({ status: 'completed', attempts: 1 });
     for (const at of runs.slice(1)) expect(at).toBeGreaterThanOrEqual(thrownAt + delay - 5);
+  });
+
+  it('explain says a job waits because its group is rate limited, until when, in any process; other groups are not held', async () => {
+    const Worker = defineProcessor('tenants', async () => undefined, { concurrency: 2, groupLimiter: { max: 1, duration: 60_000 } });
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Worker] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const before = Date.now();
+    const [first, second] = await producer.addBulk('tenants', jobsOf('a', 2));
+    await admin.waitUntilFinished(first.id, { timeout: 5000 });
+    const held = await admin.explain(second.id);
+    expect(held).toMatchObject({ status: 'pending', reason: 'group-rate-limited' });
+    expect(held.until!.getTime()).toBeGreaterThan(Date.now());
+    expect(held.until!.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(held.until!.getTime()).toBeGreaterThanOrEqual(before + 60_000);
+    expect(held.detail).toContain('"a"');
+    // A process that runs no processor reads the stored limiter: the same answer.
+    const reader = await current.startApp({ module: { processing: false } });
+    expect(await reader.get(QueueAdmin).explain(second.id)).toMatchObject({ reason: 'group-rate-limited', until: held.until });
+    // A job of another group is not held back by a's window.
+    const other = await producer.add('tenants', {}, { group: 'b' });
+    expect((await admin.waitUntilFinished(other.id, { timeout: 5000 })).status).toBe('completed');
+  });
+
+  it('the status command names when the first held-back group opens; job explains it', async () => {
+    const Worker = defineProcessor('tenants', async () => undefined, { groupLimiter: { max: 1, duration: 60_000 } });
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Worker] });
+    const [first, second] = await app.get(QueueProducer).addBulk('tenants', jobsOf('a', 2));
+    await app.get(QueueAdmin).waitUntilFinished(first.id, { timeout: 5000 });
+    const db = current.db;
+    const args = db.options.postgres
+      ? ['--postgres', db.options.postgres.url!, '--schema', db.options.postgres.schema!]
+      : ['--database', db.path, '--driver', db.options.driver!];
+    const status = await runCliInProcess(['status', '--json', ...args]);
+    expectExit(status, EXIT_CODES.ok);
+    const [queue] = (
+      JSON.parse(status.stdout) as { queues: { name: string; limitedUntil: number | null; groupLimitedUntil: number | null }[] }
+    ).queues;
+    expect(queue).toMatchObject({ name: 'tenants', limitedUntil: null });
+    expect(queue.groupLimitedUntil).toBeGreaterThan(Date.now());
+    const text = await runCliInProcess(['status', ...args]);
+    expect(text.stdout).toMatch(/^tenants\s.*active, a group limited until \d{4}-/m);
+    const job = await runCliInProcess(['job', second.id, ...args]);
+    expect(job.stdout).toMatch(/^ {2}why group-rate-limited until /m);
+  });
+
+  it('explain says a job waits for its group paused by GroupRateLimitError, until the pause ends', async () => {
+    let thrown = false;
+    const Worker = defineProcessor(
+      'tenants',
+      async () => {
+        if (!thrown) {
+          thrown = true;
+          throw new GroupRateLimitError(30_000);
+        }
+      },
+      { concurrency: 1 },
+    );
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [Worker] });
+    const admin = app.get(QueueAdmin);
+    const [job] = await app.get(QueueProducer).addBulk('tenants', jobsOf('a', 1));
+    await waitFor(async () => thrown && (await admin.getJob(job.id))?.status === 'pending', 'handed back');
+    const why = await admin.explain(job.id);
+    expect(why).toMatchObject({ status: 'pending', reason: 'group-rate-limited' });
+    expect(why.until!.getTime()).toBeGreaterThan(Date.now() + 20_000);
   });
 
   it('refuses bad group limiters at app.init() with a typed error naming the option', async () => {

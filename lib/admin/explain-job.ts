@@ -68,6 +68,14 @@ const PENDING_CHECKS: readonly ReasonCheck[] = [
       detail: `its queue's rate limit (or a RateLimitError) holds claims until ${at(limitedUntil)}`,
     };
   },
+  function groupRateLimited({ job, groupLimitedUntil }, _limits, now) {
+    if (groupLimitedUntil <= now) return null;
+    return {
+      reason: 'group-rate-limited',
+      until: new Date(groupLimitedUntil),
+      detail: `its group "${job.group}" is held back until ${at(groupLimitedUntil)}: its group limiter's window is used up (groupLimiter), or a GroupRateLimitError paused it; the queue's other groups go on`,
+    };
+  },
   function globalConcurrency({ runningLive }, limits) {
     const limit = limits.globalConcurrency;
     if (limit === undefined || runningLive < limit) return null;

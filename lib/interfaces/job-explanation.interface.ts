@@ -3,7 +3,8 @@ import { JobStatus } from './job-info.interface';
 /**
  * Why a job is where it is, as `QueueAdmin.explain(id)` says. The first that applies, in this order: `finished`,
  * `running`, `waiting-for-children`, `paused`, `delayed` / `retry-backoff`, `no-processor`, `rate-limited`,
- * `global-concurrency`, `group-concurrency`, and `due` when nothing holds the job back but a free slot.
+ * `group-rate-limited`, `global-concurrency`, `group-concurrency`, and `due` when nothing holds the job back but a free
+ * slot.
  */
 export type JobExplanationReason =
   | 'finished'
@@ -14,6 +15,7 @@ export type JobExplanationReason =
   | 'retry-backoff'
   | 'no-processor'
   | 'rate-limited'
+  | 'group-rate-limited'
   | 'global-concurrency'
   | 'group-concurrency'
   | 'due';
@@ -26,7 +28,8 @@ export interface JobExplanation {
   reason: JobExplanationReason;
   /**
    * When what holds it ends: the lease's expiry (`running`), the run time (`delayed`, `retry-backoff`), the end of the
-   * rate window or RateLimitError pause (`rate-limited`). Absent when nothing says when.
+   * rate window or RateLimitError pause (`rate-limited`), of the group's window or GroupRateLimitError pause
+   * (`group-rate-limited`). Absent when nothing says when.
    */
   until?: Date;
   /** One sentence for a person: what holds the job, and what would move it. */

@@ -78,5 +78,6 @@ describeEachBackend('Storage contract: limits', (backend) => {
     const rest = await s.storage.claim([{ queue: 'gp', limit: 5, grouped: true }], 'w', Date.now(), CONTRACT_LEASE);
     expect(rest.map((claimed) => claimed.group)).toEqual(['b']);
     expect(await s.storage.groupOpensAt('gp', Date.now())).toBe(until);
+    expect((await s.storage.explainFacts(job.id, Date.now()))?.groupLimitedUntil).toBe(until);
   });
 });

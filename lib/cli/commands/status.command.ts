@@ -15,6 +15,11 @@ interface QueueStatus {
   processed: boolean;
   /** Claims wait until then (a used-up rate window or a RateLimitError), epoch ms; null when not limited. */
   limitedUntil: number | null;
+  /**
+   * The first of its groups held back now (a group limiter's used-up window or a GroupRateLimitError) with a due job
+   * opens then, epoch ms; null when no group is held back. Its other groups are claimed meanwhile.
+   */
+  groupLimitedUntil: number | null;
   /** Run time of its oldest due pending job, epoch ms; null when none is due. */
   oldestDue: number | null;
   /** Worker ids holding its running jobs, with how many each. */
@@ -25,7 +30,8 @@ export const STATUS_COMMAND: CliCommand = {
   name: 'status',
   summary: 'every queue: counts by status, paused, limits, oldest due job, processes running it',
   help: `Usage: nestjs-sqlite-queue status [--json] <database>
-  Every queue with its counts by status, whether it is paused or rate-limited now, its oldest due pending job,
+  Every queue with its counts by status, whether it is paused or rate-limited now (or some of its groups, until the
+  first opens), its oldest due pending job,
   whether a process announced a processor for it recently, and the workers holding its running jobs.
   --json   one JSON object { queues: [...] } instead of the table`,
   options: { json: { type: 'boolean' } },
@@ -37,7 +43,11 @@ export const STATUS_COMMAND: CliCommand = {
     const now = Date.now();
     const queues = await admin.listQueues();
     const names = queues.map((queue) => queue.name);
-    const [oldest, limited] = await Promise.all([storage.oldestDuePending(now), storage.limitedUntil(names, now)]);
+    const [oldest, limited, groupsOpenAt] = await Promise.all([
+      storage.oldestDuePending(now),
+      storage.limitedUntil(names, now),
+      Promise.all(names.map((name) => storage.groupOpensAt(name, now))),
+    ]);
     const oldestOf = new Map(oldest.map((row) => [row.queue, row.runAt]));
     const statuses: QueueStatus[] = [];
     for (const queue of queues) {
@@ -51,6 +61,7 @@ export const STATUS_COMMAND: CliCommand = {
         paused: queue.paused,
         processed: queue.processed,
         limitedUntil: limited.get(queue.name) ?? null,
+        groupLimitedUntil: groupsOpenAt[names.indexOf(queue.name)],
         oldestDue: oldestOf.get(queue.name) ?? null,
         workers: [...workers].map(([id, count]) => ({ id, running: count })),
       });
@@ -70,7 +81,11 @@ export const STATUS_COMMAND: CliCommand = {
       String(queue.counts.completed),
       String(queue.counts.failed),
       String(queue.counts.cancelled),
-      [queue.paused ? 'paused' : 'active', queue.limitedUntil ? `limited until ${isoTime(queue.limitedUntil)}` : '']
+      [
+        queue.paused ? 'paused' : 'active',
+        queue.limitedUntil ? `limited until ${isoTime(queue.limitedUntil)}` : '',
+        queue.groupLimitedUntil ? `a group limited until ${isoTime(queue.groupLimitedUntil)}` : '',
+      ]
         .filter(Boolean)
         .join(', '),
       isoTime(queue.oldestDue),

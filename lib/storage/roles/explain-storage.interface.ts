@@ -13,6 +13,11 @@ export interface ExplainFacts {
   readonly runningLive: number;
   /** The running jobs of the job's group whose lease has not expired (what a group concurrency counts; 0: no group). */
   readonly groupRunningLive: number;
+  /**
+   * The end of a GroupRateLimitError pause of the job's group, or of its used-up group window under the queue's stored
+   * group limiter, whichever is later (0: none, or no group).
+   */
+  readonly groupLimitedUntil: number;
   /** The job's children still pending or running. */
   readonly childrenLeft: number;
 }
