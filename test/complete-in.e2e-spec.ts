@@ -15,7 +15,7 @@ import {
 import { JOBS_TABLE } from '../lib/table-names.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { AppConnection, appConnection } from './support/app-connection';
-import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
+import { describeEachBackend, itWhen, perTestApp, MIGRATED } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
 import { deferred, waitFor } from './support/wait-for';
 
@@ -376,6 +376,35 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     await waitFor(async () => (await admin.getJob(removed.id)) === null, 'the job completed in a transaction removed');
     expect(await t.orderIds()).toEqual([...children.map(Number), Number(removed.id)].sort((a, b) => a - b));
   });
+
+  // PostgreSQL alone: a snapshot older than the row's last lease renewal cannot update it.
+  itWhen(backend.kind === 'postgres')(
+    'a completion refused by the database (a serialization failure) leaves the attempt as it was: a retried transaction completes it',
+    async () => {
+      const t = await start();
+      const tries: string[] = [];
+      handle = async (job) => {
+        await t.dataSource
+          .transaction('REPEATABLE READ', async (manager) => {
+            await manager.query('SELECT 1');
+            const renewed = (await t.admin.getJob(job.id))!.leaseUntil!.getTime();
+            await waitFor(async () => (await t.admin.getJob(job.id))!.leaseUntil!.getTime() > renewed, 'a heartbeat renewed the lease');
+            await t.insertOrder(manager, job);
+            await job.completeIn(manager, { receipt: 'stale snapshot' });
+          })
+          .catch((error: Error) => tries.push(`${error.name} ${(error as { transient?: boolean }).transient}`));
+        await t.dataSource.transaction(async (manager) => {
+          await t.insertOrder(manager, job);
+          await job.completeIn(manager, { receipt: 'retried' });
+        });
+        return undefined;
+      };
+      const job = await t.producer.add('pay', { n: 1 }, { maxAttempts: 1 });
+      expect(await job.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: { receipt: 'retried' } });
+      expect(tries).toEqual(['StorageError true']);
+      expect(await t.orderIds()).toEqual([Number(job.id)]);
+    },
+  );
 
   it('a handler that throws after its completion committed leaves the job completed, announced once', async () => {
     const t = await start();
