@@ -318,6 +318,43 @@ const MUTATIONS = [
     tests: ['test/storage-contract.e2e-spec.ts'],
     why: 'PostgreSQL group walk that does not wrap (flipped comparison): a round that reaches the last group takes fewer jobs than it may',
   },
+  // ---- group limiter: a group's window bound in the claim, and the walk passing over a held-back group
+  {
+    id: 'group-limiter-sqlite-no-bound',
+    area: 'group limiter',
+    file: 'lib/storage/sqlite/sql/group-claim.sql.ts',
+    from: "AND rn <= ${groupAllowance('ranked.g')}",
+    to: "AND rn <= ${groupAllowance('ranked.g')} + 1",
+    tests: ['test/group-limiter.e2e-spec.ts'],
+    why: 'SQLite claim that lets one more job of a group start than its window allows',
+  },
+  {
+    id: 'group-limiter-sqlite-walk-stops-at-held',
+    area: 'group limiter',
+    file: 'lib/storage/sqlite/sql/group-claim.sql.ts',
+    from: '    AND ${groupAllowance(g)} > 0)`;',
+    to: '    AND ${groupAllowance(g)} >= 0)`;',
+    tests: ['test/group-limiter.e2e-spec.ts'],
+    why: 'SQLite group walk that counts a group at its limit as served: the groups after it wait behind it',
+  },
+  {
+    id: 'group-limiter-pg-no-bound',
+    area: 'group limiter',
+    file: 'lib/storage/postgres/sql/group-claim.sql.ts',
+    from: 'AND (held.allowance IS NULL OR ranked.rn <= held.allowance)',
+    to: 'AND (held.allowance IS NULL OR ranked.rn <= held.allowance + 1)',
+    tests: ['test/group-limiter.e2e-spec.ts'],
+    why: 'PostgreSQL claim that lets one more job of a group start than what is left of its window',
+  },
+  {
+    id: 'group-limiter-pause-whole-queue',
+    area: 'group limiter',
+    file: 'lib/worker/retry-policy.ts',
+    from: 'return error instanceof GroupRateLimitError;',
+    to: 'return false;',
+    tests: ['test/group-limiter.e2e-spec.ts'],
+    why: 'a GroupRateLimitError that pauses the whole queue instead of its group',
+  },
   // ---- throttle: a closed window while the job still waits
   {
     id: 'throttle-sqlite-holder-pending',

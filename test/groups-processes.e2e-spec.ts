@@ -1,6 +1,7 @@
 /**
- * `groupConcurrency` across OS processes: two child apps on one database together never run more
- * than the bound of one group's jobs at once, while several groups run side by side.
+ * `groupConcurrency` and `groupLimiter` across OS processes: two child apps on one database together never run more
+ * than the bound of one group's jobs at once, nor start more than a group limiter's max per window, while several
+ * groups run side by side.
  */
 import { QueueAdmin, QueueProducer } from '../lib';
 import { ChildApp, readLines, startChildApp } from './support/child-app';
@@ -66,5 +67,40 @@ describeEachBackend('job groups across OS processes', (backend) => {
     // The bound was reached, and by both processes: the cap is not one process's concurrency.
     expect(Math.max(...most.values())).toBe(bound);
     expect(new Set(lines.map((line) => line.split(' ')[2])).size).toBe(2);
+  }, 120_000);
+
+  // Two child starts (a few seconds each on a loaded machine), then two windows of 1.5 s: the timeout counts the starts.
+  it('two processes together start at most groupLimiter.max jobs of one group per window, each group in its own', async () => {
+    const spanLog = `${current.db.path}.spans`;
+    const max = 3;
+    const duration = 1500;
+    for (let i = 0; i < 2; i++) {
+      children.push(
+        startChildApp({
+          connection: current.db.options,
+          spanLog,
+          module: { pollInterval: 50 },
+          queues: [{ name: 'tenants', concurrency: 4, groupLimiter: { max, duration } }],
+        }),
+      );
+    }
+    await Promise.all(children.map((child) => child.printed('READY')));
+    const app = await current.startApp({ module: { processing: false } });
+    const admin = app.get(QueueAdmin);
+    const groups = ['t1', 't2', 't3'];
+    await app.get(QueueProducer).addBulk(
+      'tenants',
+      Array.from({ length: 18 }, (_, n) => ({ data: { n, sleep: 10 }, options: { group: groups[n % 3] } })),
+    );
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 18, 'all 18 jobs done', 60_000);
+    for (const group of groups) {
+      const jobs = await admin.getJobs('tenants', { group, limit: 100 });
+      const starts = jobs.map((job) => job.startedAt!.getTime()).sort((a, b) => a - b);
+      // The group's first window opens at its first claim: exactly max start in it, whichever process claimed them.
+      expect(starts.filter((at) => at < starts[0] + duration)).toHaveLength(max);
+      expect(starts[5] - starts[0]).toBeGreaterThanOrEqual(duration);
+    }
+    // Both processes claimed: the bound is not one process's.
+    expect(new Set(readLines(spanLog).map((line) => line.split(' ')[2])).size).toBe(2);
   }, 120_000);
 });
