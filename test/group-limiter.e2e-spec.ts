@@ -108,6 +108,37 @@ describeEachBackend('group limiter', (backend) => {
     expect(most).toBe(1);
   });
 
+  it('combines with limiter and globalConcurrency: every bound holds at once, across two apps', async () => {
+    let running = 0;
+    let most = 0;
+    const spec = () => ({
+      module: { pollInterval: 50 },
+      providers: [
+        defineProcessor(
+          'tenants',
+          async () => {
+            most = Math.max(most, ++running);
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            running--;
+          },
+          { concurrency: 5, limiter: { max: 5, duration: 60_000 }, globalConcurrency: 2, groupLimiter: { max: 2, duration: 60_000 } },
+        ),
+      ],
+    });
+    const one = await current.startApp(spec());
+    await current.startApp(spec());
+    const admin = one.get(QueueAdmin);
+    await one.get(QueueProducer).addBulk('tenants', [...jobsOf('a', 4), ...jobsOf('b', 4), ...jobsOf('c', 4)]);
+    // The queue's window (5) ends it: two groups at their own limit (2 each) and one more start of the third.
+    await waitFor(async () => (await admin.getCounts('tenants')).completed === 5, 'five done', 5000);
+    // A job of a fresh group waits for the queue's window, not its group's.
+    const more = await one.get(QueueProducer).add('tenants', { more: true }, { group: 'd' });
+    await waitFor(async () => (await admin.explain(more.id)).reason === 'rate-limited', 'd held by the queue window');
+    expect((await admin.getCounts('tenants')).completed).toBe(5);
+    for (const group of ['a', 'b', 'c']) expect((await admin.getCounts('tenants', { group })).completed).toBeLessThanOrEqual(2);
+    expect(most).toBeLessThanOrEqual(2);
+  });
+
   it('applies the module queueLimits groupLimiter to a processor that declares none', async () => {
     const Worker = defineProcessor('tenants', async (job: Job) => job.group, { concurrency: 5 });
     const app = await current.startApp({
