@@ -176,4 +176,13 @@ describeEachBackend('idle cost', (backend) => {
       expect(named.size).toBe(3);
     }
   });
+
+  it('with group-limited queues: the same statements as plain queues, no group window read per poll', async () => {
+    const plain = await measureIdle(3);
+    const limited = await measureIdle(3, undefined, false, { groupLimiter: { max: 5, duration: 1000 } });
+    expect(limited.claims).toHaveLength(ROUNDS);
+    // An empty group-limited queue comes back short every round; one read finds no group held back (drained), and
+    // none follows.
+    expect(Math.abs(limited.others.length - plain.others.length)).toBeLessThanOrEqual(1);
+  });
 });

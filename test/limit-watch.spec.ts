@@ -2,7 +2,8 @@
  * What the poller remembers about limited queues: a queue known closed stays out of claims until it opens, and a
  * rate-limited queue that came back short is read at most once per check gap (10 to 100 ms, a tenth of its window),
  * and not at all once a read found it drained, until a claim brings one of its jobs again. A short queue read too
- * recently is due a read once its gap has passed, and the poller is told when, to come back then.
+ * recently is due a read once its gap has passed, and the poller is told when, to come back then. The poller's second
+ * watch, of queues with a group limiter, asks no more before the time its last answer named.
  */
 import { LimitWatch } from '../lib/poller/limit-watch';
 
@@ -89,5 +90,22 @@ describe('LimitWatch', () => {
     expect(limits.toCheck(requests, new Map([['mail', 10]]), 1050).ask).toEqual([]);
     limits.open('mail', 1001);
     expect(limits.toCheck(requests, new Map(), 1200).ask).toEqual(['mail']);
+  });
+
+  it('as the group watch: asks about queues with a group limiter, and not again before the time its last answer named', () => {
+    const limits = new LimitWatch(
+      (queue) => durations[queue],
+      (request) => request.groupRateLimited === true,
+    );
+    const requests = [
+      { queue: 'mail', limit: 10, grouped: true, groupRateLimited: true },
+      { queue: 'fast', limit: 10, rateLimited: true },
+    ];
+    const short = new Map<string, number>();
+    expect(limits.toCheck(requests, short, 1000).ask).toEqual(['mail']);
+    // The answer: mail's first held-back group opens at 5000. Short rounds before then ask nothing, and say when to come back.
+    limits.close('mail', 5000);
+    expect(limits.toCheck(requests, short, 1200)).toEqual({ ask: [], askAgainAt: 5000 });
+    expect(limits.toCheck(requests, short, 5000).ask).toEqual(['mail']);
   });
 });
