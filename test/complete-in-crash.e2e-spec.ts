@@ -49,7 +49,7 @@ describeEachBackend('transactional completion under kill -9 (several OS processe
       connection: current.db.options,
       effects,
       runLog,
-      concurrency: 8,
+      concurrency: 4,
       module: shortLeases(backend),
     };
     const start = () => {

@@ -290,7 +290,8 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       const refused = await t.producer.add('pay', { n: 1 }, { timeout: 100, maxAttempts: 1 });
       expect(await refused.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'failed', error: { name: 'JobTimeoutError' } });
       expect(await lateCall.promise).toBeInstanceOf(JobNotRunningError);
-      const slow = await t.producer.add('pay', { n: 2 }, { timeout: 100, maxAttempts: 1 });
+      // Long enough for the completion to be written first, on a loaded machine too; the handler waits for it anyway.
+      const slow = await t.producer.add('pay', { n: 2 }, { timeout: 1000, maxAttempts: 1 });
       expect(await slow.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: { receipt: 'slow commit' } });
       await waitFor(async () => (await t.admin.getCounts('pay')).running === 0, 'the slot freed');
       expect(await t.admin.getJob(slow.id)).toMatchObject({ status: 'completed', result: { receipt: 'slow commit' }, attempts: 1 });
