@@ -16,7 +16,10 @@ import { EXIT_CODES } from '../lib/cli/exit-codes';
 import { defineProcessor } from './fixtures/define-processor';
 import { expectExit } from './support/cli-expect';
 import { runCliInProcess } from './support/cli-in-process';
+import { createQueueStorage } from '../lib/runtime/create-queue-storage';
+import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
+import { newJob } from './support/storage-contract';
 import { waitFor } from './support/wait-for';
 
 /** Start times (the database's started_at) of a queue's completed jobs of one group, ascending. */
@@ -306,5 +309,32 @@ describeEachBackend('group limiter', (backend) => {
     const init = app.init();
     await expect(init).rejects.toBeInstanceOf(InvalidModuleOptionsError);
     await expect(init).rejects.toThrow(/queueLimits.mail.*groupLimiter.duration/);
+  });
+});
+
+describeEachBackend('group limiter under racing claims', (backend) => {
+  // Several connections (pools of their own on PostgreSQL, connections of their own on SQLite) claiming at once, as
+  // processes do: what the claim's lock and its read of the windows after it must keep within the bound.
+  it('twenty claims racing from four storages take at most max jobs of a group in its window', async () => {
+    const db = await backend.migratedDatabase();
+    const storages = Array.from({ length: 4 }, () => createQueueStorage(resolveModuleOptions({ ...db.options })));
+    try {
+      for (const storage of storages) await storage.initialize();
+      const [first] = storages;
+      await first.declareLimits([{ queue: 'race', max: null, duration: null, groupMax: 3, groupDuration: 60_000 }], Date.now());
+      await first.enqueue(
+        'race',
+        Array.from({ length: 40 }, () => newJob({ group: 'a' })),
+        Date.now(),
+      );
+      const request = { queue: 'race', limit: 5, grouped: true, groupRateLimited: true };
+      const claims = await Promise.all(
+        storages.flatMap((storage, i) => Array.from({ length: 5 }, (_, k) => storage.claim([request], `w${i}-${k}`, Date.now(), 30_000))),
+      );
+      expect(claims.flat()).toHaveLength(3);
+    } finally {
+      for (const storage of storages) await storage.close();
+      db.cleanup();
+    }
   });
 });
