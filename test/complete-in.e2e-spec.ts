@@ -65,11 +65,17 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     const seen: QueueEvent[] = [];
     const subscription = t.events.subscribe((event) => seen.push(event));
     let completedBeforeCommit = -1;
+    const statusesBeforeCommit: string[] = [];
     handle = async (job) => {
       await t.dataSource.transaction(async (manager) => {
         await t.insertOrder(manager, job);
         await job.completeIn(manager, { receipt: `r-${job.data.n}` });
         completedBeforeCommit = seen.filter((event) => event.type === 'completed').length;
+        // Written by this transaction: completed inside it, not yet outside (PostgreSQL reads beside it on another
+        // connection; SQLite's one connection would read inside it).
+        const [row] = (await manager.query(`SELECT status FROM ${t.jobs} WHERE id = ${Number(job.id)}`)) as { status: string }[];
+        statusesBeforeCommit.push(row.status);
+        if (backend.kind === 'postgres') statusesBeforeCommit.push((await t.admin.getJob(job.id))!.status);
       });
       return { receipt: 'ignored' };
     };
@@ -80,6 +86,7 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       expect(await t.orderIds()).toEqual([Number(job.id)]);
       // Announced at the commit, not at the write, and once: the worker wrote nothing more.
       expect(completedBeforeCommit).toBe(0);
+      expect(statusesBeforeCommit).toEqual(backend.kind === 'postgres' ? ['completed', 'running'] : ['completed']);
       await waitFor(async () => (await t.admin.getCounts('pay')).running === 0, 'the slot freed');
       const types = seen.filter((event) => event.jobId === job.id).map((event) => event.type);
       expect(types).toEqual(['added', 'active', 'completed']);
