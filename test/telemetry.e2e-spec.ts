@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { context, createTraceState, trace } from '@opentelemetry/api';
 import { Injectable } from '@nestjs/common';
 import {
+  GroupRateLimitError,
   InvalidModuleOptionsError,
   Job,
   Processor,
@@ -42,7 +43,7 @@ class TracedProcessor implements QueueProcessor<TracedJobData, string> {
 }
 
 /** What a job of queue `endings` does on its first run; the run after it completes. */
-type Ending = 'snooze' | 'rateLimit' | 'block';
+type Ending = 'snooze' | 'rateLimit' | 'groupRateLimit' | 'block';
 /** Jobs whose first run has started (per job id): the ending is played once. */
 const endingsStarted = new Set<string>();
 
@@ -53,6 +54,7 @@ class EndingsProcessor implements QueueProcessor<{ ending: Ending }, string> {
     endingsStarted.add(job.id);
     if (job.data.ending === 'snooze') throw new SnoozeError(10);
     if (job.data.ending === 'rateLimit') throw new RateLimitError(10);
+    if (job.data.ending === 'groupRateLimit') throw new GroupRateLimitError(10);
     // Runs until its signal is aborted (a cancel or a shutdown), and honours it.
     return new Promise<string>((_, reject) => {
       const signal = job.signal;
@@ -224,6 +226,19 @@ describeEachBackend('OpenTelemetry traces from the request to the handler', (bac
       expect(limited.status.code).toBe(STATUS.ok);
       expect(limited.events.map((event) => event.name)).toEqual(['rate limited: the job goes back to pending, unspent']);
       expect(limited.events[0].attributes['nestjs_sqlite_queue.queue.paused_until']).toEqual(expect.any(String));
+      expect(completed.status.code).toBe(STATUS.ok);
+    });
+
+    it('a group rate limit, then the completion: the first span OK with the group rate-limit event and when the group resumes', async () => {
+      const worker = await current.startApp({ module: { pollInterval: POLL }, providers: [EndingsProcessor] });
+      const admin = worker.get(QueueAdmin);
+      const job = await worker.get(QueueProducer).add('endings', { ending: 'groupRateLimit' }, { group: 'tenant-1' });
+      await finished(admin, job.id, 'completed');
+      await waitFor(() => named(spans, 'process endings').length === 2, 'two CONSUMER spans');
+      const [limited, completed] = processSpans();
+      expect(limited.status.code).toBe(STATUS.ok);
+      expect(limited.events.map((event) => event.name)).toEqual(['group rate limited: the job goes back to pending, unspent']);
+      expect(limited.events[0].attributes['nestjs_sqlite_queue.group.paused_until']).toEqual(expect.any(String));
       expect(completed.status.code).toBe(STATUS.ok);
     });
 
