@@ -9,8 +9,10 @@
  * scan: GROUP BY or DISTINCT would read every pending row), each group's first due job (one more seek), the queue's
  * head in plain order (its next `limit` due jobs, which gives a busy group its next turns and the jobs without a
  * group theirs: together they count as one more group), with a group concurrency the jobs without a group among the
- * next `limit` + `UNGROUPED_WINDOW` (see there), and the running jobs (the small `_running` index). The cost grows
- * with the number of groups with pending jobs, not with the backlog.
+ * next `limit` + `UNGROUPED_WINDOW` (see there), and the running jobs (the small `_running` index); and each walked or
+ * candidate group's row of the groups' windows (a seek by key: a GroupRateLimitError's pause, and with a group limiter
+ * what is left of its window), and the queue's held-back groups' rows. The cost grows with the number of groups with
+ * pending jobs, not with the backlog.
  */
 import { ClaimRequest } from '../../queue-storage.interface';
 import { GROUP_LIMITS_TABLE } from '../../../table-names.constants';
@@ -138,7 +140,8 @@ export function groupedBranchParams(params: unknown[], request: ClaimRequest, no
   params.push(queue, after, queue, queue, now, queue, now); // after
   params.push(queue, after, queue, after, queue, now, queue, now); // before
   params.push(queue, now, queue, now, limit); // cand: the groups' first jobs, the head
-  // cand: the jobs without a group past the head, only where a group concurrency can leave the head unclaimable.
+  // cand: the jobs without a group past the head, only where a group concurrency or group limiter can leave the head
+  // unclaimable.
   const capped = request.groupConcurrency !== undefined || request.groupRateLimited === true;
   params.push(queue, now, capped ? limit + UNGROUPED_WINDOW : 0, limit);
   params.push(request.groupConcurrency ?? NO_GROUP_BOUND, queue, now, limit);
