@@ -32,6 +32,9 @@ export const GROUP_LIMITS_TABLE = 'nest_queue_group_limits';
  * The one row of the event readers table that is not a reader: the heartbeat of processes waiting for jobs to finish
  * (PostgreSQL), which turns the finish notifications on. Not a valid instance id, so no reader can collide with it.
  */
+/** Which job waits for which (`dependsOn`): one row per edge, found both ways. */
+export const DEPENDENCIES_TABLE = 'nest_queue_dependencies';
+
 export const FINISH_WAITERS_MARK = '~finish-waiters';
 
 /** The schema version each migration wrote; its presence also marks the tables beside it as this library's. */

@@ -5,7 +5,7 @@
  */
 import { Test, TestingModule } from '@nestjs/testing';
 import { QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
-import { JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../lib/table-names.constants';
+import { DEPENDENCIES_TABLE, JOBS_TABLE, MIGRATIONS_TABLE, QUEUES_TABLE, SCHEDULES_TABLE } from '../lib/table-names.constants';
 import { KNOWN_COLUMNS } from '../lib/storage/shared/schema-migration';
 import { rawQuery } from './support/raw-sqlite';
 import { describeEachSqlite, perTestApp, TestDatabase } from './support/backends';
@@ -56,6 +56,12 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
       `DROP INDEX ${JOBS_TABLE}_debounce_key`,
       // Step 16's trigger names job_group.
       `DROP TRIGGER ${JOBS_TABLE}_group_window`,
+      // Step 17's triggers name its columns; its table is dropped with them.
+      `DROP TRIGGER ${JOBS_TABLE}_dependent_added`,
+      `DROP TRIGGER ${JOBS_TABLE}_dependency_finished`,
+      `DROP TRIGGER ${JOBS_TABLE}_dependency_removed`,
+      `DROP TRIGGER ${JOBS_TABLE}_dependent_removed`,
+      `DROP TABLE ${DEPENDENCIES_TABLE}`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN parent_id`,
       `ALTER TABLE ${JOBS_TABLE} DROP COLUMN on_child_failure`,
     ])

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
 import './storage-contract/core.contract';
+import './storage-contract/dependencies.contract';
 import './storage-contract/events.contract';
 import './storage-contract/explain.contract';
 import './storage-contract/flows.contract';

@@ -50,6 +50,20 @@ export interface JobOptions {
    */
   group?: string;
   /**
+   * Ids of existing jobs, of any queue, that this job waits for (1 to 1,000, no repeats): it runs once every one of
+   * them has ended, and reads the results of those that completed with `job.getDependencyResults()`. Written with the
+   * job in one statement; an id no job has throws `JobNotFoundError` and writes nothing. A dependency already ended
+   * counts as it ended. Not with `key` (nor in a flow). See docs/dependencies.md. Default: none.
+   */
+  dependsOn?: string[];
+  /**
+   * With `dependsOn`, what a dependency that ended failed or cancelled, or was removed before it ended, does to this
+   * job: `'fail'` (the default) fails it for good without running, its error a `DependencyFailedError` naming the
+   * dependency (and its own dependents with that policy after it); `'continue'` runs it once every dependency has
+   * ended, whatever the outcome.
+   */
+  onDependencyFailure?: 'fail' | 'continue';
+  /**
    * Transactional enqueue: the `EntityManager` of your open TypeORM transaction
    * (`dataSource.transaction(async (manager) => ...)`). The job is written by that transaction: invisible until it
    * commits, gone if it rolls back; workers wake, and its `added` event goes out, at commit. PostgreSQL: your DataSource or another one on the

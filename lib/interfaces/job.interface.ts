@@ -58,6 +58,12 @@ export interface Job<TData = unknown, TResult = unknown> {
    */
   getChildrenResults<TChildResult = unknown>(): Promise<Record<string, TChildResult>>;
   /**
+   * The results of this job's completed dependencies (`JobOptions.dependsOn`), keyed by job id: what each one's
+   * handler resolved with (`null` for nothing). Those that failed, were cancelled or removed are not in it. Empty for a
+   * job without dependencies.
+   */
+  getDependencyResults<TDependencyResult = unknown>(): Promise<Record<string, TDependencyResult>>;
+  /**
    * Transactional completion: completes this attempt inside your open TypeORM transaction, `manager` being its
    * `EntityManager` (`dataSource.transaction(async (manager) => ...)`), with `result` as the job's result (checked
    * like a returned result: `InvalidJobResultError`, nothing written). The job is completed if and only if that

@@ -14,7 +14,7 @@ import { SendSpan } from '../telemetry/queue-telemetry';
 export type ProducerStorage = EnqueueStorage &
   CallerTransactionStorage &
   KeyedEnqueueStorage &
-  Pick<FlowStorage, 'childrenOf'> &
+  Pick<FlowStorage, 'childrenOf' | 'dependenciesOf'> &
   ScheduleStorage;
 
 /** Where an add wrote its jobs: what the handles it returns read from, and whether the caller's transaction holds them. */

@@ -19,6 +19,7 @@ const NEVER_ABORTED = { signal: new AbortController().signal };
 function childrenWhileAlive(storage: ProducerStorage, transaction: CallerTransaction): ChildrenSource {
   return {
     childrenOf: (id) => (transaction.rolledBack ? Promise.reject(new JobNotFoundError(id)) : storage.childrenOf(id)),
+    dependenciesOf: (id) => (transaction.rolledBack ? Promise.reject(new JobNotFoundError(id)) : storage.dependenciesOf(id)),
   };
 }
 

@@ -52,6 +52,10 @@ export function prepareFlow(
       // A key could make one node's insert a no-op and leave its children without their parent; the manager is the
       // whole flow's (addFlow's second argument).
       if ('key' in options) throw invalid('options.key', 'is not supported in a flow');
+      // A flow node waits for its children, not for other jobs: the two waits share one pushed run time.
+      if ('dependsOn' in options || 'onDependencyFailure' in options) {
+        throw invalid('dependsOn' in options ? 'options.dependsOn' : 'options.onDependencyFailure', 'is not supported in a flow');
+      }
       if ('manager' in options) throw invalid('options.manager', 'is given for the whole flow: addFlow(flow, { manager })');
       // Deleting a completed child at once would take away the result its parent reads when it runs.
       if (parentIndex >= 0 && options.removeOnComplete === true) {

@@ -104,8 +104,10 @@ export function prepareJob(
     if (problem) throw invalid('group', problem);
   }
   const keyMode = keyModeOf(keyTtl, debounce, key, invalid, now);
+  const dependencies = dependenciesOf(options.dependsOn, options.onDependencyFailure, key, invalid);
   return {
     ...keyMode,
+    ...dependencies,
     data: serialized,
     priority: priority ?? 0,
     runAt: Math.max(now + Math.round(delay ?? 0), runAt?.getTime() ?? now),
@@ -138,6 +140,40 @@ function keyModeOf(
     throw invalid('debounce', 'does not combine with keyTtl: a key either throttles or debounces');
   if (keyTtl !== undefined) return { keyUntil: now + Math.round(keyTtl as number) };
   return debounce === true ? { debounce: true } : {};
+}
+
+/** Most dependencies one job may name: a bound on the statement that writes its edges. */
+export const MAX_DEPENDENCIES = 1000;
+
+/** A job id as the storage hands them out: a positive decimal integer without leading zeros. */
+const JOB_ID = /^[1-9][0-9]{0,17}$/;
+
+/** `dependsOn` and `onDependencyFailure`, validated: an array of distinct job ids, and a policy only beside it. */
+function dependenciesOf(
+  dependsOn: unknown,
+  policy: unknown,
+  key: string | undefined,
+  invalid: (option: string, reason: string) => InvalidJobOptionsError,
+): Pick<NewJobRecord, 'dependsOn' | 'onDependencyFailure'> {
+  if (policy !== undefined && policy !== 'fail' && policy !== 'continue') {
+    throw invalid('onDependencyFailure', `must be 'fail' or 'continue', got ${describeValue(policy)}`);
+  }
+  if (dependsOn === undefined) {
+    if (policy !== undefined) throw invalid('onDependencyFailure', 'needs dependsOn: it is what a failed dependency does to the job');
+    return {};
+  }
+  if (!Array.isArray(dependsOn) || dependsOn.length === 0 || dependsOn.length > MAX_DEPENDENCIES) {
+    throw invalid('dependsOn', `must be an array of 1 to ${MAX_DEPENDENCIES} job ids, got ${describeValue(dependsOn)}`);
+  }
+  const seen = new Set<string>();
+  dependsOn.forEach((id: unknown, index) => {
+    if (typeof id !== 'string' || !JOB_ID.test(id)) throw invalid(`dependsOn[${index}]`, `must be a job id, got ${describeValue(id)}`);
+    if (seen.has(id)) throw invalid(`dependsOn[${index}]`, `repeats job ${id}`);
+    seen.add(id);
+  });
+  // A keyed add may return a job that exists already instead of inserting one: the edges would be another job's.
+  if (key !== undefined) throw invalid('dependsOn', 'does not combine with key');
+  return { dependsOn: [...seen], onDependencyFailure: policy ?? 'fail' };
 }
 
 /** The option that makes a prepared job throttled or debounced (`keyTtl`, `debounce`), or null for a plain one. */

@@ -146,12 +146,18 @@ export class QueueProducer {
     // One PRODUCER span for the whole add; each job's CONSUMER span links to it (it is not each job's parent).
     const send = this.tracing()?.send(queue, records.length, { link: true });
     if (send) for (const record of records) record.traceContext = send.traceContext;
+    const dependents = records.some((record) => record.dependsOn);
     return this.writer.write({
       call: 'addBulk',
       queue,
       send,
       manager,
-      insert: (storage) => (manager ? storage.enqueueIn(manager, queue, records, now) : storage.enqueue(queue, records, now)),
+      insert: (storage) =>
+        dependents
+          ? storage.enqueueDependents(queue, records, now, manager)
+          : manager
+            ? storage.enqueueIn(manager, queue, records, now)
+            : storage.enqueue(queue, records, now),
       idsOf: (stored) => stored.map((record) => record.id),
       announce: (stored, added) => stored.forEach((record) => announceIfNew(record, now, added)),
       runAts: records.map((record) => record.runAt),

@@ -37,6 +37,8 @@ export class SingleAdd<TData, TResult> implements AddStep<JobRecord, EnqueuedJob
     const { queue, record, now, manager } = this;
     // Throttled or debounced: statements of their own, outside the batch commit (they may read or replace).
     if (this.keyed) return storage.enqueueKeyed(queue, record, now);
+    // With dependencies: a statement of its own, whose trigger writes the edges (outside the batch commit).
+    if (record.dependsOn) return storage.enqueueDependents(queue, [record], now, manager).then(([stored]) => stored);
     if (manager) return storage.enqueueIn(manager, queue, [record], now).then(([stored]) => stored);
     // Inside the application's open transaction on a shared connection: not grouped with adds made beside it.
     if (transaction) return storage.enqueue(queue, [record], now).then(([stored]) => stored);

@@ -29,6 +29,10 @@ export interface NewJobRecord {
   keyUntil?: number | null;
   /** Debounce: an add of the same key replaces this job while it has not started. Absent: false. */
   debounce?: boolean;
+  /** The ids of the jobs it waits for (`dependsOn`); null or absent: none. */
+  dependsOn?: string[] | null;
+  /** With `dependsOn`: what a dependency that did not complete does to it. */
+  onDependencyFailure?: ChildFailurePolicy | null;
 }
 
 /** What a flow parent does when a child ends failed or cancelled: fail too, or run once the others are done. */

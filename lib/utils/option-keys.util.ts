@@ -70,6 +70,8 @@ export const JOB_OPTION_KEYS = keysOf<JobOptions>()(
   'removeOnComplete',
   'removeOnFail',
   'group',
+  'dependsOn',
+  'onDependencyFailure',
   'manager',
 );
 /** A job's `backoff` (job options, a schedule's job options, a processor's and the module's). */

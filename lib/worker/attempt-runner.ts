@@ -29,7 +29,7 @@ import { checkedPayload, describeIssues, isPendingCheck, runPayloadSchema } from
 
 /** What an attempt uses: its own writes (progress, log, data), its job's children and a fresh read of its job. */
 export type AttemptStorage = ClaimStorage &
-  Pick<FlowStorage, 'childrenOf'> &
+  Pick<FlowStorage, 'childrenOf' | 'dependenciesOf'> &
   Pick<InspectionStorage, 'getJob'> &
   Pick<CallerTransactionStorage, 'completeIn' | 'afterCommitOf'>;
 

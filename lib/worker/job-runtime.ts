@@ -12,6 +12,15 @@ export interface SignalSource {
 /** Where a job reads its children from (the storage). */
 export interface ChildrenSource {
   childrenOf(id: string): Promise<ChildRow[]>;
+  /** The jobs it depends on (`dependsOn`) that still exist. */
+  dependenciesOf(id: string): Promise<ChildRow[]>;
+}
+
+/** The results of the completed ones among `rows`, keyed by id. */
+function completedResults<T>(rows: ChildRow[]): Record<string, T> {
+  const results: Record<string, T> = {};
+  for (const row of rows) if (row.status === 'completed') results[row.id] = (row.result === null ? null : JSON.parse(row.result)) as T;
+  return results;
 }
 
 /** What a `Job` does with the database: only the running attempt's can write, the others reject. */
@@ -82,11 +91,11 @@ class QueueJob<TData, TResult> implements Job<TData, TResult> {
   }
 
   async getChildrenResults<TChildResult = unknown>(): Promise<Record<string, TChildResult>> {
-    const results: Record<string, TChildResult> = {};
-    for (const child of await this.#children.childrenOf(this.id)) {
-      if (child.status === 'completed') results[child.id] = (child.result === null ? null : JSON.parse(child.result)) as TChildResult;
-    }
-    return results;
+    return completedResults<TChildResult>(await this.#children.childrenOf(this.id));
+  }
+
+  async getDependencyResults<TDependencyResult = unknown>(): Promise<Record<string, TDependencyResult>> {
+    return completedResults<TDependencyResult>(await this.#children.dependenciesOf(this.id));
   }
 
   completeIn(manager: EntityManager, result?: TResult): Promise<void> {

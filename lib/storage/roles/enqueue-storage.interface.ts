@@ -14,6 +14,12 @@ export interface EnqueueStorage {
    * nothing) when that transaction cannot write this queue's tables atomically (another database, another file).
    */
   enqueueIn(manager: EntityManager, queue: string, jobs: NewJobRecord[], now: number): Promise<JobRecord[]>;
+  /**
+   * `enqueue` of jobs some of which name `dependsOn` (in `manager`'s transaction when given), in one statement that
+   * also writes their edges and resolves what already ended. Throws JobNotFoundError (writing nothing) when an id
+   * names no job; one removed between that check and the insert counts as removed.
+   */
+  enqueueDependents(queue: string, jobs: NewJobRecord[], now: number, manager?: EntityManager): Promise<JobRecord[]>;
   /** Inserts a flow's nodes in one atomic write (in `manager`'s transaction when given); their ids, in node order. */
   enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]>;
   /**

@@ -6,6 +6,8 @@ export interface FlowStorage {
   getFlow(id: string): Promise<FlowRecord | null>;
   /** The children of a job, with their results. */
   childrenOf(id: string): Promise<ChildRow[]>;
+  /** The jobs a job depends on (`dependsOn`) that still exist, with their results. */
+  dependenciesOf(id: string): Promise<ChildRow[]>;
   /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
   cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
   /**

@@ -7,6 +7,7 @@
 import {
   EVENT_READERS_TABLE,
   EVENTS_TABLE,
+  DEPENDENCIES_TABLE,
   GROUP_LIMITS_TABLE,
   JOBS_TABLE,
   PROCESSES_TABLE,
@@ -26,6 +27,7 @@ export const SQLITE_QUEUE_TABLES = [
   EVENT_READERS_TABLE,
   PROCESSES_TABLE,
   GROUP_LIMITS_TABLE,
+  DEPENDENCIES_TABLE,
 ] as const;
 
 /**
@@ -111,6 +113,17 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
       [GROUP_LIMITS_TABLE]: ['queue', 'job_group', 'window_start', 'window_count', 'limited_until'],
     },
     objects: [[T, 'trigger', `${T}_group_window`]],
+  },
+  // dependencies (step 17): the edges of `dependsOn`, the dependent's list and policy, the dependency's flag, the triggers.
+  {
+    columns: { [T]: ['depends_on', 'on_dependency_failure', 'dependents'], [DEPENDENCIES_TABLE]: ['job_id', 'depends_on'] },
+    objects: [
+      [DEPENDENCIES_TABLE, 'index', `${DEPENDENCIES_TABLE}_dependents`],
+      [T, 'trigger', `${T}_dependent_added`],
+      [T, 'trigger', `${T}_dependency_finished`],
+      [T, 'trigger', `${T}_dependency_removed`],
+      [T, 'trigger', `${T}_dependent_removed`],
+    ],
   },
 ];
 

@@ -7,6 +7,8 @@ import { insertFlow } from '../sql/flows.sql';
 import { PostgresTransactions } from '../postgres-transaction';
 import { TransactionStatements } from '../../transactions/transaction-statements';
 import { EnqueueStorage } from '../../roles/enqueue-storage.interface';
+import { JobNotFoundError } from '../../../errors/job-not-found.error';
+import { insertDependents, missingJobs } from '../sql/dependencies.sql';
 import { PostgresBackend } from './postgres-backend';
 
 /** `EnqueueStorage` on PostgreSQL: see the role's interface for each member. */
@@ -43,6 +45,14 @@ export class PostgresEnqueueStorage implements EnqueueStorage {
       insert: (insertQueue, insertJobsOf, insertNow) => insertJobs(db, insertQueue, insertJobsOf, ms(insertNow)),
     };
     return pairEnqueued(pairing, queue, jobs, await pairing.insert(queue, jobs, now), ms(now));
+  }
+
+  async enqueueDependents(queue: string, jobs: NewJobRecord[], now: number, manager?: EntityManager): Promise<JobRecord[]> {
+    if (jobs.length === 0) return [];
+    const db = manager ? this.#inTransaction(await this.transactions.runnerFor(manager)) : this.db;
+    const [missing] = await missingJobs(db, [...new Set(jobs.flatMap((job) => job.dependsOn ?? []))]);
+    if (missing !== undefined) throw new JobNotFoundError(missing);
+    return pairEnqueued(this.#pairing, queue, jobs, await insertDependents(db, queue, jobs, ms(now)), ms(now));
   }
 
   async enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]> {

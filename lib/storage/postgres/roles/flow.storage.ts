@@ -1,6 +1,7 @@
 import { ChildRow, FlowRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { PostgresContext } from '../sql/postgres-sql-fragments';
 import { cancelDescendants, childrenOf, flowOf, removeTree } from '../sql/flows.sql';
+import { dependenciesOf } from '../sql/dependencies.sql';
 import { FlowStorage } from '../../roles/flow-storage.interface';
 import { PostgresBackend } from './postgres-backend';
 
@@ -18,6 +19,10 @@ export class PostgresFlowStorage implements FlowStorage {
 
   childrenOf(id: string): Promise<ChildRow[]> {
     return childrenOf(this.db, id);
+  }
+
+  dependenciesOf(id: string): Promise<ChildRow[]> {
+    return dependenciesOf(this.db, id);
   }
 
   cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {

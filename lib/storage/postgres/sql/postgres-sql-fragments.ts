@@ -13,6 +13,7 @@
 import {
   EVENT_READERS_TABLE,
   FINISH_WAITERS_MARK,
+  DEPENDENCIES_TABLE,
   GROUP_LIMITS_TABLE,
   JOBS_TABLE,
   QUEUES_TABLE,
@@ -45,6 +46,8 @@ export interface PostgresTables {
   readonly G: string;
   /** The function reading a queue's groups held back by a window or a pause on a fresh snapshot (migration 16), schema-qualified. */
   readonly groupWindows: string;
+  /** Which job waits for which (`dependsOn`, migration 17), schema-qualified. */
+  readonly D: string;
 }
 
 /** What every statement function of `postgres/sql/` is given: where to run, and the schema's tables. */
@@ -76,6 +79,7 @@ export function postgresTables(schema: string): PostgresTables {
       groupRunning: `"${schema}".${JOBS_TABLE}_group_running`,
       G: `"${schema}".${GROUP_LIMITS_TABLE}`,
       groupWindows: `"${schema}".${JOBS_TABLE}_group_windows`,
+      D: `"${schema}".${DEPENDENCIES_TABLE}`,
     };
     tablesBySchema.set(schema, tables);
   }

@@ -10,6 +10,9 @@ import { CommitWatch } from '../../transactions/commit-watch';
 import { keepRolledBackIds } from '../sql/sequence.sql';
 import { SqliteTransactionWatch } from '../../transactions/sqlite-transaction-watch';
 import { EnqueueStorage } from '../../roles/enqueue-storage.interface';
+import { JobNotFoundError } from '../../../errors/job-not-found.error';
+import { insertDependents, missingJobs } from '../sql/dependencies.sql';
+import { StatementRunner } from '../../shared/statement-runner';
 import { SqliteBackend } from './sqlite-backend';
 
 /** Whether the DataSource's driver binds parameters cheaply (better-sqlite3; node-sqlite3 does not): see insertJobs. */
@@ -49,6 +52,22 @@ export class SqliteEnqueueStorage implements EnqueueStorage {
       },
     };
     return pairEnqueued(pairing, queue, jobs, await pairing.insert(queue, jobs, now), now);
+  }
+
+  async enqueueDependents(queue: string, jobs: NewJobRecord[], now: number, manager?: EntityManager): Promise<JobRecord[]> {
+    if (this.db.fault) throw this.db.fault;
+    const runner = manager ? sqliteTransactionRunner(manager, this.db.source) : undefined;
+    const statements: StatementRunner = runner ? new TransactionStatements(runner) : this.db.runner;
+    const [missing] = await missingJobs(statements, [...new Set(jobs.flatMap((job) => job.dependsOn ?? []))]);
+    if (missing !== undefined) throw new JobNotFoundError(missing);
+    const inserted = await insertDependents(statements, queue, jobs, now);
+    if (manager && runner) this.#afterCommit(manager, runner, inserted);
+    else {
+      this.db.callerTransaction()?.noteIds(inserted.map((row) => row.id));
+      this.db.inserted();
+      this.db.written();
+    }
+    return pairEnqueued(this.#pairing, queue, jobs, inserted, now);
   }
 
   async enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { ChildRow, FlowRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { SqliteConnection } from '../sqlite-connection';
 import { cancelDescendants, childrenOf, flowOf, removeTree } from '../sql/flows.sql';
+import { dependenciesOf } from '../sql/dependencies.sql';
 import { FlowStorage } from '../../roles/flow-storage.interface';
 import { SqliteBackend } from './sqlite-backend';
 
@@ -18,6 +19,10 @@ export class SqliteFlowStorage implements FlowStorage {
 
   childrenOf(id: string): Promise<ChildRow[]> {
     return childrenOf(this.db.runner, id);
+  }
+
+  dependenciesOf(id: string): Promise<ChildRow[]> {
+    return dependenciesOf(this.db.runner, id);
   }
 
   cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {

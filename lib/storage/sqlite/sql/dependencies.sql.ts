@@ -1,0 +1,61 @@
+import { DEPENDENCIES_TABLE } from '../../../table-names.constants';
+import { ChildRow, NewJobRecord } from '../../queue-storage.interface';
+import { InsertedRow } from '../../shared/pair-enqueued';
+import { StatementRunner } from '../../shared/statement-runner';
+import { T, newJobValues, toRowId } from './sqlite-sql-fragments';
+
+const D = DEPENDENCIES_TABLE;
+
+/** The ids of a list that name no job. */
+const MISSING_SQL = `SELECT j.value AS id FROM json_each(?) AS j WHERE NOT EXISTS (SELECT 1 FROM ${T} WHERE id = CAST(j.value AS INTEGER))`;
+
+/**
+ * A batch of which some jobs name dependencies, from one JSON parameter: the insert trigger of step 17 writes each
+ * dependent's edges, flags its dependencies and resolves what already ended, in this statement.
+ */
+const INSERT_DEPENDENTS_SQL = `/* enqueue */ INSERT INTO ${T}
+  (queue, status, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, name, remove_on, job_group,
+   trace_context, depends_on, on_dependency_failure, created_at, updated_at)
+  SELECT ?, 'pending', j.value ->> 0, j.value ->> 1, j.value ->> 2, 0, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6,
+    j.value ->> 7, j.value ->> 8, j.value ->> 9, j.value ->> 10, j.value ->> 11, j.value ->> 12, ?, ?
+  FROM json_each(?) AS j WHERE true ORDER BY j.key
+  RETURNING id`;
+
+/** The dependencies of a job that still exist, with their results. */
+const DEPENDENCIES_SQL = `SELECT x.id AS id, x.queue AS queue, x.status AS status, x.result AS result
+  FROM ${D} AS d JOIN ${T} AS x ON x.id = d.depends_on WHERE d.job_id = ? ORDER BY x.id`;
+
+/** The ids among `ids` that name no job. */
+export async function missingJobs(runner: StatementRunner, ids: string[]): Promise<string[]> {
+  return (await runner.all(MISSING_SQL, [JSON.stringify(ids)])).map((row) => String(row.id));
+}
+
+/** Inserts jobs of one queue, some with dependencies: the rows inserted, sorted by id (input order). */
+export async function insertDependents(runner: StatementRunner, queue: string, jobs: NewJobRecord[], now: number): Promise<InsertedRow[]> {
+  const payload = JSON.stringify(
+    jobs.map((job) => [
+      ...newJobValues(job),
+      job.group ?? null,
+      job.traceContext ?? null,
+      job.dependsOn ? JSON.stringify(job.dependsOn) : null,
+      job.dependsOn ? (job.onDependencyFailure ?? 'fail') : null,
+    ]),
+  );
+  const rows = await runner.all(INSERT_DEPENDENTS_SQL, [queue, now, now, payload]);
+  return rows
+    .map((row) => Number(row.id))
+    .sort((a, b) => a - b)
+    .map((id) => ({ id: String(id), key: null }));
+}
+
+/** The jobs `id` depends on that still exist, oldest first. */
+export async function dependenciesOf(runner: StatementRunner, id: string): Promise<ChildRow[]> {
+  const rowId = toRowId(id);
+  if (rowId === null) return [];
+  return (await runner.all(DEPENDENCIES_SQL, [rowId])).map((row) => ({
+    id: String(row.id),
+    queue: String(row.queue),
+    status: row.status as ChildRow['status'],
+    result: (row.result as string | null) ?? null,
+  }));
+}
