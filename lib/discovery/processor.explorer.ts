@@ -34,7 +34,11 @@ const KNOWN_OPTIONS = new Set<string>([
   'groupLimiter',
   'deadLetter',
   'schema',
+  'batch',
 ]);
+const BATCH_KEYS = new Set<string>(['size', 'maxWaitMs']);
+/** Most jobs per call of a batch processor. */
+const MAX_BATCH_SIZE = 10_000;
 
 /** Finds every `@Processor` among the application's providers at boot, validates it and registers it. */
 @Injectable()
@@ -116,9 +120,14 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw invalid(`unknown option "${key}" (known: ${[...KNOWN_OPTIONS].join(', ')})`);
   }
-  const concurrency = options.concurrency ?? PROCESSOR_DEFAULTS.concurrency;
+  const batchProblem = options.batch === undefined ? null : batchOptionsProblem(options.batch);
+  if (batchProblem) throw invalid(`batch ${batchProblem}`);
+  const concurrency = options.concurrency ?? options.batch?.size ?? PROCESSOR_DEFAULTS.concurrency;
   if (!isIntegerInRange(concurrency, 1, LIMITS.concurrency)) {
     throw invalid(`concurrency must be an integer from 1 to ${LIMITS.concurrency}, got ${describeValue(concurrency)}`);
+  }
+  if (options.batch !== undefined && concurrency < options.batch.size) {
+    throw invalid(`concurrency (${concurrency}) is below batch.size (${options.batch.size}): a batch could never fill`);
   }
   if (options.prefetch !== undefined && options.prefetch !== 'auto' && !isIntegerInRange(options.prefetch, 0, LIMITS.concurrency)) {
     throw invalid(`prefetch must be 'auto' or an integer from 0 to ${LIMITS.concurrency}, got ${describeValue(options.prefetch)}`);
@@ -162,4 +171,23 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
     }
   }
   return { ...options, concurrency };
+}
+
+/** What is wrong with a processor's `batch` option, or null. */
+function batchOptionsProblem(batch: unknown): string | null {
+  if (typeof batch !== 'object' || batch === null || Array.isArray(batch)) {
+    return `must be an object { size, maxWaitMs? }, got ${describeValue(batch)}`;
+  }
+  for (const key of Object.keys(batch)) {
+    if (!BATCH_KEYS.has(key)) return `has an unknown option "${key}" (known: size, maxWaitMs)`;
+  }
+  const { size, maxWaitMs } = batch as { size?: unknown; maxWaitMs?: unknown };
+  if (!isIntegerInRange(size, 1, MAX_BATCH_SIZE)) return `size must be an integer from 1 to ${MAX_BATCH_SIZE}, got ${describeValue(size)}`;
+  if (
+    maxWaitMs !== undefined &&
+    !(typeof maxWaitMs === 'number' && Number.isFinite(maxWaitMs) && maxWaitMs >= 0 && maxWaitMs <= MAX_TIMER_MS)
+  ) {
+    return `maxWaitMs must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${describeValue(maxWaitMs)}`;
+  }
+  return null;
 }

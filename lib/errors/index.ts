@@ -4,6 +4,7 @@ export * from './queue-already-registered.error';
 export * from './invalid-processor.error';
 export * from './invalid-job-data.error';
 export * from './invalid-job-result.error';
+export * from './invalid-batch-result.error';
 export * from './outcome-write.error';
 export * from './invalid-queue-name.error';
 export * from './invalid-job-options.error';

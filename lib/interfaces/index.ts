@@ -2,6 +2,7 @@ export * from './backoff-options.interface';
 export * from './job-options.interface';
 export * from './job.interface';
 export * from './job-info.interface';
+export * from './batch-options.interface';
 export * from './processor-options.interface';
 export * from './queue-processor.interface';
 export * from './sqlite-queue-module-options.interface';

@@ -1,4 +1,5 @@
 import { BackoffOptions } from './backoff-options.interface';
+import { BatchOptions } from './batch-options.interface';
 import { PayloadSchema } from './payload-schema.interface';
 import { QueueLimits } from './queue-limits.interface';
 import { RetentionOption } from './retention-options.interface';
@@ -9,8 +10,16 @@ import { DeclaredSchedule } from './schedule-options.interface';
  * override the module's `queueLimits` for this queue.
  */
 export interface ProcessorOptions extends QueueLimits {
-  /** How many jobs of this queue run at once in this process. Default 1. */
+  /**
+   * How many jobs of this queue run at once in this process. Default 1, or `batch.size` for a batch processor (a
+   * batch counts as its jobs; at least `batch.size`, so that a batch can fill).
+   */
   concurrency?: number;
+  /**
+   * Makes this a batch processor: its `process(jobs)` (see `BatchProcessor`) receives up to `size` jobs of this queue
+   * at once. Concurrency, `prefetch`, rate limits, global and group concurrency count jobs, as without it.
+   */
+  batch?: BatchOptions;
   /**
    * How many jobs of this queue this process claims ahead, beyond its free slots, to start the moment a slot
    * frees (graphile-worker's local queue). A prefetched job is leased to this process and counts as running while it

@@ -1,10 +1,12 @@
 import { Observable, Subscription, filter } from 'rxjs';
 import { JobCancelledError } from '../errors/job-cancelled.error';
-import { QueueProcessor } from '../interfaces/queue-processor.interface';
+import { BatchProcessor, QueueProcessor } from '../interfaces/queue-processor.interface';
+import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { AttemptRef, JobRecord } from '../storage/queue-storage.interface';
 import { PROCESSOR_DEFAULTS } from '../module-defaults.constants';
 import { lookaheadFor } from '../utils/lookahead.util';
 import { AttemptRunner, RunningAttempt } from './attempt-runner';
+import { BatchCollector } from './batch-collector';
 import { LazyAbortController } from './lazy-abort-controller';
 import { announceOutcome } from './outcome-announcer';
 import { QueueWorkerContext, WorkerSettings } from './queue-worker-context';
@@ -41,6 +43,10 @@ export class QueueWorker {
   seenGroups = false;
   /** Mean time (ms) a handler of this queue takes, a moving average: 0 until one has finished. */
   private handlerMs = 0;
+  /** A batch processor's collector: each job's attempt calls it, and it calls the processor once per batch. */
+  private readonly batch?: BatchCollector;
+  /** The application is shutting down: a partial batch is handed back rather than called. */
+  private stopping = false;
 
   constructor(
     readonly queue: string,
@@ -50,9 +56,11 @@ export class QueueWorker {
     private readonly context: QueueWorkerContext,
   ) {
     this.slots = new WorkerSlots(settings.concurrency, settings.prefetch ?? PROCESSOR_DEFAULTS.prefetch);
+    // Here rather than at discovery: at shutdown the worker hands back the jobs of a batch not yet called.
+    if (settings.batch) this.batch = new BatchCollector(queue, processor as unknown as BatchProcessor, settings.batch);
     this.runner = new AttemptRunner({
       queue,
-      processor,
+      processor: this.batch ?? processor,
       timeout: settings.timeout,
       backoff: settings.backoff ?? context.defaultBackoff,
       storage: context.storage,
@@ -149,6 +157,7 @@ export class QueueWorker {
 
   /** Stops taking new jobs; running ones go on. */
   stopAccepting(): void {
+    this.stopping = true;
     this.slots.stopAccepting();
   }
 
@@ -161,7 +170,21 @@ export class QueueWorker {
     return this.slots
       .takeWaiting(matches)
       .concat(this.dropFollowing(undefined, matches))
-      .map((record) => ({ id: record.id, attempt: record.attempts }));
+      .map((record) => ({ id: record.id, attempt: record.attempts }))
+      .concat(group === undefined && this.stopping ? this.takeBatchPending() : []);
+  }
+
+  /** At shutdown, the jobs of a partial batch not yet called: their attempts end unsaved, to be handed back. */
+  private takeBatchPending(): AttemptRef[] {
+    if (!this.batch) return [];
+    const refs: AttemptRef[] = [];
+    for (const id of this.batch.takePending(new ShutdownAbortError('Application shutdown: the batch was not called yet'))) {
+      const attempt = this.running.get(id);
+      if (!attempt || attempt.abandoned) continue;
+      attempt.abandoned = true;
+      refs.push({ id, attempt: attempt.record.attempts });
+    }
+    return refs;
   }
 
   /** Resolves once nothing is running, being saved, or being handed back. */

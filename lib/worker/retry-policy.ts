@@ -1,6 +1,7 @@
 import { GroupRateLimitError } from '../errors/group-rate-limit.error';
 import { RateLimitError } from '../errors/rate-limit.error';
 import { SnoozeError } from '../errors/snooze.error';
+import { InvalidBatchResultError } from '../errors/invalid-batch-result.error';
 import { InvalidJobResultError } from '../errors/invalid-job-result.error';
 import { UnrecoverableError } from '../errors/unrecoverable.error';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
@@ -47,7 +48,7 @@ export function asSnoozeError(thrown: unknown): SnoozeError | null {
 /** Whether a thrown value asks to fail for good; `instanceof` itself throws on a Proxy whose traps throw. */
 export function isUnrecoverable(thrown: unknown): boolean {
   try {
-    return thrown instanceof UnrecoverableError || thrown instanceof InvalidJobResultError;
+    return thrown instanceof UnrecoverableError || thrown instanceof InvalidJobResultError || thrown instanceof InvalidBatchResultError;
   } catch {
     return false;
   }

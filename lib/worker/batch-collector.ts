@@ -1,0 +1,120 @@
+import { InvalidBatchResultError } from '../errors/invalid-batch-result.error';
+import { BatchOptions } from '../interfaces/batch-options.interface';
+import { Job } from '../interfaces/job.interface';
+import { BatchProcessor, QueueProcessor } from '../interfaces/queue-processor.interface';
+
+/** One job waiting in, or running as part of, a batch: its own promise, settled once. */
+interface BatchEntry {
+  readonly job: Job;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  onAbort?: () => void;
+  settled: boolean;
+}
+
+/**
+ * Stands for a batch processor where the worker calls `process(job)` once per job: every job keeps its own attempt
+ * (lease, timeout, signal, progress, log, events, span, outcome), and this gathers them into calls of the user's
+ * `process(jobs)`. A batch is called once it holds `size` jobs, or `maxWaitMs` after the first job of a partial one;
+ * each job's promise then settles from its own item. A job whose signal aborts (its timeout, a cancel, a shutdown)
+ * settles alone at once: out of the batch if it has not been called yet, its item ignored if it has.
+ */
+export class BatchCollector implements QueueProcessor {
+  private pending: BatchEntry[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly maxWaitMs: number;
+
+  constructor(
+    private readonly queue: string,
+    private readonly target: BatchProcessor,
+    private readonly options: BatchOptions,
+  ) {
+    this.maxWaitMs = options.maxWaitMs ?? 0;
+  }
+
+  /** Adds a job to the partial batch; resolves or rejects as its own item of the batch's call says. */
+  process(job: Job): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const entry: BatchEntry = { job, resolve, reject, settled: false };
+      const { signal } = job;
+      if (signal.aborted) return reject(signal.reason);
+      entry.onAbort = () => {
+        this.pending = this.pending.filter((other) => other !== entry);
+        settle(entry, false, signal.reason);
+      };
+      signal.addEventListener('abort', entry.onAbort, { once: true });
+      this.pending.push(entry);
+      if (this.pending.length >= this.options.size) this.flush();
+      else if (this.timer === undefined) this.timer = setTimeout(() => this.flush(), this.maxWaitMs);
+    });
+  }
+
+  /**
+   * Takes the jobs of the partial batch out, never to be called, and rejects them with `reason`; returns their ids
+   * (the worker hands them back unstarted at shutdown).
+   */
+  takePending(reason: Error): string[] {
+    this.stopTimer();
+    const taken = this.pending.splice(0);
+    for (const entry of taken) settle(entry, false, reason);
+    return taken.map((entry) => entry.job.id);
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private flush(): void {
+    this.stopTimer();
+    const entries = this.pending.splice(0);
+    if (entries.length > 0) void this.call(entries);
+  }
+
+  /** Calls the user's `process(jobs)` once and settles each entry from what it returned. */
+  private async call(entries: BatchEntry[]): Promise<void> {
+    let returned: unknown;
+    try {
+      returned = await this.target.process(entries.map((entry) => entry.job));
+    } catch (error) {
+      for (const entry of entries) settle(entry, false, error);
+      return;
+    }
+    if (!Array.isArray(returned)) {
+      for (const entry of entries) settle(entry, true, returned);
+      return;
+    }
+    if (returned.length !== entries.length) {
+      const error = new InvalidBatchResultError(this.queue, entries.length, returned.length);
+      for (const entry of entries) settle(entry, false, error);
+      return;
+    }
+    entries.forEach((entry, index) => settleFromItem(entry, returned[index]));
+  }
+}
+
+/** An item of the returned array: an Error or a rejected promise fails its job, anything else is its result. */
+function settleFromItem(entry: BatchEntry, item: unknown): void {
+  if (isThenable(item)) {
+    Promise.resolve(item).then(
+      (value) => settleFromItem(entry, value),
+      (error: unknown) => settle(entry, false, error),
+    );
+    return;
+  }
+  if (item instanceof Error) settle(entry, false, item);
+  else settle(entry, true, item);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Settles an entry once; its abort listener goes with it. */
+function settle(entry: BatchEntry, ok: boolean, value: unknown): void {
+  if (entry.settled) return;
+  entry.settled = true;
+  if (entry.onAbort) entry.job.signal.removeEventListener('abort', entry.onAbort);
+  if (ok) entry.resolve(value);
+  else entry.reject(value);
+}
