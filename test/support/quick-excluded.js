@@ -11,6 +11,7 @@ const QUICK_EXCLUDED = [
   ['test/crash-recovery-poison.e2e-spec.ts', 'a poison job that kills the processes that claim it'],
   ['test/complete-in-crash.e2e-spec.ts', 'kill -9 of worker processes completing jobs in their own transactions'],
   ['test/dependencies-crash.e2e-spec.ts', 'kill -9 of worker processes running a graph of dependent jobs'],
+  ['test/batch-handlers-crash.e2e-spec.ts', 'kill -9 of a worker process in the middle of a batch'],
   ['test/multi-process.e2e-spec.ts', 'several OS processes on one database'],
   ['test/queue-limits-processes.e2e-spec.ts', 'limits held across OS processes, one killed with -9'],
   ['test/groups-processes.e2e-spec.ts', 'group concurrency across OS processes'],
