@@ -57,10 +57,14 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     await waitFor(() => runs.some((run) => run.queue === 'report'), 'the plain report ran');
     expect(await statusOf(admin, dependent.id)).toBe('pending');
     expect(Math.abs((await admin.getJob(dependent.id))!.runAt.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(await admin.explain(dependent.id)).toMatchObject({ reason: 'waiting-for-dependencies', dependenciesLeft: [a.id, b.id, c.id] });
 
     await admin.resume('fetch');
     await waitFor(async () => (await statusOf(admin, c.id)) === 'completed', 'the fetches completed');
     expect(await statusOf(admin, dependent.id)).toBe('pending');
+    const explained = await admin.explain(dependent.id);
+    expect(explained).toMatchObject({ reason: 'waiting-for-dependencies', dependenciesLeft: [b.id] });
+    expect(explained.detail).toContain(`(${b.id})`);
     await admin.resume('resize');
     await waitFor(async () => (await statusOf(admin, dependent.id)) === 'completed', 'the dependent completed');
     const reports = runs.filter((run) => run.queue === 'report' && run.id === dependent.id);

@@ -29,6 +29,15 @@ const at = (ms: number) => new Date(ms).toISOString();
  * it. One function per reason, each reading only the facts and limits it needs: a new limit is a new entry here.
  */
 const PENDING_CHECKS: readonly ReasonCheck[] = [
+  function waitingForDependencies({ job, dependenciesLeft }) {
+    if (!isWaitingRunAt(job.runAt) || dependenciesLeft.length === 0) return null;
+    const shown = dependenciesLeft.slice(0, 10).join(', ') + (dependenciesLeft.length > 10 ? ', ...' : '');
+    return {
+      reason: 'waiting-for-dependencies',
+      dependenciesLeft,
+      detail: `waiting for ${dependenciesLeft.length} dependency job(s) still pending or running (${shown}); it runs after the last one ends`,
+    };
+  },
   function waitingForChildren({ job, childrenLeft }) {
     if (!isWaitingRunAt(job.runAt)) return null;
     return {

@@ -2,13 +2,14 @@ import { JobStatus } from './job-info.interface';
 
 /**
  * Why a job is where it is, as `QueueAdmin.explain(id)` says. The first that applies, in this order: `finished`,
- * `running`, `waiting-for-children`, `paused`, `delayed` / `retry-backoff`, `no-processor`, `rate-limited`,
+ * `running`, `waiting-for-dependencies`, `waiting-for-children`, `paused`, `delayed` / `retry-backoff`, `no-processor`, `rate-limited`,
  * `group-rate-limited`, `global-concurrency`, `group-concurrency`, and `due` when nothing holds the job back but a free
  * slot.
  */
 export type JobExplanationReason =
   | 'finished'
   | 'running'
+  | 'waiting-for-dependencies'
   | 'waiting-for-children'
   | 'paused'
   | 'delayed'
@@ -38,4 +39,6 @@ export interface JobExplanation {
   owner?: string;
   /** `waiting-for-children`: how many of its children are still pending or running. */
   childrenLeft?: number;
+  /** `waiting-for-dependencies`: the ids of the jobs it depends on (`dependsOn`) still pending or running. */
+  dependenciesLeft?: string[];
 }

@@ -20,6 +20,8 @@ export interface ExplainFacts {
   readonly groupLimitedUntil: number;
   /** The job's children still pending or running. */
   readonly childrenLeft: number;
+  /** The ids of the jobs it depends on (`dependsOn`) still pending or running, oldest first. */
+  readonly dependenciesLeft: string[];
 }
 
 /** Reading why a job waits (`QueueAdmin.explain`). */

@@ -5,11 +5,11 @@ import { PostgresContext, ms, perSchema, toRowId } from './postgres-sql-fragment
 
 /**
  * The job, its queue's row (pause, limits' state, processor announcement), its live children and the queue's running
- * jobs with a live lease (all of them, and those of the job's group), and its group's pause or used-up group window, in
+ * jobs with a live lease, its live dependencies (`dependsOn`), (all of them, and those of the job's group), and its group's pause or used-up group window, in
  * one statement (one snapshot). The rate window counts as used up as the claim counts it.
  * Params: id, now.
  */
-const sql = perSchema(({ T, Q, G }) => ({
+const sql = perSchema(({ T, Q, G, D }) => ({
   explain: `SELECT ${jobColumnsOf('j')},
       coalesce(q.paused, false) AS x_paused,
       GREATEST(coalesce(q.limited_until, 0), CASE WHEN q.rate_max IS NOT NULL AND q.window_count >= q.rate_max
@@ -19,6 +19,8 @@ const sql = perSchema(({ T, Q, G }) => ({
       (SELECT count(*) FROM ${T} AS g WHERE g.queue = j.queue AND g.job_group = j.job_group AND g.status = 'running'
         AND g.lease_until > $2) AS x_group_running_live,
       (SELECT count(*) FROM ${T} AS c WHERE c.parent_id = j.id AND c.status IN ('pending', 'running')) AS x_children_left,
+      ARRAY(SELECT x.id::text FROM ${D} AS d JOIN ${T} AS x ON x.id = d.depends_on
+        WHERE d.job_id = j.id AND x.status IN ('pending', 'running') ORDER BY x.id) AS x_dependencies_left,
       (SELECT GREATEST(gl.limited_until, CASE WHEN gl.window_count >= q.group_rate_max AND gl.window_start + q.group_rate_duration > $2
           THEN gl.window_start + q.group_rate_duration ELSE 0 END)
         FROM ${G} AS gl WHERE gl.queue = j.queue AND gl.job_group = j.job_group) AS x_group_limited_until
@@ -39,6 +41,7 @@ export async function explainFacts(db: PostgresContext, id: string, now: number)
     runningLive: Number(row.x_running_live),
     groupRunningLive: Number(row.x_group_running_live),
     childrenLeft: Number(row.x_children_left),
+    dependenciesLeft: (row.x_dependencies_left as string[] | null) ?? [],
     groupLimitedUntil: Number(row.x_group_limited_until ?? 0),
   };
 }

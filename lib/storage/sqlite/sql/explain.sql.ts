@@ -2,12 +2,12 @@ import { ExplainFacts } from '../../queue-storage.interface';
 import { jobColumnsOf } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
-import { GROUP_LIMITS_TABLE as G } from '../../../table-names.constants';
+import { DEPENDENCIES_TABLE as D, GROUP_LIMITS_TABLE as G } from '../../../table-names.constants';
 import { Q, T, toRowId } from './sqlite-sql-fragments';
 
 /**
  * The job, its queue's row (pause, limits' state, processor announcement), its live children and the queue's running
- * jobs with a live lease (all of them, and those of the job's group), in one snapshot. The rate window counts as used up as the claim counts it (see claim.sql.ts).
+ * jobs with a live lease, its live dependencies (`dependsOn`), (all of them, and those of the job's group), in one snapshot. The rate window counts as used up as the claim counts it (see claim.sql.ts).
  * And the job's group's pause or used-up group window. Params: now (rate window), now (leases), now (the group's
  * leases), now (the group's window), id. A job without a group counts 0 in its group, and has no group window.
  */
@@ -20,6 +20,8 @@ const EXPLAIN_SQL = `SELECT ${jobColumnsOf('j')},
     (SELECT count(*) FROM ${T} AS g WHERE g.queue = j.queue AND g.job_group = j.job_group AND g.status = 'running'
       AND g.lease_until > ?) AS x_group_running_live,
     (SELECT count(*) FROM ${T} AS c WHERE c.parent_id = j.id AND c.status IN ('pending', 'running')) AS x_children_left,
+    (SELECT json_group_array(x.id) FROM ${D} AS d JOIN ${T} AS x ON x.id = d.depends_on
+      WHERE d.job_id = j.id AND x.status IN ('pending', 'running')) AS x_dependencies_left,
     (SELECT max(gl.limited_until, CASE WHEN gl.window_count >= q.group_rate_max AND gl.window_start + q.group_rate_duration > ?
         THEN gl.window_start + q.group_rate_duration ELSE 0 END)
       FROM ${G} AS gl WHERE gl.queue = j.queue AND gl.job_group = j.job_group) AS x_group_limited_until
@@ -39,6 +41,7 @@ export async function explainFacts(runner: StatementRunner, id: string, now: num
     runningLive: Number(row.x_running_live),
     groupRunningLive: Number(row.x_group_running_live),
     childrenLeft: Number(row.x_children_left),
+    dependenciesLeft: (JSON.parse(String(row.x_dependencies_left ?? '[]')) as number[]).sort((a, b) => a - b).map(String),
     groupLimitedUntil: Number(row.x_group_limited_until ?? 0),
   };
 }
