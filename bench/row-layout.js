@@ -89,6 +89,11 @@ const LAYOUTS = {
     returning: PACKED,
     note: 'the flows trigger as step 7 left it: fired by every statement that sets status, the claim included',
   },
+  'no-dependency-triggers': {
+    ddl: [`DROP TRIGGER ${T}_dependency_finished`, `DROP TRIGGER ${T}_dependent_added`],
+    returning: PACKED,
+    note: 'without the triggers of job dependencies (step 17): what their WHEN costs a claim and a completion of jobs that have none',
+  },
   'no-dead-letter-trigger': {
     ddl: [`DROP TRIGGER ${T}_dead_letter`],
     returning: PACKED,
