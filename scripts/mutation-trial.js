@@ -744,6 +744,15 @@ const MUTATIONS = [
     why: 'SQLite: a pending dependency removed leaves its dependents waiting for ever',
   },
   {
+    id: 'dependency-pg-end-no-lock',
+    area: 'dependencies',
+    file: 'lib/storage/postgres/migrations/017-dependencies.migration.ts',
+    from: '          ORDER BY id FOR UPDATE;\n        ${release};',
+    to: '          ORDER BY id;\n        ${release};',
+    tests: ['test/dependencies-postgres-race.e2e-spec.ts'],
+    why: 'PostgreSQL: the end of a dependency reads the dependents without locking them: two ends at once each see the other live, and the dependent waits for ever',
+  },
+  {
     id: 'dependency-pg-removal-ignored',
     area: 'dependencies',
     file: 'lib/storage/postgres/migrations/017-dependencies.migration.ts',

@@ -179,6 +179,38 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     await waitFor(async () => (await statusOf(admin, onB.id)) === 'completed', 'the dependent on b completed');
   });
 
+  it('runs a batch callback once every job of the set has ended, with the counts of those that completed and the others', async () => {
+    const seen: { completed: number; other: number }[] = [];
+    const app = await current.startApp({
+      module: { pollInterval: 100 },
+      providers: [
+        ...processors([], new Set([1, 3])),
+        defineProcessor<{ ids: string[] }>(
+          'batch-done',
+          async (job: Job<{ ids: string[] }>) => {
+            const completed = Object.keys(await job.getDependencyResults()).length;
+            seen.push({ completed, other: job.data.ids.length - completed });
+          },
+          { maxAttempts: 1 },
+        ),
+      ],
+    });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    await admin.pause('fetch');
+    const batch = await producer.addBulk(
+      'fetch',
+      Array.from({ length: 5 }, (_, n) => ({ data: { n } })),
+    );
+    const ids = batch.map((job) => job.id);
+    const callback = await producer.add('batch-done', { ids }, { dependsOn: ids, onDependencyFailure: 'continue' });
+    await admin.remove(ids[4]);
+    expect(await statusOf(admin, callback.id)).toBe('pending');
+    await admin.resume('fetch');
+    await waitFor(async () => (await statusOf(admin, callback.id)) === 'completed', 'the batch callback completed');
+    expect(seen).toEqual([{ completed: 2, other: 3 }]);
+  });
+
   it('refuses bad dependencies with a typed error and writes nothing', async () => {
     const app = await current.startApp({ module: { processing: false } });
     const producer = app.get(QueueProducer);
