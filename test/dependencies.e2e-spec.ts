@@ -1,4 +1,13 @@
-import { DependencyFailedError, InvalidJobOptionsError, Job, JobNotFoundError, JobStatus, QueueAdmin, QueueProducer } from '../lib';
+import {
+  DependencyFailedError,
+  InvalidJobOptionsError,
+  Job,
+  JobNotFoundError,
+  JobStatus,
+  JobWaitingForChildrenError,
+  QueueAdmin,
+  QueueProducer,
+} from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
@@ -65,6 +74,7 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     const explained = await admin.explain(dependent.id);
     expect(explained).toMatchObject({ reason: 'waiting-for-dependencies', dependenciesLeft: [b.id] });
     expect(explained.detail).toContain(`(${b.id})`);
+    await expect(admin.promote(dependent.id)).rejects.toThrow(JobWaitingForChildrenError);
     await admin.resume('resize');
     await waitFor(async () => (await statusOf(admin, dependent.id)) === 'completed', 'the dependent completed');
     const reports = runs.filter((run) => run.queue === 'report' && run.id === dependent.id);
