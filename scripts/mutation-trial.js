@@ -761,6 +761,52 @@ const MUTATIONS = [
     tests: ['test/dependencies.e2e-spec.ts'],
     why: 'PostgreSQL: a pending dependency removed leaves its dependents waiting for ever',
   },
+  // ---- batch handlers: the collector behind the one call site, and its shutdown hand-back
+  {
+    id: 'batch-error-item-is-result',
+    area: 'batch',
+    file: 'lib/worker/batch-collector.ts',
+    from: 'if (item instanceof Error) settle(entry, false, item);',
+    to: 'if (item instanceof TypeError) settle(entry, false, item);',
+    tests: ['test/batch-handlers.e2e-spec.ts'],
+    why: "an item that is a plain Error completes its job (stored as the error's JSON) instead of failing it",
+  },
+  {
+    id: 'batch-abort-not-heard',
+    area: 'batch',
+    file: 'lib/worker/batch-collector.ts',
+    from: "      signal.addEventListener('abort', entry.onAbort, { once: true });\n",
+    to: '',
+    tests: ['test/batch-handlers.e2e-spec.ts'],
+    why: 'a job cancelled while its batch waits to fill is still passed to process(jobs)',
+  },
+  {
+    id: 'batch-short-array-accepted',
+    area: 'batch',
+    file: 'lib/worker/batch-collector.ts',
+    from: 'if (returned.length !== entries.length) {',
+    to: 'if (returned.length > entries.length) {',
+    tests: ['test/batch-handlers.e2e-spec.ts'],
+    why: 'a returned array shorter than jobs completes the jobs past its end with no result',
+  },
+  {
+    id: 'batch-pending-not-handed-back',
+    area: 'batch',
+    file: 'lib/worker/queue-worker.ts',
+    from: 'group === undefined && this.stopping ? this.takeBatchPending() : []',
+    to: '[]',
+    tests: ['test/batch-handlers.e2e-spec.ts'],
+    why: 'at shutdown a partial batch is called (within shutdownTimeout) instead of handed back unstarted',
+  },
+  {
+    id: 'batch-concurrency-default-one',
+    area: 'batch',
+    file: 'lib/discovery/processor.explorer.ts',
+    from: 'options.concurrency ?? options.batch?.size ?? PROCESSOR_DEFAULTS.concurrency',
+    to: 'options.concurrency ?? PROCESSOR_DEFAULTS.concurrency',
+    tests: ['test/batch-handlers.e2e-spec.ts', 'test/batch-handlers-crash.e2e-spec.ts'],
+    why: 'a batch processor without concurrency runs one job at a time: its batches hold one job',
+  },
 ];
 
 function parseArgs(argv) {

@@ -166,6 +166,11 @@ describeEachBackend('batch handlers', (backend) => {
     await admin().resume('batch');
     await waitFor(() => calls.length === 1, 'the batch called');
     expect(calls[0]).toHaveLength(4);
+    // explain says the job runs as part of a batch, and of what size.
+    expect(await admin().explain(rest[1])).toMatchObject({
+      reason: 'running',
+      detail: expect.stringContaining('in batches of up to 4, a partial batch waiting at most 0 ms'),
+    });
     await admin().cancel(rest[0]);
     await waitFor(async () => (await admin().getJob(slow))?.status === 'failed', 'the timed-out job failed');
     expect((await admin().getJob(slow))?.error?.name).toBe('JobTimeoutError');
@@ -185,8 +190,9 @@ describeEachBackend('batch handlers', (backend) => {
     await waitFor(async () => (await admin().getJob(first))?.status === 'running', 'the first job claimed');
     await admin().cancel(first);
     const rest = await addAll([{ n: 2 }, { n: 3 }]);
-    expect((await finished(rest)).map((job) => job.result)).toEqual([2, 3]);
+    await waitFor(() => calls.length === 1, 'a batch called');
     expect(calls).toEqual([rest]);
+    expect((await finished(rest)).map((job) => job.result)).toEqual([2, 3]);
     expect((await admin().getJob(first))?.status).toBe('cancelled');
   });
 

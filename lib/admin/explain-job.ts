@@ -1,3 +1,4 @@
+import { BatchOptions } from '../interfaces/batch-options.interface';
 import { JobExplanation } from '../interfaces/job-explanation.interface';
 import { ExplainFacts } from '../storage/queue-storage.interface';
 import { intendedRunAt, isWaitingRunAt } from '../storage/shared/flow-wait';
@@ -15,6 +16,8 @@ export interface ExplainLimits {
   readonly globalConcurrency?: number;
   /** The queue's per-group concurrency, as this process declares it. */
   readonly groupConcurrency?: number;
+  /** The batch of the queue's processor in this process (a batch handler), when it has one. */
+  readonly batch?: BatchOptions;
 }
 
 type Explained = Omit<JobExplanation, 'status'>;
@@ -122,7 +125,7 @@ export function explainJob(facts: ExplainFacts, limits: ExplainLimits, now: numb
       lease > now
         ? `attempt ${job.attempts} of ${job.maxAttempts} runs in process ${owner}; its lease runs until ${at(lease)} and is renewed while it runs`
         : `attempt ${job.attempts} of ${job.maxAttempts} was claimed by ${owner}, whose lease expired at ${at(lease)}: lease recovery will run it again`;
-    return { status, reason: 'running', owner, until: new Date(lease), detail };
+    return { status, reason: 'running', owner, until: new Date(lease), detail: detail + batchNote(limits) };
   }
   for (const check of PENDING_CHECKS) {
     const explained = check(facts, limits, now);
@@ -132,6 +135,12 @@ export function explainJob(facts: ExplainFacts, limits: ExplainLimits, now: numb
   return {
     status,
     reason: 'due',
-    detail: `due since ${at(intendedRunAt(job.runAt))}, waiting for a free slot of a processor of queue "${job.queue}"${ahead}`,
+    detail: `due since ${at(intendedRunAt(job.runAt))}, waiting for a free slot of a processor of queue "${job.queue}"${ahead}${batchNote(limits)}`,
   };
+}
+
+/** A batch handler's jobs run as part of a batch: said where a job runs or waits for a slot (no statement more). */
+function batchNote({ batch }: ExplainLimits): string {
+  if (batch === undefined) return '';
+  return `; its processor here runs the queue's jobs in batches of up to ${batch.size}, a partial batch waiting at most ${batch.maxWaitMs ?? 0} ms for more`;
 }

@@ -67,6 +67,7 @@ export class JobInspection {
         processesHere: !!processor && !!runtime.processing,
         globalConcurrency: processor?.settings.globalConcurrency ?? runtime.options.queueLimits[queue]?.globalConcurrency,
         groupConcurrency: processor?.settings.groupConcurrency ?? runtime.options.queueLimits[queue]?.groupConcurrency,
+        batch: processor?.settings.batch,
       },
       now,
     );
