@@ -244,6 +244,64 @@ describeEachBackend('batch handlers', (backend) => {
     expect((await admin().getCounts('batch')).pending).toBe(grouped.length + plain.length - 3);
   });
 
+  it('bounds a batch by the global concurrency: it counts jobs across processes', async () => {
+    const hold = gate();
+    await start(
+      async () => {
+        await hold.promise;
+      },
+      { batch: { size: 5, maxWaitMs: 20 }, globalConcurrency: 2 },
+    );
+    await admin().pause('batch');
+    const ids = await addAll(Array.from({ length: 5 }, (_, n) => ({ n })));
+    await admin().resume('batch');
+    await waitFor(() => calls.length === 1, 'the first batch called');
+    expect(calls[0]).toHaveLength(2);
+    expect((await admin().getCounts('batch')).running).toBe(2);
+    hold.open();
+    await finished(ids);
+    expect(calls.every((call) => call.length <= 2)).toBe(true);
+  });
+
+  it('prefetch counts jobs: the jobs claimed ahead wait for slots, out of the running batch, and form the next one', async () => {
+    const hold = gate();
+    await start(
+      async (jobs) => {
+        if (calls.length === 1) await hold.promise;
+        return jobs.map((job) => job.data.n);
+      },
+      { batch: { size: 3, maxWaitMs: 20 }, prefetch: 3 },
+    );
+    await admin().pause('batch');
+    const ids = await addAll(Array.from({ length: 6 }, (_, n) => ({ n })));
+    await admin().resume('batch');
+    // Three running in the batch, three claimed ahead (leased, counted running) waiting for its slots.
+    await waitFor(async () => (await admin().getCounts('batch')).running === 6, 'six jobs claimed');
+    expect(calls.map((call) => call.length)).toEqual([3]);
+    hold.open();
+    expect((await finished(ids)).map((job) => job.result)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(calls.map((call) => call.length)).toEqual([3, 3]);
+  });
+
+  it('gives each job of a batch its own progress and log', async () => {
+    await start(
+      async (jobs) => {
+        for (const job of jobs) {
+          await job.updateProgress(job.data.n);
+          await job.log(`job ${job.data.n} ran in a batch of ${jobs.length}`);
+        }
+      },
+      { batch: { size: 2 } },
+    );
+    await admin().pause('batch');
+    const ids = await addAll([{ n: 1 }, { n: 2 }]);
+    await admin().resume('batch');
+    const jobs = await finished(ids);
+    expect(jobs.map((job) => job.progress)).toEqual([1, 2]);
+    expect(await admin().getJobLogs(ids[0])).toEqual(['job 1 ran in a batch of 2']);
+    expect(await admin().getJobLogs(ids[1])).toEqual(['job 2 ran in a batch of 2']);
+  });
+
   it('hands back the jobs of a batch not yet called at a clean shutdown, their attempt uncounted', async () => {
     // The partial batch would be called 2 s in, well within the shutdown's grace: only the hand-back keeps it uncalled.
     await start(async () => 'never', { batch: { size: 10, maxWaitMs: 2_000 } }, 20_000);
