@@ -317,6 +317,35 @@ describeEachBackend('batch handlers', (backend) => {
     ]);
   });
 
+  it('at a clean shutdown mid-batch, a batch already called finishes within shutdownTimeout, a partial one goes back', async () => {
+    const hold = gate();
+    await start(
+      async (jobs) => {
+        await hold.promise;
+        return jobs.map((job) => job.data.n);
+      },
+      { batch: { size: 2, maxWaitMs: 2_000 }, concurrency: 4 },
+      20_000,
+    );
+    await admin().pause('batch');
+    const ids = await addAll([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    await admin().resume('batch');
+    await waitFor(async () => calls.length === 1 && (await admin().getCounts('batch')).running === 3, 'a batch called, one job waiting');
+    const reader = await current.startApp({ module: { processing: false } });
+    const closing = current.close(app);
+    // The job of the partial batch is back before the called batch ends.
+    const [waiting] = ids.filter((id) => !calls[0].includes(id));
+    await waitFor(async () => (await reader.get(QueueAdmin).getJob(waiting))?.status === 'pending', 'the partial batch handed back');
+    hold.open();
+    await closing;
+    const jobs = await Promise.all(ids.map((id) => reader.get(QueueAdmin).getJob(id)));
+    for (const job of jobs) {
+      if (calls[0].includes(job!.id)) expect(job).toMatchObject({ status: 'completed', result: (job!.data as Item).n, attempts: 1 });
+      else expect(job).toMatchObject({ status: 'pending', attempts: 0 });
+    }
+    expect(calls).toHaveLength(1);
+  });
+
   it.each([
     [{ batch: null }, 'batch must be an object'],
     [{ batch: { size: 0 } }, 'size must be an integer from 1 to 10000'],
