@@ -5,50 +5,27 @@
  * believed the batch 10 rows long and rescanned it once per running row: 200 completions took 5.6 ms against 1.7
  * (bench/pg-completion-plan.js). The plans are read with EXPLAIN of EXECUTE (not run), with and without statistics.
  */
-import { DataSource } from 'typeorm';
-import { createQueueStorage } from '../lib/runtime/create-queue-storage';
-import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { StatementOptions } from '../lib/storage/shared/statement-runner';
 import { completeJobs } from '../lib/storage/postgres/sql/outcomes.sql';
 import { postgresTables } from '../lib/storage/postgres/sql/postgres-sql-fragments';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { JOBS_TABLE } from '../lib/table-names.constants';
-import { Backend, TestDatabase, describePostgres } from './support/backends';
+import { Backend, describePostgres } from './support/backends';
+import { PlanDatabase, PlanNode, openPlanDatabase, planNodes } from './support/postgres-plan';
 import { newJob } from './support/storage-contract';
-
-/** A node of PostgreSQL's JSON plan (the fields this test reads). */
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Parent Relationship'?: string;
-  Plans?: PlanNode[];
-}
-
-/** Every node of a plan, each with the node above it. */
-function nodesOf(node: PlanNode, parent?: PlanNode, found: { node: PlanNode; parent?: PlanNode }[] = []) {
-  found.push({ node, parent });
-  for (const child of node.Plans ?? []) nodesOf(child, node, found);
-  return found;
-}
 
 const BATCH = 200;
 const WORKER = 'plan-worker';
 
 describePostgres('completion batch plan', (backend: Backend) => {
-  let db: TestDatabase;
+  let plans: PlanDatabase;
   let storage: QueueStorage;
-  let source: DataSource;
   let completion: { sql: string; options?: StatementOptions };
   let batch: { id: string; attempts: number }[];
 
   beforeAll(async () => {
-    db = backend.tempDatabase();
-    storage = createQueueStorage(resolveModuleOptions({ ...db.options }));
-    await storage.initialize();
-    // One connection: the session settings and the prepared statement below belong to it.
-    source = new DataSource({ type: 'postgres', url: (db.options.postgres as { url: string }).url, poolSize: 1 });
-    await source.initialize();
-    await source.query(`ALTER TABLE ${jobsTable()} SET (autovacuum_enabled = false)`);
+    plans = await openPlanDatabase(backend);
+    ({ storage } = plans);
     const now = Date.now() - 1000;
     for (let start = 0; start < 20_000; start += 5000) {
       await storage.enqueue(
@@ -58,7 +35,7 @@ describePostgres('completion batch plan', (backend: Backend) => {
       );
     }
     // TypeORM answers an UPDATE ... RETURNING on PostgreSQL with [rows, count].
-    [batch] = (await source.query(
+    [batch] = (await plans.source.query(
       `UPDATE ${jobsTable()} SET status = 'running', attempts = attempts + 1, locked_by = $1, lease_until = $2
        WHERE id IN (SELECT id FROM ${jobsTable()} ORDER BY id LIMIT ${BATCH}) RETURNING id, attempts`,
       [WORKER, now + 60_000],
@@ -71,27 +48,24 @@ describePostgres('completion batch plan', (backend: Backend) => {
       },
       run: async () => 0,
     };
-    const { schema } = db.options.postgres as { schema: string };
-    await completeJobs({ runner, tables: postgresTables(schema) }, [{ ref: { id: '1', attempt: 1 }, result: null }], WORKER, now);
-    await source.query(`PREPARE completion(bigint, bigint[], int[], text[], text) AS ${completion.sql}`);
+    await completeJobs({ runner, tables: postgresTables(plans.schema) }, [{ ref: { id: '1', attempt: 1 }, result: null }], WORKER, now);
+    await plans.source.query(`PREPARE completion(bigint, bigint[], int[], text[], text) AS ${completion.sql}`);
   }, 120_000);
 
   afterAll(async () => {
-    await source?.destroy();
-    await storage?.close();
-    db?.cleanup();
+    await plans?.close();
   });
 
   function jobsTable(): string {
-    return `"${(db.options.postgres as { schema: string }).schema}".${JOBS_TABLE}`;
+    return plans.jobsTable;
   }
 
   async function plan(mode: 'force_generic_plan' | 'force_custom_plan'): Promise<PlanNode> {
-    await source.query(`SET plan_cache_mode = ${mode}`);
+    await plans.source.query(`SET plan_cache_mode = ${mode}`);
     const ids = `'{${batch.map((row) => row.id).join(',')}}'::bigint[]`;
     const attempts = `'{${batch.map((row) => row.attempts).join(',')}}'::int[]`;
     const results = `'{${batch.map(() => 'null').join(',')}}'::text[]`;
-    const [row] = (await source.query(
+    const [row] = (await plans.source.query(
       `EXPLAIN (FORMAT JSON) EXECUTE completion(${Date.now()}, ${ids}, ${attempts}, ${results}, '${WORKER}')`,
     )) as {
       'QUERY PLAN': { Plan: PlanNode }[];
@@ -100,7 +74,7 @@ describePostgres('completion batch plan', (backend: Backend) => {
   }
 
   function expectOneWalkOfTheBatch(root: PlanNode): void {
-    const nodes = nodesOf(root);
+    const nodes = planNodes(root);
     const jobReads = nodes.filter(({ node }) => node['Relation Name'] === JOBS_TABLE && node['Node Type'] !== 'ModifyTable');
     expect(jobReads.length).toBeGreaterThan(0);
     for (const { node } of jobReads) expect(node['Node Type']).toMatch(/^(Index Scan|Index Only Scan|Bitmap Heap Scan)$/);
@@ -152,7 +126,7 @@ describePostgres('completion batch plan', (backend: Backend) => {
   it.each(['force_generic_plan', 'force_custom_plan'] as const)(
     'with statistics, %s: jobs by index, the batch walked once',
     async (mode) => {
-      await source.query(`ANALYZE ${jobsTable()}`);
+      await plans.source.query(`ANALYZE ${jobsTable()}`);
       expectOneWalkOfTheBatch(await plan(mode));
     },
   );

@@ -6,25 +6,13 @@
  * The plan is read with EXPLAIN (not run) of the statement with a plain SELECT in place of its UPDATE. Why the
  * probes are shaped so: `headOf` in lib/storage/postgres/sql/group-claim.sql.ts.
  */
-import { DataSource } from 'typeorm';
-import { createQueueStorage } from '../lib/runtime/create-queue-storage';
-import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
 import { groupedClaimSql } from '../lib/storage/postgres/sql/group-claim.sql';
 import { postgresTables } from '../lib/storage/postgres/sql/postgres-sql-fragments';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { JOBS_TABLE } from '../lib/table-names.constants';
-import { Backend, TestDatabase, describePostgres } from './support/backends';
+import { Backend, describePostgres } from './support/backends';
+import { PlanDatabase, PlanNode, openPlanDatabase } from './support/postgres-plan';
 import { newJob } from './support/storage-contract';
-
-/** A node of PostgreSQL's JSON plan (the fields this test reads). */
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-}
 
 /** Every read of the jobs table whose condition names `job_group`, with the node above it. */
 function groupReads(node: PlanNode, parent: PlanNode | undefined, found: { node: PlanNode; parent?: PlanNode }[] = []) {
@@ -35,18 +23,12 @@ function groupReads(node: PlanNode, parent: PlanNode | undefined, found: { node:
 }
 
 describePostgres('grouped claim plan', (backend: Backend) => {
-  let db: TestDatabase;
+  let plans: PlanDatabase;
   let storage: QueueStorage;
-  let source: DataSource;
 
   beforeAll(async () => {
-    db = backend.tempDatabase();
-    storage = createQueueStorage(resolveModuleOptions({ ...db.options }));
-    await storage.initialize();
-    source = new DataSource({ type: 'postgres', url: (db.options.postgres as { url: string }).url, poolSize: 1 });
-    await source.initialize();
-    // No autovacuum on this table: "without statistics" must not depend on when it wakes up.
-    await source.query(`ALTER TABLE ${jobsTable()} SET (autovacuum_enabled = false)`);
+    plans = await openPlanDatabase(backend);
+    ({ storage } = plans);
     // 10 groups of 2,000 due jobs, and a group whose first job is delayed (the probe for its first due job).
     const now = Date.now() - 1000;
     for (let start = 0; start < 20_000; start += 5000) {
@@ -60,29 +42,29 @@ describePostgres('grouped claim plan', (backend: Backend) => {
   }, 120_000);
 
   afterAll(async () => {
-    await source?.destroy();
-    await storage?.close();
-    db?.cleanup();
+    await plans?.close();
   });
 
   function jobsTable(): string {
-    return `"${(db.options.postgres as { schema: string }).schema}".${JOBS_TABLE}`;
+    return plans.jobsTable;
   }
 
   /** pg_class.reltuples: -1 until the table is first analyzed or vacuumed. */
   async function reltuples(): Promise<number> {
-    const [row] = (await source.query(`SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, [jobsTable()])) as { reltuples: number }[];
+    const [row] = (await plans.source.query(`SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, [jobsTable()])) as {
+      reltuples: number;
+    }[];
     return Number(row.reltuples);
   }
 
   async function plan(): Promise<PlanNode> {
-    const { schema } = db.options.postgres as { schema: string };
+    const { schema } = plans;
     // The UPDATE's parameters ($1 worker, $2 lease) stay typed, so the SELECT plans like the statement it stands for.
     const sql = groupedClaimSql(postgresTables(schema))('SELECT id FROM picked WHERE $1::text IS NOT NULL AND $2::bigint IS NOT NULL');
     const now = Date.now();
     // With a group limiter ($11): its windows' read and count are in the plan too.
     const params = [['q'], [10], [false], [null], [true], [1_000_000], [''], [true]];
-    const [row] = (await source.query(`EXPLAIN (FORMAT JSON) ${sql}`, ['w', now + 60_000, now, ...params])) as {
+    const [row] = (await plans.source.query(`EXPLAIN (FORMAT JSON) ${sql}`, ['w', now + 60_000, now, ...params])) as {
       'QUERY PLAN': { Plan: PlanNode }[];
     }[];
     return row['QUERY PLAN'][0].Plan;
@@ -102,7 +84,7 @@ describePostgres('grouped claim plan', (backend: Backend) => {
   });
 
   it('with statistics (after ANALYZE)', async () => {
-    await source.query(`ANALYZE ${jobsTable()}`);
+    await plans.source.query(`ANALYZE ${jobsTable()}`);
     expect(await reltuples()).toBeGreaterThanOrEqual(20_000);
     expectIndexOrderedGroupReads(await plan());
   });
