@@ -393,7 +393,8 @@ describeEachBackend(
           await page.getByLabel('Search by id, key or text').fill('invoice-17');
           await page.keyboard.press('Enter');
           await page.locator(`tr[data-job="${keyed.id}"]`).waitFor();
-          expect(await page.locator('tr[data-job]').count()).toBe(1);
+          // The page refreshes itself: the job may show in the unfiltered list first; wait for the search's list.
+          await waitFor(async () => (await page.locator('tr[data-job]').count()) === 1, 'the search lists the keyed job only');
           await page.close();
         });
 

@@ -114,8 +114,11 @@ describeEachSqlite('the queue file changes under a running app', (backend) => {
     t.app = undefined;
     const size = statSync(t.db.path).size;
     const fd = openSync(t.db.path, 'r+');
-    const garbage = Buffer.alloc(4096 * 8, 0xa5);
-    for (let offset = 4096 * schemaPages; offset + garbage.length < size; offset += 4096 * 16)
+    // Every page the jobs added (their rows and index entries) is garbage: whichever page a later statement reads
+    // first, it is a damaged one (a pattern with intact pages between damaged ones depends on where the schema's
+    // pages end and each B-tree's next page lands: a schema step more moved them, and every statement missed).
+    const garbage = Buffer.alloc(4096, 0xa5);
+    for (let offset = 4096 * schemaPages; offset + garbage.length <= size; offset += 4096)
       writeSync(fd, garbage, 0, garbage.length, offset);
     closeSync(fd);
 
