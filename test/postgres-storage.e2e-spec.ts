@@ -94,6 +94,7 @@ describePostgres('PostgreSQL backend', () => {
         [schema],
       );
       expect(tables.map((t) => t.table_name)).toEqual([
+        'nest_queue_dependencies',
         'nest_queue_event_readers',
         'nest_queue_events',
         'nest_queue_group_limits',
