@@ -80,7 +80,9 @@ describeEachBackend('job groups across OS processes', (backend) => {
           connection: current.db.options,
           spanLog,
           module: { pollInterval: 50 },
-          queues: [{ name: 'tenants', concurrency: 4, groupLimiter: { max, duration } }],
+          // One slot each, jobs of 200 ms: a busy process cannot claim (a limited queue claims nothing ahead), so the
+          // other takes the next jobs and both claim, however the scheduler favours one of them.
+          queues: [{ name: 'tenants', concurrency: 1, groupLimiter: { max, duration } }],
         }),
       );
     }
@@ -90,7 +92,7 @@ describeEachBackend('job groups across OS processes', (backend) => {
     const groups = ['t1', 't2', 't3'];
     await app.get(QueueProducer).addBulk(
       'tenants',
-      Array.from({ length: 18 }, (_, n) => ({ data: { n, sleep: 10 }, options: { group: groups[n % 3] } })),
+      Array.from({ length: 18 }, (_, n) => ({ data: { n, sleep: 200 }, options: { group: groups[n % 3] } })),
     );
     await waitFor(async () => (await admin.getCounts('tenants')).completed === 18, 'all 18 jobs done', 60_000);
     for (const group of groups) {
