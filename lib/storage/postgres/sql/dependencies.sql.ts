@@ -1,6 +1,6 @@
 import { ChildRow, NewJobRecord } from '../../queue-storage.interface';
 import { InsertedRow } from '../../shared/pair-enqueued';
-import { PostgresContext, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, compareIds, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T, D } = tables;
@@ -53,10 +53,7 @@ export async function insertDependents(db: PostgresContext, queue: string, jobs:
     jobs.map((job) => (job.dependsOn ? JSON.stringify(job.dependsOn) : null)),
     jobs.map((job) => (job.dependsOn ? (job.onDependencyFailure ?? 'fail') : null)),
   ]);
-  return rows
-    .map((row) => String(row.id))
-    .sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
-    .map((id) => ({ id, key: null }));
+  return rows.map((row) => ({ id: String(row.id), key: null })).sort((a, b) => compareIds(a.id, b.id));
 }
 
 /** The jobs `id` depends on that still exist, oldest first. */

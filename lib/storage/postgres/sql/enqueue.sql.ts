@@ -2,7 +2,7 @@ import { JobRecord, NewJobRecord } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
 import { InsertedRow } from '../../shared/pair-enqueued';
-import { PostgresContext, PostgresTables, REUSED, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+import { PostgresContext, PostgresTables, REUSED, compareIds, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
 
 /**
  * The batch insert, in input order (ids follow it), notifying when one of the rows is due; returns id and
@@ -71,9 +71,4 @@ export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJo
 /** Live (pending or running) jobs of `queue` holding these keys. */
 export async function findLiveByKeys(db: PostgresContext, queue: string, keys: string[]): Promise<JobRecord[]> {
   return (await db.runner.all(sql(db.tables).findByKeys, [queue, keys])).map(toJobRecord);
-}
-
-/** Orders decimal id strings numerically without losing precision past 2^53. */
-function compareIds(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -142,6 +142,11 @@ export function ms(value: number): number {
   return Math.round(value);
 }
 
+/** Orders decimal id strings numerically without losing precision past 2^53. */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 /** Our ids are positive bigints; anything else names no job. Kept as strings: ids may exceed 2^53. */
 export function toRowId(id: string): string | null {
   return typeof id === 'string' && /^[1-9]\d{0,17}$/.test(id) ? id : null;
