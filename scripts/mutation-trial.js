@@ -807,6 +807,25 @@ const MUTATIONS = [
     tests: ['test/batch-handlers.e2e-spec.ts', 'test/batch-handlers-crash.e2e-spec.ts'],
     why: 'a batch processor without concurrency runs one job at a time: its batches hold one job',
   },
+  // ---- validated payloads: a class-validator DTO class as a queue's schema
+  {
+    id: 'dto-handler-gets-plain',
+    area: 'validated payloads',
+    file: 'lib/utils/dto-schema.util.ts',
+    from: 'return dtoClass === undefined ? data : loadPeers()!.transformer.plainToInstance(dtoClass, data);',
+    to: 'return data;',
+    tests: ['test/dto-payloads.e2e-spec.ts'],
+    why: 'the handler of a DTO queue gets the stored plain object instead of an instance: its methods and Dates are gone',
+  },
+  {
+    id: 'dto-array-index-path',
+    area: 'validated payloads',
+    file: 'lib/utils/dto-schema.util.ts',
+    from: "typeof property === 'string' && /^\\d+$/.test(property) ? Number(property) : property;",
+    to: 'property;',
+    tests: ['test/dto-payloads.e2e-spec.ts'],
+    why: 'an issue inside an array of a DTO is named data.lines["1"].quantity instead of data.lines[1].quantity',
+  },
 ];
 
 function parseArgs(argv) {

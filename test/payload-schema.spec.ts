@@ -23,8 +23,24 @@ describe('payload schema checks', () => {
     expect(payloadSchemaProblem({})).toContain('no "~standard" property');
     expect(payloadSchemaProblem({ '~standard': { ...standard, version: 2 } })).toContain('version 2');
     expect(payloadSchemaProblem({ '~standard': { version: 1, vendor: 'x' } })).toContain('without a validate function');
+    // A class is a class-validator DTO: accepted where class-validator and class-transformer are installed (here).
     class Dto {}
-    expect(payloadSchemaProblem(Dto)).toContain('not class-validator DTO classes');
+    expect(payloadSchemaProblem(Dto)).toBeNull();
+  });
+
+  it('refuses a DTO class, saying what to install, where class-validator or class-transformer is missing', () => {
+    for (const missing of ['class-validator', 'class-transformer']) {
+      jest.isolateModules(() => {
+        jest.doMock(missing, () => {
+          throw Object.assign(new Error(`Cannot find module '${missing}' from 'dto-schema.util.ts'`), { code: 'MODULE_NOT_FOUND' });
+        });
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const isolated = require('../lib/utils/payload-schema.util') as typeof import('../lib/utils/payload-schema.util');
+        class Dto {}
+        expect(isolated.payloadSchemaProblem(Dto)).toContain('npm install class-validator class-transformer');
+        jest.dontMock(missing);
+      });
+    }
   });
 
   it('writes issue paths as the JSON checks do, from the root given', () => {

@@ -327,12 +327,9 @@ describeEachBackend('validated payloads (queue schema)', (backend) => {
     expect((failure as InvalidJobDataError).path).toBe('data.sku');
   });
 
-  it('fails boot on a bad schema option: not a Standard Schema, a wrong version, a class, two schemas for one queue', async () => {
-    class SendMailDto {
-      to!: string;
-    }
+  it('fails boot on a bad schema option: not a Standard Schema, a wrong version, a function, two schemas for one queue', async () => {
     const badVersion = { '~standard': { version: 2, vendor: 'x', validate: () => ({ value: 1 }) } };
-    for (const schema of [{}, 'zod', badVersion, SendMailDto]) {
+    for (const schema of [{}, 'zod', badVersion, () => ({})]) {
       const Orders = defineProcessor('vp-orders', async () => undefined, { schema: schema as never });
       const failure = await errorOf(async () => {
         const app = await current.compileApp({ providers: [Orders] });
@@ -346,10 +343,6 @@ describeEachBackend('validated payloads (queue schema)', (backend) => {
       expect(registered).toBeInstanceOf(InvalidModuleOptionsError);
       expect((registered as InvalidModuleOptionsError).option).toBe('registerQueue(vp-x).schema');
     }
-    const classRefused = await errorOf(() =>
-      current.compileApp({ imports: [SqliteQueueModule.registerQueue({ name: 'vp-x', schema: SendMailDto as never })] }),
-    );
-    expect(classRefused.message).toContain('only Standard Schema objects');
     const Twice = defineProcessor('vp-mail', async () => undefined, { schema: orderSchema });
     const conflict = await errorOf(async () => {
       const app = await current.compileApp({ imports: [MailModule], providers: [Twice] });

@@ -13,7 +13,7 @@ import { backoffInputProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { providerClassOf } from '../utils/provider-class.util';
-import { payloadSchemaProblem } from '../utils/payload-schema.util';
+import { payloadSchemaProblem, toPayloadSchema } from '../utils/payload-schema.util';
 import { assertQueueName, isQueueName } from '../utils/queue-name.util';
 import { LIMITS, MAX_TIMER_MS, describeValue, isIntegerInRange, isTimerDuration } from '../utils/validation.util';
 import { ProcessorMetadataAccessor } from './processor-metadata.accessor';
@@ -170,7 +170,7 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
       names.add(scheduleName);
     }
   }
-  return { ...options, concurrency };
+  return { ...options, concurrency, schema: options.schema === undefined ? undefined : toPayloadSchema(options.schema) };
 }
 
 /** What is wrong with a processor's `batch` option, or null. */

@@ -29,18 +29,34 @@ export interface PayloadSchema<TInput = unknown, TOutput = TInput> {
 }
 
 /**
- * The data a job of a schema's queue holds (the schema's output: defaults and transforms applied), for
- * `Job<SchemaData<typeof schema>>` in a processor.
+ * A class-validator DTO class given as a queue's `schema` (with the optional peers class-validator and
+ * class-transformer installed): a class whose instances class-transformer can make without constructor arguments.
+ */
+export type DtoClass<T extends object = object> = new (...args: never[]) => T;
+
+/** What a queue's `schema` option takes: a Standard Schema object, or a class-validator DTO class. */
+export type QueueDataSchema = PayloadSchema | DtoClass;
+
+/** The fields of a DTO's instance that are not methods: what a producer passes to make one. */
+export type DtoInput<T> = { [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: T[K] };
+
+/**
+ * The data a job of a schema's queue holds (the schema's output: defaults and transforms applied; for a DTO class,
+ * an instance of it), for `Job<SchemaData<typeof schema>>` in a processor.
  */
 export type SchemaData<TSchema> = TSchema extends { readonly '~standard': { readonly types?: infer T } }
   ? NonNullable<T> extends { readonly output: infer O }
     ? O
     : unknown
-  : unknown;
+  : TSchema extends DtoClass<infer I>
+    ? I
+    : unknown;
 
-/** The data a producer passes for a schema's queue (the schema's input), for `add()`. */
+/** The data a producer passes for a schema's queue (the schema's input; for a DTO class, its fields), for `add()`. */
 export type SchemaInput<TSchema> = TSchema extends { readonly '~standard': { readonly types?: infer T } }
   ? NonNullable<T> extends { readonly input: infer I }
     ? I
     : unknown
-  : unknown;
+  : TSchema extends DtoClass<infer I>
+    ? DtoInput<I>
+    : unknown;

@@ -1,6 +1,6 @@
 import { BackoffOptions } from './backoff-options.interface';
 import { BatchOptions } from './batch-options.interface';
-import { PayloadSchema } from './payload-schema.interface';
+import { QueueDataSchema } from './payload-schema.interface';
 import { QueueLimits } from './queue-limits.interface';
 import { RetentionOption } from './retention-options.interface';
 import { DeclaredSchedule } from './schedule-options.interface';
@@ -56,10 +56,12 @@ export interface ProcessorOptions extends QueueLimits {
    */
   deadLetter?: string | null;
   /**
-   * The shape of this queue's job data, as a Standard Schema (zod 3.24+, valibot 1+, arktype...). Every add of this
-   * queue in this application is checked and refused with `InvalidJobDataError` (nothing written), and stores the
-   * schema's output; every job this processor claims is checked before its handler runs, and one whose stored data
-   * does not match fails for good with `InvalidStoredDataError`. The schema must accept its own output.
+   * The shape of this queue's job data, as a Standard Schema (zod 3.24+, valibot 1+, arktype...) or a class-validator
+   * DTO class (with class-validator and class-transformer installed). Every add of this queue in this application is
+   * checked and refused with `InvalidJobDataError` (nothing written), and stores the schema's output (a DTO's plain
+   * form); every job this processor claims is checked before its handler runs (which gets a DTO class's instance), and
+   * one whose stored data does not match fails for good with `InvalidStoredDataError`. The schema must accept its own
+   * output.
    */
-  schema?: PayloadSchema;
+  schema?: QueueDataSchema;
 }

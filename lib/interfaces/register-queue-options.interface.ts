@@ -1,6 +1,6 @@
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
 import { JobOptions } from './job-options.interface';
-import { PayloadSchema } from './payload-schema.interface';
+import { QueueDataSchema } from './payload-schema.interface';
 
 /** Job options a registered queue applies to every job it adds (each job's own options win). */
 export type QueueDefaultJobOptions = Omit<JobOptions, 'name' | 'key' | 'runAt'>;
@@ -16,7 +16,7 @@ export interface RegisterQueueOptions {
    * queue in this application (through the handle, `QueueProducer` or a flow) is checked and stores the schema's
    * output; a processor of the queue in this application checks the jobs it runs too. See `ProcessorOptions.schema`.
    */
-  schema?: PayloadSchema;
+  schema?: QueueDataSchema;
 }
 
 /** Options of `SqliteQueueModule.registerQueueAsync()`: the name is static, the rest comes from a factory. */

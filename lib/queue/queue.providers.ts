@@ -8,7 +8,7 @@ import { prepareJob } from '../producer/prepare-job';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { assertQueueName } from '../utils/queue-name.util';
 import { describeValue } from '../utils/validation.util';
-import { payloadSchemaProblem } from '../utils/payload-schema.util';
+import { payloadSchemaProblem, toPayloadSchema } from '../utils/payload-schema.util';
 import { getQueueToken } from '../utils/get-queue-token.util';
 import { Queue } from './queue';
 
@@ -45,7 +45,8 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
     const schemaOption = `registerQueue(${options.name}).schema`;
     const problem = payloadSchemaProblem(options.schema);
     if (problem) throw new InvalidModuleOptionsError(schemaOption, problem);
-    runtime.declareSchema(options.name, options.schema, (reason) => new InvalidModuleOptionsError(schemaOption, reason));
+    const schema = toPayloadSchema(options.schema);
+    runtime.declareSchema(options.name, schema, (reason) => new InvalidModuleOptionsError(schemaOption, reason));
   }
   // A declared queue is known before its first job: it may be paused or cleaned at once.
   runtime.declareQueue(options.name);

@@ -1,26 +1,32 @@
 import { InvalidJobDataError, JobDataIssue } from '../errors/invalid-job-data.error';
 import { PayloadSchema, PayloadSchemaIssue, PayloadSchemaResult } from '../interfaces/payload-schema.interface';
+import { QueueDataSchema } from '../interfaces/payload-schema.interface';
+import { dtoClassProblem, dtoPayloadSchema, isDtoClass } from './dto-schema.util';
 import { describeValue } from './validation.util';
 
 /**
  * Why a `schema` option cannot be used, or null. A Standard Schema may be a function (arktype's types are): what
- * counts is its `~standard` property. A class without one is most likely a class-validator DTO, which is named.
+ * counts is its `~standard` property. A class without one is a class-validator DTO, usable when the application has
+ * class-validator and class-transformer.
  */
 export function payloadSchemaProblem(value: unknown): string | null {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) {
-    return `must be a Standard Schema object (zod, valibot, arktype...), got ${describeValue(value)}`;
+    return `must be a Standard Schema object (zod, valibot, arktype...) or a class-validator DTO class, got ${describeValue(value)}`;
   }
+  if (isDtoClass(value)) return dtoClassProblem();
   const standard = (value as { '~standard'?: unknown })['~standard'];
   if (typeof standard !== 'object' || standard === null) {
-    const looksLikeClass = typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
-    return looksLikeClass
-      ? 'is a class; only Standard Schema objects (zod 3.24+, valibot 1+, arktype...) are supported, not class-validator DTO classes'
-      : 'must be a Standard Schema object (zod 3.24+, valibot 1+, arktype...): it has no "~standard" property';
+    return 'must be a Standard Schema object (zod 3.24+, valibot 1+, arktype...) or a class-validator DTO class: it has no "~standard" property';
   }
   const { version, validate } = standard as { version?: unknown; validate?: unknown };
   if (version !== 1) return `is a Standard Schema of version ${describeValue(version)}; only version 1 is supported`;
   if (typeof validate !== 'function') return 'has a "~standard" property without a validate function';
   return null;
+}
+
+/** A `schema` option as the library runs it: a DTO class made into its Standard Schema. Check `payloadSchemaProblem` first. */
+export function toPayloadSchema(schema: QueueDataSchema): PayloadSchema {
+  return isDtoClass(schema) ? dtoPayloadSchema(schema) : (schema as PayloadSchema);
 }
 
 /** A schema's result, or a promise of it. */

@@ -26,6 +26,7 @@ import { endSpan } from './attempt-span';
 import { withTimeout } from './with-timeout';
 import { PayloadSchema } from '../interfaces/payload-schema.interface';
 import { checkedPayload, describeIssues, isPendingCheck, runPayloadSchema } from '../utils/payload-schema.util';
+import { toHandlerData } from '../utils/dto-schema.util';
 
 /** What an attempt uses: its own writes (progress, log, data), its job's children and a fresh read of its job. */
 export type AttemptStorage = ClaimStorage &
@@ -219,7 +220,7 @@ export class AttemptRunner {
     const problems = describeIssues(result);
     if (problems === null) {
       // The handler's `Job` is built here, for this attempt: it holds what the schema let through.
-      (job as { data: unknown }).data = (result as { value: unknown }).value;
+      (job as { data: unknown }).data = toHandlerData(schema, (result as { value: unknown }).value);
       return null;
     }
     const { queue, logger } = this.context;

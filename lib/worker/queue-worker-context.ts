@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { JobEventBus } from '../events/job-event-bus';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
+import { PayloadSchema } from '../interfaces/payload-schema.interface';
 import { ProcessorOptions } from '../interfaces/processor-options.interface';
 import { LimitStorage, SnoozeStorage } from '../storage/queue-storage.interface';
 import { QueueTelemetry } from '../telemetry/queue-telemetry';
@@ -39,6 +40,8 @@ export interface QueueWorkerContext {
 }
 
 /** The settings of one queue's processor, validated. */
-export interface WorkerSettings extends ProcessorOptions {
+export interface WorkerSettings extends Omit<ProcessorOptions, 'schema'> {
   concurrency: number;
+  /** The queue's schema, a DTO class already made into its Standard Schema. */
+  schema?: PayloadSchema;
 }
