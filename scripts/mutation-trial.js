@@ -826,6 +826,34 @@ const MUTATIONS = [
     tests: ['test/dto-payloads.e2e-spec.ts'],
     why: 'an issue inside an array of a DTO is named data.lines["1"].quantity instead of data.lines[1].quantity',
   },
+  // ---- dependency graphs: jobs that depend on each other, added together
+  {
+    id: 'graph-sqlite-ref-id',
+    area: 'dependencies',
+    file: 'lib/storage/sqlite/sql/graph.sql.ts',
+    from: 'CASE WHEN d.value < 0 THEN base.id - d.value ELSE d.value END',
+    to: 'CASE WHEN d.value < 0 THEN base.id - d.value - 1 ELSE d.value END',
+    tests: ['test/dependency-graph.e2e-spec.ts'],
+    why: 'SQLite: a job of a graph waits for the job before the one it names (off by one in the id of a ref)',
+  },
+  {
+    id: 'graph-pg-ref-id',
+    area: 'dependencies',
+    file: 'lib/storage/postgres/sql/graph.sql.ts',
+    from: '(SELECT m.id FROM node AS m WHERE m.ord = -d::bigint)',
+    to: '(SELECT m.id FROM node AS m WHERE m.ord = 1 - d::bigint)',
+    tests: ['test/dependency-graph.e2e-spec.ts'],
+    why: 'PostgreSQL: a job of a graph waits for the job after the one it names',
+  },
+  {
+    id: 'graph-refs-input-order',
+    area: 'dependencies',
+    file: 'lib/producer/prepare-graph.ts',
+    from: 'refs: refs.map((ref) => positionOf.get(ref)!)',
+    to: 'refs',
+    tests: ['test/dependency-graph.e2e-spec.ts'],
+    why: 'a graph given dependents first names its jobs by input position instead of write order: the wrong jobs are waited for',
+  },
 ];
 
 function parseArgs(argv) {

@@ -37,6 +37,7 @@ export * from './invalid-dashboard-options.error';
 export * from './unsupported-transaction.error';
 export * from './child-failed.error';
 export * from './dependency-failed.error';
+export * from './dependency-cycle.error';
 export * from './rate-limit.error';
 export * from './group-rate-limit.error';
 export * from './wait-timeout.error';

@@ -55,6 +55,30 @@ export async function checkFlowData(
   return new Map(jobs.map((job, index) => [job, values[index]]));
 }
 
+/**
+ * The schema's output for each job of an `addGraph` whose queue declares one, by input position; null when none has
+ * a schema. Malformed jobs are left to `prepareGraph`.
+ */
+export async function checkGraphData(
+  jobs: unknown,
+  schemaFor: (queue: string) => PayloadSchema | undefined,
+): Promise<Map<number, unknown> | null> {
+  if (!Array.isArray(jobs)) return null;
+  const positions: number[] = [];
+  const checks: PendingCheck[] = [];
+  (jobs as unknown[]).forEach((job, index) => {
+    if (typeof job !== 'object' || job === null || !('data' in job)) return;
+    const { queue, data } = job as { queue?: unknown; data: unknown };
+    const schema = typeof queue === 'string' ? schemaFor(queue) : undefined;
+    if (schema === undefined) return;
+    positions.push(index);
+    checks.push({ queue: queue as string, root: `jobs[${index}].data`, check: runPayloadSchema(schema, data) });
+  });
+  if (positions.length === 0) return null;
+  const values = await settle(checks);
+  return new Map(positions.map((position, index) => [position, values[index]]));
+}
+
 /** Waits for the asynchronous checks, then reads every result in order: the first refusal is the one thrown. */
 async function settle(checks: (PendingCheck | undefined)[]): Promise<unknown[]> {
   const results = checks.some((entry) => entry !== undefined && isPendingCheck(entry.check))

@@ -148,6 +148,11 @@ export const MAX_DEPENDENCIES = 1000;
 /** A job id as the storage hands them out: a positive decimal integer without leading zeros. */
 const JOB_ID = /^[1-9][0-9]{0,17}$/;
 
+/** Whether `value` is written as the storage writes job ids. */
+export function isJobId(value: string): boolean {
+  return JOB_ID.test(value);
+}
+
 /** `dependsOn` and `onDependencyFailure`, validated: an array of distinct job ids, and a policy only beside it. */
 function dependenciesOf(
   dependsOn: unknown,

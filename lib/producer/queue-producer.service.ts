@@ -6,6 +6,8 @@ import { intendedRunAt } from '../storage/shared/flow-wait';
 import { AddFlowOptions, FlowJob } from '../interfaces/flow-job.interface';
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { prepareFlow } from './prepare-flow';
+import { prepareGraph } from './prepare-graph';
+import { AddGraphOptions, GraphJob } from '../interfaces/graph-job.interface';
 import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import { EnqueuedJob } from '../interfaces/job.interface';
 import { QueueDataOf, QueueResultOf } from '../interfaces/queue-registry.interface';
@@ -22,11 +24,17 @@ import { managerOf } from './manager-option';
 import { JobDefaults, keyModeField, prepareJob } from './prepare-job';
 import { AddHost, SingleAdd } from './single-add';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
-import { ADD_FLOW_OPTION_KEYS, BULK_ITEM_FIELDS, strayFieldProblem, unknownOptionProblem } from '../utils/option-keys.util';
+import {
+  ADD_FLOW_OPTION_KEYS,
+  ADD_GRAPH_OPTION_KEYS,
+  BULK_ITEM_FIELDS,
+  strayFieldProblem,
+  unknownOptionProblem,
+} from '../utils/option-keys.util';
 import { QueueTelemetry } from '../telemetry/queue-telemetry';
 import { PayloadSchema } from '../interfaces/payload-schema.interface';
 import { checkScheduleData, checkedPayload, isPendingCheck, runPayloadSchema } from '../utils/payload-schema.util';
-import { checkBulkData, checkFlowData } from './check-payloads';
+import { checkBulkData, checkFlowData, checkGraphData } from './check-payloads';
 
 /**
  * Enqueues jobs. Inject it anywhere; it works in processes that do not process (`processing: false`). Each add
@@ -206,6 +214,52 @@ export class QueueProducer {
       now,
       handBack: (ids, where) =>
         this.enqueued<TData, TResult>({ ...newJobRecord(root.queue, root.job, ids[0], now), runAt: intendedRunAt(root.job.runAt) }, where),
+    });
+  }
+
+  /**
+   * Enqueues a graph: jobs of any queues, each of which may wait for other jobs of the same call (`dependsOn: [{ ref }]`)
+   * and for jobs that exist already (their ids), in one atomic write. A job runs once its dependencies have ended, as
+   * with `dependsOn` on `add` (`onDependencyFailure` says what a failed one does). Jobs that depend on each other in a
+   * circle are refused with `DependencyCycleError`. Resolves with one job per input, in input order. With
+   * `options.manager`, the whole graph is written by that transaction.
+   * @throws InvalidQueueNameError, InvalidJobDataError, InvalidJobOptionsError, DependencyCycleError, JobNotFoundError
+   * (an id of a `dependsOn` names no job), UnsupportedTransactionError (nothing is written).
+   */
+  async addGraph<TData = unknown, TResult = unknown>(
+    jobs: GraphJob<TData>[],
+    options: AddGraphOptions = {},
+  ): Promise<EnqueuedJob<TData, TResult>[]> {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('addGraph', 'options', 'must be { manager? }');
+    const unknownOption = unknownOptionProblem(options, ADD_GRAPH_OPTION_KEYS);
+    if (unknownOption) throw new InvalidArgumentError('addGraph', `option "${unknownOption.key}"`, unknownOption.reason);
+    const checked = this.runtime.payloadSchemas === undefined ? null : await checkGraphData(jobs, (queue) => this.runtime.schemaFor(queue));
+    const now = Date.now();
+    const { nodes, inputIndex } = prepareGraph(jobs, (queue) => this.defaultsFor(queue), now, checked);
+    const manager = options.manager === undefined ? undefined : managerOf(nodes[0].queue, [options]);
+    // One PRODUCER span; each job's CONSUMER span links to it, as for a bulk: the jobs are separate pieces of work.
+    const send = this.tracing()?.send(nodes[0].queue, nodes.length, { link: true });
+    if (send) for (const node of nodes) node.job.traceContext = send.traceContext;
+    return this.writer.write({
+      call: 'addGraph',
+      queue: nodes[0].queue,
+      send,
+      manager,
+      insert: (storage) => storage.enqueueGraph(nodes, now, manager),
+      idsOf: (ids) => ids,
+      announce: (ids, added) => nodes.forEach((node, index) => added(node.queue, ids[index], intendedRunAt(node.job.runAt))),
+      runAts: nodes.map((node) => node.job.runAt),
+      now,
+      handBack: (ids, where) => {
+        const handles: EnqueuedJob<TData, TResult>[] = new Array(nodes.length);
+        nodes.forEach((node, index) => {
+          handles[inputIndex[index]] = this.enqueued<TData, TResult>(
+            { ...newJobRecord(node.queue, node.job, ids[index], now), runAt: intendedRunAt(node.job.runAt) },
+            where,
+          );
+        });
+        return handles;
+      },
     });
   }
 

@@ -49,6 +49,17 @@ export interface NewFlowNode {
   onChildFailure: ChildFailurePolicy | null;
 }
 
+/**
+ * One job of a graph added in one call (`addGraph`), in an order where every job comes after the jobs of the call it
+ * depends on. `job.dependsOn` holds the ids of jobs that existed before the call; `refs` the positions, in this
+ * order, of the call's own jobs it depends on (each smaller than its own).
+ */
+export interface NewGraphNode {
+  queue: string;
+  job: NewJobRecord;
+  refs: number[];
+}
+
 /** A job's place in a flow. */
 export interface FlowRecord {
   parentId: string | null;

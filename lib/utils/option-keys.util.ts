@@ -10,6 +10,7 @@
 import type { BackoffOptions } from '../interfaces/backoff-options.interface';
 import type { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import type { AddFlowOptions, CascadeOptions, FlowJob } from '../interfaces/flow-job.interface';
+import type { AddGraphOptions, GraphJob } from '../interfaces/graph-job.interface';
 import type {
   CleanOptions,
   CountOptions,
@@ -82,6 +83,10 @@ export const BULK_ITEM_FIELDS = keysOf<BulkJobItem>()('data', 'options');
 export const FLOW_JOB_FIELDS = keysOf<FlowJob>()('queue', 'data', 'options', 'children', 'onChildFailure');
 /** `QueueProducer.addFlow(flow, options)`. */
 export const ADD_FLOW_OPTION_KEYS = keysOf<AddFlowOptions>()('manager');
+/** The fields of a job of `QueueProducer.addGraph()`. */
+export const GRAPH_JOB_FIELDS = keysOf<GraphJob>()('ref', 'queue', 'data', 'options');
+/** `QueueProducer.addGraph(jobs, options)`. */
+export const ADD_GRAPH_OPTION_KEYS = keysOf<AddGraphOptions>()('manager');
 /** `QueueProducer.upsertSchedule()`, `Queue.upsertSchedule()`. */
 export const SCHEDULE_OPTION_KEYS = keysOf<ScheduleOptions>()('cron', 'every', 'timezone', 'data', 'jobOptions');
 

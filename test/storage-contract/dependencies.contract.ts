@@ -1,4 +1,7 @@
-/** The storage contract of `EnqueueStorage.enqueueDependents` and `FlowStorage.dependenciesOf`, on every backend. */
+/**
+ * The storage contract of `EnqueueStorage.enqueueDependents`, `EnqueueStorage.enqueueGraph` and `FlowStorage.dependenciesOf`,
+ * on every backend.
+ */
 import { JobNotFoundError } from '../../lib';
 import { isWaitingRunAt } from '../../lib/storage/shared/flow-wait';
 import { describeEachBackend } from '../support/backends';
@@ -38,6 +41,45 @@ describeEachBackend('Storage contract: dependencies', (backend) => {
     await expect(s.storage.enqueueDependents('p', [newJob(), newJob({ dependsOn: ['987654321'] })], now)).rejects.toBeInstanceOf(
       JobNotFoundError,
     );
+    expect(await s.storage.getCounts('p')).toEqual([]);
+  });
+
+  it('enqueueGraph writes jobs of several queues with edges to earlier jobs of the graph and to existing jobs, in node order', async () => {
+    const now = Date.now();
+    const [existing] = await s.storage.enqueue('d', [newJob()], now);
+    const ids = await s.storage.enqueueGraph(
+      [
+        { queue: 'd', job: newJob(), refs: [] },
+        { queue: 'p', job: newJob({ dependsOn: [], onDependencyFailure: 'fail' }), refs: [0] },
+        { queue: 'p', job: newJob({ dependsOn: [existing.id], onDependencyFailure: 'continue' }), refs: [0, 1] },
+      ],
+      now,
+    );
+    expect(ids).toHaveLength(3);
+    const [first, second, third] = ids;
+    expect(isWaitingRunAt((await s.storage.getJob(first))!.runAt)).toBe(false);
+    expect(isWaitingRunAt((await s.storage.getJob(second))!.runAt)).toBe(true);
+    expect((await s.storage.getJob(second))!.queue).toBe('p');
+    expect((await s.storage.dependenciesOf(second)).map((row) => row.id)).toEqual([first]);
+    expect((await s.storage.dependenciesOf(third)).map((row) => row.id).sort()).toEqual([existing.id, first, second].sort());
+
+    const claimed = await s.storage.claim([{ queue: 'd', limit: 5 }], 'w', Date.now(), CONTRACT_LEASE);
+    expect(claimed.map((job) => job.id).sort()).toEqual([existing.id, first].sort());
+    await s.storage.completeMany(
+      claimed.map((job) => ({ ref: ref(job), result: '1' })),
+      'w',
+      Date.now(),
+    );
+    expect(isWaitingRunAt((await s.storage.getJob(second))!.runAt)).toBe(false);
+    expect(isWaitingRunAt((await s.storage.getJob(third))!.runAt)).toBe(true);
+  });
+
+  it('enqueueGraph refuses an id no job has with JobNotFoundError and writes nothing', async () => {
+    const graph = [
+      { queue: 'p', job: newJob(), refs: [] },
+      { queue: 'p', job: newJob({ dependsOn: ['987654321'], onDependencyFailure: 'fail' }), refs: [0] },
+    ];
+    await expect(s.storage.enqueueGraph(graph, Date.now())).rejects.toBeInstanceOf(JobNotFoundError);
     expect(await s.storage.getCounts('p')).toEqual([]);
   });
 });

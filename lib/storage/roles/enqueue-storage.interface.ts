@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { JobRecord, NewFlowNode, NewJobRecord } from '../storage-records';
+import type { JobRecord, NewFlowNode, NewGraphNode, NewJobRecord } from '../storage-records';
 
 /** Writing new jobs: one queue's jobs, a flow's tree, in the caller's transaction or on their own (`QueueProducer`). */
 export interface EnqueueStorage {
@@ -22,6 +22,12 @@ export interface EnqueueStorage {
   enqueueDependents(queue: string, jobs: NewJobRecord[], now: number, manager?: EntityManager): Promise<JobRecord[]>;
   /** Inserts a flow's nodes in one atomic write (in `manager`'s transaction when given); their ids, in node order. */
   enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]>;
+  /**
+   * Inserts a graph's jobs, of any queues, in one atomic statement (in `manager`'s transaction when given), each with
+   * the edges to its dependencies (earlier jobs of the graph, and jobs that existed before); their ids, in node
+   * order. Throws JobNotFoundError (writing nothing) when an id of a `dependsOn` names no job.
+   */
+  enqueueGraph(nodes: NewGraphNode[], now: number, manager?: EntityManager): Promise<string[]>;
   /**
    * How many inserts of one queue the producer's batch commit keeps in flight at once (default 1): one where the
    * database has a single writer, more where statements run side by side and their commits' disk flushes overlap.

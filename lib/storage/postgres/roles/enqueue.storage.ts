@@ -1,9 +1,10 @@
 import { EntityManager } from 'typeorm';
-import { JobRecord, NewFlowNode, NewJobRecord } from '../../queue-storage.interface';
+import { JobRecord, NewFlowNode, NewGraphNode, NewJobRecord } from '../../queue-storage.interface';
 import { PairingBackend, pairEnqueued } from '../../shared/pair-enqueued';
 import { findLiveByKeys, insertJobs } from '../sql/enqueue.sql';
 import { PostgresContext, ms } from '../sql/postgres-sql-fragments';
 import { insertFlow } from '../sql/flows.sql';
+import { insertGraph } from '../sql/graph.sql';
 import { PostgresTransactions } from '../postgres-transaction';
 import { TransactionStatements } from '../../transactions/transaction-statements';
 import { EnqueueStorage } from '../../roles/enqueue-storage.interface';
@@ -58,6 +59,12 @@ export class PostgresEnqueueStorage implements EnqueueStorage {
   async enqueueFlow(nodes: NewFlowNode[], now: number, manager?: EntityManager): Promise<string[]> {
     const db = manager ? this.#inTransaction(await this.transactions.runnerFor(manager)) : this.db;
     return insertFlow(db, nodes, now);
+  }
+  async enqueueGraph(nodes: NewGraphNode[], now: number, manager?: EntityManager): Promise<string[]> {
+    const db = manager ? this.#inTransaction(await this.transactions.runnerFor(manager)) : this.db;
+    const [missing] = await missingJobs(db, [...new Set(nodes.flatMap((node) => node.job.dependsOn ?? []))]);
+    if (missing !== undefined) throw new JobNotFoundError(missing);
+    return insertGraph(db, nodes, now);
   }
 
   #inTransaction(runner: ConstructorParameters<typeof TransactionStatements>[0]): PostgresContext {

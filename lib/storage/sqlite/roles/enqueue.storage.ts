@@ -1,10 +1,11 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { JobRecord, NewFlowNode, NewJobRecord } from '../../queue-storage.interface';
+import { JobRecord, NewFlowNode, NewGraphNode, NewJobRecord } from '../../queue-storage.interface';
 import { InsertedRow, PairingBackend, pairEnqueued } from '../../shared/pair-enqueued';
 import { findLiveByKeys, insertJobs } from '../sql/enqueue.sql';
 import { SqliteConnection } from '../sqlite-connection';
 import { TransactionStatements, dataSourceOfManager } from '../../transactions/transaction-statements';
 import { insertFlow } from '../sql/flows.sql';
+import { insertGraph } from '../sql/graph.sql';
 import { sqliteTransactionRunner } from '../../transactions/sqlite-transaction';
 import { CommitWatch } from '../../transactions/commit-watch';
 import { keepRolledBackIds } from '../sql/sequence.sql';
@@ -86,6 +87,27 @@ export class SqliteEnqueueStorage implements EnqueueStorage {
     this.db.callerTransaction()?.noteIds(ids);
     this.db.inserted();
     this.db.written();
+    return ids;
+  }
+
+  async enqueueGraph(nodes: NewGraphNode[], now: number, manager?: EntityManager): Promise<string[]> {
+    if (this.db.fault) throw this.db.fault;
+    const runner = manager ? sqliteTransactionRunner(manager, this.db.source) : undefined;
+    const statements: StatementRunner = runner ? new TransactionStatements(runner) : this.db.runner;
+    const [missing] = await missingJobs(statements, [...new Set(nodes.flatMap((node) => node.job.dependsOn ?? []))]);
+    if (missing !== undefined) throw new JobNotFoundError(missing);
+    const ids = await insertGraph(statements, nodes, now);
+    if (manager && runner)
+      this.#afterCommit(
+        manager,
+        runner,
+        ids.map((id) => ({ id })),
+      );
+    else {
+      this.db.callerTransaction()?.noteIds(ids);
+      this.db.inserted();
+      this.db.written();
+    }
     return ids;
   }
 
