@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
+import './storage-contract/completion-removal.contract';
 import './storage-contract/core.contract';
 import './storage-contract/dependencies.contract';
 import './storage-contract/events.contract';

@@ -24,6 +24,11 @@ export function retentionProblem(option: unknown): string | null {
   return null;
 }
 
+/** Whether a (valid) option keeps no finished job at all: `true`, a count of 0, or `{ count: 0 }` with any age. */
+export function keepsNothing(option: RetentionOption | undefined): boolean {
+  return option === true || option === 0 || (typeof option === 'object' && option.count === 0);
+}
+
 /** The rule a (valid) option means at `now`, or null when it keeps everything. */
 export function toRetentionRule(option: RetentionOption | undefined, now: number): RetentionRule | null {
   if (option === undefined || option === false) return null;

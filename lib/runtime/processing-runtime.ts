@@ -3,6 +3,7 @@ import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { JobEventBus } from '../events/job-event-bus';
 import { ProcessorAnnouncer, announcePeriod } from '../housekeeping/processor-announcer';
 import { RetentionKeeper } from '../housekeeping/retention-keeper';
+import { keepsNothing } from '../housekeeping/retention-rule';
 import { LeaseKeeper } from '../poller/lease-keeper';
 import { SharedPoller } from '../poller/shared-poller';
 import { WorkerPool } from '../poller/worker-pool';
@@ -76,6 +77,7 @@ export class ProcessingRuntime {
         onRetryScheduled: (runAt) => this.poller.wakeAt(runAt),
         onFinished: (queue, status) => this.retention.mark(queue, status),
         onRemovable: (id, status) => this.retention.remove(id, status),
+        keepsNoCompleted: (queue) => keepsNothing((retentionByQueue.get(queue) ?? moduleRetention).removeOnComplete),
         onRateLimited: (queue, until) => this.poller.limitedUntil(queue, until),
         // The queue stays open: only a wake-up for when the group's pause ends (other processes see it at their poll).
         onGroupRateLimited: (_queue, until) => this.poller.wakeAt(until, true),

@@ -168,6 +168,12 @@ export interface AttemptRef {
 export interface Completion {
   ref: AttemptRef;
   result: string | null;
+  /**
+   * Retention keeps nothing of this job once it completed (its own `removeOnComplete: true`, or its queue's retention
+   * keeps no completed job): the completion deletes its row instead of marking it completed, unless something still
+   * reads the finished row (see `completeJobs` of each backend), in which case it is marked completed as any other.
+   */
+  remove?: boolean;
 }
 
 /** A job whose lease expired, after recovery. */

@@ -69,6 +69,8 @@ export interface AttemptRunnerContext {
   now(): number;
   /** The queue's payload schema in this application: each job's data is checked before its handler runs. */
   schema?: PayloadSchema;
+  /** Whether retention keeps nothing of the job once it completed: its completion may delete its row. */
+  removesOnComplete?(record: JobRecord): boolean;
   /** A `job.completeIn` transaction committed: the job is completed with `json` as its result (announce it). */
   onCommitted(record: JobRecord, json: string | null): void;
 }
@@ -188,7 +190,7 @@ export class AttemptRunner {
     try {
       owned = await storage.completeIn(
         manager,
-        { ref: { id: record.id, attempt: record.attempts }, result: json },
+        { ref: { id: record.id, attempt: record.attempts }, result: json, remove: this.context.removesOnComplete?.(record) },
         workerId,
         this.context.now(),
       );

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OutcomeWriteError } from '../errors/outcome-write.error';
-import { AttemptRef, ClaimStorage } from '../storage/queue-storage.interface';
+import { AttemptRef, ClaimStorage, Completion } from '../storage/queue-storage.interface';
 import { serializeJobError, toJobError } from '../utils/error.util';
 import { isTransientStorageError } from '../errors/codes/transient-error';
 import { SavableOutcome } from './outcome';
@@ -18,6 +18,8 @@ export interface OutcomeSave {
   signal: AbortSignal;
   /** Runs when a write of this outcome has been handed to the storage (before it lands); may run once per try. */
   onQueued(): void;
+  /** A completion whose retention keeps nothing: its row may be deleted instead (see `Completion.remove`). */
+  remove?: boolean;
 }
 
 /** An outcome write `OutcomeWriter.retrying` runs on its own: what its log lines name, and when it stops trying. */
@@ -41,6 +43,7 @@ export interface OutcomeWriterTiming {
 interface PendingWrite {
   ref: AttemptRef;
   outcome: SavableOutcome;
+  remove?: boolean;
   onQueued(): void;
   resolve(owned: boolean): void;
   reject(error: unknown): void;
@@ -81,7 +84,7 @@ export class OutcomeWriter {
     let current = request.outcome;
     for (let failures = 0; ; failures++) {
       try {
-        const owned = await this.write(ref, current, request.onQueued);
+        const owned = await this.write(ref, current, request.onQueued, request.remove);
         if (!owned) {
           logger.warn(
             `${whereOf(ref, queue)}: no longer owned when its outcome (${current.kind}) was saved (cancelled, or its lease expired ` +
@@ -144,9 +147,9 @@ export class OutcomeWriter {
    * One write of one outcome, joined to the current batch. Resolves whether the attempt was still ours; rejects
    * with the database's error. `onQueued` runs when its statement has been handed to the storage.
    */
-  write(ref: AttemptRef, outcome: SavableOutcome, onQueued: () => void): Promise<boolean> {
+  write(ref: AttemptRef, outcome: SavableOutcome, onQueued: () => void, remove?: boolean): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      this.pending.push({ ref, outcome, onQueued, resolve, reject });
+      this.pending.push({ ref, outcome, remove, onQueued, resolve, reject });
       this.flushing ??= this.flush();
     });
   }
@@ -217,6 +220,6 @@ function whereOf(ref: AttemptRef, queue: string): string {
   return `Job ${ref.id} (queue ${queue}) attempt ${ref.attempt}`;
 }
 
-function toCompletion(entry: PendingWrite): { ref: AttemptRef; result: string | null } {
-  return { ref: entry.ref, result: entry.outcome.kind === 'complete' ? entry.outcome.json : null };
+function toCompletion(entry: PendingWrite): Completion {
+  return { ref: entry.ref, result: entry.outcome.kind === 'complete' ? entry.outcome.json : null, remove: entry.remove };
 }

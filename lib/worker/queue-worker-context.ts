@@ -31,6 +31,8 @@ export interface QueueWorkerContext {
   onFinished(queue: string, status: FinishedJobStatus): void;
   /** A job added with `removeOnComplete` / `removeOnFail` reached that outcome: delete it soon. */
   onRemovable?(id: string, status: 'completed' | 'failed'): void;
+  /** Whether the retention of `queue` keeps no completed job: its completions delete their rows. */
+  keepsNoCompleted?(queue: string): boolean;
   /** A handler's RateLimitError paused this queue until `until` (epoch ms). */
   onRateLimited?(queue: string, until: number): void;
   /** A handler's GroupRateLimitError paused one group of this queue until `until`: the queue's other groups go on. */

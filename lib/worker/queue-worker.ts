@@ -4,6 +4,7 @@ import { BatchProcessor, QueueProcessor } from '../interfaces/queue-processor.in
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { AttemptRef, JobRecord } from '../storage/queue-storage.interface';
 import { PROCESSOR_DEFAULTS } from '../module-defaults.constants';
+import { REMOVE_ON_COMPLETE } from '../utils/job-name.util';
 import { lookaheadFor } from '../utils/lookahead.util';
 import { AttemptRunner, RunningAttempt } from './attempt-runner';
 import { BatchCollector } from './batch-collector';
@@ -47,6 +48,8 @@ export class QueueWorker {
   private readonly batch?: BatchCollector;
   /** The application is shutting down: a partial batch is handed back rather than called. */
   private stopping = false;
+  /** The queue's retention keeps no completed job (asked once, on the first completion). */
+  private keepsNoCompleted?: boolean;
 
   constructor(
     readonly queue: string,
@@ -71,6 +74,7 @@ export class QueueWorker {
       isCurrent: (attempt) => !attempt.abandoned && this.running.get(attempt.record.id) === attempt,
       now: Date.now,
       schema: settings.schema,
+      removesOnComplete: (record) => this.removesOnComplete(record),
       // The caller's transaction committed the completion: announced as the worker announces a saved one.
       onCommitted: (record, json) => announceOutcome(this.context, queue, record, { kind: 'complete', json }),
     });
@@ -283,6 +287,7 @@ export class QueueWorker {
         logger: this.context.logger,
         signal: this.shutdown.signal,
         onQueued: () => this.writeQueued(attempt),
+        remove: final.kind === 'complete' && this.removesOnComplete(record),
       });
       if (saved) announceOutcome(this.context, this.queue, record, saved);
     } finally {
@@ -295,6 +300,12 @@ export class QueueWorker {
         this.start(next);
       }
     }
+  }
+
+  /** Whether retention keeps nothing of `record` once it completed: its own removeOnComplete, or its queue's retention. */
+  private removesOnComplete(record: JobRecord): boolean {
+    this.keepsNoCompleted ??= this.context.keepsNoCompleted?.(this.queue) ?? false;
+    return this.keepsNoCompleted || ((record.removeOn ?? 0) & REMOVE_ON_COMPLETE) !== 0;
   }
 
   /** A handler took `ms`: the moving average the lookahead reads (weight 1/8 on the newest). */

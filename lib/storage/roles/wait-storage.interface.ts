@@ -15,8 +15,9 @@ export interface WaitStorage {
    */
   getWaitedJobs(ids: string[]): Promise<WaitedJobs>;
   /**
-   * Where finished jobs are announced (`finishHints$`): renews the shared heartbeat of waiting processes, without
-   * which no announcement is sent (so the hot path pays nothing while nobody waits). Absent on SQLite.
+   * Renews the shared heartbeat of waiting processes. Where finished jobs are announced (`finishHints$`), no
+   * announcement is sent without it (so the hot path pays nothing while nobody waits); on every backend, completions
+   * keep the rows retention would delete while it is fresh (a waiter reads the finished row).
    */
   markFinishWaiters?(now: number): Promise<void>;
 }

@@ -5,6 +5,13 @@ import { PostgresContext, compareIds, ms, notifyIfAny, perSchema, toRowId } from
 const sql = perSchema((tables) => {
   const { T, D } = tables;
   return {
+    /**
+     * Flags the live jobs of a list as dependencies before the check and the insert (which flags them too): a flagged
+     * job's completion keeps its row even when its retention keeps nothing, so a dependency that completes between
+     * the check and the insert is seen completed, not removed. Its own statement: the check after it reads what a
+     * completion it waited for committed.
+     */
+    flag: `UPDATE ${T} SET dependents = 1 WHERE id = ANY($1::bigint[]) AND dependents IS NULL AND status IN ('pending', 'running')`,
     /** The ids of a list that name no job. */
     missing: `SELECT i AS id FROM unnest($1::bigint[]) AS i WHERE NOT EXISTS (SELECT 1 FROM ${T} WHERE id = i)`,
     /**
@@ -32,6 +39,7 @@ const sql = perSchema((tables) => {
 
 /** The ids among `ids` that name no job. */
 export async function missingJobs(db: PostgresContext, ids: string[]): Promise<string[]> {
+  await db.runner.run(sql(db.tables).flag, [ids]);
   return (await db.runner.all(sql(db.tables).missing, [ids])).map((row) => String(row.id));
 }
 

@@ -1,5 +1,14 @@
 import { AttemptRef, Completion } from '../../queue-storage.interface';
-import { PostgresContext, RELEASE_COLUMNS, REUSED, ms, notifyFinished, perSchema, toRowId } from './postgres-sql-fragments';
+import {
+  PostgresContext,
+  RELEASE_COLUMNS,
+  REUSED,
+  finishWaitersAt,
+  ms,
+  notifyFinished,
+  perSchema,
+  toRowId,
+} from './postgres-sql-fragments';
 import { appendRunSql } from './run-history.sql';
 
 const sql = perSchema((tables) => {
@@ -24,6 +33,35 @@ const sql = perSchema((tables) => {
       ),
       ${notifyFinished(tables, 'completed', '$1')}
       SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
+
+    /**
+     * The same completion for a batch where retention keeps nothing of some jobs (`$6`, by position): those rows are
+     * deleted, one write instead of the update and retention's later delete (0.72x the server CPU per job,
+     * bench/notes/2026-12-06-finished-job-layouts.md); the others are updated as above, the deleted ones left out.
+     * A row something still reads once finished is updated instead (and left to retention): a flow child (its parent
+     * reads its result), a dependency (the end trigger resolves its dependents on the update; a delete of a running
+     * row would fail them), a throttled job whose key window is open (the window lives on the row), and every job
+     * while some process waits for jobs to finish (a waiter reads the finished row).
+     */
+    completeManyRemoving: `/* complete-delete */ WITH removed AS (
+        DELETE FROM ${T} AS t
+        USING generate_subscripts($2::bigint[], 1) AS i
+        WHERE t.id = ($2::bigint[])[i] AND t.attempts = ($3::int[])[i] AND ($6::boolean[])[i] AND t.locked_by = $5
+          AND t.status = 'running' AND t.parent_id IS NULL AND t.dependents IS NULL AND (t.key_until IS NULL OR t.key_until <= $1)
+          AND NOT ${finishWaitersAt(tables, '$1')}
+        RETURNING t.id
+      ),
+      completed AS (
+        UPDATE ${T} AS t
+        SET status = 'completed', result = ($4::text[])[i], finished_at = $1, updated_at = $1, lease_until = NULL
+        FROM generate_subscripts($2::bigint[], 1) AS i
+        WHERE t.id = ($2::bigint[])[i] AND t.attempts = ($3::int[])[i] AND t.locked_by = $5 AND t.status = 'running'
+          AND t.id NOT IN (SELECT id FROM removed)
+        RETURNING t.id
+      ),
+      ${notifyFinished(tables, '(SELECT id FROM completed UNION ALL SELECT id FROM removed) AS finished', '$1')}
+      SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0
+      UNION ALL SELECT id FROM removed`,
 
     // A failed attempt that runs again; its run is recorded (a completion records none: the row is its own).
     retry: `UPDATE ${T}
@@ -51,15 +89,26 @@ const sql = perSchema((tables) => {
  */
 const COMPLETION_CHUNK = 250;
 
-/** Marks attempts completed; the ids this worker still owned. Hot path. */
+/**
+ * Completes attempts; the ids this worker still owned. Hot path. Those whose retention keeps nothing (`remove`) are
+ * deleted where nothing reads their finished row (`completeManyRemoving`); the rest are marked completed.
+ */
 export async function completeJobs(db: PostgresContext, completions: Completion[], workerId: string, now: number): Promise<Set<string>> {
   const valid = completions.filter(({ ref }) => toRowId(ref.id) !== null);
   const completed = new Set<string>();
   for (let start = 0; start < valid.length; start += COMPLETION_CHUNK) {
     const chunk = valid.slice(start, start + COMPLETION_CHUNK);
+    const params = [
+      ms(now),
+      chunk.map(({ ref }) => ref.id),
+      chunk.map(({ ref }) => ref.attempt),
+      chunk.map(({ result }) => result),
+      workerId,
+    ];
+    const removing = chunk.some(({ remove }) => remove);
     const rows = await db.runner.all(
-      sql(db.tables).completeMany,
-      [ms(now), chunk.map(({ ref }) => ref.id), chunk.map(({ ref }) => ref.attempt), chunk.map(({ result }) => result), workerId],
+      removing ? sql(db.tables).completeManyRemoving : sql(db.tables).completeMany,
+      removing ? [...params, chunk.map(({ remove }) => remove === true)] : params,
       REUSED,
     );
     for (const row of rows) completed.add(String(row.id));

@@ -21,6 +21,7 @@ import {
 } from '../../../table-names.constants';
 import { AttemptRef } from '../../queue-storage.interface';
 import { StatementOptions, StatementRunner } from '../../shared/statement-runner';
+import { FINISH_WAITERS_TTL } from '../../shared/finish-waiters';
 
 /** The tables and notification channel of one schema, as SQL text. */
 export interface PostgresTables {
@@ -113,8 +114,10 @@ export function notifyIfAny(tables: PostgresTables, rows: string): string {
  */
 const MAX_FINISH_PAYLOAD = 7900;
 
-/** How long a waiters' heartbeat counts (ms): three of their renewals, so clock skew between machines is tolerated. */
-export const FINISH_WAITERS_TTL = 15_000;
+/** Whether some process waits for jobs to finish: its heartbeat is fresh at `now` (a statement parameter, ms). */
+export function finishWaitersAt(tables: PostgresTables, now: string): string {
+  return `EXISTS (SELECT 1 FROM ${tables.R} WHERE origin = '${FINISH_WAITERS_MARK}' AND seen_at >= ${now}::bigint - ${FINISH_WAITERS_TTL})`;
+}
 
 /**
  * A WITH item that announces the jobs of `rows` (a FROM item with an `id` column, and its WHERE) as finished: ONE
@@ -127,7 +130,7 @@ export const FINISH_WAITERS_TTL = 15_000;
 export function notifyFinished(tables: PostgresTables, rows: string, now: string): string {
   return `done AS (SELECT pg_notify('${tables.finishChannel}', CASE WHEN length(ids) < ${MAX_FINISH_PAYLOAD} THEN ids ELSE '' END)
       FROM (SELECT string_agg(id::text, ',') AS ids FROM ${rows}) AS finished_ids
-      WHERE EXISTS (SELECT 1 FROM ${tables.R} WHERE origin = '${FINISH_WAITERS_MARK}' AND seen_at >= ${now}::bigint - ${FINISH_WAITERS_TTL})
+      WHERE ${finishWaitersAt(tables, now)}
         AND ids IS NOT NULL)`;
 }
 

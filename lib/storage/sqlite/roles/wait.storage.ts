@@ -1,5 +1,5 @@
 import { WaitedJobs } from '../../queue-storage.interface';
-import { getWaitedJobs } from '../sql/events.sql';
+import { getWaitedJobs, markFinishWaiters } from '../sql/events.sql';
 import { SqliteConnection } from '../sqlite-connection';
 import { WaitStorage } from '../../roles/wait-storage.interface';
 import { SqliteBackend } from './sqlite-backend';
@@ -14,5 +14,9 @@ export class SqliteWaitStorage implements WaitStorage {
 
   getWaitedJobs(ids: string[]): Promise<WaitedJobs> {
     return getWaitedJobs(this.db.background, ids);
+  }
+
+  markFinishWaiters(now: number): Promise<void> {
+    return markFinishWaiters(this.db.background, now);
   }
 }

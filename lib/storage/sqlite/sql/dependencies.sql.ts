@@ -7,6 +7,14 @@ import { T, newJobValues, toRowId } from './sqlite-sql-fragments';
 const D = DEPENDENCIES_TABLE;
 
 /** The ids of a list that name no job. */
+/**
+ * Flags the live jobs of a list as dependencies before the check and the insert (which flags them too): a flagged
+ * job's completion keeps its row even when its retention keeps nothing, so a dependency that completes between the
+ * check and the insert is seen completed, not removed.
+ */
+const FLAG_DEPENDENCIES_SQL = `UPDATE ${T} SET dependents = 1
+  WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) AND dependents IS NULL AND status IN ('pending', 'running')`;
+
 const MISSING_SQL = `SELECT j.value AS id FROM json_each(?) AS j WHERE NOT EXISTS (SELECT 1 FROM ${T} WHERE id = CAST(j.value AS INTEGER))`;
 
 /**
@@ -27,7 +35,9 @@ const DEPENDENCIES_SQL = `SELECT x.id AS id, x.queue AS queue, x.status AS statu
 
 /** The ids among `ids` that name no job. */
 export async function missingJobs(runner: StatementRunner, ids: string[]): Promise<string[]> {
-  return (await runner.all(MISSING_SQL, [JSON.stringify(ids)])).map((row) => String(row.id));
+  const list = JSON.stringify(ids);
+  await runner.run(FLAG_DEPENDENCIES_SQL, [list]);
+  return (await runner.all(MISSING_SQL, [list])).map((row) => String(row.id));
 }
 
 /** Inserts jobs of one queue, some with dependencies: the rows inserted, sorted by id (input order). */

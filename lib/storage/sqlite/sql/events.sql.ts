@@ -1,4 +1,4 @@
-import { EVENT_READERS_TABLE, EVENTS_TABLE } from '../../../table-names.constants';
+import { EVENT_READERS_TABLE, EVENTS_TABLE, FINISH_WAITERS_MARK } from '../../../table-names.constants';
 import { StoredEventBatch, WaitedJobs } from '../../queue-storage.interface';
 import { jobColumnsOf } from '../../shared/job-columns';
 import { toStoredEventBatch } from '../../shared/event-row.mapper';
@@ -30,7 +30,8 @@ const PRUNE_READERS_SQL = `DELETE FROM ${EVENT_READERS_TABLE} WHERE seen_at < ?`
 const MARK_READER_SQL = `INSERT INTO ${EVENT_READERS_TABLE} (origin, seen_at) VALUES (?, ?)
   ON CONFLICT (origin) DO UPDATE SET seen_at = excluded.seen_at`;
 
-const HAS_READERS_SQL = `SELECT EXISTS (SELECT 1 FROM ${EVENT_READERS_TABLE} WHERE seen_at >= ?) AS found`;
+// The finish waiters' heartbeat shares the table: it is no reader of events.
+const HAS_READERS_SQL = `SELECT EXISTS (SELECT 1 FROM ${EVENT_READERS_TABLE} WHERE seen_at >= ? AND origin <> '${FINISH_WAITERS_MARK}') AS found`;
 
 /** Of these jobs, the finished ones, and the ids no job has. */
 export async function getWaitedJobs(runner: StatementRunner, ids: string[]): Promise<WaitedJobs> {
@@ -68,6 +69,14 @@ export async function pruneEvents(runner: StatementRunner, before: number): Prom
 /** A reader's heartbeat. */
 export async function markEventReader(runner: StatementRunner, origin: string, now: number): Promise<void> {
   await runner.run(MARK_READER_SQL, [origin, now]);
+}
+
+/**
+ * Renews the shared heartbeat of processes waiting for jobs to finish: while it is fresh, completions keep the rows
+ * retention would delete (a waiter reads the finished row).
+ */
+export async function markFinishWaiters(runner: StatementRunner, now: number): Promise<void> {
+  await runner.run(MARK_READER_SQL, [FINISH_WAITERS_MARK, now]);
 }
 
 /** Whether a reader's heartbeat is at or after `since`. */
