@@ -945,6 +945,15 @@ const MUTATIONS = [
     tests: ['test/delete-on-complete.e2e-spec.ts'],
     why: 'job.completeIn of a job whose retention keeps nothing marks the row completed instead of deleting it',
   },
+  {
+    id: 'links-sqlite-removed-dropped',
+    area: 'dependencies',
+    file: 'lib/storage/sqlite/sql/dependencies.sql.ts',
+    from: 'LEFT JOIN ${T} AS x ON x.id = d.depends_on WHERE d.job_id = ? ORDER BY d.depends_on LIMIT ?',
+    to: 'JOIN ${T} AS x ON x.id = d.depends_on WHERE d.job_id = ? ORDER BY d.depends_on LIMIT ?',
+    tests: ['test/dependency-graph.e2e-spec.ts'],
+    why: 'SQLite: the graph around a job leaves out a dependency that was removed (and counts it out of the total)',
+  },
 ];
 
 function parseArgs(argv) {

@@ -158,6 +158,35 @@ describeEachBackend(
       await page.close();
     });
 
+    it('job page: the dependencies graph both ways, each job a link with its status, a removed one without a link', async () => {
+      const gone = await producer.add('graph-b', { n: 0 });
+      const [first, second] = await producer.addGraph([
+        { ref: 'first', queue: 'graph-a', data: { step: 1 }, options: { name: 'fetch' } },
+        { ref: 'second', queue: 'graph-b', data: { step: 2 }, options: { dependsOn: [{ ref: 'first' }, gone.id] } },
+      ]);
+      await admin.remove(gone.id);
+      const page = await openPage(`${running.url}/queues#/job/${second.id}`);
+      const waits = page.locator('[data-panel="dependencies"] [data-links="dependencies"]');
+      await waits.locator(`li[data-linked-job="${first.id}"] > a`).waitFor();
+      expect(await waits.locator('h3').innerText()).toBe('Waits for (2)');
+      expect(await waits.locator(`li[data-linked-job="${first.id}"] > .badge`).innerText()).toBe('pending');
+      expect(await waits.locator(`li[data-linked-job="${first.id}"]`).innerText()).toContain('graph-a · fetch');
+      expect(await waits.locator(`li[data-linked-job="${gone.id}"] > a`).count()).toBe(0);
+      expect(await waits.locator(`li[data-linked-job="${gone.id}"] > .badge`).innerText()).toBe('removed');
+      expect(await page.locator('[data-panel="dependencies"] [data-links="dependents"]').count()).toBe(0);
+      // Its dependency's page shows it the other way round.
+      await waits.locator(`li[data-linked-job="${first.id}"] > a`).click();
+      const needed = page.locator('[data-panel="dependencies"] [data-links="dependents"]');
+      await needed.locator(`li[data-linked-job="${second.id}"] > a`).waitFor();
+      expect(await needed.locator('h3').innerText()).toBe('Needed by (1)');
+      expect(await page.locator('[data-panel="dependencies"] [data-links="dependencies"]').count()).toBe(0);
+      // A job outside any graph has no dependencies block.
+      const plain = await producer.add('graph-a', { step: 3 });
+      await page.goto(`${running.url}/queues#/job/${plain.id}`);
+      await page.locator('h1', { hasText: `Job ${plain.id}` }).waitFor();
+      expect(await page.locator('[data-panel="dependencies"]').count()).toBe(0);
+    });
+
     it('queue page: name filter, sortable columns, bulk retry / cancel / remove shown at once, and 1280 px with long names', async () => {
       running.behaviour.failing = true;
       const failed = await producer.addBulk('mail', [

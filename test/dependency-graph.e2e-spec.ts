@@ -7,6 +7,7 @@
 import {
   DependencyCycleError,
   DependencyFailedError,
+  InvalidArgumentError,
   InvalidJobOptionsError,
   Job,
   JobNotFoundError,
@@ -204,5 +205,58 @@ describeEachBackend('dependencies added together (addGraph)', (backend) => {
     const [, b] = await dataSource.transaction((manager) => producer.addGraph<{ n: number }>(graph(), { manager }));
     await waitFor(async () => (await statusOf(admin, b.id)) === 'completed', 'the graph ran after the commit');
     expect((await admin.getJob(b.id))!.result).toBe(3);
+  });
+
+  it('getJobDependencies lists the graph around a job both ways, with statuses, totals, removed dependencies and a limit', async () => {
+    const app = await current.startApp({ module: { processing: false } });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const gone = await producer.add('g-step', { n: 0 }, { name: 'gone' });
+    const [root, a, b, sink] = await producer.addGraph([
+      { ref: 'root', queue: 'g-step', data: { n: 1 }, options: { name: 'root' } },
+      { ref: 'a', queue: 'g-sum', data: { n: 2 }, options: { dependsOn: [{ ref: 'root' }] } },
+      { ref: 'b', queue: 'g-sum', data: { n: 3 }, options: { dependsOn: [{ ref: 'root' }] } },
+      {
+        ref: 'sink',
+        queue: 'g-sum',
+        data: { n: 4 },
+        options: { dependsOn: [{ ref: 'a' }, { ref: 'b' }, gone.id], onDependencyFailure: 'continue' },
+      },
+    ]);
+    expect(await admin.getJobDependencies(root.id)).toEqual({
+      dependencies: [],
+      dependencyCount: 0,
+      dependents: [
+        { id: a.id, queue: 'g-sum', name: null, status: 'pending' },
+        { id: b.id, queue: 'g-sum', name: null, status: 'pending' },
+      ],
+      dependentCount: 2,
+    });
+    await admin.remove(gone.id);
+    const sinkLinks = (await admin.getJobDependencies(sink.id))!;
+    expect(sinkLinks.dependencyCount).toBe(3);
+    expect(sinkLinks.dependencies).toEqual(
+      expect.arrayContaining([
+        { id: gone.id, queue: null, name: null, status: 'removed' },
+        { id: a.id, queue: 'g-sum', name: null, status: 'pending' },
+        { id: b.id, queue: 'g-sum', name: null, status: 'pending' },
+      ]),
+    );
+    expect(sinkLinks.dependents).toEqual([]);
+    const limited = (await admin.getJobDependencies(sink.id, { limit: 1 }))!;
+    expect(limited.dependencies).toHaveLength(1);
+    expect(limited.dependencyCount).toBe(3);
+    const middle = (await admin.getJobDependencies(a.id))!;
+    expect(middle.dependencies).toEqual([{ id: root.id, queue: 'g-step', name: 'root', status: 'pending' }]);
+    expect(middle.dependents.map((job) => job.id)).toEqual([sink.id]);
+    // A plain job has an empty graph; no job has none.
+    const plain = await producer.add('g-step', { n: 9 });
+    expect(await admin.getJobDependencies(plain.id)).toEqual({ dependencies: [], dependencyCount: 0, dependents: [], dependentCount: 0 });
+    expect(await admin.getJobDependencies('987654321')).toBeNull();
+    expect(await admin.getJobDependencies('nope')).toBeNull();
+    for (const limit of [0, 1001, 1.5]) {
+      expect(await errorOf(() => admin.getJobDependencies(sink.id, { limit }))).toBeInstanceOf(InvalidArgumentError);
+    }
+    expect(await errorOf(() => admin.getJobDependencies(sink.id, { depth: 2 } as never))).toBeInstanceOf(InvalidArgumentError);
   });
 });

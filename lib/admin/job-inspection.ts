@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors/invalid-argument.error';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { JobExplanation } from '../interfaces/job-explanation.interface';
+import { GetJobDependenciesOptions, JobDependencies } from '../interfaces/job-dependencies.interface';
 import { JobCounts, JobInfo } from '../interfaces/job-info.interface';
 import {
   CountOptions,
@@ -21,6 +22,7 @@ import {
   GET_GROUPS_OPTION_KEYS,
   GET_JOBS_OPTION_KEYS,
   JOBS_BY_KEY_OPTION_KEYS,
+  JOB_DEPENDENCIES_OPTION_KEYS,
 } from '../utils/option-keys.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { describeValue } from '../utils/validation.util';
@@ -78,6 +80,25 @@ export class JobInspection {
     if (typeof id !== 'string') return null;
     const stored = await (await this.context.storage()).getJobLogs(id);
     return stored === undefined ? null : parseJobLogs(stored);
+  }
+
+  /** See `QueueAdmin.getJobDependencies`. */
+  async getJobDependencies(id: string, options: GetJobDependenciesOptions): Promise<JobDependencies | null> {
+    assertAdminOptions('getJobDependencies', options, JOB_DEPENDENCIES_OPTION_KEYS);
+    const limit = options.limit ?? 50;
+    if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {
+      throw new InvalidArgumentError(
+        'getJobDependencies',
+        'limit',
+        `must be an integer from 1 to ${MAX_PAGE}, got ${describeValue(limit)}`,
+      );
+    }
+    if (typeof id !== 'string') return null;
+    const storage = await this.context.storage();
+    const links = await storage.jobLinksOf(id, limit);
+    // A job without links and no job at all read the same: only then is the job itself looked for.
+    if (links.dependencyCount + links.dependentCount === 0 && (await storage.getJob(id)) === null) return null;
+    return links;
   }
 
   /** See `QueueAdmin.getCounts`. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CascadeOptions } from '../interfaces/flow-job.interface';
 import { JobExplanation } from '../interfaces/job-explanation.interface';
+import { GetJobDependenciesOptions, JobDependencies } from '../interfaces/job-dependencies.interface';
 import { JobCounts, JobInfo } from '../interfaces/job-info.interface';
 import { MetricsSnapshot } from '../interfaces/metrics.interface';
 import { ProcessesInfo } from '../interfaces/process-info.interface';
@@ -71,6 +72,16 @@ export class QueueAdmin {
    */
   async getJobLogs(id: string): Promise<string[] | null> {
     return this.inspection.getJobLogs(id);
+  }
+
+  /**
+   * The graph around a job (`dependsOn`): the jobs it waits for (a deleted one as `removed`) and the jobs that wait
+   * for it, each with its queue, name and status, oldest first, up to `limit` on each side (default 50, at most
+   * 1,000), with how many there are; empty lists for a job outside any graph, `null` when no job has that id.
+   * @throws InvalidArgumentError for an unknown option or a limit out of range.
+   */
+  async getJobDependencies(id: string, options: GetJobDependenciesOptions = {}): Promise<JobDependencies | null> {
+    return this.inspection.getJobDependencies(id, options);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { BadRequestException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
 import { JobInfo } from '../interfaces/job-info.interface';
+import { JobDependencies } from '../interfaces/job-dependencies.interface';
 import { QueueProducer } from '../producer/queue-producer.service';
 import { toHttpError } from './dashboard-http-error';
 import { ResolvedDashboardOptions } from './interfaces/queue-dashboard-options.interface';
@@ -9,7 +10,7 @@ import { ActionAnswer } from './dashboard-api.service';
 
 /** Most jobs one bulk action takes: a page of the list is 25; a bigger selection is a typo or a script. */
 export const MAX_BULK = 100;
-/** Most children a job page lists in its flow tree (the rest are counted). */
+/** Most children a job page lists in its flow tree, and most jobs on each side of its dependencies (the rest are counted). */
 const MAX_TREE_CHILDREN = 50;
 /** The actions a selection of jobs may take. */
 const BULK_ACTIONS = ['retry', 'cancel', 'remove'] as const;
@@ -32,6 +33,8 @@ export interface JobExtras {
   logs: string[] | null;
   /** Null for a job outside any flow: the page shows no flow block. */
   flow: { parent: FlowNode | null; children: FlowNode[]; moreChildren: number } | null;
+  /** The graph around the job (`dependsOn`); null for a job outside any: the page shows no dependencies block. */
+  dependencies: JobDependencies | null;
 }
 
 /**
@@ -47,12 +50,17 @@ export class DashboardOperatorApi {
     @Inject(QUEUE_DASHBOARD_OPTIONS) private readonly options: ResolvedDashboardOptions,
   ) {}
 
-  /** A job's log and flow tree (the parent and children with their statuses, each a link on the page). */
+  /**
+   * A job's log, flow tree (the parent and children with their statuses, each a link on the page) and the graph around
+   * it (the jobs it waits for and those that wait for it).
+   */
   async jobExtras(job: JobInfo): Promise<JobExtras> {
     const logsHidden = this.options.redact.data !== undefined && this.options.redact.data !== false;
     const logs = logsHidden ? null : ((await this.admin.getJobLogs(job.id)) ?? []);
+    const links = await this.admin.getJobDependencies(job.id, { limit: MAX_TREE_CHILDREN });
+    const dependencies = links && links.dependencyCount + links.dependentCount > 0 ? links : null;
     const flow = job.flow;
-    if (!flow || (flow.parentId === null && flow.childrenIds.length === 0)) return { logs, flow: null };
+    if (!flow || (flow.parentId === null && flow.childrenIds.length === 0)) return { logs, flow: null, dependencies };
     const shown = flow.childrenIds.slice(0, MAX_TREE_CHILDREN);
     const [parent, ...children] = await Promise.all([
       flow.parentId ? this.admin.getJob(flow.parentId) : null,
@@ -65,6 +73,7 @@ export class DashboardOperatorApi {
         children: children.filter((child): child is JobInfo => child !== null).map(node),
         moreChildren: flow.childrenIds.length - shown.length,
       },
+      dependencies,
     };
   }
 

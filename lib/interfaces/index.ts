@@ -16,6 +16,7 @@ export * from './queue-registry.interface';
 export * from './register-queue-options.interface';
 export * from './flow-job.interface';
 export * from './graph-job.interface';
+export * from './job-dependencies.interface';
 export * from './queue-limits.interface';
 export * from './wait-options.interface';
 export * from './process-info.interface';

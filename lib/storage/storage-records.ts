@@ -60,6 +60,22 @@ export interface NewGraphNode {
   refs: number[];
 }
 
+/** A job linked to another by `dependsOn`, as the dashboard's graph shows it: `removed` (and no queue) once deleted. */
+export interface JobLinkRow {
+  id: string;
+  queue: string | null;
+  name: string | null;
+  status: JobStatus | 'removed';
+}
+
+/** Up to a limit of the jobs one job depends on and of the jobs that depend on it, oldest first, with their totals. */
+export interface JobLinksRecord {
+  dependencies: JobLinkRow[];
+  dependencyCount: number;
+  dependents: JobLinkRow[];
+  dependentCount: number;
+}
+
 /** A job's place in a flow. */
 export interface FlowRecord {
   parentId: string | null;

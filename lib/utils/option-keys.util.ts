@@ -11,6 +11,7 @@ import type { BackoffOptions } from '../interfaces/backoff-options.interface';
 import type { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import type { AddFlowOptions, CascadeOptions, FlowJob } from '../interfaces/flow-job.interface';
 import type { AddGraphOptions, GraphJob } from '../interfaces/graph-job.interface';
+import type { GetJobDependenciesOptions } from '../interfaces/job-dependencies.interface';
 import type {
   CleanOptions,
   CountOptions,
@@ -55,6 +56,8 @@ export const FAILURE_GROUPS_OPTION_KEYS = keysOf<FailureGroupsOptions>()('limit'
 /** `QueueAdmin.getGroups(queue, options)`. */
 export const GET_GROUPS_OPTION_KEYS = keysOf<GetGroupsOptions>()('limit');
 /** `QueueAdmin.getMetrics(options)`. */
+/** `QueueAdmin.getJobDependencies()`. */
+export const JOB_DEPENDENCIES_OPTION_KEYS = keysOf<GetJobDependenciesOptions>()('limit');
 export const METRICS_OPTION_KEYS = keysOf<{ windowMinutes?: number }>()('windowMinutes');
 /** `QueueProducer.add()` / `addBulk()` items, `Queue.add()` (where `name` is the first argument). */
 export const JOB_OPTION_KEYS = keysOf<JobOptions>()(

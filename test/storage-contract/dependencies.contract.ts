@@ -82,4 +82,37 @@ describeEachBackend('Storage contract: dependencies', (backend) => {
     await expect(s.storage.enqueueGraph(graph, Date.now())).rejects.toBeInstanceOf(JobNotFoundError);
     expect(await s.storage.getCounts('p')).toEqual([]);
   });
+
+  it('jobLinksOf lists both sides with totals past the limit, a deleted dependency as removed', async () => {
+    const now = Date.now();
+    const [a, b] = await s.storage.enqueue('d', [newJob(), newJob({ name: 'b' })], now);
+    const [x, y] = await s.storage.enqueueDependents(
+      'p',
+      [newJob({ dependsOn: [a.id, b.id], onDependencyFailure: 'continue' }), newJob({ dependsOn: [a.id], onDependencyFailure: 'fail' })],
+      now,
+    );
+    expect(await s.storage.jobLinksOf(a.id, 1)).toEqual({
+      dependencies: [],
+      dependencyCount: 0,
+      dependents: [{ id: x.id, queue: 'p', name: null, status: 'pending' }],
+      dependentCount: 2,
+    });
+    await s.storage.remove(b.id, Date.now());
+    expect(await s.storage.jobLinksOf(x.id, 10)).toEqual({
+      dependencies: [
+        { id: a.id, queue: 'd', name: null, status: 'pending' },
+        { id: b.id, queue: null, name: null, status: 'removed' },
+      ],
+      dependencyCount: 2,
+      dependents: [],
+      dependentCount: 0,
+    });
+    expect((await s.storage.jobLinksOf(y.id, 10)).dependencyCount).toBe(1);
+    expect(await s.storage.jobLinksOf('not-an-id', 10)).toEqual({
+      dependencies: [],
+      dependencyCount: 0,
+      dependents: [],
+      dependentCount: 0,
+    });
+  });
 });

@@ -159,6 +159,21 @@ interface JobData extends PageData {
   logs: string[] | null;
   /** Its parent and children; null outside a flow. */
   flow: { parent: WireFlowNode | null; children: WireFlowNode[]; moreChildren: number } | null;
+  /** The jobs it waits for (`dependsOn`; queue null once removed) and those that wait for it; null or absent outside any. */
+  dependencies?: {
+    dependencies: WireLinkedJob[];
+    dependencyCount: number;
+    dependents: WireLinkedJob[];
+    dependentCount: number;
+  } | null;
+}
+
+/** A job linked by `dependsOn`: queue and name null once it was removed. */
+interface WireLinkedJob {
+  id: string;
+  queue: string | null;
+  name: string | null;
+  status: string;
 }
 
 /** A recurring job. */

@@ -114,6 +114,7 @@ function jobView(id: string): View {
           ),
         ]),
         data.flow ? section('flow', 'Flow', flowTree(job, data.flow)) : null,
+        data.dependencies ? section('dependencies', 'Dependencies', dependencyGraph(data.dependencies)) : null,
         section('progress', 'Progress', isHidden(data, 'progress') ? hiddenNote() : progressOf(job.progress)),
         section('data', 'Data', isHidden(data, 'data') ? hiddenNote() : json(job.data)),
         section(
@@ -181,6 +182,36 @@ function flowTree(job: WireJob, flow: NonNullable<JobData['flow']>): Child {
     info && info.waitingForChildren
       ? h('p', { class: 'muted', text: 'Waiting for ' + info.pendingChildren + ' child job(s) before it runs.' })
       : null,
+  ];
+}
+
+/**
+ * The graph around the job: the jobs it waits for, then the jobs that wait for it, each with its status and a link
+ * (a removed one without), and how many more there are beyond the page's share.
+ */
+function dependencyGraph(graph: NonNullable<JobData['dependencies']>): Child {
+  const item = (node: WireLinkedJob) =>
+    h('li', { 'data-linked-job': node.id }, [
+      node.queue === null ? h('span', { text: 'Job ' + node.id }) : h('a', { href: jobHref(node.id), text: 'Job ' + node.id }),
+      ' ',
+      badge(node.status),
+      node.queue === null ? null : [' ', h('span', { class: 'muted', text: node.queue + (node.name ? ' · ' + node.name : '') })],
+    ]);
+  const side = (name: string, title: string, nodes: WireLinkedJob[], total: number) =>
+    total === 0
+      ? null
+      : h('div', { 'data-links': name }, [
+          h('h3', { text: title + ' (' + total + ')' }),
+          h('ul', null, [
+            nodes.map(item),
+            total > nodes.length ? h('li', { class: 'muted', text: 'and ' + (total - nodes.length) + ' more' }) : null,
+          ]),
+        ]);
+  const live = graph.dependencies.filter((node) => node.status === 'pending' || node.status === 'running').length;
+  return [
+    side('dependencies', 'Waits for', graph.dependencies, graph.dependencyCount),
+    live > 0 ? h('p', { class: 'muted', text: live + ' of the jobs shown still pending or running.' }) : null,
+    side('dependents', 'Needed by', graph.dependents, graph.dependentCount),
   ];
 }
 

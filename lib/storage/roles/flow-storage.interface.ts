@@ -1,4 +1,4 @@
-import type { ChildRow, FlowRecord, RemoveTreeOutcome } from '../storage-records';
+import type { ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../storage-records';
 
 /** A flow's tree: a job's parent and children, and the calls on a whole tree (`QueueAdmin`, a job's `getChildrenValues`). */
 export interface FlowStorage {
@@ -8,6 +8,11 @@ export interface FlowStorage {
   childrenOf(id: string): Promise<ChildRow[]>;
   /** The jobs a job depends on (`dependsOn`) that still exist, with their results. */
   dependenciesOf(id: string): Promise<ChildRow[]>;
+  /**
+   * Up to `limit` of the jobs a job depends on (a deleted one as `removed`) and of the jobs that depend on it, each
+   * oldest first, with how many there are of each. Empty lists for a job without any, or no such job.
+   */
+  jobLinksOf(id: string, limit: number): Promise<JobLinksRecord>;
   /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
   cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
   /**

@@ -1,7 +1,7 @@
-import { ChildRow, FlowRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
+import { ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { PostgresContext } from '../sql/postgres-sql-fragments';
 import { cancelDescendants, childrenOf, flowOf, removeTree } from '../sql/flows.sql';
-import { dependenciesOf } from '../sql/dependencies.sql';
+import { dependenciesOf, linkedDependencies, linkedDependents } from '../sql/dependencies.sql';
 import { FlowStorage } from '../../roles/flow-storage.interface';
 import { PostgresBackend } from './postgres-backend';
 
@@ -23,6 +23,17 @@ export class PostgresFlowStorage implements FlowStorage {
 
   dependenciesOf(id: string): Promise<ChildRow[]> {
     return dependenciesOf(this.db, id);
+  }
+
+  async jobLinksOf(id: string, limit: number): Promise<JobLinksRecord> {
+    const dependencies = await linkedDependencies(this.db, id, limit);
+    const dependents = await linkedDependents(this.db, id, limit);
+    return {
+      dependencies: dependencies.rows,
+      dependencyCount: dependencies.total,
+      dependents: dependents.rows,
+      dependentCount: dependents.total,
+    };
   }
 
   cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {

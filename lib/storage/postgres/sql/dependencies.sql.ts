@@ -1,4 +1,4 @@
-import { ChildRow, NewJobRecord } from '../../queue-storage.interface';
+import { ChildRow, JobLinkRow, NewJobRecord } from '../../queue-storage.interface';
 import { InsertedRow } from '../../shared/pair-enqueued';
 import { PostgresContext, compareIds, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
@@ -31,6 +31,12 @@ const sql = perSchema((tables) => {
       ),
       ${notifyIfAny(tables, 'inserted WHERE run_at <= $2')}
       SELECT id FROM inserted WHERE (SELECT count(*) FROM hint) >= 0`,
+    /** Up to a limit of the jobs a job depends on, deleted ones too, with their total (the window runs before the LIMIT). */
+    linkedDependencies: `SELECT d.depends_on::text AS id, x.queue, x.name, COALESCE(x.status, 'removed') AS status, count(*) OVER () AS total
+      FROM ${D} AS d LEFT JOIN ${T} AS x ON x.id = d.depends_on WHERE d.job_id = $1 ORDER BY d.depends_on LIMIT $2`,
+    /** Up to a limit of the jobs that depend on a job (a deleted dependent takes its edges with it), with their total. */
+    linkedDependents: `SELECT x.id::text AS id, x.queue, x.name, x.status, count(*) OVER () AS total
+      FROM ${D} AS d JOIN ${T} AS x ON x.id = d.job_id WHERE d.depends_on = $1 ORDER BY d.job_id LIMIT $2`,
     /** The dependencies of a job that still exist, with their results. */
     dependencies: `SELECT x.id, x.queue, x.status, x.result FROM ${D} AS d JOIN ${T} AS x ON x.id = d.depends_on
       WHERE d.job_id = $1 ORDER BY x.id`,
@@ -74,4 +80,28 @@ export async function dependenciesOf(db: PostgresContext, id: string): Promise<C
     status: row.status as ChildRow['status'],
     result: (row.result as string | null) ?? null,
   }));
+}
+
+/** Up to `limit` of the jobs `id` depends on, oldest first, and how many there are. */
+export async function linkedDependencies(db: PostgresContext, id: string, limit: number): Promise<{ rows: JobLinkRow[]; total: number }> {
+  const rowId = toRowId(id);
+  return rowId === null ? { rows: [], total: 0 } : toLinks(await db.runner.all(sql(db.tables).linkedDependencies, [rowId, limit]));
+}
+
+/** Up to `limit` of the jobs that depend on `id`, oldest first, and how many there are. */
+export async function linkedDependents(db: PostgresContext, id: string, limit: number): Promise<{ rows: JobLinkRow[]; total: number }> {
+  const rowId = toRowId(id);
+  return rowId === null ? { rows: [], total: 0 } : toLinks(await db.runner.all(sql(db.tables).linkedDependents, [rowId, limit]));
+}
+
+function toLinks(rows: Record<string, unknown>[]): { rows: JobLinkRow[]; total: number } {
+  return {
+    rows: rows.map((row) => ({
+      id: String(row.id),
+      queue: (row.queue as string | null) ?? null,
+      name: (row.name as string | null) ?? null,
+      status: row.status as JobLinkRow['status'],
+    })),
+    total: rows.length > 0 ? Number(rows[0].total) : 0,
+  };
 }

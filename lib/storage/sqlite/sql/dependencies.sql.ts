@@ -1,5 +1,5 @@
 import { DEPENDENCIES_TABLE } from '../../../table-names.constants';
-import { ChildRow, NewJobRecord } from '../../queue-storage.interface';
+import { ChildRow, JobLinkRow, NewJobRecord } from '../../queue-storage.interface';
 import { InsertedRow } from '../../shared/pair-enqueued';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T, newJobValues, toRowId } from './sqlite-sql-fragments';
@@ -32,6 +32,15 @@ const INSERT_DEPENDENTS_SQL = `/* enqueue */ INSERT INTO ${T}
 /** The dependencies of a job that still exist, with their results. */
 const DEPENDENCIES_SQL = `SELECT x.id AS id, x.queue AS queue, x.status AS status, x.result AS result
   FROM ${D} AS d JOIN ${T} AS x ON x.id = d.depends_on WHERE d.job_id = ? ORDER BY x.id`;
+
+/** Up to a limit of the jobs a job depends on, deleted ones too, with their total (the window runs before the LIMIT). */
+const LINKED_DEPENDENCIES_SQL = `SELECT d.depends_on AS id, x.queue AS queue, x.name AS name, COALESCE(x.status, 'removed') AS status,
+    count(*) OVER () AS total
+  FROM ${D} AS d LEFT JOIN ${T} AS x ON x.id = d.depends_on WHERE d.job_id = ? ORDER BY d.depends_on LIMIT ?`;
+
+/** Up to a limit of the jobs that depend on a job (a deleted dependent takes its edges with it), with their total. */
+const LINKED_DEPENDENTS_SQL = `SELECT x.id AS id, x.queue AS queue, x.name AS name, x.status AS status, count(*) OVER () AS total
+  FROM ${D} AS d JOIN ${T} AS x ON x.id = d.job_id WHERE d.depends_on = ? ORDER BY d.job_id LIMIT ?`;
 
 /** The ids among `ids` that name no job. */
 export async function missingJobs(runner: StatementRunner, ids: string[]): Promise<string[]> {
@@ -68,4 +77,32 @@ export async function dependenciesOf(runner: StatementRunner, id: string): Promi
     status: row.status as ChildRow['status'],
     result: (row.result as string | null) ?? null,
   }));
+}
+
+/** Up to `limit` of the jobs `id` depends on, oldest first, and how many there are. */
+export async function linkedDependencies(
+  runner: StatementRunner,
+  id: string,
+  limit: number,
+): Promise<{ rows: JobLinkRow[]; total: number }> {
+  const rowId = toRowId(id);
+  return rowId === null ? { rows: [], total: 0 } : toLinks(await runner.all(LINKED_DEPENDENCIES_SQL, [rowId, limit]));
+}
+
+/** Up to `limit` of the jobs that depend on `id`, oldest first, and how many there are. */
+export async function linkedDependents(runner: StatementRunner, id: string, limit: number): Promise<{ rows: JobLinkRow[]; total: number }> {
+  const rowId = toRowId(id);
+  return rowId === null ? { rows: [], total: 0 } : toLinks(await runner.all(LINKED_DEPENDENTS_SQL, [rowId, limit]));
+}
+
+function toLinks(rows: Record<string, unknown>[]): { rows: JobLinkRow[]; total: number } {
+  return {
+    rows: rows.map((row) => ({
+      id: String(row.id),
+      queue: (row.queue as string | null) ?? null,
+      name: (row.name as string | null) ?? null,
+      status: row.status as JobLinkRow['status'],
+    })),
+    total: rows.length > 0 ? Number(rows[0].total) : 0,
+  };
 }
