@@ -31,7 +31,9 @@ const WAITERS_HEARTBEAT_MS = 5000;
  * batch, on the process's one LISTEN connection), a waited-for job finished elsewhere is read at once instead of at
  * the next poll, which stays as the safety net for lost notifications. Each look also finds the waited jobs that
  * were removed meanwhile: their waits reject with `JobNotFoundError`. Those announcements are sent only while some
- * process waits: waiting processes renew one shared heartbeat row every 5 s (one write, only while waiting).
+ * process waits: waiting processes renew one shared heartbeat row every 5 s (one write, only while waiting). The same
+ * row keeps completions, on every backend, from deleting the rows of jobs whose retention keeps nothing: a job that
+ * finishes after a wait's first look is read completed, not found removed.
  */
 export class FinishWatcher {
   private readonly waiting = new Map<string, Set<Waiter>>();
