@@ -14,6 +14,7 @@
 //
 // DOC_BASE_DIST: a build of the library before this change (its removeOnComplete marks the row completed and the
 // retention keeper deletes it); the `remove-before` variant runs on it when given.
+const path = require('node:path');
 const { fork } = require('node:child_process');
 const os = require('node:os');
 
@@ -44,6 +45,17 @@ async function child() {
   } else {
     options = { database: freshDbFile(`delete-on-complete-${process.pid}.sqlite`), driver: backend };
   }
+  // How many completion statements the jobs took (their batch size): a faster statement leaves smaller batches.
+  const batches = { calls: 0, jobs: 0 };
+  const { DIST_DIR } = require('./lib/common');
+  const roles = pg ? 'storage/postgres/roles/claim.storage' : 'storage/sqlite/roles/claim.storage';
+  const Storage = Object.values(require(path.join(DIST_DIR, roles)))[0];
+  const completeMany = Storage.prototype.completeMany;
+  Storage.prototype.completeMany = function (completions, ...rest) {
+    batches.calls++;
+    batches.jobs += completions.length;
+    return completeMany.call(this, completions, ...rest);
+  };
   let handled = 0;
   const app = await startLibraryApp({
     // 100 ms: the retention keeper of the build before sweeps every 100 ms (min(pollInterval, 1 s)).
@@ -92,6 +104,7 @@ async function child() {
     serverUsPerJob: server === null ? null : ((server * 1000) / JOBS).toFixed(1),
     walBytesPerJob: walBytes === null ? null : Math.round(walBytes / JOBS),
     completedLeft: counts.completed,
+    jobsPerCompletion: (batches.jobs / Math.max(1, batches.calls)).toFixed(1),
     errors: app.log.errors,
   });
 }
@@ -101,7 +114,10 @@ function measure(backend, variant, run) {
     const env = { ...process.env };
     if (variant.dist) env.BENCH_DIST_DIR = variant.dist;
     const spec = { backend, remove: variant.remove, schema: `bench_doc_${run}` };
-    const proc = fork(process.argv[1], ['--child', JSON.stringify(spec)], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const proc = fork(path.resolve(process.argv[1]), ['--child', JSON.stringify(spec)], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let result;
     proc.on('message', (message) => (result = message));
     proc.on('exit', (code) => (result ? resolve(result) : reject(new Error(`${backend}/${variant.id}: child exited ${code}`))));
