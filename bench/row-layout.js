@@ -36,22 +36,27 @@ const PLAIN =
   'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on';
 const Q = 'nest_queue_queues';
 
-const claimSql = (returning, claimFilter = '') => `UPDATE ${T}
-  SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ?, updated_at = ?
+const claimSql = (returning, claimFilter = '', noStart = false) => `UPDATE ${T}
+  SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ${noStart ? 'NULL' : '?'}, updated_at = ?
   WHERE id IN (${QUEUES.map(
     () => `SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ?${claimFilter}
       AND NOT EXISTS (SELECT 1 FROM ${Q} WHERE ${Q}.queue = ? AND (paused = 1 OR limited_until > ?))
       ORDER BY priority DESC, run_at, id LIMIT ?)`,
   ).join(' UNION ALL ')})
   RETURNING ${returning}`;
-const claimParams = (now) => ['w', 30_000, now, now, ...QUEUES.flatMap((queue) => [queue, now, queue, now, PER_QUEUE_CLAIM])];
+const claimParams = (now, noStart = false) => [
+  'w',
+  30_000,
+  ...(noStart ? [now] : [now, now]),
+  ...QUEUES.flatMap((queue) => [queue, now, queue, now, PER_QUEUE_CLAIM]),
+];
 
 /**
  * The completion; `pinned`: the status test kept off the running index (unary +), as the library does;
  * `keepOwner`: `locked_by` left as it is, as the library does since 3f49335 (a completed run names its process).
  */
-const completeSql = (pinned, keepOwner = false) => `UPDATE ${T}
-  SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?,${keepOwner ? '' : ' locked_by = NULL,'} lease_until = NULL
+const completeSql = (pinned, keepOwner = false, carriesStart = false) => `UPDATE ${T}
+  SET status = 'completed', result = j.value ->> 2,${carriesStart ? ' started_at = coalesce(j.value ->> 3, started_at),' : ''} finished_at = ?, updated_at = ?,${keepOwner ? '' : ' locked_by = NULL,'} lease_until = NULL
   FROM json_each(?) AS j
   WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ? AND ${pinned ? '+' : ''}${T}.status = 'running'
   RETURNING ${T}.id`;
@@ -78,6 +83,21 @@ const LAYOUTS = {
     returning: PACKED,
     keepOwner: true,
     note: 'the completion leaves locked_by (3f49335: the library does so since, so a completed run names its process)',
+  },
+  'claimed-ahead': {
+    ddl: [],
+    returning: PACKED,
+    keepOwner: true,
+    noStart: true,
+    note: 'the claim writes no start (started_at NULL: a job claimed ahead is not running); the completion writes each job its start, as the library does since schema step 18',
+  },
+  'claimed-ahead-starts-written': {
+    ddl: [],
+    returning: PACKED,
+    keepOwner: true,
+    noStart: true,
+    markStarts: true,
+    note: "the same, and every claim round its jobs' starts written by one statement of their own before the completion: the worst case, every job still running when the outcome writer flushes (long handlers)",
   },
   'no-child-trigger': {
     ddl: [`DROP TRIGGER ${T}_child_finished`],
@@ -236,11 +256,16 @@ function fill(db) {
 
 /** CPU µs per job of claiming and completing every job (the JavaScript that reads the claimed rows included). */
 function cycle(db, layout) {
-  const claim = db.prepare(claimSql(layout.returning, layout.claimFilter));
+  const claim = db.prepare(claimSql(layout.returning, layout.claimFilter, layout.noStart));
   const completeItems = layout.completer?.(db);
   const complete = completeItems
     ? { all: (_now, _updated, json) => ({ length: completeItems(JSON.parse(json)) }) }
-    : db.prepare(completeSql(!layout.unpinned, layout.keepOwner));
+    : db.prepare(completeSql(!layout.unpinned, layout.keepOwner, layout.noStart));
+  // The library's statement of the starts of jobs still running (ClaimStorage.markStarted).
+  const markStarts =
+    layout.markStarts &&
+    db.prepare(`UPDATE ${T} SET started_at = j.value ->> 2 FROM json_each(?) AS j
+      WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.status = 'running' AND +${T}.locked_by = ? AND ${T}.started_at IS NULL`);
   const packed = layout.returning === PACKED;
   const before = process.cpuUsage();
   const started = process.hrtime.bigint();
@@ -256,12 +281,16 @@ function cycle(db, layout) {
   };
   for (;;) {
     const now = Date.now();
-    const rows = claim.all(claimParams(now));
+    const rows = claim.all(claimParams(now, layout.noStart));
     if (rows.length === 0) break;
     const items = [];
     for (const row of rows) {
       const meta = packed ? JSON.parse(row.m) : row;
-      items.push([packed ? meta[0] : meta.id, packed ? meta[4] : meta.attempts, null]);
+      // The fourth item: the job's start, which a completion writes when the claim wrote none.
+      items.push([packed ? meta[0] : meta.id, packed ? meta[4] : meta.attempts, null, now]);
+    }
+    if (markStarts && markStarts.run(JSON.stringify(items.map(([id, attempt, , at]) => [id, attempt, at])), 'w').changes !== items.length) {
+      throw new Error('claimed-ahead-starts-written: a start was not written');
     }
     heldBatches.push(items);
     held += items.length;

@@ -190,12 +190,12 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
         error: { message: `failing ${newestFailed.id}` },
       });
 
-      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
-      expect(await admin.getCounts('noproc')).toEqual({ pending: 5, running: 0, completed: 0, failed: 0, cancelled: 0 });
-      expect(await admin.getCounts('nothing-here')).toEqual({ pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 });
-      expect(await admin.getCounts()).toEqual({ pending: 5, running: 0, completed: 3, failed: 2, cancelled: 0 });
+      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0, claimed: 0 });
+      expect(await admin.getCounts('noproc')).toEqual({ pending: 5, running: 0, completed: 0, failed: 0, cancelled: 0, claimed: 0 });
+      expect(await admin.getCounts('nothing-here')).toEqual({ pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0, claimed: 0 });
+      expect(await admin.getCounts()).toEqual({ pending: 5, running: 0, completed: 3, failed: 2, cancelled: 0, claimed: 0 });
 
-      const none = { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 };
+      const none = { pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0, claimed: 0 };
       expect(await admin.listQueues()).toEqual([
         { name: 'again', counts: none, paused: false, hasProcessor: true, processed: true, concurrency: 2 },
         { name: 'canary', counts: none, paused: false, hasProcessor: true, processed: true, concurrency: 1 },
@@ -228,7 +228,7 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       gateOf(held.id).resolve();
       await until(admin, held.id, 'completed');
       await canaryRound(admin, producer);
-      expect(await admin.getCounts('ctl')).toEqual({ pending: 3, running: 0, completed: 1, failed: 0, cancelled: 0 });
+      expect(await admin.getCounts('ctl')).toEqual({ pending: 3, running: 0, completed: 1, failed: 0, cancelled: 0, claimed: 0 });
       expect(state.ran).toEqual([held.id]);
 
       await admin.resume('ctl');
@@ -266,7 +266,7 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       // Each canary is claimed by a statement that also asked for 'remote' (it has free slots) after the 5 were written.
       for (let round = 0; round < 3; round++) await canaryRound(admin, producer, 'remote-canary');
 
-      expect(await admin.getCounts('remote')).toEqual({ pending: 5, running: 0, completed: 1, failed: 0, cancelled: 0 });
+      expect(await admin.getCounts('remote')).toEqual({ pending: 5, running: 0, completed: 1, failed: 0, cancelled: 0, claimed: 0 });
       const ranRemote = () => readRunLog(runLog).filter((entry) => entry.queue === 'remote');
       expect(ranRemote().map((entry) => entry.id)).toEqual([before.id]);
       expect((await admin.listQueues()).find((queue) => queue.name === 'remote')).toMatchObject({ paused: true, hasProcessor: false });
@@ -295,7 +295,7 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await until(admin, survivor.id, 'completed');
       await canaryRound(admin, producer);
       expect(state.ran).toEqual([survivor.id]);
-      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 1, failed: 0, cancelled: 1 });
+      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 1, failed: 0, cancelled: 1, claimed: 0 });
 
       const again = await errorOf(() => admin.cancel(doomed.id));
       expect(again).toBeInstanceOf(InvalidJobStateError);
@@ -457,7 +457,7 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await admin.remove(running.id);
       await canaryRound(admin, producer);
       expect(state.ran).toEqual([done.id, running.id]);
-      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0 });
+      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 0, failed: 0, cancelled: 0, claimed: 0 });
     });
 
     it('never reuses the id of a deleted job: an id held by a client cannot come to name another job', async () => {
@@ -500,10 +500,10 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
 
       expect(await admin.clean('ctl', { status: ['completed', 'failed'], olderThan: 3_600_000 })).toBe(0);
       expect(await admin.clean('ctl', { status: 'completed' })).toBe(3);
-      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 0, failed: 2, cancelled: 0 });
+      expect(await admin.getCounts('ctl')).toEqual({ pending: 0, running: 0, completed: 0, failed: 2, cancelled: 0, claimed: 0 });
       expect(await admin.clean('ctl', { status: ['failed', 'cancelled'], olderThan: 0 })).toBe(2);
       expect(await admin.clean('noproc', { status: 'pending' })).toBe(2);
-      expect(await admin.getCounts()).toEqual({ pending: 0, running: 0, completed: 1, failed: 0, cancelled: 0 });
+      expect(await admin.getCounts()).toEqual({ pending: 0, running: 0, completed: 1, failed: 0, cancelled: 0, claimed: 0 });
     });
   });
 });

@@ -39,7 +39,7 @@ function record(overrides: Partial<JobRecord> = {}): JobRecord {
 }
 
 function running(overrides: Partial<JobRecord> = {}): RunningAttempt {
-  return { record: record(overrides), controller: new LazyAbortController(), abandoned: false, writeQueued: false };
+  return { record: record(overrides), controller: new LazyAbortController(), abandoned: false, writeQueued: false, startedAt: NOW };
 }
 
 /** Keeps what the runner logs. */

@@ -275,8 +275,11 @@ describeEachBackend('batch handlers', (backend) => {
     await admin().pause('batch');
     const ids = await addAll(Array.from({ length: 6 }, (_, n) => ({ n })));
     await admin().resume('batch');
-    // Three running in the batch, three claimed ahead (leased, counted running) waiting for its slots.
-    await waitFor(async () => (await admin().getCounts('batch')).running === 6, 'six jobs claimed');
+    // Three running in the batch, three claimed ahead (leased, counted apart: `claimed`) waiting for its slots.
+    await waitFor(async () => {
+      const counts = await admin().getCounts('batch');
+      return counts.running === 3 && counts.claimed === 3;
+    }, 'three jobs running, three claimed ahead');
     // Three slots, so three jobs called (in one batch when one claim brought them), the other three held back.
     expect(calls.flat()).toHaveLength(3);
     hold.open();

@@ -134,10 +134,10 @@ describeEachBackend(
       const waitingJson = await runCliInProcess(['job', pending[0], '--json', ...databaseArgs(db)]);
       expectExit(status, EXIT_CODES.ok);
       expect(status.stdout).toMatch(
-        /^QUEUE\s+PENDING\s+RUNNING\s+COMPLETED\s+FAILED\s+CANCELLED\s+STATE\s+OLDEST DUE\s+PROCESSOR\s+WORKERS$/m,
+        /^QUEUE\s+PENDING\s+RUNNING\s+CLAIMED\s+COMPLETED\s+FAILED\s+CANCELLED\s+STATE\s+OLDEST DUE\s+PROCESSOR\s+WORKERS$/m,
       );
-      expect(status.stdout).toMatch(/^mail\s+0\s+0\s+1\s+1\s+0\s+active\s+-\s+/m);
-      expect(status.stdout).toMatch(/^later\s+2\s+0\s+0\s+0\s+0\s+active\s+\d{4}-\d\d-\d\dT/m);
+      expect(status.stdout).toMatch(/^mail\s+0\s+0\s+0\s+1\s+1\s+0\s+active\s+-\s+/m);
+      expect(status.stdout).toMatch(/^later\s+2\s+0\s+0\s+0\s+0\s+0\s+active\s+\d{4}-\d\d-\d\dT/m);
 
       expectExit(json, EXIT_CODES.ok);
       const parsed = JSON.parse(json.stdout) as {

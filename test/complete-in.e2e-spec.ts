@@ -261,8 +261,12 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     await reclaimed.promise;
     expect(rejection).toBeInstanceOf(JobNotRunningError);
     expect(await t.orderIds()).toEqual([]);
-    // The attempt's own outcome is fenced too: the other worker's run is left as it was.
-    await waitFor(async () => (await t.admin.getCounts('pay')).running === 1, 'the row still running under the other worker');
+    // The attempt's own outcome is fenced too: the other worker's run is left as it was (claimed by it: the start this
+    // process had is not written over its claim).
+    await waitFor(async () => {
+      const counts = await t.admin.getCounts('pay');
+      return counts.running + counts.claimed === 1;
+    }, 'the row still running under the other worker');
     expect(await t.admin.getJob(job.id)).toMatchObject({ status: 'running', attempts: 2, result: null });
   });
 

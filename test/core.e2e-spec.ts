@@ -66,7 +66,7 @@ describeEachBackend('SqliteQueueModule (core)', (backend) => {
     expect(squareInfo).toMatchObject({ status: 'completed', attempts: 1, result: 49, data: 7 });
     expect(app.get(EmailProcessor).seen.map((job) => job.data)).toEqual([{ to: 'ada@example.com', subject: 'hi' }]);
     expect(app.get(SquareProcessor).seen).toEqual([7]);
-    expect(await admin.getCounts()).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0 });
+    expect(await admin.getCounts()).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0, claimed: 0 });
   });
 
   it('takes a processor whose process() is not async: a plain value completes the job, a synchronous throw fails it', async () => {

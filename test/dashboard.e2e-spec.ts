@@ -33,7 +33,7 @@ const { openPage } = browser;
 async function shownCounts(page: Page, queue: string): Promise<Record<string, number>> {
   const row = page.locator(`tr[data-queue="${queue}"]`);
   const counts: Record<string, number> = {};
-  for (const status of ['pending', 'running', 'completed', 'failed', 'cancelled']) {
+  for (const status of ['pending', 'running', 'claimed', 'completed', 'failed', 'cancelled']) {
     counts[status] = Number((await row.locator(`td[data-count="${status}"]`).innerText()).replace(/,/g, ''));
   }
   return counts;

@@ -70,7 +70,7 @@ describeEachBackend('delete on completion (retention that keeps nothing)', (back
     expect(seen.find((event) => event.type === 'completed' && event.jobId === removed.id)).toMatchObject({ result: { doubled: 42 } });
     expect(await admin.getJob(removed.id)).toBeNull();
     expect(await admin.getJob(kept.id)).toMatchObject({ status: 'completed', result: { doubled: 2 } });
-    expect(await admin.getCounts('jobs')).toEqual({ pending: 0, running: 0, completed: 1, failed: 0, cancelled: 0 });
+    expect(await admin.getCounts('jobs')).toEqual({ pending: 0, running: 0, completed: 1, failed: 0, cancelled: 0, claimed: 0 });
   });
 
   it("per queue (removeOnComplete: true, and the module's default): every completion deletes its row", async () => {

@@ -260,7 +260,7 @@ describeEachBackend('job events: @OnJobEvent and QueueEvents', (backend) => {
     expect(processor.progressCalls).toBe(20);
     expect(processor.progressResults).toEqual(Array.from({ length: 20 }, () => 'resolved'));
     expect(completed.sort()).toEqual(jobs.map((job) => job.id).sort());
-    expect(await admin.getCounts('fragile')).toEqual({ pending: 0, running: 0, completed: 20, failed: 0, cancelled: 0 });
+    expect(await admin.getCounts('fragile')).toEqual({ pending: 0, running: 0, completed: 20, failed: 0, cancelled: 0, claimed: 0 });
     for (const job of jobs)
       expect(await admin.getJob(job.id)).toMatchObject({ status: 'completed', result: Number(job.data), attempts: 1 });
 

@@ -68,7 +68,7 @@ describeEachBackend('a deep flow whose leaf fails', (backend) => {
     const [listed] = await admin.getJobs('leaf', { status: 'failed' });
     const leaf = await admin.getJob(listed.id);
     expect(leaf?.error?.message).toBe('leaf failed');
-    expect(await admin.getCounts('chain')).toEqual({ pending: 0, running: 0, completed: 0, failed: DEPTH - 1, cancelled: 0 });
+    expect(await admin.getCounts('chain')).toEqual({ pending: 0, running: 0, completed: 0, failed: DEPTH - 1, cancelled: 0, claimed: 0 });
     const top = await admin.getJob(root.id);
     expect(top?.error).toMatchObject({ name: 'ChildFailedError' });
     expect(top?.error?.message).toContain(`Child job ${top!.flow!.childrenIds[0]} (queue chain) ended failed`);

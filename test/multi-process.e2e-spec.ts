@@ -82,6 +82,6 @@ describeEachBackend('several OS processes on one file', (backend) => {
     expect(new Set(runs.map((run) => run.id)).size).toBe(5000);
     const pids = new Set(runs.map((run) => run.pid));
     expect(pids.size).toBe(2);
-    expect(await admin.getCounts('shared')).toEqual({ pending: 0, running: 0, completed: 5000, failed: 0, cancelled: 0 });
+    expect(await admin.getCounts('shared')).toEqual({ pending: 0, running: 0, completed: 5000, failed: 0, cancelled: 0, claimed: 0 });
   });
 });

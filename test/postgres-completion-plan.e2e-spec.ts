@@ -49,7 +49,7 @@ describePostgres('completion batch plan', (backend: Backend) => {
       run: async () => 0,
     };
     await completeJobs({ runner, tables: postgresTables(plans.schema) }, [{ ref: { id: '1', attempt: 1 }, result: null }], WORKER, now);
-    await plans.source.query(`PREPARE completion(bigint, bigint[], int[], text[], text) AS ${completion.sql}`);
+    await plans.source.query(`PREPARE completion(bigint, bigint[], int[], text[], text, bigint[]) AS ${completion.sql}`);
   }, 120_000);
 
   afterAll(async () => {
@@ -65,8 +65,10 @@ describePostgres('completion batch plan', (backend: Backend) => {
     const ids = `'{${batch.map((row) => row.id).join(',')}}'::bigint[]`;
     const attempts = `'{${batch.map((row) => row.attempts).join(',')}}'::int[]`;
     const results = `'{${batch.map(() => 'null').join(',')}}'::text[]`;
+    // Each job's start, as the worker's completions carry it (the claim writes none).
+    const starts = `'{${batch.map(() => Date.now()).join(',')}}'::bigint[]`;
     const [row] = (await plans.source.query(
-      `EXPLAIN (FORMAT JSON) EXECUTE completion(${Date.now()}, ${ids}, ${attempts}, ${results}, '${WORKER}')`,
+      `EXPLAIN (FORMAT JSON) EXECUTE completion(${Date.now()}, ${ids}, ${attempts}, ${results}, '${WORKER}', ${starts})`,
     )) as {
       'QUERY PLAN': { Plan: PlanNode }[];
     }[];

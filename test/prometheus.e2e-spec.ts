@@ -70,7 +70,7 @@ describe('Prometheus text format (no database)', () => {
   it('escapes label values and HELP text as the format says, and parses back to the same values', () => {
     expect(escapeLabelValue('a\\b"c\nd')).toBe('a\\\\b\\"c\\nd');
     const text = formatPrometheus({
-      counts: new Map([['we"ird\\q\nx', { pending: 1, running: 0, completed: 2, failed: 0, cancelled: 0 }]]),
+      counts: new Map([['we"ird\\q\nx', { pending: 1, running: 0, completed: 2, failed: 0, cancelled: 0, claimed: 0 }]]),
       paused: new Set(),
       timings: [],
       windowMinutes: 5,

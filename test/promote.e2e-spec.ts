@@ -211,7 +211,7 @@ describeEachSqlite('nestjs-sqlite-queue promote', (backend: Backend) => {
     const admin = app.get(QueueAdmin);
     // Two pending jobs run; the running one whose process died long ago is recovered and runs too.
     await waitFor(async () => (await admin.getCounts(LEGACY_QUEUE)).completed === 4, 'the legacy jobs complete on PostgreSQL', 30_000);
-    expect(await admin.getCounts(LEGACY_QUEUE)).toEqual({ pending: 0, running: 0, completed: 4, failed: 1, cancelled: 1 });
+    expect(await admin.getCounts(LEGACY_QUEUE)).toEqual({ pending: 0, running: 0, completed: 4, failed: 1, cancelled: 1, claimed: 0 });
   });
 
   itWhen(POSTGRES)('refuses while a job runs under a live lease, naming its holder, and writes nothing', async () => {

@@ -665,9 +665,10 @@ describe('QueueWorker (unit): a job claimed again while its retry is still being
     await settle();
     route('7', 2);
     await settle();
+    // The running attempt goes back with its handler's start (its hand-back's run records it); the following one never started.
     expect(worker.abortRunning(new Error('forced'))).toEqual([
       { id: '7', attempt: 2 },
-      { id: '7', attempt: 1 },
+      { id: '7', attempt: 1, startedAt: expect.any(Number) },
     ]);
     // The retry was already on its way and lands (the hand-back of attempt 1 then finds nothing to release); attempt 2
     // never starts.

@@ -75,7 +75,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       return processor.ran.length === 50 && counts.running === 0 && counts.pending === 0 && counts.completed === 5;
     }, 'all ran and only 5 completed remain');
 
-    expect(await admin.getCounts('kept5')).toEqual({ pending: 0, running: 0, completed: 5, failed: 0, cancelled: 0 });
+    expect(await admin.getCounts('kept5')).toEqual({ pending: 0, running: 0, completed: 5, failed: 0, cancelled: 0, claimed: 0 });
     expect(ids(await admin.getJobs('kept5'))).toEqual(ids(jobs.slice(-5)).reverse());
 
     const more = await producer.addBulk('kept5', [{ data: {} }, { data: {} }]);
@@ -159,7 +159,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       'all ran and 2 failed remain',
     );
 
-    expect(await admin.getCounts('fails')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0 });
+    expect(await admin.getCounts('fails')).toEqual({ pending: 0, running: 0, completed: 3, failed: 2, cancelled: 0, claimed: 0 });
     expect(ids(await admin.getJobs('fails', { status: 'failed' }))).toEqual(ids(failing.slice(-2)).reverse());
     expect(ids(await admin.getJobs('fails', { status: 'completed' }))).toEqual(ids(passing).reverse());
   });
@@ -241,7 +241,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     await current.close(app!);
 
     const { admin: reopened } = await startApp([], { processing: false });
-    expect(await reopened.getCounts('shutdown')).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0 });
+    expect(await reopened.getCounts('shutdown')).toEqual({ pending: 0, running: 0, completed: 2, failed: 0, cancelled: 0, claimed: 0 });
   });
 });
 

@@ -60,7 +60,11 @@ describeEachBackend('run history (JobInfo.runs)', (backend) => {
     const c = await start('worker-c', [Flaky]);
     const admin = c.get(QueueAdmin);
     await admin.promote(job.id);
-    await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'attempt 3 runs');
+    // Running, and started: a job claimed and not yet given to its handler has no run of its own yet.
+    await waitFor(async () => {
+      const info = await admin.getJob(job.id);
+      return info?.status === 'running' && info.startedAt !== null;
+    }, 'attempt 3 runs');
     const running = (await admin.getJob(job.id))!;
     expect(shape(running.runs)).toEqual([
       ['retried', 1, 'worker-a'],
@@ -174,7 +178,10 @@ describeEachBackend('run history (JobInfo.runs)', (backend) => {
 
     const next = await start('stayer', [Stuck]);
     const admin = next.get(QueueAdmin);
-    await waitFor(async () => (await admin.getJob(job.id))?.status === 'running', 'the job runs again');
+    await waitFor(async () => {
+      const info = await admin.getJob(job.id);
+      return info?.status === 'running' && info.startedAt !== null;
+    }, 'the job runs again');
     let info: JobInfo = (await admin.getJob(job.id))!;
     expect(shape(info.runs)).toEqual([
       ['handed-back', 1, 'leaver'],

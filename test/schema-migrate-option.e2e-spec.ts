@@ -87,6 +87,7 @@ describeEachBackend('migrate: false', (backend) => {
     expect(await current.app.get(QueueAdmin).getCounts(LEGACY_QUEUE)).toEqual({
       pending: 2,
       running: 1,
+      claimed: 0,
       completed: 1,
       failed: 1,
       cancelled: 1,

@@ -150,6 +150,7 @@ describeEachBackend('schema migrations', (backend) => {
     expect(await admin.getCounts(LEGACY_QUEUE)).toEqual({
       pending: 2,
       running: 1,
+      claimed: 0,
       completed: 1,
       failed: 1,
       cancelled: 1,

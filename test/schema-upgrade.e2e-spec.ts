@@ -87,11 +87,11 @@ describeEachSqlite('schema upgrade from the status index to the finished index',
     expect(names).not.toContain(`${JOBS_TABLE}_status`);
 
     const admin = current.app.get(QueueAdmin);
-    expect(await admin.getCounts('upgrade')).toEqual({ pending: 2, running: 0, completed: 3, failed: 1, cancelled: 0 });
+    expect(await admin.getCounts('upgrade')).toEqual({ pending: 2, running: 0, completed: 3, failed: 1, cancelled: 0, claimed: 0 });
     expect((await admin.getCounts()).completed).toBe(3);
     expect((await admin.getJobs('upgrade', { status: 'completed' })).map((job) => Number(job.id))).toEqual([c3, c2, c1]);
     expect((await admin.getJobs('upgrade', { status: 'pending' })).map((job) => job.data)).toEqual([{ n: 5 }, { n: 4 }]);
     expect(await admin.clean('upgrade', { status: ['completed', 'pending'] })).toBe(5);
-    expect(await admin.getCounts('upgrade')).toEqual({ pending: 0, running: 0, completed: 0, failed: 1, cancelled: 0 });
+    expect(await admin.getCounts('upgrade')).toEqual({ pending: 0, running: 0, completed: 0, failed: 1, cancelled: 0, claimed: 0 });
   });
 });

@@ -121,6 +121,18 @@ export function explainJob(facts: ExplainFacts, limits: ExplainLimits, now: numb
   if (status === 'running') {
     const lease = job.leaseUntil ?? 0;
     const owner = job.lockedBy ?? 'unknown';
+    if (job.startedAt === null && lease > now) {
+      return {
+        status,
+        reason: 'claimed-ahead',
+        owner,
+        until: new Date(lease),
+        detail:
+          `attempt ${job.attempts} of ${job.maxAttempts} was claimed ahead (prefetch) by process ${owner} and waits there for a free ` +
+          `slot: no handler has it yet. It holds its lease (until ${at(lease)}, renewed while it waits) and counts against the ` +
+          `queue's global and group concurrency${batchNote(limits)}`,
+      };
+    }
     const detail =
       lease > now
         ? `attempt ${job.attempts} of ${job.maxAttempts} runs in process ${owner}; its lease runs until ${at(lease)} and is renewed while it runs`

@@ -3,6 +3,7 @@ import { JobNotFoundError } from '../errors/job-not-found.error';
 import { JobExplanation } from '../interfaces/job-explanation.interface';
 import { GetJobDependenciesOptions, JobDependencies } from '../interfaces/job-dependencies.interface';
 import { JobCounts, JobInfo } from '../interfaces/job-info.interface';
+import { CountRow } from '../storage/storage-records';
 import {
   CountOptions,
   FailureGroup,
@@ -109,7 +110,7 @@ export class JobInspection {
     const group = countGroup(queue, options);
     const storage = await this.context.storage();
     const rows = group === undefined ? await storage.getCounts(queue, name) : await storage.groupCounts(queue!, group, name);
-    for (const row of rows) counts[row.status] += row.count;
+    addCountRows(counts, rows);
     return counts;
   }
 
@@ -192,7 +193,9 @@ export class JobInspection {
     ]);
     const counts = new Map<string, JobCounts>();
     const countsOf = (queue: string) => counts.get(queue) ?? counts.set(queue, emptyCounts()).get(queue)!;
-    for (const row of rows) countsOf(row.queue)[row.status] += row.count;
+    const byQueue = new Map<string, CountRow[]>();
+    for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
+    for (const [queue, queueRows] of byQueue) addCountRows(countsOf(queue), queueRows);
     for (const queue of paused) countsOf(queue);
     for (const processor of runtime.processors()) countsOf(processor.queue);
     for (const queue of announced) countsOf(queue);
@@ -240,4 +243,10 @@ export class JobInspection {
       interval: Math.min(runtime.options.pollInterval, 50),
     });
   }
+}
+
+/** Adds a queue's count rows to `counts`: the jobs claimed ahead are counted apart from those a handler has. */
+function addCountRows(counts: JobCounts, rows: readonly CountRow[]): void {
+  for (const row of rows) counts[row.status] += row.count;
+  counts.running -= counts.claimed;
 }

@@ -1,7 +1,8 @@
 import { BadRequestException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { QueueAdmin } from '../admin/queue-admin.service';
 import { MAX_SEARCH_LENGTH } from '../admin/search-text';
-import { JOB_STATUSES, JobCounts, JobInfo, JobStatus } from '../interfaces/job-info.interface';
+import { emptyCounts } from '../admin/admin-arguments';
+import { JOB_STATUSES, JobInfo, JobStatus } from '../interfaces/job-info.interface';
 import { MetricsSnapshot, QueueMetrics } from '../interfaces/metrics.interface';
 import { GetJobsOptions, JOB_ORDER_FIELDS, JobOrderBy, QueueInfo } from '../interfaces/queue-info.interface';
 import { SEARCH_SCAN_ROWS } from '../storage/shared/job-search';
@@ -325,8 +326,7 @@ function noSuchQueue(name: string): string {
 
 /** A known queue the overview does not list (declared, or with only a schedule or a state row): no job yet. */
 function emptyQueue(name: string): QueueInfo {
-  const counts = Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as JobCounts;
-  return { name, counts, paused: false, hasProcessor: false, concurrency: null, processed: false };
+  return { name, counts: emptyCounts(), paused: false, hasProcessor: false, concurrency: null, processed: false };
 }
 
 function parseStatus(status: unknown): JobStatus | undefined {

@@ -68,7 +68,10 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   createdAt: Date;
   /** When it is (or was) due. */
   runAt: Date;
-  /** When its latest attempt started. */
+  /**
+   * When its latest attempt started: when a handler got the job. Null before the first run, and while a job of status
+   * `running` is claimed ahead (`prefetch`) and waits in its process for a free slot.
+   */
   startedAt: Date | null;
   /** When it reached `completed` or `failed`. */
   finishedAt: Date | null;
@@ -82,7 +85,8 @@ export interface JobInfo<TData = unknown, TResult = unknown> {
   deadLetter: DeadLetterOrigin | null;
   /**
    * Its runs, oldest first: each attempt that ended other than by completing (the newest `MAX_STORED_RUNS`, 10),
-   * then the attempt that runs now, completed, or was cancelled while it ran. A snooze, a hand-back and a rate limit
+   * then the attempt that runs now, completed, or was cancelled while it ran (a job claimed ahead of a free slot has
+   * no run for its claim until a handler gets it). A snooze, a hand-back and a rate limit
    * are runs too, though they spend no attempt (the next run has the same `attempt`). Set by `QueueAdmin.getJob()`
    * (not by listings, nor by `waitUntilFinished`); empty before the first claim.
    */
@@ -118,7 +122,10 @@ export interface JobRun {
   attempt: number;
   /** How it ended, or `running`. */
   outcome: JobRunOutcome;
-  /** When it was claimed. Null only in rows another tool wrote. */
+  /**
+   * When its handler got the job. Null for a run that never started: claimed ahead (`prefetch`), then handed back or
+   * recovered after its lease expired before a slot took it; and in rows another tool wrote.
+   */
   startedAt: Date | null;
   /**
    * When it ended: its outcome's write, or for `lease-expired` when another process took the job back (the process
@@ -153,5 +160,13 @@ export interface DeadLetterOrigin {
 /** What `job.updateProgress()` accepts: a number or a small JSON object. */
 export type JobProgress = number | Record<string, unknown>;
 
-/** Number of jobs per status. */
-export type JobCounts = Record<JobStatus, number>;
+/**
+ * Number of jobs per status, with the jobs claimed ahead apart: `running` counts the jobs a handler has, `claimed`
+ * the jobs of status `running` that a process claimed ahead of a free slot (`prefetch`) and holds, unstarted, until one
+ * frees. A claimed job holds its lease and counts against `globalConcurrency` and `groupConcurrency` like a running
+ * one; `getJob` shows it `running` with no `startedAt`.
+ */
+export type JobCounts = Record<JobStatus, number> & {
+  /** Jobs claimed ahead of a free slot by a process, not started yet (status `running`, `startedAt` null). */
+  claimed: number;
+};

@@ -178,6 +178,11 @@ export interface QueueLimiterRecord {
 export interface AttemptRef {
   id: string;
   attempt: number;
+  /**
+   * When its handler was given the job (epoch ms), once it was: the claim leaves `started_at` unset, and the write
+   * that ends the attempt records this start unless an earlier write (`markStarted`) did.
+   */
+  startedAt?: number;
 }
 
 /** One attempt's successful outcome: its result as JSON (null for none). */
@@ -211,7 +216,11 @@ export interface ExpiredLease {
 /** Number of jobs per queue and status. */
 export interface CountRow {
   queue: string;
-  status: JobStatus;
+  /**
+   * A status, or `claimed`: of the queue's running rows, those claimed ahead of a free slot whose handler has not
+   * started (no `started_at`). They are counted in the `running` row too; the reader takes them out of it.
+   */
+  status: JobStatus | 'claimed';
   count: number;
 }
 

@@ -47,6 +47,8 @@ export interface RunningAttempt {
   completion?: TransactionalCompletion;
   /** Its handler returned, threw or timed out: its outcome is decided, a `completeIn` from now on is refused. */
   ended?: boolean;
+  /** When its handler got the job (epoch ms): the writes that end the attempt record it as the job's start. */
+  readonly startedAt: number;
 }
 
 /** What the runner needs from its worker. */
@@ -190,7 +192,11 @@ export class AttemptRunner {
     try {
       owned = await storage.completeIn(
         manager,
-        { ref: { id: record.id, attempt: record.attempts }, result: json, remove: this.context.removesOnComplete?.(record) },
+        {
+          ref: { id: record.id, attempt: record.attempts, startedAt: attempt.startedAt },
+          result: json,
+          remove: this.context.removesOnComplete?.(record),
+        },
         workerId,
         this.context.now(),
       );

@@ -49,6 +49,17 @@ interface PendingWrite {
   reject(error: unknown): void;
 }
 
+/** An attempt whose handler started and whose outcome is not queued yet: its start is written by the next flush. */
+interface PendingStart {
+  ref: AttemptRef;
+  logger: Logger;
+  /**
+   * Noted before a turn of the event loop that the writer waited through: a handler that ends within the turn it
+   * started in (a no-op) has queued its outcome by then, which took this entry out. Only aged starts are written.
+   */
+  aged: boolean;
+}
+
 /** Longest pause between tries of a write the database could not take for now. */
 export const MAX_SAVE_RETRY_DELAY_MS = 1000;
 
@@ -58,11 +69,15 @@ const REAL_TIMING: OutcomeWriterTiming = { now: Date.now, sleep: (ms, signal) =>
  * Saves the outcomes of all workers of the process. Writes of the same turn of the event loop go out together:
  * completions in one statement (up to `maxBatch`), retries and failures beside them, all queued before the first
  * is awaited; those that arrive while a batch is in flight form the next one. No timer, so an idle queue sees no
- * added latency. Every write is fenced by (locked_by, attempts): an attempt that is no longer ours writes nothing.
+ * added latency. A handler's start (`started`) rides the same rounds: an attempt whose outcome is queued in the same
+ * round carries its start in its outcome's statement, at no statement more; the starts of attempts still running go
+ * out in one statement per round (`ClaimStorage.markStarted`), never one per job. Every write is fenced by (locked_by, attempts): an attempt that is no longer ours writes nothing.
  * Errors a retry can get past are retried with a bounded backoff; any other is escalated once (OutcomeWriteError).
  */
 export class OutcomeWriter {
   private pending: PendingWrite[] = [];
+  /** Starts to record, by job id; an outcome queued for the same attempt takes its entry out (it carries the start). */
+  private starts = new Map<string, PendingStart>();
   private flushing?: Promise<void>;
 
   constructor(
@@ -144,10 +159,29 @@ export class OutcomeWriter {
   }
 
   /**
+   * A handler was given the attempt `ref` at `ref.startedAt`: written with the next round of writes, unless its outcome
+   * (which carries the start) is queued first, or `forgetStart` says nothing is to be written for it.
+   */
+  started(ref: AttemptRef, logger: Logger): void {
+    this.starts.set(ref.id, { ref, logger, aged: false });
+    this.flushing ??= this.flush();
+  }
+
+  /**
+   * The attempt `ref` (the object given to `started`) ended by a write of its own (snooze, rate limit, `completeIn`) or
+   * none (handed back, cancelled): its start is not written here. A newer run of the same job keeps its entry.
+   */
+  forgetStart(ref: AttemptRef): void {
+    if (this.starts.get(ref.id)?.ref === ref) this.starts.delete(ref.id);
+  }
+
+  /**
    * One write of one outcome, joined to the current batch. Resolves whether the attempt was still ours; rejects
    * with the database's error. `onQueued` runs when its statement has been handed to the storage.
    */
   write(ref: AttemptRef, outcome: SavableOutcome, onQueued: () => void, remove?: boolean): Promise<boolean> {
+    // The outcome's statement records the start: no statement of its own (a start of a newer attempt stays).
+    if (this.starts.get(ref.id)?.ref.attempt === ref.attempt) this.starts.delete(ref.id);
     return new Promise<boolean>((resolve, reject) => {
       this.pending.push({ ref, outcome, remove, onQueued, resolve, reject });
       this.flushing ??= this.flush();
@@ -156,19 +190,55 @@ export class OutcomeWriter {
 
   private async flush(): Promise<void> {
     // Let outcomes of the same turn of the event loop join the first batch.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.pending.length > 0) {
+    await nextTurn();
+    this.ageStarts();
+    while (this.pending.length > 0 || this.starts.size > 0) {
+      const starts = this.takeAgedStarts();
+      if (this.pending.length === 0 && starts.length === 0) {
+        // Only starts noted in this turn: one more turn, for the outcomes of handlers that end in it to take them out.
+        await nextTurn();
+        this.ageStarts();
+        continue;
+      }
       const batch = this.pending.splice(0, this.maxBatch);
       const completions: PendingWrite[] = [];
       const written: Promise<void>[] = [];
+      if (starts.length > 0) written.push(this.writeStarts(starts));
       for (const entry of batch) {
         if (entry.outcome.kind === 'complete') completions.push(entry);
         else written.push(this.writeSingle(entry, entry.outcome));
       }
       if (completions.length > 0) written.push(this.writeCompletions(completions));
+      // The writes land in a later turn: a start still here then was noted before it.
+      this.ageStarts();
       await Promise.all(written);
     }
     this.flushing = undefined;
+  }
+
+  private ageStarts(): void {
+    for (const start of this.starts.values()) start.aged = true;
+  }
+
+  private takeAgedStarts(): PendingStart[] {
+    const aged = [...this.starts.values()].filter((start) => start.aged);
+    for (const start of aged) this.starts.delete(start.ref.id);
+    return aged;
+  }
+
+  /**
+   * The starts of attempts still running, in one fenced statement. Not retried: a start that is lost is written by the
+   * attempt's outcome all the same, and meanwhile the job only looks claimed ahead.
+   */
+  private async writeStarts(starts: PendingStart[]): Promise<void> {
+    try {
+      await this.storage.markStarted(
+        starts.map((start) => start.ref),
+        this.workerId,
+      );
+    } catch (error) {
+      starts[0].logger.warn(`Recording the start of ${starts.length} job(s) failed; their outcomes will record it: ${String(error)}`);
+    }
   }
 
   /** A retry or a failure: one fenced statement (they are rare: only failing handlers produce them). */
@@ -213,6 +283,11 @@ export class OutcomeWriter {
       }
     }
   }
+}
+
+/** Resolves in the next turn of the event loop, after its I/O callbacks. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** Where a log line of write trouble points: built when one is written, not once per job. */

@@ -208,7 +208,8 @@ export class QueueWorker {
     for (const attempt of this.running.values()) {
       attempt.abandoned = true;
       attempt.controller.abort(reason);
-      refs.push({ id: attempt.record.id, attempt: attempt.record.attempts });
+      // Its handler ran: the hand-back's run records its start.
+      refs.push({ id: attempt.record.id, attempt: attempt.record.attempts, startedAt: attempt.startedAt });
     }
     return refs;
   }
@@ -255,7 +256,16 @@ export class QueueWorker {
       this.following.set(record.id, record);
       return;
     }
-    const attempt: RunningAttempt = { record, controller: new LazyAbortController(), abandoned: false, writeQueued: false, ended: false };
+    // Its handler gets it now: the claim left the row's start unset (the job may have waited here for a slot).
+    const startedAt = Date.now();
+    const attempt: RunningAttempt = {
+      record,
+      controller: new LazyAbortController(),
+      abandoned: false,
+      writeQueued: false,
+      ended: false,
+      startedAt,
+    };
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
     // our heartbeat noticed, and it may even carry the same attempt number (retry starts a fresh count), so
     // only this flag keeps its late outcome from landing on the new run.
@@ -265,23 +275,28 @@ export class QueueWorker {
       stale.controller.abort(new JobCancelledError(record.id));
     }
     this.running.set(record.id, attempt);
+    const ref = { id: record.id, attempt: record.attempts, startedAt };
+    this.context.outcomes.started(ref, this.context.logger);
     try {
       if (this.context.events.observed)
         this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
       const began = this.slots.adaptive ? performance.now() : 0;
       const outcome = await this.runner.run(attempt);
+      // Ended by a write of its own (snooze, rate limit, `completeIn`) or none (handed back, cancelled): nothing more
+      // to write of its start. An outcome the writer saves carries it.
+      if (outcome.kind !== 'complete' && outcome.kind !== 'retry' && outcome.kind !== 'fail') this.context.outcomes.forgetStart(ref);
       if (outcome.kind === 'abandoned' || attempt.abandoned) return;
       if (began > 0) this.noteHandlerTime(performance.now() - began);
       // Written and announced by the caller's transaction (job.completeIn): the slot is all that is left.
       if (outcome.kind === 'committed') return;
-      if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until, outcome.group);
-      const final = outcome.kind === 'snooze' ? await this.snoozes.write(record, outcome.runAt, outcome.delay) : outcome;
+      if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until, startedAt, outcome.group);
+      const final = outcome.kind === 'snooze' ? await this.snoozes.write(record, outcome.runAt, outcome.delay, startedAt) : outcome;
       if (final === null) return;
       // With a prefetch (or 'auto') the slot's next job does not wait for this write at all: not even for the batch
       // ahead of it. The poller hears of the slot now, as the handler returns, not once a batch takes the outcome.
       if (this.slots.handsOff) this.writeQueued(attempt);
       const saved = await this.context.outcomes.save({
-        ref: { id: record.id, attempt: record.attempts },
+        ref,
         queue: this.queue,
         outcome: final,
         logger: this.context.logger,

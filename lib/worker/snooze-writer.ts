@@ -21,11 +21,11 @@ export class SnoozeWriter {
   ) {}
 
   /**
-   * Writes a snooze: null once written (or lost), or the failure to save instead when the job crossed `maxSnoozes`.
+   * Writes a snooze, with the start its handler had (`startedAt`): null once written (or lost), or the failure to save instead when the job crossed `maxSnoozes`.
    * A write the database refuses is logged; the job's lease then expires and recovery requeues it, as after a crash.
    */
-  async write(record: JobRecord, runAt: number, delay: number): Promise<SavableOutcome | null> {
-    const ref = { id: record.id, attempt: record.attempts };
+  async write(record: JobRecord, runAt: number, delay: number, startedAt: number): Promise<SavableOutcome | null> {
+    const ref = { id: record.id, attempt: record.attempts, startedAt };
     const { storage, workerId, logger } = this.context;
     const maxSnoozes = this.context.maxSnoozes ?? MODULE_DEFAULTS.maxSnoozes;
     let written: 'snoozed' | 'exhausted' | 'lost';

@@ -405,6 +405,37 @@ describeEachBackend('QueueStorage contract', (backend) => {
     });
   });
 
+  describe('claimed ahead', () => {
+    it('the claim writes no start; markStarted writes each given start once, fenced, and counts tell claimed rows apart', async () => {
+      await add('ahead');
+      await add('ahead');
+      const [first, second] = await storage.claim([{ queue: 'ahead', limit: 2 }], A, Date.now(), CONTRACT_LEASE);
+      expect(await storage.getJob(first.id)).toMatchObject({ status: 'running', startedAt: null, lockedBy: A });
+      expect(counts(await storage.getCounts('ahead'))).toEqual(['ahead:claimed:2', 'ahead:running:2']);
+      const at = Date.now() - 5;
+      // Another worker's start, and a stale attempt's, write nothing.
+      expect(await storage.markStarted([{ ...ref(first), startedAt: at }], B)).toBe(0);
+      expect(await storage.markStarted([{ id: first.id, attempt: first.attempts + 1, startedAt: at }], A)).toBe(0);
+      expect(await storage.markStarted([{ ...ref(first), startedAt: at }], A)).toBe(1);
+      // Written once: a later start of the same attempt does not move it.
+      expect(await storage.markStarted([{ ...ref(first), startedAt: at + 1000 }], A)).toBe(0);
+      expect((await storage.getJob(first.id))!.startedAt).toBe(at);
+      expect(counts(await storage.getCounts('ahead'))).toEqual(['ahead:claimed:1', 'ahead:running:2']);
+      // A completion carries its start when none was written; the one written stays.
+      const completed = await storage.completeMany(
+        [
+          { ref: { id: first.id, attempt: first.attempts, startedAt: at + 2000 }, result: null },
+          { ref: { id: second.id, attempt: second.attempts, startedAt: at + 3 }, result: null },
+        ],
+        A,
+        Date.now(),
+      );
+      expect(completed).toEqual(new Set([first.id, second.id]));
+      expect((await storage.getJob(first.id))!.startedAt).toBe(at + 2000);
+      expect((await storage.getJob(second.id))!.startedAt).toBe(at + 3);
+    });
+  });
+
   describe('inspection', () => {
     it('getJob, listJobs (newest first, by status, paged), getCounts, finishedSince', async () => {
       const jobs = [await add('q'), await add('q'), await add('q'), await add('other')];
@@ -553,6 +584,8 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(running.name).toBe('news');
       expect(counts(await storage.getCounts('named-counts', 'news'))).toEqual([
         'named-counts:cancelled:1',
+        // Of its running rows, the one claimed and never started: counted in running too (the reader takes it out).
+        'named-counts:claimed:1',
         'named-counts:completed:1',
         'named-counts:failed:1',
         'named-counts:pending:1',
@@ -560,7 +593,7 @@ describeEachBackend('QueueStorage contract', (backend) => {
       ]);
       expect(counts(await storage.getCounts('named-counts', 'reset'))).toEqual(['named-counts:pending:1']);
       expect(await storage.getCounts('named-counts', 'nobody')).toEqual([]);
-      expect(counts(await storage.getCounts('named-counts'))).toHaveLength(5);
+      expect(counts(await storage.getCounts('named-counts'))).toHaveLength(6);
     });
 
     it('appendLog keeps the newest maxLines lines, in order', async () => {

@@ -81,9 +81,14 @@ export function occurrenceOf(read: ScheduleRecord, at = read.nextRunAt): Schedul
   return { schedule: read, occurrenceAt: at, job: newJob({ runAt: at }), nextRunAt: at + 1000 };
 }
 
-/** The attempt a claimed job is in. */
-export function ref(job: Pick<JobRecord, 'id' | 'attempts'>): AttemptRef {
-  return { id: job.id, attempt: job.attempts };
+/**
+ * The attempt a claimed job is in, with the start its handler would have had (a claimed record's `startedAt` is its
+ * claim's time; the row's stays unset until a write carries one), as the worker's writes carry it.
+ */
+export function ref(job: Pick<JobRecord, 'id' | 'attempts'> & { startedAt?: number | null }): AttemptRef {
+  return typeof job.startedAt === 'number'
+    ? { id: job.id, attempt: job.attempts, startedAt: job.startedAt }
+    : { id: job.id, attempt: job.attempts };
 }
 
 /** A fresh, initialised storage of `backend`, on a migrated database, for each test of the enclosing describe, closed after it. */

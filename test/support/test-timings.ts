@@ -11,6 +11,13 @@ import type { Backend } from './backends';
  */
 export const TEST_SHUTDOWN_TIMEOUT = 2000;
 
+/**
+ * How much later than its claim a job's handler may get it, at most, in the tests that read limits from started times:
+ * rate windows and concurrency bounds count claims, and `startedAt` is the handler's start (the claim writes none), a
+ * few ms after. Window checks on started times allow this much.
+ */
+export const CLAIM_TO_START_MS = 50;
+
 /** SQLite busy timeout of the tests that wait for leases: short, so the short lease below is legal. */
 export const SHORT_BUSY_TIMEOUT = 500;
 

@@ -22,7 +22,7 @@ interface QueueStatus {
   groupLimitedUntil: number | null;
   /** Run time of its oldest due pending job, epoch ms; null when none is due. */
   oldestDue: number | null;
-  /** Worker ids holding its running jobs, with how many each. */
+  /** Worker ids holding its running jobs (a handler has them, or claimed ahead), with how many each. */
   workers: { id: string; running: number }[];
 }
 
@@ -30,7 +30,8 @@ export const STATUS_COMMAND: CliCommand = {
   name: 'status',
   summary: 'every queue: counts by status, paused, limits, oldest due job, processes running it',
   help: `Usage: nestjs-sqlite-queue status [--json] <database>
-  Every queue with its counts by status, whether it is paused or rate-limited now (or some of its groups, until the
+  Every queue with its counts by status (CLAIMED: running jobs a process claimed ahead of a free slot, not
+  started yet), whether it is paused or rate-limited now (or some of its groups, until the
   first opens), its oldest due pending job,
   whether a process announced a processor for it recently, and the workers holding its running jobs.
   --json   one JSON object { queues: [...] } instead of the table`,
@@ -52,7 +53,9 @@ export const STATUS_COMMAND: CliCommand = {
     const statuses: QueueStatus[] = [];
     for (const queue of queues) {
       const running =
-        queue.counts.running > 0 ? await storage.listJobs(queue.name, { status: 'running', limit: RUNNING_READ, offset: 0 }) : [];
+        queue.counts.running + queue.counts.claimed > 0
+          ? await storage.listJobs(queue.name, { status: 'running', limit: RUNNING_READ, offset: 0 })
+          : [];
       const workers = new Map<string, number>();
       for (const job of running) if (job.lockedBy) workers.set(job.lockedBy, (workers.get(job.lockedBy) ?? 0) + 1);
       statuses.push({
@@ -78,6 +81,7 @@ export const STATUS_COMMAND: CliCommand = {
       queue.name,
       String(queue.counts.pending),
       String(queue.counts.running),
+      String(queue.counts.claimed),
       String(queue.counts.completed),
       String(queue.counts.failed),
       String(queue.counts.cancelled),
@@ -93,7 +97,10 @@ export const STATUS_COMMAND: CliCommand = {
       queue.workers.map((worker) => `${worker.id} (${worker.running})`).join(', ') || '-',
     ]);
     context.print(
-      table(['QUEUE', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'STATE', 'OLDEST DUE', 'PROCESSOR', 'WORKERS'], rows),
+      table(
+        ['QUEUE', 'PENDING', 'RUNNING', 'CLAIMED', 'COMPLETED', 'FAILED', 'CANCELLED', 'STATE', 'OLDEST DUE', 'PROCESSOR', 'WORKERS'],
+        rows,
+      ),
     );
     return EXIT_CODES.ok;
   },

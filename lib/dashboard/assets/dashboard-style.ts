@@ -68,6 +68,7 @@ code { font: 0.9em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; ove
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 0.85em; font-weight: 600; border: 1px solid transparent; }
 .badge.pending { background: var(--pending-bg); color: var(--pending-fg); }
 .badge.running { background: var(--running-bg); color: var(--running-fg); }
+.badge.claimed { background: var(--running-bg); color: var(--running-fg); opacity: 0.75; }
 .badge.completed { background: var(--ok-bg); color: var(--ok-fg); }
 .badge.failed { background: var(--bad-bg); color: var(--bad-fg); }
 .badge.cancelled, .badge.none { background: var(--none-bg); color: var(--none-fg); }

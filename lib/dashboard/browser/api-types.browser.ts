@@ -62,6 +62,8 @@ interface WireJobSummary {
   attempts: number;
   maxAttempts: number;
   createdAt: string;
+  /** Null while a running job is claimed ahead of a free slot (no handler has it yet). */
+  startedAt: string | null;
   finishedAt: string | null;
   error: string | null;
   hidden?: string[];

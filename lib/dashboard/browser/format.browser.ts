@@ -46,6 +46,19 @@ function badge(status: string): HTMLSpanElement {
   return h('span', { class: 'badge ' + status, text: status });
 }
 
+/**
+ * What a job is, for its badge: `claimed` for a running job no handler has yet (claimed ahead of a free slot by its
+ * process, no start), else its status.
+ */
+function jobState(job: { status: string; startedAt: string | null }): string {
+  return job.status === 'running' && !job.startedAt ? 'claimed' : job.status;
+}
+
+/** The status a count's link lists: jobs claimed ahead are listed with the running ones (their badge tells them apart). */
+function listedStatus(status: string): string {
+  return status === 'claimed' ? 'running' : status;
+}
+
 /** The hash route of a queue's page; empty, null and undefined parameters are left out. */
 function queueHref(name: string, params?: Record<string, string | number | null | undefined>): string {
   const query = new URLSearchParams();

@@ -134,7 +134,7 @@ function jobsTable(data: QueueData, table: JobTableState): Child {
         typeof job.name === 'string' ? job.name : h('span', { class: 'muted', text: '–' }),
       ),
       grouped ? h('td', { class: 'wrap', 'data-label': 'Group' }, groupCell(data, job)) : null,
-      h('td', { 'data-label': 'Status' }, badge(job.status)),
+      h('td', { 'data-label': 'Status' }, badge(jobState(job))),
       h(
         'td',
         { class: 'wrap key', 'data-label': 'Key' },

@@ -88,7 +88,7 @@ function jobView(id: string): View {
       const fields: [string, Child][] = [
         ['Queue', h('a', { href: queueHref(job.queue), text: job.queue })],
         ['Name', typeof job.name === 'string' ? job.name : '–'],
-        ['Status', badge(job.status)],
+        ['Status', badge(jobState(job))],
         ['Attempts', job.attempts + ' of ' + job.maxAttempts],
         ['Priority', String(job.priority)],
         ['Group', typeof job.group === 'string' ? job.group : '–'],
@@ -97,14 +97,19 @@ function jobView(id: string): View {
         ['Lease until', when(job.leaseUntil)],
         ['Created', when(job.createdAt)],
         ['Due', when(job.runAt)],
-        ['Started', when(job.startedAt)],
+        [
+          'Started',
+          jobState(job) === 'claimed'
+            ? h('span', { class: 'muted', text: 'not yet: claimed ahead by its process, waiting there for a free slot' })
+            : when(job.startedAt),
+        ],
         ['Finished', when(job.finishedAt)],
         ['Updated', when(job.updatedAt)],
       ];
       const other = Object.keys(job).filter((k) => KNOWN.indexOf(k) < 0);
       const sections: Child[] = [
         h('p', null, h('a', { href: queueHref(job.queue), text: '← Queue ' + job.queue })),
-        h('h1', null, ['Job ' + job.id, badge(job.status)]),
+        h('h1', null, ['Job ' + job.id, badge(jobState(job))]),
         actions.length ? h('div', { class: 'toolbar' }, actions) : null,
         section('fields', null, [
           h(

@@ -60,7 +60,7 @@ function overviewView(): View {
                 'td',
                 { class: 'num', 'data-count': st, 'data-label': capitalized(st) },
                 h('a', {
-                  href: queueHref(q.name, { status: st }),
+                  href: queueHref(q.name, { status: listedStatus(st) }),
                   'aria-label': count(q.counts[st]) + ' ' + st + ' in ' + q.name,
                   text: count(q.counts[st]),
                 }),

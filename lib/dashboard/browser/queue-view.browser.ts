@@ -139,7 +139,7 @@ function queueView(name: string, params: URLSearchParams): View {
             h(
               'a',
               {
-                href: queueHref(name, { ...kept, status: tab[0] }),
+                href: queueHref(name, { ...kept, status: listedStatus(tab[0]) }),
                 'aria-current': !search && tab[0] === status ? 'page' : null,
                 'data-focus': 'tab:' + tab[0],
               },

@@ -7,12 +7,19 @@ export interface ClaimStorage {
   readonly insertHints$: Observable<void>;
   /**
    * Atomically takes up to each request's limit of due pending jobs of queues that are not paused,
-   * marking them running for `workerId` for `leaseDuration` ms. Where a statement can wait for a lock (SQLite's
+   * marking them running for `workerId` for `leaseDuration` ms, their `started_at` unset: a claimed job may wait in its
+   * process for a slot (a prefetch), and only its handler's start (`markStarted`, or the write that ends the attempt)
+   * says it runs. Where a statement can wait for a lock (SQLite's
    * busy timeout), the lease is measured from when it runs, not from `now`, so the wait does not eat the lease.
    */
   claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]>;
   /**
-   * Marks many attempts completed in one statement; returns the ids of those this worker still owned
+   * Records when handlers were given these attempts (each ref's `startedAt`), in one statement, where no start is
+   * recorded yet; returns how many rows took it. Fenced like an outcome: an attempt no longer ours writes nothing.
+   */
+  markStarted(refs: AttemptRef[], workerId: string): Promise<number>;
+  /**
+   * Marks many attempts completed in one statement (each with its ref's `startedAt`, if set); returns the ids of those this worker still owned
    * (the others were cancelled or lost their lease meanwhile).
    */
   completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>>;

@@ -125,6 +125,13 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
       [T, 'trigger', `${T}_dependent_removed`],
     ],
   },
+  // claimed-ahead (step 18): recreates the rate windows' triggers of steps 5 and 16, reading the claim's updated_at.
+  {
+    objects: [
+      [T, 'trigger', `${T}_rate_window`, 'NEW.updated_at'],
+      [T, 'trigger', `${T}_group_window`, 'NEW.updated_at'],
+    ],
+  },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {

@@ -16,7 +16,7 @@ import { POSTGRES_MIGRATION_DEAD_LETTER_ONCE } from './014-dead-letter-once.migr
 import { POSTGRES_MIGRATION_DEAD_LETTER_OFF_HOT_PATH } from './015-dead-letter-off-hot-path.migration';
 import { POSTGRES_MIGRATION_GROUP_LIMITS } from './016-group-limits.migration';
 import { POSTGRES_MIGRATION_DEPENDENCIES } from './017-dependencies.migration';
-
+import { POSTGRES_MIGRATION_CLAIMED_AHEAD } from './018-claimed-ahead.migration';
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_1,
@@ -36,4 +36,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_DEAD_LETTER_OFF_HOT_PATH,
   POSTGRES_MIGRATION_GROUP_LIMITS,
   POSTGRES_MIGRATION_DEPENDENCIES,
+  POSTGRES_MIGRATION_CLAIMED_AHEAD,
 ];

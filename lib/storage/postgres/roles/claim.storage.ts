@@ -4,7 +4,7 @@ import { PostgresConnection } from '../postgres-connection';
 import { claimJobs } from '../sql/claim.sql';
 import { appendLog, updateData } from '../sql/job-details.sql';
 import { releaseJobs } from '../sql/leases.sql';
-import { completeJobs, failJob, retryJob, updateProgress } from '../sql/outcomes.sql';
+import { completeJobs, failJob, markStarted, retryJob, updateProgress } from '../sql/outcomes.sql';
 import { PostgresContext } from '../sql/postgres-sql-fragments';
 import { ClaimStorage } from '../../roles/claim-storage.interface';
 import { PostgresBackend } from './postgres-backend';
@@ -31,6 +31,10 @@ export class PostgresClaimStorage implements ClaimStorage {
     return completeJobs(this.db, completions, workerId, now);
   }
 
+  markStarted(refs: AttemptRef[], workerId: string): Promise<number> {
+    return markStarted(this.db, refs, workerId);
+  }
+
   retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean> {
     return retryJob(this.db, ref, workerId, error, runAt, now);
   }
@@ -51,7 +55,9 @@ export class PostgresClaimStorage implements ClaimStorage {
     return updateData(this.db, ref, workerId, data, now);
   }
 
-  release(refs: AttemptRef[], workerId: string, now: number): Promise<number> {
+  async release(refs: AttemptRef[], workerId: string, now: number): Promise<number> {
+    // Jobs whose handlers ran (aborted at shutdown): their hand-back's run records the start they had.
+    await markStarted(this.db, refs, workerId);
     return releaseJobs(this.db, refs, workerId, now);
   }
 }

@@ -2,6 +2,7 @@ import { AttemptRef, QueueLimiterRecord } from '../../queue-storage.interface';
 import { declareLimits, limitedUntil, pauseUntil } from '../sql/limits.sql';
 import { groupOpensAt, pauseGroupUntil } from '../sql/group-limits.sql';
 import { releaseJobs } from '../sql/leases.sql';
+import { markStarted } from '../sql/outcomes.sql';
 import { PostgresContext } from '../sql/postgres-sql-fragments';
 import { LimitStorage } from '../../roles/limit-storage.interface';
 import { PostgresBackend } from './postgres-backend';
@@ -22,13 +23,15 @@ export class PostgresLimitStorage implements LimitStorage {
     // The pause first: a crash before the hand-back leaves the job running until its lease expires, never claimable
     // again while the queue should be paused.
     await pauseUntil(this.db, queue, until, now);
-    // Recorded in the job's run history as rate limited, not as a hand-back.
+    // Recorded in the job's run history as rate limited, not as a hand-back, from the start its handler had.
+    await markStarted(this.db, [ref], workerId);
     return (await releaseJobs(this.db, [ref], workerId, now, 'rate-limited')) > 0;
   }
 
   async groupRateLimit(queue: string, group: string, ref: AttemptRef, workerId: string, until: number, now: number): Promise<boolean> {
     // The pause first, as for a queue's: a crash before the hand-back never leaves the job claimable during it.
     await pauseGroupUntil(this.db, queue, group, until);
+    await markStarted(this.db, [ref], workerId);
     return (await releaseJobs(this.db, [ref], workerId, now, 'rate-limited')) > 0;
   }
 

@@ -7,11 +7,12 @@ import { PostgresContext, REUSED, ms, perSchema } from './postgres-sql-fragments
 const CLAIMED_JOB_COLUMNS =
   'id, queue, data, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on, job_group, trace_context';
 /**
- * The update both claim texts end with. `synchronous_commit` is off for the claim's own transaction only: a claim a
+ * The update both claim texts end with. It leaves `started_at` unset: a job claimed ahead of a free slot waits in its
+ * process, and its start is written when a handler gets it (ClaimStorage.markStarted, or the write that ends it). `synchronous_commit` is off for the claim's own transaction only: a claim a
  * server crash undoes leaves its jobs pending, to be claimed again, and any later synchronous commit flushes it.
  */
 const claimUpdate = (T: string) => `UPDATE ${T}
-      SET status = 'running', attempts = attempts + 1, locked_by = $1, lease_until = $2, started_at = $3, updated_at = $3
+      SET status = 'running', attempts = attempts + 1, locked_by = $1, lease_until = $2, started_at = NULL, updated_at = $3
       WHERE id = ANY (ARRAY(SELECT id FROM picked))
         AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
       RETURNING ${CLAIMED_JOB_COLUMNS}`;

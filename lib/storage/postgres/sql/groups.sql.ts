@@ -3,12 +3,18 @@ import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toCountRow, toJobRecord } from '../../shared/job-row.mapper';
 import { PostgresContext, perSchema } from './postgres-sql-fragments';
 
+/** Of a group's running rows, those claimed ahead (see CountRow): the small running index, then each running row. */
+const claimedOfGroup = (T: string, nameFilter: string) => `SELECT queue, 'claimed' AS status, count(*) AS count FROM ${T}
+      WHERE status = 'running' AND started_at IS NULL AND queue = $1 AND job_group = $2 ${nameFilter} GROUP BY queue`;
+
 const sql = perSchema(({ T }) => ({
   /** A group's counts by status, through the `_groups` index (queue, job_group, status). */
-  groupCounts: `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = $1 AND job_group = $2 GROUP BY queue, status`,
+  groupCounts: `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = $1 AND job_group = $2 GROUP BY queue, status
+    UNION ALL ${claimedOfGroup(T, '')}`,
   /** One name's jobs of a group, by status: the same walk of `_groups`, each entry's row read for its name. */
   groupNameCounts: `SELECT queue, status, count(*) AS count FROM ${T}
-      WHERE queue = $1 AND job_group = $2 AND name = $3 GROUP BY queue, status`,
+      WHERE queue = $1 AND job_group = $2 AND name = $3 GROUP BY queue, status
+    UNION ALL ${claimedOfGroup(T, 'AND name = $3')}`,
   /** Jobs of one group, newest first; a null status or name filters nothing. */
   listGroupJobs: `SELECT ${JOB_COLUMNS} FROM ${T}
       WHERE queue = $1 AND job_group = $2 AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR name = $4)

@@ -25,6 +25,8 @@ import { isDefaultSort } from '../../shared/job-sort';
 function countSql(T: string, queueFilter: string): string {
   return `SELECT queue, 'pending' AS status, count(*) AS count FROM ${T} WHERE status = 'pending' ${queueFilter} GROUP BY queue
     UNION ALL SELECT queue, 'running' AS status, count(*) AS count FROM ${T} WHERE status = 'running' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, 'claimed' AS status, count(*) AS count FROM ${T}
+      WHERE status = 'running' AND started_at IS NULL ${queueFilter} GROUP BY queue
     UNION ALL SELECT queue, status, count(*) AS count FROM ${T}
       WHERE status IN ('completed', 'failed', 'cancelled') ${queueFilter} GROUP BY queue, status`;
 }

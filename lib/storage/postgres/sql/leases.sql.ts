@@ -28,7 +28,8 @@ function recoverExpiredSql(tables: PostgresTables, where: string): string {
             error = ${leaseExpiredErrorSql('json_build_object')}::text,
             finished_at = CASE WHEN attempts >= max_attempts THEN $1 ELSE NULL END,
             run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE $1 + floor(random() * $2::bigint)::bigint END,
-            ${appendRunSql('$1', "'lease-expired'")}, ${RELEASE_COLUMNS}, updated_at = $1
+            ${appendRunSql('$1', "'lease-expired'")}, ${RELEASE_COLUMNS}, updated_at = $1,
+            started_at = CASE WHEN debounce_key IS NULL THEN started_at ELSE coalesce(started_at, updated_at) END
         WHERE id IN (SELECT id FROM expired)
         RETURNING id, queue, status, attempts, run_at
       ),
@@ -43,7 +44,7 @@ const sql = perSchema((tables) => {
     /** Hands attempts back as if they never ran, each recorded in its run history as $5 says, and notifies. */
     release: `WITH released AS (
         UPDATE ${T}
-        SET status = 'pending', attempts = attempts - 1, ${RELEASE_COLUMNS}, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = $1,
+        SET status = 'pending', attempts = attempts - 1, ${RELEASE_COLUMNS}, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE coalesce(started_at, updated_at) END, updated_at = $1,
             ${appendRunSql('$1', '$5')}
         WHERE locked_by = $2 AND status = 'running'
           AND (id, attempts) IN (SELECT * FROM unnest($3::bigint[], $4::int[]))

@@ -26,7 +26,8 @@ const sql = perSchema((tables) => {
      */
     completeMany: `/* complete */ WITH completed AS (
         UPDATE ${T} AS t
-        SET status = 'completed', result = ($4::text[])[i], finished_at = $1, updated_at = $1, lease_until = NULL
+        SET status = 'completed', result = ($4::text[])[i], started_at = coalesce(($6::bigint[])[i], t.started_at), finished_at = $1, updated_at = $1,
+          lease_until = NULL
         FROM generate_subscripts($2::bigint[], 1) AS i
         WHERE t.id = ($2::bigint[])[i] AND t.attempts = ($3::int[])[i] AND t.locked_by = $5 AND t.status = 'running'
         RETURNING t.id
@@ -35,7 +36,7 @@ const sql = perSchema((tables) => {
       SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
 
     /**
-     * The same completion for a batch where retention keeps nothing of some jobs (`$6`, by position): those rows are
+     * The same completion for a batch where retention keeps nothing of some jobs (`$6`, by position; `$7` the starts): those rows are
      * deleted, one write instead of the update and retention's later delete (0.72x the server CPU per job,
      * bench/notes/2026-12-06-finished-job-layouts.md); the others are updated as above, the deleted ones left out.
      * A row something still reads once finished is updated instead (and left to retention): a flow child (its parent
@@ -53,7 +54,8 @@ const sql = perSchema((tables) => {
       ),
       completed AS (
         UPDATE ${T} AS t
-        SET status = 'completed', result = ($4::text[])[i], finished_at = $1, updated_at = $1, lease_until = NULL
+        SET status = 'completed', result = ($4::text[])[i], started_at = coalesce(($7::bigint[])[i], t.started_at), finished_at = $1,
+          updated_at = $1, lease_until = NULL
         FROM generate_subscripts($2::bigint[], 1) AS i
         WHERE t.id = ($2::bigint[])[i] AND t.attempts = ($3::int[])[i] AND t.locked_by = $5 AND t.status = 'running'
           AND t.id NOT IN (SELECT id FROM removed)
@@ -65,17 +67,24 @@ const sql = perSchema((tables) => {
 
     // A failed attempt that runs again; its run is recorded (a completion records none: the row is its own).
     retry: `UPDATE ${T}
-      SET status = 'pending', error = $1, run_at = $2, updated_at = $3, ${appendRunSql('$3', "'retried'")}, ${RELEASE_COLUMNS}
+      SET status = 'pending', error = $1, run_at = $2, updated_at = $3, started_at = coalesce($7::bigint, started_at),
+          ${appendRunSql('$3', "'retried'", 'coalesce($7::bigint, started_at)')}, ${RELEASE_COLUMNS}
       WHERE id = $4 AND locked_by = $5 AND attempts = $6 AND status = 'running'`,
 
     fail: `WITH failed AS (
         UPDATE ${T}
-        SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, ${appendRunSql('$2', "'failed'")}, ${RELEASE_COLUMNS}
+        SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, started_at = coalesce($6::bigint, started_at),
+            ${appendRunSql('$2', "'failed'", 'coalesce($6::bigint, started_at)')}, ${RELEASE_COLUMNS}
         WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'
         RETURNING id
       ),
       ${notifyFinished(tables, 'failed', '$2')}
       SELECT count(*) AS count FROM failed WHERE (SELECT count(*) FROM done) >= 0`,
+
+    // The starts of attempts whose handlers got them, where none is recorded yet: one statement per write round.
+    markStarted: `/* started */ UPDATE ${T} AS t SET started_at = s.at
+      FROM unnest($1::bigint[], $2::int[], $3::bigint[]) AS s(id, attempt, at)
+      WHERE t.id = s.id AND t.attempts = s.attempt AND t.locked_by = $4 AND t.status = 'running' AND t.started_at IS NULL`,
 
     updateProgress: `UPDATE ${T} SET progress = $1, updated_at = $2
       WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,
@@ -105,10 +114,12 @@ export async function completeJobs(db: PostgresContext, completions: Completion[
       chunk.map(({ result }) => result),
       workerId,
     ];
+    // Each job's start, where no earlier write recorded it (the claim writes none).
+    const starts = chunk.map(({ ref }) => startOf(ref));
     const removing = chunk.some(({ remove }) => remove);
     const rows = await db.runner.all(
       removing ? sql(db.tables).completeManyRemoving : sql(db.tables).completeMany,
-      removing ? [...params, chunk.map(({ remove }) => remove === true)] : params,
+      removing ? [...params, chunk.map(({ remove }) => remove === true), starts] : [...params, starts],
       REUSED,
     );
     for (const row of rows) completed.add(String(row.id));
@@ -127,15 +138,31 @@ export async function retryJob(
 ): Promise<boolean> {
   const id = toRowId(ref.id);
   if (id === null) return false;
-  return (await db.runner.run(sql(db.tables).retry, [error, ms(runAt), ms(now), id, workerId, ref.attempt])) === 1;
+  return (await db.runner.run(sql(db.tables).retry, [error, ms(runAt), ms(now), id, workerId, ref.attempt, startOf(ref)])) === 1;
 }
 
 /** Marks an attempt failed for good; false when no longer owned. */
 export async function failJob(db: PostgresContext, ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
   const id = toRowId(ref.id);
   if (id === null) return false;
-  const [row] = await db.runner.all(sql(db.tables).fail, [error, ms(now), id, workerId, ref.attempt]);
+  const [row] = await db.runner.all(sql(db.tables).fail, [error, ms(now), id, workerId, ref.attempt, startOf(ref)]);
   return Number(row?.count) === 1;
+}
+
+/** Records the starts of these attempts (their `startedAt`) where none is yet; how many rows took one. */
+export async function markStarted(db: PostgresContext, refs: AttemptRef[], workerId: string): Promise<number> {
+  const valid = refs.filter((ref) => toRowId(ref.id) !== null && ref.startedAt !== undefined);
+  if (valid.length === 0) return 0;
+  return db.runner.run(
+    sql(db.tables).markStarted,
+    [valid.map((ref) => ref.id), valid.map((ref) => ref.attempt), valid.map((ref) => startOf(ref)), workerId],
+    REUSED,
+  );
+}
+
+/** The attempt's start as a bigint parameter, or null when the write carries none. */
+function startOf(ref: AttemptRef): number | null {
+  return ref.startedAt === undefined ? null : ms(ref.startedAt);
 }
 
 /** Stores the progress of a running attempt; false when no longer owned. */

@@ -16,7 +16,7 @@ import { SQLITE_MIGRATION_DEAD_LETTER_ONCE } from './014-dead-letter-once.migrat
 import { SQLITE_MIGRATION_DEAD_LETTER_OFF_HOT_PATH } from './015-dead-letter-off-hot-path.migration';
 import { SQLITE_MIGRATION_GROUP_LIMITS } from './016-group-limits.migration';
 import { SQLITE_MIGRATION_DEPENDENCIES } from './017-dependencies.migration';
-
+import { SQLITE_MIGRATION_CLAIMED_AHEAD } from './018-claimed-ahead.migration';
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_1,
@@ -36,4 +36,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_DEAD_LETTER_OFF_HOT_PATH,
   SQLITE_MIGRATION_GROUP_LIMITS,
   SQLITE_MIGRATION_DEPENDENCIES,
+  SQLITE_MIGRATION_CLAIMED_AHEAD,
 ];

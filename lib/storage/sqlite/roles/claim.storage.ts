@@ -7,7 +7,7 @@ import { InvalidStoredDataError } from '../../../errors/invalid-stored-data.erro
 import { serializeJobError } from '../../../utils/error.util';
 import { appendLog, updateData } from '../sql/job-details.sql';
 import { releaseJobs } from '../sql/leases.sql';
-import { completeJobs, failJob, retryJob, updateProgress } from '../sql/outcomes.sql';
+import { completeJobs, failJob, markStarted, retryJob, updateProgress } from '../sql/outcomes.sql';
 import { SqliteConnection } from '../sqlite-connection';
 import { ClaimStorage } from '../../roles/claim-storage.interface';
 import { SqliteBackend } from './sqlite-backend';
@@ -52,6 +52,13 @@ export class SqliteClaimStorage implements ClaimStorage {
     return completed;
   }
 
+  async markStarted(refs: AttemptRef[], workerId: string): Promise<number> {
+    if (refs.length === 0) return 0;
+    const marked = await markStarted(this.db.background, refs, workerId);
+    if (marked > 0) this.db.written();
+    return marked;
+  }
+
   retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean> {
     return retryJob(this.db.background, ref, workerId, error, runAt, now);
   }
@@ -74,6 +81,8 @@ export class SqliteClaimStorage implements ClaimStorage {
 
   async release(refs: AttemptRef[], workerId: string, now: number): Promise<number> {
     if (refs.length === 0) return 0;
+    // Jobs whose handlers ran (aborted at shutdown): their hand-back's run records the start they had.
+    await markStarted(this.db.background, refs, workerId);
     return releaseJobs(this.db.background, refs, workerId, now);
   }
 

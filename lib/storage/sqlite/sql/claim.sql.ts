@@ -74,7 +74,9 @@ function branchOf(kind: BranchKind): string {
  * also bounded, in SQL, by what its rate window and global concurrency allow; the statement runs under SQLite's
  * write lock, so no other process claims between that count and the update. The rate window is advanced by the
  * trigger of migration 5 (`queue-limits`), which only this statement's `run_at = run_at` brings into the program (see there).
- * Params: workerId, leaseDuration, now, now, then each branch's (see `branchParams`).
+ * `started_at` stays unset: a job claimed ahead of a free slot waits in its process, and its start is written when a
+ * handler gets it (see ClaimStorage.markStarted); the rate windows' triggers count from `updated_at` (migration 18).
+ * Params: workerId, leaseDuration, now, then each branch's (see `branchParams`).
  */
 function claimSql(counts: Record<BranchKind, number>, groupWindows: boolean): string {
   const key = `${KINDS.map((kind) => counts[kind]).join(',')}${groupWindows ? 'g' : ''}`;
@@ -85,7 +87,7 @@ function claimSql(counts: Record<BranchKind, number>, groupWindows: boolean): st
     // The groups' windows are advanced by migration 16's trigger, which only `job_group = job_group` brings in.
     const countsGroupWindows = groupWindows ? ', job_group = job_group' : '';
     sql = `/* claim */ UPDATE ${T}
-      SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = ?, updated_at = ?${countsWindow}${countsGroupWindows}
+      SET status = 'running', attempts = attempts + 1, locked_by = ?, lease_until = ${NOW_MS} + ?, started_at = NULL, updated_at = ?${countsWindow}${countsGroupWindows}
       WHERE id IN (${branches.join(' UNION ALL ')})
       RETURNING ${CLAIMED_COLUMNS}`;
     claimSqlCache.set(key, sql);
@@ -120,7 +122,7 @@ export async function claimJobs(
   now: number,
   leaseDuration: number,
 ): Promise<JobRecord[]> {
-  const params: unknown[] = [workerId, Math.round(leaseDuration), now, now];
+  const params: unknown[] = [workerId, Math.round(leaseDuration), now];
   const counts: Record<BranchKind, number> = { plain: 0, rate: 0, global: 0, both: 0, grouped: 0, groupedRated: 0 };
   const byKind = new Map<BranchKind, ClaimRequest[]>();
   for (const request of requests) {
@@ -183,6 +185,7 @@ function toClaimedRecord(row: StorageRow, workerId: string, now: number): JobRec
     error: null,
     progress: null,
     createdAt,
+    // In the process only: the claim's clock reading, which its lease counts from (the row's started_at stays unset).
     startedAt: now,
     finishedAt: null,
     updatedAt: now,

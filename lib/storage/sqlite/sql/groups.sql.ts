@@ -3,12 +3,18 @@ import { toCountRow, toJobRecord } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T, pageOfIds } from './sqlite-sql-fragments';
 
+/** Of a group's running rows, those claimed ahead (see CountRow): the running index, then each running row. */
+const claimedOfGroup = (nameFilter: string) => `SELECT queue, 'claimed' AS status, count(*) AS count FROM ${T}
+  WHERE status = 'running' AND started_at IS NULL AND queue = ? AND job_group = ? ${nameFilter} GROUP BY queue`;
+
 /** A group's counts by status, from the `_groups` index alone (queue, job_group, status). */
-const GROUP_COUNTS_SQL = `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = ? AND job_group = ? GROUP BY queue, status`;
+const GROUP_COUNTS_SQL = `SELECT queue, status, count(*) AS count FROM ${T} WHERE queue = ? AND job_group = ? GROUP BY queue, status
+  UNION ALL ${claimedOfGroup('')}`;
 
 /** One name's jobs of a group, by status: the same walk of `_groups`, each entry's row read for its name. */
 const GROUP_NAME_COUNTS_SQL = `SELECT queue, status, count(*) AS count FROM ${T}
-  WHERE queue = ? AND job_group = ? AND name = ? GROUP BY queue, status`;
+  WHERE queue = ? AND job_group = ? AND name = ? GROUP BY queue, status
+  UNION ALL ${claimedOfGroup('AND name = ?')}`;
 
 /**
  * `statusFilter` is empty or `AND status = ?`, `nameFilter` empty or `AND name = ?`: the `_groups` index finds the
@@ -32,7 +38,9 @@ const BUSIEST_GROUPS_SQL = `SELECT busy.g AS grp, busy.n AS running,
 /** Job counts of one group, per status; of one name within it when `name` is given. */
 export async function groupCounts(runner: StatementRunner, queue: string, group: string, name?: string): Promise<CountRow[]> {
   const rows =
-    name === undefined ? await runner.all(GROUP_COUNTS_SQL, [queue, group]) : await runner.all(GROUP_NAME_COUNTS_SQL, [queue, group, name]);
+    name === undefined
+      ? await runner.all(GROUP_COUNTS_SQL, [queue, group, queue, group])
+      : await runner.all(GROUP_NAME_COUNTS_SQL, [queue, group, name, queue, group, name]);
   return rows.map(toCountRow);
 }
 

@@ -21,13 +21,15 @@ import { isDefaultSort } from '../../shared/job-sort';
 const GET_JOB_SQL = `SELECT ${JOB_COLUMNS}, runs FROM ${T} WHERE id = ?`;
 
 /**
- * Counts by queue and status, each status group read from its own partial index (claim, running, finished).
+ * Counts by queue and status, each status group read from its own partial index (claim, running, finished), and of
+ * the running rows those claimed ahead (`claimed`: no start yet), a read of the few running rows (see CountRow).
  * `queueFilter` is empty, `AND queue = ?` or `AND queue = ? AND name = ?` (then its parameters are repeated for each
- * of the three branches).
+ * of the four branches).
  */
 function countSql(queueFilter: string): string {
   return `SELECT queue, 'pending' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'pending' ${queueFilter} GROUP BY queue
     UNION ALL SELECT queue, 'running' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'running' ${queueFilter} GROUP BY queue
+    UNION ALL SELECT queue, 'claimed' AS status, COUNT(*) AS count FROM ${T} WHERE status = 'running' AND started_at IS NULL ${queueFilter} GROUP BY queue
     UNION ALL SELECT queue, status, COUNT(*) AS count FROM ${T} WHERE finished_at IS NOT NULL ${queueFilter} GROUP BY queue, status`;
 }
 
@@ -143,8 +145,8 @@ export async function countJobs(runner: StatementRunner, queue?: string, name?: 
     queue === undefined
       ? await runner.all(COUNT_ALL_SQL, [])
       : name === undefined
-        ? await runner.all(COUNT_QUEUE_SQL, [queue, queue, queue])
-        : await runner.all(COUNT_NAMED_SQL, [queue, name, queue, name, queue, name]);
+        ? await runner.all(COUNT_QUEUE_SQL, [queue, queue, queue, queue])
+        : await runner.all(COUNT_NAMED_SQL, [queue, name, queue, name, queue, name, queue, name]);
   return rows.map(toCountRow);
 }
 

@@ -9,10 +9,11 @@ import { NOW_MS, T, toRowId } from './sqlite-sql-fragments';
 /**
  * Hands attempts back as if they never ran (the attempt is not counted), each recorded in its job's run history with
  * the outcome given. A debounced job keeps started_at: once claimed it is out of the debounce index for good, so
- * handing it back never collides with the next one of its key. Params: now, now, outcome, worker, attempts.
+ * handing it back never collides with the next one of its key (one claimed and never started takes the time of its
+ * last write, its claim's or its heartbeat's, for that). Params: now, now, outcome, worker, attempts.
  */
 const RELEASE_SQL = `UPDATE ${T}
-  SET status = 'pending', attempts = attempts - 1, locked_by = NULL, lease_until = NULL, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE started_at END, updated_at = ?,
+  SET status = 'pending', attempts = attempts - 1, locked_by = NULL, lease_until = NULL, started_at = CASE WHEN debounce_key IS NULL THEN NULL ELSE coalesce(started_at, updated_at) END, updated_at = ?,
       ${appendRunSql('?', '?')}
   WHERE locked_by = ? AND status = 'running'
     AND (id, attempts) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?) AS j)`;
@@ -33,7 +34,8 @@ const FIND_CANCELLED_SQL = `SELECT id FROM ${T}
  * Takes back running jobs whose owner stopped renewing their lease. The crashed run counted as an
  * attempt, so a job that kills its process every time ends failed instead of looping. A requeued job is due
  * after a random delay below the jitter window (at least 1: `% 0` is NULL), drawn per row, so jobs that died
- * together are claimed apart. The run is recorded as its owner left it. Parameters: now, now, window, now, now,
+ * together are claimed apart. The run is recorded as its owner left it: a job claimed ahead and never started keeps
+ * started_at unset, as its run does (a debounced one takes its last write's time, as a hand-back does). Parameters: now, now, window, now, now,
  * then those of `where`.
  */
 const recoverExpiredSql = (where: string) => `/* recover */ UPDATE ${T}
@@ -41,7 +43,8 @@ const recoverExpiredSql = (where: string) => `/* recover */ UPDATE ${T}
       error = ${leaseExpiredErrorSql('json_object')},
       finished_at = CASE WHEN attempts >= max_attempts THEN ? ELSE NULL END,
       run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE ? + abs(random() % ?) END,
-      ${appendRunSql('?', "'lease-expired'")}, locked_by = NULL, lease_until = NULL, updated_at = ?
+      ${appendRunSql('?', "'lease-expired'")}, locked_by = NULL, lease_until = NULL, updated_at = ?,
+      started_at = CASE WHEN debounce_key IS NULL THEN started_at ELSE coalesce(started_at, updated_at) END
   WHERE status = 'running' AND lease_until < ? AND ${where}
   RETURNING id, queue, status, attempts, run_at`;
 

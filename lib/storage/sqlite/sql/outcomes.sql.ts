@@ -14,7 +14,7 @@ import { T } from './sqlite-sql-fragments';
  * the process that ran it (`JobRun.owner`), at no write more (no index holds the column).
  */
 export const COMPLETE_MANY_SQL = `/* complete */ UPDATE ${T}
-  SET status = 'completed', result = j.value ->> 2, finished_at = ?, updated_at = ?, lease_until = NULL
+  SET status = 'completed', result = j.value ->> 2, started_at = coalesce(j.value ->> 3, started_at), finished_at = ?, updated_at = ?, lease_until = NULL
   FROM json_each(?) AS j
   WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ? AND +${T}.status = 'running'
   RETURNING ${T}.id`;
@@ -36,15 +36,26 @@ export const COMPLETE_DELETE_SQL = `/* complete-delete */ DELETE FROM ${T}
 
 /** A failed attempt that runs again; its run is recorded (the completion above records none: the row is its own). */
 const RETRY_SQL = `UPDATE ${T}
-  SET status = 'pending', error = ?, run_at = ?, updated_at = ?, ${appendRunSql('?', "'retried'")}, locked_by = NULL, lease_until = NULL
+  SET status = 'pending', error = ?, run_at = ?, updated_at = ?, started_at = coalesce(?, started_at),
+      ${appendRunSql('?', "'retried'", 'coalesce(?, started_at)')}, locked_by = NULL, lease_until = NULL
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 const FAIL_SQL = `UPDATE ${T}
-  SET status = 'failed', error = ?, finished_at = ?, updated_at = ?, ${appendRunSql('?', "'failed'")}, locked_by = NULL, lease_until = NULL
+  SET status = 'failed', error = ?, finished_at = ?, updated_at = ?, started_at = coalesce(?, started_at),
+      ${appendRunSql('?', "'failed'", 'coalesce(?, started_at)')}, locked_by = NULL, lease_until = NULL
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 const UPDATE_PROGRESS_SQL = `UPDATE ${T} SET progress = ?, updated_at = ?
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
+
+/**
+ * The starts of attempts whose handlers got them, for those still running under this worker with no start recorded:
+ * one statement for every such attempt of a write round. By id, like the completion (see there for the `+`).
+ */
+const MARK_STARTED_SQL = `/* started */ UPDATE ${T}
+  SET started_at = j.value ->> 2
+  FROM json_each(?) AS j
+  WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.status = 'running' AND +${T}.locked_by = ? AND ${T}.started_at IS NULL`;
 
 /**
  * Completes attempts; the ids this worker still owned. Hot path. Those whose retention keeps nothing (`remove`) are
@@ -65,7 +76,7 @@ export async function completeJobs(
     rest = completions.filter(({ ref }) => !done.has(ref.id));
     if (rest.length === 0) return done;
   }
-  const items = JSON.stringify(rest.map(({ ref, result }) => [Number(ref.id), ref.attempt, result]));
+  const items = JSON.stringify(rest.map(({ ref, result }) => [Number(ref.id), ref.attempt, result, ref.startedAt ?? null]));
   const rows = await runner.all(COMPLETE_MANY_SQL, [now, now, items, workerId]);
   for (const row of rows) done.add(String(row.id));
   return done;
@@ -80,12 +91,22 @@ export async function retryJob(
   runAt: number,
   now: number,
 ): Promise<boolean> {
-  return (await runner.run(RETRY_SQL, [error, runAt, now, now, Number(ref.id), workerId, ref.attempt])) === 1;
+  const started = ref.startedAt ?? null;
+  return (await runner.run(RETRY_SQL, [error, runAt, now, started, started, now, Number(ref.id), workerId, ref.attempt])) === 1;
 }
 
 /** Marks an attempt failed for good; false when no longer owned. */
 export async function failJob(runner: StatementRunner, ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
-  return (await runner.run(FAIL_SQL, [error, now, now, now, Number(ref.id), workerId, ref.attempt])) === 1;
+  const started = ref.startedAt ?? null;
+  return (await runner.run(FAIL_SQL, [error, now, now, started, started, now, Number(ref.id), workerId, ref.attempt])) === 1;
+}
+
+/** Records the starts of these attempts (their `startedAt`) where none is yet; how many rows took one. */
+export async function markStarted(runner: StatementRunner, refs: AttemptRef[], workerId: string): Promise<number> {
+  const started = refs.filter((ref) => ref.startedAt !== undefined);
+  if (started.length === 0) return 0;
+  const items = JSON.stringify(started.map((ref) => [Number(ref.id), ref.attempt, ref.startedAt]));
+  return runner.run(MARK_STARTED_SQL, [items, workerId]);
 }
 
 /** Stores the progress of a running attempt; false when no longer owned. */

@@ -5,9 +5,10 @@ import { cappedAppendSql } from './sqlite-sql-fragments';
  * The assignment that appends the ending attempt's record to `runs` (see shared/run-history.ts), for the SET of a
  * statement that ends an attempt. It reads the row as it was before the statement (attempts, started_at,
  * locked_by), as every SET expression does. `endedAt` and `outcome` are SQL: a `?` parameter or a literal. At the
- * bound the oldest record goes, as `job.log` drops its oldest line.
+ * bound the oldest record goes, as `job.log` drops its oldest line. `startedAt` is the run's start as SQL: the
+ * column, or the start the ending write carries where no earlier write recorded it.
  */
-export function appendRunSql(endedAt: string, outcome: string): string {
-  const run = `json_object('attempt', attempts, 'startedAt', started_at, 'endedAt', ${endedAt}, 'owner', locked_by, 'outcome', ${outcome})`;
+export function appendRunSql(endedAt: string, outcome: string, startedAt = 'started_at'): string {
+  const run = `json_object('attempt', attempts, 'startedAt', ${startedAt}, 'endedAt', ${endedAt}, 'owner', locked_by, 'outcome', ${outcome})`;
   return `runs = ${cappedAppendSql('runs', String(MAX_RUN_RECORDS), run)}`;
 }

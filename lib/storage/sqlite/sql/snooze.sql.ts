@@ -10,12 +10,13 @@ const RUNNING_ATTEMPT = `id = ? AND locked_by = ? AND attempts = ? AND status = 
  * Back to pending, unspent (attempts - 1, so the next claim runs the same attempt number), due at `run_at`, with the
  * snooze counted and a line in the job's log (at the cap the oldest goes, as `job.log` does). started_at stays: a
  * debounced job that ran once is not replaced by a later add (the debounce index takes unstarted jobs only).
- * The snooze is a record of the run history. Params: run_at, max log lines, delay, now, now, then the fence, then the bound.
+ * The snooze is a record of the run history, with the start the handler had (the claim left started_at unset). Params:
+ * run_at, max log lines, delay, start, start, now, now, then the fence, then the bound.
  */
 const SNOOZE_SQL = `/* snooze */ UPDATE ${T}
   SET status = 'pending', attempts = attempts - 1, run_at = ?, snoozes = snoozes + 1,
       logs = ${cappedAppendSql('logs', '?', "'Snoozed for ' || ? || ' ms (snooze ' || (snoozes + 1) || ')'")},
-      ${appendRunSql('?', "'snoozed'")}, locked_by = NULL, lease_until = NULL, updated_at = ?
+      started_at = coalesce(?, started_at), ${appendRunSql('?', "'snoozed'", 'coalesce(?, started_at)')}, locked_by = NULL, lease_until = NULL, updated_at = ?
   WHERE ${RUNNING_ATTEMPT} AND snoozes < ?
   RETURNING id`;
 
@@ -34,7 +35,17 @@ export async function snoozeJob(
   now: number,
 ): Promise<'snoozed' | 'exhausted' | 'lost'> {
   const fence = [Number(ref.id), workerId, ref.attempt];
-  const rows = await runner.all(SNOOZE_SQL, [Math.round(runAt), maxLines, String(Math.round(delay)), now, now, ...fence, maxSnoozes]);
+  const rows = await runner.all(SNOOZE_SQL, [
+    Math.round(runAt),
+    maxLines,
+    String(Math.round(delay)),
+    ref.startedAt ?? null,
+    ref.startedAt ?? null,
+    now,
+    now,
+    ...fence,
+    maxSnoozes,
+  ]);
   if (rows.length > 0) return 'snoozed';
   return (await runner.all(STILL_OURS_SQL, fence)).length > 0 ? 'exhausted' : 'lost';
 }
