@@ -982,6 +982,15 @@ const MUTATIONS = [
     tests: ['test/claimed-ahead.e2e-spec.ts'],
     why: "an outcome no longer carries its job's start: every job's start costs a statement of its own",
   },
+  {
+    id: 'limits-sqlite-window-open',
+    area: 'limiter bounds',
+    file: 'lib/storage/sqlite/sql/limits.sql.ts',
+    from: 'CASE WHEN rate_max IS NOT NULL AND window_count >= rate_max AND window_start + rate_duration > ? THEN window_start + rate_duration\n    ELSE 0 END) AS until\n  FROM ${Q} WHERE queue = ?`',
+    to: 'CASE WHEN rate_max IS NOT NULL AND window_count > rate_max AND window_start + rate_duration > ? THEN window_start + rate_duration\n    ELSE 0 END) AS until\n  FROM ${Q} WHERE queue = ?`',
+    tests: ['test/queue-limits-info.e2e-spec.ts'],
+    why: 'SQLite: getQueueLimits (and the dashboard) says a queue whose window is used up can be claimed now',
+  },
 ];
 
 function parseArgs(argv) {

@@ -38,6 +38,15 @@ const Report = defineProcessor<{ n: number }>(
 @Module({ providers: [Report] })
 class ReportModule {}
 
+/** A rate-limited processor in another app on the same database: its limiters are stored for every process. */
+const Limited = defineProcessor('limited', async () => undefined, {
+  limiter: { max: 1, duration: 60_000 },
+  groupLimiter: { max: 2, duration: 500 },
+  groupConcurrency: 1,
+});
+@Module({ providers: [Limited] })
+class LimitedModule {}
+
 /** A processor for `remote` in another app on the same database: the dashboard's app does not process it. */
 const Remote = defineProcessor('remote', async () => 'done elsewhere');
 @Module({ providers: [Remote] })
@@ -185,6 +194,28 @@ describeEachBackend(
       await page.goto(`${running.url}/queues#/job/${plain.id}`);
       await page.locator('h1', { hasText: `Job ${plain.id}` }).waitFor();
       expect(await page.locator('[data-panel="dependencies"]').count()).toBe(0);
+    });
+
+    it("queue page: the queue's limits in one line, read from the database, with when a used-up window opens", async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [SqliteQueueModule.forRoot({ ...db.options, pollInterval: 50, workerId: 'limited-worker' }), LimitedModule],
+      }).compile();
+      remote = await moduleRef.createNestApplication({ logger: ['fatal'] }).init();
+      await producer.addBulk('limited', [{ data: 1 }, { data: 2 }]);
+      await waitFor(async () => (await admin.getCounts('limited')).completed === 1, 'the window of one used up');
+      const page = await openPage(`${running.url}/queues#/queue/limited`);
+      const line = page.locator('[data-limits]');
+      await line.filter({ hasText: 'rate 1 per' }).waitFor();
+      const text = await line.innerText();
+      expect(text).toContain('rate 1 per 1.0 min');
+      expect(text).toContain('per group 2 per 500 ms');
+      expect(text).toMatch(/rate-limited, opens in (\d+ s|1 min)$/);
+      // groupConcurrency is the other app's processor option: this application sets none, so the line has none.
+      expect(text).not.toContain('group concurrency');
+      // A queue without limits shows no line.
+      await page.goto(`${running.url}/queues#/queue/report`);
+      await page.locator('h1', { hasText: 'Queue report' }).waitFor();
+      expect(await page.locator('[data-limits]').isVisible()).toBe(false);
     });
 
     it('queue page: name filter, sortable columns, bulk retry / cancel / remove shown at once, and 1280 px with long names', async () => {

@@ -10,6 +10,7 @@ import {
   GroupStorage,
   HousekeepingStorage,
   InspectionStorage,
+  LimitStorage,
   OperatorStorage,
   ScheduleRecord,
   ScheduleStorage,
@@ -25,6 +26,7 @@ export type AdminStorage = InspectionStorage &
   ControlStorage &
   FlowStorage &
   Pick<HousekeepingStorage, 'processedQueues'> &
+  Pick<LimitStorage, 'storedLimits'> &
   Pick<StorageLifecycle, 'backup'> &
   OperatorStorage &
   DeadLetterStorage &

@@ -12,6 +12,7 @@ import {
   GetJobsOptions,
   GroupInfo,
   QueueInfo,
+  QueueLimitsInfo,
 } from '../interfaces/queue-info.interface';
 import { WaitOptions } from '../interfaces/wait-options.interface';
 import { assertAdminOptions } from '../utils/assert-options.util';
@@ -180,6 +181,26 @@ export class JobInspection {
     }
     const records = await (await this.context.storage()).jobsByKey(queue, key, limit);
     return records.map((record) => toJobInfo<TData, TResult>(record));
+  }
+
+  /** See `QueueAdmin.getQueueLimits`. */
+  async getQueueLimits(queue: string): Promise<QueueLimitsInfo> {
+    assertQueueName(queue);
+    const now = Date.now();
+    const stored = await (await this.context.storage()).storedLimits(queue, now);
+    const { runtime } = this.context;
+    const processor = runtime.getProcessor(queue);
+    const declared = runtime.options.queueLimits[queue];
+    const rate = (max: number | null | undefined, duration: number | null | undefined) =>
+      max === null || max === undefined || duration === null || duration === undefined ? null : { max, duration };
+    return {
+      concurrency: processor?.settings.concurrency ?? null,
+      limiter: rate(stored?.max, stored?.duration),
+      groupLimiter: rate(stored?.groupMax, stored?.groupDuration),
+      globalConcurrency: processor?.settings.globalConcurrency ?? declared?.globalConcurrency ?? null,
+      groupConcurrency: processor?.settings.groupConcurrency ?? declared?.groupConcurrency ?? null,
+      limitedUntil: stored && stored.limitedUntil > 0 ? new Date(stored.limitedUntil) : null,
+    };
   }
 
   /** See `QueueAdmin.listQueues`. */

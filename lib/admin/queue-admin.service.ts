@@ -14,6 +14,7 @@ import {
   GetJobsOptions,
   GroupInfo,
   QueueInfo,
+  QueueLimitsInfo,
   RetryAllOptions,
   RetryAllReport,
 } from '../interfaces/queue-info.interface';
@@ -72,6 +73,17 @@ export class QueueAdmin {
    */
   async getJobLogs(id: string): Promise<string[] | null> {
     return this.inspection.getJobLogs(id);
+  }
+
+  /**
+   * The limits on a queue: the rate limiters its processors declared (`limiter`, `groupLimiter`, kept for every
+   * process), this application's concurrency bounds for it (`concurrency`, `globalConcurrency`, `groupConcurrency`: a
+   * processor's, or the module's `queueLimits`), and until when it cannot be claimed now (a used-up window or a
+   * handler's RateLimitError). One statement.
+   * @throws InvalidQueueNameError for a malformed queue name.
+   */
+  async getQueueLimits(queue: string): Promise<QueueLimitsInfo> {
+    return this.inspection.getQueueLimits(queue);
   }
 
   /**

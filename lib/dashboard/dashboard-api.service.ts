@@ -100,6 +100,7 @@ export class DashboardApi {
       const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
       // Groups with running jobs only (a few index reads): an empty list hides the panel.
       const groups = await this.admin.getGroups(name, { limit: 5 });
+      const limits = await this.admin.getQueueLimits(name);
       // Filtered by job name, group or both, the tabs count those jobs (getCounts takes both: a name is a filter on
       // the rows of the group's index walk), with a search too: the tabs say what each status holds, the list what
       // matched.
@@ -117,6 +118,7 @@ export class DashboardApi {
         group: group ?? null,
         sort: sort ? { by: sort.orderBy, order: sort.order, exact } : null,
         groups,
+        limits,
         textSearch: this.textSearch(),
         // How deep a text search reads (the newest jobs of the database): the page says so when nothing matched.
         searchScanRows: SEARCH_SCAN_ROWS,

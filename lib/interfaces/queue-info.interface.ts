@@ -18,6 +18,32 @@ export interface QueueInfo {
   concurrency: number | null;
 }
 
+/** A rate: at most `max` jobs started per `duration` ms. */
+export interface QueueRate {
+  max: number;
+  duration: number;
+}
+
+/**
+ * The limits on a queue (`QueueAdmin.getQueueLimits`): the rate limiters its processors declared, kept in the database
+ * for every process, the concurrency bounds this application's processor (or the module's `queueLimits`) sets, and
+ * until when it cannot be claimed now.
+ */
+export interface QueueLimitsInfo {
+  /** Its processor's concurrency in this application (jobs at once in this process), or null without one. */
+  concurrency: number | null;
+  /** The queue-wide rate limiter (`limiter`) any process declared, or null. */
+  limiter: QueueRate | null;
+  /** The per-group rate limiter (`groupLimiter`) any process declared, or null. */
+  groupLimiter: QueueRate | null;
+  /** Most jobs running at once across every process (`globalConcurrency`), as this application sets it, or null. */
+  globalConcurrency: number | null;
+  /** Most jobs of one group running at once (`groupConcurrency`), as this application sets it, or null. */
+  groupConcurrency: number | null;
+  /** Until when a used-up rate window or a handler's RateLimitError keeps the queue from being claimed; null when not now. */
+  limitedUntil: Date | null;
+}
+
 /** Options of `QueueAdmin.getJobs()`. */
 export interface GetJobsOptions {
   /** Only jobs of this status. */

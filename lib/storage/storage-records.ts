@@ -174,6 +174,18 @@ export interface QueueLimiterRecord {
   groupDuration?: number | null;
 }
 
+/** The limits kept for a queue for every process (declared by its processors), and when it opens again if limited now. */
+export interface StoredQueueLimits {
+  /** The queue-wide limiter (`limiter`), or null. */
+  max: number | null;
+  duration: number | null;
+  /** The per-group limiter (`groupLimiter`), or null. */
+  groupMax: number | null;
+  groupDuration: number | null;
+  /** The end of a RateLimitError pause or of a used-up rate window, whichever is later; 0 when not limited now. */
+  limitedUntil: number;
+}
+
 /** Identifies one attempt of one job: writes are fenced by it so a stale attempt cannot overwrite a newer one. */
 export interface AttemptRef {
   id: string;

@@ -80,4 +80,25 @@ describeEachBackend('Storage contract: limits', (backend) => {
     expect(await s.storage.groupOpensAt('gp', Date.now())).toBe(until);
     expect((await s.storage.explainFacts(job.id, Date.now()))?.groupLimitedUntil).toBe(until);
   });
+
+  it('storedLimits: the declared limiters and the end of a RateLimitError pause; null for a queue without a row', async () => {
+    const now = Date.now();
+    expect(await s.storage.storedLimits('sl', now)).toBeNull();
+    await s.storage.declareLimits([{ queue: 'sl', max: 3, duration: 1_000, groupMax: 2, groupDuration: 500 }], now);
+    expect(await s.storage.storedLimits('sl', now)).toEqual({ max: 3, duration: 1_000, groupMax: 2, groupDuration: 500, limitedUntil: 0 });
+    await s.storage.declareLimits([{ queue: 'sg', max: null, duration: null }], now);
+    expect(await s.storage.storedLimits('sg', now)).toEqual({
+      max: null,
+      duration: null,
+      groupMax: null,
+      groupDuration: null,
+      limitedUntil: 0,
+    });
+    const job = await addJob(s.storage, 'sl');
+    const claimed = await claimOne(s.storage, 'sl', 'w');
+    expect(claimed.id).toBe(job.id);
+    const until = Date.now() + 60_000;
+    expect(await s.storage.rateLimit('sl', ref(claimed), 'w', until, Date.now())).toBe(true);
+    expect((await s.storage.storedLimits('sl', Date.now()))!.limitedUntil).toBe(until);
+  });
 });

@@ -35,6 +35,16 @@ interface WireQueue {
   metrics: WireMetrics | null;
 }
 
+/** A queue's limits: rates kept for every process, concurrency bounds of the dashboard's application. */
+interface WireQueueLimits {
+  concurrency: number | null;
+  limiter: { max: number; duration: number } | null;
+  groupLimiter: { max: number; duration: number } | null;
+  globalConcurrency: number | null;
+  groupConcurrency: number | null;
+  limitedUntil: string | null;
+}
+
 /** The fields every page's answer may carry, which the polling loop reads whatever the view. */
 interface PageData {
   readOnly?: boolean;
@@ -73,6 +83,8 @@ interface WireJobSummary {
 interface QueueData extends PageData {
   readOnly: boolean;
   queue: WireQueue;
+  /** The queue's limits (`QueueAdmin.getQueueLimits`); absent from a server before them. */
+  limits?: WireQueueLimits | null;
   jobs: WireJobSummary[];
   /**
    * How many jobs the list holds: the status count in the default order and in an exact one (`sort.exact`); in an

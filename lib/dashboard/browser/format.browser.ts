@@ -85,6 +85,21 @@ function processorLabel(q: WireQueue): Child {
   return h('span', { class: 'badge none', 'data-processor': 'none', text: 'no processor' });
 }
 
+/**
+ * A queue's limits in one line ("rate 10 per 1.00 s · per group 2 per 500 ms · group concurrency 1 · rate-limited,
+ * opens in 3 s"), or null when none is set: a queue without limits shows no line.
+ */
+function limitsLabel(limits: WireQueueLimits | null | undefined): string | null {
+  if (!limits) return null;
+  const parts: string[] = [];
+  if (limits.limiter) parts.push('rate ' + limits.limiter.max + ' per ' + ms(limits.limiter.duration));
+  if (limits.groupLimiter) parts.push('per group ' + limits.groupLimiter.max + ' per ' + ms(limits.groupLimiter.duration));
+  if (limits.groupConcurrency !== null) parts.push('group concurrency ' + limits.groupConcurrency);
+  if (limits.globalConcurrency !== null) parts.push('global concurrency ' + limits.globalConcurrency);
+  if (limits.limitedUntil) parts.push('rate-limited, opens ' + relative(new Date(limits.limitedUntil)));
+  return parts.length ? 'Limits: ' + parts.join(' · ') : null;
+}
+
 /** A date in a table cell: its distance from now, the full date in its title (keeps the job table within 1280 px). */
 function whenShort(value: string | null | undefined): Child {
   if (value === null || value === undefined) return h('span', { class: 'muted', text: '–' });

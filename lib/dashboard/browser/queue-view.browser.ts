@@ -12,6 +12,7 @@ function queueView(name: string, params: URLSearchParams): View {
   // What every link of the page keeps: the filters and the order (a poll, a page, a tab, a search keep the sort).
   const kept = { status: status, name: jobName, group: group, sort: sort, order: order };
   const heading = h('h1');
+  const limits = h('p', { class: 'muted', 'data-limits': '' });
   const tools = h('div', { class: 'toolbar' });
   const tabs = h('ul', { class: 'tabs', 'aria-label': 'Status' });
   const charts = h('div', { class: 'charts' });
@@ -90,6 +91,7 @@ function queueView(name: string, params: URLSearchParams): View {
     mount: () => [
       h('p', null, h('a', { href: '#/', text: '← All queues' })),
       heading,
+      limits,
       tools,
       h('h2', { text: 'Activity' }),
       charts,
@@ -109,6 +111,9 @@ function queueView(name: string, params: URLSearchParams): View {
       last = data;
       const q = data.queue;
       fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), h('small', { class: 'muted' }, processorLabel(q))]);
+      const limitText = limitsLabel(data.limits);
+      fill(limits, limitText);
+      limits.hidden = limitText === null;
       if (!data.readOnly) fill(tools, queueTools(q));
       else if (!mountedTools) fill(tools, h('p', { class: 'muted', text: 'Read-only dashboard: no actions.' }));
       mountedTools = true;

@@ -1,4 +1,4 @@
-import type { AttemptRef, QueueLimiterRecord } from '../storage-records';
+import type { AttemptRef, QueueLimiterRecord, StoredQueueLimits } from '../storage-records';
 
 /** Queue limits kept for every process: declared rate limiters, a `RateLimitError`'s pause, and when a limited queue opens again. */
 export interface LimitStorage {
@@ -31,4 +31,10 @@ export interface LimitStorage {
    * queue with a group limiter came back short, so that it wakes then instead of waiting for the fallback poll.
    */
   groupOpensAt(queue: string, now: number): Promise<number | null>;
+  /**
+   * The limiters stored for `queue` (what its processors declared, for every process) and, at `now`, when a used-up
+   * window or a RateLimitError pause lets it be claimed again; null when the queue has no row (never declared, paused
+   * or limited).
+   */
+  storedLimits(queue: string, now: number): Promise<StoredQueueLimits | null>;
 }

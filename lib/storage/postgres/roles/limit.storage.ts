@@ -1,5 +1,5 @@
-import { AttemptRef, QueueLimiterRecord } from '../../queue-storage.interface';
-import { declareLimits, limitedUntil, pauseUntil } from '../sql/limits.sql';
+import { AttemptRef, QueueLimiterRecord, StoredQueueLimits } from '../../queue-storage.interface';
+import { declareLimits, limitedUntil, pauseUntil, storedLimits } from '../sql/limits.sql';
 import { groupOpensAt, pauseGroupUntil } from '../sql/group-limits.sql';
 import { releaseJobs } from '../sql/leases.sql';
 import { markStarted } from '../sql/outcomes.sql';
@@ -41,5 +41,9 @@ export class PostgresLimitStorage implements LimitStorage {
 
   limitedUntil(queues: string[], now: number): Promise<Map<string, number>> {
     return limitedUntil(this.db, queues, now);
+  }
+
+  storedLimits(queue: string, now: number): Promise<StoredQueueLimits | null> {
+    return storedLimits(this.db, queue, now);
   }
 }

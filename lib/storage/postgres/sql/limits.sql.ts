@@ -1,4 +1,5 @@
-import { QueueLimiterRecord } from '../../queue-storage.interface';
+import { QueueLimiterRecord, StoredQueueLimits } from '../../queue-storage.interface';
+import { toStoredLimits } from '../../shared/stored-limits';
 import { PostgresContext, ms, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema(({ Q }) => ({
@@ -22,6 +23,11 @@ const sql = perSchema(({ Q }) => ({
         CASE WHEN rate_max IS NOT NULL AND window_count >= rate_max AND window_start + rate_duration > $1
         THEN window_start + rate_duration ELSE 0 END) AS until
       FROM ${Q} WHERE queue = ANY($2::text[])`,
+  /** One queue's stored limiters, and when it opens again (as limitedUntil). */
+  storedLimits: `SELECT rate_max, rate_duration, group_rate_max, group_rate_duration, GREATEST(limited_until,
+        CASE WHEN rate_max IS NOT NULL AND window_count >= rate_max AND window_start + rate_duration > $1
+        THEN window_start + rate_duration ELSE 0 END) AS until
+      FROM ${Q} WHERE queue = $2`,
 }));
 
 /** Records limiters for every process (see `QueueStorage.declareLimits`). */
@@ -48,4 +54,10 @@ export async function limitedUntil(db: PostgresContext, queues: string[], now: n
   const limited = new Map<string, number>();
   for (const row of rows) if (Number(row.until) > now) limited.set(String(row.queue), Number(row.until));
   return limited;
+}
+
+/** The limiters stored for `queue` and when it opens again, or null when it has no row. */
+export async function storedLimits(db: PostgresContext, queue: string, now: number): Promise<StoredQueueLimits | null> {
+  const [row] = await db.runner.all(sql(db.tables).storedLimits, [ms(now), queue]);
+  return row ? toStoredLimits(row, now) : null;
 }

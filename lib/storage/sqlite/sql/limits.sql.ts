@@ -1,4 +1,5 @@
-import { QueueLimiterRecord } from '../../queue-storage.interface';
+import { QueueLimiterRecord, StoredQueueLimits } from '../../queue-storage.interface';
+import { toStoredLimits } from '../../shared/stored-limits';
 import { StatementRunner } from '../../shared/statement-runner';
 import { Q } from './sqlite-sql-fragments';
 
@@ -22,6 +23,12 @@ const LIMITED_UNTIL_SQL = `SELECT queue, max(limited_until,
     CASE WHEN rate_max IS NOT NULL AND window_count >= rate_max AND window_start + rate_duration > ? THEN window_start + rate_duration
     ELSE 0 END) AS until
   FROM ${Q} WHERE queue IN (SELECT value FROM json_each(?))`;
+
+/** One queue's stored limiters, and when it opens again (see LIMITED_UNTIL_SQL). */
+const STORED_LIMITS_SQL = `SELECT rate_max, rate_duration, group_rate_max, group_rate_duration, max(limited_until,
+    CASE WHEN rate_max IS NOT NULL AND window_count >= rate_max AND window_start + rate_duration > ? THEN window_start + rate_duration
+    ELSE 0 END) AS until
+  FROM ${Q} WHERE queue = ?`;
 
 /** Records limiters for every process (see `QueueStorage.declareLimits`). */
 export async function declareLimits(runner: StatementRunner, limiters: QueueLimiterRecord[], now: number): Promise<void> {
@@ -47,4 +54,10 @@ export async function limitedUntil(runner: StatementRunner, queues: string[], no
   const limited = new Map<string, number>();
   for (const row of rows) if (Number(row.until) > now) limited.set(String(row.queue), Number(row.until));
   return limited;
+}
+
+/** The limiters stored for `queue` and when it opens again, or null when it has no row. */
+export async function storedLimits(runner: StatementRunner, queue: string, now: number): Promise<StoredQueueLimits | null> {
+  const [row] = await runner.all(STORED_LIMITS_SQL, [now, queue]);
+  return row ? toStoredLimits(row, now) : null;
 }
