@@ -437,6 +437,8 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
         attempts: 1,
         error: null,
       });
+      // Announced at the commit, by this process: the waiter may hear of the finished row first (PostgreSQL's notice).
+      await waitFor(() => seen.some((event) => event.jobId === job.id && event.type === 'completed'), 'the completion announced');
       await waitFor(async () => (await t.admin.getCounts('pay')).running === 0, 'the slot freed');
       expect(seen.filter((event) => event.jobId === job.id).map((event) => event.type)).toEqual(['added', 'active', 'completed']);
       expect(await t.orderIds()).toEqual([Number(job.id)]);
