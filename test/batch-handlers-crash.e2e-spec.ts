@@ -28,6 +28,9 @@ describeEachBackend('batch handlers under kill -9', (backend) => {
     await waitFor(() => readRunLog(runLog).length === 10, 'the first batch called', 60_000);
     const called = readRunLog(runLog).map((run) => run.id);
     expect(called.sort()).toEqual(hanging.map((job) => job.id).sort());
+    // A handler's start reaches the database with the worker's next round of writes, a few ms after the call: until
+    // then the job reads as claimed. Killed once all ten read as running, so the kill hits jobs the database knows run.
+    await waitFor(async () => (await admin.getCounts('batch')).running === 10, 'the batch recorded as running');
     expect(await first.kill()).toBe('SIGKILL');
     const atKill = await admin.getCounts('batch');
     expect(atKill).toMatchObject({ running: 10, pending: 15, completed: 0 });

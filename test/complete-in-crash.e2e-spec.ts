@@ -12,6 +12,7 @@ import { countingConnection } from './support/counting-data-source';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { shortLeases } from './support/test-timings';
 import { waitFor, waitWhileProgressing } from './support/wait-for';
+import { held } from './support/job-counts';
 
 const JOBS = 2000;
 const PROCESSES = 3;
@@ -103,6 +104,6 @@ describeEachBackend('transactional completion under kill -9 (several OS processe
     const startsOf = new Map<string, number>();
     for (const run of runs) startsOf.set(run.id, (startsOf.get(run.id) ?? 0) + 1);
     expect([...startsOf.values()].some((starts) => starts > 1)).toBe(true);
-    await waitFor(async () => (await admin.getCounts('effects')).running === 0, 'nothing left running');
+    await waitFor(async () => held(await admin.getCounts('effects')) === 0, 'nothing left running');
   }, 120_000);
 });

@@ -18,6 +18,7 @@ import { AppConnection, appConnection } from './support/app-connection';
 import { describeEachBackend, itWhen, perTestApp, MIGRATED } from './support/backends';
 import { postgresTestUrl } from './support/test-backend';
 import { deferred, waitFor } from './support/wait-for';
+import { held } from './support/job-counts';
 
 /** What the processor of queue `pay` does with each job; each test sets its own. */
 type Handler = (job: Job<{ n: number }, { receipt: string }>) => Promise<unknown>;
@@ -87,7 +88,7 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       // Announced at the commit, not at the write, and once: the worker wrote nothing more.
       expect(completedBeforeCommit).toBe(0);
       expect(statusesBeforeCommit).toEqual(backend.kind === 'postgres' ? ['completed', 'running'] : ['completed']);
-      await waitFor(async () => (await t.admin.getCounts('pay')).running === 0, 'the slot freed');
+      await waitFor(async () => held(await t.admin.getCounts('pay')) === 0, 'the slot freed');
       const types = seen.filter((event) => event.jobId === job.id).map((event) => event.type);
       expect(types).toEqual(['added', 'active', 'completed']);
       expect(seen.find((event) => event.type === 'completed')).toMatchObject({ result: { receipt: 'r-1' }, attempt: 1 });
@@ -304,7 +305,7 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       // Long enough for the completion to be written first, on a loaded machine too; the handler waits for it anyway.
       const slow = await t.producer.add('pay', { n: 2 }, { timeout: 1000, maxAttempts: 1 });
       expect(await slow.waitUntilFinished({ timeout: 20_000 })).toMatchObject({ status: 'completed', result: { receipt: 'slow commit' } });
-      await waitFor(async () => (await t.admin.getCounts('pay')).running === 0, 'the slot freed');
+      await waitFor(async () => held(await t.admin.getCounts('pay')) === 0, 'the slot freed');
       expect(await t.admin.getJob(slow.id)).toMatchObject({ status: 'completed', result: { receipt: 'slow commit' }, attempts: 1 });
       expect(seen.filter((event) => event.jobId === slow.id).map((event) => event.type)).toEqual(['added', 'active', 'completed']);
       expect(await t.orderIds()).toEqual([Number(slow.id)]);
@@ -439,7 +440,7 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       });
       // Announced at the commit, by this process: the waiter may hear of the finished row first (PostgreSQL's notice).
       await waitFor(() => seen.some((event) => event.jobId === job.id && event.type === 'completed'), 'the completion announced');
-      await waitFor(async () => (await t.admin.getCounts('pay')).running === 0, 'the slot freed');
+      await waitFor(async () => held(await t.admin.getCounts('pay')) === 0, 'the slot freed');
       expect(seen.filter((event) => event.jobId === job.id).map((event) => event.type)).toEqual(['added', 'active', 'completed']);
       expect(await t.orderIds()).toEqual([Number(job.id)]);
     } finally {

@@ -7,6 +7,7 @@ import { defineProcessor } from './fixtures/define-processor';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, itWhen, perTestApp } from './support/backends';
 import { CONTRACT_LEASE, addJob, contractStorage, ref } from './support/storage-contract';
+import { held } from './support/job-counts';
 
 /** Records the SQL TypeORM sends (its sqlite runner logs every statement whatever `logging` says). */
 class SqlRecorder implements TypeOrmLogger {
@@ -72,7 +73,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     // and would count a sixth completed job until the next sweep), and only 5 remain.
     await waitFor(async () => {
       const counts = await admin.getCounts('kept5');
-      return processor.ran.length === 50 && counts.running === 0 && counts.pending === 0 && counts.completed === 5;
+      return processor.ran.length === 50 && held(counts) === 0 && counts.pending === 0 && counts.completed === 5;
     }, 'all ran and only 5 completed remain');
 
     expect(await admin.getCounts('kept5')).toEqual({ pending: 0, running: 0, completed: 5, failed: 0, cancelled: 0, claimed: 0 });
@@ -131,9 +132,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     );
     await waitFor(
       async () =>
-        processor.ran.length === 50 &&
-        (await admin.getCounts('batched')).running === 0 &&
-        (await admin.getCounts('batched')).completed === 5,
+        processor.ran.length === 50 && held(await admin.getCounts('batched')) === 0 && (await admin.getCounts('batched')).completed === 5,
       'all ran and only 5 completed remain',
     );
 
@@ -154,8 +153,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       Array.from({ length: 3 }, () => ({ data: {} })),
     );
     await waitFor(
-      async () =>
-        processor.ran.length === 9 && (await admin.getCounts('fails')).running === 0 && (await admin.getCounts('fails')).failed === 2,
+      async () => processor.ran.length === 9 && held(await admin.getCounts('fails')) === 0 && (await admin.getCounts('fails')).failed === 2,
       'all ran and 2 failed remain',
     );
 
@@ -175,7 +173,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     await waitFor(async () => {
       const counts = await admin.getCounts('gone');
       // Running: its handler has returned but its completion (and so its removal) is not written yet.
-      return processor.ran.length === 11 && counts.running === 0 && counts.completed === 0 && counts.failed === 1;
+      return processor.ran.length === 11 && held(counts) === 0 && counts.completed === 0 && counts.failed === 1;
     }, 'completed jobs removed');
     expect(ids(await admin.getJobs('gone'))).toEqual([failing.id]);
   });
@@ -221,7 +219,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
     // completion not written) while the earlier ones are already trimmed to 2.
     const settled = async (queue: string, ran: string[], total: number, completed: number) => {
       const counts = await admin.getCounts(queue);
-      return ran.length === total && counts.running === 0 && counts.pending === 0 && counts.completed === completed;
+      return ran.length === total && held(counts) === 0 && counts.pending === 0 && counts.completed === completed;
     };
     await waitFor(() => settled('both', both.ran, 6, 2), 'count bound applied');
     expect(ids(await admin.getJobs('both'))).toEqual(ids(bothJobs.slice(-2)).reverse());
@@ -237,7 +235,7 @@ describeEachBackend('retention: removeOnComplete / removeOnFail', (backend) => {
       'shutdown',
       Array.from({ length: 10 }, () => ({ data: {} })),
     );
-    await waitFor(async () => processor.ran.length === 10 && (await admin.getCounts('shutdown')).running === 0, 'all ran');
+    await waitFor(async () => processor.ran.length === 10 && held(await admin.getCounts('shutdown')) === 0, 'all ran');
     await current.close(app!);
 
     const { admin: reopened } = await startApp([], { processing: false });
