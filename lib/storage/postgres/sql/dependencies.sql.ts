@@ -1,4 +1,5 @@
 import { ChildRow, JobLinkRow, NewJobRecord } from '../../queue-storage.interface';
+import { toJobLinks } from '../../shared/job-links';
 import { InsertedRow } from '../../shared/pair-enqueued';
 import { PostgresContext, compareIds, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
@@ -85,23 +86,11 @@ export async function dependenciesOf(db: PostgresContext, id: string): Promise<C
 /** Up to `limit` of the jobs `id` depends on, oldest first, and how many there are. */
 export async function linkedDependencies(db: PostgresContext, id: string, limit: number): Promise<{ rows: JobLinkRow[]; total: number }> {
   const rowId = toRowId(id);
-  return rowId === null ? { rows: [], total: 0 } : toLinks(await db.runner.all(sql(db.tables).linkedDependencies, [rowId, limit]));
+  return rowId === null ? { rows: [], total: 0 } : toJobLinks(await db.runner.all(sql(db.tables).linkedDependencies, [rowId, limit]));
 }
 
 /** Up to `limit` of the jobs that depend on `id`, oldest first, and how many there are. */
 export async function linkedDependents(db: PostgresContext, id: string, limit: number): Promise<{ rows: JobLinkRow[]; total: number }> {
   const rowId = toRowId(id);
-  return rowId === null ? { rows: [], total: 0 } : toLinks(await db.runner.all(sql(db.tables).linkedDependents, [rowId, limit]));
-}
-
-function toLinks(rows: Record<string, unknown>[]): { rows: JobLinkRow[]; total: number } {
-  return {
-    rows: rows.map((row) => ({
-      id: String(row.id),
-      queue: (row.queue as string | null) ?? null,
-      name: (row.name as string | null) ?? null,
-      status: row.status as JobLinkRow['status'],
-    })),
-    total: rows.length > 0 ? Number(rows[0].total) : 0,
-  };
+  return rowId === null ? { rows: [], total: 0 } : toJobLinks(await db.runner.all(sql(db.tables).linkedDependents, [rowId, limit]));
 }

@@ -1,4 +1,5 @@
 import { DEPENDENCIES_TABLE } from '../../../table-names.constants';
+import { toJobLinks } from '../../shared/job-links';
 import { ChildRow, JobLinkRow, NewJobRecord } from '../../queue-storage.interface';
 import { InsertedRow } from '../../shared/pair-enqueued';
 import { StatementRunner } from '../../shared/statement-runner';
@@ -86,23 +87,11 @@ export async function linkedDependencies(
   limit: number,
 ): Promise<{ rows: JobLinkRow[]; total: number }> {
   const rowId = toRowId(id);
-  return rowId === null ? { rows: [], total: 0 } : toLinks(await runner.all(LINKED_DEPENDENCIES_SQL, [rowId, limit]));
+  return rowId === null ? { rows: [], total: 0 } : toJobLinks(await runner.all(LINKED_DEPENDENCIES_SQL, [rowId, limit]));
 }
 
 /** Up to `limit` of the jobs that depend on `id`, oldest first, and how many there are. */
 export async function linkedDependents(runner: StatementRunner, id: string, limit: number): Promise<{ rows: JobLinkRow[]; total: number }> {
   const rowId = toRowId(id);
-  return rowId === null ? { rows: [], total: 0 } : toLinks(await runner.all(LINKED_DEPENDENTS_SQL, [rowId, limit]));
-}
-
-function toLinks(rows: Record<string, unknown>[]): { rows: JobLinkRow[]; total: number } {
-  return {
-    rows: rows.map((row) => ({
-      id: String(row.id),
-      queue: (row.queue as string | null) ?? null,
-      name: (row.name as string | null) ?? null,
-      status: row.status as JobLinkRow['status'],
-    })),
-    total: rows.length > 0 ? Number(rows[0].total) : 0,
-  };
+  return rowId === null ? { rows: [], total: 0 } : toJobLinks(await runner.all(LINKED_DEPENDENTS_SQL, [rowId, limit]));
 }
