@@ -50,12 +50,15 @@ export class BatchCollector implements QueueProcessor {
   }
 
   /**
-   * Takes the jobs of the partial batch out, never to be called, and rejects them with `reason`; returns their ids
-   * (the worker hands them back unstarted at shutdown).
+   * Takes the jobs of the partial batch out (all, or those `matches` picks), never to be called, and rejects them with
+   * `reason`; returns their ids (the worker hands them back unstarted: at shutdown, or when a RateLimitError paused
+   * their queue or group, so that the batch is not called during the pause only to hit the limit again).
    */
-  takePending(reason: Error): string[] {
-    this.stopTimer();
-    const taken = this.pending.splice(0);
+  takePending(reason: Error, matches: (job: Job) => boolean = () => true): string[] {
+    const taken = this.pending.filter((entry) => matches(entry.job));
+    if (taken.length === 0) return [];
+    this.pending = this.pending.filter((entry) => !taken.includes(entry));
+    if (this.pending.length === 0) this.stopTimer();
     for (const entry of taken) settle(entry, false, reason);
     return taken.map((entry) => entry.job.id);
   }

@@ -175,14 +175,22 @@ export class QueueWorker {
       .takeWaiting(matches)
       .concat(this.dropFollowing(undefined, matches))
       .map((record) => ({ id: record.id, attempt: record.attempts }))
-      .concat(group === undefined && this.stopping ? this.takeBatchPending() : []);
+      .concat(this.takeBatchPending(group));
   }
 
-  /** At shutdown, the jobs of a partial batch not yet called: their attempts end unsaved, to be handed back. */
-  private takeBatchPending(): AttemptRef[] {
+  /**
+   * The jobs of a partial batch not yet called (all, or those of `group`): at shutdown, or when a RateLimitError paused
+   * the queue (or a GroupRateLimitError their group). Their attempts end unsaved, to be handed back unstarted.
+   */
+  private takeBatchPending(group?: string): AttemptRef[] {
     if (!this.batch) return [];
+    // Only the attempt's runner sees the reason: the attempt is abandoned first, so nothing records or logs it.
+    const reason = this.stopping
+      ? new ShutdownAbortError('Application shutdown: the batch was not called yet')
+      : new Error('Rate limited: the batch was not called yet');
+    const matches = group === undefined ? undefined : (job: { group: string | null }) => job.group === group;
     const refs: AttemptRef[] = [];
-    for (const id of this.batch.takePending(new ShutdownAbortError('Application shutdown: the batch was not called yet'))) {
+    for (const id of this.batch.takePending(reason, matches)) {
       const attempt = this.running.get(id);
       if (!attempt || attempt.abandoned) continue;
       attempt.abandoned = true;
