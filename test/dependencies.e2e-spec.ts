@@ -74,7 +74,10 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     const explained = await admin.explain(dependent.id);
     expect(explained).toMatchObject({ reason: 'waiting-for-dependencies', dependenciesLeft: [b.id] });
     expect(explained.detail).toContain(`(${b.id})`);
-    await expect(admin.promote(dependent.id)).rejects.toThrow(JobWaitingForChildrenError);
+    const refused = (await admin.promote(dependent.id).catch((error: unknown) => error)) as JobWaitingForChildrenError;
+    expect(refused).toBeInstanceOf(JobWaitingForChildrenError);
+    expect(refused.waitingFor).toBe('dependencies');
+    expect(refused.message).toContain('dependsOn');
     await admin.resume('resize');
     await waitFor(async () => (await statusOf(admin, dependent.id)) === 'completed', 'the dependent completed');
     const reports = runs.filter((run) => run.queue === 'report' && run.id === dependent.id);

@@ -73,7 +73,9 @@ describeEachBackend('QueueAdmin operator calls', (backend) => {
       data: { p: 1 },
       children: [{ queue: 'op-q', data: { c: 1 }, options: { delay: 3_600_000 } }],
     });
-    await expect(admin.promote(parent.id)).rejects.toBeInstanceOf(JobWaitingForChildrenError);
+    const refused = (await admin.promote(parent.id).catch((error: unknown) => error)) as JobWaitingForChildrenError;
+    expect(refused).toBeInstanceOf(JobWaitingForChildrenError);
+    expect(refused.waitingFor).toBe('children');
     expect((await admin.getJob(parent.id))?.flow?.waitingForChildren).toBe(true);
     const [child] = (await admin.getJob(parent.id))!.flow!.childrenIds;
     await expect(admin.promote(child)).resolves.toBe(true);

@@ -135,10 +135,15 @@ export class QueueControl {
 
   /** See `QueueAdmin.promote`. */
   async promote(id: string): Promise<boolean> {
-    const outcome = await (await this.context.storage()).promote(assertJobId(id), Date.now());
+    const storage = await this.context.storage();
+    const outcome = await storage.promote(assertJobId(id), Date.now());
     if (outcome === null) throw new JobNotFoundError(id);
     if (outcome.status !== 'pending') throw new InvalidJobStateError(id, outcome.status, 'promote', ['pending']);
-    if (isWaitingRunAt(outcome.runAt)) throw new JobWaitingForChildrenError(id);
+    if (isWaitingRunAt(outcome.runAt)) {
+      // Read on this refusal only: a job waits for dependencies when it was added with some, else for its children.
+      const waitingFor = (await storage.jobLinksOf(id, 1)).dependencyCount > 0 ? 'dependencies' : 'children';
+      throw new JobWaitingForChildrenError(id, waitingFor);
+    }
     if (outcome.promoted) this.context.wake();
     return outcome.promoted;
   }
