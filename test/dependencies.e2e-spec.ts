@@ -192,8 +192,9 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     await waitFor(async () => (await statusOf(admin, onB.id)) === 'completed', 'the dependent on b completed');
   });
 
-  it('runs a batch callback once every job of the set has ended, with the counts of those that completed and the others', async () => {
-    const seen: { completed: number; other: number }[] = [];
+  it('runs a batch callback once every job of the set has ended, with the counts of how they ended', async () => {
+    const seen: { completed: number; other: number; byStatus: Record<string, number> }[] = [];
+    let admin!: QueueAdmin;
     const app = await current.startApp({
       module: { pollInterval: 100 },
       providers: [
@@ -202,14 +203,19 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
           'batch-done',
           async (job: Job<{ ids: string[] }>) => {
             const completed = Object.keys(await job.getDependencyResults()).length;
-            seen.push({ completed, other: job.data.ids.length - completed });
+            // As the docs' batch callback counts them: each dependency's status, a deleted one as removed.
+            const byStatus: Record<string, number> = {};
+            for (const dependency of (await admin.getJobDependencies(job.id, { limit: 1000 }))!.dependencies) {
+              byStatus[dependency.status] = (byStatus[dependency.status] ?? 0) + 1;
+            }
+            seen.push({ completed, other: job.data.ids.length - completed, byStatus });
           },
           { maxAttempts: 1 },
         ),
       ],
     });
     const producer = app.get(QueueProducer);
-    const admin = app.get(QueueAdmin);
+    admin = app.get(QueueAdmin);
     await admin.pause('fetch');
     const batch = await producer.addBulk(
       'fetch',
@@ -221,7 +227,7 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     expect(await statusOf(admin, callback.id)).toBe('pending');
     await admin.resume('fetch');
     await waitFor(async () => (await statusOf(admin, callback.id)) === 'completed', 'the batch callback completed');
-    expect(seen).toEqual([{ completed: 2, other: 3 }]);
+    expect(seen).toEqual([{ completed: 2, other: 3, byStatus: { completed: 2, failed: 2, removed: 1 } }]);
   });
 
   it('refuses bad dependencies with a typed error and writes nothing', async () => {
