@@ -189,9 +189,11 @@ exports.concurrentAdd = async ({ tag, driver, postgres, perAdd, sizes }) => {
   // commit, so the two differ in nothing else. `perAdd` runs the whole load that way; otherwise the lone adds
   // alternate between both ways. Internal, not public API: the bench's switch.
   const producer = app.producer;
-  const grouped = producer.groupCommitFor.bind(producer);
+  // Each add() asks the producer's host for the batch commit of its storage: the switch goes there.
+  const host = producer.host;
+  const grouped = host.batchCommitFor;
   let ungrouped = perAdd;
-  producer.groupCommitFor = (storage) =>
+  host.batchCommitFor = (storage) =>
     ungrouped ? { add: async (queue, record, at) => (await storage.enqueue(queue, [record], at))[0] } : grouped(storage);
   const add = (i) => producer.add('bench-a', { i });
   const reference = async (i) => {
