@@ -70,19 +70,19 @@ describeEachBackend('job groups across OS processes', (backend) => {
     expect(new Set(lines.map((line) => line.split(' ')[2])).size).toBe(2);
   }, 120_000);
 
-  // Two child starts (a few seconds each on a loaded machine), then two windows of 1.5 s: the timeout counts the starts.
-  it('two processes together start at most groupLimiter.max jobs of one group per window, each group in its own', async () => {
+  // Three child starts (a few seconds each on a loaded machine), then two windows of 1.5 s: the timeout counts the starts.
+  it('three processes together start at most groupLimiter.max jobs of one group per window, each group in its own, side by side', async () => {
     const spanLog = `${current.db.path}.spans`;
     const max = 3;
     const duration = 1500;
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       children.push(
         startChildApp({
           connection: current.db.options,
           spanLog,
           module: { pollInterval: 50 },
           // One slot each, jobs of 200 ms: a busy process cannot claim (a limited queue claims nothing ahead), so the
-          // other takes the next jobs and both claim, however the scheduler favours one of them.
+          // others take the next jobs and every process claims, however the scheduler favours one of them.
           queues: [{ name: 'tenants', concurrency: 1, groupLimiter: { max, duration } }],
         }),
       );
@@ -96,14 +96,18 @@ describeEachBackend('job groups across OS processes', (backend) => {
       Array.from({ length: 18 }, (_, n) => ({ data: { n, sleep: 200 }, options: { group: groups[n % 3] } })),
     );
     await waitFor(async () => (await admin.getCounts('tenants')).completed === 18, 'all 18 jobs done', 60_000);
+    const firstStarts: number[] = [];
     for (const group of groups) {
       const jobs = await admin.getJobs('tenants', { group, limit: 100 });
       const starts = jobs.map((job) => job.startedAt!.getTime()).sort((a, b) => a - b);
+      firstStarts.push(starts[0]);
       // The group's first window opens at its first claim: exactly max start in it, whichever process claimed them.
       expect(starts.filter((at) => at < starts[0] + duration - CLAIM_TO_START_MS)).toHaveLength(max);
       expect(starts[5] - starts[0]).toBeGreaterThanOrEqual(duration - CLAIM_TO_START_MS);
     }
-    // Both processes claimed: the bound is not one process's.
-    expect(new Set(readLines(spanLog).map((line) => line.split(' ')[2])).size).toBe(2);
+    // A group at its limit holds no other back: every group's first window opened within the first group's.
+    expect(Math.max(...firstStarts) - Math.min(...firstStarts)).toBeLessThan(duration);
+    // Every process claimed: the bound is not one process's.
+    expect(new Set(readLines(spanLog).map((line) => line.split(' ')[2])).size).toBe(3);
   }, 120_000);
 });
