@@ -194,7 +194,8 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
 
   it('runs a batch callback once every job of the set has ended, with the counts of how they ended', async () => {
     const seen: { completed: number; other: number; byStatus: Record<string, number> }[] = [];
-    let admin!: QueueAdmin;
+    // The callback reads the graph through the app's QueueAdmin, known once the app has started.
+    const holder: { admin?: QueueAdmin } = {};
     const app = await current.startApp({
       module: { pollInterval: 100 },
       providers: [
@@ -205,7 +206,7 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
             const completed = Object.keys(await job.getDependencyResults()).length;
             // As the docs' batch callback counts them: each dependency's status, a deleted one as removed.
             const byStatus: Record<string, number> = {};
-            for (const dependency of (await admin.getJobDependencies(job.id, { limit: 1000 }))!.dependencies) {
+            for (const dependency of (await holder.admin!.getJobDependencies(job.id, { limit: 1000 }))!.dependencies) {
               byStatus[dependency.status] = (byStatus[dependency.status] ?? 0) + 1;
             }
             seen.push({ completed, other: job.data.ids.length - completed, byStatus });
@@ -215,7 +216,8 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
       ],
     });
     const producer = app.get(QueueProducer);
-    admin = app.get(QueueAdmin);
+    const admin = app.get(QueueAdmin);
+    holder.admin = admin;
     await admin.pause('fetch');
     const batch = await producer.addBulk(
       'fetch',
