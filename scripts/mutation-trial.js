@@ -1027,6 +1027,15 @@ const MUTATIONS = [
     tests: ['test/queue-limits-info.e2e-spec.ts'],
     why: 'SQLite: getQueueLimits (and the dashboard) says a queue whose window is used up can be claimed now',
   },
+  {
+    id: 'group-pause-hides-ungrouped',
+    area: 'group limiter',
+    file: 'lib/storage/sqlite/sql/group-claim.sql.ts',
+    from: 'LIMIT CASE WHEN ? OR EXISTS (SELECT 1 FROM ${G} WHERE queue = ? AND limited_until > ?) THEN ? ELSE 0 END',
+    to: 'LIMIT CASE WHEN ? OR EXISTS (SELECT 1 FROM ${G} WHERE queue = ? AND limited_until < ?) THEN ? ELSE 0 END',
+    tests: ['test/group-limiter.e2e-spec.ts'],
+    why: 'SQLite: while groups are paused by GroupRateLimitError and fill the head of the queue, a job without a group waits for their pause',
+  },
 ];
 
 function parseArgs(argv) {

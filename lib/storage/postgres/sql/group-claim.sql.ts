@@ -159,7 +159,8 @@ export const groupedClaimSql = perSchema(
               ) AS ahead
             WHERE ahead.job_group IS NULL LIMIT allowed.lim
           ) AS loose
-        WHERE allowed.grouped AND (allowed.gcap IS NOT NULL OR allowed.grmax IS NOT NULL)
+        WHERE allowed.grouped AND (allowed.gcap IS NOT NULL OR allowed.grmax IS NOT NULL
+          OR EXISTS (SELECT 1 FROM ${G} AS paused WHERE paused.queue = allowed.queue AND paused.limited_until > $3))
       ),
       ranked AS (
         SELECT j.id, j.queue, j.priority, j.run_at, j.job_group,

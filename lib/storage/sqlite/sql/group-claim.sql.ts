@@ -31,7 +31,8 @@ const NO_GROUP_BOUND = 2_147_483_647;
 export const GROUP_WALK_SLACK = 64;
 
 /**
- * How far past the request's limit, in plain order, a round with a group concurrency looks for jobs without a group.
+ * How far past the request's limit, in plain order, a round with a group concurrency or a group limiter, or while a
+ * group of the queue is paused by a GroupRateLimitError, looks for jobs without a group.
  * The head in plain order gives those jobs their turns, but in such a queue it can be full of jobs of groups at their
  * bound, which the round cannot take: without this look-ahead the jobs without a group waited behind that backlog
  * while slots stood free. No index holds only the pending jobs without a group (one more on every job's path was not
@@ -114,7 +115,8 @@ export function groupedBranch(notPaused: string, rateAllowance: string, globalAl
         SELECT id FROM (SELECT id FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id LIMIT ?)
         UNION
         SELECT id FROM (SELECT id FROM (
-            SELECT id, job_group FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id LIMIT ?
+            SELECT id, job_group FROM ${T} WHERE queue = ? AND status = 'pending' AND run_at <= ? ORDER BY priority DESC, run_at, id
+            LIMIT CASE WHEN ? OR EXISTS (SELECT 1 FROM ${G} WHERE queue = ? AND limited_until > ?) THEN ? ELSE 0 END
           ) WHERE job_group IS NULL LIMIT ?)
       ),
       ranked(id, priority, run_at, g, turn, rn) AS (
@@ -140,10 +142,10 @@ export function groupedBranchParams(params: unknown[], request: ClaimRequest, no
   params.push(queue, after, queue, queue, now, queue, now); // after
   params.push(queue, after, queue, after, queue, now, queue, now); // before
   params.push(queue, now, queue, now, limit); // cand: the groups' first jobs, the head
-  // cand: the jobs without a group past the head, only where a group concurrency or group limiter can leave the head
-  // unclaimable.
+  // cand: the jobs without a group past the head, only where a group concurrency, a group limiter or a group's
+  // GroupRateLimitError pause (any process's: read from the groups' windows) can leave the head unclaimable.
   const capped = request.groupConcurrency !== undefined || request.groupRateLimited === true;
-  params.push(queue, now, capped ? limit + UNGROUPED_WINDOW : 0, limit);
+  params.push(queue, now, capped ? 1 : 0, queue, now, limit + UNGROUPED_WINDOW, limit);
   params.push(request.groupConcurrency ?? NO_GROUP_BOUND, queue, now, limit);
   params.push(now, queue, limit); // the rate allowance: the request's limit when the queue has no limiter
   params.push(request.globalConcurrency ?? null, now, queue, limit); // the global allowance, or the limit
