@@ -1,7 +1,7 @@
 import { ChildRow, JobLinkRow, NewJobRecord } from '../../queue-storage.interface';
 import { toJobLinks } from '../../shared/job-links';
 import { InsertedRow } from '../../shared/pair-enqueued';
-import { PostgresContext, compareIds, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, compareIds, jobColumnArrays, ms, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T, D } = tables;
@@ -55,16 +55,7 @@ export async function insertDependents(db: PostgresContext, queue: string, jobs:
   const rows = await db.runner.all(sql(db.tables).insert, [
     queue,
     ms(now),
-    jobs.map((job) => job.data),
-    jobs.map((job) => job.priority),
-    jobs.map((job) => ms(job.runAt)),
-    jobs.map((job) => job.maxAttempts),
-    jobs.map((job) => job.backoff),
-    jobs.map((job) => job.timeout),
-    jobs.map((job) => job.name ?? null),
-    jobs.map((job) => job.removeOn ?? null),
-    jobs.map((job) => job.group ?? null),
-    jobs.map((job) => job.traceContext ?? null),
+    ...jobColumnArrays(jobs),
     jobs.map((job) => (job.dependsOn ? JSON.stringify(job.dependsOn) : null)),
     jobs.map((job) => (job.dependsOn ? (job.onDependencyFailure ?? 'fail') : null)),
   ]);

@@ -2,7 +2,7 @@ import { JobRecord, NewJobRecord } from '../../queue-storage.interface';
 import { JOB_COLUMNS } from '../../shared/job-columns';
 import { toJobRecord } from '../../shared/job-row.mapper';
 import { InsertedRow } from '../../shared/pair-enqueued';
-import { PostgresContext, PostgresTables, REUSED, compareIds, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+import { PostgresContext, PostgresTables, REUSED, compareIds, jobColumnArrays, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
 
 /**
  * The batch insert, in input order (ids follow it), notifying when one of the rows is due; returns id and
@@ -47,21 +47,7 @@ export async function insertJobs(db: PostgresContext, queue: string, jobs: NewJo
   const keyed = jobs.some((job) => job.key !== null);
   const rows = await db.runner.all(
     keyed ? statements.enqueueKeyed : statements.enqueue,
-    [
-      queue,
-      ms(now),
-      jobs.map((job) => job.data),
-      jobs.map((job) => job.priority),
-      jobs.map((job) => ms(job.runAt)),
-      jobs.map((job) => job.maxAttempts),
-      jobs.map((job) => job.backoff),
-      jobs.map((job) => job.timeout),
-      jobs.map((job) => job.key),
-      jobs.map((job) => job.name ?? null),
-      jobs.map((job) => job.removeOn ?? null),
-      jobs.map((job) => job.group ?? null),
-      jobs.map((job) => job.traceContext ?? null),
-    ],
+    [queue, ms(now), ...jobColumnArrays(jobs, [jobs.map((job) => job.key)])],
     REUSED,
   );
   // Only ids come back (the rest is what we sent): a bulk insert does not echo its payloads over the wire.

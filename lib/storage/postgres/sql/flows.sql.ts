@@ -1,5 +1,5 @@
 import { ChildRow, FlowRecord, NewFlowNode, RemoveTreeOutcome } from '../../queue-storage.interface';
-import { PostgresContext, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
+import { PostgresContext, jobColumnArrays, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T } = tables;
@@ -71,18 +71,10 @@ export async function insertFlow(db: PostgresContext, nodes: NewFlowNode[], now:
   const rows = await db.runner.all(sql(db.tables).insertFlow, [
     ms(now),
     nodes.map((node) => node.queue),
-    nodes.map((node) => node.job.data),
-    nodes.map((node) => node.job.priority),
-    nodes.map((node) => ms(node.job.runAt)),
-    nodes.map((node) => node.job.maxAttempts),
-    nodes.map((node) => node.job.backoff),
-    nodes.map((node) => node.job.timeout),
-    nodes.map((node) => node.parentIndex),
-    nodes.map((node) => node.onChildFailure),
-    nodes.map((node) => node.job.name ?? null),
-    nodes.map((node) => node.job.removeOn ?? null),
-    nodes.map((node) => node.job.group ?? null),
-    nodes.map((node) => node.job.traceContext ?? null),
+    ...jobColumnArrays(
+      nodes.map((node) => node.job),
+      [nodes.map((node) => node.parentIndex), nodes.map((node) => node.onChildFailure)],
+    ),
   ]);
   return rows.map((row) => String(row.id));
 }

@@ -1,5 +1,5 @@
 import { NewGraphNode } from '../../queue-storage.interface';
-import { PostgresContext, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
+import { PostgresContext, jobColumnArrays, ms, notifyIfAny, perSchema } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
   const { T } = tables;
@@ -42,16 +42,7 @@ export async function insertGraph(db: PostgresContext, nodes: NewGraphNode[], no
   const rows = await db.runner.all(sql(db.tables).insertGraph, [
     ms(now),
     nodes.map((node) => node.queue),
-    nodes.map((node) => node.job.data),
-    nodes.map((node) => node.job.priority),
-    nodes.map((node) => ms(node.job.runAt)),
-    nodes.map((node) => node.job.maxAttempts),
-    nodes.map((node) => node.job.backoff),
-    nodes.map((node) => node.job.timeout),
-    nodes.map((node) => node.job.name ?? null),
-    nodes.map((node) => node.job.removeOn ?? null),
-    nodes.map((node) => node.job.group ?? null),
-    nodes.map((node) => node.job.traceContext ?? null),
+    ...jobColumnArrays(nodes.map((node) => node.job)),
     dependsOn.map((list) => (list.length > 0 ? JSON.stringify(list) : null)),
     nodes.map((node, index) => (dependsOn[index].length > 0 ? (node.job.onDependencyFailure ?? 'fail') : null)),
   ]);

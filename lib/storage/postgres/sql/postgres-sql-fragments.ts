@@ -19,7 +19,7 @@ import {
   QUEUES_TABLE,
   SCHEDULES_TABLE,
 } from '../../../table-names.constants';
-import { AttemptRef } from '../../queue-storage.interface';
+import { AttemptRef, NewJobRecord } from '../../queue-storage.interface';
 import { StatementOptions, StatementRunner } from '../../shared/statement-runner';
 import { FINISH_WAITERS_TTL } from '../../shared/finish-waiters';
 
@@ -139,6 +139,27 @@ export const RELEASE_COLUMNS = 'locked_by = NULL, lease_until = NULL';
 
 /** Marks a hot statement whose plan does not depend on its parameters: kept prepared (see PostgresStatements). */
 export const REUSED: StatementOptions = { reused: true };
+
+/**
+ * The parameters of new jobs' columns as the inserts' `unnest` lists them: data, priority, run_at, max_attempts,
+ * backoff, timeout_ms, then the statement's own columns (`middle`: a key, a flow's parent...), then name, remove_on,
+ * job_group, trace_context. One array per column, one item per job: one place says how a job becomes its row.
+ */
+export function jobColumnArrays(jobs: NewJobRecord[], middle: unknown[][] = []): unknown[][] {
+  return [
+    jobs.map((job) => job.data),
+    jobs.map((job) => job.priority),
+    jobs.map((job) => ms(job.runAt)),
+    jobs.map((job) => job.maxAttempts),
+    jobs.map((job) => job.backoff),
+    jobs.map((job) => job.timeout),
+    ...middle,
+    jobs.map((job) => job.name ?? null),
+    jobs.map((job) => job.removeOn ?? null),
+    jobs.map((job) => job.group ?? null),
+    jobs.map((job) => job.traceContext ?? null),
+  ];
+}
 
 /** Times are bound to bigint columns: a fractional ms (a fractional lease or delay) would be rejected. */
 export function ms(value: number): number {
