@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
-import { InvalidArgumentError, Job, QueueAdmin, QueueProducer, SnoozeError } from '../lib';
+import { BatchProcessor, InvalidArgumentError, Job, Processor, QueueAdmin, QueueProducer, SnoozeError } from '../lib';
 import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
 import { defineProcessor } from './fixtures/define-processor';
 import { rawSql } from './fixtures/legacy-schema';
@@ -45,7 +45,14 @@ const Refunds = defineProcessor('refunds', async () => 'ok', { deadLetter: 'refu
 let release: () => void = () => undefined;
 let held = Promise.resolve();
 const Tenants = defineProcessor('tenants', () => held.then(() => 'ok'), { concurrency: 4 });
-@Module({ providers: [Payments, Flaky, Dozy, Refunds, Tenants] })
+/** `bundles` runs batches of 2: a job whose data says `flake` fails its first attempt, alone in the batch. */
+@Processor('bundles', { batch: { size: 2, maxWaitMs: 100 }, backoff: { type: 'fixed', delay: 0 } })
+class Bundles implements BatchProcessor<{ flake: boolean }> {
+  async process(jobs: Job<{ flake: boolean }>[]): Promise<unknown[]> {
+    return jobs.map((job) => (job.data.flake && job.attempt === 1 ? new Error('flaky bundle') : 'bundled'));
+  }
+}
+@Module({ providers: [Payments, Flaky, Dozy, Refunds, Tenants, Bundles] })
 class FailuresModule {}
 
 const LONG = 'x'.repeat(3000);
@@ -203,6 +210,33 @@ describeEachBackend(
       const later = await producer.add('flaky', { n: 2 }, { delay: 3_600_000 });
       await page.goto(`${running.url}/queues#/job/${later.id}`);
       await panel.getByText('No attempt has started yet.').waitFor();
+      await page.close();
+    });
+
+    it('the Attempts panel says which runs were part of a batch, and of how many jobs', async () => {
+      // Added while the queue is paused, so that one claim takes both into one call.
+      await admin.pause('bundles');
+      const flaky = await producer.add('bundles', { flake: true }, { maxAttempts: 2 });
+      const steady = await producer.add('bundles', { flake: false });
+      await admin.resume('bundles');
+      expect((await admin.waitUntilFinished(flaky.id, { timeout: 30_000 })).status).toBe('completed');
+      expect((await admin.waitUntilFinished(steady.id, { timeout: 30_000 })).status).toBe('completed');
+      const runs = (await admin.getJob(flaky.id))!.runs!;
+      expect(runs.map((run) => [run.outcome, run.attempt, run.batchSize])).toEqual([
+        ['retried', 1, 2],
+        ['completed', 2, 1],
+      ]);
+      const page = await openPage(`${running.url}/queues#/job/${flaky.id}`);
+      const panel = page.locator('[data-panel="attempts"]');
+      await panel.locator('table[data-attempts="2"]').waitFor();
+      expect(await panel.locator('tr[data-attempt="1"] [data-label="Outcome"]').innerText()).toBe('failed, retried in a batch of 2');
+      expect(await panel.locator('tr[data-attempt="2"] [data-batch]').getAttribute('data-batch')).toBe('1');
+      // A single-job handler's runs say nothing of batches.
+      const flakyJob = await producer.add('flaky', { n: 3 }, { maxAttempts: 3, backoff: { type: 'fixed', delay: 0 } });
+      await admin.waitUntilFinished(flakyJob.id, { timeout: 30_000 });
+      await page.goto(`${running.url}/queues#/job/${flakyJob.id}`);
+      await panel.locator('table[data-attempts="3"]').waitFor();
+      expect(await panel.locator('[data-batch]').count()).toBe(0);
       await page.close();
     });
 

@@ -142,6 +142,12 @@ export interface JobRun {
    * `previous`) of this attempt; null when that is no longer kept (a lease expiry keeps no earlier errors).
    */
   error: JobError | null;
+  /**
+   * Present for a run of a batch handler (`@Processor(queue, { batch })`): how many jobs the call that ran it held,
+   * this one included. Absent for a run of a single-job handler, a run that never started, and runs recorded before
+   * the batch size was (schema step 19).
+   */
+  batchSize?: number;
 }
 
 /** Most runs a job keeps that ended other than by completing (`JobInfo.runs`); older ones are dropped. */

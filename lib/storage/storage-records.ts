@@ -123,6 +123,11 @@ export interface JobRecord {
    * when the job has one: absent on records of listings and claims.
    */
   runs?: string | null;
+  /**
+   * How many jobs the batch handler call that runs (or ran, to its completion or cancel) the current attempt held.
+   * Read by `getJob` only, and set only for such an attempt.
+   */
+  runBatch?: number;
   lockedBy: string | null;
   leaseUntil: number | null;
   result: string | null;

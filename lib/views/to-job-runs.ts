@@ -60,7 +60,7 @@ function isStoredRun(entry: unknown): entry is StoredRun {
 }
 
 function toJobRun(stored: StoredRun): JobRun {
-  return {
+  const run: JobRun = {
     attempt: stored.attempt,
     outcome: stored.outcome,
     startedAt: toDate(stored.startedAt),
@@ -68,20 +68,31 @@ function toJobRun(stored: StoredRun): JobRun {
     owner: typeof stored.owner === 'string' ? stored.owner : null,
     error: null,
   };
+  if (isBatchSize(stored.batch)) run.batchSize = stored.batch;
+  return run;
+}
+
+/** A batch size as a record or the row holds it: a positive integer (anything else, in a row another tool wrote, is none). */
+function isBatchSize(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
 /** The run the row describes, if any: its `started_at`, `finished_at` and `locked_by` are that run's. */
 function currentRun(record: JobRecord): JobRun | null {
   const { startedAt } = record;
   if (record.attempts < 1 || startedAt === null) return null;
-  const run = (outcome: JobRunOutcome, endedAt: number | null, owner: string | null): JobRun => ({
-    attempt: record.attempts,
-    outcome,
-    startedAt: new Date(startedAt),
-    endedAt: toDate(endedAt),
-    owner,
-    error: null,
-  });
+  const run = (outcome: JobRunOutcome, endedAt: number | null, owner: string | null): JobRun => {
+    const current: JobRun = {
+      attempt: record.attempts,
+      outcome,
+      startedAt: new Date(startedAt),
+      endedAt: toDate(endedAt),
+      owner,
+      error: null,
+    };
+    if (isBatchSize(record.runBatch)) current.batchSize = record.runBatch;
+    return current;
+  };
   switch (record.status) {
     case 'running':
       return run('running', null, record.lockedBy);

@@ -24,10 +24,14 @@ export class BatchCollector implements QueueProcessor {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly maxWaitMs: number;
 
+  /**
+   * @param onCall told of every call's jobs just before the call: the worker records the batch in their run history.
+   */
   constructor(
     private readonly queue: string,
     private readonly target: BatchProcessor,
     private readonly options: BatchOptions,
+    private readonly onCall?: (jobs: Job[]) => void,
   ) {
     this.maxWaitMs = options.maxWaitMs ?? 0;
   }
@@ -77,8 +81,10 @@ export class BatchCollector implements QueueProcessor {
   /** Calls the user's `process(jobs)` once and settles each entry from what it returned. */
   private async call(entries: BatchEntry[]): Promise<void> {
     let returned: unknown;
+    const jobs = entries.map((entry) => entry.job);
+    this.onCall?.(jobs);
     try {
-      returned = await this.target.process(entries.map((entry) => entry.job));
+      returned = await this.target.process(jobs);
     } catch (error) {
       for (const entry of entries) settle(entry, false, error);
       return;

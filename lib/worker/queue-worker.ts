@@ -1,6 +1,7 @@
 import { Observable, Subscription, filter } from 'rxjs';
 import { JobCancelledError } from '../errors/job-cancelled.error';
 import { BatchProcessor, QueueProcessor } from '../interfaces/queue-processor.interface';
+import { Job } from '../interfaces/job.interface';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { AttemptRef, JobRecord } from '../storage/queue-storage.interface';
 import { PROCESSOR_DEFAULTS } from '../module-defaults.constants';
@@ -60,7 +61,9 @@ export class QueueWorker {
   ) {
     this.slots = new WorkerSlots(settings.concurrency, settings.prefetch ?? PROCESSOR_DEFAULTS.prefetch);
     // Here rather than at discovery: at shutdown the worker hands back the jobs of a batch not yet called.
-    if (settings.batch) this.batch = new BatchCollector(queue, processor as unknown as BatchProcessor, settings.batch);
+    if (settings.batch) {
+      this.batch = new BatchCollector(queue, processor as unknown as BatchProcessor, settings.batch, (jobs) => this.recordBatch(jobs));
+    }
     this.runner = new AttemptRunner({
       queue,
       processor: this.batch ?? processor,
@@ -176,6 +179,28 @@ export class QueueWorker {
       .concat(this.dropFollowing(undefined, matches))
       .map((record) => ({ id: record.id, attempt: record.attempts }))
       .concat(this.takeBatchPending(group));
+  }
+
+  /**
+   * Records in the run history of a batch's jobs that they run in one call, and its size: one statement per call, not
+   * awaited (the call does not wait for it). On SQLite it goes through the connection ahead of the call's outcomes; on
+   * a pool an outcome may land first, which the statement's fence allows (a completion keeps the owner). A failure
+   * costs the marker only, and is logged.
+   */
+  private recordBatch(jobs: Job[]): void {
+    const refs = jobs.map((job) => ({ id: job.id, attempt: job.attempt }));
+    this.context.storage.markBatch(refs, this.context.workerId, jobs.length).catch((error: unknown) => {
+      const ids =
+        jobs.length > 3
+          ? `${jobs
+              .slice(0, 3)
+              .map((job) => job.id)
+              .join(', ')}, ...`
+          : jobs.map((job) => job.id).join(', ');
+      this.context.logger.error(
+        `Queue ${this.queue}: could not record the batch of ${jobs.length} job(s) (${ids}) in their run history: ${String(error)}`,
+      );
+    });
   }
 
   /**

@@ -436,6 +436,36 @@ describeEachBackend('QueueStorage contract', (backend) => {
     });
   });
 
+  describe('batch runs', () => {
+    it('markBatch records the size on the attempt, fenced by owner and attempt; the run that ends moves it into its record', async () => {
+      await add('batched');
+      await add('batched');
+      const [first, second] = await storage.claim([{ queue: 'batched', limit: 2 }], A, Date.now(), CONTRACT_LEASE);
+      // Another worker's marker, and a stale attempt's, write nothing.
+      expect(await storage.markBatch([ref(first)], B, 2)).toBe(0);
+      expect(await storage.markBatch([{ id: first.id, attempt: first.attempts + 1 }], A, 2)).toBe(0);
+      expect(await storage.markBatch([ref(first), ref(second)], A, 2)).toBe(2);
+      expect((await storage.getJob(first.id))!.runBatch).toBe(2);
+      // A retry ends the run: its record keeps the size, the row forgets it for the next run.
+      const at = Date.now();
+      expect(await storage.retry({ ...ref(first), startedAt: at }, A, '{"message":"again"}', at, at)).toBe(true);
+      const retried = (await storage.getJob(first.id))!;
+      expect(retried.runBatch).toBeUndefined();
+      expect(JSON.parse(retried.runs!)).toEqual([expect.objectContaining({ attempt: 1, outcome: 'retried', batch: 2 })]);
+      // A completion keeps it (the row is the completed run's), and a completion landing first still takes it.
+      expect(await storage.completeMany([{ ref: { ...ref(second), startedAt: at }, result: null }], A, at)).toEqual(new Set([second.id]));
+      expect(await storage.markBatch([ref(second)], A, 5)).toBe(1);
+      expect((await storage.getJob(second.id))!.runBatch).toBe(5);
+      // A run of a single-job handler records none.
+      const [again] = await storage.claim([{ queue: 'batched', limit: 1 }], A, Date.now(), CONTRACT_LEASE);
+      expect(again.id).toBe(first.id);
+      expect(await storage.fail({ ...ref(again), startedAt: at }, A, '{"message":"no"}', at)).toBe(true);
+      const failed = (await storage.getJob(first.id))!;
+      expect(failed.runBatch).toBeUndefined();
+      expect(JSON.parse(failed.runs!).map((run: { batch?: unknown }) => run.batch ?? null)).toEqual([2, null]);
+    });
+  });
+
   describe('inspection', () => {
     it('getJob, listJobs (newest first, by status, paged), getCounts, finishedSince', async () => {
       const jobs = [await add('q'), await add('q'), await add('q'), await add('other')];

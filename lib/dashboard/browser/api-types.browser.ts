@@ -128,6 +128,8 @@ interface WireJobRun {
   endedAt: string | null;
   owner: string | null;
   error: WireJobError | null;
+  /** Present for a run of a batch handler: how many jobs its call held. */
+  batchSize?: number;
 }
 
 /** A job, whole; fields a later version adds are shown under "Other fields". */

@@ -14,6 +14,8 @@ interface AttemptRow {
   detail: string;
   /** Its times and owner are in the history (false: known only by its stored error). */
   stored: boolean;
+  /** The size of the batch handler call it ran in, or null (a single-job handler, or not recorded). */
+  batch: number | null;
 }
 
 /** What each outcome reads as, and the badge colour it borrows from a status. */
@@ -51,6 +53,7 @@ function attemptRows(job: WireJob): AttemptRow[] {
     owner: run.owner,
     detail: run.error ? run.error.name + ': ' + run.error.message : '',
     stored: true,
+    batch: typeof run.batchSize === 'number' ? run.batchSize : null,
   }));
   // Failed attempts before the oldest run kept: their errors outlive the history (or predate it).
   const errors = job.error ? [job.error].concat(Array.isArray(job.error.previous) ? job.error.previous : []) : [];
@@ -67,6 +70,7 @@ function attemptRows(job: WireJob): AttemptRow[] {
       owner: null,
       detail: error.name + ': ' + error.message,
       stored: false,
+      batch: null,
     });
   });
   return older.concat(rows).reverse();
@@ -105,7 +109,10 @@ addJobPanel({
               rows.map((row, index) =>
                 h('tr', { 'data-attempt': row.attempt, 'data-outcome': row.outcome, 'data-run': rows.length - index }, [
                   h('td', { class: 'num', 'data-label': 'Attempt', text: String(row.attempt) }),
-                  h('td', { 'data-label': 'Outcome' }, outcomeBadge(row.outcome)),
+                  h('td', { 'data-label': 'Outcome' }, [
+                    outcomeBadge(row.outcome),
+                    row.batch !== null && h('span', { class: 'muted', 'data-batch': row.batch, text: ' in a batch of ' + row.batch }),
+                  ]),
                   h('td', { 'data-label': 'Started' }, row.start ? whenShort(row.start) : row.stored ? none() : notStored()),
                   h('td', { 'data-label': 'Ended' }, row.end ? whenShort(row.end) : row.stored ? '' : notStored()),
                   // A completion keeps its process (locked_by); a job completed by the 0.1.0 release has none: a dash.
@@ -125,7 +132,8 @@ addJobPanel({
         text:
           (snoozes ? 'Snoozed ' + snoozes + ' time(s): a snooze spends no attempt, so the next run has the same number. ' : '') +
           'The database keeps the newest 10 runs that did not complete, with their times, process and error; the run ' +
-          'that completed has the job’s own times and the process that ran it.',
+          'that completed has the job’s own times and the process that ran it. A run of a batch handler says how many ' +
+          'jobs its call held.',
       }),
     ]);
   },

@@ -19,6 +19,11 @@ export interface ClaimStorage {
    */
   markStarted(refs: AttemptRef[], workerId: string): Promise<number>;
   /**
+   * Records, in one statement, that these attempts of `workerId` run together in one call of a batch handler of
+   * `size` jobs (their run history says so); returns how many rows took it. Fenced by owner and attempt.
+   */
+  markBatch(refs: AttemptRef[], workerId: string, size: number): Promise<number>;
+  /**
    * Marks many attempts completed in one statement (each with its ref's `startedAt`, if set); returns the ids of those this worker still owned
    * (the others were cancelled or lost their lease meanwhile).
    */

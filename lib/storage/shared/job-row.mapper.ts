@@ -82,12 +82,13 @@ export function toJobRecord(row: StorageRow): JobRecord {
 }
 
 /**
- * A row of `getJob`, which also selects the run history (`runs`): listings leave it out. Set only when there is one,
- * so a job's record reads the same from `getJob` as from the statement that enqueued it.
+ * A row of `getJob`, which also selects the run history (`runs`, `run_batch`): listings leave it out. Set only when
+ * there is one, so a job's record reads the same from `getJob` as from the statement that enqueued it.
  */
 export function toJobRecordWithRuns(row: StorageRow): JobRecord {
   const record = toJobRecord(row);
   if (typeof row.runs === 'string') record.runs = row.runs;
+  if (row.run_batch !== null && row.run_batch !== undefined) record.runBatch = Number(row.run_batch);
   return record;
 }
 

@@ -19,4 +19,6 @@ export interface StoredRun {
   endedAt: number;
   owner: string | null;
   outcome: StoredRunOutcome;
+  /** The size of the batch handler call the run was part of; null (or absent, in records written before) for none. */
+  batch?: number | null;
 }

@@ -132,6 +132,8 @@ const SQLITE_STEP_SHAPES: readonly StepShape[] = [
       [T, 'trigger', `${T}_group_window`, 'NEW.updated_at'],
     ],
   },
+  // run-batch (step 19): the size of the batch handler call that ran the current attempt.
+  { columns: { [T]: ['run_batch'] } },
 ];
 
 if (SQLITE_STEP_SHAPES.length !== SQLITE_MIGRATIONS.length) {
@@ -149,7 +151,9 @@ function shapeAt(version: number): VersionShape {
   let objects: SchemaObject[] = [];
   for (const step of SQLITE_STEP_SHAPES.slice(0, version)) {
     for (const [table, added] of Object.entries(step.columns ?? {})) columns.set(table, [...(columns.get(table) ?? []), ...added]);
-    objects = [...objects.filter(([, , name]) => !step.drops?.includes(name)), ...(step.objects ?? [])];
+    // An object a step recreates under the same name replaces the earlier one: required once, as the step defines it.
+    const recreated = new Set((step.objects ?? []).map(([, , name]) => name));
+    objects = [...objects.filter(([, , name]) => !step.drops?.includes(name) && !recreated.has(name)), ...(step.objects ?? [])];
   }
   return { columns, objects };
 }

@@ -17,6 +17,7 @@ import { POSTGRES_MIGRATION_DEAD_LETTER_OFF_HOT_PATH } from './015-dead-letter-o
 import { POSTGRES_MIGRATION_GROUP_LIMITS } from './016-group-limits.migration';
 import { POSTGRES_MIGRATION_DEPENDENCIES } from './017-dependencies.migration';
 import { POSTGRES_MIGRATION_CLAIMED_AHEAD } from './018-claimed-ahead.migration';
+import { POSTGRES_MIGRATION_RUN_BATCH } from './019-run-batch.migration';
 /** Every PostgreSQL schema step, oldest first. Append only: a released step is never edited. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_1,
@@ -37,4 +38,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   POSTGRES_MIGRATION_GROUP_LIMITS,
   POSTGRES_MIGRATION_DEPENDENCIES,
   POSTGRES_MIGRATION_CLAIMED_AHEAD,
+  POSTGRES_MIGRATION_RUN_BATCH,
 ];

@@ -41,7 +41,7 @@ const sql = perSchema((tables) => {
     retryFinishedByIds: `WITH ${liveChildren(`SELECT unnest($2::bigint[])`)},
       retried AS (
         UPDATE ${T} AS t
-        SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, ${RELEASE_COLUMNS}
+        SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, run_batch = NULL, ${RELEASE_COLUMNS}
         WHERE t.status IN ('failed', 'cancelled') AND t.id = ANY($2::bigint[]) AND ${keyNotHeld('t')}
         RETURNING t.id, t.run_at
       ),
@@ -51,7 +51,7 @@ const sql = perSchema((tables) => {
     retryFinishedOfQueue: `WITH ${liveChildren(`SELECT id FROM ${T} WHERE queue = $2 AND status = 'failed'`)},
       retried AS (
         UPDATE ${T} AS t
-        SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, ${RELEASE_COLUMNS}
+        SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, run_batch = NULL, ${RELEASE_COLUMNS}
         WHERE t.queue = $2 AND t.status = 'failed' AND ${keyNotHeld('t')}
           AND (t.unique_key IS NULL OR t.id = (SELECT max(peer.id) FROM ${T} AS peer
             WHERE peer.queue = t.queue AND peer.unique_key = t.unique_key AND peer.status = 'failed'))

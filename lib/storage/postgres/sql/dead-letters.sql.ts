@@ -10,7 +10,7 @@ const sql = perSchema((tables) => {
     redrive: `WITH moved AS (
         UPDATE ${T}
         SET queue = origin::jsonb ->> 'queue', status = 'pending', attempts = 0, run_at = $1, origin = NULL, error = NULL,
-            result = NULL, progress = NULL, logs = NULL, snoozes = 0, runs = NULL, started_at = NULL, finished_at = NULL, locked_by = NULL,
+            result = NULL, progress = NULL, logs = NULL, snoozes = 0, runs = NULL, run_batch = NULL, started_at = NULL, finished_at = NULL, locked_by = NULL,
             lease_until = NULL, updated_at = $1
         WHERE id IN (SELECT id FROM ${T} WHERE queue = $2 AND origin IS NOT NULL AND status IN ('pending', 'failed')
           AND origin::jsonb ->> 'queue' IS NOT NULL ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)

@@ -32,7 +32,7 @@ function countSql(T: string, queueFilter: string): string {
 }
 
 const sql = perSchema(({ T, Q, S }) => ({
-  getJob: `SELECT ${JOB_COLUMNS}, runs FROM ${T} WHERE id = $1`,
+  getJob: `SELECT ${JOB_COLUMNS}, runs, run_batch FROM ${T} WHERE id = $1`,
 
   countAll: countSql(T, ''),
 

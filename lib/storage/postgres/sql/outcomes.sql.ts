@@ -86,6 +86,11 @@ const sql = perSchema((tables) => {
       FROM unnest($1::bigint[], $2::int[], $3::bigint[]) AS s(id, attempt, at)
       WHERE t.id = s.id AND t.attempts = s.attempt AND t.locked_by = $4 AND t.status = 'running' AND t.started_at IS NULL`,
 
+    // The size of the batch handler call these attempts run in (see the SQLite statement of the same name).
+    markBatch: `UPDATE ${T} AS t SET run_batch = $1
+      FROM unnest($2::bigint[], $3::int[]) AS b(id, attempt)
+      WHERE t.id = b.id AND t.attempts = b.attempt AND t.locked_by = $4`,
+
     updateProgress: `UPDATE ${T} SET progress = $1, updated_at = $2
       WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,
   };
@@ -158,6 +163,13 @@ export async function markStarted(db: PostgresContext, refs: AttemptRef[], worke
     [valid.map((ref) => ref.id), valid.map((ref) => ref.attempt), valid.map((ref) => startOf(ref)), workerId],
     REUSED,
   );
+}
+
+/** Records that these attempts run in one batch handler call of `size` jobs; how many rows took it. */
+export async function markBatch(db: PostgresContext, refs: AttemptRef[], workerId: string, size: number): Promise<number> {
+  const valid = refs.filter((ref) => toRowId(ref.id) !== null);
+  if (valid.length === 0) return 0;
+  return db.runner.run(sql(db.tables).markBatch, [size, valid.map((ref) => ref.id), valid.map((ref) => ref.attempt), workerId], REUSED);
 }
 
 /** The attempt's start as a bigint parameter, or null when the write carries none. */

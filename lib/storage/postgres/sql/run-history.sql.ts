@@ -7,6 +7,6 @@ import { cappedAppendSql } from './postgres-sql-fragments';
  */
 export function appendRunSql(endedAt: string, outcome: string, startedAt = 'started_at'): string {
   const run = `jsonb_build_object('attempt', attempts, 'startedAt', ${startedAt}, 'endedAt', (${endedAt})::bigint,
-                    'owner', locked_by, 'outcome', (${outcome})::text)`;
-  return `runs = ${cappedAppendSql('runs', String(MAX_RUN_RECORDS), run)}`;
+                    'owner', locked_by, 'outcome', (${outcome})::text, 'batch', run_batch)`;
+  return `runs = ${cappedAppendSql('runs', String(MAX_RUN_RECORDS), run)}, run_batch = NULL`;
 }

@@ -17,6 +17,7 @@ import { SQLITE_MIGRATION_DEAD_LETTER_OFF_HOT_PATH } from './015-dead-letter-off
 import { SQLITE_MIGRATION_GROUP_LIMITS } from './016-group-limits.migration';
 import { SQLITE_MIGRATION_DEPENDENCIES } from './017-dependencies.migration';
 import { SQLITE_MIGRATION_CLAIMED_AHEAD } from './018-claimed-ahead.migration';
+import { SQLITE_MIGRATION_RUN_BATCH } from './019-run-batch.migration';
 /** Every SQLite schema step, oldest first. Append only: a released step is never edited. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_1,
@@ -37,4 +38,5 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   SQLITE_MIGRATION_GROUP_LIMITS,
   SQLITE_MIGRATION_DEPENDENCIES,
   SQLITE_MIGRATION_CLAIMED_AHEAD,
+  SQLITE_MIGRATION_RUN_BATCH,
 ];

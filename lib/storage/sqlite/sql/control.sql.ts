@@ -42,12 +42,12 @@ const RETRIED_RUN_AT = `CASE WHEN EXISTS (SELECT 1 FROM ${T} AS child WHERE chil
  * and retrying nothing.
  */
 const RETRY_FINISHED_BY_IDS_SQL = `/* retry */ UPDATE OR IGNORE ${T}
-  SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
+  SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL, run_batch = NULL
   WHERE status IN ('failed', 'cancelled') AND id IN (SELECT value FROM json_each(?)) AND ${KEY_NOT_HELD} AND ${DEBOUNCE_KEY_NOT_HELD}
   RETURNING id`;
 
 const RETRY_FINISHED_OF_QUEUE_SQL = `/* retry */ UPDATE OR IGNORE ${T}
-  SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL
+  SET status = 'pending', attempts = 0, run_at = ${RETRIED_RUN_AT}, updated_at = ?, finished_at = NULL, locked_by = NULL, lease_until = NULL, run_batch = NULL
   WHERE queue = ? AND status = 'failed' AND ${KEY_NOT_HELD} AND ${DEBOUNCE_KEY_NOT_HELD} AND ${NEWEST_FAILED_OF_KEY}
   RETURNING id`;
 

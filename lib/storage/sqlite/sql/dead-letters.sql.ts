@@ -13,7 +13,7 @@ const DECLARE_DEAD_LETTERS_SQL = `INSERT INTO ${Q} (queue, paused, updated_at, d
  */
 const REDRIVE_SQL = `/* redrive */ UPDATE ${T}
   SET queue = origin ->> '$.queue', status = 'pending', attempts = 0, run_at = ?, origin = NULL, error = NULL, result = NULL,
-      progress = NULL, logs = NULL, snoozes = 0, runs = NULL, started_at = NULL, finished_at = NULL, locked_by = NULL, lease_until = NULL, updated_at = ?
+      progress = NULL, logs = NULL, snoozes = 0, runs = NULL, run_batch = NULL, started_at = NULL, finished_at = NULL, locked_by = NULL, lease_until = NULL, updated_at = ?
   WHERE id IN (SELECT id FROM ${T} WHERE queue = ? AND origin IS NOT NULL AND status IN ('pending', 'failed')
     AND origin ->> '$.queue' IS NOT NULL ORDER BY id LIMIT ?)
   RETURNING id`;

@@ -18,7 +18,7 @@ import { searchJobs } from './search.sql';
 import { listSortedJobs } from './sorted-list.sql';
 import { isDefaultSort } from '../../shared/job-sort';
 
-const GET_JOB_SQL = `SELECT ${JOB_COLUMNS}, runs FROM ${T} WHERE id = ?`;
+const GET_JOB_SQL = `SELECT ${JOB_COLUMNS}, runs, run_batch FROM ${T} WHERE id = ?`;
 
 /**
  * Counts by queue and status, each status group read from its own partial index (claim, running, finished), and of

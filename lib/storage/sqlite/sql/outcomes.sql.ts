@@ -57,6 +57,11 @@ const MARK_STARTED_SQL = `/* started */ UPDATE ${T}
   FROM json_each(?) AS j
   WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.status = 'running' AND +${T}.locked_by = ? AND ${T}.started_at IS NULL`;
 
+const MARK_BATCH_SQL = `UPDATE ${T}
+  SET run_batch = ?
+  FROM json_each(?) AS j
+  WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ?`;
+
 /**
  * Completes attempts; the ids this worker still owned. Hot path. Those whose retention keeps nothing (`remove`) are
  * deleted where nothing reads their finished row (COMPLETE_DELETE_SQL); the rest are marked completed.
@@ -107,6 +112,16 @@ export async function markStarted(runner: StatementRunner, refs: AttemptRef[], w
   if (started.length === 0) return 0;
   const items = JSON.stringify(started.map((ref) => [Number(ref.id), ref.attempt, ref.startedAt]));
   return runner.run(MARK_STARTED_SQL, [items, workerId]);
+}
+
+/**
+ * Records that these attempts run in one batch handler call of `size` jobs; how many rows took it. Fenced by owner
+ * and attempt, not by status: the call's own completions may land first on a pool, and a completion keeps its owner.
+ */
+export async function markBatch(runner: StatementRunner, refs: AttemptRef[], workerId: string, size: number): Promise<number> {
+  if (refs.length === 0) return 0;
+  const items = JSON.stringify(refs.map((ref) => [Number(ref.id), ref.attempt]));
+  return runner.run(MARK_BATCH_SQL, [size, items, workerId]);
 }
 
 /** Stores the progress of a running attempt; false when no longer owned. */

@@ -1,0 +1,113 @@
+/**
+ * The run history of a batch handler's jobs: each run records how many jobs the call that ran it held, while it runs
+ * (read from another module of the same database, as an operator's process would) and once it ended, by retry or by
+ * completion; a single-job handler's runs record none.
+ */
+import { Type } from '@nestjs/common';
+import { TestingModule } from '@nestjs/testing';
+import { BatchProcessor, Job, JobRun, Processor, ProcessorOptions, QueueAdmin, QueueProducer } from '../lib';
+import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
+import { waitFor } from './support/wait-for';
+
+type Item = { n: number };
+
+function defineBatchProcessor(queue: string, handle: (jobs: Job<Item>[]) => Promise<unknown>, options: ProcessorOptions): Type {
+  @Processor(queue, options)
+  class DefinedBatchProcessor implements BatchProcessor<Item> {
+    process(jobs: Job<Item>[]): Promise<never> {
+      return handle(jobs) as Promise<never>;
+    }
+  }
+  return DefinedBatchProcessor;
+}
+
+describeEachBackend('batch handlers: the run history records the batch', (backend) => {
+  const current = perTestApp(backend, MIGRATED);
+  let app: TestingModule;
+  const admin = () => app.get(QueueAdmin);
+  const runsOf = async (id: string): Promise<JobRun[]> => (await admin().getJob(id))?.runs ?? [];
+  /** Adds the jobs while the queue is paused, so one claim takes them all into one call. */
+  const addTogether = async (queue: string, count: number, options = {}): Promise<string[]> => {
+    await admin().pause(queue);
+    const ids: string[] = [];
+    for (let n = 1; n <= count; n++) ids.push((await app.get(QueueProducer).add(queue, { n }, options)).id);
+    await admin().resume(queue);
+    return ids;
+  };
+
+  it('a running batch shows its size on each job; a retried item keeps it in its record, its next run has its own', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const sizes: number[] = [];
+    const Batch = defineBatchProcessor(
+      'bundle',
+      async (jobs) => {
+        sizes.push(jobs.length);
+        if (sizes.length === 1) await gate;
+        return jobs.map((job) => (job.data.n === 1 && job.attempt === 1 ? new Error('first item fails once') : job.data.n * 10));
+      },
+      { batch: { size: 3, maxWaitMs: 50 }, backoff: { type: 'fixed', delay: 0 }, maxAttempts: 2 },
+    );
+    app = await current.startApp({ module: { pollInterval: 20 }, providers: [Batch] });
+    const ids = await addTogether('bundle', 3);
+    // While the call runs: each job's current run says so (the marker is written as the call begins).
+    await waitFor(
+      async () => (await Promise.all(ids.map(runsOf))).every((runs) => runs.length === 1 && runs[0].batchSize === 3),
+      'the three running jobs show a batch of 3',
+    );
+    for (const id of ids) expect((await runsOf(id))[0]).toMatchObject({ outcome: 'running', attempt: 1, batchSize: 3 });
+    release();
+    await waitFor(
+      async () => (await Promise.all(ids.map((id) => admin().getJob(id)))).every((job) => job?.status === 'completed'),
+      'all completed',
+    );
+    expect(sizes).toEqual([3, 1]);
+    expect((await runsOf(ids[0])).map((run) => [run.outcome, run.attempt, run.batchSize])).toEqual([
+      ['retried', 1, 3],
+      ['completed', 2, 1],
+    ]);
+    for (const id of ids.slice(1)) {
+      expect((await runsOf(id)).map((run) => [run.outcome, run.attempt, run.batchSize])).toEqual([['completed', 1, 3]]);
+    }
+  });
+
+  it('a batch job cancelled while it ran keeps its size on that run; retried and run by a single-job handler, it shows none', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const Batch = defineBatchProcessor(
+      'bundle',
+      async (jobs) => {
+        await gate;
+        return jobs.map((job) => job.data.n);
+      },
+      { batch: { size: 2, maxWaitMs: 20 } },
+    );
+    app = await current.startApp({ module: { pollInterval: 20 }, providers: [Batch] });
+    const [cancelled, other] = await addTogether('bundle', 2);
+    await waitFor(async () => (await runsOf(cancelled)).at(-1)?.batchSize === 2, 'the running job shows its batch');
+    await admin().cancel(cancelled);
+    release();
+    await waitFor(async () => (await admin().getJob(other))?.status === 'completed', 'the other job completed');
+    expect((await admin().getJob(cancelled))?.status).toBe('cancelled');
+    expect((await runsOf(cancelled)).at(-1)).toMatchObject({ outcome: 'cancelled', batchSize: 2 });
+    await current.close(app);
+    // The same queue, now served by a single-job handler: the old run's size must not follow the job.
+    const Single = defineBatchProcessor('bundle', async () => 'single', {});
+    app = await current.startApp({ module: { pollInterval: 20 }, providers: [Single] });
+    await admin().retry(cancelled);
+    await waitFor(async () => (await admin().getJob(cancelled))?.result === 'single', 'run again by the single-job handler');
+    const last = (await runsOf(cancelled)).at(-1)!;
+    expect(last.outcome).toBe('completed');
+    expect('batchSize' in last).toBe(false);
+  });
+
+  it("a single-job handler's runs record no batch", async () => {
+    const Single = defineBatchProcessor('single', async () => 'done', {});
+    app = await current.startApp({ module: { pollInterval: 20 }, providers: [Single] });
+    const { id } = await app.get(QueueProducer).add('single', { n: 1 });
+    await waitFor(async () => (await admin().getJob(id))?.status === 'completed', 'completed');
+    const runs = await runsOf(id);
+    expect(runs).toHaveLength(1);
+    expect('batchSize' in runs[0]).toBe(false);
+  });
+});
