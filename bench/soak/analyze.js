@@ -2,6 +2,10 @@
 // Turns a soak run's ledgers, the final job table and the orchestrator's record of its own kills into the figures.
 // Definitions (each counted per job id, the queue's identity of a job):
 // - lost: acknowledged by add()/addBulk() (an `A` line) but not `completed` or `failed` in the table after the drain;
+//   in delete mode (`deleting`: the queues whose retention deletes completed jobs), a job missing from the table
+//   counts as completed, and deleted, only when it could be deleted (its queue is one of those, or it was added with
+//   removeOnComplete: its `A` line ends in `r`) and a handler ran it to its end (`E`) or its completion was stored
+//   (`C`); any other missing job is lost. Flows go to a queue that keeps everything: every node must be found;
 // - re-run: a handler start after an earlier start of the same job. Planned when the earlier attempt threw on
 //   purpose (`F`), explained when the process that ran the earlier attempt was killed by the soak, or when the
 //   earlier attempt was under way during a server outage (it could not renew its lease nor store its outcome);
@@ -33,10 +37,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { readLedger } = require('./ledger');
 
-function analyze({ dir, rows, killedPids, outages = [] }) {
+function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   // The earlier run overlapped an outage: it was under way before the server came back, the later one after it went.
   const acrossOutage = (earlier, later) => outages.some((o) => earlier.t <= o.to && later.t >= o.from);
   const acked = new Map(); // jobId -> marker
+  const ackedAs = new Map(); // marker -> { queue, removeOnComplete } (of its `A` line)
   let keyedAgain = 0;
   let keyedAgainNewId = 0;
   const starts = new Map(); // jobId -> [{ attempt, pid }]
@@ -54,8 +59,10 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     if (!producerFile && !consumer) continue;
     const pid = consumer ? Number(consumer[1]) : 0;
     for (const [kind, id, third, fourth, ...rest] of readLedger(path.join(dir, file))) {
-      if (kind === 'A') acked.set(id, third);
-      else if (kind === 'K') {
+      if (kind === 'A') {
+        acked.set(id, third);
+        ackedAs.set(third, { queue: fourth, removeOnComplete: rest[0] === 'r' });
+      } else if (kind === 'K') {
         keyedAgain++;
         if (acked.get(id) !== third) {
           keyedAgainNewId++;
@@ -73,8 +80,24 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
   }
   const byId = new Map(rows.map((row) => [row.id, row]));
   const lost = [];
+  const deletingQueues = new Set(deleting ? deleting.queues : []);
+  const deleted = { byQueue: {}, perJob: 0, stored: 0, endOnly: 0 };
   for (const [id, marker] of acked) {
     const row = byId.get(id);
+    if (!row && deleting) {
+      const { queue, removeOnComplete } = ackedAs.get(marker) || {};
+      if ((deletingQueues.has(queue) || removeOnComplete) && (ends.has(id) || stored.has(id))) {
+        if (removeOnComplete) deleted.perJob++;
+        else deleted.byQueue[queue] = (deleted.byQueue[queue] || 0) + 1;
+        if (stored.has(id)) deleted.stored++;
+        else deleted.endOnly++;
+        continue;
+      }
+      lost.push(
+        `${id} (${marker}, ${queue}${removeOnComplete ? ', removeOnComplete' : ''}): missing, ${ends.has(id) ? 'ran to its end' : 'never ran to its end'}`,
+      );
+      continue;
+    }
     if (!row || (row.status !== 'completed' && row.status !== 'failed')) lost.push(`${id} (${marker}): ${row ? row.status : 'missing'}`);
   }
   const markers = new Map(rows.map((row) => [row.data.m, row.id]));
@@ -129,6 +152,7 @@ function analyze({ dir, rows, killedPids, outages = [] }) {
     acked: acked.size,
     stored: rows.length,
     completed: rows.filter((row) => row.status === 'completed').length,
+    deleted: deleting ? { ...deleted, total: deleted.stored + deleted.endOnly } : undefined,
     failed,
     notFinished,
     unacknowledged,

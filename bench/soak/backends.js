@@ -7,6 +7,13 @@ const { execFile } = require('node:child_process');
 
 const JOBS = 'nest_queue_jobs';
 
+/**
+ * Completed rows of a queue that nothing holds once finished (no flow parent, no dependents, no throttle window):
+ * those a completion deleting its row leaves none of (delete mode, chaos.js).
+ */
+const COMPLETED_NOT_HELD_SQL = `SELECT count(*) AS n FROM ${JOBS}
+  WHERE queue = ? AND status = 'completed' AND parent_id IS NULL AND dependents IS NULL AND key_until IS NULL`;
+
 /** One job row as the analysis reads it, whichever backend (ids as strings, times as numbers, data parsed). */
 function toRow(row) {
   let data = {};
@@ -54,6 +61,11 @@ function sqliteBackend({ driver }) {
       const conn = open(spec.database);
       if (!hasTable(conn)) return null;
       return conn.prepare(`SELECT count(*) AS n FROM ${JOBS} WHERE status IN ('pending', 'running')`).get().n;
+    },
+    async completedRowsNotHeld(queue) {
+      const conn = open(spec.database);
+      if (!hasTable(conn)) return null;
+      return conn.prepare(COMPLETED_NOT_HELD_SQL).get(queue).n;
     },
     async rows() {
       const conn = open(spec.database);
@@ -129,6 +141,13 @@ function postgresBackend({ adminUrl, keep }) {
         if (!(await tableExists(client))) return null;
         const result = await client.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.${JOBS} WHERE status IN ('pending', 'running')`);
         return result.rows[0].n;
+      });
+    },
+    async completedRowsNotHeld(queue) {
+      return withClient(async (client) => {
+        if (!(await tableExists(client))) return null;
+        const sql = COMPLETED_NOT_HELD_SQL.replace(JOBS, `${SCHEMA}.${JOBS}`).replace('?', '$1');
+        return Number((await client.query(sql, [queue])).rows[0].n);
       });
     },
     async rows() {

@@ -8,6 +8,7 @@ const { fork } = require('node:child_process');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { seededRandom, mixSeed } = require('./random');
 const { analyze } = require('./analyze');
+const { DELETE_MODE } = require('./soak-app');
 
 const QUEUES = ['soak-a', 'soak-b', 'soak-c', 'soak-d'];
 const STDERR_TAIL = 4000;
@@ -47,6 +48,7 @@ async function runBackend(backend, options, dataDir) {
       seed: options.seed,
       startedAt,
       produceMs: options.produceMs,
+      deleteOnComplete: options.deleteOnComplete,
     };
     const child = fork(path.join(__dirname, `${role}.js`), [JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     liveChildren.add(child);
@@ -162,6 +164,28 @@ async function runBackend(backend, options, dataDir) {
     );
   }
 
+  // Delete mode: once a second, how many completed rows of the deleting queue are in the table. Its completions
+  // delete their rows, so only the rows something still reads are marked completed (throttled jobs in their window,
+  // left to retention); any other would mean the completion marked instead of deleting (e.g. a waiter's heartbeat).
+  const lingering = { samples: 0, max: 0, sum: 0, errors: 0 };
+  let sampling = options.deleteOnComplete && backend.completedRowsNotHeld;
+  const sample = async () => {
+    while (sampling) {
+      try {
+        const n = await backend.completedRowsNotHeld(DELETE_MODE.deletingQueue);
+        if (n !== null) {
+          lingering.samples++;
+          lingering.sum += n;
+          lingering.max = Math.max(lingering.max, n);
+        }
+      } catch {
+        lingering.errors++; // the server restarting, or the file not there yet
+      }
+      await sleep(1000);
+    }
+  };
+  const sampled = sampling ? sample() : Promise.resolve();
+
   // Chaos until every producer has acknowledged its quota, or the cap.
   const producers = () => [...slots.values()].filter((entry) => entry.role === 'producer');
   while (!producers().every((entry) => entry.done) && Date.now() - t0 < options.maxMs) await sleep(200);
@@ -190,6 +214,8 @@ async function runBackend(backend, options, dataDir) {
     await sleep(250);
   }
   const drainedMs = Date.now() - t0;
+  sampling = false;
+  await sampled;
   log(open === 0 ? `drained after ${((drainedMs - chaosMs) / 1000).toFixed(1)} s` : `drain timed out with ${open} jobs open`);
 
   // Graceful stop of everything still running; a child that does not stop in time is killed and reported.
@@ -221,9 +247,15 @@ async function runBackend(backend, options, dataDir) {
   const duringRestart = (death) =>
     !death.ready && faults.restarts.some((restart) => death.exitedAt >= restart.from && death.spawnedAt <= restart.to + 1000);
   const bootRefused = deaths.filter(duringRestart);
-  const diedUnasked = deaths.filter((death) => !duringRestart(death));
+  // Likewise a process whose boot connection one of the soak's own pg_terminate_backend rounds cut: the open of the
+  // queue database fails (the library retries nothing at boot) and says so, naming the termination.
+  const cutByTermination = (death) =>
+    !death.ready && /DatabaseOpenError.*terminating connection due to administrator command/.test(death.error);
+  const bootCut = deaths.filter((death) => !duringRestart(death) && cutByTermination(death));
+  const diedUnasked = deaths.filter((death) => !duringRestart(death) && !cutByTermination(death));
   const rows = await backend.rows();
-  const result = analyze({ dir, rows, killedPids, outages: faults.restarts });
+  const deleting = options.deleteOnComplete ? { queues: Object.keys(DELETE_MODE.queueRetention) } : undefined;
+  const result = analyze({ dir, rows, killedPids, outages: faults.restarts, deleting });
   const libraryLog = readLibraryLogs(dir);
   await backend.close();
   if (!options.keep && diedUnasked.length === 0 && result.lost.length === 0) fs.rmSync(dir, { recursive: true, force: true });
@@ -238,9 +270,11 @@ async function runBackend(backend, options, dataDir) {
     killed: killedPids.size,
     diedUnasked,
     bootRefused,
+    bootCut,
     notStopped,
     faults,
     libraryLog,
+    lingering: options.deleteOnComplete ? lingering : undefined,
     ...result,
   };
 }

@@ -10,11 +10,12 @@
 //   Z <jobId> <attempt>            the handler is about to snooze the job on purpose (payload `z`: while the job is
 //                                  younger than z ms); the next start of the job has the same attempt number
 // Every queue dead-letters into DEAD_LETTERS, whose own processor dead-letters back into the first queue: a cycle,
-// which must end at the first hop (a dead letter that fails is never dead-lettered again).
+// which must end at the first hop (a dead letter that fails is never dead-lettered again). In delete mode the
+// processors carry the retention of DELETE_MODE (soak-app.js).
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { openLedger } = require('./ledger');
-const { DEAD_LETTERS, startSoakApp, onOrchestrator } = require('./soak-app');
+const { DEAD_LETTERS, DELETE_MODE, startSoakApp, onOrchestrator } = require('./soak-app');
 const { lib } = require('../lib/library-app');
 
 async function main() {
@@ -47,7 +48,11 @@ async function main() {
     processing: true,
     queues: [...args.queues, DEAD_LETTERS],
     concurrency: args.concurrency,
-    processorOptions: (queue) => ({ groupConcurrency: 2, deadLetter: queue === DEAD_LETTERS ? args.queues[0] : DEAD_LETTERS }),
+    processorOptions: (queue) => ({
+      groupConcurrency: 2,
+      deadLetter: queue === DEAD_LETTERS ? args.queues[0] : DEAD_LETTERS,
+      ...(args.deleteOnComplete ? DELETE_MODE.queueRetention[queue] : undefined),
+    }),
     handler,
     onCompleted: (event) => write('C', event.jobId, event.attempt),
     logFile: path.join(args.dir, `log-${process.pid}.txt`),

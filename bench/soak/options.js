@@ -19,6 +19,7 @@ const FLAGS = {
   'pg-url': 'SOAK_PG_URL',
   keep: 'SOAK_KEEP',
   smoke: 'SOAK_SMOKE',
+  'delete-on-complete': 'SOAK_DELETE',
 };
 
 /** The help text, printed by `--help`. */
@@ -39,7 +40,11 @@ const HELP = `npm run soak [-- --flag=value ...]   (or the SOAK_* environment va
   --driver=sqlite3|better-sqlite3 SOAK_DRIVER         SQLite driver of the children (default sqlite3)
   --pg-url=URL                    SOAK_PG_URL         admin connection (default postgres://postgres@127.0.0.1:5432/test)
   --keep=1                        SOAK_KEEP           keep the ledgers, database file and schema afterwards
-  --smoke=1                       SOAK_SMOKE          a ~30 s check of the harness: 500 jobs, no server restart`;
+  --smoke=1                       SOAK_SMOKE          a ~30 s check of the harness: 500 jobs, no server restart
+  --delete-on-complete=1          SOAK_DELETE         retention on: soak-a keeps no completed job (removeOnComplete: true:
+                                                      deleted by its completion), half of soak-b's jobs are added with
+                                                      removeOnComplete: true, soak-c keeps { count: 200, age: 3000 };
+                                                      flows go to soak-d, which keeps everything (default 0)`;
 
 function readOptions(argv = process.argv.slice(2), env = process.env) {
   const values = {};
@@ -81,6 +86,7 @@ function readOptions(argv = process.argv.slice(2), env = process.env) {
     driver,
     pgUrl: values.SOAK_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
     keep: values.SOAK_KEEP === '1',
+    deleteOnComplete: values.SOAK_DELETE === '1',
   };
 }
 

@@ -5,7 +5,7 @@
 // some in a group, and keyed adds (unique or throttled, each in a group). Its ledger
 // (producer-<slot>.log, shared by the slot's successive processes) gets one line per acknowledged job, written
 // only after add()/addBulk() resolved:
-//   A <jobId> <marker> <queue>     the job was acknowledged
+//   A <jobId> <marker> <queue> [r] the job was acknowledged; `r`: added with removeOnComplete: true (delete mode)
 //   K <jobId> <marker>             a second add with the same key, acknowledged (normally the same job id)
 //   W <rootId> <marker> <nodes>    the root of an acknowledged flow (after its A line) and how many jobs it holds
 //   R <jobId> <marker>             an add made in a TypeORM transaction that was then rolled back on purpose
@@ -17,12 +17,14 @@
 // 'fail' or 'continue'.
 // A restarted producer reads its ledger and resumes after the last acknowledged marker: the operation a kill cut
 // short is sent again, so a job it had already stored may exist twice (same marker, two ids, one acknowledged).
+// In delete mode (args.deleteOnComplete) a share of soak-b's jobs are added with removeOnComplete: true and every
+// flow goes to DELETE_MODE.flowQueue (soak-app.js).
 const fs = require('node:fs');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { openLedger, readLedger } = require('./ledger');
 const { seededRandom, mixSeed } = require('./random');
-const { JOB_RETRY, startSoakApp, onOrchestrator } = require('./soak-app');
+const { DELETE_MODE, JOB_RETRY, startSoakApp, onOrchestrator } = require('./soak-app');
 
 /** Thrown inside a transaction's callback to roll it back on purpose. */
 const ROLLBACK = new Error('planned rollback');
@@ -59,7 +61,8 @@ async function main() {
   const transactions = await openTransactionSource(args.backend);
   process.send({ type: 'ready' });
 
-  const item = (seq) => {
+  // `inQueue`: the queue of the addBulk the job goes in (its own pick is drawn all the same, for the same sequence).
+  const item = (seq, inQueue) => {
     const options = { ...JOB_RETRY };
     if (random.chance(0.3)) options.priority = random.int(1, 5);
     if (random.chance(0.08)) options.delay = random.int(100, 3000);
@@ -70,8 +73,16 @@ async function main() {
     if (random.chance(0.05)) data.z = random.int(200, 1500);
     // Some jobs carry a group: the claim's fair, group-bounded branch runs under the same kills.
     if (random.chance(0.1)) options.group = `g${random.int(0, 3)}`;
-    return { queue: random.pick(args.queues), data, options };
+    const picked = random.pick(args.queues);
+    const queue = inQueue ?? picked;
+    if (args.deleteOnComplete && queue === DELETE_MODE.perJobQueue && random.chance(DELETE_MODE.perJobShare)) {
+      options.removeOnComplete = true;
+    }
+    return { queue, data, options };
   };
+  // The acknowledgement line of a job: `r` when it was added with removeOnComplete (its row may be gone at the end).
+  const ack = (id, marker, queue, options) => ['A', id, marker, queue, ...(options.removeOnComplete ? ['r'] : [])];
+  const flowQueue = () => (args.deleteOnComplete ? DELETE_MODE.flowQueue : random.pick(args.queues));
   // A flow of `size` jobs whose markers start at `seq`: its root, and what the ledger says of it.
   const flow = (seq, size) => {
     const leaf = (i) => {
@@ -79,10 +90,10 @@ async function main() {
       if (random.chance(0.1)) data.ff = 1;
       else if (random.chance(0.05)) data.f = 1;
       if (random.chance(0.2)) data.w = random.int(1, 10);
-      return { queue: random.pick(args.queues), data, options: { ...JOB_RETRY } };
+      return { queue: flowQueue(), data, options: { ...JOB_RETRY } };
     };
     const parent = (i, children) => ({
-      queue: random.pick(args.queues),
+      queue: flowQueue(),
       data: { m: `p${args.slot}-${seq + i}`, k: children.length },
       options: { ...JOB_RETRY },
       onChildFailure: random.chance(0.5) ? 'fail' : 'continue',
@@ -109,12 +120,12 @@ async function main() {
       if (roll < 0.35) {
         const size = Math.min(random.int(10, 100), args.quota - next);
         const queue = random.pick(args.queues);
-        const items = Array.from({ length: size }, (_, i) => item(next + i));
+        const items = Array.from({ length: size }, (_, i) => item(next + i, queue));
         const jobs = await producer.addBulk(
           queue,
           items.map(({ data, options }) => ({ data, options })),
         );
-        write.many(jobs.map((job, i) => ['A', job.id, items[i].data.m, queue]));
+        write.many(jobs.map((job, i) => ack(job.id, items[i].data.m, queue, items[i].options)));
         next += size;
       } else if (roll < 0.38 && args.quota - next >= 3) {
         const size = Math.min(random.int(3, 40), args.quota - next);
@@ -134,7 +145,7 @@ async function main() {
             id = (await producer.add(queue, data, { ...options, manager })).id;
             if (rollback) throw ROLLBACK;
           });
-          write('A', id, data.m, queue);
+          write(...ack(id, data.m, queue, options));
         } catch (error) {
           if (error !== ROLLBACK) throw error;
           write('R', id, data.m);
@@ -143,7 +154,7 @@ async function main() {
       } else if (roll < 0.88) {
         const { queue, data, options } = item(next);
         const job = await producer.add(queue, data, options);
-        write('A', job.id, data.m, queue);
+        write(...ack(job.id, data.m, queue, options));
         next++;
       } else {
         const { queue, data, options } = item(next);
@@ -152,7 +163,7 @@ async function main() {
         const keyed = { ...options, key: `k-${data.m}`, group: `g${random.int(0, 3)}` };
         if (random.chance(0.5)) keyed.keyTtl = random.int(500, 3000);
         const job = await producer.add(queue, data, keyed);
-        write('A', job.id, data.m, queue);
+        write(...ack(job.id, data.m, queue, keyed));
         next++;
         const again = await producer.add(queue, data, keyed);
         write('K', again.id, data.m);

@@ -32,6 +32,7 @@ async function main() {
       (names.includes('postgres')
         ? `, PG terminations every ~${options.terminateMs} ms, server restart ${options.pgRestart ? 'on' : 'off'}`
         : '') +
+      (options.deleteOnComplete ? ', delete on completion and retention on (soak-a, half of soak-b, soak-c)' : '') +
       ` | ${cpus.length} x ${cpus[0] ? cpus[0].model : '?'}, Node ${process.version}`,
   );
   const results = [];

@@ -14,6 +14,23 @@ const JOB_RETRY = { maxAttempts: 25, backoff: { type: 'fixed', delay: 100 } };
 const DEAD_LETTERS = 'soak-dead';
 
 /**
+ * Retention in delete mode (`--delete-on-complete`): `soak-a` keeps no completed job (its completions delete their
+ * rows), a share of `soak-b`'s jobs are added with `removeOnComplete: true` (the rest kept), `soak-c` keeps the newest
+ * 200 completed jobs for at most 3 s (retention's batched deletes run throughout), `soak-d` keeps everything and takes
+ * every flow, so the flow checks (every node found, parents not run early) keep their strength. No failure is removed
+ * (`removeOnFail`): the dead-letter checks read the failed rows. Nothing in the soak waits for a job
+ * (`waitUntilFinished`), so the waiters' heartbeat never holds a deletion back.
+ */
+const DELETE_MODE = {
+  queueRetention: { 'soak-a': { removeOnComplete: true }, 'soak-c': { removeOnComplete: { count: 200, age: 3000 } } },
+  /** The queue whose completions delete their rows, sampled during the run (chaos.js). */
+  deletingQueue: 'soak-a',
+  perJobQueue: 'soak-b',
+  perJobShare: 0.5,
+  flowQueue: 'soak-d',
+};
+
+/**
  * Module options for a backend spec from the orchestrator: short leases, so killed jobs come back within seconds.
  * SQLite's shortest lease at this poll interval is 6.5 s (it must outlast a heartbeat interval plus a full busy
  * wait); PostgreSQL has no such floor.
@@ -87,4 +104,4 @@ function onOrchestrator(getApp /* () => Promise<app | undefined> */, beforeStop 
   });
 }
 
-module.exports = { DEAD_LETTERS, JOB_RETRY, startSoakApp, onOrchestrator };
+module.exports = { DEAD_LETTERS, DELETE_MODE, JOB_RETRY, startSoakApp, onOrchestrator };

@@ -31,6 +31,8 @@ function verdict(results) {
   return { ok: failures.length === 0, failures };
 }
 
+/** The queues any backend deleted completed jobs of (delete mode). */
+const deletingQueues = (results) => [...new Set(results.flatMap((r) => Object.keys(r.deleted ? r.deleted.byQueue : {})))].sort();
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const thousands = (n) => n.toLocaleString('en-US');
 
@@ -58,6 +60,7 @@ function printSummary(results, options) {
     r.faults.writeLocks ? `${r.faults.writeLocks} (${seconds(r.faults.writeLockMs)})` : '-',
   );
   row('  boots refused while the server restarted', (r) => String(r.bootRefused.length));
+  row('  boots cut by a backend termination', (r) => String(r.bootCut.length));
   row(
     '  library errors / warnings logged',
     (r) => `${thousands(r.libraryLog.counts.error || 0)} / ${thousands(r.libraryLog.counts.warn || 0)}`,
@@ -66,7 +69,22 @@ function printSummary(results, options) {
   section('jobs');
   row('  acknowledged by add()/addBulk()', (r) => thousands(r.acked));
   row('  stored / of them unacknowledged', (r) => `${thousands(r.stored)} / ${thousands(r.unacknowledged)}`);
-  row('  completed', (r) => thousands(r.completed));
+  row('  completed (rows in the table)', (r) => thousands(r.completed));
+  if (options.deleteOnComplete) {
+    section('delete mode (completed jobs absent from the table)');
+    row('  deleted in all (their run reached its end)', (r) => thousands(r.deleted.total));
+    for (const queue of deletingQueues(results)) {
+      row(`  of queue ${queue}`, (r) => thousands(r.deleted.byQueue[queue] || 0));
+    }
+    row('  added with removeOnComplete: true', (r) => thousands(r.deleted.perJob));
+    row(
+      '  with a stored completion (C) / with a finished run only (E)',
+      (r) => `${thousands(r.deleted.stored)} / ${thousands(r.deleted.endOnly)}`,
+    );
+    row('  completed rows of soak-a seen, max / mean (samples)', (r) =>
+      r.lingering.samples ? `${r.lingering.max} / ${(r.lingering.sum / r.lingering.samples).toFixed(1)} (${r.lingering.samples})` : '-',
+    );
+  }
   row(
     '  transactional adds rolled back (id given again)',
     (r) => `${thousands(r.transactions.rolledBack)} (${r.transactions.rolledBackIdReused})`,
@@ -81,7 +99,9 @@ function printSummary(results, options) {
   row('  handler starts', (r) => thousands(r.handlerStarts));
   section('time');
   row('  chaos / drain / total', (r) => `${seconds(r.chaosMs)} / ${seconds(r.drainedMs - r.chaosMs)} / ${seconds(r.drainedMs)}`);
-  row('  completed jobs per second (whole run)', (r) => thousands(Math.round(r.completed / (r.drainedMs / 1000))));
+  row('  completed jobs per second (whole run)', (r) =>
+    thousands(Math.round((r.completed + (r.deleted ? r.deleted.total : 0)) / (r.drainedMs / 1000))),
+  );
 
   const header = ['', ...results.map((r) => r.backend)];
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((cells) => (cells[i] ?? '').length)));
@@ -107,12 +127,16 @@ function printSummary(results, options) {
       ['not stopped', r.notStopped],
       ['fault injection errors', r.faults.faultErrors],
     ].filter(([, list]) => list.length);
-    if (!details.length && !r.diedUnasked.length && !r.bootRefused.length && !r.libraryLog.samples.length) continue;
+    if (!details.length && !r.diedUnasked.length && !r.bootRefused.length && !r.bootCut.length && !r.libraryLog.samples.length) continue;
     console.log(`\n--- ${r.backend} details ---`);
     for (const [name, list] of details) {
       console.log(`${name} (${list.length}): ${list.slice(0, 5).join('; ')}${list.length > 5 ? '; ...' : ''}`);
     }
-    const deaths = [...r.diedUnasked.map((d) => ['died unasked', d]), ...r.bootRefused.map((d) => ['boot refused during the restart', d])];
+    const deaths = [
+      ...r.diedUnasked.map((d) => ['died unasked', d]),
+      ...r.bootRefused.map((d) => ['boot refused during the restart', d]),
+      ...r.bootCut.map((d) => ['boot cut by a backend termination', d]),
+    ];
     for (const [what, died] of deaths.slice(0, 8)) {
       console.log(
         `${what}: ${died.role} ${died.slot} pid ${died.pid} ${died.ready ? 'while running' : 'while booting'} (${died.phase}), ` +
