@@ -50,13 +50,17 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
     );
     app = await current.startApp({ module: { pollInterval: 20 }, providers: [Batch] });
     const ids = await addTogether('bundle', 3);
-    // While the call runs: each job's current run says so (the marker is written as the call begins).
-    await waitFor(
-      async () => (await Promise.all(ids.map(runsOf))).every((runs) => runs.length === 1 && runs[0].batchSize === 3),
-      'the three running jobs show a batch of 3',
-    );
-    for (const id of ids) expect((await runsOf(id))[0]).toMatchObject({ outcome: 'running', attempt: 1, batchSize: 3 });
-    release();
+    try {
+      // While the call runs: each job's current run says so (the marker is written as the call begins).
+      await waitFor(
+        async () => (await Promise.all(ids.map(runsOf))).every((runs) => runs.length === 1 && runs[0].batchSize === 3),
+        'the three running jobs show a batch of 3',
+      );
+      for (const id of ids) expect((await runsOf(id))[0]).toMatchObject({ outcome: 'running', attempt: 1, batchSize: 3 });
+    } finally {
+      // Released whatever happened, so that the app closes without waiting for the call.
+      release();
+    }
     await waitFor(
       async () => (await Promise.all(ids.map((id) => admin().getJob(id)))).every((job) => job?.status === 'completed'),
       'all completed',
@@ -84,9 +88,12 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
     );
     app = await current.startApp({ module: { pollInterval: 20 }, providers: [Batch] });
     const [cancelled, other] = await addTogether('bundle', 2);
-    await waitFor(async () => (await runsOf(cancelled)).at(-1)?.batchSize === 2, 'the running job shows its batch');
-    await admin().cancel(cancelled);
-    release();
+    try {
+      await waitFor(async () => (await runsOf(cancelled)).at(-1)?.batchSize === 2, 'the running job shows its batch');
+      await admin().cancel(cancelled);
+    } finally {
+      release();
+    }
     await waitFor(async () => (await admin().getJob(other))?.status === 'completed', 'the other job completed');
     expect((await admin().getJob(cancelled))?.status).toBe('cancelled');
     expect((await runsOf(cancelled)).at(-1)).toMatchObject({ outcome: 'cancelled', batchSize: 2 });

@@ -143,6 +143,16 @@ describeEachBackend('dependencies added together (addGraph)', (backend) => {
     expect(cycle).toBeInstanceOf(DependencyCycleError);
     expect([...cycle.cycle].sort()).toEqual(['a', 'b', 'c']);
     expect(cycle.message).toContain('cycle');
+    // A job that only leads into a cycle is not on it: the error names the cycle alone.
+    const tail = (await errorOf(() =>
+      producer.addGraph([
+        { ref: 'lead', queue: 'g-step', data: null, options: { dependsOn: [{ ref: 'x' }] } },
+        { ref: 'x', queue: 'g-step', data: null, options: { dependsOn: [{ ref: 'y' }] } },
+        { ref: 'y', queue: 'g-step', data: null, options: { dependsOn: [{ ref: 'x' }] } },
+      ]),
+    )) as DependencyCycleError;
+    expect(tail).toBeInstanceOf(DependencyCycleError);
+    expect([...tail.cycle].sort()).toEqual(['x', 'y']);
 
     const refusals: [unknown, string][] = [
       [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: [{ ref: 'a' }] } }], 'jobs[0].options.dependsOn[0]'],

@@ -3,7 +3,7 @@
  * without the processor sees them too), this application's concurrency bounds, and until when a used-up window keeps
  * the queue from being claimed.
  */
-import { InvalidQueueNameError, QueueAdmin, QueueProducer } from '../lib';
+import { InvalidQueueNameError, QueueAdmin, QueueProducer, RateLimitError } from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { errorOf } from './support/ops';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
@@ -48,6 +48,26 @@ describeEachBackend('queue limits (QueueAdmin.getQueueLimits)', (backend) => {
       limitedUntil: null,
     });
     expect(await errorOf(() => admin.getQueueLimits('bad name!'))).toBeInstanceOf(InvalidQueueNameError);
+  });
+
+  it("a RateLimitError's pause shows until it ends, and not once it has ended", async () => {
+    let paused = false;
+    const Paused = defineProcessor('ql-paused', async () => {
+      if (paused) return 'done';
+      paused = true;
+      throw new RateLimitError(400);
+    });
+    const app = await current.startApp({ module: { pollInterval: 20 }, providers: [Paused] });
+    const admin = app.get(QueueAdmin);
+    const { id } = await app.get(QueueProducer).add('ql-paused', null);
+    await waitFor(async () => paused, 'the handler paused the queue');
+    await waitFor(async () => (await admin.getQueueLimits('ql-paused')).limitedUntil !== null, 'the pause is shown');
+    const during = (await admin.getQueueLimits('ql-paused')).limitedUntil!;
+    expect(during.getTime()).toBeGreaterThan(Date.now() - 50);
+    // The job runs once the pause has ended; the ended pause, still stored, is no longer shown as a time to wait for.
+    await waitFor(async () => (await admin.getJob(id))?.status === 'completed', 'the job ran after the pause');
+    expect(Date.now()).toBeGreaterThanOrEqual(during.getTime());
+    expect((await admin.getQueueLimits('ql-paused')).limitedUntil).toBeNull();
   });
 
   it("reads another process's limiters from the database; the concurrency bounds are this application's", async () => {
