@@ -80,5 +80,8 @@ export function describeValue(value: unknown): string {
   }
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (value instanceof Date) return 'an invalid Date';
-  return `a ${typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value}`;
+  if (Array.isArray(value)) return 'an array';
+  const kind = typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+  const noun = kind === 'Object' ? 'object' : kind;
+  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }
