@@ -2,14 +2,31 @@ import { InvalidBatchResultError } from '../errors/invalid-batch-result.error';
 import { BatchOptions } from '../interfaces/batch-options.interface';
 import { Job } from '../interfaces/job.interface';
 import { BatchProcessor, QueueProcessor } from '../interfaces/queue-processor.interface';
+import { signalSourceOf } from './job-runtime';
+import { AbortHook, LazyAbortController } from './lazy-abort-controller';
 
-/** One job waiting in, or running as part of, a batch: its own promise, settled once. */
-interface BatchEntry {
-  readonly job: Job;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  onAbort?: () => void;
-  settled: boolean;
+/**
+ * One job waiting in, or running as part of, a batch: its own promise, settled once. It is its own abort hook: the
+ * attempt's controller tells it of a timeout, cancel or shutdown without an AbortSignal (nor a closure) per job.
+ */
+class BatchEntry implements AbortHook {
+  settled = false;
+
+  constructor(
+    private readonly collector: BatchCollector,
+    readonly job: Job,
+    /** The attempt's controller, hooked; undefined for a `Job` built elsewhere (then its signal is listened to). */
+    readonly controller: LazyAbortController | undefined,
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (error: unknown) => void,
+  ) {}
+
+  aborted(reason: unknown): void {
+    this.collector.dropAborted(this, reason);
+  }
+
+  /** The signal's listener, only for a job whose controller cannot be hooked. */
+  listener?: () => void;
 }
 
 /**
@@ -39,18 +56,29 @@ export class BatchCollector implements QueueProcessor {
   /** Adds a job to the partial batch; resolves or rejects as its own item of the batch's call says. */
   process(job: Job): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const entry: BatchEntry = { job, resolve, reject, settled: false };
-      const { signal } = job;
-      if (signal.aborted) return reject(signal.reason);
-      entry.onAbort = () => {
-        this.pending = this.pending.filter((other) => other !== entry);
-        settle(entry, false, signal.reason);
-      };
-      signal.addEventListener('abort', entry.onAbort, { once: true });
+      const source = signalSourceOf(job);
+      const controller = source instanceof LazyAbortController ? source : undefined;
+      if (controller ? controller.aborted : job.signal.aborted) return reject(job.signal.reason);
+      const entry = new BatchEntry(this, job, controller, resolve, reject);
+      if (controller) controller.onAbort(entry);
+      else {
+        entry.listener = () => entry.aborted(job.signal.reason);
+        job.signal.addEventListener('abort', entry.listener, { once: true });
+      }
       this.pending.push(entry);
       if (this.pending.length >= this.options.size) this.flush();
       else if (this.timer === undefined) this.timer = setTimeout(() => this.flush(), this.maxWaitMs);
     });
+  }
+
+  /** A job's attempt aborted (its timeout, a cancel, a shutdown): out of the partial batch, settled alone at once. */
+  dropAborted(entry: BatchEntry, reason: unknown): void {
+    const index = this.pending.indexOf(entry);
+    if (index >= 0) {
+      this.pending.splice(index, 1);
+      if (this.pending.length === 0) this.stopTimer();
+    }
+    settle(entry, false, reason);
   }
 
   /**
@@ -119,11 +147,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Settles an entry once; its abort listener goes with it. */
+/** Settles an entry once; its abort hook (or listener) goes with it. */
 function settle(entry: BatchEntry, ok: boolean, value: unknown): void {
   if (entry.settled) return;
   entry.settled = true;
-  if (entry.onAbort) entry.job.signal.removeEventListener('abort', entry.onAbort);
+  if (entry.controller) entry.controller.onAbort(undefined);
+  else if (entry.listener) entry.job.signal.removeEventListener('abort', entry.listener);
   if (ok) entry.resolve(value);
   else entry.reject(value);
 }

@@ -78,6 +78,11 @@ class QueueJob<TData, TResult> implements Job<TData, TResult> {
     return this.#signals.signal;
   }
 
+  /** Where `job`'s signal comes from, when `job` is one of these. */
+  static signalSourceOf(job: Job): SignalSource | undefined {
+    return #signals in job ? job.#signals : undefined;
+  }
+
   updateProgress(progress: JobProgress): Promise<void> {
     return this.#writers.updateProgress(progress);
   }
@@ -111,4 +116,12 @@ export function toJob<TData, TResult = unknown>(
   children: ChildrenSource,
 ): Job<TData, TResult> {
   return new QueueJob<TData, TResult>(record, signals, writers, children);
+}
+
+/**
+ * Where the signal of a `Job` built by `toJob` comes from (undefined for any other object): the worker's controller of
+ * its attempt, which a batch collector hooks without creating the signal.
+ */
+export function signalSourceOf(job: Job): SignalSource | undefined {
+  return QueueJob.signalSourceOf(job);
 }
