@@ -775,9 +775,9 @@ const MUTATIONS = [
     id: 'batch-abort-not-heard',
     area: 'batch',
     file: 'lib/worker/batch-collector.ts',
-    from: "      signal.addEventListener('abort', entry.onAbort, { once: true });\n",
-    to: '',
-    tests: ['test/batch-handlers.e2e-spec.ts'],
+    from: 'if (controller) controller.onAbort(entry);',
+    to: 'if (controller) void entry;',
+    tests: ['test/batch-handlers.e2e-spec.ts', 'test/batch-collector.spec.ts'],
     why: 'a job cancelled while its batch waits to fill is still passed to process(jobs)',
   },
   {
