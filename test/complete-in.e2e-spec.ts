@@ -127,8 +127,10 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       expect(finished.error).toMatchObject({ name: 'Error', message: 'roll back attempt 2', attempt: 2 });
       expect(finished.error!.previous![0]).toMatchObject({ name: CompletionNotCommittedError.name, attempt: 1 });
       expect(finished.error!.previous![0].message).toContain('rolled back');
-      const types = seen.filter((event) => event.jobId === job.id).map((event) => event.type);
-      expect(types).toEqual(['added', 'active', 'retrying', 'active', 'retrying', 'active', 'completed']);
+      // The completion is announced once written: the wait may see the row first.
+      const typesOf = () => seen.filter((event) => event.jobId === job.id).map((event) => event.type);
+      await waitFor(async () => typesOf().includes('completed'), 'the completed event');
+      expect(typesOf()).toEqual(['added', 'active', 'retrying', 'active', 'retrying', 'active', 'completed']);
     } finally {
       subscription.unsubscribe();
     }

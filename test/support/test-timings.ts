@@ -14,9 +14,10 @@ export const TEST_SHUTDOWN_TIMEOUT = 2000;
 /**
  * How much later than its claim a job's handler may get it, at most, in the tests that read limits from started times:
  * rate windows and concurrency bounds count claims, and `startedAt` is the handler's start (the claim writes none), a
- * few ms after. Window checks on started times allow this much.
+ * few ms after, and up to about 80 ms on a loaded 2-core machine (a full run beside other work measured 76). Window
+ * checks on started times allow this much; a missing limit would start every job within a few ms, far inside it.
  */
-export const CLAIM_TO_START_MS = 50;
+export const CLAIM_TO_START_MS = 100;
 
 /** SQLite busy timeout of the tests that wait for leases: short, so the short lease below is legal. */
 export const SHORT_BUSY_TIMEOUT = 500;
