@@ -130,7 +130,14 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
       } else if (planned.has(`${id}/${previous.attempt}`)) reruns.planned++;
       else if (killedPids.has(previous.pid)) reruns.explained++;
       else if (acrossOutage(previous, list[i])) reruns.outage++;
-      else reruns.unexplained.push(`${id} attempt ${list[i].attempt} after attempt ${previous.attempt} of live pid ${previous.pid}`);
+      else {
+        // A snooze of the earlier attempt that no start of the same attempt followed: the attempt was claimed again
+        // after the snooze and that claim left no start (its process may have died between claim and start).
+        const unfollowed = (snoozes.get(`${id}/${previous.attempt}`) || 0) > 0 ? ', which snoozed and was not started again' : '';
+        reruns.unexplained.push(
+          `${id} attempt ${list[i].attempt} after attempt ${previous.attempt} of live pid ${previous.pid}${unfollowed}`,
+        );
+      }
     }
   }
   const doubles = { explained: 0, outage: 0, unexplained: [], stored: [] };
