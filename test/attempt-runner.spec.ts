@@ -9,33 +9,12 @@ import { QueueEvent } from '../lib/interfaces/queue-event.interface';
 import { JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
 import { AttemptRunner, RunningAttempt } from '../lib/worker/attempt-runner';
 import { LazyAbortController } from '../lib/worker/lazy-abort-controller';
+import { runningRecord } from './support/job-record';
 
 const NOW = 1_700_000_000_000;
 
 function record(overrides: Partial<JobRecord> = {}): JobRecord {
-  return {
-    id: '7',
-    queue: 'q',
-    status: 'running',
-    data: '{"n":1}',
-    priority: 0,
-    runAt: NOW,
-    attempts: 1,
-    maxAttempts: 3,
-    backoff: null,
-    timeout: null,
-    key: null,
-    lockedBy: 'w',
-    leaseUntil: NOW + 30_000,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: NOW,
-    startedAt: NOW,
-    finishedAt: null,
-    updatedAt: NOW,
-    ...overrides,
-  };
+  return runningRecord({ id: '7', data: '{"n":1}', ...overrides }, NOW);
 }
 
 function running(overrides: Partial<JobRecord> = {}): RunningAttempt {

@@ -3,32 +3,12 @@ import { JobRecord } from '../lib/storage/queue-storage.interface';
 import { BatchCollector } from '../lib/worker/batch-collector';
 import { JobWriters, toJob } from '../lib/worker/job-runtime';
 import { LazyAbortController } from '../lib/worker/lazy-abort-controller';
+import { runningRecord } from './support/job-record';
 
 const NOW = 1_700_000_000_000;
 
 function record(id: string): JobRecord {
-  return {
-    id,
-    queue: 'q',
-    status: 'running',
-    data: '{}',
-    priority: 0,
-    runAt: NOW,
-    attempts: 1,
-    maxAttempts: 3,
-    backoff: null,
-    timeout: null,
-    key: null,
-    lockedBy: 'w',
-    leaseUntil: NOW + 30_000,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: NOW,
-    startedAt: NOW,
-    finishedAt: null,
-    updatedAt: NOW,
-  };
+  return runningRecord({ id }, NOW);
 }
 
 const writers = {} as JobWriters;

@@ -2,25 +2,14 @@
  * Batch handlers and the errors that are not failures: a RateLimitError or a SnoozeError thrown by the call applies to
  * every job of the batch, one returned as an item applies to its job alone, as for a single-job handler.
  */
-import { Type } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
-import { BatchProcessor, Job, JobInfo, JobSnoozedEvent, Processor, ProcessorOptions, QueueAdmin, QueueEvents, QueueProducer } from '../lib';
+import { Job, JobInfo, JobSnoozedEvent, ProcessorOptions, QueueAdmin, QueueEvents, QueueProducer } from '../lib';
 import { GroupRateLimitError, RateLimitError, SnoozeError } from '../lib';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
+import { defineBatchProcessor } from './fixtures/define-processor';
 
 type Item = { n: number };
-
-/** A batch processor class whose `process(jobs)` delegates to `handle`. */
-function defineBatchProcessor(queue: string, handle: (jobs: Job<Item>[]) => Promise<unknown>, options: ProcessorOptions): Type {
-  @Processor(queue, options)
-  class DefinedBatchProcessor implements BatchProcessor<Item> {
-    process(jobs: Job<Item>[]): Promise<never> {
-      return handle(jobs) as Promise<never>;
-    }
-  }
-  return DefinedBatchProcessor;
-}
 
 describeEachBackend('batch handlers: RateLimitError and SnoozeError', (backend) => {
   const current = perTestApp(backend, MIGRATED);
@@ -30,7 +19,7 @@ describeEachBackend('batch handlers: RateLimitError and SnoozeError', (backend) 
   const admin = () => app.get(QueueAdmin);
   const start = async (handle: (jobs: Job<Item>[], call: number) => Promise<unknown>, options: ProcessorOptions) => {
     calls = [];
-    const Batch = defineBatchProcessor(
+    const Batch = defineBatchProcessor<Item>(
       'batch',
       (jobs) => {
         calls.push({ ids: jobs.map((job) => job.id), at: Date.now() });

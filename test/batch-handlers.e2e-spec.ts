@@ -1,36 +1,11 @@
-import { Type } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
-import {
-  BatchProcessor,
-  InvalidBatchResultError,
-  InvalidProcessorError,
-  Job,
-  JobInfo,
-  Processor,
-  ProcessorOptions,
-  QueueAdmin,
-  QueueProducer,
-} from '../lib';
+import { InvalidBatchResultError, InvalidProcessorError, Job, JobInfo, ProcessorOptions, QueueAdmin, QueueProducer } from '../lib';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
 import { waitFor } from './support/wait-for';
+import { defineBatchProcessor } from './fixtures/define-processor';
 
 type Item = { n: number; mode?: 'fail-once' | 'fail' | 'reject' | 'hang' };
-
-/** A batch processor class whose `process(jobs)` delegates to `handle` (one class per test, as for `defineProcessor`). */
-function defineBatchProcessor(
-  queue: string,
-  handle: (jobs: Job<Item>[]) => Promise<unknown>,
-  options: ProcessorOptions,
-): Type<BatchProcessor<Item>> {
-  @Processor(queue, options)
-  class DefinedBatchProcessor implements BatchProcessor<Item> {
-    process(jobs: Job<Item>[]): Promise<never> {
-      return handle(jobs) as Promise<never>;
-    }
-  }
-  return DefinedBatchProcessor;
-}
 
 /** A promise and its resolver, for a handler that waits until the test lets it go. */
 function gate(): { promise: Promise<void>; open(): void } {
@@ -49,7 +24,7 @@ describeEachBackend('batch handlers', (backend) => {
   const producer = () => app.get(QueueProducer);
   const start = async (handle: (jobs: Job<Item>[]) => Promise<unknown>, options: ProcessorOptions, shutdownTimeout?: number) => {
     calls = [];
-    const Batch = defineBatchProcessor(
+    const Batch = defineBatchProcessor<Item>(
       'batch',
       (jobs) => {
         calls.push(jobs.map((job) => job.id));
@@ -363,7 +338,7 @@ describeEachBackend('batch handlers', (backend) => {
     [{ batch: { size: 5, wait: 3 } }, 'unknown option "wait"'],
     [{ batch: { size: 5 }, concurrency: 4 }, 'concurrency (4) is below batch.size (5)'],
   ])('refuses %j at boot with InvalidProcessorError', async (options, message) => {
-    const Bad = defineBatchProcessor('batch', async () => undefined, options as unknown as ProcessorOptions);
+    const Bad = defineBatchProcessor<Item>('batch', async () => undefined, options as unknown as ProcessorOptions);
     const error = await errorOf(() => current.startApp({ providers: [Bad] }));
     expect(error).toBeInstanceOf(InvalidProcessorError);
     expect(String((error as Error).message)).toContain(message);

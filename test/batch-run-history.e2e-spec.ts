@@ -3,23 +3,13 @@
  * (read from another module of the same database, as an operator's process would) and once it ended, by retry or by
  * completion; a single-job handler's runs record none.
  */
-import { Type } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
-import { BatchProcessor, Job, JobRun, Processor, ProcessorOptions, QueueAdmin, QueueProducer } from '../lib';
+import { JobRun, QueueAdmin, QueueProducer } from '../lib';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { waitFor } from './support/wait-for';
+import { defineBatchProcessor } from './fixtures/define-processor';
 
 type Item = { n: number };
-
-function defineBatchProcessor(queue: string, handle: (jobs: Job<Item>[]) => Promise<unknown>, options: ProcessorOptions): Type {
-  @Processor(queue, options)
-  class DefinedBatchProcessor implements BatchProcessor<Item> {
-    process(jobs: Job<Item>[]): Promise<never> {
-      return handle(jobs) as Promise<never>;
-    }
-  }
-  return DefinedBatchProcessor;
-}
 
 describeEachBackend('batch handlers: the run history records the batch', (backend) => {
   const current = perTestApp(backend, MIGRATED);
@@ -39,7 +29,7 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const sizes: number[] = [];
-    const Batch = defineBatchProcessor(
+    const Batch = defineBatchProcessor<Item>(
       'bundle',
       async (jobs) => {
         sizes.push(jobs.length);
@@ -78,7 +68,7 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
   it('a batch job cancelled while it ran keeps its size on that run; retried and run by a single-job handler, it shows none', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const Batch = defineBatchProcessor(
+    const Batch = defineBatchProcessor<Item>(
       'bundle',
       async (jobs) => {
         await gate;
@@ -99,7 +89,7 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
     expect((await runsOf(cancelled)).at(-1)).toMatchObject({ outcome: 'cancelled', batchSize: 2 });
     await current.close(app);
     // The same queue, now served by a single-job handler: the old run's size must not follow the job.
-    const Single = defineBatchProcessor('bundle', async () => 'single', {});
+    const Single = defineBatchProcessor<Item>('bundle', async () => 'single', {});
     app = await current.startApp({ module: { pollInterval: 20 }, providers: [Single] });
     await admin().retry(cancelled);
     await waitFor(async () => (await admin().getJob(cancelled))?.result === 'single', 'run again by the single-job handler');
@@ -109,7 +99,7 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
   });
 
   it("a single-job handler's runs record no batch", async () => {
-    const Single = defineBatchProcessor('single', async () => 'done', {});
+    const Single = defineBatchProcessor<Item>('single', async () => 'done', {});
     app = await current.startApp({ module: { pollInterval: 20 }, providers: [Single] });
     const { id } = await app.get(QueueProducer).add('single', { n: 1 });
     await waitFor(async () => (await admin().getJob(id))?.status === 'completed', 'completed');

@@ -9,6 +9,7 @@ import { AttemptRef, JobRecord, QueueStorage } from '../lib/storage/queue-storag
 import { OutcomeWriter } from '../lib/worker/outcome-writer';
 import { lookaheadFor } from '../lib/utils/lookahead.util';
 import { QueueWorker } from '../lib/worker/queue-worker';
+import { runningRecord } from './support/job-record';
 
 /** A completion write the test lands (or fails) by hand. */
 interface HeldWrite {
@@ -17,29 +18,7 @@ interface HeldWrite {
 }
 
 function record(id: string): JobRecord {
-  const now = Date.now();
-  return {
-    id,
-    queue: 'q',
-    status: 'running',
-    data: '{}',
-    priority: 0,
-    runAt: now,
-    attempts: 1,
-    maxAttempts: 3,
-    backoff: null,
-    timeout: null,
-    key: null,
-    lockedBy: 'w',
-    leaseUntil: now + 30_000,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: now,
-    startedAt: now,
-    finishedAt: null,
-    updatedAt: now,
-  };
+  return runningRecord({ id });
 }
 
 /**
