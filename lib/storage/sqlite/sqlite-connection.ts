@@ -15,6 +15,7 @@ import { probeWrite } from './sql/probe.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
 import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
+import { isBusy } from './sqlite-migration-lock';
 import { keepRolledBackIds } from './sql/sequence.sql';
 import { SqliteTransactionWatch } from '../transactions/sqlite-transaction-watch';
 import { TransactionGate } from '../transactions/sqlite-transaction-gate';
@@ -64,8 +65,9 @@ export class SqliteConnection {
       this.readOnly = false;
     } else {
       this.readOnly = source.readOnly === true && source.database !== ':memory:';
-      const wal = source.database !== ':memory:' && !this.readOnly;
-      const common = { database: source.database, enableWAL: wal, synchronize: false, logging: false };
+      // No `enableWAL`: TypeORM's sqlite driver asks for WAL mode before it sets the busy timeout, so a file another
+      // connection holds fails that first statement at once (SQLITE_BUSY) instead of waiting; `configure` asks for it.
+      const common = { database: source.database, synchronize: false, logging: false };
       this.dataSource =
         source.driver === 'better-sqlite3'
           ? new DataSource({
@@ -237,11 +239,31 @@ export class SqliteConnection {
     this.localInserts.next();
   }
 
+  /**
+   * `PRAGMA journal_mode = WAL`, tried again while another connection holds the file's write lock, up to busyTimeout:
+   * the switch needs the file to itself, and SQLite answers SQLITE_BUSY at once rather than wait for a lock held by a
+   * writer (another process migrating, say), since this connection's own read lock could be what that writer waits for.
+   */
+  private async switchToWal(runner: StatementRunner): Promise<void> {
+    const deadline = Date.now() + this.busyTimeout;
+    for (;;) {
+      try {
+        await runner.all('PRAGMA journal_mode = WAL', []);
+        return;
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, WAL_SWITCH_RETRY_MS));
+      }
+    }
+  }
+
   private async configure(runner: StatementRunner): Promise<void> {
     const memory = this.dataSource.options.database === ':memory:';
-    // Asking for WAL mode converts a rollback-journal file for good (and writes a header into an empty one).
-    if (!memory && !this.readOnly) await runner.all('PRAGMA journal_mode = WAL', []);
+    // First: every later statement, the switch to WAL included (it needs the file to itself), waits for a lock
+    // another connection holds, up to busyTimeout, rather than failing at once.
     await runner.all(`PRAGMA busy_timeout = ${this.busyTimeout}`, []);
+    // Asking for WAL mode converts a rollback-journal file for good (and writes a header into an empty one).
+    if (!memory && !this.readOnly) await this.switchToWal(runner);
     // Schema step 4's flow trigger needed it to fail a nested parent's own parent; step 7 climbs the tree in one call
     // and no longer does. Kept so that triggers of the user's own on these tables fire as they did.
     await runner.run('PRAGMA recursive_triggers = ON', []);
@@ -250,6 +272,9 @@ export class SqliteConnection {
     if (this.ownsDataSource && !this.readOnly) await runner.run('PRAGMA synchronous = NORMAL', []);
   }
 }
+
+/** Pause between two tries of the switch to WAL mode while the file's write lock is held. */
+const WAL_SWITCH_RETRY_MS = 20;
 
 /** node-sqlite3's `OPEN_READONLY` open flag (SQLite's `SQLITE_OPEN_READONLY`), without loading the driver here. */
 const SQLITE_OPEN_READONLY = 0x00000001;
