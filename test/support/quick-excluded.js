@@ -20,6 +20,7 @@ const QUICK_EXCLUDED = [
   ['test/lease-heartbeat.e2e-spec.ts', 'heartbeats and lease expiry of stalled or killed processes'],
   ['test/locked-database.e2e-spec.ts', 'another process holding the database lock'],
   ['test/migration-lock-wait.e2e-spec.ts', 'processes racing the schema migration lock'],
+  ['test/boot-locked-file.e2e-spec.ts', 'another process holding the write lock while the app boots'],
   ['test/events.e2e-spec.ts', 'events heard from other OS processes (most of its tests)'],
   ['test/prefetch.e2e-spec.ts', 'prefetch against workers in other OS processes (most of its tests)'],
   ['test/throttle-debounce.e2e-spec.ts', 'throttle and debounce windows shared by OS processes (half its tests)'],
