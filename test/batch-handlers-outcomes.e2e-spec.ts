@@ -46,6 +46,16 @@ describeEachBackend('batch handlers: RateLimitError and SnoozeError', (backend) 
     return (await Promise.all(ids.map((id) => admin().getJob(id)))) as JobInfo[];
   };
   const outcomes = (job: JobInfo) => job.runs!.map((run) => [run.outcome, run.attempt]);
+  /** Every call after the first held `ids` between them, and none came before the first call's pause (`delay`) ended. */
+  const expectCalledAgainAfter = (ids: string[], delay: number) => {
+    expect(
+      calls
+        .slice(1)
+        .flatMap((call) => call.ids)
+        .sort(),
+    ).toEqual([...ids].sort());
+    for (const call of calls.slice(1)) expect(call.at - calls[0].at).toBeGreaterThanOrEqual(delay - 5);
+  };
 
   it('a RateLimitError thrown by the call pauses the queue and hands every job of the batch back, no attempt spent', async () => {
     const delay = 600;
@@ -72,13 +82,7 @@ describeEachBackend('batch handlers: RateLimitError and SnoozeError', (backend) 
       ]);
     }
     // Nothing of the queue was called during the pause; the jobs came back together after it.
-    expect(
-      calls
-        .slice(1)
-        .flatMap((call) => call.ids)
-        .sort(),
-    ).toEqual([...ids].sort());
-    for (const call of calls.slice(1)) expect(call.at - calls[0].at).toBeGreaterThanOrEqual(delay - 5);
+    expectCalledAgainAfter(ids, delay);
   });
 
   it('a RateLimitError also hands back a partial batch still waiting to fill: it is not called during the pause', async () => {
@@ -109,13 +113,7 @@ describeEachBackend('batch handlers: RateLimitError and SnoozeError', (backend) 
       [1, 1],
     ]);
     // Nothing was called during the pause: the waiting job went back with the batch's, unstarted, and came after it.
-    expect(
-      calls
-        .slice(1)
-        .flatMap((call) => call.ids)
-        .sort(),
-    ).toEqual([...ids].sort());
-    for (const call of calls.slice(1)) expect(call.at - calls[0].at).toBeGreaterThanOrEqual(delay - 5);
+    expectCalledAgainAfter(ids, delay);
   });
 
   it("a GroupRateLimitError thrown by the call pauses each job's group, not the queue, and hands the jobs back", async () => {

@@ -87,9 +87,11 @@ export class BatchCollector implements QueueProcessor {
    * their queue or group, so that the batch is not called during the pause only to hit the limit again).
    */
   takePending(reason: Error, matches: (job: Job) => boolean = () => true): string[] {
-    const taken = this.pending.filter((entry) => matches(entry.job));
+    const taken: BatchEntry[] = [];
+    const kept: BatchEntry[] = [];
+    for (const entry of this.pending) (matches(entry.job) ? taken : kept).push(entry);
     if (taken.length === 0) return [];
-    this.pending = this.pending.filter((entry) => !taken.includes(entry));
+    this.pending = kept;
     if (this.pending.length === 0) this.stopTimer();
     for (const entry of taken) settle(entry, false, reason);
     return taken.map((entry) => entry.job.id);

@@ -191,12 +191,10 @@ export class QueueWorker {
     const refs = jobs.map((job) => ({ id: job.id, attempt: job.attempt }));
     this.context.storage.markBatch(refs, this.context.workerId, jobs.length).catch((error: unknown) => {
       const ids =
-        jobs.length > 3
-          ? `${jobs
-              .slice(0, 3)
-              .map((job) => job.id)
-              .join(', ')}, ...`
-          : jobs.map((job) => job.id).join(', ');
+        jobs
+          .slice(0, 3)
+          .map((job) => job.id)
+          .join(', ') + (jobs.length > 3 ? ', ...' : '');
       this.context.logger.error(
         `Queue ${this.queue}: could not record the batch of ${jobs.length} job(s) (${ids}) in their run history: ${String(error)}`,
       );
