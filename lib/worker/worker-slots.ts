@@ -47,7 +47,11 @@ export class WorkerSlots<TJob> {
     return this.handOff;
   }
 
-  /** Most jobs started at once: a slot's running job, and when it hands off, its previous job's outcome in writing. */
+  /**
+   * Most jobs started at once: the slots' running jobs and, when they hand off, outcomes in writing, as many as the
+   * process may hold beyond its running jobs (a slot may have two in writing when writes lag). One per slot was measured
+   * and cost PostgreSQL's short handlers about 8 % of their rate; docs/delivery-and-crash-safety.md states this bound.
+   */
   private get maxStarted(): number {
     return this.handOff ? 2 * this.concurrency + (this.adaptive ? this.concurrency : this.ahead) : this.concurrency;
   }
