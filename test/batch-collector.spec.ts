@@ -75,6 +75,38 @@ describe('BatchCollector', () => {
     await expect(settledB).resolves.toBe('b done');
   });
 
+  it('fails alone each job whose item throws when read (a revoked Proxy, a throwing then), the others from their items', async () => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const getterError = new Error('then getter');
+    const throwingThen = {
+      get then(): never {
+        throw getterError;
+      },
+    };
+    const unheard: unknown[] = [];
+    const hear = (reason: unknown) => unheard.push(reason);
+    process.on('unhandledRejection', hear);
+    try {
+      const collector = new BatchCollector(
+        'q',
+        // The revoked Proxy also comes as what a promise item resolves to: read only once it settled.
+        { process: async () => ['a done', revoked.proxy, throwingThen, Promise.resolve(revoked.proxy), 'e done'] },
+        { size: 5 },
+      );
+      const settled = ['a', 'b', 'c', 'd', 'e'].map((id) => collector.process(attemptJob(id).job).then(String, (error: Error) => error));
+      const [a, b, c, d, e] = await Promise.all(settled);
+      expect([a, e]).toEqual(['a done', 'e done']);
+      expect(b).toBeInstanceOf(TypeError);
+      expect(c).toBe(getterError);
+      expect(d).toBeInstanceOf(TypeError);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unheard).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', hear);
+    }
+  });
+
   it('rejects a job whose attempt aborted before it reached the collector, never calling the batch with it', async () => {
     const process = jest.fn(async () => undefined);
     const collector = new BatchCollector('q', { process }, { size: 1 });

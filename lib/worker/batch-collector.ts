@@ -132,17 +132,25 @@ export class BatchCollector implements QueueProcessor {
   }
 }
 
-/** An item of the returned array: an Error or a rejected promise fails its job, anything else is its result. */
+/**
+ * An item of the returned array: an Error or a rejected promise fails its job, anything else is its result. An item
+ * that throws when looked at (a revoked Proxy, a `then` getter that throws) fails its job with that error: thrown out
+ * of here it would leave this job and the batch's later ones running for ever, and reject a promise no one awaits.
+ */
 function settleFromItem(entry: BatchEntry, item: unknown): void {
-  if (isThenable(item)) {
-    Promise.resolve(item).then(
-      (value) => settleFromItem(entry, value),
-      (error: unknown) => settle(entry, false, error),
-    );
-    return;
+  try {
+    if (isThenable(item)) {
+      Promise.resolve(item).then(
+        (value) => settleFromItem(entry, value),
+        (error: unknown) => settle(entry, false, error),
+      );
+      return;
+    }
+    if (item instanceof Error) settle(entry, false, item);
+    else settle(entry, true, item);
+  } catch (error) {
+    settle(entry, false, error);
   }
-  if (item instanceof Error) settle(entry, false, item);
-  else settle(entry, true, item);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
