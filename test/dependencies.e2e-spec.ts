@@ -245,6 +245,9 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
       [['01'], 'dependsOn[0]'],
       [[existing.id, existing.id], 'dependsOn[1]'],
       [Array.from({ length: 1001 }, (_, i) => String(i + 1)), 'dependsOn'],
+      // A sparse array's holes are items too: skipped, they would leave a job waiting for none of what was named.
+      [new Array(3), 'dependsOn[0]'],
+      [Object.assign(new Array(2), { 0: existing.id }), 'dependsOn[1]'],
     ];
     for (const [dependsOn, field] of refused) {
       const add = producer.add('report', {}, { dependsOn } as never);
@@ -264,6 +267,13 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     await expect(producer.addBulk('report', [{ data: {} }, { data: {}, options: { dependsOn: ['987654321'] } }])).rejects.toThrow(
       JobNotFoundError,
     );
+    // A hole in a bulk is an item that is not { data }, named, not a write the database refuses.
+    const holed = Object.assign(new Array<{ data: unknown; options?: object }>(2), {
+      1: { data: {}, options: { dependsOn: [existing.id] } },
+    });
+    const holedError = await producer.addBulk('report', holed).catch((error: unknown) => error);
+    expect(holedError).toBeInstanceOf(InvalidJobOptionsError);
+    expect(holedError).toMatchObject({ option: 'items[0]' });
     const counts = await admin.getCounts();
     expect(counts.pending).toBe(1);
     expect((await admin.getJob(existing.id))?.status).toBe('pending');

@@ -177,6 +177,9 @@ describeEachBackend('dependencies added together (addGraph)', (backend) => {
       [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: ['x1'] } }], 'jobs[0].options.dependsOn[0]'],
       [[{ ref: '', queue: 'g-step', data: null }], 'jobs[0].ref'],
       [[{ ref: 'a', queue: 'g-step' }], 'jobs[0].data'],
+      // Holes in a sparse array are jobs and dependencies too, refused by name, not skipped.
+      [Object.assign(new Array(2), { 1: { ref: 'a', queue: 'g-step', data: null } }), 'jobs[0]'],
+      [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: new Array(1) } }], 'jobs[0].options.dependsOn[0]'],
       [[{ ref: 'a', queue: 'g-step', data: null, children: [] }], 'jobs[0].children'],
       [[], 'jobs'],
     ];

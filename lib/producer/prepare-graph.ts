@@ -49,7 +49,9 @@ export function prepareGraph(
     throw new InvalidJobOptionsError('(graph)', 'jobs', `must be an array of 1 to ${MAX_GRAPH_JOBS} jobs { ref, queue, data, options? }`);
   }
   const positions = new Map<string, number>();
-  jobs.forEach((job: unknown, index) => {
+  // By index, not forEach: a sparse array's holes are jobs too (undefined), refused by name rather than skipped.
+  for (let index = 0; index < jobs.length; index++) {
+    const job: unknown = jobs[index];
     const path = `jobs[${index}]`;
     if (typeof job !== 'object' || job === null || Array.isArray(job)) {
       throw new InvalidJobOptionsError('(graph)', path, `must be an object { ref, queue, data, options? }, got ${describeValue(job)}`);
@@ -66,7 +68,7 @@ export function prepareGraph(
     }
     if (positions.has(ref)) throw new InvalidJobOptionsError('(graph)', `${path}.ref`, `repeats the ref of jobs[${positions.get(ref)}]`);
     positions.set(ref, index);
-  });
+  }
   const checkedJobs = (jobs as GraphJob[]).map((job, index) => checkJob(job, index, positions));
   const order = dependencyOrder(checkedJobs, jobs as GraphJob[]);
   const positionOf = new Map(order.map((input, position) => [input, position]));
@@ -118,13 +120,15 @@ function checkJob(job: GraphJob, index: number, positions: Map<string, number>):
   }
   const existing = new Set<string>();
   const refs = new Set<number>();
-  dependsOn.forEach((entry: unknown, at) => {
+  // By index, as the jobs: a hole in the list is refused, not skipped.
+  for (let at = 0; at < dependsOn.length; at++) {
+    const entry: unknown = dependsOn[at];
     const field = `options.dependsOn[${at}]`;
     if (typeof entry === 'string') {
       if (!isJobId(entry)) throw invalid(field, `must be a job id or { ref }, got ${describeValue(entry)}`);
       if (existing.has(entry)) throw invalid(field, `repeats job ${entry}`);
       existing.add(entry);
-      return;
+      continue;
     }
     const ref = typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as { ref?: unknown }).ref : undefined;
     if (typeof ref !== 'string' || Object.keys(entry as object).length !== 1) {
@@ -135,7 +139,7 @@ function checkJob(job: GraphJob, index: number, positions: Map<string, number>):
     if (position === index) throw invalid(field, 'names the job itself');
     if (refs.has(position)) throw invalid(field, `repeats ref ${JSON.stringify(ref)}`);
     refs.add(position);
-  });
+  }
   return { queue, options: options as JobOptions, existing: [...existing], refs: [...refs], policy: onDependencyFailure ?? 'fail' };
 }
 

@@ -171,11 +171,13 @@ function dependenciesOf(
     throw invalid('dependsOn', `must be an array of 1 to ${MAX_DEPENDENCIES} job ids, got ${describeValue(dependsOn)}`);
   }
   const seen = new Set<string>();
-  dependsOn.forEach((id: unknown, index) => {
+  // By index, not forEach: a sparse array's holes are items too (undefined), refused rather than skipped.
+  for (let index = 0; index < dependsOn.length; index++) {
+    const id: unknown = dependsOn[index];
     if (typeof id !== 'string' || !JOB_ID.test(id)) throw invalid(`dependsOn[${index}]`, `must be a job id, got ${describeValue(id)}`);
     if (seen.has(id)) throw invalid(`dependsOn[${index}]`, `repeats job ${id}`);
     seen.add(id);
-  });
+  }
   // A keyed add may return a job that exists already instead of inserting one: the edges would be another job's.
   if (key !== undefined) throw invalid('dependsOn', 'does not combine with key');
   return { dependsOn: [...seen], onDependencyFailure: policy ?? 'fail' };

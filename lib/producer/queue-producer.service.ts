@@ -134,7 +134,8 @@ export class QueueProducer {
     const checked = schema === undefined ? undefined : await checkBulkData(schema, queue, items);
     const now = Date.now();
     const defaults = this.defaultsFor(queue);
-    const records = items.map((item, index) => {
+    // Array.from rather than map: a sparse array's holes are items too (undefined), refused rather than skipped.
+    const records = Array.from(items, (item, index) => {
       if (typeof item !== 'object' || item === null || !('data' in item)) {
         throw new InvalidJobOptionsError(queue, `items[${index}]`, 'must be an object { data, options? } with a data property');
       }
