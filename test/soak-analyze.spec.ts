@@ -21,7 +21,9 @@ interface SoakRow {
 }
 interface SoakAnalysis {
   lost: string[];
+  failed: string[];
   completed: number;
+  dependencies: { dependents: number; earlyDependents: string[]; failedAsPlanned: number; ranAfterDeletedDependency: number };
   deleted?: { total: number; perJob: number; stored: number; endOnly: number; byQueue: Record<string, number> };
   doubles: { unexplained: string[] };
 }
@@ -94,5 +96,68 @@ describe('soak analysis with deletion on completion', () => {
     const rows = [row('5', 'soak-d', 'p0-4'), { ...row('4', 'soak-a', 'p0-3'), status: 'pending' }];
     const result = analyze({ dir, rows, killedPids: new Set(), deleting: { queues: ['soak-a'] } });
     expect(result.lost).toContain('4 (p0-3): pending');
+  });
+});
+
+describe('soak analysis of dependencies', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'soak-deps-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Jobs 1 and 2 are dependencies of 3 ('continue') and of 4 ('fail'); 2 fails for good (its `U` at 30).
+  const ledgers = (consumer: string[]) => {
+    writeFileSync(
+      join(dir, 'producer-0.log'),
+      ['A 1 p0-0 soak-a', 'A 2 p0-1 soak-a', 'A 3 p0-2 soak-b', 'D 3 p0-2 continue 1,2', 'A 4 p0-3 soak-b', 'D 4 p0-3 fail 1,2', ''].join(
+        '\n',
+      ),
+    );
+    writeFileSync(
+      join(dir, 'consumer-100.log'),
+      ['S 1 1 p0-0 10', 'E 1 1 20', 'C 1 1', 'S 2 1 p0-1 25', 'U 2 1 30', ...consumer, ''].join('\n'),
+    );
+  };
+  const rows = (dependent4: Partial<SoakRow> = {}) => [
+    row('1', 'soak-a', 'p0-0'),
+    { ...row('2', 'soak-a', 'p0-1'), status: 'failed', data: { m: 'p0-1', ff: 1 } },
+    row('3', 'soak-b', 'p0-2'),
+    { ...row('4', 'soak-b', 'p0-3'), status: 'failed', attempts: 0, ...dependent4 },
+  ];
+
+  it("passes a 'continue' dependent that ran after every dependency ended and read the completed one's result", () => {
+    ledgers(['S 3 1 p0-2 31', 'Q 3 1 1 32', 'E 3 1 33', 'C 3 1']);
+    const result = analyze({ dir, rows: rows(), killedPids: new Set() });
+    expect(result.dependencies).toEqual({ dependents: 2, earlyDependents: [], failedAsPlanned: 1, ranAfterDeletedDependency: 0 });
+    // The 'fail' dependent failed by its failed dependency is planned, not counted failed; 2 failed on purpose.
+    expect(result.failed).toEqual([]);
+  });
+
+  it('finds a dependent that started before a dependency ended, or read another number of results', () => {
+    ledgers(['S 3 1 p0-2 29', 'Q 3 1 2 32', 'E 3 1 33', 'C 3 1']);
+    const result = analyze({ dir, rows: rows(), killedPids: new Set() });
+    expect(result.dependencies.earlyDependents).toEqual([
+      "3 (p0-2): started at 29, a dependency's run ended at 30",
+      '3 (p0-2): read 2 results of 1 completed dependencies',
+    ]);
+  });
+
+  it("finds a 'fail' dependent that ran, or did not fail, although a dependency failed", () => {
+    ledgers(['S 3 1 p0-2 31', 'Q 3 1 1 32', 'E 3 1 33', 'C 3 1', 'S 4 1 p0-3 34', 'E 4 1 35']);
+    expect(analyze({ dir, rows: rows({ status: 'completed', attempts: 1 }), killedPids: new Set() }).dependencies.earlyDependents).toEqual([
+      "4 (p0-3): ran although dependency 2 failed (onDependencyFailure 'fail')",
+    ]);
+    ledgers(['S 3 1 p0-2 31', 'Q 3 1 1 32', 'E 3 1 33', 'C 3 1']);
+    const result = analyze({ dir, rows: rows({ status: 'pending' }), killedPids: new Set() });
+    expect(result.dependencies.earlyDependents).toEqual(['4 (p0-3): pending after 0 attempts, not failed by its failed dependency']);
+  });
+
+  it('allows fewer results in delete mode, where a completed dependency may be gone, never more', () => {
+    ledgers(['S 3 1 p0-2 31', 'Q 3 1 0 32', 'E 3 1 33', 'C 3 1']);
+    const deleting = { queues: ['soak-a'] };
+    const kept = analyze({ dir, rows: rows(), killedPids: new Set() });
+    expect(kept.dependencies.earlyDependents).toEqual(['3 (p0-2): read 0 results of 1 completed dependencies']);
+    const gone = analyze({ dir, rows: rows().filter((r) => r.id !== '1'), killedPids: new Set(), deleting });
+    expect(gone.dependencies).toMatchObject({ earlyDependents: [], ranAfterDeletedDependency: 1 });
+    expect(gone.lost).toEqual([]);
   });
 });

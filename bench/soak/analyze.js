@@ -33,6 +33,13 @@
 //   child of it failed or was cancelled counts too;
 // - failed jobs are expected for leaves that fail for good on purpose (`ff`) and for 'fail' parents of a failed or
 //   cancelled child: only the others count as failed.
+// Dependencies (a `D` line names an acknowledged dependent, its onDependencyFailure and its dependencies' ids):
+// - early dependent: a dependent's handler that started before one of its dependencies' runs had ended (its last `E`
+//   or `U`), or that ran although a dependency failed for good under 'fail', or whose read of its dependencies'
+//   results (`Q`) counted another number than its completed dependencies (fewer is allowed in delete mode, where a
+//   completed dependency's row, and its result, may be gone);
+// - a 'fail' dependent of a failed dependency must end failed without running: failed as planned, not counted as
+//   failed; any other end of it is an early dependent.
 const fs = require('node:fs');
 const path = require('node:path');
 const { readLedger } = require('./ledger');
@@ -52,6 +59,9 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   const flowRoots = new Map(); // rootId -> { marker, size }
   const rolledBack = new Map(); // jobId -> marker
   const parentReads = new Map(); // jobId -> [{ results, t }]
+  const dependents = new Map(); // jobId -> { marker, policy, dependencies: [ids] }
+  const dependencyReads = new Map(); // jobId -> [{ results, t }]
+  const failedForGood = new Map(); // jobId -> [{ t }] (planned `U` lines)
   const push = (map, key, value) => (map.has(key) ? map.get(key).push(value) : map.set(key, [value]));
   for (const file of fs.readdirSync(dir)) {
     const producerFile = /^producer-\d+\.log$/.test(file);
@@ -76,6 +86,9 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
       else if (kind === 'R') rolledBack.set(id, third);
       else if (kind === 'W') flowRoots.set(id, { marker: third, size: Number(fourth) });
       else if (kind === 'P') push(parentReads, id, { results: Number(fourth), t: Number(rest[0]) });
+      else if (kind === 'D') dependents.set(id, { marker: third, policy: fourth, dependencies: rest[0].split(',') });
+      else if (kind === 'Q') push(dependencyReads, id, { results: Number(fourth), t: Number(rest[0]) });
+      else if (kind === 'U') push(failedForGood, id, { t: Number(fourth) });
     }
   }
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -107,9 +120,16 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   const rolledBackIdReused = [...rolledBack].filter(([id]) => byId.has(id)).length;
   const flows = analyzeFlows({ rows, byId, flowRoots, starts, parentReads });
   lost.push(...flows.lost);
+  const graph = analyzeDependencies({ byId, dependents, dependencyReads, starts, ends, failedForGood, deleting: Boolean(deleting) });
   // A dead letter of a planned failure fails for good again on the dead-letter queue (same payload): planned too.
   const failed = rows
-    .filter((row) => row.status === 'failed' && !flows.expectedFailure(row) && !(row.origin !== null && row.data.ff === 1))
+    .filter(
+      (row) =>
+        row.status === 'failed' &&
+        !flows.expectedFailure(row) &&
+        !graph.expectedFailure(row) &&
+        !(row.origin !== null && row.data.ff === 1),
+    )
     .map((row) => row.id);
   const notFinished = rows.filter((row) => row.status !== 'completed' && row.status !== 'failed').length;
   const deadLetters = analyzeDeadLetters(rows, byId, flows.expectedFailure);
@@ -173,6 +193,12 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
     completedWithoutRun,
     transactions: { rolledBack: rolledBack.size, rolledBackStored, rolledBackIdReused },
     flows: { acked: flowRoots.size, jobs: flows.nodes.size, earlyParents: flows.earlyParents, expectedFailures: flows.expectedFailures },
+    dependencies: {
+      dependents: dependents.size,
+      earlyDependents: graph.early,
+      failedAsPlanned: graph.failedAsPlanned,
+      ranAfterDeletedDependency: graph.ranAfterDeleted,
+    },
     deadLetters,
   };
 }
@@ -252,6 +278,43 @@ function analyzeFlows({ rows, byId, flowRoots, starts, parentReads }) {
   }
   const expectedFailures = rows.filter(expectedFailure).length;
   return { nodes, lost, earlyParents, expectedFailure, expectedFailures };
+}
+
+/** The dependency checks (see the definitions above). */
+function analyzeDependencies({ byId, dependents, dependencyReads, starts, ends, failedForGood, deleting }) {
+  const early = [];
+  const plannedFailures = new Set();
+  let ranAfterDeleted = 0;
+  for (const [id, { marker, policy, dependencies }] of dependents) {
+    // A dependency failed for good when its row says so (failed rows are never deleted in the soak).
+    const failed = dependencies.filter((dep) => byId.get(dep)?.status === 'failed');
+    const completed = dependencies.length - failed.length;
+    const lastEnd = Math.max(
+      0,
+      ...dependencies.flatMap((dep) => [...(ends.get(dep) || []), ...(failedForGood.get(dep) || [])].map((e) => e.t)),
+    );
+    const runs = starts.get(id) || [];
+    if (policy === 'fail' && failed.length > 0) {
+      const row = byId.get(id);
+      if (runs.length) early.push(`${id} (${marker}): ran although dependency ${failed[0]} failed (onDependencyFailure 'fail')`);
+      else if (row?.status === 'failed' && row.attempts === 0) plannedFailures.add(id);
+      else
+        early.push(
+          `${id} (${marker}): ${row ? `${row.status} after ${row.attempts} attempts` : 'missing'}, not failed by its failed dependency`,
+        );
+      continue;
+    }
+    for (const start of runs) {
+      if (start.t < lastEnd) early.push(`${id} (${marker}): started at ${start.t}, a dependency's run ended at ${lastEnd}`);
+    }
+    for (const read of dependencyReads.get(id) || []) {
+      if (read.results > completed || (!deleting && read.results !== completed)) {
+        early.push(`${id} (${marker}): read ${read.results} results of ${completed} completed dependencies`);
+      }
+      if (read.results < completed) ranAfterDeleted++;
+    }
+  }
+  return { early, failedAsPlanned: plannedFailures.size, ranAfterDeleted, expectedFailure: (row) => plannedFailures.has(row.id) };
 }
 
 module.exports = { analyze };

@@ -6,7 +6,8 @@
 //   E <jobId> <attempt> <ms>       the handler's side effect is done and it is about to return
 //   C <jobId> <attempt>            the queue reported the completion stored (the `completed` event)
 //   P <jobId> <attempt> <n> <ms>   a flow parent's handler read its children's results: n of them (epoch ms)
-//   U <jobId> <attempt>            the handler is about to fail the job for good on purpose (payload `ff`)
+//   Q <jobId> <attempt> <n> <ms>   a dependent's handler read its dependencies' results: n of them (epoch ms)
+//   U <jobId> <attempt> <ms>       the handler is about to fail the job for good on purpose (payload `ff`)
 //   Z <jobId> <attempt>            the handler is about to snooze the job on purpose (payload `z`: while the job is
 //                                  younger than z ms); the next start of the job has the same attempt number
 // Every queue dead-letters into DEAD_LETTERS, whose own processor dead-letters back into the first queue: a cycle,
@@ -27,13 +28,17 @@ async function main() {
       const results = await job.getChildrenResults();
       write('P', job.id, job.attempt, Object.keys(results).length, Date.now());
     }
+    if (job.data.d) {
+      const results = await job.getDependencyResults();
+      write('Q', job.id, job.attempt, Object.keys(results).length, Date.now());
+    }
     if (job.data.z && Date.now() - job.createdAt.getTime() < job.data.z) {
       write('Z', job.id, job.attempt);
       throw new lib.SnoozeError(100 + Math.floor(Math.random() * 200));
     }
     if (job.data.w) await sleep(job.data.w);
     if (job.data.ff) {
-      write('U', job.id, job.attempt);
+      write('U', job.id, job.attempt, Date.now());
       throw new lib.UnrecoverableError(`planned permanent failure of ${job.data.m}`);
     }
     if (job.data.f && job.attempt === 1) {

@@ -9,6 +9,8 @@
 //   K <jobId> <marker>             a second add with the same key, acknowledged (normally the same job id)
 //   W <rootId> <marker> <nodes>    the root of an acknowledged flow (after its A line) and how many jobs it holds
 //   R <jobId> <marker>             an add made in a TypeORM transaction that was then rolled back on purpose
+//   D <jobId> <marker> <policy> <ids> a dependent (after its A line), its onDependencyFailure and its dependencies'
+//                                  ids, comma-separated (added with it by addGraph, or before it by addBulk)
 // About 7 % of operations add in a transaction of a DataSource of the producer's own (a second connection to the
 // SQLite file, a pool of its own on PostgreSQL): committed (an A line once the commit resolved) or, 40 % of them,
 // rolled back (an R line). A rolled-back job must not exist; its marker is spent.
@@ -111,6 +113,26 @@ async function main() {
       Array.from({ length: size - 1 }, (_, i) => leaf(i + 1)),
     );
   };
+  // A dependency set of `size` jobs whose markers start at `seq`: size - 1 dependencies (in delete mode in the queue whose
+  // completions delete their rows, so a dependent's dependencies are gone when it runs), then their dependent, with
+  // `onDependencyFailure` 'fail' or 'continue'. Some dependencies fail for good (`ff`), some fail once (`f`).
+  const dependencySet = (seq, size) => {
+    const depQueue = args.deleteOnComplete ? DELETE_MODE.deletingQueue : random.pick(args.queues);
+    const policy = random.chance(0.5) ? 'fail' : 'continue';
+    const jobs = Array.from({ length: size - 1 }, (_, i) => {
+      const data = { m: `p${args.slot}-${seq + i}` };
+      if (random.chance(0.1)) data.ff = 1;
+      else if (random.chance(0.05)) data.f = 1;
+      if (random.chance(0.3)) data.w = random.int(1, 20);
+      return { queue: depQueue, data, options: { ...JOB_RETRY } };
+    });
+    jobs.push({
+      queue: random.pick(args.queues),
+      data: { m: `p${args.slot}-${seq + size - 1}`, d: 1 },
+      options: { ...JOB_RETRY, onDependencyFailure: policy },
+    });
+    return { jobs, policy };
+  };
   while (next < args.quota && !stopping) {
     // Spread the quota over produceMs from the soak's start, across restarts.
     const dueAt = args.startedAt + (args.produceMs * next) / args.quota;
@@ -151,11 +173,57 @@ async function main() {
           write('R', id, data.m);
         }
         next++;
-      } else if (roll < 0.88) {
+      } else if (roll < 0.78) {
         const { queue, data, options } = item(next);
         const job = await producer.add(queue, data, options);
         write(...ack(job.id, data.m, queue, options));
         next++;
+      } else if (roll < 0.88 && args.quota - next >= 3) {
+        const size = Math.min(random.int(3, 8), args.quota - next);
+        const set = dependencySet(next, size);
+        if (random.chance(0.5)) {
+          // One statement: the dependencies and their dependent, which names them by ref.
+          const jobs = await producer.addGraph(
+            set.jobs.map((job, i) => ({
+              ref: `r${i}`,
+              queue: job.queue,
+              data: job.data,
+              options: i < size - 1 ? job.options : { ...job.options, dependsOn: set.jobs.slice(0, -1).map((_, d) => ({ ref: `r${d}` })) },
+            })),
+          );
+          write.many([
+            ...jobs.map((job, i) => ack(job.id, set.jobs[i].data.m, set.jobs[i].queue, set.jobs[i].options)),
+            [
+              'D',
+              jobs[size - 1].id,
+              set.jobs[size - 1].data.m,
+              set.policy,
+              jobs
+                .slice(0, -1)
+                .map((job) => job.id)
+                .join(','),
+            ],
+          ]);
+        } else {
+          // The dependencies first, then the dependent by their ids: some may have ended (and been deleted) by then.
+          const dependencies = set.jobs.slice(0, -1);
+          const added = await producer.addBulk(
+            dependencies[0].queue,
+            dependencies.map(({ data, options }) => ({ data, options })),
+          );
+          write.many(added.map((job, i) => ack(job.id, dependencies[i].data.m, dependencies[i].queue, dependencies[i].options)));
+          next += size - 1;
+          const last = set.jobs[size - 1];
+          const ids = added.map((job) => job.id);
+          const dependent = await producer.add(last.queue, last.data, { ...last.options, dependsOn: ids });
+          write.many([
+            ack(dependent.id, last.data.m, last.queue, last.options),
+            ['D', dependent.id, last.data.m, set.policy, ids.join(',')],
+          ]);
+          next++;
+          continue;
+        }
+        next += size;
       } else {
         const { queue, data, options } = item(next);
         // Half unique keys, half throttled (keyTtl), each with a group: a keyed add writes every column a plain

@@ -11,6 +11,7 @@ function checks(result) {
     'completed without a finished run': result.completedWithoutRun.length,
     'jobs failed (out of attempts)': result.failed.length,
     'flow parents run early': result.flows.earlyParents.length,
+    'dependents run early or wrongly': result.dependencies.earlyDependents.length,
     'rolled-back adds stored': result.transactions.rolledBackStored.length,
     'dead letters of dead letters': result.deadLetters.ofLetters.length,
     'failed jobs without exactly one dead letter': result.deadLetters.notOne.length,
@@ -91,6 +92,11 @@ function printSummary(results, options) {
   );
   row('  flows acknowledged (their jobs)', (r) => `${thousands(r.flows.acked)} (${thousands(r.flows.jobs)})`);
   row('  planned failures (leaves, their fail parents)', (r) => thousands(r.flows.expectedFailures));
+  row(
+    '  dependents (failed with a failed dependency; read fewer results, deleted)',
+    (r) =>
+      `${thousands(r.dependencies.dependents)} (${thousands(r.dependencies.failedAsPlanned)}; ${thousands(r.dependencies.ranAfterDeletedDependency)})`,
+  );
   row('  keyed re-adds (got a new job)', (r) => `${thousands(r.keyedAgain)} (${r.keyedAgainNewId})`);
   row(
     '  dead letters (failed again on the dead-letter queue)',
@@ -119,6 +125,7 @@ function printSummary(results, options) {
       ['completed without a finished run', r.completedWithoutRun],
       ['failed', r.failed],
       ['flow parents run early', r.flows.earlyParents],
+      ['dependents run early or wrongly', r.dependencies.earlyDependents],
       ['rolled-back adds stored', r.transactions.rolledBackStored],
       ['dead letters of dead letters', r.deadLetters.ofLetters],
       ['failed jobs without exactly one dead letter', r.deadLetters.notOne],
