@@ -34,19 +34,25 @@ function realHandlersSummary(data) {
   return out;
 }
 
-/** The issue's target of item 3 (≥ 90 % of the ideal where the database is not the bottleneck). */
+/**
+ * The targets where the database is not the bottleneck: ≥ 90 % of the ideal for every library row (the first
+ * real-handler target), and the benchmark round's own bar for PostgreSQL, ≥ 80 %, whose pool and network round trips
+ * SQLite's in-process calls do not pay.
+ */
 function realHandlersTargets(data) {
   const s = realHandlersSummary(data);
   if (!s) return [];
   const light = Math.min(...data['real-handlers'].loads.map((load) => load.concurrency));
-  return ['library', 'library-prefetch', 'library-pg', 'library-pg-prefetch']
-    .map((id) => s[`${id}@${light}`])
-    .filter((x) => x && x.runs)
-    .map((x) => [
-      `Real handlers ≥ 90 % of ideal where the database is not the bottleneck (${x.label}, ${light} per queue)`,
-      `${fmt(x.ofIdeal * 100)} % (${fmt(x.rate)} of ${fmt(x.ideal)} jobs/s)`,
-      x.ofIdeal >= 0.9,
-    ]);
+  const row = (x, share) => [
+    `Real handlers ≥ ${share} % of ideal where the database is not the bottleneck (${x.label}, ${light} per queue)`,
+    `${fmt(x.ofIdeal * 100)} % (${fmt(x.rate)} of ${fmt(x.ideal)} jobs/s)`,
+    x.ofIdeal >= share / 100,
+  ];
+  return ['library', 'library-prefetch', 'library-pg', 'library-pg-prefetch'].flatMap((id) => {
+    const x = s[`${id}@${light}`];
+    if (!x || !x.runs) return [];
+    return id.startsWith('library-pg') ? [row(x, 90), row(x, 80)] : [row(x, 90)];
+  });
 }
 
 function realHandlersSection(data) {
