@@ -1,12 +1,16 @@
 import { Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { CompletionNotCommittedError } from '../lib/errors/completion-not-committed.error';
 import { InvalidJobProgressError } from '../lib/errors/invalid-job-progress.error';
 import { JobNotRunningError } from '../lib/errors/job-not-running.error';
 import { JobTimeoutError } from '../lib/errors/job-timeout.error';
 import { UnrecoverableError } from '../lib/errors/unrecoverable.error';
+import { UnsupportedTransactionError } from '../lib/errors/unsupported-transaction.error';
 import { JobEventBus } from '../lib/events/job-event-bus';
 import { Job } from '../lib/interfaces/job.interface';
 import { QueueEvent } from '../lib/interfaces/queue-event.interface';
 import { JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
+import { transactionRunnerOf } from '../lib/storage/transactions/transaction-statements';
 import { AttemptRunner, RunningAttempt } from '../lib/worker/attempt-runner';
 import { LazyAbortController } from '../lib/worker/lazy-abort-controller';
 import { runningRecord } from './support/job-record';
@@ -36,7 +40,10 @@ class CapturingLogger extends Logger {
  * A runner around `handle`, with a stand-in storage for progress (and the stored error a failure reads back: none),
  * an injected clock and a processor timeout.
  */
-function setUp(handle: (job: Job) => unknown, options: { timeout?: number; current?: boolean; owned?: boolean } = {}) {
+function setUp(
+  handle: (job: Job) => unknown,
+  options: { timeout?: number; current?: boolean; owned?: boolean; storage?: Partial<QueueStorage> } = {},
+) {
   const events = new JobEventBus();
   const heard: QueueEvent[] = [];
   events.events$.subscribe((event) => heard.push(event));
@@ -47,7 +54,7 @@ function setUp(handle: (job: Job) => unknown, options: { timeout?: number; curre
     processor: { process: async (job) => handle(job) },
     timeout: options.timeout,
     backoff: { type: 'fixed', delay: 250 },
-    storage: { updateProgress, getJob: async () => null } as unknown as QueueStorage,
+    storage: { updateProgress, getJob: async () => null, ...options.storage } as unknown as QueueStorage,
     workerId: 'w',
     events,
     logger,
@@ -196,5 +203,27 @@ describe('AttemptRunner (unit): progress', () => {
     await runner.run(running());
     expect(thrown).toBeInstanceOf(InvalidJobProgressError);
     expect(updateProgress).not.toHaveBeenCalled();
+  });
+});
+
+describe('AttemptRunner (unit): job.completeIn', () => {
+  it("a transaction that ended while the completion was being written is refused in completeIn's words", async () => {
+    // The write went through, then the transaction was found ended (committed by a call the handler did not await):
+    // the storage's own check, as it runs on the real manager.
+    const ended = { queryRunner: { query: async () => [], isTransactionActive: false, isReleased: false } } as unknown as EntityManager;
+    let thrown: unknown;
+    const { runner } = setUp(
+      async (job) => {
+        thrown = await job.completeIn(ended, 'done').catch((error: unknown) => error);
+        return undefined;
+      },
+      { storage: { completeIn: async () => true, afterCommitOf: (manager) => void transactionRunnerOf(manager!) } },
+    );
+    const outcome = await runner.run(running());
+    expect(thrown).toBeInstanceOf(UnsupportedTransactionError);
+    expect(thrown).toMatchObject({ reason: 'not-a-transaction', call: 'complete' });
+    expect((thrown as Error).message).toContain('job.completeIn(manager) needs the EntityManager of an open transaction');
+    // Written but never seen to commit: the attempt fails (fenced: a completion that did commit would stand).
+    expect(outcome).toMatchObject({ kind: 'retry', error: { name: CompletionNotCommittedError.name } });
   });
 });

@@ -207,14 +207,23 @@ export class AttemptRunner {
     }
     if (!owned) throw completion.lost();
     completion.written();
-    storage.afterCommitOf(
-      manager,
-      () => {
-        completion.committed();
-        this.context.onCommitted(record, json);
-      },
-      () => completion.discarded(),
-    );
+    try {
+      storage.afterCommitOf(
+        manager,
+        () => {
+          completion.committed();
+          this.context.onCommitted(record, json);
+        },
+        () => completion.discarded(),
+      );
+    } catch (error) {
+      // The transaction ended while the write was on its way (a commit the handler did not wait for, or another
+      // transaction on the same SQLite connection): told in completeIn's words, not an enqueue's. The completion
+      // stays written and the attempt ends as one whose transaction was left open: its failure is fenced, so a
+      // completion that did commit stands.
+      if (error instanceof UnsupportedTransactionError) throw completeInRefusal(error);
+      throw error;
+    }
   }
 
   /**
