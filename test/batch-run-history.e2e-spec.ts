@@ -65,6 +65,35 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
     }
   });
 
+  it('a job that waited in a partial batch past a round of writes shows its size once its call runs long', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let called = false;
+    const Batch = defineBatchProcessor<Item>(
+      'waiting',
+      async (jobs) => {
+        called = true;
+        await gate;
+        return jobs.map((job) => job.data.n);
+      },
+      // The batch never fills: the call comes maxWaitMs after the job, long after its start was written.
+      { batch: { size: 5, maxWaitMs: 300 } },
+    );
+    app = await current.startApp({ module: { pollInterval: 20 }, providers: [Batch] });
+    const { id } = await app.get(QueueProducer).add('waiting', { n: 1 });
+    try {
+      await waitFor(async () => (await admin().getJob(id))?.startedAt !== null, 'its start is written while it waits for the batch');
+      expect(called).toBe(false);
+      expect('batchSize' in (await runsOf(id))[0]).toBe(false);
+      await waitFor(async () => (await runsOf(id))[0]?.batchSize === 1, 'the running call shows its size');
+      expect((await runsOf(id))[0]).toMatchObject({ outcome: 'running', batchSize: 1 });
+    } finally {
+      release();
+    }
+    await waitFor(async () => (await admin().getJob(id))?.status === 'completed', 'completed');
+    expect((await runsOf(id)).map((run) => [run.outcome, run.batchSize])).toEqual([['completed', 1]]);
+  });
+
   it('a batch job cancelled while it ran keeps its size on that run; retried and run by a single-job handler, it shows none', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -49,7 +49,7 @@ describePostgres('completion batch plan', (backend: Backend) => {
       run: async () => 0,
     };
     await completeJobs({ runner, tables: postgresTables(plans.schema) }, [{ ref: { id: '1', attempt: 1 }, result: null }], WORKER, now);
-    await plans.source.query(`PREPARE completion(bigint, bigint[], int[], text[], text, bigint[]) AS ${completion.sql}`);
+    await plans.source.query(`PREPARE completion(bigint, bigint[], int[], text[], text, bigint[], int[]) AS ${completion.sql}`);
   }, 120_000);
 
   afterAll(async () => {
@@ -67,8 +67,10 @@ describePostgres('completion batch plan', (backend: Backend) => {
     const results = `'{${batch.map(() => 'null').join(',')}}'::text[]`;
     // Each job's start, as the worker's completions carry it (the claim writes none).
     const starts = `'{${batch.map(() => Date.now()).join(',')}}'::bigint[]`;
+    // Each job's batch call size: none, as a single-job handler's completions carry.
+    const sizes = `'{${batch.map(() => 'null').join(',')}}'::int[]`;
     const [row] = (await plans.source.query(
-      `EXPLAIN (FORMAT JSON) EXECUTE completion(${Date.now()}, ${ids}, ${attempts}, ${results}, '${WORKER}', ${starts})`,
+      `EXPLAIN (FORMAT JSON) EXECUTE completion(${Date.now()}, ${ids}, ${attempts}, ${results}, '${WORKER}', ${starts}, ${sizes})`,
     )) as {
       'QUERY PLAN': { Plan: PlanNode }[];
     }[];

@@ -200,6 +200,12 @@ export interface AttemptRef {
    * that ends the attempt records this start unless an earlier write (`markStarted`) did.
    */
   startedAt?: number;
+  /**
+   * The size of the batch handler call the attempt runs in, once that call began; unset for a single-job handler (and
+   * for a batch job not called yet). Every write that records the start or ends the attempt stores it with the run
+   * (`JobRun.batchSize`): the size costs no statement of its own.
+   */
+  batch?: number;
 }
 
 /** One attempt's successful outcome: its result as JSON (null for none). */

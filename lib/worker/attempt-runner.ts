@@ -10,7 +10,14 @@ import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { JobProgress } from '../interfaces/job-info.interface';
 import { Job } from '../interfaces/job.interface';
 import { QueueProcessor } from '../interfaces/queue-processor.interface';
-import { CallerTransactionStorage, ClaimStorage, FlowStorage, InspectionStorage, JobRecord } from '../storage/queue-storage.interface';
+import {
+  AttemptRef,
+  CallerTransactionStorage,
+  ClaimStorage,
+  FlowStorage,
+  InspectionStorage,
+  JobRecord,
+} from '../storage/queue-storage.interface';
 import { toJobError, withEarlierErrors } from '../utils/error.util';
 import { findJsonProblem } from '../utils/json-value.util';
 import { serializeProgress } from '../utils/serialize-progress.util';
@@ -49,6 +56,12 @@ export interface RunningAttempt {
   ended?: boolean;
   /** When its handler got the job (epoch ms): the writes that end the attempt record it as the job's start. */
   readonly startedAt: number;
+  /**
+   * The attempt as the worker's writes name it (with `startedAt`), one object for the attempt's life: a batch handler's
+   * call sets its size on it (`batch`), and every later write of the attempt carries that. Unset where no worker runs
+   * the attempt (a runner driven on its own).
+   */
+  readonly ref?: AttemptRef;
 }
 
 /** What the runner needs from its worker. */
@@ -193,7 +206,7 @@ export class AttemptRunner {
       owned = await storage.completeIn(
         manager,
         {
-          ref: { id: record.id, attempt: record.attempts, startedAt: attempt.startedAt },
+          ref: attempt.ref ?? { id: record.id, attempt: record.attempts, startedAt: attempt.startedAt },
           result: json,
           remove: this.context.removesOnComplete?.(record),
         },

@@ -160,7 +160,8 @@ export class OutcomeWriter {
 
   /**
    * A handler was given the attempt `ref` at `ref.startedAt`: written with the next round of writes, unless its outcome
-   * (which carries the start) is queued first, or `forgetStart` says nothing is to be written for it.
+   * (which carries the start) is queued first, or `forgetStart` says nothing is to be written for it. Noted again when
+   * the attempt joins a batch call (`ref.batch` set): that round writes the size, even where the start is written.
    */
   started(ref: AttemptRef, logger: Logger): void {
     this.starts.set(ref.id, { ref, logger, aged: false });

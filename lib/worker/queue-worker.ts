@@ -182,23 +182,20 @@ export class QueueWorker {
   }
 
   /**
-   * Records in the run history of a batch's jobs that they run in one call, and its size: one statement per call, not
-   * awaited (the call does not wait for it). On SQLite it goes through the connection ahead of the call's outcomes; on
-   * a pool an outcome may land first, which the statement's fence allows (a completion keeps the owner). A failure
-   * costs the marker only, and is logged.
+   * A batch call of `jobs` begins: each attempt's ref takes the call's size, which the writes of the attempt carry from
+   * then on (its outcome, its snooze, its hand-back), so the size costs no statement of its own. A call that outlasts a
+   * round of writes must show its size while it runs: the start is noted again, and the writer's next round writes
+   * the size of those still running with the starts (`markStarted`); a call that ends within its turn (its outcomes
+   * take the starts out) writes nothing more.
    */
   private recordBatch(jobs: Job[]): void {
-    const refs = jobs.map((job) => ({ id: job.id, attempt: job.attempt }));
-    this.context.storage.markBatch(refs, this.context.workerId, jobs.length).catch((error: unknown) => {
-      const ids =
-        jobs
-          .slice(0, 3)
-          .map((job) => job.id)
-          .join(', ') + (jobs.length > 3 ? ', ...' : '');
-      this.context.logger.error(
-        `Queue ${this.queue}: could not record the batch of ${jobs.length} job(s) (${ids}) in their run history: ${String(error)}`,
-      );
-    });
+    for (const job of jobs) {
+      const ref = this.running.get(job.id)?.ref;
+      // Only this call's attempt: a newer run of the same job (cancelled, then retried) keeps its own ref.
+      if (!ref || ref.attempt !== job.attempt) continue;
+      ref.batch = jobs.length;
+      this.context.outcomes.started(ref, this.context.logger);
+    }
   }
 
   /**
@@ -239,8 +236,8 @@ export class QueueWorker {
     for (const attempt of this.running.values()) {
       attempt.abandoned = true;
       attempt.controller.abort(reason);
-      // Its handler ran: the hand-back's run records its start.
-      refs.push({ id: attempt.record.id, attempt: attempt.record.attempts, startedAt: attempt.startedAt });
+      // Its handler ran: the hand-back's run records its start (and the size of its batch call, if any).
+      refs.push(attempt.ref ?? { id: attempt.record.id, attempt: attempt.record.attempts, startedAt: attempt.startedAt });
     }
     return refs;
   }
@@ -289,6 +286,8 @@ export class QueueWorker {
     }
     // Its handler gets it now: the claim left the row's start unset (the job may have waited here for a slot).
     const startedAt = Date.now();
+    // One object for the attempt's writes: a batch call adds its size to it (recordBatch).
+    const ref: AttemptRef = { id: record.id, attempt: record.attempts, startedAt };
     const attempt: RunningAttempt = {
       record,
       controller: new LazyAbortController(),
@@ -296,6 +295,7 @@ export class QueueWorker {
       writeQueued: false,
       ended: false,
       startedAt,
+      ref,
     };
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
     // our heartbeat noticed, and it may even carry the same attempt number (retry starts a fresh count), so
@@ -306,7 +306,6 @@ export class QueueWorker {
       stale.controller.abort(new JobCancelledError(record.id));
     }
     this.running.set(record.id, attempt);
-    const ref = { id: record.id, attempt: record.attempts, startedAt };
     this.context.outcomes.started(ref, this.context.logger);
     try {
       if (this.context.events.observed)
@@ -320,8 +319,8 @@ export class QueueWorker {
       if (began > 0) this.noteHandlerTime(performance.now() - began);
       // Written and announced by the caller's transaction (job.completeIn): the slot is all that is left.
       if (outcome.kind === 'committed') return;
-      if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until, startedAt, outcome.group);
-      const final = outcome.kind === 'snooze' ? await this.snoozes.write(record, outcome.runAt, outcome.delay, startedAt) : outcome;
+      if (outcome.kind === 'rateLimited') return await this.rateLimit.pause(record, outcome.until, ref, outcome.group);
+      const final = outcome.kind === 'snooze' ? await this.snoozes.write(record, outcome.runAt, outcome.delay, ref) : outcome;
       if (final === null) return;
       // With a prefetch (or 'auto') the slot's next job does not wait for this write at all: not even for the batch
       // ahead of it. The poller hears of the slot now, as the handler returns, not once a batch takes the outcome.

@@ -65,17 +65,18 @@ export class RateLimitPause {
 
   /**
    * Pauses the queue (or, with `group`, that group of it) for every process and hands the job back unspent, with the
-   * worker's jobs (of that group) that have not started; its run is recorded from `startedAt`, its handler's start.
+   * worker's jobs (of that group) that have not started; its run is recorded from `ref` (the attempt as its handler
+   * had it: its start, and the size of the batch call it ran in, if any).
    * The job's slot frees when the worker's run of it settles.
    */
-  async pause(record: JobRecord, until: number, startedAt: number, group?: string): Promise<void> {
+  async pause(record: JobRecord, until: number, ref: AttemptRef, group?: string): Promise<void> {
     // In the same tick: the waiting jobs taken, later ones refused, and the poller told, so no claim takes their room.
     if (group === undefined) this.until = Math.max(this.until, until);
     else this.groupUntil.set(group, Math.max(this.groupUntil.get(group) ?? 0, until));
     const prefetched = this.worker.takeUnstarted(group);
     if (group === undefined) this.context.onRateLimited?.(this.queue, until);
     else this.context.onGroupRateLimited?.(this.queue, until);
-    this.written = this.writePause(record, until, startedAt, group);
+    this.written = this.writePause(record, until, ref, group);
     await this.handBackUnstarted(prefetched);
   }
 
@@ -86,8 +87,7 @@ export class RateLimitPause {
   }
 
   /** Writes the pause and hands the job back; never rejects (a failure is logged, the lease frees the job). */
-  private async writePause(record: JobRecord, until: number, startedAt: number, group?: string): Promise<void> {
-    const ref = { id: record.id, attempt: record.attempts, startedAt };
+  private async writePause(record: JobRecord, until: number, ref: AttemptRef, group?: string): Promise<void> {
     const { storage, workerId, logger } = this.context;
     const [error, what] = group === undefined ? ['RateLimitError', 'the queue'] : ['GroupRateLimitError', `its group "${group}"`];
     try {

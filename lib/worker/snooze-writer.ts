@@ -1,6 +1,6 @@
 import { SnoozeLimitError } from '../errors/snooze-limit.error';
 import { MODULE_DEFAULTS } from '../module-defaults.constants';
-import { JobRecord } from '../storage/queue-storage.interface';
+import { AttemptRef, JobRecord } from '../storage/queue-storage.interface';
 import { toJobError } from '../utils/error.util';
 import { SavableOutcome } from './outcome';
 import { QueueWorkerContext } from './queue-worker-context';
@@ -21,11 +21,11 @@ export class SnoozeWriter {
   ) {}
 
   /**
-   * Writes a snooze, with the start its handler had (`startedAt`): null once written (or lost), or the failure to save instead when the job crossed `maxSnoozes`.
+   * Writes a snooze of the attempt `ref`, with the start its handler had and the batch call size it carries (the ref's
+   * `startedAt`, `batch`): null once written (or lost), or the failure to save instead when the job crossed `maxSnoozes`.
    * A write the database refuses is logged; the job's lease then expires and recovery requeues it, as after a crash.
    */
-  async write(record: JobRecord, runAt: number, delay: number, startedAt: number): Promise<SavableOutcome | null> {
-    const ref = { id: record.id, attempt: record.attempts, startedAt };
+  async write(record: JobRecord, runAt: number, delay: number, ref: AttemptRef): Promise<SavableOutcome | null> {
     const { storage, workerId, logger } = this.context;
     const maxSnoozes = this.context.maxSnoozes ?? MODULE_DEFAULTS.maxSnoozes;
     let written: 'snoozed' | 'exhausted' | 'lost';

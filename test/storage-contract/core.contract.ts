@@ -437,32 +437,69 @@ describeEachBackend('QueueStorage contract', (backend) => {
   });
 
   describe('batch runs', () => {
-    it('markBatch records the size on the attempt, fenced by owner and attempt; the run that ends moves it into its record', async () => {
+    it('markStarted writes the batch size a ref carries with its start, or alone once the start is written; fenced by owner and attempt', async () => {
       await add('batched');
       await add('batched');
       const [first, second] = await storage.claim([{ queue: 'batched', limit: 2 }], A, Date.now(), CONTRACT_LEASE);
-      // Another worker's marker, and a stale attempt's, write nothing.
-      expect(await storage.markBatch([ref(first)], B, 2)).toBe(0);
-      expect(await storage.markBatch([{ id: first.id, attempt: first.attempts + 1 }], A, 2)).toBe(0);
-      expect(await storage.markBatch([ref(first), ref(second)], A, 2)).toBe(2);
-      expect((await storage.getJob(first.id))!.runBatch).toBe(2);
-      // A retry ends the run: its record keeps the size, the row forgets it for the next run.
       const at = Date.now();
-      expect(await storage.retry({ ...ref(first), startedAt: at }, A, '{"message":"again"}', at, at)).toBe(true);
-      const retried = (await storage.getJob(first.id))!;
-      expect(retried.runBatch).toBeUndefined();
-      expect(JSON.parse(retried.runs!)).toEqual([expect.objectContaining({ attempt: 1, outcome: 'retried', batch: 2 })]);
-      // A completion keeps it (the row is the completed run's), and a completion landing first still takes it.
-      expect(await storage.completeMany([{ ref: { ...ref(second), startedAt: at }, result: null }], A, at)).toEqual(new Set([second.id]));
-      expect(await storage.markBatch([ref(second)], A, 5)).toBe(1);
-      expect((await storage.getJob(second.id))!.runBatch).toBe(5);
-      // A run of a single-job handler records none.
-      const [again] = await storage.claim([{ queue: 'batched', limit: 1 }], A, Date.now(), CONTRACT_LEASE);
-      expect(again.id).toBe(first.id);
+      // Another worker's round, and a stale attempt's, write nothing.
+      expect(await storage.markStarted([{ ...ref(first), startedAt: at, batch: 2 }], B)).toBe(0);
+      expect(await storage.markStarted([{ id: first.id, attempt: first.attempts + 1, startedAt: at, batch: 2 }], A)).toBe(0);
+      expect((await storage.getJob(first.id))!.runBatch).toBeUndefined();
+      // The start of a job waiting in a partial batch goes out first, its call's size in a later round.
+      expect(
+        await storage.markStarted(
+          [
+            { ...ref(first), startedAt: at, batch: 2 },
+            { ...ref(second), startedAt: at },
+          ],
+          A,
+        ),
+      ).toBe(2);
+      expect((await storage.getJob(second.id))!.runBatch).toBeUndefined();
+      expect(await storage.markStarted([{ ...ref(second), startedAt: at + 5, batch: 2 }], A)).toBe(1);
+      const running = (await storage.getJob(second.id))!;
+      expect(running.runBatch).toBe(2);
+      // The size does not move the start the first round wrote.
+      expect(running.startedAt).toBe(at);
+      // Both recorded already: nothing is written; a ref without a size leaves the recorded one.
+      expect(await storage.markStarted([{ ...ref(first), startedAt: at, batch: 2 }], A)).toBe(0);
+      expect(await storage.markStarted([{ ...ref(first), startedAt: at }], A)).toBe(0);
+      expect((await storage.getJob(first.id))!.runBatch).toBe(2);
+    });
+
+    it('the outcome writes carry the size: the ending run keeps it in its record, a completion on the row; a single-job run records none', async () => {
+      for (let n = 0; n < 5; n++) await add('batched');
+      const [retried, completed, failed, snoozed] = await storage.claim([{ queue: 'batched', limit: 4 }], A, Date.now(), CONTRACT_LEASE);
+      const at = Date.now();
+      const inBatch = (job: JobRecord) => ({ ...ref(job), startedAt: at, batch: 4 });
+      // A retry ends the run: its record keeps the size, the row forgets it for the next run.
+      expect(await storage.retry(inBatch(retried), A, '{"message":"again"}', at, at)).toBe(true);
+      const afterRetry = (await storage.getJob(retried.id))!;
+      expect(afterRetry.runBatch).toBeUndefined();
+      expect(JSON.parse(afterRetry.runs!)).toEqual([expect.objectContaining({ attempt: 1, outcome: 'retried', batch: 4 })]);
+      // A completion keeps it on the row: the completed run is the row's own.
+      expect(await storage.completeMany([{ ref: inBatch(completed), result: null }], A, at)).toEqual(new Set([completed.id]));
+      expect((await storage.getJob(completed.id))!.runBatch).toBe(4);
+      expect(await storage.fail(inBatch(failed), A, '{"message":"no"}', at)).toBe(true);
+      expect(JSON.parse((await storage.getJob(failed.id))!.runs!)).toEqual([expect.objectContaining({ outcome: 'failed', batch: 4 })]);
+      expect(await storage.snooze(inBatch(snoozed), A, { runAt: at, delay: 0 }, 5, at)).toBe('snoozed');
+      const afterSnooze = (await storage.getJob(snoozed.id))!;
+      expect(afterSnooze.runBatch).toBeUndefined();
+      expect(JSON.parse(afterSnooze.runs!)).toEqual([expect.objectContaining({ outcome: 'snoozed', batch: 4 })]);
+      // A write whose ref carries no size takes the one an earlier round stored; a single-job run records none.
+      const [again, single] = await storage.claim([{ queue: 'batched', limit: 2 }], A, Date.now(), CONTRACT_LEASE);
+      expect(await storage.markStarted([{ ...ref(again), startedAt: at, batch: 3 }], A)).toBe(1);
       expect(await storage.fail({ ...ref(again), startedAt: at }, A, '{"message":"no"}', at)).toBe(true);
-      const failed = (await storage.getJob(first.id))!;
-      expect(failed.runBatch).toBeUndefined();
-      expect(JSON.parse(failed.runs!).map((run: { batch?: unknown }) => run.batch ?? null)).toEqual([2, null]);
+      expect(JSON.parse((await storage.getJob(again.id))!.runs!).at(-1)).toEqual(expect.objectContaining({ outcome: 'failed', batch: 3 }));
+      expect(await storage.completeMany([{ ref: { ...ref(single), startedAt: at }, result: null }], A, at)).toEqual(new Set([single.id]));
+      expect((await storage.getJob(single.id))!.runBatch).toBeUndefined();
+      // A stale attempt's outcome writes no size.
+      const [late] = await storage.claim([{ queue: 'batched', limit: 1 }], A, Date.now(), CONTRACT_LEASE);
+      expect(late).toBeDefined();
+      const staleRef = { id: late.id, attempt: late.attempts + 1, startedAt: at, batch: 9 };
+      expect(await storage.completeMany([{ ref: staleRef, result: null }], A, at)).toEqual(new Set());
+      expect((await storage.getJob(late.id))!.runBatch).toBeUndefined();
     });
   });
 

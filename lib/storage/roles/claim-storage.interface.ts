@@ -15,20 +15,20 @@ export interface ClaimStorage {
   claim(requests: ClaimRequest[], workerId: string, now: number, leaseDuration: number): Promise<JobRecord[]>;
   /**
    * Records when handlers were given these attempts (each ref's `startedAt`), in one statement, where no start is
-   * recorded yet; returns how many rows took it. Fenced like an outcome: an attempt no longer ours writes nothing.
+   * recorded yet, and the batch call size of those that carry one (`batch`) where it is not recorded yet: a job of a
+   * long batch call shows its size while it runs. Returns how many rows took either. Fenced like an outcome: an
+   * attempt no longer ours writes nothing.
    */
   markStarted(refs: AttemptRef[], workerId: string): Promise<number>;
   /**
-   * Records, in one statement, that these attempts of `workerId` run together in one call of a batch handler of
-   * `size` jobs (their run history says so); returns how many rows took it. Fenced by owner and attempt.
-   */
-  markBatch(refs: AttemptRef[], workerId: string, size: number): Promise<number>;
-  /**
-   * Marks many attempts completed in one statement (each with its ref's `startedAt`, if set); returns the ids of those this worker still owned
+   * Marks many attempts completed in one statement (each with its ref's `startedAt` and `batch`, if set); returns the ids of those this worker still owned
    * (the others were cancelled or lost their lease meanwhile).
    */
   completeMany(completions: Completion[], workerId: string, now: number): Promise<Set<string>>;
-  /** Puts an attempt back to pending until `runAt`, with its error; false when no longer owned. */
+  /**
+   * Puts an attempt back to pending until `runAt`, with its error; false when no longer owned. This and `fail` record
+   * the run with the ref's `startedAt` and `batch`, where set.
+   */
   retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean>;
   /** Marks an attempt failed for good; false when no longer owned. */
   fail(ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean>;

@@ -4,7 +4,7 @@ import { PostgresConnection } from '../postgres-connection';
 import { claimJobs } from '../sql/claim.sql';
 import { appendLog, updateData } from '../sql/job-details.sql';
 import { releaseJobs } from '../sql/leases.sql';
-import { completeJobs, failJob, markBatch, markStarted, retryJob, updateProgress } from '../sql/outcomes.sql';
+import { completeJobs, failJob, markStarted, retryJob, updateProgress } from '../sql/outcomes.sql';
 import { PostgresContext } from '../sql/postgres-sql-fragments';
 import { ClaimStorage } from '../../roles/claim-storage.interface';
 import { PostgresBackend } from './postgres-backend';
@@ -33,10 +33,6 @@ export class PostgresClaimStorage implements ClaimStorage {
 
   markStarted(refs: AttemptRef[], workerId: string): Promise<number> {
     return markStarted(this.db, refs, workerId);
-  }
-
-  markBatch(refs: AttemptRef[], workerId: string, size: number): Promise<number> {
-    return markBatch(this.db, refs, workerId, size);
   }
 
   retry(ref: AttemptRef, workerId: string, error: string, runAt: number, now: number): Promise<boolean> {

@@ -22,12 +22,13 @@ const sql = perSchema((tables) => {
      * plan, which then rescanned the batch once per running row (200 completions: 5.6 ms against 1.7). A position
      * reads a text array from its start, so a batch is cut into statements of at most COMPLETION_CHUNK jobs.
      * It keeps `locked_by`: the completed row names the process that ran it (`JobRun.owner`); no index holds the
-     * column, so the update stays as HOT as before.
+     * column, so the update stays as HOT as before. `$7` holds each job's batch size (null for a single-job handler's),
+     * which the completed run keeps in `run_batch`: no index holds that column either.
      */
     completeMany: `/* complete */ WITH completed AS (
         UPDATE ${T} AS t
         SET status = 'completed', result = ($4::text[])[i], started_at = coalesce(($6::bigint[])[i], t.started_at), finished_at = $1, updated_at = $1,
-          lease_until = NULL
+          lease_until = NULL, run_batch = coalesce(($7::int[])[i], t.run_batch)
         FROM generate_subscripts($2::bigint[], 1) AS i
         WHERE t.id = ($2::bigint[])[i] AND t.attempts = ($3::int[])[i] AND t.locked_by = $5 AND t.status = 'running'
         RETURNING t.id
@@ -36,7 +37,8 @@ const sql = perSchema((tables) => {
       SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
 
     /**
-     * The same completion for a batch where retention keeps nothing of some jobs (`$6`, by position; `$7` the starts): those rows are
+     * The same completion for a batch where retention keeps nothing of some jobs (`$6`, by position; `$7` the starts, `$8`
+     * the batch sizes): those rows are
      * deleted, one write instead of the update and retention's later delete (0.72x the server CPU per job,
      * bench/notes/2026-12-06-finished-job-layouts.md); the others are updated as above, the deleted ones left out.
      * A row something still reads once finished is updated instead (and left to retention): a flow child (its parent
@@ -55,7 +57,7 @@ const sql = perSchema((tables) => {
       completed AS (
         UPDATE ${T} AS t
         SET status = 'completed', result = ($4::text[])[i], started_at = coalesce(($7::bigint[])[i], t.started_at), finished_at = $1,
-          updated_at = $1, lease_until = NULL
+          updated_at = $1, lease_until = NULL, run_batch = coalesce(($8::int[])[i], t.run_batch)
         FROM generate_subscripts($2::bigint[], 1) AS i
         WHERE t.id = ($2::bigint[])[i] AND t.attempts = ($3::int[])[i] AND t.locked_by = $5 AND t.status = 'running'
           AND t.id NOT IN (SELECT id FROM removed)
@@ -65,31 +67,29 @@ const sql = perSchema((tables) => {
       SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0
       UNION ALL SELECT id FROM removed`,
 
-    // A failed attempt that runs again; its run is recorded (a completion records none: the row is its own).
+    // A failed attempt that runs again; its run is recorded (a completion records none: the row is its own), with the
+    // batch size the attempt carries ($8), else the one an earlier write of the run stored.
     retry: `UPDATE ${T}
       SET status = 'pending', error = $1, run_at = $2, updated_at = $3, started_at = coalesce($7::bigint, started_at),
-          ${appendRunSql('$3', "'retried'", 'coalesce($7::bigint, started_at)')}, ${RELEASE_COLUMNS}
+          ${appendRunSql('$3', "'retried'", 'coalesce($7::bigint, started_at)', 'coalesce($8::int, run_batch)')}, ${RELEASE_COLUMNS}
       WHERE id = $4 AND locked_by = $5 AND attempts = $6 AND status = 'running'`,
 
     fail: `WITH failed AS (
         UPDATE ${T}
         SET status = 'failed', error = $1, finished_at = $2, updated_at = $2, started_at = coalesce($6::bigint, started_at),
-            ${appendRunSql('$2', "'failed'", 'coalesce($6::bigint, started_at)')}, ${RELEASE_COLUMNS}
+            ${appendRunSql('$2', "'failed'", 'coalesce($6::bigint, started_at)', 'coalesce($7::int, run_batch)')}, ${RELEASE_COLUMNS}
         WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'
         RETURNING id
       ),
       ${notifyFinished(tables, 'failed', '$2')}
       SELECT count(*) AS count FROM failed WHERE (SELECT count(*) FROM done) >= 0`,
 
-    // The starts of attempts whose handlers got them, where none is recorded yet: one statement per write round.
-    markStarted: `/* started */ UPDATE ${T} AS t SET started_at = s.at
-      FROM unnest($1::bigint[], $2::int[], $3::bigint[]) AS s(id, attempt, at)
-      WHERE t.id = s.id AND t.attempts = s.attempt AND t.locked_by = $4 AND t.status = 'running' AND t.started_at IS NULL`,
-
-    // The size of the batch handler call these attempts run in (see the SQLite statement of the same name).
-    markBatch: `UPDATE ${T} AS t SET run_batch = $1
-      FROM unnest($2::bigint[], $3::int[]) AS b(id, attempt)
-      WHERE t.id = b.id AND t.attempts = b.attempt AND t.locked_by = $4`,
+    // The starts of attempts whose handlers got them, where none is recorded yet, and the batch sizes ($5) where not
+    // recorded yet: one statement per write round (see the SQLite statement of the same name).
+    markStarted: `/* started */ UPDATE ${T} AS t SET started_at = coalesce(t.started_at, s.at), run_batch = coalesce(s.batch, t.run_batch)
+      FROM unnest($1::bigint[], $2::int[], $3::bigint[], $5::int[]) AS s(id, attempt, at, batch)
+      WHERE t.id = s.id AND t.attempts = s.attempt AND t.locked_by = $4 AND t.status = 'running'
+        AND (t.started_at IS NULL OR (s.batch IS NOT NULL AND t.run_batch IS DISTINCT FROM s.batch))`,
 
     updateProgress: `UPDATE ${T} SET progress = $1, updated_at = $2
       WHERE id = $3 AND locked_by = $4 AND attempts = $5 AND status = 'running'`,
@@ -119,12 +119,13 @@ export async function completeJobs(db: PostgresContext, completions: Completion[
       chunk.map(({ result }) => result),
       workerId,
     ];
-    // Each job's start, where no earlier write recorded it (the claim writes none).
+    // Each job's start, where no earlier write recorded it (the claim writes none), and its batch size.
     const starts = chunk.map(({ ref }) => startOf(ref));
+    const batches = chunk.map(({ ref }) => ref.batch ?? null);
     const removing = chunk.some(({ remove }) => remove);
     const rows = await db.runner.all(
       removing ? sql(db.tables).completeManyRemoving : sql(db.tables).completeMany,
-      removing ? [...params, chunk.map(({ remove }) => remove === true), starts] : [...params, starts],
+      removing ? [...params, chunk.map(({ remove }) => remove === true), starts, batches] : [...params, starts, batches],
       REUSED,
     );
     for (const row of rows) completed.add(String(row.id));
@@ -143,33 +144,38 @@ export async function retryJob(
 ): Promise<boolean> {
   const id = toRowId(ref.id);
   if (id === null) return false;
-  return (await db.runner.run(sql(db.tables).retry, [error, ms(runAt), ms(now), id, workerId, ref.attempt, startOf(ref)])) === 1;
+  return (
+    (await db.runner.run(sql(db.tables).retry, [error, ms(runAt), ms(now), id, workerId, ref.attempt, startOf(ref), ref.batch ?? null])) ===
+    1
+  );
 }
 
 /** Marks an attempt failed for good; false when no longer owned. */
 export async function failJob(db: PostgresContext, ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
   const id = toRowId(ref.id);
   if (id === null) return false;
-  const [row] = await db.runner.all(sql(db.tables).fail, [error, ms(now), id, workerId, ref.attempt, startOf(ref)]);
+  const [row] = await db.runner.all(sql(db.tables).fail, [error, ms(now), id, workerId, ref.attempt, startOf(ref), ref.batch ?? null]);
   return Number(row?.count) === 1;
 }
 
-/** Records the starts of these attempts (their `startedAt`) where none is yet; how many rows took one. */
+/**
+ * Records the starts of these attempts (their `startedAt`) where none is yet, and the batch size of those that carry
+ * one where it is not recorded yet; how many rows took either.
+ */
 export async function markStarted(db: PostgresContext, refs: AttemptRef[], workerId: string): Promise<number> {
   const valid = refs.filter((ref) => toRowId(ref.id) !== null && ref.startedAt !== undefined);
   if (valid.length === 0) return 0;
   return db.runner.run(
     sql(db.tables).markStarted,
-    [valid.map((ref) => ref.id), valid.map((ref) => ref.attempt), valid.map((ref) => startOf(ref)), workerId],
+    [
+      valid.map((ref) => ref.id),
+      valid.map((ref) => ref.attempt),
+      valid.map((ref) => startOf(ref)),
+      workerId,
+      valid.map((ref) => ref.batch ?? null),
+    ],
     REUSED,
   );
-}
-
-/** Records that these attempts run in one batch handler call of `size` jobs; how many rows took it. */
-export async function markBatch(db: PostgresContext, refs: AttemptRef[], workerId: string, size: number): Promise<number> {
-  const valid = refs.filter((ref) => toRowId(ref.id) !== null);
-  if (valid.length === 0) return 0;
-  return db.runner.run(sql(db.tables).markBatch, [size, valid.map((ref) => ref.id), valid.map((ref) => ref.attempt), workerId], REUSED);
 }
 
 /** The attempt's start as a bigint parameter, or null when the write carries none. */

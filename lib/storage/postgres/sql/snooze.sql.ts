@@ -2,12 +2,13 @@ import { AttemptRef } from '../../queue-storage.interface';
 import { PostgresContext, REUSED, cappedAppendSql, ms, perSchema, toRowId } from './postgres-sql-fragments';
 import { appendRunSql } from './run-history.sql';
 
-/** See the SQLite file of the same name. Params: run_at, max log lines, delay, now, id, worker, attempt, bound, start. */
+/** See the SQLite file of the same name. Params: run_at, max log lines, delay, now, id, worker, attempt, bound, start,
+ * batch size. */
 const sql = perSchema(({ T }) => ({
   snooze: `UPDATE ${T}
       SET status = 'pending', attempts = attempts - 1, run_at = $1, snoozes = snoozes + 1,
           logs = ${cappedAppendSql('logs', '$2', "'Snoozed for ' || $3::text || ' ms (snooze ' || (snoozes + 1) || ')'")},
-          started_at = coalesce($9::bigint, started_at), ${appendRunSql('$4', "'snoozed'", 'coalesce($9::bigint, started_at)')},
+          started_at = coalesce($9::bigint, started_at), ${appendRunSql('$4', "'snoozed'", 'coalesce($9::bigint, started_at)', 'coalesce($10::int, run_batch)')},
           locked_by = NULL, lease_until = NULL, updated_at = $4
       WHERE id = $5 AND locked_by = $6 AND attempts = $7 AND status = 'running' AND snoozes < $8
       RETURNING id`,
@@ -40,6 +41,7 @@ export async function snoozeJob(
       ref.attempt,
       maxSnoozes,
       ref.startedAt === undefined ? null : ms(ref.startedAt),
+      ref.batch ?? null,
     ],
     REUSED,
   );

@@ -7,7 +7,7 @@ import { InvalidStoredDataError } from '../../../errors/invalid-stored-data.erro
 import { serializeJobError } from '../../../utils/error.util';
 import { appendLog, updateData } from '../sql/job-details.sql';
 import { releaseJobs } from '../sql/leases.sql';
-import { completeJobs, failJob, markBatch, markStarted, retryJob, updateProgress } from '../sql/outcomes.sql';
+import { completeJobs, failJob, markStarted, retryJob, updateProgress } from '../sql/outcomes.sql';
 import { SqliteConnection } from '../sqlite-connection';
 import { ClaimStorage } from '../../roles/claim-storage.interface';
 import { SqliteBackend } from './sqlite-backend';
@@ -55,12 +55,6 @@ export class SqliteClaimStorage implements ClaimStorage {
   async markStarted(refs: AttemptRef[], workerId: string): Promise<number> {
     if (refs.length === 0) return 0;
     const marked = await markStarted(this.db.background, refs, workerId);
-    if (marked > 0) this.db.written();
-    return marked;
-  }
-
-  async markBatch(refs: AttemptRef[], workerId: string, size: number): Promise<number> {
-    const marked = await markBatch(this.db.background, refs, workerId, size);
     if (marked > 0) this.db.written();
     return marked;
   }

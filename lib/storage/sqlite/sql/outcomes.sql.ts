@@ -11,10 +11,13 @@ import { T } from './sqlite-sql-fragments';
  * looking each row up by id is O(batch), walking every running row against the batch is O(running x batch). The
  * `+status` matters once the file has statistics (an operator ran ANALYZE or `PRAGMA optimize`): with them SQLite
  * chose the running index, 4x the CPU per job (bench/row-layout.js). It keeps `locked_by`: the completed row names
- * the process that ran it (`JobRun.owner`), at no write more (no index holds the column).
+ * the process that ran it (`JobRun.owner`), at no write more (no index holds the column). A batch handler's job carries
+ * the size of its call as a fifth item, which the completed run keeps (`run_batch`); a single-job handler's items have
+ * four, so `->> 4` is null and the column stays as it is.
  */
 export const COMPLETE_MANY_SQL = `/* complete */ UPDATE ${T}
-  SET status = 'completed', result = j.value ->> 2, started_at = coalesce(j.value ->> 3, started_at), finished_at = ?, updated_at = ?, lease_until = NULL
+  SET status = 'completed', result = j.value ->> 2, started_at = coalesce(j.value ->> 3, started_at), finished_at = ?, updated_at = ?, lease_until = NULL,
+      run_batch = coalesce(j.value ->> 4, run_batch)
   FROM json_each(?) AS j
   WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ? AND +${T}.status = 'running'
   RETURNING ${T}.id`;
@@ -34,33 +37,36 @@ export const COMPLETE_DELETE_SQL = `/* complete-delete */ DELETE FROM ${T}
     AND NOT EXISTS (SELECT 1 FROM ${EVENT_READERS_TABLE} WHERE origin = '${FINISH_WAITERS_MARK}' AND seen_at >= ?)
   RETURNING id`;
 
-/** A failed attempt that runs again; its run is recorded (the completion above records none: the row is its own). */
+/**
+ * A failed attempt that runs again; its run is recorded (the completion above records none: the row is its own), with
+ * the batch size the attempt carries, else the one an earlier write of the run stored.
+ */
 const RETRY_SQL = `UPDATE ${T}
   SET status = 'pending', error = ?, run_at = ?, updated_at = ?, started_at = coalesce(?, started_at),
-      ${appendRunSql('?', "'retried'", 'coalesce(?, started_at)')}, locked_by = NULL, lease_until = NULL
+      ${appendRunSql('?', "'retried'", 'coalesce(?, started_at)', 'coalesce(?, run_batch)')}, locked_by = NULL, lease_until = NULL
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
+/** A failed attempt that runs no more; its run is recorded as the retry's is. */
 const FAIL_SQL = `UPDATE ${T}
   SET status = 'failed', error = ?, finished_at = ?, updated_at = ?, started_at = coalesce(?, started_at),
-      ${appendRunSql('?', "'failed'", 'coalesce(?, started_at)')}, locked_by = NULL, lease_until = NULL
+      ${appendRunSql('?', "'failed'", 'coalesce(?, started_at)', 'coalesce(?, run_batch)')}, locked_by = NULL, lease_until = NULL
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 const UPDATE_PROGRESS_SQL = `UPDATE ${T} SET progress = ?, updated_at = ?
   WHERE id = ? AND locked_by = ? AND attempts = ? AND status = 'running'`;
 
 /**
- * The starts of attempts whose handlers got them, for those still running under this worker with no start recorded:
- * one statement for every such attempt of a write round. By id, like the completion (see there for the `+`).
+ * The starts of attempts whose handlers got them, for those still running under this worker: one statement for every
+ * such attempt of a write round. By id, like the completion (see there for the `+`). An attempt of a batch handler's
+ * call carries the call's size as a fourth item: it is written with the start, or on its own when the start is already
+ * recorded (the job waited in a partial batch longer than a round), so that a long call shows its size while it runs.
+ * A row whose start and size are both recorded already is left alone: no write for nothing.
  */
 const MARK_STARTED_SQL = `/* started */ UPDATE ${T}
-  SET started_at = j.value ->> 2
+  SET started_at = coalesce(${T}.started_at, j.value ->> 2), run_batch = coalesce(j.value ->> 3, ${T}.run_batch)
   FROM json_each(?) AS j
-  WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.status = 'running' AND +${T}.locked_by = ? AND ${T}.started_at IS NULL`;
-
-const MARK_BATCH_SQL = `UPDATE ${T}
-  SET run_batch = ?
-  FROM json_each(?) AS j
-  WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.locked_by = ?`;
+  WHERE ${T}.id = j.value ->> 0 AND ${T}.attempts = j.value ->> 1 AND +${T}.status = 'running' AND +${T}.locked_by = ?
+    AND (${T}.started_at IS NULL OR (j.value ->> 3 IS NOT NULL AND ${T}.run_batch IS NOT j.value ->> 3))`;
 
 /**
  * Completes attempts; the ids this worker still owned. Hot path. Those whose retention keeps nothing (`remove`) are
@@ -81,7 +87,14 @@ export async function completeJobs(
     rest = completions.filter(({ ref }) => !done.has(ref.id));
     if (rest.length === 0) return done;
   }
-  const items = JSON.stringify(rest.map(({ ref, result }) => [Number(ref.id), ref.attempt, result, ref.startedAt ?? null]));
+  // The batch size only where there is one: a single-job handler's items stay as short as they were.
+  const items = JSON.stringify(
+    rest.map(({ ref, result }) =>
+      ref.batch === undefined
+        ? [Number(ref.id), ref.attempt, result, ref.startedAt ?? null]
+        : [Number(ref.id), ref.attempt, result, ref.startedAt ?? null, ref.batch],
+    ),
+  );
   const rows = await runner.all(COMPLETE_MANY_SQL, [now, now, items, workerId]);
   for (const row of rows) done.add(String(row.id));
   return done;
@@ -97,31 +110,30 @@ export async function retryJob(
   now: number,
 ): Promise<boolean> {
   const started = ref.startedAt ?? null;
-  return (await runner.run(RETRY_SQL, [error, runAt, now, started, started, now, Number(ref.id), workerId, ref.attempt])) === 1;
+  const batch = ref.batch ?? null;
+  return (await runner.run(RETRY_SQL, [error, runAt, now, started, started, now, batch, Number(ref.id), workerId, ref.attempt])) === 1;
 }
 
 /** Marks an attempt failed for good; false when no longer owned. */
 export async function failJob(runner: StatementRunner, ref: AttemptRef, workerId: string, error: string, now: number): Promise<boolean> {
   const started = ref.startedAt ?? null;
-  return (await runner.run(FAIL_SQL, [error, now, now, started, started, now, Number(ref.id), workerId, ref.attempt])) === 1;
-}
-
-/** Records the starts of these attempts (their `startedAt`) where none is yet; how many rows took one. */
-export async function markStarted(runner: StatementRunner, refs: AttemptRef[], workerId: string): Promise<number> {
-  const started = refs.filter((ref) => ref.startedAt !== undefined);
-  if (started.length === 0) return 0;
-  const items = JSON.stringify(started.map((ref) => [Number(ref.id), ref.attempt, ref.startedAt]));
-  return runner.run(MARK_STARTED_SQL, [items, workerId]);
+  const batch = ref.batch ?? null;
+  return (await runner.run(FAIL_SQL, [error, now, now, started, started, now, batch, Number(ref.id), workerId, ref.attempt])) === 1;
 }
 
 /**
- * Records that these attempts run in one batch handler call of `size` jobs; how many rows took it. Fenced by owner
- * and attempt, not by status: the call's own completions may land first on a pool, and a completion keeps its owner.
+ * Records the starts of these attempts (their `startedAt`) where none is yet, and the batch size of those that carry
+ * one where it is not recorded yet; how many rows took either.
  */
-export async function markBatch(runner: StatementRunner, refs: AttemptRef[], workerId: string, size: number): Promise<number> {
-  if (refs.length === 0) return 0;
-  const items = JSON.stringify(refs.map((ref) => [Number(ref.id), ref.attempt]));
-  return runner.run(MARK_BATCH_SQL, [size, items, workerId]);
+export async function markStarted(runner: StatementRunner, refs: AttemptRef[], workerId: string): Promise<number> {
+  const started = refs.filter((ref) => ref.startedAt !== undefined);
+  if (started.length === 0) return 0;
+  const items = JSON.stringify(
+    started.map((ref) =>
+      ref.batch === undefined ? [Number(ref.id), ref.attempt, ref.startedAt] : [Number(ref.id), ref.attempt, ref.startedAt, ref.batch],
+    ),
+  );
+  return runner.run(MARK_STARTED_SQL, [items, workerId]);
 }
 
 /** Stores the progress of a running attempt; false when no longer owned. */

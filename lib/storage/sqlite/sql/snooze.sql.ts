@@ -10,13 +10,14 @@ const RUNNING_ATTEMPT = `id = ? AND locked_by = ? AND attempts = ? AND status = 
  * Back to pending, unspent (attempts - 1, so the next claim runs the same attempt number), due at `run_at`, with the
  * snooze counted and a line in the job's log (at the cap the oldest goes, as `job.log` does). started_at stays: a
  * debounced job that ran once is not replaced by a later add (the debounce index takes unstarted jobs only).
- * The snooze is a record of the run history, with the start the handler had (the claim left started_at unset). Params:
- * run_at, max log lines, delay, start, start, now, now, then the fence, then the bound.
+ * The snooze is a record of the run history, with the start the handler had (the claim left started_at unset) and the
+ * batch size the attempt carries, else the one stored by an earlier write of the run. Params: run_at, max log lines,
+ * delay, start, start, now, batch, now, then the fence, then the bound.
  */
 const SNOOZE_SQL = `/* snooze */ UPDATE ${T}
   SET status = 'pending', attempts = attempts - 1, run_at = ?, snoozes = snoozes + 1,
       logs = ${cappedAppendSql('logs', '?', "'Snoozed for ' || ? || ' ms (snooze ' || (snoozes + 1) || ')'")},
-      started_at = coalesce(?, started_at), ${appendRunSql('?', "'snoozed'", 'coalesce(?, started_at)')}, locked_by = NULL, lease_until = NULL, updated_at = ?
+      started_at = coalesce(?, started_at), ${appendRunSql('?', "'snoozed'", 'coalesce(?, started_at)', 'coalesce(?, run_batch)')}, locked_by = NULL, lease_until = NULL, updated_at = ?
   WHERE ${RUNNING_ATTEMPT} AND snoozes < ?
   RETURNING id`;
 
@@ -42,6 +43,7 @@ export async function snoozeJob(
     ref.startedAt ?? null,
     ref.startedAt ?? null,
     now,
+    ref.batch ?? null,
     now,
     ...fence,
     maxSnoozes,
