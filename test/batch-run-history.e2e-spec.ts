@@ -41,7 +41,7 @@ describeEachBackend('batch handlers: the run history records the batch', (backen
     app = await current.startApp({ module: { pollInterval: 20 }, providers: [Batch] });
     const ids = await addTogether('bundle', 3);
     try {
-      // While the call runs: each job's current run says so (the marker is written as the call begins).
+      // While the call runs: each job's current run says so (written with the starts, in the round after the call began).
       await waitFor(
         async () => (await Promise.all(ids.map(runsOf))).every((runs) => runs.length === 1 && runs[0].batchSize === 3),
         'the three running jobs show a batch of 3',
