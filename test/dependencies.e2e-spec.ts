@@ -141,6 +141,31 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     expect(runs.filter((run) => run.queue === 'report')).toEqual([{ queue: 'report', id: runsAnyway.id, results: {} }]);
   });
 
+  it('fails a dense graph in one short statement: each job waits for all the jobs before it, the first is cancelled', async () => {
+    const app = await current.startApp({ module: { processing: false } });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    // 300 jobs and 44,850 edges: a walk that went on from a job once per failed dependency of it took seconds here.
+    const size = 300;
+    const jobs = await producer.addGraph(
+      Array.from({ length: size }, (_, i) => ({
+        ref: `j${i}`,
+        queue: 'report',
+        data: { name: `j${i}` },
+        options: i === 0 ? undefined : { dependsOn: Array.from({ length: i }, (_, k) => ({ ref: `j${k}` })) },
+      })),
+    );
+    const started = Date.now();
+    await admin.cancel(jobs[0].id);
+    const took = Date.now() - started;
+    expect(await admin.getCounts('report')).toMatchObject({ pending: 0, cancelled: 1, failed: size - 1 });
+    // Each names the oldest of its dependencies that did not complete: the cancelled one, for all of them.
+    for (const job of [jobs[1], jobs[size - 1]]) {
+      expect((await admin.getJob(job.id))?.error?.message).toContain(`Dependency job ${jobs[0].id} ended cancelled`);
+    }
+    expect(took).toBeLessThan(2_000);
+  });
+
   it('counts a dependency that ended before the add as it ended', async () => {
     const runs: Run[] = [];
     const app = await current.startApp({ module: { pollInterval: 100 }, providers: processors(runs, new Set([2])) });
