@@ -23,6 +23,7 @@ interface SoakAnalysis {
   lost: string[];
   failed: string[];
   completed: number;
+  waits: { started: number; answered: number; wrong: string[]; failed: string[]; unanswered: string[] };
   dependencies: { dependents: number; earlyDependents: string[]; failedAsPlanned: number; ranAfterDeletedDependency: number };
   deleted?: { total: number; perJob: number; stored: number; endOnly: number; byQueue: Record<string, number> };
   doubles: { unexplained: string[] };
@@ -159,5 +160,65 @@ describe('soak analysis of dependencies', () => {
     const gone = analyze({ dir, rows: rows().filter((r) => r.id !== '1'), killedPids: new Set(), deleting });
     expect(gone.dependencies).toMatchObject({ earlyDependents: [], ranAfterDeletedDependency: 1 });
     expect(gone.lost).toEqual([]);
+  });
+});
+
+describe('soak analysis of waits', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'soak-waits-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('passes waits answered with their own result, and those of a killed or stopped producer left unanswered', () => {
+    writeFileSync(
+      join(dir, 'producer-0.log'),
+      [
+        'A 1 p0-0 soak-a',
+        'V 1 p0-0 7',
+        'A 2 p0-1 soak-b',
+        'V 2 p0-1 8',
+        'A 3 p0-2 soak-b',
+        'V 3 p0-2 9',
+        'X 1 p0-0 completed p0-0 7',
+        'N 3 p0-2 9',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'consumer-100.log'),
+      ['S 1 1 p0-0 10', 'E 1 1 11', 'C 1 1', 'S 2 1 p0-1 12', 'E 2 1 13', 'C 2 1', 'S 3 1 p0-2 14', 'E 3 1 15', 'C 3 1', ''].join('\n'),
+    );
+    const rows = [row('1', 'soak-a', 'p0-0'), row('2', 'soak-b', 'p0-1'), row('3', 'soak-b', 'p0-2')];
+    // pid 8 was killed: its wait never answered, rightly.
+    const result = analyze({ dir, rows, killedPids: new Set([8]) });
+    expect(result.waits).toEqual({ started: 3, answered: 1, wrong: [], failed: [], unanswered: [] });
+  });
+
+  it('finds a wait that read another result or status, one that rejected, and one of a live process never answered', () => {
+    writeFileSync(
+      join(dir, 'producer-0.log'),
+      [
+        'A 1 p0-0 soak-a',
+        'V 1 p0-0 7',
+        'A 2 p0-1 soak-b',
+        'V 2 p0-1 7',
+        'A 3 p0-2 soak-b',
+        'V 3 p0-2 7',
+        'A 4 p0-3 soak-b',
+        'V 4 p0-3 7',
+        'X 1 p0-0 completed p0-9 7',
+        'X 2 p0-1 failed - 7',
+        'Y 3 p0-2 QueryFailedError 7',
+        '',
+      ].join('\n'),
+    );
+    const rows = ['1', '2', '3', '4'].map((id) => row(id, 'soak-b', `p0-${Number(id) - 1}`));
+    const result = analyze({ dir, rows, killedPids: new Set() });
+    expect(result.waits).toEqual({
+      started: 4,
+      answered: 3,
+      wrong: ['1 (p0-0): the wait in pid 7 read completed with result p0-9', '2 (p0-1): the wait in pid 7 read failed with result -'],
+      failed: ['3 (p0-2): the wait in pid 7 rejected with QueryFailedError'],
+      unanswered: ['4 (p0-3): waited for in live pid 7, never answered'],
+    });
   });
 });

@@ -33,6 +33,10 @@
 //   child of it failed or was cancelled counts too;
 // - failed jobs are expected for leaves that fail for good on purpose (`ff`) and for 'fail' parents of a failed or
 //   cancelled child: only the others count as failed.
+// Waits (`V` a wait for a job's end began in a producer, `X` it answered, `Y` it rejected while the producer ran):
+// - every wait answers with the job completed and its own result (the soak's waited jobs never fail for good), even
+//   when the job's queue deletes completed rows; a rejection, or a wait of a process the soak never killed that never
+//   answered, counts against it.
 // Dependencies (a `D` line names an acknowledged dependent, its onDependencyFailure and its dependencies' ids):
 // - early dependent: a dependent's handler that started before one of its dependencies' runs had ended (its last `E`
 //   or `U`), or that ran although a dependency failed for good under 'fail', or whose read of its dependencies'
@@ -62,6 +66,12 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   const dependents = new Map(); // jobId -> { marker, policy, dependencies: [ids] }
   const dependencyReads = new Map(); // jobId -> [{ results, t }]
   const failedForGood = new Map(); // jobId -> [{ t }] (planned `U` lines)
+  const waits = new Map(); // `${jobId}/${pid}` -> { id, marker, pid, answers: [{ status, result } | { error }] }
+  const waitOf = (id, marker, pid) => {
+    const key = `${id}/${pid}`;
+    if (!waits.has(key)) waits.set(key, { id, marker, pid: Number(pid), answers: [] });
+    return waits.get(key);
+  };
   const push = (map, key, value) => (map.has(key) ? map.get(key).push(value) : map.set(key, [value]));
   for (const file of fs.readdirSync(dir)) {
     const producerFile = /^producer-\d+\.log$/.test(file);
@@ -89,6 +99,10 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
       else if (kind === 'D') dependents.set(id, { marker: third, policy: fourth, dependencies: rest[0].split(',') });
       else if (kind === 'Q') push(dependencyReads, id, { results: Number(fourth), t: Number(rest[0]) });
       else if (kind === 'U') push(failedForGood, id, { t: Number(fourth) });
+      else if (kind === 'V') waitOf(id, third, fourth);
+      else if (kind === 'X') waitOf(id, third, rest[1]).answers.push({ status: fourth, result: rest[0] });
+      else if (kind === 'Y') waitOf(id, third, rest[0]).answers.push({ error: fourth });
+      else if (kind === 'N') waitOf(id, third, fourth).givenUp = true;
     }
   }
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -173,6 +187,21 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   // A completed job none of whose runs reached its end would be a completion stored without its handler finishing.
   const completedWithoutRun = rows.filter((row) => row.status === 'completed' && !ends.has(row.id)).map((row) => row.id);
 
+  // Waits: every wait of a process the soak did not kill was answered once, with the job completed and its own result.
+  const waitChecks = { started: waits.size, answered: 0, wrong: [], failed: [], unanswered: [] };
+  for (const { id, marker, pid, answers, givenUp } of waits.values()) {
+    if (answers.length === 0) {
+      if (!killedPids.has(pid) && !givenUp) waitChecks.unanswered.push(`${id} (${marker}): waited for in live pid ${pid}, never answered`);
+      continue;
+    }
+    waitChecks.answered++;
+    for (const answer of answers) {
+      if (answer.error) waitChecks.failed.push(`${id} (${marker}): the wait in pid ${pid} rejected with ${answer.error}`);
+      else if (answer.status !== 'completed' || answer.result !== marker)
+        waitChecks.wrong.push(`${id} (${marker}): the wait in pid ${pid} read ${answer.status} with result ${answer.result}`);
+    }
+  }
+
   let handlerStarts = 0;
   for (const list of starts.values()) handlerStarts += list.length;
   return {
@@ -193,6 +222,7 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
     completedWithoutRun,
     transactions: { rolledBack: rolledBack.size, rolledBackStored, rolledBackIdReused },
     flows: { acked: flowRoots.size, jobs: flows.nodes.size, earlyParents: flows.earlyParents, expectedFailures: flows.expectedFailures },
+    waits: waitChecks,
     dependencies: {
       dependents: dependents.size,
       earlyDependents: graph.early,

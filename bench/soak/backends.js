@@ -14,6 +14,9 @@ const JOBS = 'nest_queue_jobs';
 const COMPLETED_NOT_HELD_SQL = `SELECT count(*) AS n FROM ${JOBS}
   WHERE queue = ? AND status = 'completed' AND parent_id IS NULL AND dependents IS NULL AND key_until IS NULL`;
 
+/** The heartbeat of processes waiting for jobs (`waitUntilFinished`): while fresh, completions mark instead of deleting. */
+const WAITERS_SQL = `SELECT max(seen_at) AS t FROM nest_queue_event_readers WHERE origin = '~finish-waiters'`;
+
 /** One job row as the analysis reads it, whichever backend (ids as strings, times as numbers, data parsed). */
 function toRow(row) {
   let data = {};
@@ -66,6 +69,12 @@ function sqliteBackend({ driver }) {
       const conn = open(spec.database);
       if (!hasTable(conn)) return null;
       return conn.prepare(COMPLETED_NOT_HELD_SQL).get(queue).n;
+    },
+    async waitersSeenAt() {
+      const conn = open(spec.database);
+      if (!hasTable(conn)) return null;
+      const row = conn.prepare(WAITERS_SQL).get();
+      return row.t === null ? null : Number(row.t);
     },
     async rows() {
       const conn = open(spec.database);
@@ -148,6 +157,13 @@ function postgresBackend({ adminUrl, keep }) {
         if (!(await tableExists(client))) return null;
         const sql = COMPLETED_NOT_HELD_SQL.replace(JOBS, `${SCHEMA}.${JOBS}`).replace('?', '$1');
         return Number((await client.query(sql, [queue])).rows[0].n);
+      });
+    },
+    async waitersSeenAt() {
+      return withClient(async (client) => {
+        if (!(await tableExists(client))) return null;
+        const t = (await client.query(WAITERS_SQL.replace('nest_queue_event_readers', `${SCHEMA}.nest_queue_event_readers`))).rows[0].t;
+        return t === null ? null : Number(t);
       });
     },
     async rows() {

@@ -12,6 +12,8 @@ const { DELETE_MODE } = require('./soak-app');
 
 const QUEUES = ['soak-a', 'soak-b', 'soak-c', 'soak-d'];
 const STDERR_TAIL = 4000;
+/** The waiters' heartbeat counts for 15 s; retention deletes what was marked meanwhile within its next sweeps. */
+const WAITERS_GRACE_MS = 25_000;
 
 /** Every live child of every run, so the orchestrator can kill them all whatever way it exits. */
 const liveChildren = new Set();
@@ -167,13 +169,18 @@ async function runBackend(backend, options, dataDir) {
   // Delete mode: once a second, how many completed rows of the deleting queue are in the table. Its completions
   // delete their rows, so only the rows something still reads are marked completed (throttled jobs in their window,
   // left to retention); any other would mean the completion marked instead of deleting (e.g. a waiter's heartbeat).
-  const lingering = { samples: 0, max: 0, sum: 0, errors: 0 };
+  // A completion made while some process waits for jobs marks its row (the waiter reads it) and retention deletes it
+  // a moment later: a sample within WAITERS_GRACE_MS of the waiters' heartbeat, read before and after it, is skipped.
+  const lingering = { samples: 0, max: 0, sum: 0, errors: 0, skippedForWaiters: 0 };
   let sampling = options.deleteOnComplete && backend.completedRowsNotHeld;
+  const waitersLive = (seenAt) => seenAt !== null && Date.now() - seenAt < WAITERS_GRACE_MS;
   const sample = async () => {
     while (sampling) {
       try {
+        const before = await backend.waitersSeenAt();
         const n = await backend.completedRowsNotHeld(DELETE_MODE.deletingQueue);
-        if (n !== null) {
+        if (waitersLive(before) || waitersLive(await backend.waitersSeenAt())) lingering.skippedForWaiters++;
+        else if (n !== null) {
           lingering.samples++;
           lingering.sum += n;
           lingering.max = Math.max(lingering.max, n);

@@ -9,6 +9,10 @@
 //   K <jobId> <marker>             a second add with the same key, acknowledged (normally the same job id)
 //   W <rootId> <marker> <nodes>    the root of an acknowledged flow (after its A line) and how many jobs it holds
 //   R <jobId> <marker>             an add made in a TypeORM transaction that was then rolled back on purpose
+//   V <jobId> <marker> <pid>       a wait for the job's end began (`waitUntilFinished`), in process pid
+//   X <jobId> <marker> <status> <m> <pid>  that wait answered: the job's status and its result's marker (or -)
+//   Y <jobId> <marker> <error> <pid>       that wait rejected (the name of its error), while the process was not stopping
+//   N <jobId> <marker> <pid>       that wait was given up: the process was asked to stop before it answered
 //   D <jobId> <marker> <policy> <ids> a dependent (after its A line), its onDependencyFailure and its dependencies'
 //                                  ids, comma-separated (added with it by addGraph, or before it by addBulk)
 // About 7 % of operations add in a transaction of a DataSource of the producer's own (a second connection to the
@@ -27,6 +31,11 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { openLedger, readLedger } = require('./ledger');
 const { seededRandom, mixSeed } = require('./random');
 const { DELETE_MODE, JOB_RETRY, startSoakApp, onOrchestrator } = require('./soak-app');
+
+/** How long a wait may take: longer than any job of the soak, drain included. */
+const WAIT_TIMEOUT_MS = 240_000;
+/** Waits outstanding at once, at most, per producer process. */
+const MAX_WAITS = 50;
 
 /** Thrown inside a transaction's callback to roll it back on purpose. */
 const ROLLBACK = new Error('planned rollback');
@@ -55,9 +64,30 @@ async function main() {
   const logFile = path.join(args.dir, `log-${process.pid}.txt`);
   const booting = startSoakApp({ backend: args.backend, processing: false, logFile });
   let stopping = false;
+  // Waits for some acknowledged jobs' ends (`waitUntilFinished`), answered by any consumer process: each line says
+  // how it was answered. A stop lets the outstanding ones finish first (the queue has drained by then).
+  const waits = new Map(); // wait -> [jobId, marker]
+  const waitFor = (job, marker) => {
+    write('V', job.id, marker, process.pid);
+    const wait = job.waitUntilFinished({ timeout: WAIT_TIMEOUT_MS }).then(
+      (info) => write('X', job.id, marker, info.status, (info.result && info.result.m) || '-', process.pid),
+      (error) => {
+        if (!stopping) write('Y', job.id, marker, (error && error.name) || 'Error', process.pid);
+        const text = String(error && error.stack ? error.stack : error).replace(/\n/g, ' | ');
+        fs.appendFileSync(logFile, `wait-error ${Date.now()} ${job.id} ${text}\n`);
+      },
+    );
+    waits.set(wait, [job.id, marker]);
+    void wait.finally(() => waits.delete(wait));
+  };
   onOrchestrator(
     () => booting.then((started) => started.app),
-    () => (stopping = true),
+    async () => {
+      stopping = true;
+      await Promise.race([Promise.allSettled([...waits.keys()]), sleep(10_000)]);
+      // Still waiting (a stop before the queue drained: the soak's duration cap): given up, said so.
+      write.many([...waits.values()].map(([id, marker]) => ['N', id, marker, process.pid]));
+    },
   );
   const { producer } = await booting;
   const transactions = await openTransactionSource(args.backend);
@@ -133,6 +163,9 @@ async function main() {
     });
     return { jobs, policy };
   };
+  // In delete mode only late in the run: the waiters' heartbeat is one shared row, and while it is fresh no completion
+  // deletes its row, so the sampler of soak-a (chaos.js) skips those moments; the earlier part keeps it strong.
+  const waitsNow = () => !args.deleteOnComplete || Date.now() >= args.startedAt + args.produceMs * DELETE_MODE.waitsFrom;
   while (next < args.quota && !stopping) {
     // Spread the quota over produceMs from the soak's start, across restarts.
     const dueAt = args.startedAt + (args.produceMs * next) / args.quota;
@@ -178,6 +211,7 @@ async function main() {
         const job = await producer.add(queue, data, options);
         write(...ack(job.id, data.m, queue, options));
         next++;
+        if (waitsNow() && waits.size < MAX_WAITS && random.chance(0.5)) waitFor(job, data.m);
       } else if (roll < 0.88 && args.quota - next >= 3) {
         const size = Math.min(random.int(3, 8), args.quota - next);
         const set = dependencySet(next, size);

@@ -28,6 +28,8 @@ const DELETE_MODE = {
   perJobQueue: 'soak-b',
   perJobShare: 0.5,
   flowQueue: 'soak-d',
+  /** The share of the production window after which producers wait for some jobs (`waitUntilFinished`). */
+  waitsFrom: 0.7,
 };
 
 /**

@@ -12,6 +12,8 @@ function checks(result) {
     'jobs failed (out of attempts)': result.failed.length,
     'flow parents run early': result.flows.earlyParents.length,
     'dependents run early or wrongly': result.dependencies.earlyDependents.length,
+    'waits answered wrongly, rejected or unanswered':
+      result.waits.wrong.length + result.waits.failed.length + result.waits.unanswered.length,
     'rolled-back adds stored': result.transactions.rolledBackStored.length,
     'dead letters of dead letters': result.deadLetters.ofLetters.length,
     'failed jobs without exactly one dead letter': result.deadLetters.notOne.length,
@@ -83,7 +85,9 @@ function printSummary(results, options) {
       (r) => `${thousands(r.deleted.stored)} / ${thousands(r.deleted.endOnly)}`,
     );
     row('  completed rows of soak-a seen, max / mean (samples)', (r) =>
-      r.lingering.samples ? `${r.lingering.max} / ${(r.lingering.sum / r.lingering.samples).toFixed(1)} (${r.lingering.samples})` : '-',
+      r.lingering.samples
+        ? `${r.lingering.max} / ${(r.lingering.sum / r.lingering.samples).toFixed(1)} (${r.lingering.samples}; ${r.lingering.skippedForWaiters} skipped, waiters live)`
+        : '-',
     );
   }
   row(
@@ -97,6 +101,7 @@ function printSummary(results, options) {
     (r) =>
       `${thousands(r.dependencies.dependents)} (${thousands(r.dependencies.failedAsPlanned)}; ${thousands(r.dependencies.ranAfterDeletedDependency)})`,
   );
+  row('  waits for a job (waitUntilFinished) begun / answered', (r) => `${thousands(r.waits.started)} / ${thousands(r.waits.answered)}`);
   row('  keyed re-adds (got a new job)', (r) => `${thousands(r.keyedAgain)} (${r.keyedAgainNewId})`);
   row(
     '  dead letters (failed again on the dead-letter queue)',
@@ -126,6 +131,9 @@ function printSummary(results, options) {
       ['failed', r.failed],
       ['flow parents run early', r.flows.earlyParents],
       ['dependents run early or wrongly', r.dependencies.earlyDependents],
+      ['waits answered wrongly', r.waits.wrong],
+      ['waits rejected', r.waits.failed],
+      ['waits never answered', r.waits.unanswered],
       ['rolled-back adds stored', r.transactions.rolledBackStored],
       ['dead letters of dead letters', r.deadLetters.ofLetters],
       ['failed jobs without exactly one dead letter', r.deadLetters.notOne],
