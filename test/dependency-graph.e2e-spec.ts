@@ -181,6 +181,8 @@ describeEachBackend('dependencies added together (addGraph)', (backend) => {
       [Object.assign(new Array(2), { 1: { ref: 'a', queue: 'g-step', data: null } }), 'jobs[0]'],
       [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: new Array(1) } }], 'jobs[0].options.dependsOn[0]'],
       [[{ ref: 'a', queue: 'g-step', data: null, children: [] }], 'jobs[0].children'],
+      // An empty array has no key to refuse: it must not pass as "no options".
+      [[{ ref: 'a', queue: 'g-step', data: null, options: [] }], 'jobs[0].options'],
       [[], 'jobs'],
     ];
     for (const [jobs, option] of refusals) {

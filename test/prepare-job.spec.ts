@@ -79,6 +79,13 @@ describe('prepareJob', () => {
     expect(() => prepareJob('q', { a: [1, { b: undefined }] }, undefined, defaults, NOW)).toThrow(/data\.a\[1\]\.b/);
   });
 
+  it('refuses options that are not an object, an empty array included (it has no key to refuse)', () => {
+    for (const options of [[], [1], 'x', 5, true]) {
+      expect(() => prepareJob('q', 1, options as never, defaults, NOW)).toThrow(InvalidJobOptionsError);
+      expect(() => prepareJob('q', 1, options as never, defaults, NOW)).toThrow(/options for queue "q": must be an object/);
+    }
+  });
+
   it('null options mean no options', () => {
     expect(prepareJob('q', 1, null as never, defaults, NOW).runAt).toBe(NOW);
   });

@@ -97,6 +97,7 @@ function checkJob(job: GraphJob, index: number, positions: Map<string, number>):
   if (given === undefined || given === null || typeof given !== 'object') {
     return { queue, options: given as undefined, existing: [], refs: [], policy: 'fail' };
   }
+  if (Array.isArray(given)) throw invalid('options', `must be an object, got ${describeValue(given)}`);
   for (const option of REFUSED_OPTIONS) {
     if (option in given) {
       throw invalid(

@@ -5,7 +5,7 @@ import { groupProblem } from '../utils/job-group.util';
 import { backoffInputProblem } from '../utils/backoff.util';
 import { jobNameProblem, removalBits } from '../utils/job-name.util';
 import { serializeJobData } from '../utils/serialize-job-data.util';
-import { JOB_OPTION_KEYS, unknownOptionProblem } from '../utils/option-keys.util';
+import { isOptionsObject, JOB_OPTION_KEYS, unknownOptionProblem } from '../utils/option-keys.util';
 import {
   LIMITS,
   MAX_TIMER_MS,
@@ -53,7 +53,8 @@ export function prepareJob(
       group: null,
     };
   }
-  if (typeof options !== 'object') throw invalid('options', `must be an object, got ${describeValue(options)}`);
+  // An array is an object too, and an empty one has no key to refuse: it would pass as "no options".
+  if (!isOptionsObject(options)) throw invalid('options', `must be an object, got ${describeValue(options)}`);
   // `manager` is among them: the caller's transaction, which the producer uses and does not store.
   const unknown = unknownOptionProblem(options, JOB_OPTION_KEYS);
   if (unknown) throw invalid(unknown.key, unknown.reason);
