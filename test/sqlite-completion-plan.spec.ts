@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { JOBS_TABLE } from '../lib/table-names.constants';
 import { getSqliteMigrations } from '../lib/storage/sqlite/sqlite-schema';
-import { COMPLETE_MANY_SQL } from '../lib/storage/sqlite/sql/outcomes.sql';
+import { COMPLETE_BATCHED_SQL, COMPLETE_MANY_SQL } from '../lib/storage/sqlite/sql/outcomes.sql';
 
 function planOf(db: Database.Database, sql: string): string[] {
   return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 0, '[]', 'w') as { detail: string }[]).map((row) => row.detail);
@@ -14,9 +14,11 @@ function planOf(db: Database.Database, sql: string): string[] {
 
 describe('SQLite batched completion plan', () => {
   it.each([
-    ['without statistics', false],
-    ['after ANALYZE', true],
-  ])('looks each job of the batch up by primary key, %s', (_, analyze) => {
+    ['without statistics', false, COMPLETE_MANY_SQL],
+    ['after ANALYZE', true, COMPLETE_MANY_SQL],
+    ['without statistics, with batch sizes', false, COMPLETE_BATCHED_SQL],
+    ['after ANALYZE, with batch sizes', true, COMPLETE_BATCHED_SQL],
+  ])('looks each job of the batch up by primary key, %s', (_, analyze, sql) => {
     const db = new Database(':memory:');
     try {
       for (const step of getSqliteMigrations()) for (const statement of step.sql) db.exec(statement);
@@ -28,7 +30,7 @@ describe('SQLite batched completion plan', () => {
       // like the most selective way in).
       for (let i = 0; i < 3000; i++) insert.run(`q${i % 4}`, i % 2 === 0 ? 'pending' : 'completed', null);
       if (analyze) db.exec('ANALYZE');
-      const plan = planOf(db, COMPLETE_MANY_SQL);
+      const plan = planOf(db, sql);
       expect(plan.join('\n')).toMatch(/SEARCH nest_queue_jobs USING INTEGER PRIMARY KEY/);
       expect(plan.join('\n')).not.toMatch(/_running|_owner|SCAN nest_queue_jobs/);
     } finally {
