@@ -1182,6 +1182,15 @@ const MUTATIONS = [
     why: 'SQLite: a retried item of a batch call that ended within its turn records no batch in its run',
   },
   {
+    id: 'run-batch-sqlite-completion-drops-size',
+    area: 'batch',
+    file: 'lib/storage/sqlite/sql/outcomes.sql.ts',
+    from: '      batched = true;\n',
+    to: '',
+    tests: ['test/storage-contract.e2e-spec.ts', 'test/batch-run-history.e2e-spec.ts'],
+    why: 'SQLite: a round of completions with batch sizes takes the single-job statement: a completed batch run records no batch',
+  },
+  {
     id: 'run-batch-long-call-not-noted',
     area: 'batch',
     file: 'lib/worker/queue-worker.ts',
