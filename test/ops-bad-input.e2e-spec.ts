@@ -19,6 +19,7 @@ import {
   QueueProcessor,
   QueueProducer,
   RetentionOption,
+  ScheduleNotFoundError,
   ScheduleOptions,
   SqliteQueueModule,
   SqliteQueueModuleOptions,
@@ -134,6 +135,27 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
   const reopen = () => startApp([], { processing: false });
 
   describe('QueueAdmin job operations', () => {
+    it('a key or a schedule name no text column can hold (a NUL, half a surrogate pair) finds nothing, never a driver error', async () => {
+      const { admin, producer } = await startApp();
+      await producer.upsertSchedule('ops', 'nightly', { every: 3_600_000 });
+      for (const text of ['night\0ly', 'night\uD800ly']) {
+        const error = await errorOf(() => admin.getJobsByKey('ops', text));
+        expect(error).toBeInstanceOf(InvalidArgumentError);
+        expect(error).toMatchObject({ method: 'getJobsByKey', argument: 'key' });
+        for (const operation of [
+          () => admin.pauseSchedule('ops', text),
+          () => admin.resumeSchedule('ops', text),
+          () => admin.runScheduleNow('ops', text),
+        ]) {
+          expect(await errorOf(operation)).toBeInstanceOf(ScheduleNotFoundError);
+        }
+        expect(await admin.getLastScheduleRun('ops', text)).toBeNull();
+        expect(await producer.removeSchedule('ops', text)).toBe(false);
+      }
+      expect((await producer.listSchedules()).map(({ name, paused }) => ({ name, paused }))).toEqual([{ name: 'nightly', paused: false }]);
+      expect(await admin.getJobs('ops')).toEqual([]);
+    });
+
     it.each(['999999', 'abc', '', '0', '-1', '1.5'])(
       'cancel, retry and remove of unknown id %j reject with JobNotFoundError',
       async (id) => {

@@ -27,7 +27,7 @@ import {
   JOB_DEPENDENCIES_OPTION_KEYS,
 } from '../utils/option-keys.util';
 import { assertQueueName } from '../utils/queue-name.util';
-import { describeValue } from '../utils/validation.util';
+import { describeValue, unstorableTextProblem } from '../utils/validation.util';
 import { toJobFlowInfo, toJobInfo } from '../views/to-job-info';
 import { toJobRuns } from '../views/to-job-runs';
 import { AdminContext } from './admin-context';
@@ -174,6 +174,9 @@ export class JobInspection {
     if (typeof key !== 'string' || key.length === 0) {
       throw new InvalidArgumentError('getJobsByKey', 'key', `must be a non-empty string, got ${describeValue(key)}`);
     }
+    // `add` refuses such a key, so no job holds it; and PostgreSQL would refuse a NUL as a parameter with a driver error.
+    const problem = unstorableTextProblem(key);
+    if (problem) throw new InvalidArgumentError('getJobsByKey', 'key', problem);
     assertAdminOptions('getJobsByKey', options, JOBS_BY_KEY_OPTION_KEYS);
     const limit = options.limit ?? 50;
     if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {

@@ -1,7 +1,7 @@
 import { ScheduleNotFoundError } from '../errors/schedule-not-found.error';
 import { JobInfo } from '../interfaces/job-info.interface';
 import { occurrenceJob } from '../scheduler/occurrence-job';
-import { nextOccurrenceAfter } from '../scheduler/schedule-definition';
+import { isScheduleName, nextOccurrenceAfter } from '../scheduler/schedule-definition';
 import { scheduleRunKey } from '../scheduler/schedule-run-key';
 import { intendedNextRunAt, isPausedRunAt } from '../storage/shared/schedule-pause';
 import { assertQueueName } from '../utils/queue-name.util';
@@ -15,7 +15,7 @@ export class ScheduleControl {
   /** See `QueueAdmin.pauseSchedule`. */
   async pause(queue: string, name: string): Promise<void> {
     assertQueueName(queue);
-    if (!(await (await this.context.storage()).pauseSchedule(queue, String(name), Date.now())))
+    if (!isScheduleName(String(name)) || !(await (await this.context.storage()).pauseSchedule(queue, String(name), Date.now())))
       throw new ScheduleNotFoundError(queue, String(name));
   }
 
@@ -48,6 +48,7 @@ export class ScheduleControl {
   /** See `QueueAdmin.getLastScheduleRun`. */
   async lastRun<TData, TResult>(queue: string, name: string): Promise<JobInfo<TData, TResult> | null> {
     assertQueueName(queue);
+    if (!isScheduleName(String(name))) return null;
     const record = await (await this.context.storage()).lastScheduleRun(queue, String(name));
     return record ? toJobInfo<TData, TResult>(record) : null;
   }

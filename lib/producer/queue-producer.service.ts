@@ -12,7 +12,7 @@ import { BulkJobItem, JobOptions } from '../interfaces/job-options.interface';
 import { EnqueuedJob } from '../interfaces/job.interface';
 import { QueueDataOf, QueueResultOf } from '../interfaces/queue-registry.interface';
 import { ScheduleInfo, ScheduleOptions } from '../interfaces/schedule-options.interface';
-import { toScheduleRecord } from '../scheduler/schedule-definition';
+import { isScheduleName, toScheduleRecord } from '../scheduler/schedule-definition';
 import { Scheduler } from '../scheduler/scheduler';
 import { QueueRuntime } from '../runtime/queue-runtime';
 import { assertQueueName } from '../utils/queue-name.util';
@@ -287,6 +287,7 @@ export class QueueProducer {
   /** Deletes a recurring job; resolves false when there was none. Jobs it already enqueued stay. */
   async removeSchedule(queue: string, name: string): Promise<boolean> {
     assertQueueName(queue);
+    if (!isScheduleName(String(name))) return false;
     return guardStorage(await this.runtime.storage(), 'QueueProducer').removeSchedule(queue, name);
   }
 

@@ -13,6 +13,14 @@ const SCHEDULE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
 /** The job options a schedule's occurrences take: those of an `add` that make sense for a job a timer adds. */
 const ALLOWED_JOB_OPTIONS = ['name', 'priority', 'maxAttempts', 'backoff', 'timeout', 'removeOnComplete', 'removeOnFail', 'group'];
 
+/**
+ * Whether `name` may name a stored schedule: each was stored through the check of `toScheduleRecord`, so any other
+ * name names none, and is answered so without a statement (PostgreSQL refuses a NUL parameter with a driver error).
+ */
+export function isScheduleName(name: string): boolean {
+  return SCHEDULE_NAME.test(name);
+}
+
 /** Validates a schedule and turns it into a record whose first occurrence is the next one after `now`. */
 export function toScheduleRecord(queue: string, name: unknown, options: ScheduleOptions, now: number): ScheduleRecord {
   const invalid = (reason: string) => new InvalidScheduleError(queue, name, reason);
