@@ -5,6 +5,7 @@
  * after its children, the schedule at its cadence, keys that still deduplicate and new ids after the old. And the
  * refusals, which write nothing on either side.
  */
+import { writeFileSync } from 'node:fs';
 import { Job, JobInfo, QueueAdmin, QueueProducer } from '../lib';
 import { EXIT_CODES } from '../lib/cli/exit-codes';
 import { defineProcessor } from './fixtures/define-processor';
@@ -254,6 +255,16 @@ describeEachSqlite('nestjs-sqlite-queue promote', (backend: Backend) => {
     const forced = await promote(['--force']);
     expectExit(forced, EXIT_CODES.ok);
     expect(await targetRows('SELECT data FROM {schema}.nest_queue_jobs')).toEqual([{ data: '{"n":1}' }]);
+  });
+
+  it('a --from file that is not a SQLite database exits 3 with DatabaseOpenError, before any server is asked', async () => {
+    const notSqlite = `${current.db.path}.txt`;
+    writeFileSync(notSqlite, 'not a database, only text\n'.repeat(200));
+    const before = fileHash(notSqlite);
+    // Port 1: nothing listens there, so an exit that reached the server would say so instead.
+    const run = await runCliInProcess(['promote', '--from', notSqlite, '--to', 'postgres://nobody@127.0.0.1:1/none', '--driver', backend.driver!]);
+    expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*not a SQLite database/m);
+    expect(fileHash(notSqlite)).toBe(before);
   });
 
   itWhen(POSTGRES)('refuses a target schema that already holds jobs, and writes nothing', async () => {

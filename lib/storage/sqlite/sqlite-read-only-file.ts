@@ -66,8 +66,9 @@ export class SqliteReadOnlyFile implements StatementRunner {
    */
   async beginRead(): Promise<void> {
     await this.execute('BEGIN');
-    // A deferred BEGIN takes its snapshot at the first read: read now.
-    await this.query('SELECT count(*) AS n FROM sqlite_master', []);
+    // A deferred BEGIN takes its snapshot at the first read: read now. It is also the first read of the file, the one a
+    // file that is not a database fails: through `all`, so that says DatabaseOpenError, not the driver's words.
+    await this.all('SELECT count(*) AS n FROM sqlite_master', []);
   }
 
   /** Ends the read transaction. */
