@@ -262,7 +262,15 @@ describeEachSqlite('nestjs-sqlite-queue promote', (backend: Backend) => {
     writeFileSync(notSqlite, 'not a database, only text\n'.repeat(200));
     const before = fileHash(notSqlite);
     // Port 1: nothing listens there, so an exit that reached the server would say so instead.
-    const run = await runCliInProcess(['promote', '--from', notSqlite, '--to', 'postgres://nobody@127.0.0.1:1/none', '--driver', backend.driver!]);
+    const run = await runCliInProcess([
+      'promote',
+      '--from',
+      notSqlite,
+      '--to',
+      'postgres://nobody@127.0.0.1:1/none',
+      '--driver',
+      backend.driver!,
+    ]);
     expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*not a SQLite database/m);
     expect(fileHash(notSqlite)).toBe(before);
   });
