@@ -23,7 +23,7 @@ interface SoakAnalysis {
   lost: string[];
   failed: string[];
   completed: number;
-  waits: { started: number; answered: number; wrong: string[]; failed: string[]; unanswered: string[] };
+  waits: { started: number; answered: number; removedBeforeWait: number; wrong: string[]; failed: string[]; unanswered: string[] };
   dependencies: { dependents: number; earlyDependents: string[]; failedAsPlanned: number; ranAfterDeletedDependency: number };
   deleted?: { total: number; perJob: number; stored: number; endOnly: number; byQueue: Record<string, number> };
   doubles: { unexplained: string[] };
@@ -190,7 +190,7 @@ describe('soak analysis of waits', () => {
     const rows = [row('1', 'soak-a', 'p0-0'), row('2', 'soak-b', 'p0-1'), row('3', 'soak-b', 'p0-2')];
     // pid 8 was killed: its wait never answered, rightly.
     const result = analyze({ dir, rows, killedPids: new Set([8]) });
-    expect(result.waits).toEqual({ started: 3, answered: 1, wrong: [], failed: [], unanswered: [] });
+    expect(result.waits).toEqual({ started: 3, answered: 1, removedBeforeWait: 0, wrong: [], failed: [], unanswered: [] });
   });
 
   it('finds a wait that read another result or status, one that rejected, and one of a live process never answered', () => {
@@ -216,9 +216,45 @@ describe('soak analysis of waits', () => {
     expect(result.waits).toEqual({
       started: 4,
       answered: 3,
+      removedBeforeWait: 0,
       wrong: ['1 (p0-0): the wait in pid 7 read completed with result p0-9', '2 (p0-1): the wait in pid 7 read failed with result -'],
       failed: ['3 (p0-2): the wait in pid 7 rejected with QueryFailedError'],
       unanswered: ['4 (p0-3): waited for in live pid 7, never answered'],
+    });
+  });
+
+  it('in delete mode, counts a deletable job that ended before its wait could register as removed before it, not later', () => {
+    writeFileSync(
+      join(dir, 'producer-0.log'),
+      [
+        'A 1 p0-0 soak-a',
+        'V 1 p0-0 7 20',
+        'Y 1 p0-0 JobNotFoundError 7',
+        'A 2 p0-1 soak-a',
+        'V 2 p0-1 7 20',
+        'Y 2 p0-1 JobNotFoundError 7',
+        'A 3 p0-2 soak-d',
+        'V 3 p0-2 7 20',
+        'Y 3 p0-2 JobNotFoundError 7',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'consumer-100.log'),
+      ['S 1 1 p0-0 10', 'E 1 1 11', 'C 1 1', 'S 2 1 p0-1 10021', 'E 2 1 10025', 'C 2 1', 'S 3 1 p0-2 12', 'E 3 1 13', 'C 3 1', ''].join(
+        '\n',
+      ),
+    );
+    const result = analyze({ dir, rows: [], killedPids: new Set(), deleting: { queues: ['soak-a'] } });
+    expect(result.waits).toMatchObject({
+      started: 3,
+      removedBeforeWait: 1,
+      // Job 2 ended 10 s after its wait began (registered by then); job 3's queue keeps its jobs: both should have been
+      // read completed.
+      failed: [
+        '2 (p0-1): the wait in pid 7 rejected with JobNotFoundError (its run ended 10005 ms after the wait began)',
+        '3 (p0-2): the wait in pid 7 rejected with JobNotFoundError (its run ended -7 ms after the wait began)',
+      ],
     });
   });
 });

@@ -36,7 +36,9 @@
 // Waits (`V` a wait for a job's end began in a producer, `X` it answered, `Y` it rejected while the producer ran):
 // - every wait answers with the job completed and its own result (the soak's waited jobs never fail for good), even
 //   when the job's queue deletes completed rows; a rejection, or a wait of a process the soak never killed that never
-//   answered, counts against it.
+//   answered, counts against it. In delete mode a JobNotFoundError is the documented answer for a deletable job whose
+//   every run ended before the wait could have registered (WAIT_REGISTERS_MS after the call; counted apart); a job that
+//   ended later, or one that is never deleted, counts.
 // Dependencies (a `D` line names an acknowledged dependent, its onDependencyFailure and its dependencies' ids):
 // - early dependent: a dependent's handler that started before one of its dependencies' runs had ended (its last `E`
 //   or `U`), or that ran although a dependency failed for good under 'fail', or whose read of its dependencies'
@@ -47,6 +49,13 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { readLedger } = require('./ledger');
+
+/**
+ * The longest a wait may take to register (its heartbeat write landing): the 5 s busy timeout the write may wait out,
+ * behind writes of its process that wait as long, plus margin. A deletable job that ended later was seen by a
+ * registered wait, and must not be found removed.
+ */
+const WAIT_REGISTERS_MS = 10_000;
 
 function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   // The earlier run overlapped an outage: it was under way before the server came back, the later one after it went.
@@ -99,7 +108,7 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
       else if (kind === 'D') dependents.set(id, { marker: third, policy: fourth, dependencies: rest[0].split(',') });
       else if (kind === 'Q') push(dependencyReads, id, { results: Number(fourth), t: Number(rest[0]) });
       else if (kind === 'U') push(failedForGood, id, { t: Number(fourth) });
-      else if (kind === 'V') waitOf(id, third, fourth);
+      else if (kind === 'V') waitOf(id, third, fourth).t = Number(rest[0]);
       else if (kind === 'X') waitOf(id, third, rest[1]).answers.push({ status: fourth, result: rest[0] });
       else if (kind === 'Y') waitOf(id, third, rest[0]).answers.push({ error: fourth });
       else if (kind === 'N') waitOf(id, third, fourth).givenUp = true;
@@ -188,16 +197,28 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   const completedWithoutRun = rows.filter((row) => row.status === 'completed' && !ends.has(row.id)).map((row) => row.id);
 
   // Waits: every wait of a process the soak did not kill was answered once, with the job completed and its own result.
-  const waitChecks = { started: waits.size, answered: 0, wrong: [], failed: [], unanswered: [] };
-  for (const { id, marker, pid, answers, givenUp } of waits.values()) {
+  const waitChecks = { started: waits.size, answered: 0, removedBeforeWait: 0, wrong: [], failed: [], unanswered: [] };
+  // A job the soak may delete once completed (its queue deletes, or removeOnComplete) that ran to its end before its
+  // wait registered (the wait's heartbeat write, which on SQLite queues behind the producer's writes and the soak's
+  // write locks: within WAIT_REGISTERS_MS of the call): documented to reject with JobNotFoundError.
+  const deletedBeforeWait = (id, t) => {
+    const { queue, removeOnComplete } = ackedAs.get(acked.get(id)) || {};
+    const list = ends.get(id) || [];
+    return (deletingQueues.has(queue) || removeOnComplete) && list.length > 0 && list.every((end) => end.t <= t + WAIT_REGISTERS_MS);
+  };
+  for (const { id, marker, pid, answers, givenUp, t } of waits.values()) {
     if (answers.length === 0) {
       if (!killedPids.has(pid) && !givenUp) waitChecks.unanswered.push(`${id} (${marker}): waited for in live pid ${pid}, never answered`);
       continue;
     }
     waitChecks.answered++;
     for (const answer of answers) {
-      if (answer.error) waitChecks.failed.push(`${id} (${marker}): the wait in pid ${pid} rejected with ${answer.error}`);
-      else if (answer.status !== 'completed' || answer.result !== marker)
+      if (answer.error === 'JobNotFoundError' && deleting && deletedBeforeWait(id, t)) waitChecks.removedBeforeWait++;
+      else if (answer.error) {
+        const ran = (ends.get(id) || []).map((end) => end.t - t);
+        const when = ran.length ? ` (its run ended ${ran.map((ms) => `${ms} ms`).join(', ')} after the wait began)` : '';
+        waitChecks.failed.push(`${id} (${marker}): the wait in pid ${pid} rejected with ${answer.error}${when}`);
+      } else if (answer.status !== 'completed' || answer.result !== marker)
         waitChecks.wrong.push(`${id} (${marker}): the wait in pid ${pid} read ${answer.status} with result ${answer.result}`);
     }
   }

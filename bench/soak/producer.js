@@ -9,7 +9,7 @@
 //   K <jobId> <marker>             a second add with the same key, acknowledged (normally the same job id)
 //   W <rootId> <marker> <nodes>    the root of an acknowledged flow (after its A line) and how many jobs it holds
 //   R <jobId> <marker>             an add made in a TypeORM transaction that was then rolled back on purpose
-//   V <jobId> <marker> <pid>       a wait for the job's end began (`waitUntilFinished`), in process pid
+//   V <jobId> <marker> <pid> <ms>  a wait for the job's end began (`waitUntilFinished`), in process pid (epoch ms)
 //   X <jobId> <marker> <status> <m> <pid>  that wait answered: the job's status and its result's marker (or -)
 //   Y <jobId> <marker> <error> <pid>       that wait rejected (the name of its error), while the process was not stopping
 //   N <jobId> <marker> <pid>       that wait was given up: the process was asked to stop before it answered
@@ -68,7 +68,7 @@ async function main() {
   // how it was answered. A stop lets the outstanding ones finish first (the queue has drained by then).
   const waits = new Map(); // wait -> [jobId, marker]
   const waitFor = (job, marker) => {
-    write('V', job.id, marker, process.pid);
+    write('V', job.id, marker, process.pid, Date.now());
     const wait = job.waitUntilFinished({ timeout: WAIT_TIMEOUT_MS }).then(
       (info) => write('X', job.id, marker, info.status, (info.result && info.result.m) || '-', process.pid),
       (error) => {

@@ -101,7 +101,10 @@ function printSummary(results, options) {
     (r) =>
       `${thousands(r.dependencies.dependents)} (${thousands(r.dependencies.failedAsPlanned)}; ${thousands(r.dependencies.ranAfterDeletedDependency)})`,
   );
-  row('  waits for a job (waitUntilFinished) begun / answered', (r) => `${thousands(r.waits.started)} / ${thousands(r.waits.answered)}`);
+  row(
+    '  waits for a job (waitUntilFinished) begun / answered (job deleted before the wait)',
+    (r) => `${thousands(r.waits.started)} / ${thousands(r.waits.answered)} (${thousands(r.waits.removedBeforeWait)})`,
+  );
   row('  keyed re-adds (got a new job)', (r) => `${thousands(r.keyedAgain)} (${r.keyedAgainNewId})`);
   row(
     '  dead letters (failed again on the dead-letter queue)',
