@@ -4,6 +4,8 @@
  */
 import { InvalidJobDataError, PayloadSchemaResult } from '../lib';
 import { checkedPayload, describeIssues, payloadSchemaProblem, runPayloadSchema } from '../lib/utils/payload-schema.util';
+import { checkGraphData } from '../lib/producer/check-payloads';
+import { MAX_GRAPH_JOBS } from '../lib/producer/prepare-graph';
 
 const refusal = (result: unknown, root?: string): InvalidJobDataError => {
   try {
@@ -85,5 +87,15 @@ describe('payload schema checks', () => {
     expect(refusal({ issues: [] }).message).toContain('without saying why');
     const many = { issues: Array.from({ length: 12 }, (_, i) => ({ message: `m${i}`, path: [i] })) };
     expect(describeIssues(many)).toMatch(/data\[9\]: m9; and 2 more$/);
+  });
+
+  it("checks a graph's data only when the list is within the graph's limit (over it, the graph refuses it unchecked)", async () => {
+    let calls = 0;
+    const schema = { '~standard': { version: 1 as const, vendor: 'x', validate: (value: unknown) => (calls++, { value }) } };
+    const jobs = (count: number) => Array.from({ length: count }, (_, i) => ({ ref: `r${i}`, queue: 'q', data: i }));
+    expect(await checkGraphData(jobs(MAX_GRAPH_JOBS + 1), () => schema)).toBeNull();
+    expect(calls).toBe(0);
+    expect((await checkGraphData(jobs(3), () => schema))?.size).toBe(3);
+    expect(calls).toBe(3);
   });
 });

@@ -3,6 +3,7 @@ import { BulkJobItem } from '../interfaces/job-options.interface';
 import { PayloadSchema, PayloadSchemaResult } from '../interfaces/payload-schema.interface';
 import { PayloadCheck, checkedPayload, isPendingCheck, runPayloadSchema } from '../utils/payload-schema.util';
 import { MAX_FLOW_JOBS } from './prepare-flow';
+import { MAX_GRAPH_JOBS } from './prepare-graph';
 
 /** One value a schema checks, and what the error calls it (`items[2].data`). */
 interface PendingCheck {
@@ -63,7 +64,8 @@ export async function checkGraphData(
   jobs: unknown,
   schemaFor: (queue: string) => PayloadSchema | undefined,
 ): Promise<Map<number, unknown> | null> {
-  if (!Array.isArray(jobs)) return null;
+  // A list over the limit is refused by the graph's own checks: none of its jobs is worth a schema's time first.
+  if (!Array.isArray(jobs) || jobs.length > MAX_GRAPH_JOBS) return null;
   const positions: number[] = [];
   const checks: PendingCheck[] = [];
   (jobs as unknown[]).forEach((job, index) => {
