@@ -11,7 +11,7 @@
  * exits, and a process refused a database leaves it as it was. Each process that loads the library costs about a
  * second of CPU, so each of those claims has one process per backend it depends on, no more (see `asProcess`).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Job, QueueAdmin, QueueProducer } from '../lib';
 import { EXIT_CODES } from '../lib/cli/exit-codes';
@@ -320,6 +320,21 @@ describe('nestjs-sqlite-queue on databases it must refuse', () => {
     writeFileSync(text, 'not a database at all, just some words that fill more than the header would\n'.repeat(10));
     const run = await runCliInProcess(['status', '--database', text]);
     expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*not a SQLite database/);
+  });
+
+  it('a folder given as the file: exit 3 with DatabaseOpenError saying so, for a reading, a writing command, migrate and promote', async () => {
+    const folder = join(db.dir, 'queue.sqlite.d');
+    mkdirSync(folder);
+    for (const args of [
+      ['status', '--database', folder],
+      ['pause', 'mail', '--database', folder],
+      ['migrate', '--database', folder],
+      ['promote', '--from', folder, '--to', 'postgres://nobody@127.0.0.1:1/none'],
+    ]) {
+      const run = await runCliInProcess(args);
+      expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*queue\.sqlite\.d is a folder, not a file/m);
+    }
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   it('a queue database at an older schema: exit 3 with SchemaOutdatedError, for a reading and a writing command', async () => {

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { QueueAdmin } from '../admin/queue-admin.service';
 import { CliUsageError } from '../errors/cli-usage.error';
 import { DatabaseFileMissingError } from '../errors/database-file-missing.error';
+import { DatabaseOpenError } from '../errors/database-open.error';
 import { NotAQueueDatabaseError } from '../errors/not-a-queue-database.error';
 import { SchemaOutdatedError } from '../errors/schema-outdated.error';
 import { SchemaTooNewError } from '../errors/schema-too-new.error';
@@ -56,8 +57,20 @@ export function moduleOptionsFor(command: string, selection: DatabaseSelection, 
   if (driver !== undefined && driver !== 'sqlite3' && driver !== 'better-sqlite3') {
     throw new CliUsageError(command, `--driver must be sqlite3 or better-sqlite3, got ${JSON.stringify(driver)}`);
   }
-  if (!existsSync(database)) throw new DatabaseFileMissingError(database);
+  assertSqliteFilePath(database);
   return { database, driver: (driver as SqliteDriverName | undefined) ?? installedSqliteDriver(), migrate, processing: false };
+}
+
+/**
+ * Refuses a SQLite path the CLI must not open: one that names nothing (opening it would create the file) and a folder
+ * (SQLite opens a folder read-only, then fails its first read with a bare disk I/O error that names no cause).
+ */
+export function assertSqliteFilePath(path: string): void {
+  const found = statSync(path, { throwIfNoEntry: false });
+  if (found === undefined) throw new DatabaseFileMissingError(path);
+  if (found.isDirectory()) {
+    throw new DatabaseOpenError(path, Object.assign(new Error(`${path} is a folder, not a file`), { code: 'EISDIR' }));
+  }
 }
 
 /** The application's default SQLite driver, or the other one when only that is installed (a CLI has no forRoot to say). */

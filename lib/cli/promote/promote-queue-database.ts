@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { DatabaseFileMissingError } from '../../errors/database-file-missing.error';
 import { NotAQueueDatabaseError } from '../../errors/not-a-queue-database.error';
+import { assertSqliteFilePath } from '../cli-database';
 import { PromoteRefusedError } from '../../errors/promote-refused.error';
 import { SchemaTooNewError } from '../../errors/schema-too-new.error';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
@@ -87,7 +86,7 @@ export interface PromoteReport {
 export async function promoteQueueDatabase(options: PromoteOptions): Promise<PromoteReport> {
   const started = Date.now();
   const { from, schema } = options;
-  if (!existsSync(from)) throw new DatabaseFileMissingError(from);
+  assertSqliteFilePath(from);
   const source = await SqliteReadOnlyFile.open(from, options.driver);
   try {
     await source.beginRead();

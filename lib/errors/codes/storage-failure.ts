@@ -28,6 +28,8 @@ const BY_CODE: ReadonlyMap<string, StorageFailureKind> = new Map([
   ['EPERM', 'cannot-open'],
   ['ENOTDIR', 'cannot-open'],
   ['EEXIST', 'cannot-open'],
+  // The CLI's own check of a path that names a folder, not a file.
+  ['EISDIR', 'cannot-open'],
   ['EROFS', 'read-only'],
   ['ENOSPC', 'disk-full'],
   ['ECONNREFUSED', 'connection-refused'],
