@@ -85,6 +85,8 @@ describe('nestjs-sqlite-queue, the command line as a whole', () => {
       [['retry', '--database', 'x.sqlite'], /needs one job id, or --failed <queue>/],
       [['status', '--database', 'x.sqlite', '--postgres', 'postgres://h/db'], /not both/],
       [['promote', '--from', 'x.sqlite'], /needs --from <sqlite file> and --to <postgres url>/],
+      [['status', '--postgres', 'db.internal:5432'], /status: --postgres must be a URL such as postgres:\/\/user:password@host:5432\/db/],
+      [['promote', '--from', 'x.sqlite', '--to', 'user:secret@db/queue'], /promote: --to must be a URL such as postgres:\/\//],
     ];
     const check = (run: CliRun, [args, message]: [string[], RegExp]) => {
       expectExit(run, EXIT_CODES.usage, message);

@@ -50,6 +50,7 @@ export function moduleOptionsFor(command: string, selection: DatabaseSelection, 
   if (database !== undefined && postgres !== undefined) throw new CliUsageError(command, 'give --database or --postgres, not both');
   if (postgres !== undefined) {
     if (driver !== undefined) throw new CliUsageError(command, '--driver is for SQLite (--database)');
+    assertPostgresUrl(command, '--postgres', postgres);
     return { postgres: { url: postgres, schema: schema ?? DEFAULT_SCHEMA, poolSize: 2 }, migrate, processing: false };
   }
   if (database === undefined) throw new CliUsageError(command, 'say which database: --database <file> or --postgres <url>');
@@ -70,6 +71,26 @@ export function assertSqliteFilePath(path: string): void {
   if (found === undefined) throw new DatabaseFileMissingError(path);
   if (found.isDirectory()) {
     throw new DatabaseOpenError(path, Object.assign(new Error(`${path} is a folder, not a file`), { code: 'EISDIR' }));
+  }
+}
+
+/**
+ * Refuses a `--postgres` (or `--to`) value that is not a postgres:// URL: the driver would read a bare `host:port` or
+ * a word as something else and fail later with a misleading "the host name does not resolve". The value is not
+ * repeated in the message: it may hold a password.
+ */
+export function assertPostgresUrl(command: string, option: string, url: string): void {
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // Not a URL at all: refused below like any other scheme.
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw new CliUsageError(
+      command,
+      `${option} must be a URL such as postgres://user:password@host:5432/db (the value given is not repeated: it may hold a password)`,
+    );
   }
 }
 

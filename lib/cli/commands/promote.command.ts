@@ -1,7 +1,7 @@
 import { CliUsageError } from '../../errors/cli-usage.error';
 import { SqliteDriverName } from '../../interfaces/sqlite-queue-module-options.interface';
 import { CliCommand } from '../cli-command';
-import { DEFAULT_SCHEMA, installedSqliteDriver, redactUrl } from '../cli-database';
+import { DEFAULT_SCHEMA, assertPostgresUrl, installedSqliteDriver, redactUrl } from '../cli-database';
 import { noPositional } from '../cli-arguments';
 import { EXIT_CODES } from '../exit-codes';
 
@@ -34,6 +34,7 @@ export const PROMOTE_COMMAND: CliCommand = {
     noPositional('promote', context.positionals);
     const { from, to, driver } = context.values as Record<string, string | undefined>;
     if (from === undefined || to === undefined) throw new CliUsageError('promote', 'needs --from <sqlite file> and --to <postgres url>');
+    assertPostgresUrl('promote', '--to', to);
     const schema = (context.values.schema as string | undefined) ?? DEFAULT_SCHEMA;
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(schema)) {
       throw new CliUsageError(
