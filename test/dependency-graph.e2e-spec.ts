@@ -184,6 +184,19 @@ describeEachBackend('dependencies added together (addGraph)', (backend) => {
       // An empty array has no key to refuse: it must not pass as "no options".
       [[{ ref: 'a', queue: 'g-step', data: null, options: [] }], 'jobs[0].options'],
       [[], 'jobs'],
+      // 1,000 jobs, then 101 that each wait for all of them: 101,000 dependencies, over the 100,000 of one graph.
+      [
+        [
+          ...Array.from({ length: 1000 }, (_, i) => ({ ref: `d${i}`, queue: 'g-step', data: null })),
+          ...Array.from({ length: 101 }, (_, i) => ({
+            ref: `w${i}`,
+            queue: 'g-step',
+            data: null,
+            options: { dependsOn: Array.from({ length: 1000 }, (_, d) => ({ ref: `d${d}` })) },
+          })),
+        ],
+        'jobs',
+      ],
     ];
     for (const [jobs, option] of refusals) {
       const error = (await errorOf(() => producer.addGraph(jobs as never))) as InvalidJobOptionsError;

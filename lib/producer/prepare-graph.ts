@@ -11,6 +11,12 @@ import { MAX_DEPENDENCIES, JobDefaults, isJobId, prepareJob } from './prepare-jo
 /** Most jobs one graph may hold: a bound on one statement's size. */
 export const MAX_GRAPH_JOBS = 10_000;
 
+/**
+ * Most dependencies one graph may hold in all: each is a row the statement writes and a link the end of a job walks, and
+ * 10,000 jobs of 1,000 each (10M) would make one statement hold the writer, or the rows, for minutes.
+ */
+export const MAX_GRAPH_DEPENDENCIES = 100_000;
+
 /** Longest `ref`. */
 const MAX_REF_LENGTH = 128;
 
@@ -70,6 +76,14 @@ export function prepareGraph(
     positions.set(ref, index);
   }
   const checkedJobs = (jobs as GraphJob[]).map((job, index) => checkJob(job, index, positions));
+  const links = checkedJobs.reduce((sum, job) => sum + job.existing.length + job.refs.length, 0);
+  if (links > MAX_GRAPH_DEPENDENCIES) {
+    throw new InvalidJobOptionsError(
+      '(graph)',
+      'jobs',
+      `hold ${links} dependencies in all, more than the ${MAX_GRAPH_DEPENDENCIES} one graph may hold (split it into several calls)`,
+    );
+  }
   const order = dependencyOrder(checkedJobs, jobs as GraphJob[]);
   const positionOf = new Map(order.map((input, position) => [input, position]));
   const nodes = order.map((input): NewGraphNode => {
