@@ -1263,6 +1263,62 @@ const MUTATIONS = [
     tests: ['test/storage-contract.e2e-spec.ts', 'test/claimed-ahead.e2e-spec.ts'],
     why: 'SQLite: a later round of the same attempt (its batch call began) moves the start already written',
   },
+  {
+    id: 'options-array-accepted',
+    area: 'hostile input',
+    file: 'lib/producer/prepare-job.ts',
+    from: 'if (!isOptionsObject(options)) throw invalid(',
+    to: "if (typeof options !== 'object') throw invalid(",
+    tests: ['test/prepare-job.spec.ts'],
+    why: 'job options given as an empty array pass as no options',
+  },
+  {
+    id: 'graph-dependencies-uncapped',
+    area: 'dependencies',
+    file: 'lib/producer/prepare-graph.ts',
+    from: 'if (links > MAX_GRAPH_DEPENDENCIES) {',
+    to: 'if (links > MAX_GRAPH_DEPENDENCIES * 1000) {',
+    tests: ['test/dependency-graph.e2e-spec.ts'],
+    why: 'a graph of 101,000 dependencies is written in one statement instead of refused',
+  },
+  {
+    id: 'graph-schema-before-limit',
+    area: 'validated payloads',
+    file: 'lib/producer/check-payloads.ts',
+    from: 'if (!Array.isArray(jobs) || jobs.length > MAX_GRAPH_JOBS) return null;',
+    to: 'if (!Array.isArray(jobs)) return null;',
+    tests: ['test/payload-schema.spec.ts'],
+    why: "a graph over its job limit runs every job's data through the queue's schema before it is refused",
+  },
+  {
+    id: 'batch-item-read-throws-unheard',
+    area: 'batch handlers',
+    file: 'lib/worker/batch-collector.ts',
+    from: `  } catch (error) {
+    settle(entry, false, error);
+  }
+}
+
+function isThenable`,
+    to: `  } finally {
+    // nothing
+  }
+}
+
+function isThenable`,
+    tests: ['test/batch-collector.spec.ts'],
+    why: 'a batch item that throws when read (a revoked Proxy) leaves its job and the later ones running for ever',
+  },
+  {
+    id: 'depends-on-holes-skipped',
+    area: 'dependencies',
+    file: 'lib/producer/prepare-job.ts',
+    from: `  for (let index = 0; index < dependsOn.length; index++) {
+    const id: unknown = dependsOn[index];`,
+    to: `  for (const [index, id] of Object.entries(dependsOn) as [string, unknown][]) {`,
+    tests: ['test/dependencies.e2e-spec.ts'],
+    why: 'a dependsOn of holes (new Array(3)) adds a job that waits for nothing',
+  },
 ];
 
 function parseArgs(argv) {
