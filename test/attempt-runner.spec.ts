@@ -22,7 +22,9 @@ function record(overrides: Partial<JobRecord> = {}): JobRecord {
 }
 
 function running(overrides: Partial<JobRecord> = {}): RunningAttempt {
-  return { record: record(overrides), controller: new LazyAbortController(), abandoned: false, writeQueued: false, startedAt: NOW };
+  const attempt = record(overrides);
+  const ref = { id: attempt.id, attempt: attempt.attempts, startedAt: NOW };
+  return { record: attempt, controller: new LazyAbortController(), abandoned: false, writeQueued: false, ref };
 }
 
 /** Keeps what the runner logs. */

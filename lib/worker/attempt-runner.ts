@@ -54,14 +54,12 @@ export interface RunningAttempt {
   completion?: TransactionalCompletion;
   /** Its handler returned, threw or timed out: its outcome is decided, a `completeIn` from now on is refused. */
   ended?: boolean;
-  /** When its handler got the job (epoch ms): the writes that end the attempt record it as the job's start. */
-  readonly startedAt: number;
   /**
-   * The attempt as the worker's writes name it (with `startedAt`), one object for the attempt's life: a batch handler's
-   * call sets its size on it (`batch`), and every later write of the attempt carries that. Unset where no worker runs
-   * the attempt (a runner driven on its own).
+   * The attempt as every write of it names it, one object for the attempt's life: its `startedAt` (when its handler got
+   * the job, recorded as the job's start by the writes that end the attempt), and the size of the batch handler call it
+   * runs in (`batch`, set when the call begins).
    */
-  readonly ref?: AttemptRef;
+  readonly ref: AttemptRef;
 }
 
 /** What the runner needs from its worker. */
@@ -206,7 +204,7 @@ export class AttemptRunner {
       owned = await storage.completeIn(
         manager,
         {
-          ref: attempt.ref ?? { id: record.id, attempt: record.attempts, startedAt: attempt.startedAt },
+          ref: attempt.ref,
           result: json,
           remove: this.context.removesOnComplete?.(record),
         },

@@ -237,7 +237,7 @@ export class QueueWorker {
       attempt.abandoned = true;
       attempt.controller.abort(reason);
       // Its handler ran: the hand-back's run records its start (and the size of its batch call, if any).
-      refs.push(attempt.ref ?? { id: attempt.record.id, attempt: attempt.record.attempts, startedAt: attempt.startedAt });
+      refs.push(attempt.ref);
     }
     return refs;
   }
@@ -294,7 +294,6 @@ export class QueueWorker {
       abandoned: false,
       writeQueued: false,
       ended: false,
-      startedAt,
       ref,
     };
     // The same job claimed again while an earlier run is still here: that run was cancelled and retried before
