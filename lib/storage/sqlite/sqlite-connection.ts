@@ -15,7 +15,7 @@ import { probeWrite } from './sql/probe.sql';
 import { insertHintsOf } from './sqlite-update-hook';
 import { nativeConnectionOf, quietSqlite3 } from './typeorm-sqlite-internals';
 import { NodeSqlite3Module, WalCheckpointer } from './wal-checkpointer';
-import { isBusy } from './sqlite-migration-lock';
+import { isBusy } from './sqlite-busy';
 import { keepRolledBackIds } from './sql/sequence.sql';
 import { SqliteTransactionWatch } from '../transactions/sqlite-transaction-watch';
 import { TransactionGate } from '../transactions/sqlite-transaction-gate';
