@@ -124,6 +124,77 @@ describeEachBackend('batch handlers', (backend) => {
     }
   });
 
+  it('fails the jobs whose items cannot be read, rejects no promise unheard: a hostile array, a revoked one, a wrong length of rejections', async () => {
+    const unheard: unknown[] = [];
+    const hear = (reason: unknown) => unheard.push(reason);
+    process.on('unhandledRejection', hear);
+    try {
+      const lengthError = new Error('length read');
+      const itemError = new Error('item 2 read');
+      await start(
+        async (jobs) => {
+          const values = jobs.map((job) => job.data.n * 10);
+          if (jobs[0].data.n === 1) {
+            // An array whose second item throws when read: that job fails alone.
+            return new Proxy(values, {
+              get: (target, key, receiver) => {
+                if (key === '1') throw itemError;
+                return Reflect.get(target, key, receiver) as unknown;
+              },
+            });
+          }
+          if (jobs[0].data.n === 4) {
+            // An array whose length throws when read: which item is whose cannot be told, every job fails.
+            return new Proxy(values, {
+              get: (target, key, receiver) => {
+                if (key === 'length') throw lengthError;
+                return Reflect.get(target, key, receiver) as unknown;
+              },
+            });
+          }
+          if (jobs[0].data.n === 6) {
+            const revoked = Proxy.revocable([], {});
+            revoked.revoke();
+            return revoked.proxy;
+          }
+          // One item short, each a rejection: refused for its length, its promises still heard.
+          return jobs.slice(1).map((job) => Promise.reject(new Error(`item ${job.data.n} rejected`)));
+        },
+        { batch: { size: 3, maxWaitMs: 200 }, maxAttempts: 1 },
+      );
+      const batches = [
+        [{ n: 1 }, { n: 2 }, { n: 3 }],
+        [{ n: 4 }, { n: 5 }],
+        [{ n: 6 }, { n: 7 }],
+        [{ n: 8 }, { n: 9 }, { n: 10 }],
+      ];
+      const ids: string[][] = [];
+      for (const items of batches) {
+        await admin().pause('batch');
+        ids.push(await addAll(items));
+        await admin().resume('batch');
+        // Each set of jobs in a call of its own.
+        await finished(ids[ids.length - 1]);
+      }
+      const [hostile, noLength, revoked, rejections] = await Promise.all(ids.map((set) => finished(set)));
+      expect(hostile.map((job) => [job.status, job.result, job.error?.message ?? null])).toEqual([
+        ['completed', 10, null],
+        ['failed', null, 'item 2 read'],
+        ['completed', 30, null],
+      ]);
+      expect(noLength.map((job) => [job.status, job.error?.message])).toEqual([
+        ['failed', 'length read'],
+        ['failed', 'length read'],
+      ]);
+      for (const job of revoked) expect(job).toMatchObject({ status: 'failed', error: { name: 'TypeError' } });
+      for (const job of rejections) expect(job).toMatchObject({ status: 'failed', error: { name: InvalidBatchResultError.name } });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unheard).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', hear);
+    }
+  });
+
   it("times out and cancels one job of a running batch alone: its signal aborts, the others complete with the batch's items", async () => {
     const hold = gate();
     const aborted: string[] = [];

@@ -5,6 +5,9 @@ import { BatchProcessor, QueueProcessor } from '../interfaces/queue-processor.in
 import { signalSourceOf } from './job-runtime';
 import { AbortHook, LazyAbortController } from './lazy-abort-controller';
 
+/** Most items of an array refused for its length whose promises are still heard (the largest batch's size). */
+const MAX_HEARD_ITEMS = 10_000;
+
 /**
  * One job waiting in, or running as part of, a batch: its own promise, settled once. It is its own abort hook: the
  * attempt's controller tells it of a timeout, cancel or shutdown without an AbortSignal (nor a closure) per job.
@@ -119,37 +122,67 @@ export class BatchCollector implements QueueProcessor {
       for (const entry of entries) settle(entry, false, error);
       return;
     }
+    try {
+      this.settleFrom(entries, returned);
+    } catch (error) {
+      // The array threw when read (a Proxy whose length throws): which item is whose cannot be told. Thrown out of
+      // here it would leave the batch's jobs running for ever, and reject a promise no one awaits.
+      for (const entry of entries) settle(entry, false, error);
+    }
+  }
+
+  /** Settles each entry from what the call returned: a single value for all, or its own item of an array. */
+  private settleFrom(entries: BatchEntry[], returned: unknown): void {
     if (!Array.isArray(returned)) {
       for (const entry of entries) settle(entry, true, returned);
       return;
     }
-    if (returned.length !== entries.length) {
-      const error = new InvalidBatchResultError(this.queue, entries.length, returned.length);
+    const length = returned.length;
+    if (length !== entries.length) {
+      const error = new InvalidBatchResultError(this.queue, entries.length, length);
       for (const entry of entries) settle(entry, false, error);
+      // Items are not used, but their rejections are heard: the caller's promises must not reject unhandled. Up to a
+      // bound: an array's length can say billions (holes) and the loop would hold the event loop.
+      for (let index = 0; index < Math.min(length, MAX_HEARD_ITEMS); index++) settleFromItem(undefined, returned, index);
       return;
     }
-    entries.forEach((entry, index) => settleFromItem(entry, returned[index]));
+    entries.forEach((entry, index) => settleFromItem(entry, returned, index));
   }
 }
 
 /**
- * An item of the returned array: an Error or a rejected promise fails its job, anything else is its result. An item
- * that throws when looked at (a revoked Proxy, a `then` getter that throws) fails its job with that error: thrown out
- * of here it would leave this job and the batch's later ones running for ever, and reject a promise no one awaits.
+ * Item `index` of the returned array: an Error or a rejected promise fails its job, anything else is its result. An
+ * item that throws when read or looked at (a Proxy's trap, a revoked Proxy, a `then` getter that throws) fails its job
+ * with that error: thrown out of here it would leave this job and the batch's later ones running for ever, and reject
+ * a promise no one awaits. Without an entry (an item of an array refused for its length) only a promise's rejection is
+ * heard.
  */
-function settleFromItem(entry: BatchEntry, item: unknown): void {
+function settleFromItem(entry: BatchEntry | undefined, items: unknown[], index: number): void {
+  let item: unknown;
+  try {
+    item = items[index];
+  } catch (error) {
+    if (entry) settle(entry, false, error);
+    return;
+  }
+  settleFromValue(entry, item);
+}
+
+/** An item read (or a promise's value): see settleFromItem. */
+function settleFromValue(entry: BatchEntry | undefined, item: unknown): void {
   try {
     if (isThenable(item)) {
       Promise.resolve(item).then(
-        (value) => settleFromItem(entry, value),
-        (error: unknown) => settle(entry, false, error),
+        (value) => settleFromValue(entry, value),
+        (error: unknown) => entry && settle(entry, false, error),
       );
       return;
     }
+    if (!entry) return;
     if (item instanceof Error) settle(entry, false, item);
     else settle(entry, true, item);
   } catch (error) {
-    settle(entry, false, error);
+    if (entry) settle(entry, false, error);
   }
 }
 
