@@ -58,7 +58,8 @@ function resultNumbers(text: string): { value: number; unit: string }[] {
   }));
 }
 
-const round = (value: number, decimals: number) => Number(value.toFixed(decimals));
+// Half up in decimal, as a writer rounds: toFixed works on the binary value, so 170.45 came out as 170.4.
+const round = (value: number, decimals: number) => Number(`${Math.round(Number(`${value}e${decimals}`))}e-${decimals}`);
 
 /** Whether RESULTS.md holds the figure at the page's precision (thousands from a full count; a ratio from a ratio). */
 function found(figure: Figure, numbers: { value: number; unit: string }[]): boolean {
