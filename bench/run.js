@@ -6,6 +6,7 @@
 //   BENCH_QUICK=1 node bench/run.js   (tiny sizes, 1 run each: a smoke test of the harness, not a measurement;
 //                                      writes bench/.data/RESULTS.quick.md and throughput.quick.svg)
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { BENCH_DIR, DATA_DIR, DIST_DIR, machineInfo, now } = require('./lib/common');
 
@@ -49,7 +50,9 @@ const CHART_FILE = QUICK ? path.join(DATA_DIR, 'throughput.quick.svg') : path.jo
 function existingHandWritten() {
   if (!fs.existsSync(RESULTS_FILE)) return { reading: undefined, otherTargets: [] };
   const text = fs.readFileSync(RESULTS_FILE, 'utf8');
-  const reading = /## Reading\n\n<!-- READING run=(\S+)[^\n]*-->\n([\s\S]*?)\n## /.exec(text);
+  // The marker reads `run=<date>: written by hand…`; the colon after the date is not part of it (reading it in added a
+  // colon at each re-render).
+  const reading = /## Reading\n\n<!-- READING run=(\S*?):* written[^\n]*-->\n([\s\S]*?)\n## /.exec(text);
   const targets = /<!-- OTHER-TARGETS[^\n]*-->\n\n\| target[^\n]*\n\|---[^\n]*\n((?:\|[^\n]*\n)*)/.exec(text);
   return {
     reading: reading && !/^_To be written/.test(reading[2].trim()) ? { run: reading[1], text: reading[2].trim() } : undefined,
@@ -104,17 +107,28 @@ async function main() {
   fs.rmSync(DATA_DIR, { recursive: true, force: true });
   fs.mkdirSync(DATA_DIR, { recursive: true });
   const { collectVersions } = require('./lib/versions');
-  const versions = await collectVersions().catch((error) => {
-    throw new Error(`cannot reach Redis on 127.0.0.1:6379 (needed for BullMQ): ${error.message}`);
-  });
+  const versions = await collectVersions();
 
   const data = { date: new Date().toISOString(), machine: machineInfo(), versions, config: CONFIG };
   data.timings = {};
+  // The machine's 1-minute load average, sampled through the run and kept per scenario, so a report taken while
+  // something else ran says so itself (the benchmark's own processes count too: up to about its core count).
+  data.load = {};
+  let loadSamples = [];
+  const sampleLoad = () => loadSamples.push(os.loadavg()[0]);
+  const loadTimer = setInterval(sampleLoad, 5000);
+  loadTimer.unref();
   const scenario = async (name, args) => {
     const t = now();
+    loadSamples = [];
+    sampleLoad();
     data[name] = await require(`./scenarios/${name}`).run(args);
+    sampleLoad();
     data.timings[name] = now() - t;
-    console.log(`${name}: done in ${(data.timings[name] / 1000).toFixed(0)} s`);
+    data.load[name] = { min: Math.min(...loadSamples), max: Math.max(...loadSamples) };
+    console.log(
+      `${name}: done in ${(data.timings[name] / 1000).toFixed(0)} s (load ${data.load[name].min.toFixed(1)}-${data.load[name].max.toFixed(1)})`,
+    );
   };
   await scenario('throughput', { ...CONFIG.throughput, queues: QUEUES });
   await scenario('latency', CONFIG.latency);
@@ -129,6 +143,7 @@ async function main() {
   await scenario('pg-latency', CONFIG.pgLatency);
   // The tracing's cost with the API installed and no SDK (budget 3 %), and with the SDK.
   await scenario('telemetry', CONFIG.telemetry);
+  clearInterval(loadTimer);
   data.durationMs = now() - started;
   await render(data);
   // Keep the raw results; delete the database files.

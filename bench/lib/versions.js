@@ -57,7 +57,9 @@ async function collectVersions() {
     root,
     bench,
     sqlite: await sqliteVersionOf(ROOT_DIR),
-    redis: await redisVersion(),
+    redis: await redisVersion().catch((error) => {
+      throw new Error(`cannot reach Redis on 127.0.0.1:6379 (needed for BullMQ): ${error.message}`);
+    }),
   };
 }
 
