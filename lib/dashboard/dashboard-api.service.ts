@@ -68,7 +68,7 @@ export class DashboardApi {
       refreshInterval: this.options.refreshInterval,
       chartMinutes: snapshot.windowMinutes,
       sampled: snapshot.sampled,
-      queues: queues.map((queue): DashboardQueue => ({ ...queue, metrics: snapshot.queues[queue.name] ?? null })),
+      queues: queues.map((queue): DashboardQueue => ({ ...queue, metrics: metricsOf(snapshot, queue.name) })),
     };
   }
 
@@ -97,7 +97,7 @@ export class DashboardApi {
         if (!(await this.admin.hasQueue(name))) throw new NotFoundException({ message: noSuchQueue(name) });
         info = emptyQueue(name);
       }
-      const queue: DashboardQueue = { ...info, metrics: snapshot.queues[name] ?? null };
+      const queue: DashboardQueue = { ...info, metrics: metricsOf(snapshot, name) };
       // Groups with running jobs only (a few index reads): an empty list hides the panel.
       const groups = await this.admin.getGroups(name, { limit: 5 });
       const limits = await this.admin.getQueueLimits(name);
@@ -359,4 +359,9 @@ function parseOffset(offset: unknown): number {
   const value = Number(offset);
   if (!(Number.isSafeInteger(value) && value >= 0)) throw new BadRequestException({ message: 'offset must be a whole number >= 0.' });
   return value;
+}
+
+/** A queue's metrics of the window, or null: only an own member is a queue's (`constructor` is a queue name too). */
+function metricsOf(snapshot: MetricsSnapshot, queue: string): QueueMetrics | null {
+  return Object.hasOwn(snapshot.queues, queue) ? snapshot.queues[queue] : null;
 }

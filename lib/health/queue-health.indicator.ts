@@ -57,15 +57,16 @@ export class QueueHealthIndicator {
           ? [...this.runtime.processors().map((p) => p.queue), ...unprocessedNames]
           : oldest.map((row) => row.queue)),
     );
-    const queues: Record<string, { oldestPendingAgeMs: number; processed: boolean; status: 'up' | 'down' }> = {};
-    for (const queue of checked) {
-      const age = Math.max(0, now - (oldest.find((row) => row.queue === queue)?.runAt ?? now));
-      queues[queue] = {
-        oldestPendingAgeMs: age,
-        processed: !unprocessedNames.includes(queue),
-        status: age <= maxPendingAge ? 'up' : 'down',
-      };
-    }
+    // Own members whatever the name: `queues[queue] = ...` for a queue named __proto__ would set the object's prototype.
+    const queues: Record<string, { oldestPendingAgeMs: number; processed: boolean; status: 'up' | 'down' }> = Object.fromEntries(
+      [...checked].map((queue) => {
+        const age = Math.max(0, now - (oldest.find((row) => row.queue === queue)?.runAt ?? now));
+        return [
+          queue,
+          { oldestPendingAgeMs: age, processed: !unprocessedNames.includes(queue), status: age <= maxPendingAge ? 'up' : 'down' },
+        ];
+      }),
+    );
     const down = poller === 'down' || Object.values(queues).some((queue) => queue.status === 'down');
     return {
       [key]: {

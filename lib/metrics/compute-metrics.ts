@@ -51,16 +51,19 @@ export function computeMetrics(timings: FinishedJobTiming[], now: number, window
       entry.minuteRuns[minute].push(timing.runMs);
     }
   }
-  const queues: Record<string, QueueMetrics> = {};
-  for (const [queue, { metrics, waits, runs, minuteWaits, minuteRuns }] of byQueue) {
-    queues[queue] = {
-      ...metrics,
-      waitTimePerMinute: minuteWaits.map(percentiles),
-      runTimePerMinute: minuteRuns.map(percentiles),
-      waitTime: percentiles(waits),
-      runTime: percentiles(runs),
-    };
-  }
+  // Own members whatever the name: `queues[queue] = ...` for a queue named __proto__ would set the object's prototype.
+  const queues: Record<string, QueueMetrics> = Object.fromEntries(
+    [...byQueue].map(([queue, { metrics, waits, runs, minuteWaits, minuteRuns }]) => [
+      queue,
+      {
+        ...metrics,
+        waitTimePerMinute: minuteWaits.map(percentiles),
+        runTimePerMinute: minuteRuns.map(percentiles),
+        waitTime: percentiles(waits),
+        runTime: percentiles(runs),
+      },
+    ]),
+  );
   return { generatedAt: new Date(now), windowMinutes, queues, sampled };
 }
 
