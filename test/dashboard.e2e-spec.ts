@@ -398,6 +398,20 @@ describeEachBackend(
           await page.close();
         });
 
+        // The page's own objects keyed by queue name: the same in every run, shown once.
+        (screenshotsWanted(backend, adapter) ? it : it.skip)(
+          'shows the page of a queue named like a member of Object.prototype (constructor, __proto__) with its tools',
+          async () => {
+            for (const queue of ['constructor', '__proto__']) await producer.add(queue, { n: 1 });
+            const page = await openPage(`${running.url}/queues#/queue/constructor`);
+            await within('the clean form of constructor', page.getByRole('button', { name: 'Clean' }).waitFor());
+            await page.goto(`${running.url}/queues#/queue/__proto__`);
+            await within('the clean form of __proto__', page.getByRole('heading', { name: '__proto__' }).waitFor());
+            await within('its clean form', page.getByRole('button', { name: 'Clean' }).waitFor());
+            await page.close();
+          },
+        );
+
         it('shows a <script> payload as text, never running it', async () => {
           const job = await producer.add('mail', { html: XSS, fail: true }, { key: XSS });
           await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'xss job failed');

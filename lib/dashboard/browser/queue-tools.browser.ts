@@ -46,8 +46,11 @@ function queueTools(q: WireQueue): Child {
 }
 
 // The clean form keeps what the operator typed across refreshes: the first one built for a queue is reused.
-const cleanForms: Record<string, HTMLFormElement> = {};
+// A Map, not an object: a queue may be named constructor or __proto__.
+const cleanForms = new Map<string, HTMLFormElement>();
 function cleanForm(name: string, form: HTMLFormElement): HTMLFormElement {
-  if (!cleanForms[name]) cleanForms[name] = form;
-  return cleanForms[name];
+  const kept = cleanForms.get(name);
+  if (kept) return kept;
+  cleanForms.set(name, form);
+  return form;
 }
