@@ -784,8 +784,8 @@ const MUTATIONS = [
     id: 'batch-short-array-accepted',
     area: 'batch',
     file: 'lib/worker/batch-collector.ts',
-    from: 'if (returned.length !== entries.length) {',
-    to: 'if (returned.length > entries.length) {',
+    from: 'if (length !== entries.length) {',
+    to: 'if (length > entries.length) {',
     tests: ['test/batch-handlers.e2e-spec.ts'],
     why: 'a returned array shorter than jobs completes the jobs past its end with no result',
   },
@@ -908,6 +908,24 @@ const MUTATIONS = [
     to: 'AND true',
     tests: ['test/storage-contract.e2e-spec.ts', 'test/delete-on-complete.e2e-spec.ts'],
     why: 'PostgreSQL deletes a completed job while a process waits for jobs: its waitUntilFinished rejects with JobNotFoundError',
+  },
+  {
+    id: 'wait-ignores-recent-completions',
+    area: 'retention',
+    file: 'lib/events/finish-watcher.ts',
+    from: 'if (completed) this.settle([completed]);',
+    to: 'if (completed && false) this.settle([completed]);',
+    tests: ['test/delete-on-complete.e2e-spec.ts'],
+    why: 'a wait that begins just after this process completed and deleted its job (add, then wait) rejects with JobNotFoundError',
+  },
+  {
+    id: 'recent-completions-ignore-landing',
+    area: 'retention',
+    file: 'lib/events/recent-completions.ts',
+    from: 'if (!(await entry.landed)) return null;',
+    to: 'await entry.landed;',
+    tests: ['test/recent-completions.spec.ts'],
+    why: 'a completion that did not land (the attempt was lost) is read as completed by a wait in its process',
   },
   {
     id: 'fence-pg-complete-delete-attempt',
@@ -1295,7 +1313,7 @@ const MUTATIONS = [
     area: 'batch handlers',
     file: 'lib/worker/batch-collector.ts',
     from: `  } catch (error) {
-    settle(entry, false, error);
+    if (entry) settle(entry, false, error);
   }
 }
 

@@ -10,6 +10,7 @@ import { TestingModule } from '@nestjs/testing';
 import {
   BatchProcessor,
   Job,
+  JobNotFoundError,
   Processor,
   ProcessorOptions,
   QueueAdmin,
@@ -110,6 +111,31 @@ describeEachBackend('delete on completion (retention that keeps nothing)', (back
     await waitFor(() => heartbeats.written > 0, 'the waiters heartbeat written');
     gate.resolve();
     await expect(finished).resolves.toMatchObject({ id: job.id, status: 'completed', result: 'done' });
+  });
+
+  it('a wait that begins after this process completed and deleted the job (add, then wait) resolves completed with the result', async () => {
+    stopRetentionSweeps();
+    const app = await start([defineProcessor<{ n: number }>('quick', async (job) => job.data.n * 2, { removeOnComplete: true })]);
+    const completed: string[] = [];
+    app.get(QueueEvents).subscribe((event) => event.type === 'completed' && completed.push(event.jobId));
+    const job = await app.get(QueueProducer).add('quick', { n: 21 });
+    // No wait had begun, so no process kept the row: it is gone before the wait's first look.
+    await waitFor(() => completed.includes(job.id), 'completed');
+    expect(await app.get(QueueAdmin).getJob(job.id)).toBeNull();
+    await expect(job.waitUntilFinished()).resolves.toMatchObject({ id: job.id, status: 'completed', result: 42, data: { n: 21 } });
+    await expect(app.get(QueueAdmin).waitUntilFinished(job.id)).resolves.toMatchObject({ status: 'completed', result: 42 });
+    // A job that never existed is still not found.
+    await expect(app.get(QueueAdmin).waitUntilFinished(String(Number(job.id) + 1000))).rejects.toBeInstanceOf(JobNotFoundError);
+  });
+
+  it('add, then wait at once, many times over from a cold start: every wait resolves completed (none finds its job gone)', async () => {
+    stopRetentionSweeps();
+    const app = await start([defineProcessor<{ i: number }>('echo', async (job) => job.data.i, { removeOnComplete: true })]);
+    const producer = app.get(QueueProducer);
+    for (let i = 0; i < 40; i++) {
+      const job = await producer.add('echo', { i });
+      await expect(job.waitUntilFinished({ timeout: 20_000 })).resolves.toMatchObject({ status: 'completed', result: i });
+    }
   });
 
   it('waitUntilFinished from another process (app) on the same database resolves completed with the result', async () => {

@@ -6,6 +6,7 @@ import { WaitTimeoutError } from '../errors/wait-timeout.error';
 import { InspectionStorage, JobRecord, CallerTransaction, WaitStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
 import { JobEventBus } from './job-event-bus';
+import { RecentCompletions } from './recent-completions';
 
 /** What the finish watcher reads: waited jobs, and one job when a hint names it. */
 type FinishWatcherStorage = WaitStorage & Pick<InspectionStorage, 'getJob'>;
@@ -33,7 +34,8 @@ const WAITERS_HEARTBEAT_MS = 5000;
  * were removed meanwhile: their waits reject with `JobNotFoundError`. Those announcements are sent only while some
  * process waits: waiting processes renew one shared heartbeat row every 5 s (one write, only while waiting). The same
  * row keeps completions, on every backend, from deleting the rows of jobs whose retention keeps nothing: a job that
- * finishes after a wait's first look is read completed, not found removed.
+ * finishes after a wait's first look is read completed, not found removed. One that this process completed and
+ * deleted just before the wait began (an add, then a wait) is read completed from `RecentCompletions`.
  */
 export class FinishWatcher {
   private readonly waiting = new Map<string, Set<Waiter>>();
@@ -54,6 +56,7 @@ export class FinishWatcher {
     private readonly bus: JobEventBus,
     private readonly pollInterval: number,
     logger: Logger,
+    private readonly recent?: RecentCompletions,
   ) {
     this.failures = new FailureStreak(logger, 'Checking waited-for jobs', pollInterval);
   }
@@ -139,7 +142,9 @@ export class FinishWatcher {
       await this.renewHeartbeat();
       const record = await (await this.storage()).getJob(id);
       if (record === null) {
-        if (this.remove(id, waiter)) waiter.reject(new JobNotFoundError(id));
+        const completed = await this.recent?.completed(id);
+        if (completed) this.settle([completed]);
+        else if (this.remove(id, waiter)) waiter.reject(new JobNotFoundError(id));
       } else if (record.finishedAt !== null) {
         this.settle([record]);
       }
@@ -213,6 +218,9 @@ export class FinishWatcher {
     try {
       const { finished, gone } = await (await this.storage()).getWaitedJobs(ids);
       this.settle(finished);
+      // A job this process completed with a deleting completion is not lost to its waiters: they read it completed.
+      const completed = this.recent ? (await Promise.all(gone.map((id) => this.recent!.completed(id)))).filter((r) => r !== null) : [];
+      this.settle(completed);
       this.rejectGone(gone);
       this.failures.succeeded();
     } catch (error) {

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { JobEventBus } from '../events/job-event-bus';
+import { RecentCompletions } from '../events/recent-completions';
 import { ProcessorAnnouncer, announcePeriod } from '../housekeeping/processor-announcer';
 import { RetentionKeeper } from '../housekeeping/retention-keeper';
 import { keepsNothing } from '../housekeeping/retention-rule';
@@ -42,6 +43,7 @@ export class ProcessingRuntime {
     events: JobEventBus,
     private readonly logger: Logger,
     telemetry?: QueueTelemetry,
+    recentCompletions?: RecentCompletions,
   ) {
     this.poller = new SharedPoller(storage, this.pool, options, logger);
     const byQueue = new Map(definitions.map((definition) => [definition.queue, definition]));
@@ -78,6 +80,7 @@ export class ProcessingRuntime {
         onFinished: (queue, status) => this.retention.mark(queue, status),
         onRemovable: (id, status) => this.retention.remove(id, status),
         keepsNoCompleted: (queue) => keepsNothing((retentionByQueue.get(queue) ?? moduleRetention).removeOnComplete),
+        recentCompletions,
         onRateLimited: (queue, until) => this.poller.limitedUntil(queue, until),
         // The queue stays open: only a wake-up for when the group's pause ends (other processes see it at their poll).
         onGroupRateLimited: (_queue, until) => this.poller.wakeAt(until, true),

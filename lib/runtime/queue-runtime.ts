@@ -14,6 +14,7 @@ import { ClusterEventFeed, READER_TTL_MS } from '../events/cluster-event-feed';
 import { ClusterEventPublisher } from '../events/cluster-event-publisher';
 import { CLUSTER_NOTICE_TIMING, ClusterEventsNotice } from '../events/cluster-events-notice';
 import { FinishWatcher } from '../events/finish-watcher';
+import { RecentCompletions } from '../events/recent-completions';
 import { JobEventBus } from '../events/job-event-bus';
 import { JobEventType, QueueEvent } from '../interfaces/queue-event.interface';
 import { PayloadSchema } from '../interfaces/payload-schema.interface';
@@ -56,6 +57,8 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
   private publisher?: ClusterEventPublisher;
   private feed?: ClusterEventFeed;
   private watcher?: FinishWatcher;
+  /** Jobs this process's completions deleted, for the waits that begin just after (shared by workers and watcher). */
+  private readonly recentCompletions = new RecentCompletions();
   private eventStream?: Observable<QueueEvent>;
   /** null: off (`telemetry: false`) or `@opentelemetry/api` absent. */
   private tracing?: QueueTelemetry | null;
@@ -141,7 +144,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
 
   /** The one watcher behind every `waitUntilFinished` of the process. */
   get finishWatcher(): FinishWatcher {
-    this.watcher ??= new FinishWatcher(() => this.storage(), this.events, this.options.pollInterval, this.logger);
+    this.watcher ??= new FinishWatcher(() => this.storage(), this.events, this.options.pollInterval, this.logger, this.recentCompletions);
     return this.watcher;
   }
 
@@ -291,7 +294,7 @@ export class QueueRuntime implements OnModuleInit, OnApplicationBootstrap, Befor
       const schema = this.schemaFor(definition.queue);
       return schema === definition.settings.schema ? definition : { ...definition, settings: { ...definition.settings, schema } };
     });
-    const runtime = new ProcessingRuntime(storage, processors, options, this.events, this.logger, this.telemetry);
+    const runtime = new ProcessingRuntime(storage, processors, options, this.events, this.logger, this.telemetry, this.recentCompletions);
     await runtime.declareLimits();
     this.runtimeInstance = runtime;
     runtime.start();

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { JobEventBus } from '../events/job-event-bus';
+import { RecentCompletions } from '../events/recent-completions';
 import { BackoffOptions } from '../interfaces/backoff-options.interface';
 import { FinishedJobStatus } from '../interfaces/job-info.interface';
 import { PayloadSchema } from '../interfaces/payload-schema.interface';
@@ -33,6 +34,8 @@ export interface QueueWorkerContext {
   onRemovable?(id: string, status: 'completed' | 'failed'): void;
   /** Whether the retention of `queue` keeps no completed job: its completions delete their rows. */
   keepsNoCompleted?(queue: string): boolean;
+  /** Completions that delete their row, remembered briefly for waits that begin just after (see RecentCompletions). */
+  recentCompletions?: RecentCompletions;
   /** A handler's RateLimitError paused this queue until `until` (epoch ms). */
   onRateLimited?(queue: string, until: number): void;
   /** A handler's GroupRateLimitError paused one group of this queue until `until`: the queue's other groups go on. */

@@ -79,7 +79,10 @@ export class QueueWorker {
       schema: settings.schema,
       removesOnComplete: (record) => this.removesOnComplete(record),
       // The caller's transaction committed the completion: announced as the worker announces a saved one.
-      onCommitted: (record, json) => announceOutcome(this.context, queue, record, { kind: 'complete', json }),
+      onCommitted: (record, json) => {
+        if (this.removesOnComplete(record)) this.context.recentCompletions?.remember(record, json, Promise.resolve(true));
+        announceOutcome(this.context, queue, record, { kind: 'complete', json });
+      },
     });
     this.snoozes = new SnoozeWriter(queue, context, this.shutdown.signal);
     this.rateLimit = new RateLimitPause(queue, context, {
@@ -324,15 +327,27 @@ export class QueueWorker {
       // With a prefetch (or 'auto') the slot's next job does not wait for this write at all: not even for the batch
       // ahead of it. The poller hears of the slot now, as the handler returns, not once a batch takes the outcome.
       if (this.slots.handsOff) this.writeQueued(attempt);
-      const saved = await this.context.outcomes.save({
+      const remove = final.kind === 'complete' && this.removesOnComplete(record);
+      const saving = this.context.outcomes.save({
         ref,
         queue: this.queue,
         outcome: final,
         logger: this.context.logger,
         signal: this.shutdown.signal,
         onQueued: () => this.writeQueued(attempt),
-        remove: final.kind === 'complete' && this.removesOnComplete(record),
+        remove,
       });
+      // Remembered before the write: a wait whose first look finds the row already deleted reads it here.
+      if (remove && final.kind === 'complete')
+        this.context.recentCompletions?.remember(
+          record,
+          final.json,
+          saving.then(
+            (saved) => saved?.kind === 'complete',
+            () => false,
+          ),
+        );
+      const saved = await saving;
       if (saved) announceOutcome(this.context, this.queue, record, saved);
     } finally {
       // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
