@@ -7,6 +7,11 @@ const { footprintSection, footprintTargets } = require('./lib/report-footprint')
 const { cpuSection, cpuTargets } = require('./lib/report-cpu');
 const { pgLatencySection, pgLatencyTargets } = require('./lib/report-pg-latency');
 const { telemetrySection, telemetryTargets } = require('./lib/report-telemetry');
+const { pairedSpread } = require('./lib/report-helpers');
+
+/** Where a missed PostgreSQL target's attempts are written down. */
+const PG_TRIED =
+  'what was tried: [completion plan](notes/2026-12-06-completion-plan.md), [finished-job layouts](notes/2026-12-06-finished-job-layouts.md), [delete on completion](notes/2026-12-06-delete-on-complete.md)';
 
 const fmt = (value, digits = 0) =>
   typeof value === 'number' && Number.isFinite(value)
@@ -200,17 +205,50 @@ function postgresTargets(data) {
     lib.map((r) => r.process.rate),
     graphile.map((r) => r.process.rate),
   );
+  const libRates = lib.map((r) => r.process.rate);
+  const graphileRates = graphile.map((r) => r.process.rate);
   const rows = [
-    [`PostgreSQL, one process: ≥ 1.3× graphile-worker's rate (median of ${lib.length} interleaved runs)`, ratio(rate), rate >= 1.3],
+    [
+      `PostgreSQL, one process: ≥ 1.3× graphile-worker's rate (median of ${lib.length} interleaved runs)`,
+      `${ratio(rate)} (${pairedSpread(libRates, graphileRates)})`,
+      rate >= 1.3,
+      PG_TRIED,
+    ],
   ];
   const cpu = (runs) => runs.filter((r) => r.cpu).map((r) => r.cpu.clientUs + r.cpu.serverUs);
-  if (cpu(lib).length && cpu(graphile).length) {
-    const vs = pairedRatio(cpu(lib), cpu(graphile));
-    rows.push([
-      "PostgreSQL, one process: ≤ 0.9× graphile-worker's client + server CPU per job",
-      `${ratio(vs)} (${fmt(median(cpu(lib)), 1)} against ${fmt(median(cpu(graphile)), 1)} µs)`,
-      vs <= 0.9,
-    ]);
+  if (!cpu(lib).length || !cpu(graphile).length) return rows;
+  const vs = pairedRatio(cpu(lib), cpu(graphile));
+  const measured = `${ratio(vs)} (${fmt(median(cpu(lib)), 1)} against ${fmt(median(cpu(graphile)), 1)} µs; ${pairedSpread(cpu(lib), cpu(graphile))})`;
+  rows.push(["PostgreSQL, one process: ≤ 0.9× graphile-worker's client + server CPU per job", measured, vs <= 0.9, PG_TRIED]);
+  // The finished-jobs layout's own targets: a lower CPU bar with one process, and how the CPU holds up with more.
+  rows.push([
+    "PostgreSQL, one process: ≤ 0.7× graphile-worker's client + server CPU per job (finished-jobs layout)",
+    measured,
+    vs <= 0.7,
+    PG_TRIED,
+  ]);
+  for (const processes of [2, 4]) {
+    const many = pg.results[`library-${processes}`] ? ok(`library-${processes}`) : [];
+    const theirs = pg.results[`graphile-${processes}`] ? ok(`graphile-${processes}`) : [];
+    const perSecond = (runs) => runs.filter((r) => r.cpu).map((r) => r.cpu.jobsPerCpuSecond);
+    if (perSecond(many).length && perSecond(theirs).length) {
+      const vsTheirs = pairedRatio(perSecond(many), perSecond(theirs));
+      rows.push([
+        `PostgreSQL, ${processes} processes: jobs per CPU-second ≥ graphile-worker's with ${processes}`,
+        `${ratio(vsTheirs)} (${fmt(median(perSecond(many)))} against ${fmt(median(perSecond(theirs)))}; ${pairedSpread(perSecond(many), perSecond(theirs))})`,
+        vsTheirs >= 1,
+        PG_TRIED,
+      ]);
+    }
+    if (cpu(many).length) {
+      const vsOne = pairedRatio(cpu(many), cpu(lib));
+      rows.push([
+        `PostgreSQL, ${processes} processes: CPU per job ≤ 1.2× the one-process figure`,
+        `${ratio(vsOne)} (${fmt(median(cpu(many)), 1)} against ${fmt(median(cpu(lib)), 1)} µs; ${pairedSpread(cpu(many), cpu(lib))})`,
+        vsOne <= 1.2,
+        PG_TRIED,
+      ]);
+    }
   }
   return rows;
 }
@@ -412,7 +450,8 @@ function buildReport(data) {
   lines.push(
     table(
       ['target', 'measured', 'status'],
-      targets.map(([what, measured, met]) => [what, measured, okText(met)]),
+      // A missed target says where what was tried for it is written down.
+      targets.map(([what, measured, met, tried]) => [what, measured, met === false && tried ? `${okText(met)}; ${tried}` : okText(met)]),
     ),
     '',
   );

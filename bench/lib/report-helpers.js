@@ -15,6 +15,16 @@ function pairedRatio(a, b) {
   return median(Array.from({ length: n }, (_, i) => a[i] / b[i]));
 }
 
+/** The spread of the per-run ratios a[i] / b[i]: "per run 0.91–1.08×" (or in %, with `percent`). */
+function pairedSpread(a, b, percent = false) {
+  const n = Math.min(a.length, b.length);
+  if (n < 2) return '';
+  const each = Array.from({ length: n }, (_, i) => a[i] / b[i]);
+  const lo = Math.min(...each);
+  const hi = Math.max(...each);
+  return percent ? `per run ${fmt(lo * 100)}–${fmt(hi * 100)} %` : `per run ${fmt(lo, 2)}–${fmt(hi, 2)}×`;
+}
+
 function table(header, rows) {
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
@@ -33,4 +43,4 @@ function asciiBars(rows, unit, width = 50) {
   ].join('\n');
 }
 
-module.exports = { fmt, ratio, okText, pairedRatio, table, asciiBars, median };
+module.exports = { fmt, ratio, okText, pairedRatio, pairedSpread, table, asciiBars, median };
