@@ -421,6 +421,40 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
     },
   );
 
+  it('a completeIn not awaited before its transaction commits: the completion is heard, announced once, and resolves', async () => {
+    const t = await start();
+    const seen: QueueEvent[] = [];
+    const subscription = t.events.subscribe((event) => seen.push(event));
+    const settled: string[] = [];
+    handle = async (job) => {
+      let completion: Promise<void> | undefined;
+      await t.dataSource.transaction(async (manager) => {
+        await t.insertOrder(manager, job);
+        // A forgotten await: the statement is sent in the transaction, its reply comes after the commit.
+        completion = job.completeIn(manager, { receipt: 'unawaited' });
+      });
+      await completion!.then(
+        () => settled.push('resolved'),
+        (error: Error) => settled.push(`${error.name}: ${error.message}`),
+      );
+    };
+    try {
+      const job = await t.producer.add('pay', { n: 1 }, { maxAttempts: 1 });
+      expect(await job.waitUntilFinished({ timeout: 20_000 })).toMatchObject({
+        status: 'completed',
+        result: { receipt: 'unawaited' },
+        attempts: 1,
+      });
+      await waitFor(() => seen.some((event) => event.jobId === job.id && event.type === 'completed'), 'the completion announced');
+      await waitFor(async () => held(await t.admin.getCounts('pay')) === 0, 'the slot freed');
+      expect(settled).toEqual(['resolved']);
+      expect(seen.filter((event) => event.jobId === job.id).map((event) => event.type)).toEqual(['added', 'active', 'completed']);
+      expect(await t.orderIds()).toEqual([Number(job.id)]);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
   it('a handler that throws after its completion committed leaves the job completed, announced once', async () => {
     const t = await start();
     const seen: QueueEvent[] = [];

@@ -198,9 +198,18 @@ export class AttemptRunner {
     // After a timeout the attempt's failure is on its way: a completion now would race it (the fence would settle it).
     if (!this.context.isCurrent(attempt) || attempt.ended) throw new JobNotRunningError(record.id, queue);
     const completion = (attempt.completion ??= new TransactionalCompletion(record, queue));
-    completion.begin();
+    const call = completion.begin();
     let owned: boolean;
     try {
+      // Watched from before the write: a transaction that ends while the write's reply is on its way (a completeIn not
+      // awaited before the commit) is still heard. A manager of no open transaction is refused here, nothing written.
+      storage.afterCommitOf(
+        manager,
+        () => {
+          if (completion.committed(call)) this.context.onCommitted(record, json);
+        },
+        () => completion.discarded(call),
+      );
       owned = await storage.completeIn(
         manager,
         {
@@ -217,24 +226,7 @@ export class AttemptRunner {
       throw asStorageError(error, 'Job.completeIn', `job ${record.id}`);
     }
     if (!owned) throw completion.lost();
-    completion.written();
-    try {
-      storage.afterCommitOf(
-        manager,
-        () => {
-          completion.committed();
-          this.context.onCommitted(record, json);
-        },
-        () => completion.discarded(),
-      );
-    } catch (error) {
-      // The transaction ended while the write was on its way (a commit the handler did not wait for, or another
-      // transaction on the same SQLite connection): told in completeIn's words, not an enqueue's. The completion
-      // stays written and the attempt ends as one whose transaction was left open: its failure is fenced, so a
-      // completion that did commit stands.
-      if (error instanceof UnsupportedTransactionError) throw completeInRefusal(error);
-      throw error;
-    }
+    if (completion.written()) this.context.onCommitted(record, json);
   }
 
   /**

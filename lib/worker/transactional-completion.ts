@@ -21,6 +21,10 @@ export class TransactionalCompletion {
   private state: CompletionState = 'none';
   /** The handler ended: a `completeIn` made from now on would race the attempt's own outcome write. */
   private ended = false;
+  /** The number of the latest `completeIn` call: the end of an earlier call's transaction is no longer news. */
+  private call = 0;
+  /** How the current call's transaction ended while its write's reply was still on its way (a `completeIn` not awaited). */
+  private endedEarly: 'committed' | 'rolled-back' | undefined;
 
   constructor(
     private readonly record: JobRecord,
@@ -36,11 +40,16 @@ export class TransactionalCompletion {
     return this.state === 'writing' || this.state === 'pending' || this.state === 'committed';
   }
 
-  /** A `completeIn` starts: throws JobNotRunningError (nothing written) when none may. */
-  begin(): void {
+  /**
+   * A `completeIn` starts: throws JobNotRunningError (nothing written) when none may. Returns the call's number, which
+   * the end of its transaction is told with.
+   */
+  begin(): number {
     if (this.holdsAttempt) throw this.notRunning('this attempt was already completed by job.completeIn');
     if (this.ended || this.state === 'lost') throw this.notRunning();
     this.state = 'writing';
+    this.endedEarly = undefined;
+    return ++this.call;
   }
 
   /** The write was refused before it changed anything (a bad manager, a database error): a new call may try again. */
@@ -54,18 +63,38 @@ export class TransactionalCompletion {
     return this.notRunning('its lease expired and another worker took it, or it was cancelled; roll your transaction back');
   }
 
-  /** The row is completed in the open transaction: follow its end. */
-  written(): void {
-    this.state = 'pending';
+  /**
+   * The row is completed in the transaction: follow its end. True when that transaction already committed (its reply
+   * came after the commit): the job is completed for good, announce it.
+   */
+  written(): boolean {
+    if (this.endedEarly === 'committed') {
+      this.state = 'committed';
+      return true;
+    }
+    this.state = this.endedEarly ?? 'pending';
+    return false;
   }
 
-  /** The transaction committed: the job is completed for good. */
-  committed(): void {
+  /**
+   * The transaction of call `call` committed. True when the job is completed for good by it now (announce it); a
+   * commit heard before the write's reply is kept for `written`.
+   */
+  committed(call: number): boolean {
+    if (call !== this.call) return false;
+    if (this.state === 'writing') this.endedEarly = 'committed';
+    if (this.state !== 'pending') return false;
     this.state = 'committed';
+    return true;
   }
 
-  /** The transaction (or the savepoint of the write) rolled back: the job is running again, a new call may complete it. */
-  discarded(): void {
+  /**
+   * The transaction of call `call` (or the savepoint of the write) rolled back: the job is running again, a new call may
+   * complete it.
+   */
+  discarded(call: number): void {
+    if (call !== this.call) return;
+    if (this.state === 'writing') this.endedEarly = 'rolled-back';
     if (this.state === 'pending') this.state = 'rolled-back';
   }
 
