@@ -1318,14 +1318,44 @@ const MUTATIONS = [
 }
 
 function isThenable`,
-    to: `  } finally {
-    // nothing
+    to: `  } catch (error) {
+    void error;
   }
 }
 
 function isThenable`,
     tests: ['test/batch-collector.spec.ts'],
     why: 'a batch item that throws when read (a revoked Proxy) leaves its job and the later ones running for ever',
+  },
+  {
+    id: 'batch-array-read-throws-unheard',
+    area: 'batch handlers',
+    file: 'lib/worker/batch-collector.ts',
+    from: `      this.settleFrom(entries, returned);
+    } catch (error) {`,
+    to: `      this.settleFrom(entries, returned);
+    } catch (error) {
+      if (entries.length > 0) throw error;`,
+    tests: ['test/batch-handlers.e2e-spec.ts'],
+    why: "a returned array whose length or item throws when read (a Proxy's trap) leaves the call's jobs running for ever",
+  },
+  {
+    id: 'batch-refused-length-items-unheard',
+    area: 'batch handlers',
+    file: 'lib/worker/batch-collector.ts',
+    from: 'for (let index = 0; index < Math.min(length, MAX_HEARD_ITEMS); index++) settleFromItem(undefined, returned, index);',
+    to: 'void MAX_HEARD_ITEMS;',
+    tests: ['test/batch-handlers.e2e-spec.ts'],
+    why: 'the rejected promises of an array refused for its length reject unhandled, which ends a Node process',
+  },
+  {
+    id: 'complete-in-commit-before-reply-lost',
+    area: 'transactional completion',
+    file: 'lib/worker/transactional-completion.ts',
+    from: "if (this.state === 'writing') this.endedEarly = 'committed';",
+    to: "if (this.state === 'writing') this.endedEarly = undefined;",
+    tests: ['test/complete-in.e2e-spec.ts'],
+    why: "a transaction that commits before job.completeIn's reply (a completeIn not awaited) is not heard: no completed event, a rejection, a false failure logged",
   },
   {
     id: 'depends-on-holes-skipped',
