@@ -420,6 +420,11 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await until(admin, cancelled.id, 'completed');
       expect(await admin.getJob(cancelled.id)).toMatchObject({ result: 7, attempts: 1 });
 
+      // A cancelled job is retried by retry(id) only: retryAll leaves it cancelled.
+      await admin.pause('ctl');
+      const staysCancelled = await producer.add<CtlData>('ctl', { mode: 'ok', n: 8 });
+      await admin.cancel(staysCancelled.id);
+      await admin.resume('ctl');
       const many = await producer.addBulk<CtlData>(
         'ctl',
         Array.from({ length: 3 }, () => ({ data: { mode: 'failOnce' }, options: { maxAttempts: 1 } })),
@@ -428,6 +433,7 @@ describeEachBackend('QueueAdmin: inspection and control', (backend) => {
       await Promise.all([...many.map((job) => until(admin, job.id, 'failed')), until(admin, otherQueue.id, 'failed')]);
       expect(await admin.retryAll('ctl')).toBe(3);
       await waitFor(async () => (await admin.getCounts('ctl')).completed === 5, 'the three retried jobs completed');
+      expect(await statusOf(admin, staysCancelled.id)).toBe('cancelled');
       await canaryRound(admin, producer);
       expect(await statusOf(admin, otherQueue.id)).toBe('failed');
       expect(await admin.retryAll('ctl')).toBe(0);

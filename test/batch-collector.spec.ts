@@ -107,6 +107,18 @@ describe('BatchCollector', () => {
     }
   });
 
+  it('fails each job whose item is a promise that resolves to an Error (an async map that returns its caught errors)', async () => {
+    const caught = new Error('b failed');
+    const collector = new BatchCollector(
+      'q',
+      { process: async (jobs: Job[]) => jobs.map(async (job) => (job.id === 'b' ? caught : `${job.id} done`)) },
+      { size: 3 },
+    );
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => collector.process(attemptJob(id).job).then(String, (error: Error) => error));
+    expect(await Promise.all([a, b, c])).toEqual(['a done', caught, 'c done']);
+    expect(await b).toBe(caught);
+  });
+
   it('rejects a job whose attempt aborted before it reached the collector, never calling the batch with it', async () => {
     const process = jest.fn(async () => undefined);
     const collector = new BatchCollector('q', { process }, { size: 1 });

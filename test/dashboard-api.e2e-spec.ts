@@ -239,6 +239,36 @@ describeEachBackend('dashboard API', (backend) => {
     expect((await admin.listQueues()).find((queue) => queue.name === 'idle')?.paused).toBe(true);
   });
 
+  it("refuses an action whose Origin is another port of the dashboard's host (another app there), sent with no Sec-Fetch-Site", async () => {
+    running = await startDashboardApp(db, 'express');
+    const own = new URL(running.url);
+    const otherPort = `${own.protocol}//${own.hostname}:${Number(own.port) === 65535 ? 65534 : Number(own.port) + 1}`;
+    // A browser that sends no Sec-Fetch-Site (older ones) still sends Origin: it alone decides.
+    const send = async (origin: string) => {
+      const response = await fetch(`${running!.url}/queues/api/queues/idle/pause`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin },
+        body: '{}',
+      });
+      return { status: response.status, message: ((await response.json()) as { message: string }).message };
+    };
+    await running.app.get(QueueProducer).add('idle', { n: 1 });
+    expect(await send(otherPort)).toEqual({ status: 403, message: `Action refused: it comes from another origin (${otherPort}).` });
+    expect((await running.app.get(QueueAdmin).listQueues()).find((queue) => queue.name === 'idle')?.paused).toBe(false);
+    expect(await send(running.url)).toMatchObject({ status: 200 });
+  });
+
+  it('authorize lets a request in only when it returns true: one that returns nothing, or a truthy value, is refused', async () => {
+    const answers: unknown[] = [undefined, 'yes', 1, { user: 'ops' }];
+    let answer: unknown;
+    running = await startDashboardApp(db, 'express', { authorize: (async () => answer) as never });
+    for (answer of answers) {
+      expect({ answer, status: (await fetch(`${running.url}/queues/api/overview`)).status }).toEqual({ answer, status: 403 });
+    }
+    answer = true;
+    expect((await fetch(`${running.url}/queues/api/overview`)).status).toBe(200);
+  });
+
   it("a job's explain answers group-rate-limited, with until when, while its group's window is used up", async () => {
     const Tenants = defineProcessor('tenants', async () => undefined, { groupLimiter: { max: 1, duration: 60_000 } });
     @Module({ providers: [Tenants] })

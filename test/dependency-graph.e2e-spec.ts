@@ -176,6 +176,10 @@ describeEachBackend('dependencies added together (addGraph)', (backend) => {
       [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: [{ ref: 'a', extra: 1 }] } }], 'jobs[0].options.dependsOn[0]'],
       [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: ['x1'] } }], 'jobs[0].options.dependsOn[0]'],
       [[{ ref: '', queue: 'g-step', data: null }], 'jobs[0].ref'],
+      [[{ ref: 'r'.repeat(129), queue: 'g-step', data: null }], 'jobs[0].ref'],
+      // As add() refuses them: an existing job named twice, and an empty list.
+      [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: [existing.id, existing.id] } }], 'jobs[0].options.dependsOn[1]'],
+      [[{ ref: 'a', queue: 'g-step', data: null, options: { dependsOn: [] } }], 'jobs[0].options.dependsOn'],
       [[{ ref: 'a', queue: 'g-step' }], 'jobs[0].data'],
       // Holes in a sparse array are jobs and dependencies too, refused by name, not skipped.
       [Object.assign(new Array(2), { 1: { ref: 'a', queue: 'g-step', data: null } }), 'jobs[0]'],

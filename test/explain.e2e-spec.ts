@@ -6,6 +6,7 @@
 import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
 import { createQueueStorage } from '../lib/runtime/create-queue-storage';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
+import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { errorOf } from './support/ops';
@@ -116,6 +117,17 @@ describeEachBackend('QueueAdmin.explain', (backend) => {
     expect(explained).toMatchObject({ status: 'failed', reason: 'finished' });
     expect(explained.detail).toContain('Error: the upstream said no');
     for (const id of ['999999999', 'nope', '', '1 OR 1=1']) expect(await errorOf(() => admin.explain(id))).toBeInstanceOf(JobNotFoundError);
+  });
+
+  it("a queue whose processors' announcement lapsed is explained as no-processor, saying when it lapsed", async () => {
+    const app = await current.startApp({ module: { processing: false } });
+    const job = await app.get(QueueProducer).add('ex-gone', {});
+    // A process announced a processor for the queue, and stopped renewing it a minute ago (it died, or was scaled away).
+    const lapsedAt = Date.now() - 60_000;
+    await (await app.get(QueueRuntime).storage()).announceProcessors(['ex-gone'], lapsedAt, lapsedAt - 30_000);
+    const explained = await app.get(QueueAdmin).explain(job.id);
+    expect(explained).toMatchObject({ status: 'pending', reason: 'no-processor' });
+    expect(explained.detail).toContain(`the last announcement lapsed at ${new Date(lapsedAt).toISOString()}`);
   });
 
   it('a running job whose lease expired is explained as claimed by its owner, whose lease expired: recovery will run it again', async () => {

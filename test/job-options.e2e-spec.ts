@@ -98,6 +98,7 @@ const BAD_OPTIONS: [string, unknown, string][] = [
   ['key number', { key: 42 }, 'key'],
   ['key null', { key: null }, 'key'],
   ['key object', { key: { id: 1 } }, 'key'],
+  ['key past 1024 characters', { key: 'k'.repeat(1025) }, 'key'],
   ['unknown option', { delai: 100 }, 'delai'],
   ['unknown option among valid ones', { delay: 10, attempts: 3 }, 'attempts'],
   ['options not an object', 'urgent', 'options'],

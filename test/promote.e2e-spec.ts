@@ -8,6 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { Job, JobInfo, QueueAdmin, QueueProducer } from '../lib';
 import { EXIT_CODES } from '../lib/cli/exit-codes';
+import { promoteQueueDatabase } from '../lib/cli/promote/promote-queue-database';
+import { JOBS_TABLE } from '../lib/table-names.constants';
 import { defineProcessor } from './fixtures/define-processor';
 import { LEGACY_QUEUE, createLegacyDatabase } from './fixtures/legacy-schema';
 import { Backend, TestDatabase, describeEachSqlite, itWhen, perTestApp } from './support/backends';
@@ -273,6 +275,29 @@ describeEachSqlite('nestjs-sqlite-queue promote', (backend: Backend) => {
     ]);
     expectExit(run, EXIT_CODES.database, /^error: DatabaseOpenError: .*not a SQLite database/m);
     expect(fileHash(notSqlite)).toBe(before);
+  });
+
+  // The CLI copies 5,000 rows a chunk: a file of more rows than one chunk, made small here.
+  itWhen(POSTGRES)('copies a file of more rows than one chunk: every row once, across the chunk boundaries', async () => {
+    const source = await current.startApp({ module: { processing: false } });
+    const added = await source.get(QueueProducer).addBulk(
+      'later',
+      Array.from({ length: 7 }, (_, n) => ({ data: { n } })),
+    );
+    await current.close(source);
+    const report = await promoteQueueDatabase({
+      from: current.db.path,
+      driver: backend.driver!,
+      to: postgresTestUrl(),
+      toLabel: 'the test server',
+      schema: schema(),
+      chunkSize: 2,
+    });
+    expect(report.rows[JOBS_TABLE]).toBe(7);
+    expect(report.ids).toEqual({ min: Number(added[0].id), max: Number(added[6].id) });
+    expect((await targetRows('SELECT data FROM {schema}.nest_queue_jobs ORDER BY id')).map((row) => row.data)).toEqual(
+      added.map((_, n) => JSON.stringify({ n })),
+    );
   });
 
   itWhen(POSTGRES)('refuses a target schema that already holds jobs, and writes nothing', async () => {
