@@ -11,6 +11,9 @@
 //   node bench/pg-completion-plan.js          (after npm run build; PostgreSQL on 127.0.0.1:5432, database queue_bench)
 //   PG_PLAN_ROUNDS=60 PG_PLAN_BATCH=200 PG_PLAN_TOTAL=100000 node bench/pg-completion-plan.js
 //   PG_PLAN_NO_TRIGGERS=1 node bench/pg-completion-plan.js   (the table's row triggers disabled)
+//   PG_PLAN_BASE_DIST=/path/to/other/dist node bench/pg-completion-plan.js   (adds that build's statement, same rounds)
+// The library's statement runs twice: with no batch size (single-job handlers' completions) and with each job's batch
+// size set (a batch handler's), so the cost of the per-job size array is read in the same rounds.
 const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
@@ -18,7 +21,6 @@ const { PG_URL, ensureBenchDatabase, withClient } = require('./lib/postgres');
 
 const DIST = path.join(__dirname, '..', 'dist');
 const { getMigrations } = require(DIST);
-const { completeJobs } = require(path.join(DIST, 'storage/postgres/sql/outcomes.sql.js'));
 const { postgresTables, notifyFinished } = require(path.join(DIST, 'storage/postgres/sql/postgres-sql-fragments.js'));
 
 const SCHEMA = 'bench_completion_plan';
@@ -42,12 +44,16 @@ const UNNEST_JOIN = `/* complete */ WITH completed AS (
   ${notifyFinished(tables, 'completed', '$1')}
   SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`;
 
-/** The statement the library sends now and whether it names it, caught through its own statement function. */
-async function libraryStatement() {
+/**
+ * The statement a build of the library sends, whether it names it, and how many parameters it takes beyond the five
+ * every completion batch has (now, ids, attempts, results, worker): each job's start, and its batch size.
+ */
+async function libraryStatement(dist = DIST) {
+  const { completeJobs } = require(path.join(dist, 'storage/postgres/sql/outcomes.sql.js'));
   let caught;
   const runner = {
     all: async (sql, params, options) => {
-      caught = { sql, reused: Boolean(options?.reused) };
+      caught = { sql, reused: Boolean(options?.reused), extra: params.length - 5 };
       return [];
     },
     run: async () => 0,
@@ -65,12 +71,28 @@ function serverCpuMs(pid) {
 async function main() {
   await ensureBenchDatabase();
   const library = await libraryStatement();
+  const prepared = library.reused ? 'prepared' : 'unnamed';
   const variants = [
-    { name: `library (${library.reused ? 'prepared' : 'unnamed'})`, sql: library.sql, prepared: library.reused },
-    { name: 'unnest join, unnamed (planned per call)', sql: UNNEST_JOIN, prepared: false },
-    { name: 'unnest join, prepared', sql: UNNEST_JOIN, prepared: true },
+    { name: `library (${prepared}), no batch size`, sql: library.sql, prepared: library.reused, extra: library.extra },
+    {
+      name: `library (${prepared}), every job's batch size 100`,
+      sql: library.sql,
+      prepared: library.reused,
+      extra: library.extra,
+      size: 100,
+    },
+    { name: 'unnest join, unnamed (planned per call)', sql: UNNEST_JOIN, prepared: false, extra: 0 },
+    { name: 'unnest join, prepared', sql: UNNEST_JOIN, prepared: true, extra: 0 },
   ];
-  if (variants[0].sql === UNNEST_JOIN && !library.reused) variants.splice(1, 1);
+  if (process.env.PG_PLAN_BASE_DIST) {
+    const base = await libraryStatement(path.resolve(process.env.PG_PLAN_BASE_DIST));
+    variants.push({
+      name: `base build (${base.reused ? 'prepared' : 'unnamed'}), no batch size`,
+      sql: base.sql,
+      prepared: base.reused,
+      extra: base.extra,
+    });
+  }
 
   await withClient(PG_URL, async (admin) => {
     await admin.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
@@ -116,6 +138,9 @@ async function main() {
       const rows = await claim();
       if (rows.length < BATCH) throw new Error(`the table ran out of pending jobs: raise PG_PLAN_TOTAL`);
       const params = [Date.now(), rows.map((row) => row.id), rows.map((row) => row.attempts), rows.map(() => '1'), WORKER];
+      // Each job's start (none: the claim wrote it) and, where the statement takes it, its batch size (the last).
+      for (let extra = 0; extra < variant.extra; extra++)
+        params.push(rows.map(() => (extra === variant.extra - 1 && variant.size ? variant.size : null)));
       const config = variant.prepared
         ? { name: `plan_${index}`, text: variant.sql, values: params }
         : { text: variant.sql, values: params };
