@@ -56,6 +56,32 @@ describeEachBackend('transactional enqueue (options.manager)', (backend) => {
     expect((await dataSource.query(`SELECT item FROM ${orders}`)).map((row: { item: string }) => row.item)).toEqual(['kept']);
   });
 
+  it('an add not awaited before its transaction commits resolves with its job, whose events all go out', async () => {
+    connection = await appConnection(current);
+    const { dataSource } = connection;
+    const Mail = defineProcessor('mail', async () => 'sent');
+    const app = await current.startApp({
+      replaceImports: true,
+      imports: [SqliteQueueModule.forRoot({ ...connection.options, pollInterval: 50 })],
+      providers: [Mail],
+    });
+    const seen: QueueEvent[] = [];
+    const subscription = app.get(QueueEvents).subscribe((event) => seen.push(event));
+    try {
+      let added: Promise<Job> | undefined;
+      await dataSource.transaction(async (manager) => {
+        // A forgotten await: the insert is sent in the transaction, its reply comes after the commit.
+        added = app.get(QueueProducer).add('mail', { n: 1 }, { manager });
+      });
+      const job = await added!;
+      await waitFor(() => seen.some((event) => event.jobId === job.id && event.type === 'completed'), 'the job ran, its events out');
+      expect(seen.filter((event) => event.jobId === job.id).map((event) => event.type)).toEqual(['added', 'active', 'completed']);
+      expect(await app.get(QueueAdmin).getCounts('mail')).toMatchObject({ pending: 0, completed: 1 });
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
   it('workers wake at commit, not before: nothing runs while the transaction is open, and the job starts at once after it', async () => {
     connection = await appConnection(current);
     const { dataSource } = connection;

@@ -29,8 +29,20 @@ export class AddWriter {
     try {
       const storage = await this.storageFor(step.send);
       const transaction = storage.openTransactionOf?.(step.manager);
+      const inTransaction = step.manager !== undefined || transaction !== undefined;
+      // Watched from before the insert: a transaction that ends while the insert's reply is on its way (an add not
+      // awaited before the commit) is still heard. Until the reply, its end is kept for it.
+      let ended: boolean | undefined;
+      let onEnd: ((committed: boolean) => void) | undefined;
       let written: T;
       try {
+        if (inTransaction) {
+          storage.afterCommitOf(
+            step.manager,
+            () => (onEnd ? onEnd(true) : (ended = true)),
+            () => (onEnd ? onEnd(false) : (ended = false)),
+          );
+        }
         written = await step.insert(storage, transaction);
       } catch (error) {
         step.send?.failed(error);
@@ -38,20 +50,15 @@ export class AddWriter {
       }
       step.send?.sent(step.idsOf(written));
       this.wakeForDelayed(step.runAts, step.now);
-      const inTransaction = step.manager !== undefined || transaction !== undefined;
-      if (!inTransaction) this.announceAll(step, written);
-      else {
+      if (!inTransaction || ended === true) this.announceAll(step, written);
+      else if (ended === undefined) {
         // Nothing of these jobs goes out before their `added` at the commit: a claim woken by the commit may start one
         // first (JobEventBus.holdJobs); a rollback releases the hold, the jobs never existed.
         const release = this.runtime.events.holdJobs(step.idsOf(written));
-        storage.afterCommitOf(
-          step.manager,
-          () => {
-            this.announceAll(step, written);
-            release();
-          },
-          release,
-        );
+        onEnd = (committed) => {
+          if (committed) this.announceAll(step, written);
+          release();
+        };
       }
       return step.handBack(written, { storage, transaction, inTransaction });
     } finally {
