@@ -1540,6 +1540,24 @@ function isThenable`,
     tests: ['test/explain.e2e-spec.ts'],
     why: "a queue whose processors' announcement lapsed is taken for processed: its jobs are explained as due, not no-processor",
   },
+  {
+    id: 'admin-groups-limit-unbounded',
+    area: 'admin',
+    file: 'lib/admin/job-inspection.ts',
+    from: "if (!(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PAGE)) {\n      throw new InvalidArgumentError('getGroups'",
+    to: "if (!(Number.isSafeInteger(limit) && limit >= 1)) {\n      throw new InvalidArgumentError('getGroups'",
+    tests: ['test/groups.e2e-spec.ts'],
+    why: 'getGroups takes a limit past 1,000 (a million): one call reads and returns every group of a queue',
+  },
+  {
+    id: 'cli-job-id-leading-zeros',
+    area: 'cli exit codes',
+    file: 'lib/cli/cli-arguments.ts',
+    from: 'if (!/^[1-9]\\d{0,18}$/.test(id))',
+    to: 'if (!/^0*[1-9]\\d{0,18}$/.test(id))',
+    tests: ['test/cli-read-only.e2e-spec.ts'],
+    why: 'a job id with leading zeros (job 007) is taken for job 7 instead of refused as a bad command line (exit 2)',
+  },
 ];
 
 function parseArgs(argv) {

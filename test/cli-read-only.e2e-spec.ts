@@ -93,6 +93,8 @@ describe.each(SQLITE_DRIVERS)('the CLI on %s: reading commands and dry runs chan
       ['retry', '1.5'],
       ['cancel', '0x10'],
       ['job', '0'],
+      // Not job 7: the id as written names no job the storage gave.
+      ['job', '007'],
     ]) {
       expectExit(await runCliInProcess([command, id, ...args()]), EXIT_CODES.usage, /CliUsageError.*a job id is a positive integer/);
     }

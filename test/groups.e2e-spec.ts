@@ -299,6 +299,7 @@ describeEachBackend('job groups', (backend) => {
     await expect(admin.getCounts('bad-groups', { group: 'g', name: 7 } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(await admin.getCounts('bad-groups', { group: 'g'.repeat(256), name: 'n' })).toMatchObject({ pending: 0 });
     await expect(admin.getGroups('bad-groups', { limit: 0 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(admin.getGroups('bad-groups', { limit: 1001 })).rejects.toBeInstanceOf(InvalidArgumentError);
   });
 
   it('refuses a bad groupConcurrency or a bad default group at app.init() with a typed error', async () => {
