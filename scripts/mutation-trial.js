@@ -910,6 +910,15 @@ const MUTATIONS = [
     why: 'PostgreSQL deletes a completed job while a process waits for jobs: its waitUntilFinished rejects with JobNotFoundError',
   },
   {
+    id: 'batch-hole-completes',
+    area: 'batch handlers',
+    file: 'lib/worker/batch-collector.ts',
+    from: 'present = index in items;',
+    to: 'present = true;',
+    tests: ['test/batch-collector.spec.ts'],
+    why: 'a hole in a batch array of the right length completes its job with no result: work the handler never gave is acknowledged',
+  },
+  {
     id: 'wait-ignores-recent-completions',
     area: 'retention',
     file: 'lib/events/finish-watcher.ts',

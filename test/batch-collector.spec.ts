@@ -1,6 +1,8 @@
+import { InvalidBatchResultError } from '../lib/errors/invalid-batch-result.error';
 import { Job } from '../lib/interfaces/job.interface';
 import { JobRecord } from '../lib/storage/queue-storage.interface';
 import { BatchCollector } from '../lib/worker/batch-collector';
+import { isUnrecoverable } from '../lib/worker/retry-policy';
 import { JobWriters, toJob } from '../lib/worker/job-runtime';
 import { LazyAbortController } from '../lib/worker/lazy-abort-controller';
 import { runningRecord } from './support/job-record';
@@ -105,6 +107,35 @@ describe('BatchCollector', () => {
     } finally {
       process.off('unhandledRejection', hear);
     }
+  });
+
+  it('fails for good the job whose item is a hole (an index never assigned); an explicit undefined completes its job', async () => {
+    const collector = new BatchCollector(
+      'q',
+      {
+        process: async () => {
+          const results: unknown[] = new Array(3);
+          results[0] = 'a done';
+          results[2] = undefined;
+          return results;
+        },
+      },
+      { size: 3 },
+    );
+    const [a, b, c] = await Promise.all(
+      ['a', 'b', 'c'].map((id) =>
+        collector.process(attemptJob(id).job).then(
+          (value) => value,
+          (error: Error) => error,
+        ),
+      ),
+    );
+    expect(a).toBe('a done');
+    expect(b).toBeInstanceOf(InvalidBatchResultError);
+    expect(b).toMatchObject({ queue: 'q', jobs: 3, items: 3, hole: 1 });
+    expect((b as Error).message).toContain('hole at index 1');
+    expect(c).toBeUndefined();
+    expect(isUnrecoverable(b)).toBe(true);
   });
 
   it('fails each job whose item is a promise that resolves to an Error (an async map that returns its caught errors)', async () => {

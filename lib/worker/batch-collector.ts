@@ -146,7 +146,7 @@ export class BatchCollector implements QueueProcessor {
       for (let index = 0; index < Math.min(length, MAX_HEARD_ITEMS); index++) settleFromItem(undefined, returned, index);
       return;
     }
-    entries.forEach((entry, index) => settleFromItem(entry, returned, index));
+    entries.forEach((entry, index) => settleFromItem(entry, returned, index, this.queue));
   }
 }
 
@@ -154,17 +154,22 @@ export class BatchCollector implements QueueProcessor {
  * Item `index` of the returned array: an Error or a rejected promise fails its job, anything else is its result. An
  * item that throws when read or looked at (a Proxy's trap, a revoked Proxy, a `then` getter that throws) fails its job
  * with that error: thrown out of here it would leave this job and the batch's later ones running for ever, and reject
- * a promise no one awaits. Without an entry (an item of an array refused for its length) only a promise's rejection is
- * heard.
+ * a promise no one awaits. A hole (an index never assigned) fails its job for good with InvalidBatchResultError.
+ * Without an entry (an item of an array refused for its length) only a promise's rejection is heard.
  */
-function settleFromItem(entry: BatchEntry | undefined, items: unknown[], index: number): void {
+function settleFromItem(entry: BatchEntry | undefined, items: unknown[], index: number, queue?: string): void {
   let item: unknown;
+  let present: boolean;
   try {
+    present = index in items;
     item = items[index];
   } catch (error) {
     if (entry) settle(entry, false, error);
     return;
   }
+  // A hole is no item at all (an index never assigned): completing its job with no result would acknowledge work the
+  // handler may never have done.
+  if (entry && !present) return settle(entry, false, new InvalidBatchResultError(queue ?? '', items.length, items.length, index));
   settleFromValue(entry, item);
 }
 
