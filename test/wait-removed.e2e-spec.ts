@@ -5,7 +5,7 @@
  * process within the waiter's `pollInterval` (PostgreSQL: at once, from the removal's notification).
  */
 import { TestingModule } from '@nestjs/testing';
-import { JobNotFoundError, QueueAdmin, QueueProducer } from '../lib';
+import { JobNotFoundError, QueueAdmin, QueueEvent, QueueEvents, QueueProducer } from '../lib';
 import { QueueRuntime } from '../lib/runtime/queue-runtime';
 import { describeEachBackend, itWhen, perTestApp, MIGRATED } from './support/backends';
 
@@ -50,6 +50,23 @@ describeEachBackend('waiting on a job that is removed', (backend) => {
     expect(error).toBeInstanceOf(JobNotFoundError);
     expect((error as JobNotFoundError).jobId).toBe(job.id);
     expect(took).toBeLessThan(2_000);
+  });
+
+  it('a pending job cancelled by this process while waited on ends the wait at once, and its cancelled event goes out', async () => {
+    const app = await current.startApp({ module: { processing: false, pollInterval: 5_000 } });
+    const events: QueueEvent[] = [];
+    app.get(QueueEvents).subscribe((event) => events.push(event));
+    const job = await app.get(QueueProducer).add('nobody', { n: 1 });
+    const looked = firstLookDone(app);
+    const started = Date.now();
+    const wait = job.waitUntilFinished({ timeout: WAIT_TIMEOUT });
+    await looked;
+    await app.get(QueueAdmin).cancel(job.id);
+    await expect(wait).resolves.toMatchObject({ id: job.id, status: 'cancelled' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(events.filter((event) => event.type === 'cancelled')).toEqual([
+      expect.objectContaining({ type: 'cancelled', queue: 'nobody', jobId: job.id, attempt: 0 }),
+    ]);
   });
 
   it('a job cleaned by this process while waited on rejects the wait with JobNotFoundError at once', async () => {

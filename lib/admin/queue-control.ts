@@ -42,9 +42,24 @@ export class QueueControl {
     if (before === null) throw new JobNotFoundError(id);
     if (before !== 'pending' && before !== 'running') throw new InvalidJobStateError(id, before, 'cancel', ['pending', 'running']);
     if (before === 'running') processing()?.cancelLocally(id);
+    else await this.announceCancelled(storage, id);
     if (!cascade) return;
     // A second statement: a crash between the two leaves descendants that simply run (their parent is cancelled).
     for (const running of await storage.cancelDescendants(id, now)) processing()?.cancelLocally(running.id);
+    // Waits for the tree's pending jobs in this process end now, not at their next poll.
+    this.context.runtime.finishWatcher.lookAgain();
+  }
+
+  /**
+   * A pending job was cancelled: no worker runs it, so none will tell. This process, which cancelled it, emits its
+   * `cancelled` event, and its waits for the job end now rather than at their next poll.
+   */
+  private async announceCancelled(storage: Awaited<ReturnType<AdminContext['storage']>>, id: string): Promise<void> {
+    const record = await storage.getJob(id);
+    if (record?.status === 'cancelled') {
+      this.context.runtime.events.emit({ type: 'cancelled', queue: record.queue, jobId: id, attempt: record.attempts });
+    }
+    this.context.runtime.finishWatcher.lookAgain([id]);
   }
 
   /** See `QueueAdmin.retry`. */
