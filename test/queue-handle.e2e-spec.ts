@@ -63,7 +63,10 @@ export async function typeChecks(producer: QueueProducer, mail: Queue<Mail, stri
   // @ts-expect-error the handle's data type
   await mail.add('welcome', { to: 1 });
   const result: string | null | undefined = (await mail.getJob('1'))?.result;
-  void [to, loose, explicit, result];
+  // A handle's job is waited for as the producer's is, typed by the queue's result.
+  const waited: string | null = (await (await mail.add('welcome', { to: 'ada' })).waitUntilFinished()).result;
+  const bulkWaited: string | null = (await (await mail.addBulk([{ name: 'digest', data: { to: 'eve' } }]))[0].waitUntilFinished()).result;
+  void [to, loose, explicit, result, waited, bulkWaited];
 }
 
 describeEachBackend('registerQueue and @InjectQueue', (backend) => {
@@ -96,6 +99,9 @@ describeEachBackend('registerQueue and @InjectQueue', (backend) => {
       ['digest', 4],
       ['digest', 1],
     ]);
+    // What the handle returns is waited for as what QueueProducer.add returns is.
+    expect((await welcome.waitUntilFinished({ timeout: 10_000 })).result).toBe('welcome:ada');
+    expect((await bulk[1].waitUntilFinished({ timeout: 10_000 })).result).toBe('digest:mallory');
     await waitFor(async () => (await mail.getCounts()).completed === 4, 'four jobs completed');
     expect(handled.map((job) => job.name).sort()).toEqual(['digest', 'digest', 'reset', 'welcome']);
     expect(await mail.getJob(welcome.id)).toMatchObject({ name: 'welcome', result: 'welcome:ada', queue: 'handle-mail' });

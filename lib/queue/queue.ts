@@ -2,7 +2,7 @@ import { QueueAdmin } from '../admin/queue-admin.service';
 import { InvalidJobOptionsError } from '../errors/invalid-job-options.error';
 import { JobCounts, JobInfo } from '../interfaces/job-info.interface';
 import { JobOptions } from '../interfaces/job-options.interface';
-import { Job } from '../interfaces/job.interface';
+import { EnqueuedJob } from '../interfaces/job.interface';
 import { CleanOptions, CountOptions, GetJobsOptions } from '../interfaces/queue-info.interface';
 import { QueueDefaultJobOptions } from '../interfaces/register-queue-options.interface';
 import { SchemaData, SchemaInput } from '../interfaces/payload-schema.interface';
@@ -44,19 +44,20 @@ export class Queue<TData = unknown, TResult = unknown, TInput = TData> {
   ) {}
 
   /**
-   * Adds a job named `name` (BullMQ's argument order: name, data, options).
+   * Adds a job named `name` (BullMQ's argument order: name, data, options). Resolves with the job, which can be
+   * waited for (`waitUntilFinished()`, typed by the queue's result), as `QueueProducer.add` returns it.
    * @throws InvalidJobOptionsError, InvalidJobDataError (nothing is written).
    */
-  add(name: string, data: TInput, options?: QueueJobOptions): Promise<Job<TData>> {
+  add(name: string, data: TInput, options?: QueueJobOptions): Promise<EnqueuedJob<TData, TResult>> {
     // The queue's schema (if any) turns the input into the data a job holds.
-    return this.producer.add<TData>(this.name, data as unknown as TData, this.optionsOf(name, options, 'options'));
+    return this.producer.add<TData, TResult>(this.name, data as unknown as TData, this.optionsOf(name, options, 'options'));
   }
 
   /**
    * Adds many jobs in one atomic statement, all or none, in order.
    * @throws InvalidJobOptionsError, InvalidJobDataError (nothing is written).
    */
-  addBulk(jobs: QueueBulkJob<TInput>[]): Promise<Job<TData>[]> {
+  addBulk(jobs: QueueBulkJob<TInput>[]): Promise<EnqueuedJob<TData, TResult>[]> {
     if (!Array.isArray(jobs)) throw new InvalidJobOptionsError(this.name, 'jobs', 'must be an array of { name, data, options? }');
     const items = jobs.map((job, index) => {
       if (typeof job !== 'object' || job === null || !('data' in job)) {
@@ -67,7 +68,7 @@ export class Queue<TData = unknown, TResult = unknown, TInput = TData> {
       if (stray) throw new InvalidJobOptionsError(this.name, `jobs[${index}].${stray.key}`, stray.reason);
       return { data: job.data as unknown as TData, options: this.optionsOf(job.name, job.options, `jobs[${index}].options`) };
     });
-    return this.producer.addBulk<TData>(this.name, items);
+    return this.producer.addBulk<TData, TResult>(this.name, items);
   }
 
   /** A job of this queue with its whole state, or null (also for a job of another queue). */
