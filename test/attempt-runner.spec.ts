@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { CompletionNotCommittedError } from '../lib/errors/completion-not-committed.error';
 import { InvalidJobProgressError } from '../lib/errors/invalid-job-progress.error';
 import { JobNotRunningError } from '../lib/errors/job-not-running.error';
 import { JobTimeoutError } from '../lib/errors/job-timeout.error';
@@ -209,23 +208,25 @@ describe('AttemptRunner (unit): progress', () => {
 });
 
 describe('AttemptRunner (unit): job.completeIn', () => {
-  it("a transaction that ended while the completion was being written is refused in completeIn's words", async () => {
-    // The write went through, then the transaction was found ended (committed by a call the handler did not await):
-    // the storage's own check, as it runs on the real manager.
+  it("a manager whose transaction has ended is refused in completeIn's words before anything is written", async () => {
+    // The transaction is watched before the write (so one that ends while the write's reply is on its way is still
+    // heard): a manager of no open transaction fails that watch, the storage's own check as it runs on the real manager.
     const ended = { queryRunner: { query: async () => [], isTransactionActive: false, isReleased: false } } as unknown as EntityManager;
     let thrown: unknown;
+    const completeIn = jest.fn(async () => true);
     const { runner } = setUp(
       async (job) => {
         thrown = await job.completeIn(ended, 'done').catch((error: unknown) => error);
-        return undefined;
+        return 'returned';
       },
-      { storage: { completeIn: async () => true, afterCommitOf: (manager) => void transactionRunnerOf(manager!) } },
+      { storage: { completeIn, afterCommitOf: (manager) => void transactionRunnerOf(manager!) } },
     );
     const outcome = await runner.run(running());
     expect(thrown).toBeInstanceOf(UnsupportedTransactionError);
     expect(thrown).toMatchObject({ reason: 'not-a-transaction', call: 'complete' });
     expect((thrown as Error).message).toContain('job.completeIn(manager) needs the EntityManager of an open transaction');
-    // Written but never seen to commit: the attempt fails (fenced: a completion that did commit would stand).
-    expect(outcome).toMatchObject({ kind: 'retry', error: { name: CompletionNotCommittedError.name } });
+    // Nothing written: the attempt ends as the handler ends it, here with what it returned after catching the refusal.
+    expect(completeIn).not.toHaveBeenCalled();
+    expect(outcome).toMatchObject({ kind: 'complete', json: '"returned"' });
   });
 });
