@@ -213,6 +213,28 @@ describeEachBackend(
       await page.close();
     });
 
+    it('a long word wraps: a failed job whose error is one, a group filter naming one, fit the window', async () => {
+      const page = await openPage(`${running.url}/queues#/job/${failed.long[0]}`);
+      const fits = async (selector: string) => {
+        // The text wraps inside its box: the page has no horizontal scroll, the box stays on screen.
+        const widths = (await page.evaluate('({ page: document.documentElement.scrollWidth, viewport: window.innerWidth })')) as {
+          page: number;
+          viewport: number;
+        };
+        expect(widths.page).toBeLessThanOrEqual(widths.viewport);
+        const box = await page.locator(selector).boundingBox();
+        expect(box && box.x + box.width).toBeLessThanOrEqual(widths.viewport);
+      };
+      await page.locator('[data-panel="errors"] [data-error-message]').waitFor();
+      expect(await page.locator('[data-panel="errors"] [data-error-message]').innerText()).toBe(LONG);
+      await fits('[data-panel="errors"] [data-error-message]');
+      const group = 'g'.repeat(256);
+      await page.goto(`${running.url}/queues#/queue/payments?group=${group}`);
+      await page.locator(`[data-group-filter="${group}"]`).waitFor();
+      await fits('[data-group-filter]');
+      await page.close();
+    });
+
     it('the Attempts panel says which runs were part of a batch, and of how many jobs', async () => {
       // Added while the queue is paused, so that one claim takes both into one call.
       await admin.pause('bundles');

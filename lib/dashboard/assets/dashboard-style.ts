@@ -18,7 +18,8 @@ export const DASHBOARD_STYLE = String.raw`
     --none-bg: #30363d; --none-fg: #e6edf3; --paused-bg: #3b2e00; --paused-fg: #f2cc60; --paused-line: #9e6a03; }
 }
 * { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg);
+  overflow-wrap: break-word; }
 a { color: var(--link); }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .skip { position: absolute; left: -9999px; top: 0; background: var(--fg); color: var(--bg); padding: 8px 12px; z-index: 10; }
