@@ -415,13 +415,21 @@ describeEachBackend(
         it('shows a <script> payload as text, never running it', async () => {
           const job = await producer.add('mail', { html: XSS, fail: true }, { key: XSS });
           await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'xss job failed');
-          const page = await openPage(`${running.url}/queues#/job/${job.id}`);
+          // Listening before the first load: nothing the page does, its icon included, logs an error.
+          const page = await browser.context.newPage();
+          const logged: string[] = [];
+          page.on('console', (message) => void (message.type() === 'error' && logged.push(message.text())));
+          page.on('pageerror', (error) => logged.push(error.message));
+          await page.goto(`${running.url}/queues#/job/${job.id}`);
           await page.getByRole('heading', { name: /Attempt 1/ }).waitFor();
           expect(await page.locator('main').innerText()).toContain('<script>window.__xss = 1</script>');
           await page.goto(`${running.url}/queues#/queue/mail?search=${encodeURIComponent(XSS)}`);
           await page.locator(`tr[data-job="${job.id}"]`).waitFor();
           expect(await page.evaluate('window.__xss')).toBeUndefined();
           expect(await page.locator('main script, main img').count()).toBe(0);
+          await page.goto(`${running.url}/queues`);
+          await page.locator('tr[data-queue="mail"]').waitFor();
+          expect(logged).toEqual([]);
           await page.close();
         });
 

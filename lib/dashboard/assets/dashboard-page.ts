@@ -5,7 +5,8 @@ export function escapeHtml(text: string): string {
 
 /**
  * The page shell: no data in it (the script fetches everything and writes it as text nodes), so escaping has one
- * place to go wrong, here, and the only variable is the base path the page was reached at.
+ * place to go wrong, here, and the only variable is the base path the page was reached at. Its icon is empty and
+ * inline, so the browser does not ask the app for /favicon.ico, which most apps answer 404: an error in the console.
  */
 export function dashboardPage(basePath: string, assets: { script: string; style: string }): string {
   const base = escapeHtml(basePath);
@@ -16,6 +17,7 @@ export function dashboardPage(basePath: string, assets: { script: string; style:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>Queues</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${base}/assets/${escapeHtml(assets.style)}">
 <script src="${base}/assets/${escapeHtml(assets.script)}" defer></script>
 </head>
