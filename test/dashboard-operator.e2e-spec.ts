@@ -578,6 +578,23 @@ describeEachBackend(
       expect(states[0]).toBe('live');
       expect(states.slice(1).sort()).toEqual(['lost', 'stopped']);
 
+      // On a phone each process is a card: a process of many processors wraps them, the page no wider than the screen.
+      const seen = Date.now();
+      await rawSql(
+        db,
+        ['mail', 'other', 'report', 'remote', 'legacy'].map(
+          (queue) => `INSERT INTO {schema}.nest_queue_processes (worker_id, queue, concurrency, started_at, seen_at, until, stopped_at)
+           VALUES ('busy-worker', '${queue}', 10, ${seen}, ${seen}, ${seen + 3_600_000}, NULL)`,
+        ),
+      );
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.reload();
+      await page.locator('tr[data-process="busy-worker"] [data-running="legacy"]').waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      const legacy = await page.locator('tr[data-process="busy-worker"] [data-running="legacy"]').boundingBox();
+      expect(legacy && legacy.x + legacy.width).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 1280, height: 900 });
+
       // The overview: "processed by another process" for remote, on the queue page too; done split in two.
       await page.goto(`${running.url}/queues#/`);
       const remoteRow = page.locator('tr[data-queue="remote"]');

@@ -68,12 +68,17 @@ function processesView(): View {
               h(
                 'td',
                 { 'data-label': 'Processors' },
-                p.processors.map((q, i) => [
-                  i ? ', ' : '',
-                  h('a', { href: queueHref(q.queue), text: q.queue }),
-                  ' ',
-                  h('span', { 'data-running': q.queue, text: q.running + '/' + q.concurrency }),
-                ]),
+                // One element: a phone's card lays a cell's children out in a row, so a list of them would not wrap.
+                h(
+                  'span',
+                  null,
+                  p.processors.map((q, i) => [
+                    i ? ', ' : '',
+                    h('a', { href: queueHref(q.queue), text: q.queue }),
+                    ' ',
+                    h('span', { 'data-running': q.queue, text: q.running + '/' + q.concurrency }),
+                  ]),
+                ),
               ),
               h('td', { 'data-label': 'Started' }, whenShort(p.startedAt)),
               h('td', { 'data-label': 'Last seen' }, whenShort(p.lastSeen)),
