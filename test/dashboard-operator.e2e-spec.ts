@@ -499,6 +499,15 @@ describeEachBackend(
       await page.getByRole('status').getByText('Schedule digest of mail deleted').waitFor();
       await page.locator('tr[data-schedule="mail/digest"]').waitFor({ state: 'detached', timeout: 3000 });
       expect((await producer.listSchedules()).map((s) => s.name)).toEqual(['nightly-report']);
+
+      // A schedule of large data: its cell shows the head of it, the whole in its tooltip, the row a few lines high.
+      const big = { text: 'word '.repeat(2000) };
+      await producer.upsertSchedule('mail', 'bulky', { every: 3_600_000, data: big });
+      const bulky = page.locator('tr[data-schedule="mail/bulky"]');
+      await page.reload();
+      await bulky.waitFor();
+      expect(await bulky.locator('td[data-label="Data"] [title]').getAttribute('title')).toBe(JSON.stringify(big));
+      expect((await bulky.boundingBox())!.height).toBeLessThan(150);
       await page.close();
     });
 

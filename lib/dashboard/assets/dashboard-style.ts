@@ -49,7 +49,7 @@ td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 6em; }
 table.jobs td.name { max-width: 14em; }
 table.jobs td.key { max-width: 12em; }
 table.jobs td.error { min-width: 12em; max-width: 28em; }
-table.jobs td.error span { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
+table.jobs td.error span, td .clamp { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
 th.pick, td.pick { width: 2em; padding-right: 0; }
 a.sort { font-weight: 600; color: var(--link); text-decoration: none; }
 a.sort:hover { text-decoration: underline; }

@@ -38,7 +38,10 @@ function schedulesView(): View {
           h(
             'td',
             { class: 'wrap', 'data-label': 'Data' },
-            sc.dataHidden ? h('span', { class: 'muted', text: 'hidden' }) : JSON.stringify(sc.data),
+            // Three lines of it at most, the whole in the tooltip: a large payload would make the row pages high.
+            sc.dataHidden
+              ? h('span', { class: 'muted', text: 'hidden' })
+              : h('span', { class: 'clamp', title: JSON.stringify(sc.data), text: JSON.stringify(sc.data) }),
           ),
           data.readOnly
             ? null
