@@ -928,6 +928,15 @@ const MUTATIONS = [
     why: 'cancelling a pending job emits no cancelled event, and a wait for it in this process ends only at its next poll',
   },
   {
+    id: 'dashboard-poll-replaces-pressed-button',
+    area: 'dashboard',
+    file: 'lib/dashboard/browser/main.browser.ts',
+    from: '  if (!pressed) return apply();',
+    to: '  return apply();',
+    tests: ['test/dashboard-operator.e2e-spec.ts'],
+    why: 'a poll that answers while a button is held down replaces it, and the click is lost',
+  },
+  {
     id: 'wait-ignores-recent-completions',
     area: 'retention',
     file: 'lib/events/finish-watcher.ts',

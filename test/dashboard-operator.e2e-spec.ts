@@ -455,6 +455,29 @@ describeEachBackend(
       await page.close();
     });
 
+    it("a click whose press spans a poll still lands: the poll's answer waits for the release", async () => {
+      await running.app.close();
+      running = await startDashboardApp(db, 'express', { refreshInterval: 1000 }, [ReportModule]);
+      admin = running.app.get(QueueAdmin);
+      await running.app.get(QueueProducer).upsertSchedule('report', 'nightly-report', { cron: '0 3 * * *', data: { n: -1 } });
+      const page = await openPage(`${running.url}/queues#/schedules`);
+      const button = page.getByRole('button', { name: 'Run nightly-report of report now' });
+      await button.waitFor();
+      const box = (await button.boundingBox())!;
+      const shown = await page.locator('#live').innerText();
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      // A poll answered while the button is held down: its update waits (or, without the wait, it replaced the button).
+      const pollSeen = `document.getElementById('main').hasAttribute('data-update-held') || document.getElementById('live').textContent !== ${JSON.stringify(shown)}`;
+      await waitFor(async () => (await page.evaluate(pollSeen)) === true, 'a poll answered while the button is pressed');
+      await page.mouse.up();
+      await waitFor(async () => (await admin.getJobs('report')).length === 1, 'the job the click ran now');
+      await waitFor(
+        async () => (await page.evaluate(`document.getElementById('main').hasAttribute('data-update-held')`)) === false,
+        'the held poll applied',
+      );
+    });
+
     it('schedules: last run, next run, run now, pause and resume, delete after confirmation', async () => {
       await producer.upsertSchedule('report', 'nightly-report', { cron: '0 3 * * *', data: { n: -1 } });
       await producer.upsertSchedule('mail', 'digest', { every: 3_600_000, data: { n: 5 } });

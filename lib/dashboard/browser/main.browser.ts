@@ -65,32 +65,65 @@ function show(): void {
   refresh(true);
 }
 
+/**
+ * A poll's answer waits while a pointer is pressed in the page: refilling the view between the press and the release
+ * replaces the button under it, and the browser then sends the click to no button at all (a lost "Retry", "Run now").
+ * The newest held answer is applied once the click has gone out.
+ */
+let pressed = false;
+let held: (() => void) | null = null;
+main.addEventListener('pointerdown', () => {
+  pressed = true;
+});
+function release(): void {
+  if (!pressed) return;
+  pressed = false;
+  // After the click that follows this release has been dispatched.
+  setTimeout(() => {
+    const apply = held;
+    held = null;
+    main.removeAttribute('data-update-held');
+    if (apply && !pressed) apply();
+    else if (apply) held = apply;
+  });
+}
+document.addEventListener('pointerup', release, true);
+document.addEventListener('pointercancel', release, true);
+
+/** Runs a poll's update now, or once the pointer pressed in the page is released. */
+function whenReleased(apply: () => void): void {
+  if (!pressed) return apply();
+  held = apply;
+  main.setAttribute('data-update-held', '');
+}
+
 function refresh(focus?: boolean): Promise<void> {
   const view = state.view;
   const token = state.token;
   const seq = ++state.seq;
   clearTimeout(state.timer);
   if (!view) return Promise.resolve();
+  const apply = (data: Awaited<ReturnType<typeof view.load>>): void => {
+    if (token !== state.token || seq < state.applied) return;
+    state.applied = seq;
+    // The page said "no such queue" and the queue has appeared since: its own page again.
+    if (view.gone) {
+      view.gone = false;
+      fill(main, view.mount());
+    }
+    if (typeof data.readOnly === 'boolean') state.readOnly = data.readOnly;
+    // The statuses come from the server's counts, so a status a later version adds shows without a change here.
+    const counts = (data.queue && data.queue.counts) || (data.queues && data.queues[0] && data.queues[0].counts);
+    if (counts) state.statuses = Object.keys(counts);
+    if (data.refreshInterval) state.refresh = data.refreshInterval;
+    if (data.chartMinutes) state.chartMinutes = data.chartMinutes;
+    view.update(data);
+    live.textContent = 'Updated ' + new Date().toLocaleTimeString() + (state.readOnly ? ' · read-only' : '');
+    if (focus === true && state.focusMain) main.focus();
+  };
   return view
     .load()
-    .then((data) => {
-      if (token !== state.token || seq < state.applied) return;
-      state.applied = seq;
-      // The page said "no such queue" and the queue has appeared since: its own page again.
-      if (view.gone) {
-        view.gone = false;
-        fill(main, view.mount());
-      }
-      if (typeof data.readOnly === 'boolean') state.readOnly = data.readOnly;
-      // The statuses come from the server's counts, so a status a later version adds shows without a change here.
-      const counts = (data.queue && data.queue.counts) || (data.queues && data.queues[0] && data.queues[0].counts);
-      if (counts) state.statuses = Object.keys(counts);
-      if (data.refreshInterval) state.refresh = data.refreshInterval;
-      if (data.chartMinutes) state.chartMinutes = data.chartMinutes;
-      view.update(data);
-      live.textContent = 'Updated ' + new Date().toLocaleTimeString() + (state.readOnly ? ' · read-only' : '');
-      if (focus === true && state.focusMain) main.focus();
-    })
+    .then((data) => whenReleased(() => apply(data)))
     .catch((error: unknown) => {
       if (token !== state.token || seq < state.applied) return;
       const message = messageOf(error);
