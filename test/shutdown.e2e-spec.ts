@@ -3,6 +3,8 @@ import { LoggerService } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { JOBS_TABLE, Job, JobInfo, QueueAdmin, QueueEvent, QueueEvents, QueueProducer, SqliteQueueModuleOptions } from '../lib';
+import { PostgresClaimStorage } from '../lib/storage/postgres/roles/claim.storage';
+import { SqliteClaimStorage } from '../lib/storage/sqlite/roles/claim.storage';
 import { defineProcessor } from './fixtures/define-processor';
 import { jobCounts } from './support/job-counts';
 import { deferred, waitFor } from './support/wait-for';
@@ -296,6 +298,7 @@ describePostgres('graceful shutdown: a job claimed while waiting for a slot', (b
  */
 describeEachBackend("graceful shutdown: a job 'auto' claimed ahead, waiting for a slot", (backend) => {
   const current = perTestApp(backend, MIGRATED);
+  afterEach(() => jest.restoreAllMocks());
 
   it('is handed back at shutdown, pending and uncounted, and never started', async () => {
     const gate = deferred();
@@ -310,6 +313,16 @@ describeEachBackend("graceful shutdown: a job 'auto' claimed ahead, waiting for 
       // The default prefetch, said out loud: this is the case of 'auto'.
       { concurrency: 1, prefetch: 'auto' },
     );
+    // Every claim answers 5 ms late: 'auto' then always sees instant handlers far shorter than a slot's wait for its
+    // claim, and looks one job ahead. Without it, better-sqlite3's claims (synchronous, a fraction of a millisecond)
+    // came close enough to a no-op handler's time that 'auto' sometimes looked ahead by none, and the test waited on.
+    for (const proto of [SqliteClaimStorage.prototype, PostgresClaimStorage.prototype]) {
+      const claim = proto.claim;
+      jest.spyOn(proto, 'claim').mockImplementation(async function (this: typeof proto, ...args: Parameters<typeof claim>) {
+        await sleep(5);
+        return claim.apply(this, args);
+      });
+    }
     // Heartbeats far apart: only the test's adds and the worker's claims move the jobs.
     const app = await current.startApp({ module: { pollInterval: 50, leaseDuration: 120_000 }, providers: [Slots] });
     const producer = app.get(QueueProducer);
