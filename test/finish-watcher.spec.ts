@@ -9,6 +9,7 @@ import { FinishWatcher } from '../lib/events/finish-watcher';
 import { JobEventBus } from '../lib/events/job-event-bus';
 import { JobStatus } from '../lib/interfaces/job-info.interface';
 import { JobRecord, WaitedJobs } from '../lib/storage/queue-storage.interface';
+import { runningRecord } from './support/job-record';
 
 /** Far beyond each wait's timeout: a wait the poll settles fails its test with WaitTimeoutError. */
 const LONG_POLL = 600_000;
@@ -18,28 +19,7 @@ const logger = new Logger('finish-watcher.spec');
 
 function record(id: string, status: JobStatus): JobRecord {
   const finished = status === 'completed' || status === 'failed' || status === 'cancelled';
-  return {
-    id,
-    queue: 'q',
-    status,
-    data: '{}',
-    priority: 0,
-    runAt: 0,
-    attempts: 1,
-    maxAttempts: 1,
-    backoff: null,
-    timeout: null,
-    key: null,
-    lockedBy: null,
-    leaseUntil: null,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: 0,
-    startedAt: null,
-    finishedAt: finished ? Date.now() : null,
-    updatedAt: 0,
-  } as JobRecord;
+  return runningRecord({ id, status, lockedBy: null, leaseUntil: null, finishedAt: finished ? Date.now() : null }, 0);
 }
 
 /** A storage whose jobs are in `statuses` (by id), recording what it was asked, in order. */

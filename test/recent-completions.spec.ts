@@ -4,30 +4,10 @@
  */
 import { RecentCompletions } from '../lib/events/recent-completions';
 import { JobRecord } from '../lib/storage/queue-storage.interface';
+import { runningRecord } from './support/job-record';
 
 function running(id: string, data = '{}'): JobRecord {
-  return {
-    id,
-    queue: 'q',
-    status: 'running',
-    data,
-    priority: 0,
-    runAt: 1,
-    attempts: 1,
-    maxAttempts: 3,
-    backoff: null,
-    timeout: null,
-    key: null,
-    lockedBy: 'w',
-    leaseUntil: 99,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: 1,
-    startedAt: 2,
-    finishedAt: null,
-    updatedAt: 2,
-  };
+  return runningRecord({ id, data, leaseUntil: 99 }, 1);
 }
 
 describe('RecentCompletions', () => {

@@ -12,7 +12,7 @@ import { assertAdminOptions } from '../utils/assert-options.util';
 import { CLEAN_OPTION_KEYS, RETRY_ALL_OPTION_KEYS } from '../utils/option-keys.util';
 import { assertQueueName } from '../utils/queue-name.util';
 import { LIMITS, describeValue, isDurationMs } from '../utils/validation.util';
-import { AdminContext } from './admin-context';
+import { AdminContext, AdminStorage } from './admin-context';
 import { assertJobId, assertStatus, cascadeOf } from './admin-arguments';
 import { RedriveOptions, assertRedriveArguments, redriveDeadLetters } from './redrive';
 
@@ -54,7 +54,7 @@ export class QueueControl {
    * A pending job was cancelled: no worker runs it, so none will tell. This process, which cancelled it, emits its
    * `cancelled` event, and its waits for the job end now rather than at their next poll.
    */
-  private async announceCancelled(storage: Awaited<ReturnType<AdminContext['storage']>>, id: string): Promise<void> {
+  private async announceCancelled(storage: AdminStorage, id: string): Promise<void> {
     const record = await storage.getJob(id);
     if (record?.status === 'cancelled') {
       this.context.runtime.events.emit({ type: 'cancelled', queue: record.queue, jobId: id, attempt: record.attempts });

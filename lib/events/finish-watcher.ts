@@ -219,8 +219,8 @@ export class FinishWatcher {
       const { finished, gone } = await (await this.storage()).getWaitedJobs(ids);
       this.settle(finished);
       // A job this process completed with a deleting completion is not lost to its waiters: they read it completed.
-      const completed = this.recent ? (await Promise.all(gone.map((id) => this.recent!.completed(id)))).filter((r) => r !== null) : [];
-      this.settle(completed);
+      const recent = this.recent;
+      if (recent && gone.length > 0) this.settle((await Promise.all(gone.map((id) => recent.completed(id)))).filter((r) => r !== null));
       this.rejectGone(gone);
       this.failures.succeeded();
     } catch (error) {
