@@ -44,8 +44,7 @@ export class PostgresTransactions {
   }
 
   private async check(runner: QueryRunner): Promise<void> {
-    this.ownIdentity ??= this.identity((sql, params) => this.queueRunner.all(sql, params));
-    const ours = await this.ownIdentity;
+    const ours = await this.queueIdentity();
     const theirs = await this.identity(async (sql, params) => (await runner.query(sql, params, true)).records ?? []);
     if (theirs !== ours) {
       throw new UnsupportedTransactionError(
@@ -53,6 +52,21 @@ export class PostgresTransactions {
         `the transaction's DataSource is connected to another PostgreSQL database than the queue's (${theirs} vs ${ours})`,
       );
     }
+  }
+
+  /**
+   * The queue connection's identity, asked once and kept once known. Callers meanwhile share the question; a failed one
+   * is forgotten, so one dropped connection does not fail every later check of the process.
+   */
+  private queueIdentity(): Promise<string> {
+    if (!this.ownIdentity) {
+      const asking = this.identity((sql, params) => this.queueRunner.all(sql, params));
+      this.ownIdentity = asking;
+      asking.catch(() => {
+        if (this.ownIdentity === asking) this.ownIdentity = undefined;
+      });
+    }
+    return this.ownIdentity;
   }
 
   private async identity(query: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>): Promise<string> {
