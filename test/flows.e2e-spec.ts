@@ -1,4 +1,14 @@
-import { ChildFailedError, InvalidJobOptionsError, Job, JobStatus, ProcessorOptions, QueueAdmin, QueueEvents, QueueProducer } from '../lib';
+import {
+  ChildFailedError,
+  InvalidJobOptionsError,
+  Job,
+  JobStatus,
+  ProcessorOptions,
+  QueueAdmin,
+  QueueEvent,
+  QueueEvents,
+  QueueProducer,
+} from '../lib';
 import { defineProcessor } from './fixtures/define-processor';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
 import { deferred, waitFor } from './support/wait-for';
@@ -203,9 +213,15 @@ describeEachBackend('flows (addFlow)', (backend) => {
   });
 
   it('cancels and removes a whole tree with { cascade: true }, and a removed child no longer holds its parent', async () => {
-    const app = await current.startApp({ module: { pollInterval: 100, processing: false } });
+    // A poll far beyond the test: a wait that ends, ends because the cancel told it.
+    const app = await current.startApp({ module: { pollInterval: 600_000, processing: false } });
     const producer = app.get(QueueProducer);
     const admin = app.get(QueueAdmin);
+    const cancelled: QueueEvent[] = [];
+    const subscription = app
+      .get(QueueEvents)
+      .on('cancelled')
+      .subscribe((event) => cancelled.push(event));
     const flow = {
       queue: 'assemble',
       data: { name: 'tree' },
@@ -214,11 +230,21 @@ describeEachBackend('flows (addFlow)', (backend) => {
     const first = await producer.addFlow(flow);
     const middle = (await admin.getJob(first.id))!.flow!.childrenIds[0];
     const leaf = (await admin.getJob(middle))!.flow!.childrenIds[0];
+    const leafWait = admin.waitUntilFinished(leaf, { timeout: 20_000 });
     await admin.cancel(first.id, { cascade: true });
     expect([await statusOf(admin, first.id), await statusOf(admin, middle), await statusOf(admin, leaf)]).toEqual([
       'cancelled',
       'cancelled',
       'cancelled',
+    ]);
+    await expect(leafWait).resolves.toMatchObject({ id: leaf, status: 'cancelled' });
+    // Every pending job of the tree announces its cancel, as the job itself does: nobody runs them to tell.
+    await waitFor(() => cancelled.length >= 3, 'a cancelled event for each job of the tree');
+    subscription.unsubscribe();
+    expect(cancelled.map(({ type, queue, jobId, attempt }) => ({ type, queue, jobId, attempt }))).toEqual([
+      { type: 'cancelled', queue: 'assemble', jobId: first.id, attempt: 0 },
+      { type: 'cancelled', queue: 'fetch', jobId: middle, attempt: 0 },
+      { type: 'cancelled', queue: 'resize', jobId: leaf, attempt: 0 },
     ]);
     await admin.remove(first.id, { cascade: true });
     expect([await admin.getJob(first.id), await admin.getJob(middle), await admin.getJob(leaf)]).toEqual([null, null, null]);

@@ -45,9 +45,14 @@ export class QueueControl {
     else await this.announceCancelled(storage, id);
     if (!cascade) return;
     // A second statement: a crash between the two leaves descendants that simply run (their parent is cancelled).
-    for (const running of await storage.cancelDescendants(id, now)) processing()?.cancelLocally(running.id);
-    // Waits for the tree's pending jobs in this process end now, not at their next poll.
-    this.context.runtime.finishWatcher.lookAgain();
+    const cancelled = await storage.cancelDescendants(id, now);
+    for (const job of cancelled) {
+      if (job.running) processing()?.cancelLocally(job.id);
+      // Like the job itself: nobody runs a pending descendant, so no worker will tell of it.
+      else this.context.runtime.events.emit({ type: 'cancelled', queue: job.queue, jobId: job.id, attempt: job.attempt });
+    }
+    // Waits in this process for any job of the tree end now, not at their next poll.
+    this.context.runtime.finishWatcher.lookAgain(cancelled.map((job) => job.id));
   }
 
   /**

@@ -424,5 +424,15 @@ export interface WorkerActivityRow {
   lastSeen: number;
 }
 
+/** A descendant that `cancelDescendants` cancelled: its queue, its attempt, and whether a worker held it. */
+export interface CancelledDescendant {
+  id: string;
+  queue: string;
+  /** The job's attempt count, the `attempt` of its `cancelled` event. */
+  attempt: number;
+  /** It was running (or claimed ahead): its owner ends it, as for a single cancel; else nobody will tell of it. */
+  running: boolean;
+}
+
 /** What `removeTree` did: deleted the job and its descendants (how many rows), or nothing because `running` runs. */
 export type RemoveTreeOutcome = { removed: number } | { running: string };

@@ -46,12 +46,16 @@ describeEachBackend('Storage contract: flows', (backend) => {
     expect(await s.storage.childrenOf(leaf)).toEqual([]);
   });
 
-  it('cancelDescendants cancels every live descendant and returns the running ones', async () => {
+  it('cancelDescendants cancels every live descendant and returns each, saying which were running', async () => {
     const now = Date.now();
     const [root, first, second, leaf] = await s.storage.enqueueFlow(tree(now), now);
     const running = await claimOne(s.storage, 'g', 'w');
     expect(running.id).toBe(leaf);
-    expect(await s.storage.cancelDescendants(root, Date.now())).toEqual([{ id: leaf, queue: 'g' }]);
+    const cancelled = await s.storage.cancelDescendants(root, Date.now());
+    expect(cancelled).toEqual(
+      [first, second, leaf].map((id) => expect.objectContaining({ id, running: id === leaf, attempt: id === leaf ? 1 : 0 })),
+    );
+    expect(cancelled.find((job) => job.id === leaf)?.queue).toBe('g');
     for (const id of [first, second, leaf]) expect((await s.storage.getJob(id))?.status).toBe('cancelled');
     expect(await s.storage.cancelDescendants(root, Date.now())).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import type { ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../storage-records';
+import type { CancelledDescendant, ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../storage-records';
 
 /** A flow's tree: a job's parent and children, and the calls on a whole tree (`QueueAdmin`, a job's `getChildrenValues`). */
 export interface FlowStorage {
@@ -13,8 +13,11 @@ export interface FlowStorage {
    * oldest first, with how many there are of each. Empty lists for a job without any, or no such job.
    */
   jobLinksOf(id: string, limit: number): Promise<JobLinksRecord>;
-  /** Cancels every live descendant of a job; returns those that were running (their owners must be told). */
-  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]>;
+  /**
+   * Cancels every live descendant of a job in one statement; returns each of them, saying which were running (their
+   * owners must be told) and which were pending (nobody else announces them).
+   */
+  cancelDescendants(id: string, now: number): Promise<CancelledDescendant[]>;
   /**
    * Deletes a job and every descendant in one atomic decision: all of them, or none while one of them runs (no
    * claim can fall between the check and the deletes). Null when there is no such job.

@@ -1,4 +1,4 @@
-import { ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
+import { CancelledDescendant, ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { PostgresContext } from '../sql/postgres-sql-fragments';
 import { cancelDescendants, childrenOf, flowOf, removeTree } from '../sql/flows.sql';
 import { dependenciesOf, linkedDependencies, linkedDependents } from '../sql/dependencies.sql';
@@ -36,7 +36,7 @@ export class PostgresFlowStorage implements FlowStorage {
     };
   }
 
-  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {
+  cancelDescendants(id: string, now: number): Promise<CancelledDescendant[]> {
     return cancelDescendants(this.db, id, now);
   }
 

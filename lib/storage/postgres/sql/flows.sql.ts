@@ -1,4 +1,4 @@
-import { ChildRow, FlowRecord, NewFlowNode, RemoveTreeOutcome } from '../../queue-storage.interface';
+import { CancelledDescendant, ChildRow, FlowRecord, NewFlowNode, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { PostgresContext, jobColumnArrays, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
@@ -37,15 +37,16 @@ const sql = perSchema((tables) => {
 
     children: `SELECT id, queue, status, result FROM ${T} WHERE parent_id = $1 ORDER BY id`,
 
-    // Keeps locked_by (like a single cancel) so a running job's owner finds out at its next heartbeat.
+    // Keeps locked_by (like a single cancel) so a running job's owner finds out at its next heartbeat; returns every
+    // row it cancelled, locked_by telling a running one from a pending one.
     cancelDescendants: `${descendants},
       cancelled AS (
         UPDATE ${T} SET status = 'cancelled', finished_at = $2, updated_at = $2, lease_until = NULL
         WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running')
-        RETURNING id, queue, locked_by
+        RETURNING id, queue, attempts, locked_by
       ),
       ${notifyFinished(tables, 'cancelled', '$2')}
-      SELECT * FROM cancelled WHERE (SELECT count(*) FROM done) >= 0`,
+      SELECT * FROM cancelled WHERE (SELECT count(*) FROM done) >= 0 ORDER BY id`,
 
     // Locks the whole tree first and decides on what it locked: a claim that committed meanwhile is seen (the lock
     // waits for it and re-reads the row), a later one skips the locked rows. Deepest rows first, the order in
@@ -105,12 +106,17 @@ export async function childrenOf(db: PostgresContext, id: string): Promise<Child
   }));
 }
 
-/** Cancels every live descendant; those that were running, with their queue. */
-export async function cancelDescendants(db: PostgresContext, id: string, now: number): Promise<{ id: string; queue: string }[]> {
+/** Cancels every live descendant; each of them, with its queue, its attempt and whether it was running, by id. */
+export async function cancelDescendants(db: PostgresContext, id: string, now: number): Promise<CancelledDescendant[]> {
   const rowId = toRowId(id);
   if (rowId === null) return [];
   const rows = await db.runner.all(sql(db.tables).cancelDescendants, [rowId, ms(now)]);
-  return rows.filter((row) => row.locked_by !== null).map((row) => ({ id: String(row.id), queue: String(row.queue) }));
+  return rows.map((row) => ({
+    id: String(row.id),
+    queue: String(row.queue),
+    attempt: Number(row.attempts),
+    running: row.locked_by !== null,
+  }));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
+import { CancelledDescendant, ChildRow, FlowRecord, JobLinksRecord, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { SqliteConnection } from '../sqlite-connection';
 import { cancelDescendants, childrenOf, flowOf, removeTree } from '../sql/flows.sql';
 import { dependenciesOf, linkedDependencies, linkedDependents } from '../sql/dependencies.sql';
@@ -36,7 +36,7 @@ export class SqliteFlowStorage implements FlowStorage {
     };
   }
 
-  cancelDescendants(id: string, now: number): Promise<{ id: string; queue: string }[]> {
+  cancelDescendants(id: string, now: number): Promise<CancelledDescendant[]> {
     return cancelDescendants(this.db.runner, id, now);
   }
 

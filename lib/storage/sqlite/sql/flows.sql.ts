@@ -1,4 +1,4 @@
-import { ChildRow, FlowRecord, NewFlowNode, RemoveTreeOutcome } from '../../queue-storage.interface';
+import { CancelledDescendant, ChildRow, FlowRecord, NewFlowNode, RemoveTreeOutcome } from '../../queue-storage.interface';
 import { StatementRunner } from '../../shared/statement-runner';
 import { T, toRowId } from './sqlite-sql-fragments';
 
@@ -30,11 +30,14 @@ const DESCENDANTS = `WITH RECURSIVE tree(id) AS (
     SELECT id FROM ${T} WHERE parent_id = ?
     UNION ALL SELECT c.id FROM ${T} AS c JOIN tree ON c.parent_id = tree.id)`;
 
-/** Keeps locked_by (like a single cancel) so a running job's owner finds out at its next heartbeat. */
+/**
+ * Keeps locked_by (like a single cancel) so a running job's owner finds out at its next heartbeat; returns every row
+ * it cancelled, locked_by telling a running one from a pending one (RETURNING sees only the new values).
+ */
 const CANCEL_DESCENDANTS_SQL = `/* cancel */ ${DESCENDANTS}
   UPDATE ${T} SET status = 'cancelled', finished_at = ?, updated_at = ?, lease_until = NULL
   WHERE id IN (SELECT id FROM tree) AND status IN ('pending', 'running')
-  RETURNING id, queue, locked_by`;
+  RETURNING id, queue, attempts, locked_by`;
 
 /** A job and every descendant, with its depth below the job. */
 const TREE = `WITH RECURSIVE tree(id, depth) AS (
@@ -108,12 +111,14 @@ export async function childrenOf(runner: StatementRunner, id: string): Promise<C
   }));
 }
 
-/** Cancels every live descendant; those that were running, with their queue. */
-export async function cancelDescendants(runner: StatementRunner, id: string, now: number): Promise<{ id: string; queue: string }[]> {
+/** Cancels every live descendant; each of them, with its queue, its attempt and whether it was running, by id. */
+export async function cancelDescendants(runner: StatementRunner, id: string, now: number): Promise<CancelledDescendant[]> {
   const rowId = toRowId(id);
   if (rowId === null) return [];
   const rows = await runner.all(CANCEL_DESCENDANTS_SQL, [rowId, now, now]);
-  return rows.filter((row) => row.locked_by !== null).map((row) => ({ id: String(row.id), queue: String(row.queue) }));
+  return rows
+    .map((row) => ({ id: String(row.id), queue: String(row.queue), attempt: Number(row.attempts), running: row.locked_by !== null }))
+    .sort((a, b) => Number(a.id) - Number(b.id));
 }
 
 /**
