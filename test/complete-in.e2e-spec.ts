@@ -4,6 +4,7 @@ import {
   CompletionNotCommittedError,
   InvalidJobResultError,
   Job,
+  JobFailedEvent,
   JobNotRunningError,
   QueueAdmin,
   QueueEvent,
@@ -126,7 +127,7 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       expect(await t.orderIds()).toEqual([Number(job.id)]);
       expect(finished.error).toMatchObject({ name: 'Error', message: 'roll back attempt 2', attempt: 2 });
       expect(finished.error!.previous![0]).toMatchObject({ name: CompletionNotCommittedError.name, attempt: 1 });
-      expect(finished.error!.previous![0].message).toContain('rolled back');
+      expect(finished.error!.previous![0].message).toContain("rolled back (reason 'rolled-back')");
       // The completion is announced once written: the wait may see the row first.
       const typesOf = () => seen.filter((event) => event.jobId === job.id).map((event) => event.type);
       await waitFor(async () => typesOf().includes('completed'), 'the completed event');
@@ -156,18 +157,27 @@ describeEachBackend('transactional completion (job.completeIn)', (backend) => {
       setTimeout(() => void runner.rollbackTransaction().then(() => runner.release()), 200);
       return undefined;
     };
+    const failedEvents: JobFailedEvent[] = [];
+    const subscription = t.events.on('failed').subscribe((event) => failedEvents.push(event));
     const rolled = await t.producer.add('pay', { n: 1 }, { maxAttempts: 1 });
     expect(await rolled.waitUntilFinished({ timeout: 20_000 })).toMatchObject({
       status: 'failed',
       result: null,
       attempts: 1,
-      error: { name: CompletionNotCommittedError.name },
+      error: { name: CompletionNotCommittedError.name, message: expect.stringContaining("(reason 'rolled-back')") },
     });
     const open = await t.producer.add('pay', { n: 2 }, { maxAttempts: 1 });
     const failed = await open.waitUntilFinished({ timeout: 20_000 });
     expect(failed).toMatchObject({ status: 'failed', result: null, error: { name: CompletionNotCommittedError.name } });
-    expect(failed.error!.message).toContain('still open');
+    expect(failed.error!.message).toContain("still open when its handler ended (reason 'still-open')");
     expect(await t.orderIds()).toEqual([]);
+    // The failed events carry the same error, the reason readable in each.
+    await waitFor(() => failedEvents.length >= 2, 'the two failed events');
+    subscription.unsubscribe();
+    expect(failedEvents.map((event) => [event.jobId, event.error.message.match(/\(reason '([a-z-]+)'\)/)?.[1]])).toEqual([
+      [rolled.id, 'rolled-back'],
+      [open.id, 'still-open'],
+    ]);
   });
 
   it('refuses a manager of no open transaction, of another database, a bad result and a second call, writing nothing', async () => {
