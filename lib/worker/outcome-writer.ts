@@ -22,6 +22,15 @@ export interface OutcomeSave {
   remove?: boolean;
 }
 
+/** A save whose end is told by a call rather than a promise (see `OutcomeWriter.submit`). */
+export interface OutcomeSaveSink extends OutcomeSave {
+  /**
+   * The outcome that took effect, or null when none did (see `OutcomeWriter.save`). Runs inside the writer's round, so
+   * it must not throw.
+   */
+  saved(outcome: SavableOutcome | null): void;
+}
+
 /** An outcome write `OutcomeWriter.retrying` runs on its own: what its log lines name, and when it stops trying. */
 export interface UnbatchedWrite {
   ref: AttemptRef;
@@ -40,10 +49,11 @@ export interface OutcomeWriterTiming {
   sleep(ms: number, signal: AbortSignal): Promise<unknown>;
 }
 
+/** One outcome in the writer's queue: settled once, with whether the attempt was still ours or with the error. */
 interface PendingWrite {
-  ref: AttemptRef;
-  outcome: SavableOutcome;
-  remove?: boolean;
+  readonly ref: AttemptRef;
+  readonly outcome: SavableOutcome;
+  readonly remove?: boolean;
   onQueued(): void;
   resolve(owned: boolean): void;
   reject(error: unknown): void;
@@ -94,46 +104,20 @@ export class OutcomeWriter {
    * the same way every time, so it is logged once and the attempt is failed with it instead; if the database
    * refuses that too, the caller frees the slot and the lease expires, so the job is recovered like a crashed one.
    */
-  async save(request: OutcomeSave): Promise<SavableOutcome | null> {
-    const { logger, ref, queue } = request;
-    let current = request.outcome;
-    for (let failures = 0; ; failures++) {
-      try {
-        const owned = await this.write(ref, current, request.onQueued, request.remove);
-        if (!owned) {
-          logger.warn(
-            `${whereOf(ref, queue)}: no longer owned when its outcome (${current.kind}) was saved (cancelled, or its lease expired ` +
-              `and another worker took it); outcome discarded`,
-          );
-        }
-        return owned ? current : null;
-      } catch (error) {
-        if (!isTransientStorageError(error)) {
-          if (current.kind === 'fail' && current.writeFailed) {
-            logger.error(
-              `${whereOf(ref, queue)}: recording that its outcome could not be saved failed too (${String(error)}); giving up: its lease ` +
-                `will expire and recovery will requeue or fail it`,
-            );
-            return null;
-          }
-          const refused = new OutcomeWriteError(ref.id, queue, current.kind, error);
-          logger.error(
-            `${whereOf(ref, queue)}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`,
-          );
-          current = { kind: 'fail', error: toJobError(refused, ref.attempt), writeFailed: true };
-          failures = -1;
-          continue;
-        }
-        logger.error(`${whereOf(ref, queue)}: saving outcome ${current.kind} failed, retrying: ${String(error)}`);
-        if (request.signal.aborted) return null;
-        try {
-          await this.timing.sleep(Math.min(25 * 2 ** failures, MAX_SAVE_RETRY_DELAY_MS), request.signal);
-        } catch {
-          return null;
-        }
-      }
-    }
+  save(request: OutcomeSave): Promise<SavableOutcome | null> {
+    return new Promise((saved) => this.submit({ ...request, saved }));
   }
+
+  /**
+   * `save`, told by a call: the worker's way, so that an outcome costs no promise or async function of its own on its
+   * way to the database and back, however many a claim batch holds.
+   */
+  submit(request: OutcomeSaveSink): void {
+    this.enqueue(new OutcomeSaving(request, this.requeue, this.timing));
+  }
+
+  /** A retried save goes back to the queue as it first went (see `enqueue`). */
+  private readonly requeue = (entry: PendingWrite): void => this.enqueue(entry);
 
   /**
    * Runs an outcome write that is not batched (a snooze, a RateLimitError pause) with the same retry rule as `save`:
@@ -181,12 +165,16 @@ export class OutcomeWriter {
    * with the database's error. `onQueued` runs when its statement has been handed to the storage.
    */
   write(ref: AttemptRef, outcome: SavableOutcome, onQueued: () => void, remove?: boolean): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => this.enqueue({ ref, outcome, remove, onQueued, resolve, reject }));
+  }
+
+  /** Joins `entry` to the current batch. */
+  private enqueue(entry: PendingWrite): void {
     // The outcome's statement records the start: no statement of its own (a start of a newer attempt stays).
+    const { ref } = entry;
     if (this.starts.get(ref.id)?.ref.attempt === ref.attempt) this.starts.delete(ref.id);
-    return new Promise<boolean>((resolve, reject) => {
-      this.pending.push({ ref, outcome, remove, onQueued, resolve, reject });
-      this.flushing ??= this.flush();
-    });
+    this.pending.push(entry);
+    this.flushing ??= this.flush();
   }
 
   private async flush(): Promise<void> {
@@ -246,6 +234,7 @@ export class OutcomeWriter {
   private async writeSingle(entry: PendingWrite, outcome: Exclude<SavableOutcome, { kind: 'complete' }>): Promise<void> {
     const { ref } = entry;
     const now = this.timing.now();
+    let owned: boolean;
     try {
       // Both storages queue their statement before their first await, so `onQueued` follows the queueing.
       const error = serializeJobError(outcome.error);
@@ -254,35 +243,111 @@ export class OutcomeWriter {
           ? this.storage.retry(ref, this.workerId, error, outcome.runAt, now)
           : this.storage.fail(ref, this.workerId, error, now);
       entry.onQueued();
-      entry.resolve(await write);
+      owned = await write;
     } catch (error) {
-      entry.reject(error);
+      return entry.reject(error);
     }
+    // Settled outside the try: whatever follows the settling is not the database's error.
+    entry.resolve(owned);
   }
 
   private async writeCompletions(batch: PendingWrite[]): Promise<void> {
+    let owned: Set<string>;
     try {
       const written = this.storage.completeMany(batch.map(toCompletion), this.workerId, this.timing.now());
-      batch.forEach((entry) => entry.onQueued());
-      const owned = await written;
-      batch.forEach((entry) => entry.resolve(owned.has(entry.ref.id)));
+      for (const entry of batch) entry.onQueued();
+      owned = await written;
     } catch (error) {
       // One completion the database refuses (a result too large...) fails its whole statement: write the batch
       // one by one, so only that one fails. A busy or lost database fails them all alike: each caller retries.
       if (batch.length > 1 && !isTransientStorageError(error)) await this.writeOneByOne(batch);
-      else batch.forEach((entry) => entry.reject(error));
+      else for (const entry of batch) entry.reject(error);
+      return;
     }
+    for (const entry of batch) entry.resolve(owned.has(entry.ref.id));
   }
 
   private async writeOneByOne(batch: PendingWrite[]): Promise<void> {
     for (const entry of batch) {
+      let owned: Set<string>;
       try {
-        const owned = await this.storage.completeMany([toCompletion(entry)], this.workerId, this.timing.now());
-        entry.resolve(owned.has(entry.ref.id));
+        owned = await this.storage.completeMany([toCompletion(entry)], this.workerId, this.timing.now());
       } catch (error) {
         entry.reject(error);
+        continue;
       }
+      entry.resolve(owned.has(entry.ref.id));
     }
+  }
+}
+
+/**
+ * One outcome being saved with `save`'s rule, as the entry the writer's round settles: a write that lands tells the
+ * request's `saved`; an error a retry can get past queues it again after a bounded, doubling pause; any other fails
+ * the attempt instead, once (see `OutcomeWriter.save`).
+ */
+class OutcomeSaving implements PendingWrite {
+  outcome: SavableOutcome;
+  /** Tries that failed on an error a retry can get past, since the last outcome change: the next pause doubles. */
+  private failures = 0;
+
+  constructor(
+    private readonly request: OutcomeSaveSink,
+    private readonly requeue: (entry: PendingWrite) => void,
+    private readonly timing: OutcomeWriterTiming,
+  ) {
+    this.outcome = request.outcome;
+  }
+
+  get ref(): AttemptRef {
+    return this.request.ref;
+  }
+
+  get remove(): boolean | undefined {
+    return this.request.remove;
+  }
+
+  onQueued(): void {
+    this.request.onQueued();
+  }
+
+  resolve(owned: boolean): void {
+    if (!owned) {
+      const { logger, ref, queue } = this.request;
+      logger.warn(
+        `${whereOf(ref, queue)}: no longer owned when its outcome (${this.outcome.kind}) was saved (cancelled, or its lease expired ` +
+          `and another worker took it); outcome discarded`,
+      );
+    }
+    this.request.saved(owned ? this.outcome : null);
+  }
+
+  reject(error: unknown): void {
+    const { logger, ref, queue, signal } = this.request;
+    const current = this.outcome;
+    if (!isTransientStorageError(error)) {
+      if (current.kind === 'fail' && current.writeFailed) {
+        logger.error(
+          `${whereOf(ref, queue)}: recording that its outcome could not be saved failed too (${String(error)}); giving up: its lease ` +
+            `will expire and recovery will requeue or fail it`,
+        );
+        return this.request.saved(null);
+      }
+      const refused = new OutcomeWriteError(ref.id, queue, current.kind, error);
+      logger.error(
+        `${whereOf(ref, queue)}: the database refused its outcome (${current.kind}); failing the attempt instead: ${refused.message}`,
+      );
+      this.outcome = { kind: 'fail', error: toJobError(refused, ref.attempt), writeFailed: true };
+      this.failures = 0;
+      return this.requeue(this);
+    }
+    logger.error(`${whereOf(ref, queue)}: saving outcome ${current.kind} failed, retrying: ${String(error)}`);
+    if (signal.aborted) return this.request.saved(null);
+    const pause = Math.min(25 * 2 ** this.failures++, MAX_SAVE_RETRY_DELAY_MS);
+    this.timing.sleep(pause, signal).then(
+      () => this.requeue(this),
+      () => this.request.saved(null),
+    );
   }
 }
 

@@ -11,6 +11,8 @@ import { AttemptRunner, RunningAttempt } from './attempt-runner';
 import { BatchCollector } from './batch-collector';
 import { LazyAbortController } from './lazy-abort-controller';
 import { announceOutcome } from './outcome-announcer';
+import { SavableOutcome } from './outcome';
+import { OutcomeSaveSink } from './outcome-writer';
 import { QueueWorkerContext, WorkerSettings } from './queue-worker-context';
 import { RateLimitPause } from './rate-limit-pause';
 import { SnoozeWriter } from './snooze-writer';
@@ -273,9 +275,11 @@ export class QueueWorker {
   private start(record: JobRecord): void {
     // A rejection here would otherwise surface as an unhandled rejection: whatever one job does, log it and
     // keep the queue going.
-    this.execute(record).catch((error: unknown) =>
-      this.context.logger.error(`Job ${record.id} (queue ${this.queue}): unexpected error in the worker: ${String(error)}`),
-    );
+    this.execute(record).catch((error: unknown) => this.unexpected(record, error));
+  }
+
+  private unexpected(record: JobRecord, error: unknown): void {
+    this.context.logger.error(`Job ${record.id} (queue ${this.queue}): unexpected error in the worker: ${String(error)}`);
   }
 
   private async execute(record: JobRecord): Promise<void> {
@@ -309,6 +313,8 @@ export class QueueWorker {
     }
     this.running.set(record.id, attempt);
     this.context.outcomes.started(ref, this.context.logger);
+    // Handed to the writer, the attempt ends when the writer answers (`saved`); otherwise here.
+    let submitted = false;
     try {
       if (this.context.events.observed)
         this.context.events.emit({ type: 'active', queue: this.queue, jobId: record.id, attempt: record.attempts });
@@ -328,7 +334,7 @@ export class QueueWorker {
       // ahead of it. The poller hears of the slot now, as the handler returns, not once a batch takes the outcome.
       if (this.slots.handsOff) this.writeQueued(attempt);
       const remove = final.kind === 'complete' && this.removesOnComplete(record);
-      const saving = this.context.outcomes.save({
+      const request: OutcomeSaveSink = {
         ref,
         queue: this.queue,
         outcome: final,
@@ -336,10 +342,14 @@ export class QueueWorker {
         signal: this.shutdown.signal,
         onQueued: () => this.writeQueued(attempt),
         remove,
-      });
-      // Remembered before the write: a wait whose first look finds the row already deleted reads it here.
-      if (remove && final.kind === 'complete')
-        this.context.recentCompletions?.remember(
+        saved: (saved) => this.saved(attempt, saved),
+      };
+      const recent = this.context.recentCompletions;
+      if (remove && final.kind === 'complete' && recent) {
+        // Its wait needs the save as a promise (below, it settles the slot as before).
+        const saving = this.context.outcomes.save(request);
+        // Remembered before the write: a wait whose first look finds the row already deleted reads it here.
+        recent.remember(
           record,
           final.json,
           saving.then(
@@ -347,17 +357,44 @@ export class QueueWorker {
             () => false,
           ),
         );
-      const saved = await saving;
-      if (saved) announceOutcome(this.context, this.queue, record, saved);
-    } finally {
-      // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
-      if (this.running.get(record.id) === attempt) this.running.delete(record.id);
-      this.settle(attempt.writeQueued);
-      const next = this.following.get(record.id);
-      if (next) {
-        this.following.delete(record.id);
-        this.start(next);
+        const saved = await saving;
+        if (saved) announceOutcome(this.context, this.queue, record, saved);
+        return;
       }
+      // The common case: the writer tells `saved` from its round, without a promise per job.
+      this.context.outcomes.submit(request);
+      submitted = true;
+    } finally {
+      if (!submitted) this.end(attempt);
+    }
+  }
+
+  /**
+   * The writer's answer for an attempt submitted to it: announced, then the attempt ends. It runs inside the writer's
+   * round, so nothing it throws may reach the writer.
+   */
+  private saved(attempt: RunningAttempt, saved: SavableOutcome | null): void {
+    try {
+      try {
+        if (saved) announceOutcome(this.context, this.queue, attempt.record, saved);
+      } finally {
+        this.end(attempt);
+      }
+    } catch (error) {
+      this.unexpected(attempt.record, error);
+    }
+  }
+
+  /** The attempt is done with: its slot settles, and the job's next attempt, if one waited for this one, starts. */
+  private end(attempt: RunningAttempt): void {
+    const { record } = attempt;
+    // A newer run of the same job (cancelled, then retried) may have taken the entry: leave it alone.
+    if (this.running.get(record.id) === attempt) this.running.delete(record.id);
+    this.settle(attempt.writeQueued);
+    const next = this.following.get(record.id);
+    if (next) {
+      this.following.delete(record.id);
+      this.start(next);
     }
   }
 
