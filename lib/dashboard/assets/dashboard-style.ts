@@ -35,6 +35,10 @@ main:focus { outline: none; }
 h1 small { font-size: 0.6em; font-weight: 500; }
 h1 { font-size: 1.5em; margin: 0.2em 0 0.6em; display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: center; }
 h2 { font-size: 1.15em; margin: 1.4em 0 0.5em; }
+/* A queue name is up to 128 characters, maybe without a space: whole but wrapped in its page's heading, cut in a
+   table cell with the whole in its tooltip (the link's title), so neither widens the page. */
+h1 .queue-title { min-width: 0; overflow-wrap: anywhere; }
+a.queue-name { display: inline-block; max-width: 20em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: bottom; }
 .status-line { min-height: 0; margin: 0 20px; }
 .status-line:not(:empty) { margin: 10px 20px 0; padding: 8px 12px; border-radius: 6px; border: 1px solid var(--ok-line); background: var(--ok-bg); }
 .status-line.error { border-color: var(--bad-line); background: var(--bad-bg); }
@@ -127,5 +131,6 @@ progress { width: 16em; max-width: 100%; }
   .table-wrap { overflow-x: visible; }
   table.jobs td.name, table.jobs td.key, table.jobs td.error { max-width: none; }
   td.actions { justify-content: flex-end; }
+  a.queue-name { max-width: 100%; }
 }
 `;

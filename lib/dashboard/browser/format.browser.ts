@@ -71,6 +71,14 @@ function queueHref(name: string, params?: Record<string, string | number | null 
   return '#/queue/' + encodeURIComponent(name) + (q ? '?' + q : '');
 }
 
+/**
+ * A link to a queue's page for a table cell: a name of up to 128 characters without a space would widen its table past
+ * the page, so a long one is cut with an ellipsis (the stylesheet's `a.queue-name`) and shown whole in its tooltip.
+ */
+function queueLink(name: string, attrs?: Attrs): HTMLAnchorElement {
+  return h('a', { ...attrs, href: queueHref(name), class: 'queue-name', title: name, text: name });
+}
+
 function jobHref(id: string): string {
   return '#/job/' + encodeURIComponent(id);
 }

@@ -50,7 +50,7 @@ function overviewView(): View {
       const rows = data.queues.map((q) => {
         const m = q.metrics;
         const cells: HTMLElement[] = [
-          h('th', { scope: 'row' }, h('a', { href: queueHref(q.name), 'data-focus': 'q:' + q.name, text: q.name })),
+          h('th', { scope: 'row' }, queueLink(q.name, { 'data-focus': 'q:' + q.name })),
           h('td', { 'data-label': 'State' }, q.paused ? badge('paused') : badge('active')),
           h('td', { 'data-label': 'Processor' }, processorLabel(q)),
         ]

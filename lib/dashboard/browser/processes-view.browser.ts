@@ -44,7 +44,7 @@ function processesView(): View {
           ['Queue', 'Concurrency'],
           data.self.processors.map((p) =>
             h('tr', { 'data-local-processor': p.queue }, [
-              h('td', { 'data-label': 'Queue' }, h('a', { href: queueHref(p.queue), text: p.queue })),
+              h('td', { 'data-label': 'Queue' }, queueLink(p.queue)),
               h('td', { class: 'num', 'data-label': 'Concurrency', text: p.concurrency }),
             ]),
           ),
@@ -74,7 +74,7 @@ function processesView(): View {
                   null,
                   p.processors.map((q, i) => [
                     i ? ', ' : '',
-                    h('a', { href: queueHref(q.queue), text: q.queue }),
+                    queueLink(q.queue),
                     ' ',
                     h('span', { 'data-running': q.queue, text: q.running + '/' + q.concurrency }),
                   ]),
@@ -93,7 +93,7 @@ function processesView(): View {
           ['Queue', 'Announced until'],
           data.announcements.map((a) =>
             h('tr', { 'data-announced': a.queue }, [
-              h('td', { 'data-label': 'Queue' }, h('a', { href: queueHref(a.queue), text: a.queue })),
+              h('td', { 'data-label': 'Queue' }, queueLink(a.queue)),
               h('td', { 'data-label': 'Announced until' }, whenShort(a.until)),
             ]),
           ),
@@ -122,7 +122,7 @@ function unannounced(data: ProcessesData): HTMLElement[] {
           h(
             'td',
             { 'data-label': 'Running' },
-            w.queues.map((q, i) => [i ? ', ' : '', h('a', { href: queueHref(q.queue), text: q.queue }), ' × ' + q.running]),
+            w.queues.map((q, i) => [i ? ', ' : '', queueLink(q.queue), ' × ' + q.running]),
           ),
           h('td', { 'data-label': 'Last seen' }, whenShort(w.lastSeen)),
         ]),

@@ -110,7 +110,12 @@ function queueView(name: string, params: URLSearchParams): View {
     update(data: QueueData) {
       last = data;
       const q = data.queue;
-      fill(heading, ['Queue ' + q.name, q.paused ? badge('paused') : badge('active'), h('small', { class: 'muted' }, processorLabel(q))]);
+      // The name wraps anywhere (a heading shows it whole): a long one without a space would widen the page.
+      fill(heading, [
+        h('span', { class: 'queue-title', text: 'Queue ' + q.name }),
+        q.paused ? badge('paused') : badge('active'),
+        h('small', { class: 'muted' }, processorLabel(q)),
+      ]);
       const limitText = limitsLabel(data.limits);
       fill(limits, limitText);
       limits.hidden = limitText === null;
