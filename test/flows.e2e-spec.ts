@@ -212,6 +212,41 @@ describeEachBackend('flows (addFlow)', (backend) => {
     await waitFor(async () => (await admin.getCounts('fetch')).completed === 0, 'the children removed once the parent finished');
   });
 
+  it('with clusterEvents, another process hears the cancelled event of every job a cascading cancel cancelled', async () => {
+    const operator = await current.startApp({ module: { pollInterval: 100, processing: false, clusterEvents: true } });
+    const listener = await current.startApp({ module: { pollInterval: 100, processing: false, clusterEvents: true } });
+    const heard: QueueEvent[] = [];
+    const events = listener.get(QueueEvents);
+    const subscription = events.subscribe((event) => heard.push(event));
+    await events.listening();
+    const producer = operator.get(QueueProducer);
+    // The operator publishes once it has seen a reader: an event of its own reaching the listener says it has.
+    const probes = new Set<string>();
+    await waitFor(
+      async () => {
+        probes.add((await producer.add('probe', {})).id);
+        return heard.some((event) => event.type === 'added' && probes.has(event.jobId));
+      },
+      'the operator publishes its events',
+      20_000,
+      250,
+    );
+    const root = await producer.addFlow({
+      queue: 'assemble',
+      data: { name: 'tree' },
+      children: [{ queue: 'fetch', data: { n: 1 }, children: [{ queue: 'resize', data: { n: 2 } }] }],
+    });
+    const admin = operator.get(QueueAdmin);
+    const middle = (await admin.getJob(root.id))!.flow!.childrenIds[0];
+    const leaf = (await admin.getJob(middle))!.flow!.childrenIds[0];
+    await admin.cancel(root.id, { cascade: true });
+    const cancelledIds = () => heard.filter((event) => event.type === 'cancelled').map((event) => event.jobId);
+    await waitFor(() => cancelledIds().length >= 3, 'the listener heard a cancelled event for each job of the tree');
+    subscription.unsubscribe();
+    expect(cancelledIds().sort()).toEqual([root.id, middle, leaf].sort());
+    expect(heard.filter((event) => event.type === 'cancelled').every((event) => typeof event.origin === 'string')).toBe(true);
+  });
+
   it('cancels and removes a whole tree with { cascade: true }, and a removed child no longer holds its parent', async () => {
     // A poll far beyond the test: a wait that ends, ends because the cancel told it.
     const app = await current.startApp({ module: { pollInterval: 600_000, processing: false } });
