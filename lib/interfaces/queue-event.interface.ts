@@ -70,7 +70,10 @@ export interface JobFailedEvent extends JobEventBase<'failed'> {
   error: JobError;
 }
 
-/** An operator cancelled the job while this process ran it. */
+/**
+ * An operator cancelled the job: emitted by the process that ran it, or, for a job no process ran (a pending job, or a
+ * pending descendant of a cancel with `cascade`), by the process that cancelled it.
+ */
 export type JobCancelledEvent = JobEventBase<'cancelled'>;
 
 /** Any job event. Discriminate on `type`. */
