@@ -358,15 +358,16 @@ describeEachBackend(
       // The reads of the queue the page sent (one on arriving, one more as a new page becomes visible).
       let sent = 0;
       page.on('request', (request) => {
-        if (request.url().includes('/api/queues/mail?')) sent++;
+        if (request.url().includes('/api/queue?queue=mail&')) sent++;
       });
       await page.goto(`${running.url}/queues#/queue/mail`);
       await page.locator('h1 .badge.active').waitFor();
-      const handled = () => page.evaluate(`window.__handled.filter((url) => url.includes('/api/queues/mail?')).length`) as Promise<number>;
+      const handled = () =>
+        page.evaluate(`window.__handled.filter((url) => url.includes('/api/queue?queue=mail&')).length`) as Promise<number>;
       await waitFor(async () => sent > 0 && (await handled()) === sent, 'the first reads handled');
 
       // The next read of the queue is answered by the server now (queue active) and delivered to the page later.
-      const queueRead = /\/api\/queues\/mail\?/;
+      const queueRead = /\/api\/queue\?queue=mail&/;
       let deliver!: () => Promise<void>;
       const held = new Promise<void>((resolve) => {
         let first = true;
@@ -420,7 +421,7 @@ describeEachBackend(
       expect(await names()).toEqual(first);
       // A poll reads the same order. Polls here are a minute apart: the refresh a tab coming back into view makes (the
       // poll's own path, main.browser.ts) stands for one.
-      const sorted = (url: string) => url.includes('/api/queues/mail?') && url.includes('sort=name') && url.includes('order=asc');
+      const sorted = (url: string) => url.includes('/api/queue?queue=mail&') && url.includes('sort=name') && url.includes('order=asc');
       const polled = page.waitForResponse((response) => sorted(response.url()));
       await page.evaluate("document.dispatchEvent(new Event('visibilitychange'))");
       const answer = (await (await polled).json()) as { total: number | null; more: boolean; sort: { exact: boolean } };
@@ -761,13 +762,13 @@ describeEachBackend(
         return reads.reduce((sum, t) => sum + t.bytes, 0);
       };
       const overviewPoll = await pollOf('#/', 'tr[data-queue="mail"]', [/\/api\/overview$/]);
-      const queuePoll = await pollOf('#/queue/mail', `tr[data-job]`, [/\/api\/queues\/mail\?/]);
+      const queuePoll = await pollOf('#/queue/mail', `tr[data-job]`, [/\/api\/queue\?queue=mail&/]);
       const jobPoll = await pollOf(`#/job/${failedJob.id}`, '[data-panel="fields"]', [
-        new RegExp(`/api/jobs/${failedJob.id}$`),
-        new RegExp(`/api/jobs/${failedJob.id}/explain$`),
+        new RegExp(`/api/job\\?id=${failedJob.id}$`),
+        new RegExp(`/api/job/explain\\?id=${failedJob.id}$`),
       ]);
       // The same queue read without compression: what it would cost without Accept-Encoding (or behind a proxy that drops it).
-      const queueRaw = (await getRaw(`${running.url}/queues/api/queues/mail?status=&offset=0`, {})).body.length;
+      const queueRaw = (await getRaw(`${running.url}/queues/api/queue?queue=mail&status=&offset=0`, {})).body.length;
       // Figures for docs/dashboard.md ("Page weight and traffic"), printed by the run that measures them; the bounds
       // below are the budgets that page states, so its figures cannot drift far unnoticed.
       process.stdout.write(

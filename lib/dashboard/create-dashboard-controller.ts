@@ -111,27 +111,32 @@ export function createDashboardController(
       return { ...data, schedules: data.schedules.map((schedule, i) => ({ ...schedule, lastRun: lastRuns[i] })) };
     }
 
-    @Get('api/queues/:queue')
+    // Each route naming a queue, job or schedule also takes it in the query (`api/queue?queue=`), the form the page
+    // uses: Fastify refuses a path parameter over its maxParamLength (100 by default, an option of the host's adapter)
+    // before the dashboard sees it, where a queue name may be 128 characters. The path forms stay for callers of them.
+    @Get(['api/queues/:queue', 'api/queue'])
     @DashboardHeaders('application/json; charset=utf-8')
-    async queue(@Param('queue') queue: string, @Query() query: Record<string, string | undefined>) {
+    async queue(@Param('queue') inPath: string | undefined, @Query() query: Record<string, string | undefined>) {
+      const queue = named(inPath, query.queue);
       const data = await this.api.queue(queue, query);
       const [deadLetterQueue, failureGroups] = await Promise.all([this.inspect.deadLetterQueue(queue), this.inspect.failureGroups(queue)]);
       return { ...data, deadLetterQueue, failureGroups };
     }
 
-    @Get('api/jobs/:id')
+    @Get(['api/jobs/:id', 'api/job'])
     @DashboardHeaders('application/json; charset=utf-8')
-    async job(@Param('id') id: string) {
+    async job(@Param('id') inPath: string | undefined, @Query('id') inQuery: unknown) {
+      const id = named(inPath, inQuery);
       const job = await this.api.job(id);
       if (!job) throw new NotFoundException({ message: `No job has id ${id}: it may have been removed.` });
       return { ...job, ...(await this.operator.jobExtras(job.job)) };
     }
 
     /** Why the job is where it is (QueueAdmin.explain): the job page's Explain panel. */
-    @Get('api/jobs/:id/explain')
+    @Get(['api/jobs/:id/explain', 'api/job/explain'])
     @DashboardHeaders('application/json; charset=utf-8')
-    explain(@Param('id') id: string) {
-      return this.inspect.explain(id);
+    explain(@Param('id') inPath: string | undefined, @Query('id') inQuery: unknown) {
+      return this.inspect.explain(named(inPath, inQuery));
     }
 
     @Get('api/processes')
@@ -140,22 +145,33 @@ export function createDashboardController(
       return this.operator.processes();
     }
 
-    @Post('api/queues/:queue/:action')
+    @Post(['api/queues/:queue/:action', 'api/queue/:action'])
     @HttpCode(200)
     @UseGuards(sameOrigin)
     @DashboardHeaders('application/json; charset=utf-8')
-    queueAction(@Param('queue') queue: string, @Param('action') action: string, @Body() body: unknown): Promise<ActionAnswer> {
+    queueAction(
+      @Param('queue') inPath: string | undefined,
+      @Query('queue') inQuery: unknown,
+      @Param('action') action: string,
+      @Body() body: unknown,
+    ): Promise<ActionAnswer> {
+      const queue = named(inPath, inQuery);
       if (action === 'redrive') return this.afterwards(this.inspect.redrive(queue));
       if (!['pause', 'resume', 'retry-failed', 'clean'].includes(action))
         throw new NotFoundException({ message: `Unknown action "${action}".` });
       return this.afterwards(this.api.act(action, queue, asRecord(body)));
     }
 
-    @Post('api/jobs/:id/:action')
+    @Post(['api/jobs/:id/:action', 'api/job/:action'])
     @HttpCode(200)
     @UseGuards(sameOrigin)
     @DashboardHeaders('application/json; charset=utf-8')
-    jobAction(@Param('id') id: string, @Param('action') action: string): Promise<ActionAnswer> {
+    jobAction(
+      @Param('id') inPath: string | undefined,
+      @Query('id') inQuery: unknown,
+      @Param('action') action: string,
+    ): Promise<ActionAnswer> {
+      const id = named(inPath, inQuery);
       if (action === 'promote' || action === 'rerun') return this.afterwards(this.operator.jobAction(action, id));
       if (!['retry', 'cancel', 'remove'].includes(action)) throw new NotFoundException({ message: `Unknown action "${action}".` });
       return this.afterwards(this.api.act(action, id, {}));
@@ -171,12 +187,17 @@ export function createDashboardController(
     }
 
     /** Run now, pause, resume or delete a recurring job. */
-    @Post('api/schedules/:queue/:name/:action')
+    @Post(['api/schedules/:queue/:name/:action', 'api/schedule/:action'])
     @HttpCode(200)
     @UseGuards(sameOrigin)
     @DashboardHeaders('application/json; charset=utf-8')
-    scheduleAction(@Param('queue') queue: string, @Param('name') name: string, @Param('action') action: string): Promise<ActionAnswer> {
-      return this.afterwards(this.operator.scheduleAction(action, queue, name));
+    scheduleAction(
+      @Param() inPath: Record<string, string | undefined>,
+      @Query() query: Record<string, unknown>,
+      @Param('action') action: string,
+    ): Promise<ActionAnswer> {
+      const queue = named(inPath.queue, query.queue);
+      return this.afterwards(this.operator.scheduleAction(action, queue, named(inPath.name, query.name)));
     }
 
     /** The next read after an action shows what it did, not the counts kept from before it. */
@@ -192,6 +213,15 @@ export function createDashboardController(
   // The JSON answers go compressed when the browser accepts it, as the assets do (polls are most of the traffic).
   UseInterceptors(new CompressJsonInterceptor())(QueueDashboardController);
   return QueueDashboardController;
+}
+
+/**
+ * The queue, job or schedule a route names: its path parameter, else its query parameter. Anything but one string
+ * (missing, or repeated into an array) reads as '', which the services refuse as they refuse any invalid name.
+ */
+function named(inPath: string | undefined, inQuery: unknown): string {
+  if (inPath !== undefined) return inPath;
+  return typeof inQuery === 'string' ? inQuery : '';
 }
 
 function asRecord(body: unknown): Record<string, unknown> {

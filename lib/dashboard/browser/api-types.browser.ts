@@ -79,7 +79,7 @@ interface WireJobSummary {
   hidden?: string[];
 }
 
-/** GET api/queues/:queue. */
+/** GET api/queue?queue=. */
 interface QueueData extends PageData {
   readOnly: boolean;
   queue: WireQueue;
@@ -166,7 +166,7 @@ interface WireFlowNode {
   status: string;
 }
 
-/** GET api/jobs/:id. */
+/** GET api/job?id=. */
 interface JobData extends PageData {
   readOnly: boolean;
   hidden: string[];

@@ -34,7 +34,7 @@ addJobPanel({
   name: 'explain',
   title: 'Explain',
   update(body, data) {
-    return request<WireExplanation>('jobs/' + encodeURIComponent(data.job.id) + '/explain').then((why) => {
+    return request<WireExplanation>(jobPath(data.job.id, 'explain')).then((why) => {
       fill(
         body,
         h('dl', { class: 'fields' }, [
@@ -86,7 +86,7 @@ addQueuePanel({
     const section = body.parentElement;
     if (section) section.hidden = !dlq;
     if (!dlq) return fill(body, null);
-    const path = 'queues/' + encodeURIComponent(dlq.queue) + '/redrive';
+    const path = queuePath(dlq.queue, 'redrive');
     fill(body, [
       h('p', { 'data-dead-letters': dlq.count }, [
         'A dead-letter queue of ',

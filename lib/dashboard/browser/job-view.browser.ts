@@ -34,7 +34,7 @@ function jobView(id: string): View {
   const panels = mountPanels(jobPanels, 'job-panels');
   return {
     title: 'Job ' + id,
-    load: () => request<JobData>('jobs/' + encodeURIComponent(id)),
+    load: () => request<JobData>(jobPath(id)),
     mount: () => [body, panels.element],
     // Removed (here, by another tab, by retention): say so at once instead of keeping the old state on screen.
     missing: (message) => [
@@ -44,13 +44,12 @@ function jobView(id: string): View {
     ],
     update(data: JobData) {
       const job = data.job;
-      const path = 'jobs/' + encodeURIComponent(job.id) + '/';
       const actions: HTMLButtonElement[] = [];
       const waiting = !!job.flow && (job.flow as { waitingForChildren?: boolean }).waitingForChildren === true;
       const delayed = job.status === 'pending' && !waiting && Date.parse(job.runAt) > Date.now();
       if (!data.readOnly) {
-        if (job.status === 'failed' || job.status === 'cancelled') actions.push(actionButton('Retry', path + 'retry'));
-        if (delayed) actions.push(actionButton('Run now', path + 'promote'));
+        if (job.status === 'failed' || job.status === 'cancelled') actions.push(actionButton('Retry', jobPath(job.id, 'retry')));
+        if (delayed) actions.push(actionButton('Run now', jobPath(job.id, 'promote')));
         if (job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled')
           actions.push(
             h(
@@ -60,7 +59,7 @@ function jobView(id: string): View {
                 'data-focus': 'rerun',
                 onclick: () =>
                   void act<ActionAnswer & { jobId?: string }>(
-                    path + 'rerun',
+                    jobPath(job.id, 'rerun'),
                     null,
                     'Add a new job to ' + job.queue + ' with the data and name of job ' + job.id + '?',
                   ).then((answer) => {
@@ -76,11 +75,13 @@ function jobView(id: string): View {
           );
         if (job.status === 'pending' || job.status === 'running')
           actions.push(
-            actionButton('Cancel', path + 'cancel', null, 'Cancel job ' + job.id + '? It will not run (again).', { class: 'danger' }),
+            actionButton('Cancel', jobPath(job.id, 'cancel'), null, 'Cancel job ' + job.id + '? It will not run (again).', {
+              class: 'danger',
+            }),
           );
         if (job.status !== 'running')
           actions.push(
-            actionButton('Remove', path + 'remove', null, 'Remove job ' + job.id + ' for good? This cannot be undone.', {
+            actionButton('Remove', jobPath(job.id, 'remove'), null, 'Remove job ' + job.id + ' for good? This cannot be undone.', {
               class: 'danger',
             }),
           );

@@ -104,14 +104,13 @@ function overviewView(): View {
             ),
           ]);
         if (!data.readOnly) {
-          const path = 'queues/' + encodeURIComponent(q.name) + '/';
           cells.push(
             h(
               'td',
               { 'data-label': 'Actions' },
               q.paused
-                ? actionButton('Resume', path + 'resume', null, null, { 'aria-label': 'Resume ' + q.name })
-                : actionButton('Pause', path + 'pause', null, null, { 'aria-label': 'Pause ' + q.name }),
+                ? actionButton('Resume', queuePath(q.name, 'resume'), null, null, { 'aria-label': 'Resume ' + q.name })
+                : actionButton('Pause', queuePath(q.name, 'pause'), null, null, { 'aria-label': 'Pause ' + q.name }),
             ),
           );
         }

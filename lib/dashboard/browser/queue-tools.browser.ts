@@ -2,7 +2,6 @@
 
 /** A queue's actions: pause or resume, retry the failed jobs, clean finished jobs. */
 function queueTools(q: WireQueue): Child {
-  const path = 'queues/' + encodeURIComponent(q.name) + '/';
   const minutesInput = h('input', { type: 'number', id: 'clean-minutes', min: '0', step: '1', value: '60', 'data-focus': 'clean-minutes' });
   const which = h('select', { id: 'clean-status', 'data-focus': 'clean-status' }, [
     h('option', { value: 'completed', text: 'completed' }),
@@ -20,7 +19,7 @@ function queueTools(q: WireQueue): Child {
         const minutes = Number(minutesInput.value);
         const statuses = which.value === 'all' ? ['completed', 'failed', 'cancelled'] : [which.value];
         act(
-          path + 'clean',
+          queuePath(q.name, 'clean'),
           { statuses: statuses, olderThanMinutes: minutes },
           'Delete the ' +
             statuses.join('/') +
@@ -39,8 +38,8 @@ function queueTools(q: WireQueue): Child {
     ],
   );
   return [
-    q.paused ? actionButton('Resume queue', path + 'resume') : actionButton('Pause queue', path + 'pause'),
-    actionButton('Retry all failed', path + 'retry-failed', null, null, { disabled: q.counts.failed === 0 ? true : null }),
+    q.paused ? actionButton('Resume queue', queuePath(q.name, 'resume')) : actionButton('Pause queue', queuePath(q.name, 'pause')),
+    actionButton('Retry all failed', queuePath(q.name, 'retry-failed'), null, null, { disabled: q.counts.failed === 0 ? true : null }),
     cleanForm(q.name, form),
   ];
 }

@@ -67,19 +67,15 @@ function queueView(name: string, params: URLSearchParams): View {
       jobName ? h('a', { href: queueHref(name, { ...kept, name: '' }), text: 'All names' }) : null,
     ],
   );
-  const query =
-    'queues/' +
-    encodeURIComponent(name) +
-    '?' +
-    new URLSearchParams({
-      status: status,
-      offset: String(offset),
-      search: search,
-      name: jobName,
-      group: group,
-      sort: sort,
-      order: order,
-    }).toString();
+  const query = queuePath(name, undefined, {
+    status: status,
+    offset: String(offset),
+    search: search,
+    name: jobName,
+    group: group,
+    sort: sort,
+    order: order,
+  });
   let mountedTools = false;
   let last: QueueData | null = null;
   table.redraw = () => {

@@ -18,7 +18,6 @@ function schedulesView(): View {
         titles.concat(data.readOnly ? [] : ['Actions']).map((t) => h('th', { scope: 'col', text: t })),
       );
       const rows = data.schedules.map((sc) => {
-        const path = 'schedules/' + encodeURIComponent(sc.queue) + '/' + encodeURIComponent(sc.name) + '/';
         const label = sc.name + ' of ' + sc.queue;
         const run = sc.lastRun;
         return h('tr', { 'data-schedule': sc.queue + '/' + sc.name }, [
@@ -46,13 +45,13 @@ function schedulesView(): View {
           data.readOnly
             ? null
             : h('td', { class: 'actions', 'data-label': 'Actions' }, [
-                actionButton('Run now', path + 'run', null, null, { 'aria-label': 'Run ' + label + ' now' }),
+                actionButton('Run now', schedulePath(sc.queue, sc.name, 'run'), null, null, { 'aria-label': 'Run ' + label + ' now' }),
                 sc.paused
-                  ? actionButton('Resume', path + 'resume', null, null, { 'aria-label': 'Resume ' + label })
-                  : actionButton('Pause', path + 'pause', null, null, { 'aria-label': 'Pause ' + label }),
+                  ? actionButton('Resume', schedulePath(sc.queue, sc.name, 'resume'), null, null, { 'aria-label': 'Resume ' + label })
+                  : actionButton('Pause', schedulePath(sc.queue, sc.name, 'pause'), null, null, { 'aria-label': 'Pause ' + label }),
                 actionButton(
                   'Delete',
-                  path + 'delete',
+                  schedulePath(sc.queue, sc.name, 'delete'),
                   null,
                   'Delete the schedule ' + label + '? The jobs it already enqueued stay. An app that declares it at boot adds it again.',
                   { class: 'danger', 'aria-label': 'Delete ' + label },

@@ -39,6 +39,25 @@ function request<T>(path: string, options?: RequestInit): Promise<T> {
   );
 }
 
+/**
+ * The API path of a queue (its page's data, or with an action that action's POST). The name goes in the query, not a
+ * path segment: Fastify, by default, refuses a path segment over 100 characters before the dashboard sees it, where a
+ * queue name may be 128 (the server still answers the older path forms). `query` adds further parameters.
+ */
+function queuePath(name: string, action?: string, query?: Record<string, string>): string {
+  return 'queue' + (action ? '/' + action : '') + '?' + new URLSearchParams(Object.assign({ queue: name }, query || {})).toString();
+}
+
+/** The API path of a job (its data, `explain`, or an action's POST), its id in the query as a queue's name is. */
+function jobPath(id: string, action?: string): string {
+  return 'job' + (action ? '/' + action : '') + '?' + new URLSearchParams({ id: id }).toString();
+}
+
+/** The API path of a recurring job's action, its queue and name in the query as a queue's name is. */
+function schedulePath(queue: string, name: string, action: string): string {
+  return 'schedule/' + action + '?' + new URLSearchParams({ queue: queue, name: name }).toString();
+}
+
 /** Says what an action did (status) or why it failed (alert) in the line under the header. */
 function say(message: string, isError?: boolean): void {
   statusLine.className = 'status-line' + (isError ? ' error' : '');
