@@ -1770,7 +1770,9 @@ function onSignal(signal) {
 /** Runs jest on `tests` (or the quick selection); resolves with its exit code, its output, and its JSON report. */
 function runJest(tests, quick, reportPath) {
   const env = { ...process.env };
-  const jestArgs = ['jest', '--ci', '--json', `--outputFile=${reportPath}`];
+  // --forceExit: a planted bug can leave a timer or a connection open (a close it breaks), and jest would then wait for
+  // it after its report is written, for ever; the verdict is read from the report, so ending there changes nothing.
+  const jestArgs = ['jest', '--ci', '--forceExit', '--json', `--outputFile=${reportPath}`];
   if (quick) {
     Object.assign(env, { QUEUE_TEST_QUICK: '1', QUEUE_TEST_BACKENDS: 'sqlite3', QUEUE_TEST_POSTGRES: 'off' });
     jestArgs.push('--selectProjects', 'unit', 'e2e');
