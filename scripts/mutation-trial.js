@@ -1009,6 +1009,15 @@ const MUTATIONS = [
     why: 'jobs added without removeOnComplete are deleted at completion, and those added with it are kept',
   },
   {
+    id: 'delete-completion-never-landed',
+    area: 'retention',
+    file: 'lib/worker/queue-worker.ts',
+    from: "landed?.(saved?.kind === 'complete');",
+    to: 'landed?.(false);',
+    tests: ['test/delete-on-complete.e2e-spec.ts'],
+    why: 'a completion that deleted its row is never told landed: a wait in the same process that looks after the delete gets JobNotFoundError',
+  },
+  {
     id: 'delete-retention-count-zero',
     area: 'retention',
     file: 'lib/housekeeping/retention-rule.ts',

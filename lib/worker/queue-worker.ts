@@ -12,7 +12,6 @@ import { BatchCollector } from './batch-collector';
 import { LazyAbortController } from './lazy-abort-controller';
 import { announceOutcome } from './outcome-announcer';
 import { SavableOutcome } from './outcome';
-import { OutcomeSaveSink } from './outcome-writer';
 import { QueueWorkerContext, WorkerSettings } from './queue-worker-context';
 import { RateLimitPause } from './rate-limit-pause';
 import { SnoozeWriter } from './snooze-writer';
@@ -334,7 +333,14 @@ export class QueueWorker {
       // ahead of it. The poller hears of the slot now, as the handler returns, not once a batch takes the outcome.
       if (this.slots.handsOff) this.writeQueued(attempt);
       const remove = final.kind === 'complete' && this.removesOnComplete(record);
-      const request: OutcomeSaveSink = {
+      const recent = this.context.recentCompletions;
+      let landed: ((completed: boolean) => void) | undefined;
+      // Remembered before the write: a wait whose first look finds the row already deleted reads it here, once the
+      // writer's answer says the completion landed.
+      if (remove && final.kind === 'complete' && recent)
+        recent.remember(record, final.json, new Promise<boolean>((resolve) => (landed = resolve)));
+      // The writer tells `saved` from its round, without a promise per job.
+      this.context.outcomes.submit({
         ref,
         queue: this.queue,
         outcome: final,
@@ -342,27 +348,11 @@ export class QueueWorker {
         signal: this.shutdown.signal,
         onQueued: () => this.writeQueued(attempt),
         remove,
-        saved: (saved) => this.saved(attempt, saved),
-      };
-      const recent = this.context.recentCompletions;
-      if (remove && final.kind === 'complete' && recent) {
-        // Its wait needs the save as a promise (below, it settles the slot as before).
-        const saving = this.context.outcomes.save(request);
-        // Remembered before the write: a wait whose first look finds the row already deleted reads it here.
-        recent.remember(
-          record,
-          final.json,
-          saving.then(
-            (saved) => saved?.kind === 'complete',
-            () => false,
-          ),
-        );
-        const saved = await saving;
-        if (saved) announceOutcome(this.context, this.queue, record, saved);
-        return;
-      }
-      // The common case: the writer tells `saved` from its round, without a promise per job.
-      this.context.outcomes.submit(request);
+        saved: (saved) => {
+          landed?.(saved?.kind === 'complete');
+          this.saved(attempt, saved);
+        },
+      });
       submitted = true;
     } finally {
       if (!submitted) this.end(attempt);
