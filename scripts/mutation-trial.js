@@ -1100,6 +1100,15 @@ const MUTATIONS = [
     why: 'a busy database is retried every 25 ms for ever instead of with a doubling pause',
   },
   {
+    id: 'outcome-saved-attempt-never-ends',
+    area: 'outcome path',
+    file: 'lib/worker/queue-worker.ts',
+    from: '      } finally {\n        this.end(attempt);\n      }',
+    to: '      } finally {\n        void attempt;\n      }',
+    tests: ['test/queue-worker.spec.ts'],
+    why: 'an attempt whose outcome was saved never ends: its slot is never released and shutdown waits for ever',
+  },
+  {
     id: 'limits-sqlite-window-open',
     area: 'limiter bounds',
     file: 'lib/storage/sqlite/sql/limits.sql.ts',

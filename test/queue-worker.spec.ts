@@ -21,6 +21,28 @@ function record(id: string): JobRecord {
   return runningRecord({ id });
 }
 
+/** How long a unit test waits for its worker to go idle: its handlers end at once, so this is never the wait itself. */
+const IDLE_DEADLINE_MS = 2000;
+
+/**
+ * The worker's `whenIdle`, within a deadline: an attempt that never ends (a slot never released) fails the test here
+ * at once, instead of leaving every test of the file to run into jest's own timeout.
+ */
+async function untilIdle(worker: QueueWorker): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the worker did not go idle within ${IDLE_DEADLINE_MS} ms: an attempt never ended`)),
+      IDLE_DEADLINE_MS,
+    );
+  });
+  try {
+    await Promise.race([worker.whenIdle(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * One worker of concurrency 1 over the real outcome writer and a stand-in storage: each completion statement is
  * "queued" when the writer hands it over, and written only when the test lands it. That is the order a connection
@@ -106,7 +128,7 @@ describe('QueueWorker slots (unit), prefetch 0: a slot is offered once its outco
     // Job 1 was saved and announced before job 2 began.
     expect(heard).toEqual(['active 1', 'completed 1', 'active 2']);
     writes[1].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(worker.heldAttempts()).toEqual([]);
     expect(worker.freeSlots).toBe(1);
 
@@ -114,7 +136,7 @@ describe('QueueWorker slots (unit), prefetch 0: a slot is offered once its outco
     await settle();
     expect(worker.heldAttempts(Date.now() - 1_000)).toEqual([{ id: '3', attempt: 1 }]);
     writes[2].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
   });
 
   it('hands back a job still waiting for its slot at shutdown instead of starting it', async () => {
@@ -129,7 +151,7 @@ describe('QueueWorker slots (unit), prefetch 0: a slot is offered once its outco
     ]);
     expect(worker.takeUnstarted()).toEqual([{ id: '2', attempt: 1 }]);
     writes[0].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     await settle();
     expect(started).toEqual(['1']);
     expect(worker.freeSlots).toBe(0);
@@ -143,7 +165,7 @@ describe('QueueWorker slots (unit), prefetch 0: a slot is offered once its outco
     expect(worker.cancelRunning('2')).toBe(true);
     expect(worker.cancelRunning('2')).toBe(false);
     writes[0].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     await settle();
     expect(started).toEqual(['1']);
     expect(heard).toEqual(['active 1', 'cancelled 2', 'completed 1']);
@@ -172,7 +194,7 @@ describe("QueueWorker slots (unit), prefetch 'auto' (the default): a slot is cla
     // Its outcome waited for the batch ahead of it, not its start.
     expect(writes.map((write) => write.ref.id)).toEqual(['1', '2']);
     writes[1].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(worker.heldAttempts()).toEqual([]);
   });
 
@@ -195,7 +217,7 @@ describe("QueueWorker slots (unit), prefetch 'auto' (the default): a slot is cla
     expect(worker.freeSlots).toBe(1);
     expect(slotsOffered()).toBeGreaterThan(offeredBefore);
     writes[1].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
   });
 
   it('looks ahead by the slots expected to free during a wait, with a margin for chance once at least one is expected', () => {
@@ -214,7 +236,7 @@ describe("QueueWorker slots (unit), prefetch 'auto' (the default): a slot is cla
     jobs$.next(record('1'));
     await settle();
     writes[0].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     // The handler took well under a millisecond: a claim of 1 ms sees the slot free up to once more meanwhile, capped.
     expect(worker.claimableSlots(1_000)).toBe(2);
     // A claim that is instant beside the handler looks nothing ahead.
@@ -277,7 +299,7 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
     });
     jobs$.next(record('1'));
     // Before the fix this never became idle: the write was retried for ever and the slot stayed taken.
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(retry).toHaveBeenCalledTimes(1);
     expect(fail).toHaveBeenCalledTimes(1);
     const stored = JSON.parse(fail.mock.calls[0][2] as string) as Record<string, unknown>;
@@ -297,7 +319,7 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
       throw new Error('handler failed');
     });
     jobs$.next(record('1'));
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(retry).toHaveBeenCalledTimes(1);
     expect(fail).toHaveBeenCalledTimes(1);
     expect(heard).toEqual(['active 1']);
@@ -312,7 +334,7 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
     const fail = jest.fn(async (..._args: unknown[]) => true);
     const { worker, jobs$, heard } = setUpWrites({ completeMany, fail }, () => ({ ok: true }));
     jobs$.next(record('1'));
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(completeMany).toHaveBeenCalledTimes(1);
     expect(JSON.parse(fail.mock.calls[0][2] as string)).toMatchObject({ name: 'OutcomeWriteError' });
     expect(heard).toEqual(['active 1', 'failed 1']);
@@ -326,7 +348,7 @@ describe('QueueWorker outcome writes (unit): only errors a retry can get past ar
       throw new Error('handler failed');
     });
     jobs$.next(record('1'));
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(retry).toHaveBeenCalledTimes(3);
     expect(fail).not.toHaveBeenCalled();
     expect(heard).toEqual(['active 1', 'retrying 1']);
@@ -418,7 +440,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     await settle();
     expect(heard).toEqual(['active 1#1', 'retrying 1#1', 'active 1#2']);
     statements[1].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(heard).toEqual(['active 1#1', 'retrying 1#1', 'active 1#2', 'completed 1#2']);
   });
 
@@ -441,7 +463,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     expect(released).toEqual([]);
     statements[0].land();
     await settle();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(started).toEqual(['1']);
     expect(released.sort()).toEqual(['2', '3']);
     expect(worker.heldAttempts()).toEqual([]);
@@ -472,7 +494,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
       await settle();
       statements[landed].land();
     }
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(started).toEqual(['1', '3', '5']);
     expect(released.sort()).toEqual(['2', '4']);
     expect(worker.heldAttempts()).toEqual([]);
@@ -501,7 +523,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     expect(idle).toBe(false);
     statements[0].land();
     await settle();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(idle).toBe(true);
     expect(releases).toContainEqual(['3', '4']);
     expect(worker.heldAttempts()).toEqual([]);
@@ -514,7 +536,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     route('1');
     await settle();
     statements[0].land(false);
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(heard).toEqual(['active 1#1']);
     expect(finished).toEqual([]);
     expect(worker.freeSlots).toBe(1);
@@ -536,7 +558,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     await settle();
     expect(statements.map(({ kind, ids }) => `${kind} ${ids.join()}`)).toEqual(['complete 1']);
     statements[0].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(heard).toEqual(['active 1#1', 'active 1#1', 'completed 1#1']);
   });
 
@@ -559,7 +581,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
       await settle();
       expect(inHandler).toBeLessThanOrEqual(2);
     }
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(most).toBe(2);
   });
 
@@ -573,7 +595,7 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     worker.stopAccepting();
     expect(worker.abortRunning(new Error('shutdown')).map(({ id }) => id)).toEqual(['1', '2']);
     await settle();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(statements).toEqual([]);
     expect(heard).toEqual(['active 1#1', 'active 2#1']);
     expect(slotsOffered()).toBe(2);
@@ -610,7 +632,7 @@ describe('QueueWorker (unit): a job claimed again while its retry is still being
     await settle();
     expect(heard).toEqual(['active 7#1', 'retrying 7#1', 'active 7#2']);
     statements[1].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     expect(heard).toEqual(['active 7#1', 'retrying 7#1', 'active 7#2', 'completed 7#2']);
     expect(worker.heldAttempts()).toEqual([]);
     expect(worker.freeSlots).toBe(2);
@@ -630,7 +652,7 @@ describe('QueueWorker (unit): a job claimed again while its retry is still being
         expect(worker.cancelRunning('7')).toBe(true);
       }
       statements[0].land();
-      await worker.whenIdle();
+      await untilIdle(worker);
       await settle();
       expect(worker.heldAttempts()).toEqual([]);
       const cancelled = take === 'cancel' ? ['cancelled 7#2'] : [];
@@ -652,7 +674,7 @@ describe('QueueWorker (unit): a job claimed again while its retry is still being
     // The retry was already on its way and lands (the hand-back of attempt 1 then finds nothing to release); attempt 2
     // never starts.
     statements[0].land();
-    await worker.whenIdle();
+    await untilIdle(worker);
     await settle();
     expect(heard).toEqual(['active 7#1', 'retrying 7#1']);
     expect(worker.heldAttempts()).toEqual([]);
