@@ -20,8 +20,10 @@ const CONFIG = {
   backlog: { runs: QUICK ? 1 : 3, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
   contention: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 30_000 },
   postgres: { runs: QUICK ? 1 : 5, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
+  // At least 5 interleaved runs for every scenario whose rows judge a target on a median, so each row's per-run
+  // range rests on enough runs to show the spread.
   concurrentAdd: {
-    runs: QUICK ? 1 : 3,
+    runs: QUICK ? 1 : 5,
     sizes: { total: QUICK ? 2_000 : 20_000, inFlight: 1_000, loneCount: QUICK ? 100 : 2_000, warmup: QUICK ? 20 : 100 },
   },
   pgLatency: { runs: QUICK ? 1 : 3, count: QUICK ? 50 : 300, gapMs: 10, warmup: QUICK ? 5 : 20 },
@@ -31,7 +33,7 @@ const CONFIG = {
   },
   telemetry: { runs: QUICK ? 1 : 5, jobs: QUICK ? 2_000 : 10_000, microIterations: QUICK ? 20_000 : 1_000_000 },
   realHandlers: {
-    runs: QUICK ? 1 : 2,
+    runs: QUICK ? 1 : 5,
     loads: [
       { concurrency: 100, total: QUICK ? 2_000 : 20_000 },
       { concurrency: 10, total: QUICK ? 800 : 20_000 },

@@ -1,6 +1,6 @@
 'use strict';
 // RESULTS.md section 7: concurrent single adds (group commit) and a lone add's latency.
-const { fmt, ratio, pairedRatio, table, asciiBars, median } = require('./report-helpers');
+const { fmt, ratio, pairedRatio, pairedSpread, table, asciiBars, median } = require('./report-helpers');
 
 /** Per system: rates, latencies, and ratios against BullMQ and against one statement per add, same runs. */
 function summarizeConcurrentAdd(data) {
@@ -19,6 +19,8 @@ function summarizeConcurrentAdd(data) {
       p99: median(ok(id).map((r) => r.concurrent.p99)),
       loneP50: median(ok(id).map((r) => r.lone.p50)),
       loneP99: median(ok(id).map((r) => r.lone.p99)),
+      loneP99s: ok(id).map((r) => r.lone.p99),
+      loneRefP99s: ok(id).every((r) => r.loneReference) ? ok(id).map((r) => r.loneReference.p99) : undefined,
       // The same process's lone adds without group commit, taken in turns with these (older results have none).
       loneRefP50: ok(id).every((r) => r.loneReference) ? median(ok(id).map((r) => r.loneReference.p50)) : undefined,
       loneRefP99: ok(id).every((r) => r.loneReference) ? median(ok(id).map((r) => r.loneReference.p99)) : undefined,
@@ -51,14 +53,19 @@ function concurrentAddTargets(data) {
   ]) {
     const x = s[id];
     if (!x) continue;
-    rows.push([`1,000 concurrent add() ≥ 3× BullMQ, ${name}`, `${ratio(x.vsBull)} (${fmt(x.rate)} adds/s)`, x.runs ? x.vsBull >= 3 : null]);
+    const bull = s.bullmq;
+    rows.push([
+      `1,000 concurrent add() ≥ 3× BullMQ, ${name}`,
+      `${ratio(x.vsBull)} (${fmt(x.rate)} adds/s; ${pairedSpread(x.rates, bull ? bull.rates : [])})`,
+      x.runs ? x.vsBull >= 3 : null,
+    ]);
     // Against BullMQ's PostgreSQL backend too.
     const bullPg = s['bullmq-pg'];
     if (bullPg && bullPg.runs) {
       const vs = pairedRatio(x.rates, bullPg.rates);
       rows.push([
         `1,000 concurrent add() ≥ 3× BullMQ's PostgreSQL backend, ${name}`,
-        `${ratio(vs)} (${fmt(x.rate)} against ${fmt(bullPg.rate)} adds/s)`,
+        `${ratio(vs)} (${fmt(x.rate)} against ${fmt(bullPg.rate)} adds/s; ${pairedSpread(x.rates, bullPg.rates)})`,
         x.runs ? vs >= 3 : null,
       ]);
     }
@@ -71,7 +78,9 @@ function concurrentAddTargets(data) {
       rows.push([
         `lone add p99 unchanged by group commit, ${name}`,
         `${fmt(x.loneP99, 3)} ms vs ${fmt(refP99, 3)} ms one statement per add` +
-          (paired ? ` (in turns, same process; same-run ratio ${ratio(x.loneVsRefP99)})` : ''),
+          (paired
+            ? ` (in turns, same process; same-run ratio ${ratio(x.loneVsRefP99)}, ${pairedSpread(x.loneP99s, x.loneRefP99s)})`
+            : ` (separate runs; ${pairedSpread(x.loneP99s, ref.loneP99s)})`),
         // Same build, a fraction of a millisecond apart: within noise counts as unchanged. In turns, the median of the
         // runs' own ratios decides, as for every other ratio of this file.
         x.runs ? (paired ? x.loneVsRefP99 <= 1.25 : x.loneP99 <= refP99 * 1.25 + 0.1) : null,

@@ -15,14 +15,34 @@ function pairedRatio(a, b) {
   return median(Array.from({ length: n }, (_, i) => a[i] / b[i]));
 }
 
+/** Each run's own ratio a[i] / b[i], in run order (runs are interleaved, so run i of both saw the same machine). */
+function pairedValues(a, b) {
+  const n = Math.min(a.length, b.length);
+  return Array.from({ length: n }, (_, i) => a[i] / b[i]);
+}
+
+/**
+ * The range of the runs' own values: "per run 60–68 %". A target judged on a median states how far the runs it took
+ * the median of lay apart, so a verdict near its threshold shows whether the runs agreed. One run gives one value.
+ */
+function perRun(values, digits, unit) {
+  const each = values.filter((value) => Number.isFinite(value));
+  if (!each.length) return '';
+  const lo = fmt(Math.min(...each), digits);
+  const hi = fmt(Math.max(...each), digits);
+  return `per run ${each.length > 1 ? `${lo}–${hi}` : lo}${unit}`;
+}
+
 /** The spread of the per-run ratios a[i] / b[i]: "per run 0.91–1.08×" (or in %, with `percent`). */
 function pairedSpread(a, b, percent = false) {
-  const n = Math.min(a.length, b.length);
-  if (n < 2) return '';
-  const each = Array.from({ length: n }, (_, i) => a[i] / b[i]);
-  const lo = Math.min(...each);
-  const hi = Math.max(...each);
-  return percent ? `per run ${fmt(lo * 100)}–${fmt(hi * 100)} %` : `per run ${fmt(lo, 2)}–${fmt(hi, 2)}×`;
+  const each = pairedValues(a, b);
+  return percent
+    ? perRun(
+        each.map((value) => value * 100),
+        0,
+        ' %',
+      )
+    : perRun(each, 2, '×');
 }
 
 function table(header, rows) {
@@ -43,4 +63,4 @@ function asciiBars(rows, unit, width = 50) {
   ].join('\n');
 }
 
-module.exports = { fmt, ratio, okText, pairedRatio, pairedSpread, table, asciiBars, median };
+module.exports = { fmt, ratio, okText, pairedRatio, pairedValues, perRun, pairedSpread, table, asciiBars, median };

@@ -1,6 +1,6 @@
 'use strict';
 // RESULTS.md section 11: what OpenTelemetry costs the hot path (scenario 11).
-const { fmt, table, median, pairedRatio } = require('./report-helpers');
+const { fmt, table, median, pairedRatio, pairedValues, perRun } = require('./report-helpers');
 
 const LABELS = {
   'telemetry-off': '`telemetry: false` (package never loaded)',
@@ -19,6 +19,7 @@ function summary(data) {
       rate: median(rates(name)),
       cpu: median(t.results[name].map((r) => r.cpuMsPerKJob)),
       vsOff: pairedRatio(rates(name), reference),
+      vsOffEach: pairedValues(rates(name), reference),
       spread: `${fmt(Math.min(...rates(name)))}–${fmt(Math.max(...rates(name)))}`,
       loaded: t.results[name].some((r) => r.loaded),
       errors: t.results[name].reduce((sum, r) => sum + (r.errors || 0), 0),
@@ -39,7 +40,7 @@ function telemetryTargets(data) {
     [
       'OpenTelemetry API installed, no SDK: ≤ 3 % of throughput (end to end, paired runs)',
       // The paired ratio can exceed 1 (the runs' noise): then it is no loss, said as such, not as a negative one.
-      `${loss > 0 ? `${fmt(loss * 100, 1)} % slower` : 'no loss'}, ${fmt(s['api-no-sdk'].vsOff, 3)}× off in paired runs (medians ${fmt(
+      `${loss > 0 ? `${fmt(loss * 100, 1)} % slower` : 'no loss'}, ${fmt(s['api-no-sdk'].vsOff, 3)}× off in paired runs (${perRun(s['api-no-sdk'].vsOffEach, 3, '×')}; medians ${fmt(
         s['api-no-sdk'].rate,
       )} against ${fmt(s['telemetry-off'].rate)} jobs/s; CPU per job ${fmt(
         (s['api-no-sdk'].cpu / s['telemetry-off'].cpu - 1) * 100,
