@@ -15,10 +15,10 @@ const QUEUES = ['bench-a', 'bench-b', 'bench-c', 'bench-d'];
 const CONFIG = {
   queues: QUEUES,
   throughput: { runs: QUICK ? 1 : 5, total: QUICK ? 4_000 : 100_000, chunk: 1_000, addOneCount: QUICK ? 500 : 5_000 },
-  latency: { runs: QUICK ? 1 : 3, count: QUICK ? 100 : 1_000, gapMs: 10, warmup: QUICK ? 10 : 20 },
-  idle: { runs: QUICK ? 1 : 3, queueCounts: [1, 10, 100], warmupMs: 1_500, windowMs: QUICK ? 2_000 : 5_000 },
-  backlog: { runs: QUICK ? 1 : 3, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
-  contention: { runs: QUICK ? 1 : 3, total: QUICK ? 4_000 : 30_000 },
+  latency: { runs: QUICK ? 1 : 5, count: QUICK ? 100 : 1_000, gapMs: 10, warmup: QUICK ? 10 : 20 },
+  idle: { runs: QUICK ? 1 : 5, queueCounts: [1, 10, 100], warmupMs: 1_500, windowMs: QUICK ? 2_000 : 5_000 },
+  backlog: { runs: QUICK ? 1 : 5, jobs: QUICK ? 2_000 : 20_000, backlogs: QUICK ? [10_000, 100_000] : [10_000, 1_000_000] },
+  contention: { runs: QUICK ? 1 : 5, total: QUICK ? 4_000 : 30_000 },
   postgres: { runs: QUICK ? 1 : 5, total: QUICK ? 2_000 : 50_000, chunk: 1_000 },
   // At least 5 interleaved runs for every scenario whose rows judge a target on a median, so each row's per-run
   // range rests on enough runs to show the spread.
@@ -26,7 +26,7 @@ const CONFIG = {
     runs: QUICK ? 1 : 5,
     sizes: { total: QUICK ? 2_000 : 20_000, inFlight: 1_000, loneCount: QUICK ? 100 : 2_000, warmup: QUICK ? 20 : 100 },
   },
-  pgLatency: { runs: QUICK ? 1 : 3, count: QUICK ? 50 : 300, gapMs: 10, warmup: QUICK ? 5 : 20 },
+  pgLatency: { runs: QUICK ? 1 : 5, count: QUICK ? 50 : 300, gapMs: 10, warmup: QUICK ? 5 : 20 },
   footprint: {
     count: QUICK ? 5_000 : 100_000,
     retention: { rounds: QUICK ? 3 : 6, perRound: QUICK ? 4_000 : 40_000, keep: 1_000 },
