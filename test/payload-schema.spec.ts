@@ -4,7 +4,7 @@
  */
 import { InvalidJobDataError, PayloadSchemaResult } from '../lib';
 import { checkedPayload, describeIssues, payloadSchemaProblem, runPayloadSchema } from '../lib/utils/payload-schema.util';
-import { checkGraphData } from '../lib/producer/check-payloads';
+import { checkFlowData, checkGraphData } from '../lib/producer/check-payloads';
 import { MAX_GRAPH_JOBS } from '../lib/producer/prepare-graph';
 
 const refusal = (result: unknown, root?: string): InvalidJobDataError => {
@@ -87,6 +87,22 @@ describe('payload schema checks', () => {
     expect(refusal({ issues: [] }).message).toContain('without saying why');
     const many = { issues: Array.from({ length: 12 }, (_, i) => ({ message: `m${i}`, path: [i] })) };
     expect(describeIssues(many)).toMatch(/data\[9\]: m9; and 2 more$/);
+    // Exactly as many issues as are shown: nothing is left to count.
+    const shownAll = { issues: many.issues.slice(0, 10) };
+    expect(describeIssues(shownAll)).toMatch(/data\[9\]: m9$/);
+  });
+
+  it('awaits the asynchronous checks of a flow whose queues mix a synchronous and an asynchronous schema', async () => {
+    const sync = { '~standard': { version: 1 as const, vendor: 'x', validate: (value: unknown) => ({ value: { sync: value } }) } };
+    const async = {
+      '~standard': { version: 1 as const, vendor: 'x', validate: (value: unknown) => Promise.resolve({ value: { async: value } }) },
+    };
+    const child = { queue: 'late', data: 2 };
+    const flow = { queue: 'now', data: 1, children: [child] };
+    const checked = await checkFlowData(flow, (queue) => (queue === 'late' ? async : sync));
+    expect(checked?.get(flow)).toEqual({ sync: 1 });
+    // Not the pending check itself: the stored data is what the asynchronous schema answered.
+    expect(checked?.get(child)).toEqual({ async: 2 });
   });
 
   it("checks a graph's data only when the list is within the graph's limit (over it, the graph refuses it unchecked)", async () => {

@@ -188,6 +188,24 @@ describeEachBackend('validated payloads (queue schema)', (backend) => {
     );
   });
 
+  it("gives the handler the schema's output of the stored data, not the row as stored (written before the schema)", async () => {
+    // Written by code without the schema: untrimmed, and without the count the schema defaults.
+    const writer = await current.startApp({ module: { processing: false } });
+    const job = await writer.get(QueueProducer).add('vp-mail', { to: '  Ada@Example.COM ' });
+    await current.close(writer);
+
+    const handled: unknown[] = [];
+    const Mailer = defineProcessor<SchemaData<typeof mailSchema>>('vp-mail', async (claimed) => {
+      handled.push(claimed.data);
+    });
+    const app = await current.startApp({ module: { pollInterval: 50 }, imports: [MailModule], providers: [Mailer] });
+    const admin = app.get(QueueAdmin);
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'completed', 'the mail job completed');
+    expect(handled).toEqual([{ to: 'ada@example.com', count: 1 }]);
+    // The check at the claim changes what the handler gets, not the row.
+    expect((await admin.getJob(job.id))?.data).toEqual({ to: '  Ada@Example.COM ' });
+  });
+
   it('waits for an asynchronous validate, on add, addBulk and addFlow alike', async () => {
     const Orders = defineProcessor<Order>('vp-async', async () => undefined, { schema: asyncOrderSchema });
     const app = await current.startApp({ module: { processing: false }, providers: [Orders] });
