@@ -20,6 +20,7 @@ import {
   UnrecoverableError,
 } from '../lib';
 import { resolveModuleOptions } from '../lib/runtime/resolve-module-options';
+import { defineProcessor } from './fixtures/define-processor';
 import { startChildApp } from './support/child-app';
 import { waitFor } from './support/wait-for';
 import { describeEachBackend, perTestApp, MIGRATED } from './support/backends';
@@ -113,6 +114,26 @@ describeEachBackend('dead letters', (backend) => {
     const job = await producer.add<FailData>('dl-plain', { mode: 'fail', n: 3 });
     await waitFor(async () => (await deadLetterOf(admin, job.id)) !== undefined, 'the dead letter of dl-plain arrived');
     expect(await admin.listDeadLetterQueues()).toEqual([{ queue: 'dl-dead', sources: ['dl-plain', 'dl-source'], count: 1 }]);
+  });
+
+  it('a processor that says deadLetter: null clears the dead-letter queue an earlier deploy recorded for its queue', async () => {
+    // The earlier deploy: the module default sends dl-plain's failures to dl-dead.
+    const earlier = await current.startApp({
+      module: { pollInterval: 50, deadLetter: 'dl-dead' },
+      providers: [SourceProcessor, PlainProcessor],
+    });
+    expect(await earlier.get(QueueAdmin).listDeadLetterQueues()).toEqual([
+      { queue: 'dl-dead', sources: ['dl-plain', 'dl-source'], count: 0 },
+    ]);
+    await current.close(earlier);
+    const Unlettered = defineProcessor<FailData>('dl-plain', failing, { maxAttempts: 1, deadLetter: null });
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [SourceProcessor, Unlettered] });
+    const admin = app.get(QueueAdmin);
+    expect(await admin.listDeadLetterQueues()).toEqual([{ queue: 'dl-dead', sources: ['dl-source'], count: 0 }]);
+    const job = await app.get(QueueProducer).add<FailData>('dl-plain', { mode: 'fail', n: 4 });
+    await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'the dl-plain job failed');
+    // The dead letter would have been written by the statement that failed the job: there is none.
+    expect(await deadLetterOf(admin, job.id)).toBeUndefined();
   });
 
   it('redrive sends dead letters back as fresh jobs and empties the dead-letter queue, atomically; limit takes the oldest', async () => {

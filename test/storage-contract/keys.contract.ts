@@ -63,6 +63,29 @@ describeEachBackend('Storage contract: keys, dead letters, snoozes', (backend) =
     }
   });
 
+  it('a debounced job handed back (release) keeps a start: the next add of its key enqueues the next one, not a replacement', async () => {
+    const first = await s.storage.enqueueKeyed('d-release', newJob({ key: 'k', debounce: true, data: '{"n":1}' }), Date.now());
+    const job = await claimOne(s.storage, 'd-release', 'w');
+    expect(job.id).toBe(first.id);
+    expect(await s.storage.release([ref(job)], 'w', Date.now())).toBe(1);
+    expect((await s.storage.getJob(first.id))?.startedAt).not.toBeNull();
+    const next = await s.storage.enqueueKeyed('d-release', newJob({ key: 'k', debounce: true, data: '{"n":2}' }), Date.now());
+    expect(next.id).not.toBe(first.id);
+    expect(await s.storage.getJob(first.id)).toMatchObject({ data: '{"n":1}', status: 'pending' });
+  });
+
+  it('retryFinished: a debounced job that ran and failed is retried while a newer unstarted job holds its key', async () => {
+    const first = await s.storage.enqueueKeyed('d-failed', newJob({ key: 'k', debounce: true, data: '{"n":1}' }), Date.now());
+    const job = await claimOne(s.storage, 'd-failed', 'w');
+    expect(await s.storage.fail(ref(job), 'w', '{"name":"Error","message":"no","attempt":1}', Date.now())).toBe(true);
+    const next = await s.storage.enqueueKeyed('d-failed', newJob({ key: 'k', debounce: true, data: '{"n":2}' }), Date.now());
+    expect(next.id).not.toBe(first.id);
+    // The failed one started: it is out of the key's one-unstarted-job index, so both may be pending.
+    expect(await s.storage.retryFinished({ ids: [first.id] }, Date.now())).toEqual([first.id]);
+    expect(await s.storage.getJob(first.id)).toMatchObject({ status: 'pending', data: '{"n":1}' });
+    expect(await s.storage.getJob(next.id)).toMatchObject({ status: 'pending', data: '{"n":2}' });
+  });
+
   it('declareDeadLetters, redrive, deadLetterQueues: a job failed for good is dead-lettered; redrive moves it back', async () => {
     await s.storage.declareDeadLetters([{ queue: 'src', deadLetter: 'dead' }], Date.now());
     await addJob(s.storage, 'src', { maxAttempts: 1 });
