@@ -55,9 +55,10 @@ describeEachBackend('crash recovery (kill -9 of a worker process)', (backend) =>
       // handler had count `running`, those claimed ahead and not started `claimed`: both are held.
       const held = afterKill.running + afterKill.claimed;
       expect(held).toBeGreaterThan(0);
-      // At most what the default `prefetch: 'auto'` lets a process start: its slots' running jobs, the outcomes of as
-      // many handed to the writer and not yet landed (the finished job still reads running beside its successor), and
-      // at most as many claimed ahead for slots about to free (docs/architecture.md). `prefetch: 0` held c (SQLite) / 2c.
+      // At most what the default `prefetch: 'auto'` lets a process hold: its slots' running jobs, the outcomes handed
+      // to the writer and not yet landed (the finished job still reads running beside its successor), and the jobs
+      // claimed ahead for slots about to free, 3 × concurrency in all (docs/architecture.md). `prefetch: 0` held c
+      // (SQLite) / 2c.
       expect(held).toBeLessThanOrEqual(3 * concurrency);
       expect(afterKill.pending).toBeGreaterThan(0);
       // Nothing writes now (the first process is dead, the second not started): take the exact set it held, in one

@@ -6,6 +6,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { Subject } from 'rxjs';
+import { SlotWaitEstimate } from '../lib/poller/slot-wait-estimate';
 import { SharedPoller } from '../lib/poller/shared-poller';
 import { WorkerPool } from '../lib/poller/worker-pool';
 import { AttemptRef, ClaimRequest, JobRecord, QueueStorage } from '../lib/storage/queue-storage.interface';
@@ -319,9 +320,14 @@ describe('SharedPoller pipeline', () => {
     await jest.advanceTimersByTimeAsync(0);
     poller.wake();
     await jest.advanceTimersByTimeAsync(5);
-    // Moving averages, weight 1/8 on the newest: 10; 10 + (15 - 10) / 8; then + (25 - that) / 8.
-    const second = 10 + (15 - 10) / 8;
-    expect(roundTrips()).toEqual([0, 10, second, second + (25 - second) / 8]);
+    // The waits measured are 10, 15 and 25 ms; each claim plans for the estimate of the waits before it.
+    const estimate = new SlotWaitEstimate();
+    const planned = [estimate.plannedMs];
+    for (const waited of [10, 15, 25]) {
+      estimate.record(waited);
+      planned.push(estimate.plannedMs);
+    }
+    expect(roundTrips()).toEqual(planned);
     next(held).resolve([]);
     await poller.stop();
   });

@@ -191,14 +191,32 @@ describe('WorkerSlots (unit): at most `concurrency` started, slots offered once 
       expect(slots.freeSlots).toBe(1);
     });
 
+    it('looks ahead by up to twice the concurrency, within the 3 × concurrency held', () => {
+      const slots = new WorkerSlots<string>(2, 'auto');
+      slots.setLookahead(100);
+      expect(slots.prefetch).toBe(4);
+      // Nothing started: 2 free slots and 4 ahead, which is also all the process may hold.
+      expect(slots.freeSlots).toBe(6);
+      ['a', 'b', 'c', 'd', 'e', 'f'].forEach((job) => slots.admit(job)); // a, b run; c to f wait
+      expect(slots.freeSlots).toBe(0);
+      expect(slots.writeQueued()).toBe('c'); // a in writing, c runs
+      // 6 held already (a in writing, b and c running, d to f waiting): the bound, whatever the lookahead.
+      expect(slots.freeSlots).toBe(0);
+      expect(slots.release(true)).toBeUndefined(); // a landed: both slots still run, 5 held
+      expect(slots.freeSlots).toBe(1);
+      slots.setLookahead(3.7);
+      expect(slots.prefetch).toBe(3);
+    });
+
     it('keeps its bounds over any sequence of routing, lookaheads, queued writes and settles', () => {
       for (const concurrency of [1, 2, 5]) {
         const slots = new WorkerSlots<number>(concurrency, 'auto');
         let seed = concurrency;
         const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
         randomWalk(slots, 11, 3000, (started) => {
-          // The poller sets a lookahead before each claim: 0 to concurrency, sometimes without hand-off (a limited queue).
-          slots.setLookahead(Math.floor(random() * (concurrency + 2)), random() < 0.9);
+          // The poller sets a lookahead before each claim: 0 to past its cap of twice the concurrency, sometimes
+          // without hand-off (a limited queue).
+          slots.setLookahead(Math.floor(random() * (2 * concurrency + 2)), random() < 0.9);
           const writing = started.filter((job) => job.writeQueued).length;
           expect(started.length - writing).toBeLessThanOrEqual(concurrency);
           expect(started.length).toBeLessThanOrEqual(3 * concurrency);

@@ -5,6 +5,7 @@ import { FailureStreak } from '../utils/failure-streak';
 import { GroupClaimCursors } from './group-claim-cursors';
 import { LimitWatch } from './limit-watch';
 import { exhaustMapWithTrailing } from './exhaust-map-with-trailing.operator';
+import { SlotWaitEstimate } from './slot-wait-estimate';
 import { WorkerPool } from './worker-pool';
 
 /** What the poller uses: claims and hand-backs, the limits of rate-limited queues, and the storage's fault. */
@@ -61,11 +62,11 @@ export class SharedPoller {
   private readonly wakeTimes: number[] = [];
   private lastRound: number | null = null;
   /**
-   * How long a freed slot waits for its next job (ms), a moving average: from the wake-up a worker asked for to the
-   * claim that answered it being routed (the batch window, a claim already in flight, and this one's round trip).
-   * The workers claim ahead for the slots expected to free meanwhile.
+   * How long a freed slot waits for its next job: from the wake-up a worker asked for to the claim that answered it
+   * (the batch window, a claim already in flight, and this one's round trip). The workers claim ahead for the slots
+   * expected to free meanwhile.
    */
-  private slotWaitMs = 0;
+  private readonly slotWait = new SlotWaitEstimate();
   /** When the wake-up that the next round answers was asked for (performance.now()); undefined for a timer's round. */
   private wokeAt?: number;
   private readonly limits: LimitWatch;
@@ -206,7 +207,11 @@ export class SharedPoller {
     this.wokeAt = undefined;
     if (this.mode !== PollerMode.Running) return NOTHING_CLAIMED;
     const started = Date.now();
-    const requests = this.pool.claimRequests(this.settings.batchSize, (queue) => this.limits.isClosed(queue, started), this.slotWaitMs);
+    const requests = this.pool.claimRequests(
+      this.settings.batchSize,
+      (queue) => this.limits.isClosed(queue, started),
+      this.slotWait.plannedMs,
+    );
     if (requests.length === 0) {
       this.lastRound = Date.now();
       return NOTHING_CLAIMED;
@@ -221,8 +226,7 @@ export class SharedPoller {
       jobs = await this.storage.claim(walked, this.settings.workerId, Date.now(), this.settings.leaseDuration);
       this.groupCursors.advance(walked, jobs);
       const answered = performance.now();
-      const waited = answered - (wokeAt ?? sent);
-      this.slotWaitMs = this.slotWaitMs === 0 ? waited : this.slotWaitMs + (waited - this.slotWaitMs) / 8;
+      this.slotWait.record(answered - (wokeAt ?? sent));
     } catch (error) {
       // The fallback tick retries (after the back-off); the poller itself never stops on a failed claim.
       this.claimFailures.failed(error);

@@ -29,7 +29,7 @@ export class WorkerPool {
   /**
    * Shares at most `budget` claims among the queues with free slots, one slot at a time round-robin, starting
    * one queue further each round so a small budget does not always favour the same queues. `roundTripMs`: how long
-   * a freed slot waits for a claim's answer now, for the workers' lookahead (`prefetch: 'auto'`).
+   * a freed slot may wait for a claim's answer now (see SlotWaitEstimate), for the workers' lookahead (`prefetch: 'auto'`).
    */
   claimRequests(budget: number, isClosed: (queue: string) => boolean = () => false, roundTripMs = 0): ClaimRequest[] {
     const open = this.all()
