@@ -40,6 +40,18 @@ describeEachBackend('Storage contract: keys, dead letters, snoozes', (backend) =
     expect(await s.storage.getCounts('t')).toEqual([{ queue: 't', status: 'pending', count: 1 }]);
   });
 
+  it('enqueueKeyed: once a throttle window closed while its job runs, the running job still holds the key and is returned', async () => {
+    // Took the key 10 s ago with a 1 s window; claimed, and still running now.
+    const then = Date.now() - 10_000;
+    const first = await s.storage.enqueueKeyed('t-run', newJob({ key: 'k', keyUntil: then + 1000, data: '{"n":1}' }), then);
+    expect((await claimOne(s.storage, 't-run', 'w')).id).toBe(first.id);
+    const again = await s.storage.enqueueKeyed('t-run', newJob({ key: 'k', keyUntil: Date.now() + 1000, data: '{"n":2}' }), Date.now());
+    expect(again).toMatchObject({ id: first.id, status: 'running' });
+    expect(await s.storage.getJob(first.id)).toMatchObject({ data: '{"n":1}', status: 'running' });
+    // Nothing was enqueued beside it (counts list a claimed job not yet started under its own status too).
+    expect((await s.storage.getCounts('t-run')).filter((row) => row.status === 'pending')).toEqual([]);
+  });
+
   it('enqueueKeyed: a debounced job waiting for its retry or snoozed has started: it is not replaced, the add enqueues the next one', async () => {
     const later = Date.now() + 3_600_000;
     for (const outcome of ['retry', 'snooze'] as const) {
