@@ -195,6 +195,15 @@ describeEachBackend('recurring jobs (schedules)', (backend) => {
     }
   });
 
+  it('re-upserting a schedule whose jobOptions alone changed stores them: its next occurrence is a job of the new options', async () => {
+    const { producer, admin } = await startApp([], { processing: false });
+    await producer.upsertSchedule('reports', 'weekly', { every: 3_600_000, data: { v: 1 }, jobOptions: { priority: 1, maxAttempts: 2 } });
+    await producer.upsertSchedule('reports', 'weekly', { every: 3_600_000, data: { v: 1 }, jobOptions: { priority: 5, maxAttempts: 4 } });
+    // "Run now" makes the job an occurrence makes, from the stored schedule.
+    const id = await admin.runScheduleNow('reports', 'weekly');
+    expect(await admin.getJob(id)).toMatchObject({ name: 'weekly', data: { v: 1 }, priority: 5, maxAttempts: 4 });
+  });
+
   itWhen(backend.kind === 'sqlite').each([
     ['every: 1000', { every: 1000 }, 10_500],
     ['cron each second', { cron: '* * * * * *' }, 3_600_000],
