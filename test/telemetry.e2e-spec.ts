@@ -300,6 +300,8 @@ describeEachBackend('OpenTelemetry traces from the request to the handler', (bac
     await waitFor(() => named(spans, 'process traced').length === 4, 'four CONSUMER spans');
     const [bulkSend, flowSend] = named(spans, 'send traced');
     expect(bulkSend.attributes['messaging.batch.message_count']).toBe(2);
+    // One span for the whole add: it names no one job as the message it sent.
+    expect(bulkSend.attributes['messaging.message.id']).toBeUndefined();
     const consumers = named(spans, 'process traced');
     const bulk = consumers.filter((span) => jobs.some((job) => job.id === span.attributes['messaging.message.id']));
     expect(bulk).toHaveLength(2);
@@ -312,6 +314,19 @@ describeEachBackend('OpenTelemetry traces from the request to the handler', (bac
       [flowSend.traceId, flowSend.spanId],
       [flowSend.traceId, flowSend.spanId],
     ]);
+  });
+
+  it('treats a bulk add of one job as a batch of one: its PRODUCER span counts 1 and names no message, the CONSUMER span links to it', async () => {
+    const { producer, admin } = await apps();
+    const [job] = await producer.addBulk<TracedJobData>('traced', [{ data: {} }]);
+    await finished(admin, job.id, 'completed');
+    await waitFor(() => named(spans, 'process traced').length === 1, 'one CONSUMER span');
+    const send = one(spans, 'send traced');
+    expect(send.attributes['messaging.batch.message_count']).toBe(1);
+    expect(send.attributes['messaging.message.id']).toBeUndefined();
+    const consumer = one(spans, 'process traced');
+    expect(consumer.links).toEqual([{ traceId: send.traceId, spanId: send.spanId }]);
+    expect(consumer.parentSpanId).toBeUndefined();
   });
 
   it('continues the trace of a job added in the caller’s own transaction (options.manager)', async () => {
