@@ -196,6 +196,23 @@ describeEachBackend('operations: bad input is refused at the boundary with a typ
       expect(await admin.getJob(pending.id)).toMatchObject({ status: 'pending', attempts: 0 });
     });
 
+    it('cancel and remove refuse a cascade that is not true or false, leaving the job as it was', async () => {
+      const { admin, producer } = await startApp();
+      // Delayed: it stays pending whatever the app's worker does, so only the refused call could change it.
+      const job = await producer.add('ops', {}, { delay: 3_600_000 });
+      for (const cascade of ['yes', 1, null]) {
+        for (const [method, operation] of [
+          ['cancel', () => admin.cancel(job.id, { cascade } as never)],
+          ['remove', () => admin.remove(job.id, { cascade } as never)],
+        ] as const) {
+          const error = await errorOf(operation);
+          expect(error).toBeInstanceOf(InvalidArgumentError);
+          expect(error).toMatchObject({ method, argument: 'options' });
+        }
+      }
+      expect(await admin.getJob(job.id)).toMatchObject({ status: 'pending' });
+    });
+
     it.each<[string, unknown, string]>([
       ['status running', { status: 'running' }, 'status'],
       ['running among others', { status: ['completed', 'running'] }, 'status'],
