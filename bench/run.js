@@ -29,7 +29,7 @@ const CONFIG = {
   pgLatency: { runs: QUICK ? 1 : 5, count: QUICK ? 50 : 300, gapMs: 10, warmup: QUICK ? 5 : 20 },
   footprint: {
     count: QUICK ? 5_000 : 100_000,
-    retention: { rounds: QUICK ? 3 : 6, perRound: QUICK ? 4_000 : 40_000, keep: 1_000 },
+    retention: { rounds: QUICK ? 3 : 15, perRound: QUICK ? 4_000 : 40_000, keep: 1_000 },
   },
   telemetry: { runs: QUICK ? 1 : 5, jobs: QUICK ? 2_000 : 10_000, microIterations: QUICK ? 20_000 : 1_000_000 },
   realHandlers: {
