@@ -5,15 +5,9 @@
 // time) and the median of the per-pair differences.
 //   node bench/real-handlers-ab.js <base dist> <new dist> [pairs] [--pg] [--prefetch=N]
 const path = require('node:path');
-const { runChild } = require('./lib/common');
+const { runChild, median } = require('./lib/common');
 
 const QUEUES = ['bench-a', 'bench-b', 'bench-c', 'bench-d'];
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 async function runOnce(dist, pg, prefetch, tag) {
   const env = { ...process.env, BENCH_DIST_DIR: path.resolve(dist) };

@@ -312,25 +312,36 @@ function postgresCpuTable(pg, ok) {
   ];
 }
 
+/** What the Targets table and the sections both read of a run: the summaries and the per-scenario accessors. */
+function scenarioViews(data) {
+  const idle = data.idle;
+  const backlog = data.backlog;
+  const con = data.contention;
+  return {
+    s: summarize(data),
+    lat: latencySummary(data),
+    idle,
+    idleMedian: (strategy, n) => median(idle.results[`${strategy}-${n}`].map((r) => r.perSecond)),
+    idleCpu: (strategy, n) => median(idle.results[`${strategy}-${n}`].map((r) => r.cpuMsPerSecond)),
+    backlog,
+    bRate: (b) => backlog.results[b].map((r) => r.rate),
+    bRss: (b) => backlog.results[b].map((r) => r.rssMiB),
+    con,
+    conTwo: con.results.two,
+  };
+}
+
 /**
  * The rows of the Targets table: [target, measured, met, where what was tried is written down]. A row judged on the
  * median of several runs says how far those runs lay apart ("per run lo–hi"), computed from the same runs.
  */
 function targetRows(data) {
-  const s = summarize(data);
-  const lat = latencySummary(data);
-  const idle = data.idle;
-  const idleMedian = (strategy, n) => median(idle.results[`${strategy}-${n}`].map((r) => r.perSecond));
+  const { s, lat, idle, idleMedian, backlog, bRate, bRss, con, conTwo } = scenarioViews(data);
   const libIdle = idle.queueCounts.map((n) => idleMedian('library', n));
-  const backlog = data.backlog;
   const [small, large] = backlog.backlogs;
-  const bRate = (b) => backlog.results[b].map((r) => r.rate);
-  const bRss = (b) => backlog.results[b].map((r) => r.rssMiB);
   const backlogRatio = pairedRatio(bRate(large), bRate(small));
   const rssSmall = median(bRss(small));
   const rssLarge = median(bRss(large));
-  const con = data.contention;
-  const conTwo = con.results.two;
   const conBusy = conTwo.reduce((sum, r) => sum + r.busy, 0) + con.results.single.reduce((sum, r) => sum + r.busy, 0);
   const conErrors = [...conTwo, ...con.results.single].reduce((sum, r) => sum + r.errors, 0);
   const conDup = [...conTwo, ...con.results.single].reduce((sum, r) => sum + Math.abs(r.duplicates), 0);
@@ -401,17 +412,8 @@ function targetRows(data) {
 
 function buildReport(data) {
   const { machine, versions, config } = data;
-  const s = summarize(data);
-  const lat = latencySummary(data);
-  const idle = data.idle;
-  const idleMedian = (strategy, n) => median(idle.results[`${strategy}-${n}`].map((r) => r.perSecond));
-  const idleCpu = (strategy, n) => median(idle.results[`${strategy}-${n}`].map((r) => r.cpuMsPerSecond));
-  const backlog = data.backlog;
+  const { s, lat, idle, idleMedian, idleCpu, backlog, bRate, bRss, con, conTwo } = scenarioViews(data);
   const [small] = backlog.backlogs;
-  const bRate = (b) => backlog.results[b].map((r) => r.rate);
-  const bRss = (b) => backlog.results[b].map((r) => r.rssMiB);
-  const con = data.contention;
-  const conTwo = con.results.two;
 
   const targets = targetRows(data);
 
