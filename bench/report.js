@@ -104,8 +104,9 @@ function postgresSection(data) {
     `${fmt(pg.total)} no-op jobs over ${pg.queues} queues on PostgreSQL ${pg.server} (127.0.0.1, database queue_bench, one schema per system,`,
     `dropped and created afresh for every run). Each system enqueues them with its bulk call in chunks of ${fmt(pg.chunk)} (\`addBulk\`,`,
     '`insert`, `addJobs`), the tables are ANALYZEd, then the jobs are processed. "End to end" runs from the start of processing',
-    '(for the library and graphile-worker, the "go" sent to consumer processes that have booted and connected: the library\'s',
-    'with its queues paused until "go", graphile-worker\'s with its migrations checked; pg-boss started, its `work()` inside; BullMQ boots inside) until the',
+    '(for the library and graphile-worker, the "go" sent to consumer processes that have booted: the library\'s connected, with',
+    'its queues paused until "go"; graphile-worker\'s with its migrations checked, its runner started on "go", inside the window,',
+    "where its pool connects; pg-boss started, its `work()` inside; BullMQ's PostgreSQL backend boots inside) until the",
     `database holds every job as completed. The library runs with its default module options and \`forRoot({ postgres: { url, schema } })\`,`,
     `${pg.concurrency} per queue in each consumer process; graphile-worker one runner of ${fmt(perProcess)} in each. Baseline (1.00×): pg-boss,`,
     'measured in the same run. "× 1 process" is the scaling curve: each system against its own one-process run; "× graphile-worker,',
@@ -290,8 +291,10 @@ function postgresCpuTable(pg, ok) {
     ];
   });
   return [
-    'CPU per job (µs, median and range of the runs), from "go" to the last completion: the consumer processes\' own',
-    '(`process.cpuUsage`), and the server\'s sessions of the bench database (from /proc). "Shared" is the server\'s own',
+    'CPU per job (µs, median and range of the runs): the consumer processes\' own (`process.cpuUsage`, from "go" to the "stop"',
+    'sent once the database holds every job as completed, so a few idle polls after the last job are in it), and the',
+    'server\'s sessions of the bench database (the parent\'s, which counts the completed jobs, among them) from "go" to that',
+    'moment (from /proc). "Shared" is the server\'s own',
     'processes (WAL writer, checkpointer, autovacuum), which any other database on the server moves too: not counted in',
     'the totals. Jobs per CPU-second counts the consumers and those sessions together.',
     '',
@@ -515,8 +518,13 @@ function buildReport(data) {
   lines.push('## 1. Throughput', '');
   lines.push(
     `${fmt(config.throughput.total)} no-op jobs over ${config.queues.length} queues, enqueued with each system's bulk call in chunks of ${fmt(config.throughput.chunk)}, then processed.`,
-    '"End to end" runs from the start of processing (for the library: before the Nest application boots) until every job is',
-    'completed in the store. "add()" enqueues one job at a time, each awaited, into an empty file/DB. Database files use WAL.',
+    '"End to end" runs from the start of processing until every job is completed in the store, with every system booted',
+    "before the clock starts: the library's consumer application boots with its queues paused (the producer paused them)",
+    "and the clock starts when it resumes them; BullMQ's at `worker.run()` once its workers are ready; plainjob's at",
+    '`worker.start()`; the raw ceilings\' at their first claim. "add()" enqueues' +
+      (config.throughput.addOneCount ? ` ${fmt(config.throughput.addOneCount)} jobs` : ' jobs') +
+      ' one at a time, each awaited, into an empty file',
+    '(BullMQ: into the same Redis database, which still holds the completed jobs of the run). Database files use WAL.',
     'The library runs with its default module options. Baseline (1.00×): BullMQ.',
     '',
   );
@@ -545,8 +553,9 @@ function buildReport(data) {
 
   lines.push('## 2. Latency: add() to handler start', '');
   lines.push(
-    `One job at a time into an idle queue (the next add() comes ${config.latency.gapMs} ms after the handler started, once the`,
-    `completion is written and every follow-up claim is over), ${fmt(config.latency.count)} jobs per run after ${config.latency.warmup} warm-up jobs; handler concurrency 1.`,
+    `One job at a time into an idle queue: the next add() comes ${config.latency.gapMs} ms after the handler started (a pause meant to let the`,
+    'completion be written and any follow-up claim end; nothing checks that they did), starting 200 ms after boot;',
+    `${fmt(config.latency.count)} jobs per run after ${config.latency.warmup} warm-up jobs; handler concurrency 1; the library with its default module options.`,
     'Measured from add() resolving to the first line of the handler, in the same process. Baseline: BullMQ.',
     '',
   );
@@ -574,8 +583,9 @@ function buildReport(data) {
   lines.push('## 3. Idle cost', '');
   lines.push(
     `SQL statements per second while nothing is enqueued, counted by a TypeORM logger on a DataSource passed to forRoot({ dataSource }),`,
-    `over a ${fmt(idle.windowMs / 1000, 0)} s window after boot; pollInterval ${idle.pollInterval} ms for both. "Naive" is one setInterval per queue`,
-    'running the same kind of claim statement (UPDATE … RETURNING) on the same table. Baseline: this library with 1 queue.',
+    `over a ${fmt(idle.windowMs / 1000, 0)} s window that starts ${config.idle.warmupMs ? `${fmt(config.idle.warmupMs / 1000, 1)} s ` : ''}after boot; pollInterval ${idle.pollInterval} ms for both. "Naive" is one setInterval per queue`,
+    "running the same kind of claim statement (UPDATE … RETURNING) on the same table. CPU is the process's own (`process.cpuUsage`)",
+    `over the same window. One run's ${idle.queueCounts.length * 2} processes run side by side (they are idle). Baseline: this library with 1 queue.`,
     '',
   );
   lines.push(
@@ -603,12 +613,13 @@ function buildReport(data) {
     `The library (sqlite3 driver, defaults, ${backlog.queues} queues × concurrency ${backlog.concurrency}) handles ${fmt(backlog.jobs)} jobs from a table that starts`,
     `with ${fmt(backlog.jobs)} + backlog pending jobs, so at least the backlog stays pending throughout. Filled with raw multi-row inserts`,
     `in the library's schema (${backlog.backlogs.map((b) => `${fmt(b + backlog.jobs)} rows in ${fmt(backlog.fills[b].ms / 1000, 1)} s`).join(', ')}), copied fresh for each run.`,
-    'Timed from boot to the last handler call; RSS is the peak of the processing process. Baseline: the 10k backlog.',
+    'Timed from the start of boot (the Nest application is created inside the window) to the last handler call; RSS is the peak',
+    'of the processing process; "first job" counts from the start of boot too. Baseline: the 10k backlog.',
     '',
   );
   lines.push(
     table(
-      ['backlog (pending behind the measured jobs)', 'jobs/s', 'range', 'runs', 'ratio', 'peak RSS MiB', 'first job after boot ms'],
+      ['backlog (pending behind the measured jobs)', 'jobs/s', 'range', 'runs', 'ratio', 'peak RSS MiB', 'first job, ms from boot start'],
       backlog.backlogs.map((b) => [
         fmt(b),
         `**${fmt(median(bRate(b)))}**`,
@@ -626,8 +637,9 @@ function buildReport(data) {
   lines.push(
     `Each process boots the library on the same file (4 queues × concurrency ${con.concurrency}), then produces its share of ${fmt(con.total)} jobs`,
     `with addBulk (chunks of ${con.chunk}) while processing any process's jobs. Timed from the common start signal until every job was`,
-    'handled. Errors are everything the library logged (a counting Nest logger); "busy" those mentioning SQLITE_BUSY/LOCKED or',
-    '"database is locked". Baseline: one process doing the whole job alone.',
+    'handled (the processes report their counts every 10 ms); the parent creates the schema before the processes boot. Errors are',
+    'what the library logged at error or fatal level (a counting Nest logger); "busy" the messages of any level, warnings included,',
+    'mentioning SQLITE_BUSY/LOCKED or "database (table) is locked". Baseline: one process doing the whole job alone.',
     '',
   );
   lines.push(
@@ -673,10 +685,12 @@ function buildReport(data) {
 
   lines.push('## Method notes', '');
   lines.push(
-    '- Every measurement runs in a fresh child process (clean RSS, no JIT or cache carried over); database files live in bench/.data/ and are deleted afterwards.',
-    '- Concurrency: the library and BullMQ 50 per queue (4 queues: 200 jobs in flight); plainjob has no concurrency option, so one worker',
-    '  per queue; the raw ceilings claim 100 jobs per `UPDATE … RETURNING`, run their no-op handlers, and complete the batch with one UPDATE.',
-    "- The raw ceilings use the library's own table and indexes (taken from dist/), WAL and synchronous=NORMAL, with no TypeORM in between and every statement prepared once and reused (node-sqlite3 included: a one-shot `db.all()` prepares again on every call; before 2026-11-30 the node-sqlite3 ceiling did that, and measured about 70k instead of about 95k jobs/s).",
+    "- Every measurement runs in a fresh child process (clean RSS, no JIT or cache carried over); database files live in bench/.data/ (scenario 11's in a temporary directory) and are deleted afterwards.",
+    "- Concurrency (scenario 1): the library and BullMQ 50 per queue (4 queues: 200 handlers at once; the library's default `prefetch: 'auto'`",
+    '  may also hold up to twice that many jobs claimed ahead); plainjob has no concurrency option, so one worker per queue; the raw',
+    '  ceilings take the queues in turn, one batch at a time: they claim 100 jobs per `UPDATE … RETURNING`, run their no-op handlers, and',
+    '  complete the batch with one UPDATE.',
+    "- The raw ceilings use the library's own table and indexes (taken from dist/), WAL and synchronous=NORMAL, with no TypeORM in between and their inserts, claim and completion prepared once and reused (node-sqlite3 included: a one-shot `db.all()` prepares again on every call; before 2026-11-30 the node-sqlite3 ceiling did that, and measured about 70k instead of about 95k jobs/s).",
     '- BullMQ keeps completed jobs (its default), like the SQLite systems keep their rows. Redis DB index 7 is flushed before and after each BullMQ run.',
     '- The machine is shared (other test suites may run at the same time): the range columns show how much a figure moved between runs.',
     "- Latency: BullMQ's worker often holds the job before add() has resolved (its blocking fetch races the reply), hence its tiny",

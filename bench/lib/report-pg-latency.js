@@ -84,8 +84,10 @@ function pgLatencySection(data) {
   const lines = ['## 10. PostgreSQL: add() to handler start across processes', ''];
   if (!pl) return [...lines, '_Not measured: these results predate the scenario._', ''];
   if (pl.skipped) return [...lines, `_Skipped: ${pl.skipped}._`, ''];
+  const warmup = data.config && data.config.pgLatency ? data.config.pgLatency.warmup : undefined;
   lines.push(
-    `A producer-only process adds ${fmt(pl.count)} jobs one at a time, ${pl.gapMs} ms apart; a consumer process (concurrency 1) handles them.`,
+    `A producer-only process adds ${fmt(pl.count)} jobs one at a time (after ${warmup ? `${fmt(warmup)} ` : ''}warm-up adds that are not counted), each awaited, then`,
+    `${pl.gapMs} ms of pause before the next; a consumer process (concurrency 1), booted first, handles them.`,
     'The consumer hears of each job through LISTEN/NOTIFY (the enqueue statement notifies when a job is due), then claims it. Times',
     "are readings of the machine's monotonic clock in both processes (process.hrtime: one clock for every process; before",
     '2026-12-03 each process read its own performance.timeOrigin, and the two differed by milliseconds). "from add() resolved"',

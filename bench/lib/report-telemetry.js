@@ -5,7 +5,7 @@ const { fmt, table, median, pairedRatio, pairedValues, perRun } = require('./rep
 const LABELS = {
   'telemetry-off': '`telemetry: false` (package never loaded)',
   'api-no-sdk': '`@opentelemetry/api` installed, no SDK registered',
-  sdk: 'real SDK registered (2 spans per job, exporter drops them)',
+  sdk: 'real SDK registered (a CONSUMER span per job, a PRODUCER span per `addBulk` call; the exporter drops them)',
 };
 
 function summary(data) {
@@ -57,8 +57,9 @@ function telemetrySection(data) {
   if (!t) return [...lines, '_Not measured: these results predate the scenario._', ''];
   const s = summary(data);
   lines.push(
-    `${fmt(t.jobs)} no-op jobs on node-sqlite3, enqueued with \`addBulk\` (1,000 a call) then processed at concurrency 50, from the`,
-    'first add to the last completion, each run a fresh process and database; the three states interleave run by run.',
+    `${fmt(t.jobs)} no-op jobs on node-sqlite3, one queue, enqueued with \`addBulk\` (1,000 a call) into the booted application, whose`,
+    "worker (concurrency 50) processes them as they come; timed, and the process's CPU taken, from the first add to the last",
+    'completion, each run a fresh process and database; the three states interleave run by run.',
     `Median of ${t.runs} runs; "× off" is the median of the paired ratios (run i against run i of \`telemetry: false\`).`,
     '',
     table(
