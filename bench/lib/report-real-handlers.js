@@ -80,7 +80,7 @@ function realHandlersSection(data) {
     "The backlog is enqueued with the bulk call first, then processed; the clock runs from the first job's start to the last",
     'completion (booting is left out for every system alike: a one-off that would weigh on a run of a second or two). The library',
     'runs with its defaults and with `prefetch` equal to its concurrency (jobs claimed ahead of a free slot, like',
-    "graphile-worker's local queue; see the README's Prefetch section). Ideal = jobs in flight / mean measured time of a handler call",
+    "graphile-worker's local queue; see the Prefetch section of docs/processors-and-jobs.md). Ideal = jobs in flight / mean measured time of a handler call",
     '("handler took", the high-resolution clock around the await; the I/O time asked for beside it: the call takes longer by the timer\'s',
     "1 ms granularity and by the event-loop lag of the process, and may end early against the loop's cached clock). Two loads: the",
     "target's, 100 per queue (400 in flight: about 130,000 jobs/s if every call took the 3 ms asked, far beyond what these databases",

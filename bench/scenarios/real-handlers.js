@@ -1,6 +1,6 @@
 'use strict';
 // Scenario 8: real handlers. Every job awaits 1-5 ms of simulated I/O; 4 queues. The achieved rate is compared
-// with the ideal `jobs in flight / mean I/O time asked for`. The library runs twice: with its defaults, and with the
+// with the ideal `jobs in flight / mean measured handler time` (lib/io-handler.js). The library runs twice: with its defaults, and with the
 // processor option `prefetch` equal to the concurrency (jobs claimed ahead, as graphile-worker's local queue). Two loads: the issue's (100 per queue: 400 in
 // flight, an ideal far above what any of these databases can write, so the database is the bottleneck) and a
 // lighter one (10 per queue: 40 in flight) where the database is not. Same handlers, same delays for every system.
