@@ -232,6 +232,49 @@ describeEachBackend(
       expectExit(run, EXIT_CODES.refused, new RegExp(`JobKeyConflictError: .*job ${holder.id} \\(pending\\) holds this key`));
     });
 
+    it('the defaults their help states: jobs lists 50 without --limit; clean without --status deletes cancelled jobs too', async () => {
+      const app = await current.startApp({ module: { processing: false } });
+      const added = await app.get(QueueProducer).addBulk(
+        'many',
+        Array.from({ length: 51 }, (_, n) => ({ data: { n } })),
+      );
+      await app.get(QueueAdmin).cancel(added[0].id);
+      await current.close(app);
+
+      const listed = await runCliInProcess(['jobs', 'many', '--json', ...databaseArgs(current.db)]);
+      expectExit(listed, EXIT_CODES.ok);
+      const ids = (JSON.parse(listed.stdout) as { id: string }[]).map((job) => job.id);
+      expect(ids).toEqual(
+        added
+          .slice(1)
+          .map((job) => job.id)
+          .reverse(),
+      );
+      const cleaned = await runCliInProcess(['clean', 'many', '--older-than', '0ms', ...databaseArgs(current.db)]);
+      expectExit(cleaned, EXIT_CODES.ok);
+      expect(cleaned.stdout).toBe('queue many: 1 job(s) deleted\n');
+    });
+
+    it("status names the worker holding a queue's jobs when every one of them is claimed ahead, none started", async () => {
+      const app = await current.startApp({ module: { processing: false } });
+      const job = await app.get(QueueProducer).add('ahead', { n: 1 });
+      await current.close(app);
+      // As a process with a lookahead (prefetch) leaves it: running, leased, no start yet.
+      await rawSql(current.db, [
+        `UPDATE {schema}.nest_queue_jobs SET status = 'running', attempts = 1, locked_by = 'w-ahead', lease_until = ${Date.now() + 600_000} WHERE id = ${job.id}`,
+      ]);
+      const run = await runCliInProcess(['status', '--json', ...databaseArgs(current.db)]);
+      expectExit(run, EXIT_CODES.ok);
+      const { queues } = JSON.parse(run.stdout) as { queues: { name: string; counts: Record<string, number>; workers: unknown[] }[] };
+      expect(queues).toEqual([
+        expect.objectContaining({
+          name: 'ahead',
+          counts: expect.objectContaining({ running: 0, claimed: 1 }),
+          workers: [{ id: 'w-ahead', running: 1 }],
+        }),
+      ]);
+    });
+
     it('a queue name that cannot be one and an argument QueueAdmin refuses exit 2, one line naming the class', async () => {
       for (const args of [
         ['pause', 'bad name!'],

@@ -23,4 +23,18 @@ describe('computeMetrics per minute (the dashboard charts)', () => {
     expect(q.runTimePerMinute.map((p) => p && [p.count, p.p50, p.max])).toEqual([[2, 100, 300], null, [2, 7, 500]]);
     expect(q.waitTime).toMatchObject({ count: 3, max: 50 });
   });
+
+  it("counts a job finished at the window's very end in its last minute, and one at its very start in its first", () => {
+    const now = 10 * MINUTE;
+    const timings: FinishedJobTiming[] = [
+      { queue: 'q', status: 'completed', waitMs: 1, runMs: 2, finishedAt: now },
+      { queue: 'q', status: 'failed', waitMs: 3, runMs: 4, finishedAt: now },
+      { queue: 'q', status: 'completed', waitMs: 5, runMs: 6, finishedAt: now - 3 * MINUTE },
+    ];
+    const q = computeMetrics(timings, now, 3, false).queues.q;
+    expect(q.completedPerMinute).toEqual([1, 0, 1]);
+    expect(q.failedPerMinute).toEqual([0, 0, 1]);
+    expect(q.waitTimePerMinute.map((p) => p && [p.count, p.max])).toEqual([[1, 5], null, [2, 3]]);
+    expect(q.runTimePerMinute.map((p) => p && [p.count, p.max])).toEqual([[1, 6], null, [2, 4]]);
+  });
 });

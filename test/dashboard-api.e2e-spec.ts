@@ -3,7 +3,7 @@
  * keys leaked past a data rule), and what it answers for a queue nobody ever declared (a mistyped
  * `#/queue/nope` showed a normal page, and pausing it created the queue).
  */
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { Job, QueueAdmin, QueueProducer } from '../lib';
 import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
 import { defineProcessor } from './fixtures/define-processor';
@@ -97,6 +97,33 @@ describeEachBackend('dashboard API', (backend) => {
     expect(shown.job).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: '***' } });
     const [listed] = (JSON.parse((await get('queues/report')).text) as { jobs: ListedJob[] }).jobs;
     expect(listed).toMatchObject({ key: `invoice-${SECRET}`, progress: { step: 'sent', to: '***' }, hidden: [] });
+  });
+
+  it('a rule that throws hides the value it was given, in the job page and in lists, and the log names the job', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      running = await startDashboardApp(
+        db,
+        'express',
+        {
+          redact: {
+            key: () => {
+              throw new Error('the rule broke');
+            },
+          },
+        },
+        [ReportModule],
+      );
+      const id = await finishedReportJob();
+      const shown = JSON.parse((await get(`jobs/${id}`)).text) as { hidden: string[]; job: ListedJob };
+      expect(shown.hidden).toEqual(['key']);
+      expect(shown.job.key).toBeNull();
+      const [listed] = (JSON.parse((await get('queues/report')).text) as { jobs: ListedJob[] }).jobs;
+      expect(listed).toMatchObject({ id, key: null, hidden: ['key'] });
+      expect(errors).toHaveBeenCalledWith(expect.stringContaining(`redact.key threw for job ${id} of queue report`));
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('a queue nothing knows: its page answers 404 and every action on it is refused (404), creating nothing', async () => {

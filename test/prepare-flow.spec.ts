@@ -58,4 +58,14 @@ describe('prepareFlow', () => {
     loop.children.push(loop);
     expect(() => prepareFlow(loop as never, defaults, NOW)).toThrow(`more than ${MAX_FLOW_JOBS} jobs`);
   });
+
+  it('takes a flow of exactly the limit of jobs, and refuses one of a job more', () => {
+    const flowOf = (jobs: number) => ({
+      queue: 'p',
+      data: 0,
+      children: Array.from({ length: jobs - 1 }, (_, i) => ({ queue: 'c', data: i + 1 })),
+    });
+    expect(prepareFlow(flowOf(MAX_FLOW_JOBS), defaults, NOW)).toHaveLength(MAX_FLOW_JOBS);
+    expect(() => prepareFlow(flowOf(MAX_FLOW_JOBS + 1), defaults, NOW)).toThrow(`more than ${MAX_FLOW_JOBS} jobs`);
+  });
 });

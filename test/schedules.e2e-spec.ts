@@ -204,6 +204,25 @@ describeEachBackend('recurring jobs (schedules)', (backend) => {
     expect(await admin.getJob(id)).toMatchObject({ name: 'weekly', data: { v: 1 }, priority: 5, maxAttempts: 4 });
   });
 
+  itWhen(backend.kind === 'sqlite')(
+    "an occurrence's job stores every job option of its schedule as add() stores the same options (timeout and backoff too)",
+    async () => {
+      const { producer, admin } = await startApp([], { processing: false });
+      const jobOptions = { priority: 2, maxAttempts: 6, timeout: 45_000, backoff: { type: 'fixed' as const, delay: 700 }, group: 'g-1' };
+      await producer.upsertSchedule('options-q', 'hourly', { every: 3_600_000, data: { v: 1 }, jobOptions });
+      const occurrence = await admin.runScheduleNow('options-q', 'hourly');
+      const added = await producer.add('options-q', { v: 1 }, { ...jobOptions, name: 'hourly' });
+      const columns = 'name, priority, max_attempts, timeout_ms, backoff, job_group, remove_on';
+      const rows = await queryDatabase(current.db, `SELECT ${columns} FROM ${JOBS_TABLE} WHERE id IN (?, ?) ORDER BY id`, [
+        Number(occurrence),
+        Number(added.id),
+      ]);
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toMatchObject({ timeout_ms: 45_000, max_attempts: 6, priority: 2 });
+      expect(rows[0]).toEqual(rows[1]);
+    },
+  );
+
   itWhen(backend.kind === 'sqlite').each([
     ['every: 1000', { every: 1000 }, 10_500],
     ['cron each second', { cron: '* * * * * *' }, 3_600_000],

@@ -44,4 +44,16 @@ describe('waitUntilIdle (unit)', () => {
       WaitTimeoutError,
     );
   });
+
+  it('times out at its timeout when that is shorter than the pause between two checks, not one pause later', async () => {
+    const { storage, asked } = storageAnswering(() => true);
+    const started = Date.now();
+    await expect(waitUntilIdle(storage, new JobEventBus(), { queue: 'q', timeout: 50, interval: 60_000 })).rejects.toBeInstanceOf(
+      WaitTimeoutError,
+    );
+    // Well under the 60 s pause, with room for a loaded machine; the deadline's check comes before the error (a timer
+    // may fire a millisecond before Date.now() reaches its time: then one more short pause and check).
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+  }, 5_000);
 });
