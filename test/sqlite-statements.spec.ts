@@ -1,5 +1,5 @@
-import { QueryFailedError } from 'typeorm';
-import { NodeSqlite3Database, PreparedNodeSqlite3Statements } from '../lib/storage/sqlite/sqlite-statements';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements } from '../lib/storage/sqlite/sqlite-statements';
 import { tempDatabase } from './support/temp-database';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -135,5 +135,33 @@ describe('PreparedNodeSqlite3Statements (the module-owned node-sqlite3 connectio
     await expect(good).resolves.toEqual([]);
     expect(ran).toEqual(['good']);
     await guarded.close();
+  });
+});
+
+describe.each(['sqlite', 'better-sqlite3'] as const)('QueryRunnerStatements (an application-owned DataSource, TypeORM type %s)', (type) => {
+  let db: ReturnType<typeof tempDatabase>;
+  let dataSource: DataSource;
+  let statements: QueryRunnerStatements;
+
+  beforeEach(async () => {
+    db = tempDatabase();
+    dataSource = new DataSource({ type, database: db.path, entities: [], synchronize: false });
+    await dataSource.initialize();
+    statements = new QueryRunnerStatements(dataSource.createQueryRunner());
+    await statements.run('CREATE TABLE items (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)', []);
+  });
+
+  afterEach(async () => {
+    await dataSource.destroy();
+    db.cleanup();
+  });
+
+  it('returns the change count of labelled writes (a label before the verb hid it from TypeORM on node-sqlite3)', async () => {
+    expect(await statements.run('/* add */ INSERT INTO items (n) VALUES (?), (?), (?)', [1, 2, 3])).toBe(3);
+    expect(await statements.run('/* bump */ UPDATE items SET n = n + 10 WHERE n >= ?', [2])).toBe(2);
+    expect(await statements.run('/* retry */ UPDATE OR IGNORE items SET n = n + 1 WHERE id = ?', [1])).toBe(1);
+    expect(await statements.run('/* drop */ DELETE FROM items WHERE n > ?', [11])).toBe(2);
+    expect(await statements.run('UPDATE items SET n = 0', [])).toBe(1);
+    expect(await statements.all('/* rows */ SELECT n FROM items', [])).toEqual([{ n: 0 }]);
   });
 });
