@@ -613,8 +613,9 @@ function buildReport(data) {
     `The library (sqlite3 driver, defaults, ${backlog.queues} queues × concurrency ${backlog.concurrency}) handles ${fmt(backlog.jobs)} jobs from a table that starts`,
     `with ${fmt(backlog.jobs)} + backlog pending jobs, so at least the backlog stays pending throughout. Filled with raw multi-row inserts`,
     `in the library's schema (${backlog.backlogs.map((b) => `${fmt(b + backlog.jobs)} rows in ${fmt(backlog.fills[b].ms / 1000, 1)} s`).join(', ')}), copied fresh for each run.`,
-    'Timed from the start of boot (the Nest application is created inside the window) to the last handler call; RSS is the peak',
-    'of the processing process; "first job" counts from the start of boot too. Baseline: the 10k backlog.',
+    'The filled file holds the queues paused: the library boots on it paused, and the rate is timed from when it resumes them to',
+    'the last handler call, outside the boot, as in section 1; RSS is the peak of the processing process; "first job" counts',
+    'from the start of boot (boot, resume and first claim). Baseline: the 10k backlog.',
     '',
   );
   lines.push(
