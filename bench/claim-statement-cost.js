@@ -23,7 +23,11 @@ const WORKER = 'bench-worker';
 const LEASE = 30_000;
 const { T } = raw;
 const { claimJobs } = require(path.join(DIST_DIR, 'storage/sqlite/sql/claim.sql'));
-const { COMPLETE_MANY_SQL } = require(path.join(DIST_DIR, 'storage/sqlite/sql/outcomes.sql'));
+const { COMPLETE_MANY_SQL: LIB_COMPLETE_SQL } = require(path.join(DIST_DIR, 'storage/sqlite/sql/outcomes.sql'));
+// Builds since 2026-12-07 complete without RETURNING (a change count); the variants below edit the form with it, so
+// that each compares with the same rows read back.
+const LIB_COMPLETE_RETURNS = /RETURNING/.test(LIB_COMPLETE_SQL);
+const COMPLETE_MANY_SQL = LIB_COMPLETE_RETURNS ? LIB_COMPLETE_SQL : `${LIB_COMPLETE_SQL}\n  RETURNING ${require(DIST_DIR).JOBS_TABLE}.id`;
 
 /** The library's claim text and parameters for one plain queue, as claimJobs sends them. */
 async function libraryClaim(now) {
@@ -130,6 +134,12 @@ const CLAIM_VARIANTS = {
 /** The completion's variants. */
 const COMPLETE_VARIANTS = {
   lib: {
+    sql: () => LIB_COMPLETE_SQL,
+    params: (rows, now) => [now, now, JSON.stringify(rows.map((row) => [row.id, row.attempts, null, now])), WORKER],
+    run: !LIB_COMPLETE_RETURNS,
+  },
+  // The same completion reading back the ids it completed (the library's statement before 2026-12-07).
+  returning: {
     sql: () => COMPLETE_MANY_SQL,
     params: (rows, now) => [now, now, JSON.stringify(rows.map((row) => [row.id, row.attempts, null, now])), WORKER],
   },

@@ -53,9 +53,11 @@ async function main() {
       // A single-job handler's items: id, attempt, result, start; no batch size.
       const items = JSON.stringify(rows.map((row) => [row.id, row.attempts, null, now]));
       const began = performance.now();
-      const done = prepared[build].all(now, now, items, WORKER);
+      // A statement without RETURNING (builds since 2026-12-07) answers with its change count.
+      const statement = prepared[build];
+      const done = statement.reader ? statement.all(now, now, items, WORKER).length : statement.run(now, now, items, WORKER).changes;
       perJob[build].push(((performance.now() - began) * 1000) / BATCH);
-      if (done.length !== rows.length) throw new Error(`${build}: completed ${done.length} of ${rows.length}`);
+      if (done !== rows.length) throw new Error(`${build}: completed ${done} of ${rows.length}`);
     }
   }
   db.close();

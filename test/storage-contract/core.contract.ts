@@ -280,6 +280,35 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.getJob(two.id)).toMatchObject({ status: 'completed', result: null });
     });
 
+    it("completeMany of a batch mixing owned attempts with another worker's, a stale one and one completed before reports the owned only", async () => {
+      for (let i = 0; i < 5; i++) await add('q');
+      const [earlier, mine, other] = await storage.claim([{ queue: 'q', limit: 3 }], A, Date.now(), LEASE);
+      const [theirs] = await storage.claim([{ queue: 'q', limit: 1 }], B, Date.now(), LEASE);
+      const [last] = await storage.claim([{ queue: 'q', limit: 1 }], A, Date.now(), LEASE);
+      const before = Date.now() - 1000;
+      expect(await storage.completeMany([{ ref: ref(earlier), result: '"first"' }], A, before)).toEqual(new Set([earlier.id]));
+      const done = await storage.completeMany(
+        [
+          { ref: ref(mine), result: '"mine"' },
+          // Completed by this worker before: the same attempt again is not ours any more, and must not read as done.
+          { ref: ref(earlier), result: '"again"' },
+          { ref: ref(theirs), result: '"theirs"' },
+          { ref: { ...ref(other), attempt: other.attempts + 1 }, result: '"stale"' },
+          { ref: ref(last), result: null },
+        ],
+        A,
+        Date.now(),
+      );
+      expect([...done].sort()).toEqual([mine.id, last.id].sort());
+      expect(await storage.getJob(earlier.id)).toMatchObject({ status: 'completed', result: '"first"', finishedAt: before });
+      expect(await storage.getJob(theirs.id)).toMatchObject({ status: 'running', lockedBy: B, result: null });
+      expect(await storage.getJob(other.id)).toMatchObject({ status: 'running', lockedBy: A, result: null });
+      expect(await storage.getJob(mine.id)).toMatchObject({ status: 'completed', result: '"mine"' });
+      // None of the batch was ours: nothing is reported, nothing changes.
+      expect(await storage.completeMany([{ ref: ref(theirs), result: null }], A, Date.now())).toEqual(new Set());
+      expect(await storage.getJob(theirs.id)).toMatchObject({ status: 'running', lockedBy: B });
+    });
+
     it('retry puts the attempt back to pending at its run time with the error; fail ends it', async () => {
       await add('q');
       await add('q');
