@@ -6,9 +6,12 @@
 // 200), its documented batching on: a local queue of 200 locked jobs per fetch and batched completions
 // (completeJobBatchDelay 0); pool of 10 connections per process, the library's default. A completed job is
 // deleted, so "all completed" is an empty jobs table.
+const { Pool } = require('pg');
 const { run, makeWorkerUtils, Logger } = require('graphile-worker');
 const { now, waitFor, readyThenGo } = require('../lib/common');
-const { PG_URL, SCHEMAS, dropSchemas, analyzeSchema, withClient, scalar } = require('../lib/postgres');
+const { PG_URL, SCHEMAS, dropSchemas, analyzeSchema, withClient, scalar, openConnections } = require('../lib/postgres');
+
+const POOL_SIZE = 10; // what run() builds from maxPoolSize: 10
 
 /** A Logger that counts errors, keeps the first 5 as samples and echoes the first 3 to stderr. */
 function countingLogger() {
@@ -43,10 +46,17 @@ exports.postgresEnqueue = async ({ queues, total, chunk }) => {
 };
 
 /**
- * Child: connects and checks graphile-worker's migrations (its utilities' pool), says ready, starts one runner on "go"
- * (concurrency = per-queue concurrency × queues), reports its handled count every 10 ms until "stop", then the CPU time
- * it spent between "go" and "stop". The runner itself has no "start later": its own pool connects after "go" (a
- * connection to a local server, a few ms).
+ * Child: builds the pg.Pool the runner will use (run()'s documented `pgPool` option: the pool run() would build itself
+ * from connectionString and maxPoolSize 10), compiles the runner's options and checks graphile-worker's migrations
+ * over it (makeWorkerUtils with the same options object), opens its 10 connections and says ready; on "go" starts one
+ * runner (concurrency = per-queue concurrency × queues), reports its handled count every 10 ms until "stop", then the
+ * CPU time it spent between "go" and "stop" and how long run() took to resolve after "go" (`startMs`).
+ *
+ * graphile-worker has no documented way to hold jobs back from a runner that uses its local queue, so the runner
+ * itself starts on "go", inside the window: the local queue fetches (and locks) a batch as soon as run() creates it,
+ * with no flags check (forbiddenFlags, even as a function, are read by each worker's own fetch, and any flags list
+ * turns that worker's batching off: one job per query). With its options compiled and no connection left to open,
+ * what run() adds on "go" is a migration check on an open connection and its LISTEN.
  */
 exports.postgresConsume = async ({ queues, concurrency }) => {
   let handled = 0;
@@ -54,28 +64,38 @@ exports.postgresConsume = async ({ queues, concurrency }) => {
     handled++;
   };
   const { logger, stats } = countingLogger();
-  const utils = await makeWorkerUtils({ connectionString: PG_URL, schema: SCHEMAS.graphile, logger });
-  await utils.migrate();
-  await utils.release();
-  const { stopped } = await readyThenGo();
-  const cpuAtGo = process.cpuUsage();
+  const pgPool = new Pool({ connectionString: PG_URL, max: POOL_SIZE });
+  // The error handlers graphile-worker installs on a pool it builds (it asks for them on a pool given to it).
+  const poolError = (error) => logger.error(`PostgreSQL client error: ${error.message}`);
+  pgPool.on('error', poolError);
+  pgPool.on('connect', (client) => client.on('error', poolError));
   const inFlight = concurrency * queues.length;
-  const runner = await run({
-    connectionString: PG_URL,
+  const options = {
+    pgPool,
     schema: SCHEMAS.graphile,
     logger,
     concurrency: inFlight,
-    maxPoolSize: 10,
     noHandleSignals: true,
     taskList: Object.fromEntries(queues.map((queue) => [queue, task])),
     preset: { worker: { localQueue: { size: inFlight }, completeJobBatchDelay: 0 } },
-  });
+  };
+  // The same options object as run() below: graphile-worker compiles it once (its preset resolved here, not on "go").
+  const utils = await makeWorkerUtils(options);
+  await utils.migrate();
+  await utils.release();
+  await openConnections((sql) => pgPool.query(sql), POOL_SIZE);
+  const { stopped } = await readyThenGo();
+  const cpuAtGo = process.cpuUsage();
+  const goAt = now();
+  const runner = await run(options);
+  const startMs = now() - goAt;
   const progress = setInterval(() => process.send({ type: 'progress', handled }), 10);
   await stopped;
   const cpu = process.cpuUsage(cpuAtGo);
   clearInterval(progress);
   await runner.stop();
-  return { handled, cpuMs: (cpu.user + cpu.system) / 1000, errors: stats.errors, errorSamples: stats.samples };
+  await pgPool.end();
+  return { handled, cpuMs: (cpu.user + cpu.system) / 1000, startMs, errors: stats.errors, errorSamples: stats.samples };
 };
 
 /** Child: addJobs of `total` jobs, then one runner (concurrency = per-queue concurrency × queues) with I/O-bound handlers. */

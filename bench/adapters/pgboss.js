@@ -6,9 +6,10 @@
 // notifyWorker (its public "skip the interval once" call), so a backlog is drained without pauses.
 const PgBoss = require('pg-boss');
 const { now, waitFor } = require('../lib/common');
-const { PG_URL, SCHEMAS, dropSchemas, analyzeSchema, withClient, scalar } = require('../lib/postgres');
+const { PG_URL, SCHEMAS, dropSchemas, analyzeSchema, withClient, scalar, openConnections } = require('../lib/postgres');
 
 const BATCH_SIZE = 50;
+const POOL_SIZE = 10; // pg-boss's default `max`: one pg.Pool of 10 connections per instance
 const options = () => ({ connectionString: PG_URL, schema: SCHEMAS.pgboss });
 
 exports.throughput = async ({ queues, total, chunk }) => {
@@ -34,12 +35,17 @@ exports.throughput = async ({ queues, total, chunk }) => {
   await producer.stop({ graceful: false });
   await analyzeSchema(SCHEMAS.pgboss);
 
-  // 2. Process: the consumer instance starts (connects, checks its schema) before the clock; its work() calls, which
-  // begin fetching at once, are inside.
+  // 2. Process: the consumer instance boots before the clock: start() connects, checks its schema and starts its
+  // maintenance, then its pool's 10 connections are opened (through getDb(), its documented handle on that pool), so
+  // none connects inside the window. The clock starts at work(), pg-boss's call that starts processing a queue: it
+  // does no I/O of its own (it creates a worker whose loop fetches at once), like BullMQ's worker.run(). pg-boss 10 has
+  // no pause to boot a worker on a held queue; a worker started before the jobs are sent would put the enqueue inside.
   let handled = 0;
   const boss = new PgBoss(options());
   boss.on('error', countError);
   await boss.start();
+  const db = boss.getDb();
+  await openConnections((sql) => db.executeSql(sql), POOL_SIZE);
   t = now();
   for (const queue of queues) {
     let id;

@@ -96,4 +96,23 @@ function serverCpuMs() {
   return { backends, shared };
 }
 
-module.exports = { PG_URL, BENCH_DB, SCHEMAS, withClient, ensureBenchDatabase, dropSchemas, analyzeSchema, scalar, serverCpuMs };
+/**
+ * Opens a pool's `size` connections before a clock starts: `size` queries at once through `query` (each takes its own
+ * connection: the pool opens one per query until it holds `size`), so none is opened later, inside a timed window.
+ */
+async function openConnections(query, size) {
+  await Promise.all(Array.from({ length: size }, () => query('SELECT 1')));
+}
+
+module.exports = {
+  PG_URL,
+  BENCH_DB,
+  SCHEMAS,
+  withClient,
+  ensureBenchDatabase,
+  dropSchemas,
+  analyzeSchema,
+  scalar,
+  serverCpuMs,
+  openConnections,
+};

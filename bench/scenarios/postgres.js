@@ -39,7 +39,8 @@ const SYSTEMS = [
 
 /**
  * One producer child enqueues, then `processes` consumer children boot and connect (the library's with its queues
- * paused, graphile-worker's after checking its migrations) and say ready; the clock starts at the common "go" and
+ * paused, graphile-worker's with its migrations checked and its pool's connections open) and say ready; the clock
+ * starts at the common "go" (the library resumes its queues, graphile-worker starts its runner: see its adapter) and
  * runs until the database holds every job as completed. CPU in that window: each consumer's own (process.cpuUsage
  * from "go" to "stop", a few idle polls after the last job included) and the server's sessions of queue_bench (from
  * /proc, read at "go" and at the end).
@@ -90,6 +91,8 @@ async function processesOnce({ adapter, completedSql, processes, total, chunk, q
       errors: enqueue.errors + outcomes.reduce((sum, o) => sum + o.errors, 0),
       errorSamples: outcomes.flatMap((o) => o.errorSamples).slice(0, 5),
       perProcess: outcomes.map((o) => o.handled),
+      // graphile-worker's: ms from "go" until its run() resolved, per process (its runner starts inside the window).
+      ...(outcomes.every((o) => typeof o.startMs === 'number') && { startMs: outcomes.map((o) => o.startMs) }),
     };
   });
 }
