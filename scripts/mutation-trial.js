@@ -2175,6 +2175,83 @@ function isThenable`,
     tests: ['test/cli.e2e-spec.ts', 'test/cli-read-only.e2e-spec.ts'],
     why: '`status` names no worker for a queue whose running jobs are all claimed ahead, not started',
   },
+  {
+    id: 'cli-cancel-cascade-dropped',
+    area: 'cli commands',
+    file: 'lib/cli/commands/cancel.command.ts',
+    from: 'await admin.cancel(id, { cascade: context.values.cascade === true });',
+    to: 'await admin.cancel(id);',
+    tests: ['test/cli.e2e-spec.ts'],
+    why: '`cancel --cascade` cancels the job alone: its descendants in the flow stay live',
+  },
+  {
+    id: 'cli-migrate-dry-run-applied-step',
+    area: 'cli commands',
+    file: 'lib/cli/commands/migrate.command.ts',
+    from: '.filter((step) => step.version > version);',
+    to: '.filter((step) => step.version >= version);',
+    tests: ['test/cli-read-only.e2e-spec.ts', 'test/cli.e2e-spec.ts'],
+    why: '`migrate --dry-run` prints the step the schema is already at among those still to apply',
+  },
+  {
+    id: 'cli-promote-schema-name-51',
+    area: 'cli commands',
+    file: 'lib/cli/commands/promote.command.ts',
+    from: '/^[A-Za-z_][A-Za-z0-9_]{0,49}$/',
+    to: '/^[A-Za-z_][A-Za-z0-9_]{0,50}$/',
+    tests: ['test/cli.e2e-spec.ts', 'test/promote.e2e-spec.ts'],
+    why: '`promote --schema` takes a name of 51 characters, where its message says at most 50',
+  },
+  // ---- poller: the share of a claim among queues
+  {
+    id: 'pool-claims-past-free',
+    area: 'poller',
+    file: 'lib/poller/worker-pool.ts',
+    from: 'if (entry.limit < entry.free) {',
+    to: 'if (entry.limit <= entry.free) {',
+    tests: ['test/worker-pool.spec.ts'],
+    why: 'a queue is asked for one job more than its free slots when the budget allows',
+  },
+  // ---- dashboard hosts: the DNS-rebinding check
+  {
+    id: 'allowed-host-authority-ignored',
+    area: 'dashboard hosts',
+    file: 'lib/dashboard/allowed-host.guard.ts',
+    from: "const raw = headers.host ?? headers[':authority'];",
+    to: 'const raw = headers.host;',
+    tests: ['test/dashboard-api.e2e-spec.ts', 'test/dashboard.e2e-spec.ts'],
+    why: 'an HTTP/2 request that names its host only in :authority is refused (421)',
+  },
+  // ---- producer writes: the flow's announcements
+  {
+    id: 'flow-root-not-announced',
+    area: 'producer writes',
+    file: 'lib/producer/queue-producer.service.ts',
+    from: 'for (let index = 1; index <= nodes.length; index++) {',
+    to: 'for (let index = 1; index < nodes.length; index++) {',
+    tests: ['test/flows.e2e-spec.ts', 'test/events.e2e-spec.ts'],
+    why: "a flow's root gets no `added` event (its children do)",
+  },
+  // ---- scheduler: the wake for a schedule more frequent than the period
+  {
+    id: 'scheduler-frequent-wakes-late',
+    area: 'scheduler',
+    file: 'lib/scheduler/scheduler.ts',
+    from: 'if (soonest < now + this.period) this.task.runAt(soonest);',
+    to: 'if (soonest < now) this.task.runAt(soonest);',
+    tests: ['test/scheduler.spec.ts'],
+    why: 'an occurrence due between two ticks waits for the next tick',
+  },
+  // ---- metrics: the nearest rank
+  {
+    id: 'metrics-percentile-rank-late',
+    area: 'metrics',
+    file: 'lib/metrics/compute-metrics.ts',
+    from: 'Math.ceil((p / 100) * sorted.length) - 1',
+    to: 'Math.floor((p / 100) * sorted.length)',
+    tests: ['test/compute-metrics.spec.ts', 'test/health-metrics.e2e-spec.ts'],
+    why: 'percentiles take the value one rank above the nearest rank where p% of the sample is a whole number',
+  },
 ];
 
 function parseArgs(argv) {

@@ -87,6 +87,10 @@ describe('nestjs-sqlite-queue, the command line as a whole', () => {
       [['promote', '--from', 'x.sqlite'], /needs --from <sqlite file> and --to <postgres url>/],
       [['status', '--postgres', 'db.internal:5432'], /status: --postgres must be a URL such as postgres:\/\/user:password@host:5432\/db/],
       [['promote', '--from', 'x.sqlite', '--to', 'user:secret@db/queue'], /promote: --to must be a URL such as postgres:\/\//],
+      [
+        ['promote', '--from', 'x.sqlite', '--to', 'postgres://h/db', '--schema', `s${'x'.repeat(50)}`],
+        /promote: --schema must be an identifier of letters, digits and underscores, at most 50 characters, got "sx{50}"/,
+      ],
     ];
     const check = (run: CliRun, [args, message]: [string[], RegExp]) => {
       expectExit(run, EXIT_CODES.usage, message);
@@ -253,6 +257,24 @@ describeEachBackend(
       const cleaned = await runCliInProcess(['clean', 'many', '--older-than', '0ms', ...databaseArgs(current.db)]);
       expectExit(cleaned, EXIT_CODES.ok);
       expect(cleaned.stdout).toBe('queue many: 1 job(s) deleted\n');
+    });
+
+    it('cancel --cascade cancels the live descendants of the job in its flow too; without it, the job alone', async () => {
+      const app = await current.startApp({ module: { processing: false } });
+      const producer = app.get(QueueProducer);
+      const cascaded = await producer.addFlow({ queue: 'assemble', data: { n: 1 }, children: [{ queue: 'part', data: { n: 1 } }] });
+      const alone = await producer.addFlow({ queue: 'assemble', data: { n: 2 }, children: [{ queue: 'part', data: { n: 2 } }] });
+      await current.close(app);
+
+      expectExit(await runCliInProcess(['cancel', cascaded.id, '--cascade', ...databaseArgs(current.db)]), EXIT_CODES.ok);
+      expectExit(await runCliInProcess(['cancel', alone.id, ...databaseArgs(current.db)]), EXIT_CODES.ok);
+      const rows = await rawSql<{ parent_id: unknown; status: string }>(current.db, [
+        `SELECT parent_id, status FROM {schema}.nest_queue_jobs WHERE queue = 'part' ORDER BY id`,
+      ]);
+      expect(rows.map((row) => [String(row.parent_id), row.status])).toEqual([
+        [cascaded.id, 'cancelled'],
+        [alone.id, 'pending'],
+      ]);
     });
 
     it("status names the worker holding a queue's jobs when every one of them is claimed ahead, none started", async () => {

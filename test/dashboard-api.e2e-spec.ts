@@ -3,8 +3,12 @@
  * keys leaked past a data rule), and what it answers for a queue nobody ever declared (a mistyped
  * `#/queue/nope` showed a normal page, and pausing it created the queue).
  */
+import { connect } from 'node:http2';
 import { Logger, Module } from '@nestjs/common';
-import { Job, QueueAdmin, QueueProducer } from '../lib';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { Job, QueueAdmin, QueueProducer, SqliteQueueModule } from '../lib';
+import { QueueDashboardModule } from '../lib/dashboard';
 import { DashboardApp, startDashboardApp } from './fixtures/dashboard-app';
 import { defineProcessor } from './fixtures/define-processor';
 import { TestDatabase, describeEachBackend } from './support/backends';
@@ -19,6 +23,24 @@ const Report = defineProcessor<{ email: string }>('report', async (job: Job<{ em
 });
 @Module({ providers: [Report] })
 class ReportModule {}
+
+/** One HTTP/2 GET with prior knowledge (h2c), naming the host in `:authority` alone, as HTTP/2 clients do. */
+function http2Get(origin: string, path: string, authority: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const session = connect(origin);
+    session.on('error', reject);
+    const request = session.request({ ':path': path, ':authority': authority });
+    let status = 0;
+    request.on('response', (headers) => (status = Number(headers[':status'])));
+    request.on('error', reject);
+    request.resume();
+    request.on('end', () => {
+      session.close();
+      resolve(status);
+    });
+    request.end();
+  });
+}
 
 interface ListedJob {
   id: string;
@@ -124,6 +146,19 @@ describeEachBackend('dashboard API', (backend) => {
     } finally {
       errors.mockRestore();
     }
+  });
+
+  it('answers an HTTP/2 request, which names its host in :authority alone (Fastify with http2), and refuses another name', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [SqliteQueueModule.forRoot({ ...db.options, processing: false }), QueueDashboardModule.forRoot({ path: '/queues' })],
+    }).compile();
+    const app = moduleRef.createNestApplication(new FastifyAdapter({ http2: true }));
+    app.useLogger(['fatal']);
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    running = { app, url: `http://127.0.0.1:${port}`, behaviour: { failing: false } };
+    expect(await http2Get(running.url, '/queues/api/overview', `localhost:${port}`)).toBe(200);
+    expect(await http2Get(running.url, '/queues/api/overview', `evil.example:${port}`)).toBe(421);
   });
 
   it('a queue nothing knows: its page answers 404 and every action on it is refused (404), creating nothing', async () => {
