@@ -304,6 +304,18 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.getJob(theirs.id)).toMatchObject({ status: 'running', lockedBy: B, result: null });
       expect(await storage.getJob(other.id)).toMatchObject({ status: 'running', lockedBy: A, result: null });
       expect(await storage.getJob(mine.id)).toMatchObject({ status: 'completed', result: '"mine"' });
+      // One of two was ours: that one is reported.
+      const [one] = await storage.claim([{ queue: 'q', limit: 1 }], A, Date.now(), LEASE);
+      expect(
+        await storage.completeMany(
+          [
+            { ref: ref(theirs), result: null },
+            { ref: ref(one), result: null },
+          ],
+          A,
+          Date.now(),
+        ),
+      ).toEqual(new Set([one.id]));
       // None of the batch was ours: nothing is reported, nothing changes.
       expect(await storage.completeMany([{ ref: ref(theirs), result: null }], A, Date.now())).toEqual(new Set());
       expect(await storage.getJob(theirs.id)).toMatchObject({ status: 'running', lockedBy: B });
