@@ -281,7 +281,7 @@ describeEachBackend('QueueStorage contract', (backend) => {
     });
 
     it("completeMany of a batch mixing owned attempts with another worker's, a stale one and one completed before reports the owned only", async () => {
-      for (let i = 0; i < 5; i++) await add('q');
+      for (let i = 0; i < 6; i++) await add('q');
       const [earlier, mine, other] = await storage.claim([{ queue: 'q', limit: 3 }], A, Date.now(), LEASE);
       const [theirs] = await storage.claim([{ queue: 'q', limit: 1 }], B, Date.now(), LEASE);
       const [last] = await storage.claim([{ queue: 'q', limit: 1 }], A, Date.now(), LEASE);
