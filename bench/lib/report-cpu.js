@@ -4,7 +4,7 @@ const { fmt, ratio, table, asciiBars, median, pairedRatio, pairedSpread } = requ
 
 /** Where a missed SQLite target's attempts are written down. */
 const SQLITE_TRIED =
-  "what was tried: [the runs' reading](notes/2026-12-03-reading-of-the-runs.md), [batch handlers](notes/2026-12-06-batch-handlers.md), [worker path](notes/2026-12-07-worker-path-cpu.md), [claim and completion statements](notes/2026-12-07-claim-statement-cost.md)";
+  "what was tried: [the runs' reading](notes/2026-12-03-reading-of-the-runs.md), [batch handlers](notes/2026-12-06-batch-handlers.md), [worker path](notes/2026-12-07-worker-path-cpu.md), [claim and completion statements](notes/2026-12-07-claim-statement-cost.md), [completion by change count](notes/2026-12-07-completion-by-change-count.md)";
 
 const KINDS = [
   ['jsUs', 'JavaScript (main thread, GC pauses excluded)'],
