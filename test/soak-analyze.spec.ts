@@ -258,3 +258,30 @@ describe('soak analysis of waits', () => {
     });
   });
 });
+
+describe('soak analysis of rolled-back transactional adds', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'soak-analyze-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('fails a rolled-back add whose own row exists, and reports one whose marker an earlier unacknowledged try stored', () => {
+    // p0-1: an earlier try stored it as job 11 without an acknowledgement (a kill, or a lost answer), then the same add
+    // was sent again in a transaction that rolled back as job 40. p0-2: rolled back as job 41, yet job 41 holds it.
+    // p0-3: rolled back as job 42 and stored nowhere; job 42's id went to another job (p0-4).
+    writeFileSync(
+      join(dir, 'producer-0.log'),
+      ['A 10 p0-0 soak-a', 'R 40 p0-1', 'R 41 p0-2', 'R 42 p0-3', 'A 42 p0-4 soak-a', ''].join('\n'),
+    );
+    writeFileSync(join(dir, 'consumer-100.log'), '');
+    const rows = [row('10', 'soak-a', 'p0-0'), row('11', 'soak-a', 'p0-1'), row('41', 'soak-a', 'p0-2'), row('42', 'soak-a', 'p0-4')];
+    const result = analyze({ dir, rows, killedPids: new Set() }) as SoakAnalysis & {
+      transactions: { rolledBack: number; rolledBackStored: string[]; rolledBackStoredEarlier: number; rolledBackIdReused: number };
+    };
+    expect(result.transactions).toEqual({
+      rolledBack: 3,
+      rolledBackStored: ['p0-2 (rolled back as 41) stored'],
+      rolledBackStoredEarlier: 1,
+      rolledBackIdReused: 2,
+    });
+  });
+});

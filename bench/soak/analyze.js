@@ -23,7 +23,10 @@
 // dead-letter queue is the first soak queue: a cycle). Checked: dead letters whose origin is a dead letter (must be
 // 0), failed jobs of the soak queues without exactly one dead letter, dead letters whose origin is not a failed job.
 // Transactions (an `R` line names the job of an add whose transaction was rolled back on purpose):
-// - rolled back but stored: a row holds the marker of a rolled-back add (must be 0);
+// - rolled back but stored: the row of a rolled-back add exists, its id holding its marker (must be 0);
+// - its marker stored by an earlier try: another row holds the marker. A try that a kill cut short, or whose answer a
+//   lost connection cut off after the server committed, is sent again (with a new roll of the dice: it may be the
+//   rolled-back add), so the marker was stored, unacknowledged, before the rolled-back add (reported);
 // - rolled-back id given to another job: a row has the id a rolled-back add's handle was given (reported).
 // Flows (a `W` line names an acknowledged root and its size):
 // - lost also counts every job of an acknowledged flow that is missing (fewer rows under the root than it held) or
@@ -138,8 +141,9 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   }
   const markers = new Map(rows.map((row) => [row.data.m, row.id]));
   const rolledBackStored = [...rolledBack]
-    .filter(([, marker]) => markers.has(marker))
-    .map(([id, marker]) => `${marker} (rolled back as ${id}) stored as ${markers.get(marker)}`);
+    .filter(([id, marker]) => byId.get(id)?.data.m === marker)
+    .map(([id, marker]) => `${marker} (rolled back as ${id}) stored`);
+  const rolledBackStoredEarlier = [...rolledBack].filter(([id, marker]) => markers.has(marker) && byId.get(id)?.data.m !== marker).length;
   const rolledBackIdReused = [...rolledBack].filter(([id]) => byId.has(id)).length;
   const flows = analyzeFlows({ rows, byId, flowRoots, starts, parentReads });
   lost.push(...flows.lost);
@@ -241,7 +245,7 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
     doubles,
     claimedTwice,
     completedWithoutRun,
-    transactions: { rolledBack: rolledBack.size, rolledBackStored, rolledBackIdReused },
+    transactions: { rolledBack: rolledBack.size, rolledBackStored, rolledBackStoredEarlier, rolledBackIdReused },
     flows: { acked: flowRoots.size, jobs: flows.nodes.size, earlyParents: flows.earlyParents, expectedFailures: flows.expectedFailures },
     waits: waitChecks,
     dependencies: {

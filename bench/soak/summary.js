@@ -91,8 +91,8 @@ function printSummary(results, options) {
     );
   }
   row(
-    '  transactional adds rolled back (id given again)',
-    (r) => `${thousands(r.transactions.rolledBack)} (${r.transactions.rolledBackIdReused})`,
+    '  transactional adds rolled back (id given again; marker stored by an earlier, unacknowledged try)',
+    (r) => `${thousands(r.transactions.rolledBack)} (${r.transactions.rolledBackIdReused}; ${r.transactions.rolledBackStoredEarlier ?? 0})`,
   );
   row('  flows acknowledged (their jobs)', (r) => `${thousands(r.flows.acked)} (${thousands(r.flows.jobs)})`);
   row('  planned failures (leaves, their fail parents)', (r) => thousands(r.flows.expectedFailures));
