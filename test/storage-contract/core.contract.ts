@@ -109,6 +109,60 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.findLiveByKeys('q', ['k', 'none'])).toEqual([expect.objectContaining({ id: jobs[0].id })]);
     });
 
+    it('a claim returns every field a worker reads, as stored, with its own lease and start', async () => {
+      const now = Date.now();
+      const [stored] = await storage.enqueue(
+        'q',
+        [
+          newJob({
+            data: '{"n":"\\u001e \\"quoted\\" ünïcode"}',
+            priority: -7,
+            runAt: now - 5,
+            maxAttempts: 4,
+            backoff: '{"type":"exponential","delay":20}',
+            timeout: 12.5,
+            key: 'k"1',
+            name: 'named, "odd"',
+            removeOn: 3,
+            group: 'g:1',
+            traceContext: '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}',
+          }),
+        ],
+        now,
+      );
+      const claimedAt = Date.now();
+      const [claimed] = await storage.claim([{ queue: 'q', limit: 1 }], A, claimedAt, LEASE);
+      const { status, attempts, lockedBy, leaseUntil, startedAt, updatedAt, ...same } = claimed;
+      expect({ status, attempts, lockedBy, startedAt, updatedAt }).toEqual({
+        status: 'running',
+        attempts: 1,
+        lockedBy: A,
+        startedAt: claimedAt,
+        updatedAt: claimedAt,
+      });
+      expect(leaseUntil).toBeGreaterThanOrEqual(claimedAt + LEASE - 1000);
+      expect(same).toEqual({
+        id: stored.id,
+        queue: 'q',
+        data: stored.data,
+        priority: -7,
+        runAt: now - 5,
+        maxAttempts: 4,
+        backoff: stored.backoff,
+        timeout: 12.5,
+        key: 'k"1',
+        name: 'named, "odd"',
+        removeOn: 3,
+        group: 'g:1',
+        traceContext: stored.traceContext,
+        result: null,
+        error: null,
+        progress: null,
+        createdAt: stored.createdAt,
+        finishedAt: null,
+      });
+    });
+
     it('a key held only by a finished job does not deduplicate', async () => {
       const first = await add('q', { key: 'k' });
       const claimed = await claimOne('q', A);

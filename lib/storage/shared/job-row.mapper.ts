@@ -105,36 +105,6 @@ export function toWaitedJobs(rows: StorageRow[]): WaitedJobs {
   return waited;
 }
 
-/** The record of a job this worker just claimed: it runs, under this worker's lease, since now. Hot path: no spreads. */
-export function claimedJobRecord(job: ClaimedJobFields, workerId: string, leaseUntil: number, now: number): JobRecord {
-  return {
-    id: job.id,
-    queue: job.queue,
-    status: 'running',
-    data: job.data,
-    priority: job.priority,
-    runAt: job.runAt,
-    attempts: job.attempts,
-    maxAttempts: job.maxAttempts,
-    backoff: job.backoff,
-    timeout: job.timeout,
-    key: job.key,
-    name: job.name,
-    removeOn: job.removeOn,
-    group: job.group,
-    traceContext: job.traceContext,
-    lockedBy: workerId,
-    leaseUntil,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: job.createdAt,
-    startedAt: now,
-    finishedAt: null,
-    updatedAt: now,
-  };
-}
-
 /** The record of a job just inserted: everything but its id is what was sent. */
 export function newJobRecord(queue: string, job: NewJobRecord, id: string, now: number): JobRecord {
   return {
