@@ -6,9 +6,9 @@ import { PostgresContext, REUSED, ms, perSchema } from './postgres-sql-fragments
 /**
  * What a worker needs of a job it claimed, as two columns: the payload, and the rest packed in one JSON array (as
  * text, so that no client-side type parser touches it) in the order `toClaimedRecord` reads it. node-postgres parses
- * every column of every row through its type parsers: with the fourteen as columns, the claim cost the client about
- * 1.2x the CPU per job end to end (bench/notes/2026-12-07-completion-by-change-count.md), at no server CPU saved. The
- * id goes as text: a bigint past 2^53 stays exact.
+ * every column of every row through its type parsers: with the fourteen as columns, the client spent about 1.12x the
+ * CPU per job end to end, and the server no less (bench/notes/2026-12-07-completion-by-change-count.md). The id goes
+ * as text: a bigint past 2^53 stays exact.
  */
 const CLAIMED_JOB_COLUMNS =
   'data, json_build_array(id::text, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on, job_group, trace_context)::text AS m';
