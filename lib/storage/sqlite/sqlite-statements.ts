@@ -33,7 +33,7 @@ const LEADING_LABEL = /^\s*(\/\*.*?\*\/)\s*(\w+)/s;
 /**
  * The statement with its leading label moved behind its first word. TypeORM's node-sqlite3 runner reports a change
  * count only for a text that starts with INSERT, UPDATE or DELETE: with the label first, every labelled write read as
- * having changed nothing (a completion as not ours, a promotion as refused).
+ * having changed nothing (a start write as unwritten, a completion as not ours).
  */
 function verbFirst(sql: string): string {
   return sql.replace(LEADING_LABEL, '$2 $1');

@@ -10,8 +10,9 @@ import { T } from './sqlite-sql-fragments';
  * count says whether every attempt was still ours (each item matches at most its own row, and only while that row
  * runs that attempt for this worker), which is the rule; only a short count reads back which were (see
  * `COMPLETED_BY_SQL`). A returned row cost node-sqlite3 about 0.5 µs of the main thread per job, and SQLite the
- * RETURNING's work, for an answer that is "all of them" but for a lost lease or a cancel. The unary + keeps the planner off the owner index and off the running index: walking the batch and
- * looking each row up by id is O(batch), walking every running row against the batch is O(running x batch). The
+ * RETURNING's work, for an answer that is "all of them" but for a lost lease or a cancel. The unary + keeps the
+ * planner off the owner index and off the running index: walking the batch and looking each row up by id is
+ * O(batch), walking every running row against the batch is O(running x batch). The
  * `+status` matters once the file has statistics (an operator ran ANALYZE or `PRAGMA optimize`): with them SQLite
  * chose the running index, 4x the CPU per job (bench/row-layout.js). It keeps `locked_by`: the completed row names
  * the process that ran it (`JobRun.owner`), at no write more (no index holds the column). `batched`: some item is a
