@@ -2292,11 +2292,11 @@ function isThenable`,
   {
     id: 'typeorm-runner-label-first',
     area: 'completion count',
-    file: 'lib/storage/sqlite/sqlite-statements.ts',
+    file: 'lib/storage/shared/statement-runner.ts',
     from: "return sql.replace(LEADING_LABEL, '$2 $1');",
     to: 'return sql;',
-    tests: ['test/sqlite-statements.spec.ts', 'test/retention.e2e-spec.ts'],
-    why: "on an application's own node-sqlite3 DataSource every labelled write reads as having changed nothing: completions are taken as lost",
+    tests: ['test/sqlite-statements.spec.ts', 'test/complete-in.e2e-spec.ts'],
+    why: "on an application's own node-sqlite3 DataSource, and in a caller's transaction (job.completeIn), every labelled write reads as having changed nothing: completions are taken as lost",
   },
 ];
 

@@ -1,5 +1,6 @@
 import { DataSource, QueryFailedError } from 'typeorm';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements } from '../lib/storage/sqlite/sqlite-statements';
+import { TransactionStatements } from '../lib/storage/transactions/transaction-statements';
 import { tempDatabase } from './support/temp-database';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -163,5 +164,15 @@ describe.each(['sqlite', 'better-sqlite3'] as const)('QueryRunnerStatements (an 
     expect(await statements.run('/* drop */ DELETE FROM items WHERE n > ?', [11])).toBe(2);
     expect(await statements.run('UPDATE items SET n = 0', [])).toBe(1);
     expect(await statements.all('/* rows */ SELECT n FROM items', [])).toEqual([{ n: 0 }]);
+  });
+
+  it("returns the change count of labelled writes in the caller's transaction too (job.completeIn's runner)", async () => {
+    await statements.run('INSERT INTO items (n) VALUES (1), (2)', []);
+    await dataSource.transaction(async (manager) => {
+      const inTransaction = new TransactionStatements(manager.queryRunner!);
+      expect(await inTransaction.run('/* complete */ UPDATE items SET n = n + 1', [])).toBe(2);
+      expect(await inTransaction.run('/* drop */ DELETE FROM items WHERE n = ?', [3])).toBe(1);
+    });
+    expect(await statements.all('SELECT n FROM items', [])).toEqual([{ n: 2 }]);
   });
 });

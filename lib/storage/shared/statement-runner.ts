@@ -20,3 +20,16 @@ export interface StatementRunner {
   /** Runs a statement that returns no rows and returns how many rows it changed. */
   run(sql: string, params: unknown[], options?: StatementOptions): Promise<number>;
 }
+
+/** A statement's label (`/* complete *\/ UPDATE ...`) before its first word. */
+const LEADING_LABEL = /^\s*(\/\*.*?\*\/)\s*(\w+)/s;
+
+/**
+ * The statement with its leading label moved behind its first word, for a runner that hands it to TypeORM's query
+ * runner. TypeORM's node-sqlite3 runner reports a change count only for a text that starts with INSERT, UPDATE or
+ * DELETE: with the label first, every labelled write read as having changed nothing (a start write as unwritten, a
+ * completion as not ours). Any SQL dialect takes the comment after the word as well.
+ */
+export function labelAfterVerb(sql: string): string {
+  return sql.replace(LEADING_LABEL, '$2 $1');
+}

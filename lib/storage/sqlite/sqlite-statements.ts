@@ -1,6 +1,6 @@
 import { QueryFailedError, QueryRunner } from 'typeorm';
 import { StorageRow } from '../shared/job-row.mapper';
-import { StatementRunner } from '../shared/statement-runner';
+import { StatementRunner, labelAfterVerb } from '../shared/statement-runner';
 
 /** How the SQLite storage runs its statements: rows, or the number of rows changed. */
 export interface SqliteStatements extends StatementRunner {
@@ -18,25 +18,13 @@ export class QueryRunnerStatements implements SqliteStatements {
   }
 
   async run(sql: string, params: unknown[]): Promise<number> {
-    const result = await this.runner.query(verbFirst(sql), params, true);
+    const result = await this.runner.query(labelAfterVerb(sql), params, true);
     return result.affected ?? 0;
   }
 
   async close(): Promise<void> {
     // The runner belongs to the DataSource: nothing of ours to release.
   }
-}
-
-/** A statement's label (`/* complete *\/ UPDATE ...`) before its first word. */
-const LEADING_LABEL = /^\s*(\/\*.*?\*\/)\s*(\w+)/s;
-
-/**
- * The statement with its leading label moved behind its first word. TypeORM's node-sqlite3 runner reports a change
- * count only for a text that starts with INSERT, UPDATE or DELETE: with the label first, every labelled write read as
- * having changed nothing (a start write as unwritten, a completion as not ours).
- */
-function verbFirst(sql: string): string {
-  return sql.replace(LEADING_LABEL, '$2 $1');
 }
 
 /** Statements that produce rows must be stepped to the end (`all`), or they stay open. */

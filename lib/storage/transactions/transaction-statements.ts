@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { UnsupportedTransactionError } from '../../errors/unsupported-transaction.error';
 import { StorageRow } from '../shared/job-row.mapper';
-import { StatementRunner } from '../shared/statement-runner';
+import { StatementRunner, labelAfterVerb } from '../shared/statement-runner';
 
 /** Statements run by the caller's transaction: on its query runner, never released here (the caller owns it). */
 export class TransactionStatements implements StatementRunner {
@@ -12,7 +12,8 @@ export class TransactionStatements implements StatementRunner {
   }
 
   async run(sql: string, params: unknown[]): Promise<number> {
-    return (await this.runner.query(sql, params, true)).affected ?? 0;
+    // The label behind the verb: TypeORM's node-sqlite3 runner reads no change count past a leading comment.
+    return (await this.runner.query(labelAfterVerb(sql), params, true)).affected ?? 0;
   }
 }
 
