@@ -2298,6 +2298,25 @@ function isThenable`,
     tests: ['test/sqlite-statements.spec.ts', 'test/complete-in.e2e-spec.ts'],
     why: "on an application's own node-sqlite3 DataSource, and in a caller's transaction (job.completeIn), every labelled write reads as having changed nothing: completions are taken as lost",
   },
+  // ---- waits: a failed first look
+  {
+    id: 'wait-first-look-transient-rejects',
+    area: 'waits',
+    file: 'lib/events/finish-watcher.ts',
+    from: 'if (isTransientStorageError(error)) return this.failures.failed(error);',
+    to: '',
+    tests: ['test/finish-watcher.spec.ts'],
+    why: "a connection lost during a wait's first look rejects the wait with the driver's error instead of looking again",
+  },
+  {
+    id: 'wait-first-look-raw-error',
+    area: 'waits',
+    file: 'lib/events/finish-watcher.ts',
+    from: "waiter.reject(asStorageError(error, 'waitUntilFinished', `job ${id}`) as Error);",
+    to: 'waiter.reject(error as Error);',
+    tests: ['test/finish-watcher.spec.ts'],
+    why: "a wait whose first look fails for good rejects with the driver's raw error, not a StorageError",
+  },
 ];
 
 function parseArgs(argv) {

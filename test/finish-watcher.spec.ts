@@ -5,6 +5,7 @@
  * the row of a job whose retention keeps nothing: a job that finishes after the look is read completed, not gone).
  */
 import { Logger } from '@nestjs/common';
+import { StorageError } from '../lib/errors/storage.error';
 import { FinishWatcher } from '../lib/events/finish-watcher';
 import { JobEventBus } from '../lib/events/job-event-bus';
 import { JobStatus } from '../lib/interfaces/job-info.interface';
@@ -90,5 +91,39 @@ describe('FinishWatcher (unit)', () => {
     watcher = new FinishWatcher(async () => storage, new JobEventBus(), LONG_POLL, logger);
     expect(await watcher.wait('7', WAIT_TIMEOUT)).toMatchObject({ status: 'completed' });
     expect(order).toEqual(['heartbeat asked', 'heartbeat written', 'first look']);
+  });
+
+  it('a first look the database fails for now (a connection lost) leaves the wait to the poll, which settles it', async () => {
+    const statuses = new Map<string, JobStatus>([['7', 'running']]);
+    const { storage, asked } = storageOf(statuses);
+    const lost = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const firstLook = storage.getJob;
+    storage.getJob = async (id: string) => {
+      if (!asked.includes(`getJob ${id}`)) {
+        asked.push(`getJob ${id}`);
+        throw lost;
+      }
+      return firstLook(id);
+    };
+    watcher = new FinishWatcher(async () => storage, new JobEventBus(), 50, logger);
+    const wait = watcher.wait('7', WAIT_TIMEOUT);
+    while (!asked.includes('getJob 7')) await new Promise((resolve) => setImmediate(resolve));
+    statuses.set('7', 'completed');
+    expect(await wait).toMatchObject({ id: '7', status: 'completed' });
+    expect(asked[0]).toBe('getJob 7');
+    expect(asked).toContain('getWaitedJobs 7');
+  });
+
+  it("a first look that fails for good rejects with a StorageError naming the wait, the driver's error as its cause", async () => {
+    const { storage } = storageOf(new Map([['7', 'running']]));
+    const broken = Object.assign(new Error('no such column: finished_at'), { code: 'SQLITE_ERROR' });
+    storage.getJob = async () => {
+      throw broken;
+    };
+    watcher = new FinishWatcher(async () => storage, new JobEventBus(), LONG_POLL, logger);
+    const error = await watcher.wait('7', WAIT_TIMEOUT).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StorageError);
+    expect(error).toMatchObject({ operation: 'waitUntilFinished', transient: false, cause: broken });
+    expect(String((error as Error).message)).toContain('job 7');
   });
 });

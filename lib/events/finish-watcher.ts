@@ -3,6 +3,8 @@ import { Subscription, filter } from 'rxjs';
 import { JobNotFoundError } from '../errors/job-not-found.error';
 import { ShutdownAbortError } from '../errors/shutdown-abort.error';
 import { WaitTimeoutError } from '../errors/wait-timeout.error';
+import { asStorageError } from '../errors/storage.error';
+import { isTransientStorageError } from '../errors/codes/transient-error';
 import { InspectionStorage, JobRecord, CallerTransaction, WaitStorage } from '../storage/queue-storage.interface';
 import { FailureStreak } from '../utils/failure-streak';
 import { JobEventBus } from './job-event-bus';
@@ -67,7 +69,9 @@ export class FinishWatcher {
    * for a removal by this process or, where removals are announced, by any process; else within `pollInterval`).
    * With the `transaction` the job was written in: rejects with JobNotFoundError once that rolls back (the job
    * never existed, and on SQLite its id may be given to another job).
-   * @throws JobNotFoundError, WaitTimeoutError, ShutdownAbortError (the application closed first).
+   * A look the database fails for now (busy, a connection lost) is looked at again by the poll; a failure no retry can
+   * get past rejects with `StorageError`.
+   * @throws JobNotFoundError, WaitTimeoutError, ShutdownAbortError (the application closed first), StorageError.
    */
   wait(id: string, timeout?: number, transaction?: CallerTransaction): Promise<JobRecord> {
     if (this.closed) return Promise.reject(new ShutdownAbortError(`Cannot wait for job ${id}: the queue module is shut down`));
@@ -149,7 +153,10 @@ export class FinishWatcher {
         this.settle([record]);
       }
     } catch (error) {
-      if (this.remove(id, waiter)) waiter.reject(error as Error);
+      // A database that the next look may reach again (busy, a connection lost, a server restarting): the wait goes
+      // on, and the poll looks again. Anything else ends it with a typed error, never the driver's own.
+      if (isTransientStorageError(error)) return this.failures.failed(error);
+      if (this.remove(id, waiter)) waiter.reject(asStorageError(error, 'waitUntilFinished', `job ${id}`) as Error);
     }
   }
 
