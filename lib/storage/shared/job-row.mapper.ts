@@ -105,6 +105,83 @@ export function toWaitedJobs(rows: StorageRow[]): WaitedJobs {
   return waited;
 }
 
+/**
+ * The fields of a claimed job as both backends' claims pack them into one JSON array, in this order: id, queue,
+ * priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, lease_until, name, remove_on,
+ * job_group, trace_context. The drivers build one JavaScript property per column and row, which cost more than one
+ * `JSON.parse` of the array on both: node-sqlite3 twice as much on 200-row claims, node-postgres (whose type parsers
+ * run on every column) about 1.12x the client CPU per job end to end.
+ */
+type PackedClaimedFields = [
+  id: number | string,
+  queue: string,
+  priority: number,
+  runAt: number,
+  attempts: number,
+  maxAttempts: number,
+  backoff: string | null,
+  timeout: number | string | null,
+  key: string | null,
+  createdAt: number,
+  leaseUntil: number,
+  name: string | null,
+  removeOn: number | null,
+  group: string | null,
+  traceContext: string | null,
+];
+
+/**
+ * The record of a job this worker just claimed, from its packed fields (see `PackedClaimedFields`) and its payload: it
+ * runs, under this worker's lease, since `now` (the claim's clock reading; the row's started_at stays unset). Hot
+ * path: built directly, with no intermediate object per job. A `timeout_ms` of NaN or Infinity comes from PostgreSQL as
+ * a JSON string, hence the `Number` on it.
+ */
+export function claimedRecordOf(packed: string, data: string, workerId: string, now: number): JobRecord {
+  const [
+    id,
+    queue,
+    priority,
+    runAt,
+    attempts,
+    maxAttempts,
+    backoff,
+    timeout,
+    key,
+    createdAt,
+    leaseUntil,
+    name,
+    removeOn,
+    group,
+    traceContext,
+  ] = JSON.parse(packed) as PackedClaimedFields;
+  return {
+    id: String(id),
+    queue,
+    status: 'running',
+    data,
+    priority,
+    runAt,
+    attempts,
+    maxAttempts,
+    backoff,
+    timeout: nullableNumber(timeout),
+    key,
+    name,
+    removeOn,
+    group,
+    traceContext,
+    lockedBy: workerId,
+    leaseUntil,
+    result: null,
+    error: null,
+    progress: null,
+    createdAt,
+    startedAt: now,
+    finishedAt: null,
+    updatedAt: now,
+  };
+}
+
 /** The record of a job just inserted: everything but its id is what was sent. */
 export function newJobRecord(queue: string, job: NewJobRecord, id: string, now: number): JobRecord {
   return {

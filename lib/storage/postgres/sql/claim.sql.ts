@@ -1,17 +1,15 @@
 import { ClaimRequest, JobRecord } from '../../queue-storage.interface';
-import { StorageRow, nullableNumber } from '../../shared/job-row.mapper';
+import { claimedRecordOf } from '../../shared/job-row.mapper';
 import { groupedClaimSql } from './group-claim.sql';
 import { PostgresContext, REUSED, ms, perSchema } from './postgres-sql-fragments';
 
 /**
- * What a worker needs of a job it claimed, as two columns: the payload, and the rest packed in one JSON array (as
- * text, so that no client-side type parser touches it) in the order `toClaimedRecord` reads it. node-postgres parses
- * every column of every row through its type parsers: with the fourteen as columns, the client spent about 1.12x the
- * CPU per job end to end, and the server no less (bench/notes/2026-12-07-completion-by-change-count.md). The id goes
- * as text: a bigint past 2^53 stays exact.
+ * What a worker needs of a job it claimed, as two columns: the payload, and the rest packed (see `claimedRecordOf`), as
+ * text so that no client-side type parser touches it. The id goes as text (a bigint past 2^53 stays exact), and the
+ * lease's end is this claim's own (`$2`).
  */
 const CLAIMED_JOB_COLUMNS =
-  'data, json_build_array(id::text, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, name, remove_on, job_group, trace_context)::text AS m';
+  'data, json_build_array(id::text, queue, priority, run_at, attempts, max_attempts, backoff, timeout_ms, unique_key, created_at, $2::bigint, name, remove_on, job_group, trace_context)::text AS m';
 /**
  * The update both claim texts end with. It leaves `started_at` unset: a job claimed ahead of a free slot waits in its
  * process, and its start is written when a handler gets it (ClaimStorage.markStarted, or the write that ends it). `synchronous_commit` is off for the claim's own transaction only: a claim a
@@ -145,63 +143,9 @@ export async function claimJobs(
       wanted.map((request) => request.grouped === true && request.groupRateLimited === true),
     );
     const rows = await db.runner.all(groupedSql(db.tables), params);
-    return rows.map((row) => toClaimedRecord(row, workerId, leaseUntil, now));
+    return rows.map((row) => claimedRecordOf(row.m as string, row.data as string, workerId, now));
   }
   // The plain claim is the hot one, kept prepared; the limited one locks queue rows and counts, planned at each call.
   const rows = limited ? await db.runner.all(limitedClaimSql(db.tables), params) : await db.runner.all(claimSql(db.tables), params, REUSED);
-  return rows.map((row) => toClaimedRecord(row, workerId, leaseUntil, now));
-}
-
-/** The packed column of a claimed row, in the order of `CLAIMED_JOB_COLUMNS`. */
-type ClaimedMeta = [
-  string,
-  string,
-  number,
-  number,
-  number,
-  number,
-  string | null,
-  number | string | null,
-  string | null,
-  number,
-  string | null,
-  number | null,
-  string | null,
-  string | null,
-];
-
-/**
- * The record of a job this worker just claimed: it runs, under this worker's lease, since now. Built directly: no
- * intermediate object of the claimed fields per job. The numbers go through `Number` as a column's text would: a
- * `timeout_ms` of NaN or Infinity comes as a JSON string.
- */
-function toClaimedRecord(row: StorageRow, workerId: string, leaseUntil: number, now: number): JobRecord {
-  const [id, queue, priority, runAt, attempts, maxAttempts, backoff, timeout, key, createdAt, name, removeOn, group, traceContext] =
-    JSON.parse(row.m as string) as ClaimedMeta;
-  return {
-    id,
-    queue,
-    status: 'running',
-    data: row.data as string,
-    priority: Number(priority),
-    runAt: Number(runAt),
-    attempts: Number(attempts),
-    maxAttempts: Number(maxAttempts),
-    backoff,
-    timeout: nullableNumber(timeout),
-    key,
-    name,
-    removeOn: nullableNumber(removeOn),
-    group,
-    traceContext,
-    lockedBy: workerId,
-    leaseUntil,
-    result: null,
-    error: null,
-    progress: null,
-    createdAt: Number(createdAt),
-    startedAt: now,
-    finishedAt: null,
-    updatedAt: now,
-  };
+  return rows.map((row) => claimedRecordOf(row.m as string, row.data as string, workerId, now));
 }
