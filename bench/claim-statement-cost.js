@@ -27,7 +27,7 @@ const { COMPLETE_MANY_SQL: LIB_COMPLETE_SQL } = require(path.join(DIST_DIR, 'sto
 // Builds since 2026-12-07 complete without RETURNING (a change count); the variants below edit the form with it, so
 // that each compares with the same rows read back.
 const LIB_COMPLETE_RETURNS = /RETURNING/.test(LIB_COMPLETE_SQL);
-const COMPLETE_MANY_SQL = LIB_COMPLETE_RETURNS ? LIB_COMPLETE_SQL : `${LIB_COMPLETE_SQL}\n  RETURNING ${require(DIST_DIR).JOBS_TABLE}.id`;
+const COMPLETE_MANY_SQL = LIB_COMPLETE_RETURNS ? LIB_COMPLETE_SQL : `${LIB_COMPLETE_SQL}\n  RETURNING ${T}.id`;
 
 /** The library's claim text and parameters for one plain queue, as claimJobs sends them. */
 async function libraryClaim(now) {

@@ -32,8 +32,9 @@ export interface ProcessorOptions extends QueueLimits {
    * expected to free while a freed slot waits for its claim's answer (`concurrency × that wait / mean handler time`,
    * with a margin for chance, about twice its square root, once it reaches one; at most `2 × concurrency`; 0 for
    * queues with limits or groups; the wait runs from the slot freeing to the claim that answers it, a claim still in
-   * flight included, and is planned for its long tail: the moving mean plus four mean deviations). Such a job waits a few claim round trips at most, about the time any other process would need to take
-   * it; with handlers long beside a claim nothing is claimed ahead. `0`: a job is claimed
+   * flight included, and is planned for its long tail: the moving mean plus four mean deviations). Such a job waits a
+   * few claim round trips at most, about the time any other process would need to take it; with handlers long beside a
+   * claim nothing is claimed ahead. `0`: a job is claimed
    * only for a free slot, and a slot's next job starts only once the previous outcome is saved.
    */
   prefetch?: number | 'auto';

@@ -8,10 +8,12 @@
 export class SlotWaitEstimate {
   private mean = 0;
   private deviation = 0;
+  private recorded = false;
 
   /** One round's wait (ms): from the wake-up a freed slot asked for to the claim that answered it. */
   record(waitedMs: number): void {
-    if (this.mean === 0) {
+    if (!this.recorded) {
+      this.recorded = true;
       // The first wait is all there is to go by: its spread is guessed at half of it, as retransmission timers start.
       this.mean = waitedMs;
       this.deviation = waitedMs / 2;

@@ -113,9 +113,10 @@ export class QueueWorker {
    * to free meanwhile: `concurrency × roundTripMs / mean handler time`, with a margin for chance once at least one is
    * expected (`lookaheadFor`), rounded down, at most `2 × concurrency` (see WorkerSlots.setLookahead). Such a job
    * waits here a few claim round trips at most, about what any other process would need to take it too; with handlers
-   * long beside a round trip the lookahead is 0 and a job is claimed only for a free slot. Queues with limits or groups keep `prefetch: 0`'s way:
-   * their claims count running rows in the database, which a claim sent before the previous outcome lands would
-   * find still running, and nothing would claim again for that slot once the write has landed.
+   * long beside a round trip the lookahead is 0 and a job is claimed only for a free slot. Queues with limits or
+   * groups keep `prefetch: 0`'s way: their claims count running rows in the database, which a claim sent before the
+   * previous outcome lands would find still running, and nothing would claim again for that slot once the write has
+   * landed.
    */
   claimableSlots(roundTripMs: number): number {
     if (this.slots.adaptive) {
