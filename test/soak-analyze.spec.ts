@@ -18,6 +18,9 @@ interface SoakRow {
   data: Record<string, unknown>;
   finishedAt: number | null;
   origin: null;
+  maxAttempts?: number;
+  error?: string | null;
+  runs?: { attempt: number; outcome: string; owner: string | null; startedAt: number | null; endedAt: number }[];
 }
 interface SoakAnalysis {
   lost: string[];
@@ -27,6 +30,7 @@ interface SoakAnalysis {
   dependencies: { dependents: number; earlyDependents: string[]; failedAsPlanned: number; ranAfterDeletedDependency: number };
   deleted?: { total: number; perJob: number; stored: number; endOnly: number; byQueue: Record<string, number> };
   doubles: { unexplained: string[] };
+  reruns: { planned: number; snoozed: number; explained: number; claimedByKilled: number; outage: number; unexplained: string[] };
 }
 // The soak is plain CommonJS without types: the slice this test uses.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -283,5 +287,60 @@ describe('soak analysis of rolled-back transactional adds', () => {
       rolledBackStoredEarlier: 1,
       rolledBackIdReused: 2,
     });
+  });
+});
+
+describe('soak analysis of re-runs and failures', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'soak-analyze-'));
+    // Job 1: attempt 1 started in live pid 100 and snoozed on purpose; the next start the ledgers hold is attempt 2,
+    // in pid 200 (the snoozed attempt 1 was claimed again by some process that left no start). Job 2 failed.
+    writeFileSync(join(dir, 'producer-0.log'), ['A 1 p0-0 soak-a', 'A 2 p0-1 soak-b', ''].join('\n'));
+    writeFileSync(join(dir, 'consumer-100.log'), ['S 1 1 p0-0 10', 'Z 1 1', 'S 2 1 p0-1 11', ''].join('\n'));
+    writeFileSync(join(dir, 'consumer-200.log'), ['S 1 2 p0-0 30', 'E 1 2 31', 'C 1 2', ''].join('\n'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const run = (attempt: number, outcome: string, pid: number) => ({
+    attempt,
+    outcome,
+    owner: `host:${pid}:0a1b2c3d`,
+    startedAt: 10,
+    endedAt: 20,
+  });
+  const rows = (lastOwner: number): SoakRow[] => [
+    { ...row('1', 'soak-a', 'p0-0'), attempts: 2, runs: [run(1, 'snoozed', 100), run(1, 'lease-expired', lastOwner)] },
+    {
+      ...row('2', 'soak-b', 'p0-1'),
+      status: 'failed',
+      attempts: 25,
+      maxAttempts: 25,
+      error: JSON.stringify({ message: 'Job 2 was snoozed\nmore than 1000 times' }),
+      runs: [run(24, 'lease-expired', 100)],
+    },
+  ];
+
+  it('explains a re-run whose earlier attempt was last held by a process the soak killed (a claim cut before its start)', () => {
+    const result = analyze({ dir, rows: rows(300), killedPids: new Set([300]) });
+    expect(result.reruns.claimedByKilled).toBe(1);
+    expect(result.reruns.unexplained).toEqual([]);
+  });
+
+  it('leaves it unexplained, with the stored runs, when that process lived or the live process itself lost the lease', () => {
+    for (const owner of [300, 100]) {
+      const result = analyze({ dir, rows: rows(owner), killedPids: new Set() });
+      expect(result.reruns.claimedByKilled).toBe(0);
+      expect(result.reruns.unexplained).toEqual([
+        `1 attempt 2 after attempt 1 of live pid 100, which snoozed and was not started again (runs: snoozed #1 pid 100, lease-expired #1 pid ${owner})`,
+      ]);
+    }
+  });
+
+  it('reports a failed job with its attempts, its last error and its stored runs', () => {
+    const result = analyze({ dir, rows: rows(300), killedPids: new Set([300]) });
+    expect(result.failed).toEqual([
+      '2 (soak-b, attempt 25 of 25: Job 2 was snoozed more than 1000 times; runs: lease-expired #24 pid 100)',
+    ]);
   });
 });

@@ -8,9 +8,11 @@
 //   (`C`); any other missing job is lost. Flows go to a queue that keeps everything: every node must be found;
 // - re-run: a handler start after an earlier start of the same job. Planned when the earlier attempt threw on
 //   purpose (`F`), explained when the process that ran the earlier attempt was killed by the soak, or when the
-//   earlier attempt was under way during a server outage (it could not renew its lease nor store its outcome);
-//   unexplained otherwise (the earlier process lived, yet the job ran again: a lease lost by a live process, or a
-//   defect);
+//   earlier attempt was under way during a server outage (it could not renew its lease nor store its outcome), or
+//   when the job's stored run history says the earlier attempt's number last ended by the expired lease of a process
+//   the soak killed (a snoozed attempt is claimed again with the same number: a claim that a kill cut before its
+//   start leaves no `S` line, and its recovery spends the attempt); unexplained otherwise (the earlier process lived,
+//   yet the job ran again: a lease lost by a live process, or a defect);
 // - double completion: a second handler run to its end (`E`) of one job. Explained when the process of the earlier
 //   `E` was killed (after its side effect, before its completion was stored) or finished during an outage,
 //   unexplained otherwise; and any job
@@ -59,6 +61,42 @@ const { readLedger } = require('./ledger');
  * registered wait, and must not be found removed.
  */
 const WAIT_REGISTERS_MS = 10_000;
+
+/** The process id in a default worker id (`host:pid:random`), or null. */
+function pidOfOwner(owner) {
+  const match = /:(\d+):[0-9a-f]+$/.exec(owner || '');
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * Whether the job's stored run history says its attempt `attempt` last ended by an expired lease held by a process the
+ * soak killed: a claim that the kill cut before the handler started (a snoozed attempt is claimed again with the same
+ * number, so such a claim leaves no start of its own in any ledger).
+ */
+function lostByKilledClaim(row, attempt, killedPids) {
+  const runs = ((row && row.runs) || []).filter((run) => run.attempt === attempt);
+  const last = runs[runs.length - 1];
+  return Boolean(last && last.outcome === 'lease-expired' && killedPids.has(pidOfOwner(last.owner)));
+}
+
+/** The stored run history of a job in one line: outcome, attempt and owner's pid of each record (the newest kept). */
+function describeRuns(row) {
+  if (!row) return 'row missing';
+  if (!row.runs || !row.runs.length) return 'no run history';
+  return `runs: ${row.runs.map((run) => `${run.outcome} #${run.attempt} pid ${pidOfOwner(run.owner) ?? run.owner}`).join(', ')}`;
+}
+
+/** The message of a row's last error, shortened, or 'no error'. */
+function errorMessage(row) {
+  if (!row.error) return 'no error';
+  let message = row.error;
+  try {
+    message = JSON.parse(row.error).message ?? row.error;
+  } catch {
+    // Stored as plain text: shown as it is.
+  }
+  return String(message).replace(/\s+/g, ' ').slice(0, 160);
+}
 
 function analyze({ dir, rows, killedPids, outages = [], deleting }) {
   // The earlier run overlapped an outage: it was under way before the server came back, the later one after it went.
@@ -157,12 +195,12 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
         !graph.expectedFailure(row) &&
         !(row.origin !== null && row.data.ff === 1),
     )
-    .map((row) => row.id);
+    .map((row) => `${row.id} (${row.queue}, attempt ${row.attempts} of ${row.maxAttempts}: ${errorMessage(row)}; ${describeRuns(row)})`);
   const notFinished = rows.filter((row) => row.status !== 'completed' && row.status !== 'failed').length;
   const deadLetters = analyzeDeadLetters(rows, byId, flows.expectedFailure);
   const unacknowledged = rows.filter((row) => !acked.has(row.id) && !flows.nodes.has(row.id) && row.origin === null).length;
 
-  const reruns = { planned: 0, snoozed: 0, explained: 0, outage: 0, unexplained: [] };
+  const reruns = { planned: 0, snoozed: 0, explained: 0, claimedByKilled: 0, outage: 0, unexplained: [] };
   const claimedTwice = [];
   for (const [id, list] of starts) {
     list.sort((a, b) => a.attempt - b.attempt || a.t - b.t);
@@ -177,12 +215,14 @@ function analyze({ dir, rows, killedPids, outages = [], deleting }) {
       } else if (planned.has(`${id}/${previous.attempt}`)) reruns.planned++;
       else if (killedPids.has(previous.pid)) reruns.explained++;
       else if (acrossOutage(previous, list[i])) reruns.outage++;
+      else if (lostByKilledClaim(byId.get(id), previous.attempt, killedPids)) reruns.claimedByKilled++;
       else {
         // A snooze of the earlier attempt that no start of the same attempt followed: the attempt was claimed again
         // after the snooze and that claim left no start (its process may have died between claim and start).
         const unfollowed = (snoozes.get(`${id}/${previous.attempt}`) || 0) > 0 ? ', which snoozed and was not started again' : '';
         reruns.unexplained.push(
-          `${id} attempt ${list[i].attempt} after attempt ${previous.attempt} of live pid ${previous.pid}${unfollowed}`,
+          `${id} attempt ${list[i].attempt} after attempt ${previous.attempt} of live pid ${previous.pid}${unfollowed}` +
+            ` (${describeRuns(byId.get(id))})`,
         );
       }
     }

@@ -18,6 +18,17 @@ const COMPLETED_NOT_HELD_SQL = `SELECT count(*) AS n FROM ${JOBS}
 const WAITERS_SQL = `SELECT max(seen_at) AS t FROM nest_queue_event_readers WHERE origin = '~finish-waiters'`;
 
 /** One job row as the analysis reads it, whichever backend (ids as strings, times as numbers, data parsed). */
+/** The stored run history (JSON text), or [] when there is none or it does not parse. */
+function parseRuns(text) {
+  if (text === null || text === undefined) return [];
+  try {
+    const runs = JSON.parse(text);
+    return Array.isArray(runs) ? runs : [];
+  } catch {
+    return [];
+  }
+}
+
 function toRow(row) {
   let data = {};
   try {
@@ -36,6 +47,11 @@ function toRow(row) {
     finishedAt: row.finished_at === null ? null : Number(row.finished_at),
     // A dead letter's origin: { queue, jobId, error } (JSON text on SQLite, json on PostgreSQL), else null.
     origin: row.origin === null || row.origin === undefined ? null : typeof row.origin === 'string' ? JSON.parse(row.origin) : row.origin,
+    maxAttempts: Number(row.max_attempts),
+    // The last error (JSON text: { message, ... }) and the run history (JSON text: the attempts that ended other than
+    // by completing, newest last, with their owner): what the report prints of a job that failed or ran again.
+    error: row.error ?? null,
+    runs: parseRuns(row.runs),
   };
 }
 
@@ -80,7 +96,9 @@ function sqliteBackend({ driver }) {
       const conn = open(spec.database);
       if (!hasTable(conn)) return [];
       return conn
-        .prepare(`SELECT id, queue, status, attempts, parent_id, on_child_failure, data, finished_at, origin FROM ${JOBS}`)
+        .prepare(
+          `SELECT id, queue, status, attempts, max_attempts, parent_id, on_child_failure, data, finished_at, origin, error, runs FROM ${JOBS}`,
+        )
         .all()
         .map(toRow);
     },
@@ -169,7 +187,7 @@ function postgresBackend({ adminUrl, keep }) {
     async rows() {
       return withClient(async (client) => {
         if (!(await tableExists(client))) return [];
-        const sql = `SELECT id, queue, status, attempts, parent_id, on_child_failure, data, finished_at, origin FROM ${SCHEMA}.${JOBS}`;
+        const sql = `SELECT id, queue, status, attempts, max_attempts, parent_id, on_child_failure, data, finished_at, origin, error, runs FROM ${SCHEMA}.${JOBS}`;
         return (await client.query(sql)).rows.map(toRow);
       });
     },

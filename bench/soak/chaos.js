@@ -9,6 +9,7 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { seededRandom, mixSeed } = require('./random');
 const { analyze } = require('./analyze');
 const { DELETE_MODE } = require('./soak-app');
+const { checks } = require('./summary');
 
 const QUEUES = ['soak-a', 'soak-b', 'soak-c', 'soak-d'];
 const STDERR_TAIL = 4000;
@@ -265,8 +266,7 @@ async function runBackend(backend, options, dataDir) {
   const result = analyze({ dir, rows, killedPids, outages: faults.restarts, deleting });
   const libraryLog = readLibraryLogs(dir);
   await backend.close();
-  if (!options.keep && diedUnasked.length === 0 && result.lost.length === 0) fs.rmSync(dir, { recursive: true, force: true });
-  return {
+  const outcome = {
     backend: backend.label,
     dir,
     capped,
@@ -284,6 +284,11 @@ async function runBackend(backend, options, dataDir) {
     lingering: options.deleteOnComplete ? lingering : undefined,
     ...result,
   };
+  // The ledgers are what a failed check or an unexplained re-run is traced with afterwards: kept whenever there is one.
+  outcome.kept =
+    Boolean(options.keep) || Object.values(checks(outcome)).some((count) => count > 0) || outcome.reruns.unexplained.length > 0;
+  if (!outcome.kept) fs.rmSync(dir, { recursive: true, force: true });
+  return outcome;
 }
 
 /** The first line of a dead child's output that names an error, with the line after it. */

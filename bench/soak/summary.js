@@ -47,6 +47,7 @@ function printSummary(results, options) {
   for (const name of Object.keys(checks(results[0]))) row(`  ${name}`, (r) => String(checks(r)[name]));
   section('re-runs (a handler started again)');
   row('  explained by a kill -9 of the earlier run', (r) => thousands(r.reruns.explained));
+  row('  explained by a kill -9 of a later claim (stored runs)', (r) => thousands(r.reruns.claimedByKilled));
   row('  explained by the server restart', (r) => thousands(r.reruns.outage));
   row('  planned retries (first attempt threw)', (r) => thousands(r.reruns.planned));
   row('  planned snoozes (same attempt again)', (r) => thousands(r.reruns.snoozed));
@@ -163,7 +164,7 @@ function printSummary(results, options) {
     }
     if (r.libraryLog.samples.length) console.log('what the library logged (most frequent first):');
     for (const sample of r.libraryLog.samples) console.log(`  ${String(sample.count).padStart(6)} x ${sample.example}`);
-    if (r.diedUnasked.length || r.lost.length) console.log(`ledgers and the dead processes' output kept in ${r.dir}`);
+    if (r.kept) console.log(`ledgers and the dead processes' output kept in ${r.dir}`);
   }
   const { ok, failures } = verdict(results);
   console.log(
