@@ -1,5 +1,5 @@
-import { QueryFailedError } from 'typeorm';
-import { StorageError } from '../lib';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
+import { DatabaseOpenError, StorageError } from '../lib';
 import { storageFailureKind } from '../lib/errors/codes/storage-failure';
 
 const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
@@ -16,6 +16,12 @@ describe('storageFailureKind: one lookup over the drivers error codes', () => {
     [coded('ENOTFOUND'), 'host-not-found'],
     [coded('28P01'), 'authentication-failed'],
     [coded('3D000'), 'database-missing'],
+    [coded('57P01', 'terminating connection due to administrator command'), 'connection-lost'],
+    [coded('57P03', 'the database system is shutting down'), 'connection-lost'],
+    [coded('ECONNRESET'), 'connection-lost'],
+    [new Error('Connection terminated unexpectedly'), 'connection-lost'],
+    [new QueryRunnerAlreadyReleasedError(), 'connection-lost'],
+    [new Error('the connection terminated the test'), 'other'],
     [coded('SQLITE_BUSY'), 'other'],
     [new Error('no code'), 'other'],
     ['a string', 'other'],
@@ -27,6 +33,17 @@ describe('storageFailureKind: one lookup over the drivers error codes', () => {
     const failed = new QueryFailedError('SELECT 1', [], coded('SQLITE_CORRUPT'));
     expect(storageFailureKind(failed)).toBe('corrupt');
     expect(storageFailureKind(new Error('outer', { cause: coded('28P01') }))).toBe('authentication-failed');
+  });
+
+  it("a boot whose connection was cut says so, not 'unexpected database error'", () => {
+    // TypeORM releases a query runner whose connection failed: the boot's next statement on it fails with this.
+    const error = new DatabaseOpenError('127.0.0.1:5432/test', new QueryRunnerAlreadyReleasedError());
+    expect(error.kind).toBe('connection-lost');
+    expect(error.message).toBe(
+      'Cannot open the queue database 127.0.0.1:5432/test: the connection to the server was lost (the server restarted or shut ' +
+        'down, or the session was terminated); retry once the server answers again (Query runner already released. Cannot run ' +
+        'queries anymore.)',
+    );
   });
 
   it('a hostile error object is other, not a throw', () => {

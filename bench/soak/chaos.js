@@ -256,9 +256,10 @@ async function runBackend(backend, options, dataDir) {
     !death.ready && faults.restarts.some((restart) => death.exitedAt >= restart.from && death.spawnedAt <= restart.to + 1000);
   const bootRefused = deaths.filter(duringRestart);
   // Likewise a process whose boot connection one of the soak's own pg_terminate_backend rounds cut: the open of the
-  // queue database fails (the library retries nothing at boot) and says so, naming the termination.
+  // queue database fails (the library retries nothing at boot) and says so, naming the termination or the lost connection.
   const cutByTermination = (death) =>
-    !death.ready && /DatabaseOpenError.*terminating connection due to administrator command/.test(death.error);
+    !death.ready &&
+    /DatabaseOpenError.*(terminating connection due to administrator command|connection to the server was lost)/.test(death.error);
   const bootCut = deaths.filter((death) => !duringRestart(death) && cutByTermination(death));
   const diedUnasked = deaths.filter((death) => !duringRestart(death) && !cutByTermination(death));
   const rows = await backend.rows();

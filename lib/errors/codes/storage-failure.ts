@@ -15,6 +15,7 @@ export type StorageFailureKind =
   | 'host-not-found'
   | 'authentication-failed'
   | 'database-missing'
+  | 'connection-lost'
   | 'other';
 
 const BY_CODE: ReadonlyMap<string, StorageFailureKind> = new Map([
@@ -40,7 +41,22 @@ const BY_CODE: ReadonlyMap<string, StorageFailureKind> = new Map([
   ['28000', 'authentication-failed'],
   ['3D000', 'database-missing'],
   ['53100', 'disk-full'],
+  // PostgreSQL: the session was terminated (by an administrator, or a crash of another backend), or the server is
+  // shutting down or starting up. Node: the peer reset the socket.
+  ['57P01', 'connection-lost'],
+  ['57P02', 'connection-lost'],
+  ['57P03', 'connection-lost'],
+  ['ECONNRESET', 'connection-lost'],
 ]);
+
+/**
+ * Errors without a code that mean the same: pg's socket closed under a query, and TypeORM's query runner released by
+ * its own handler of that connection's error (the next statement of the runner then fails with this name).
+ */
+const BY_NAME_OR_MESSAGE: ReadonlyArray<[RegExp, StorageFailureKind]> = [
+  [/^QueryRunnerAlreadyReleasedError$/, 'connection-lost'],
+  [/^Connection terminated( unexpectedly|$)/, 'connection-lost'],
+];
 
 /** What to tell the operator for each kind. */
 const EXPLANATION: Record<StorageFailureKind, string> = {
@@ -55,6 +71,9 @@ const EXPLANATION: Record<StorageFailureKind, string> = {
   'host-not-found': 'the host name does not resolve',
   'authentication-failed': 'the server refused the user name or password',
   'database-missing': 'the server has no such database',
+  'connection-lost':
+    'the connection to the server was lost (the server restarted or shut down, or the session was terminated); ' +
+    'retry once the server answers again',
   other: 'unexpected database error',
 };
 
@@ -69,7 +88,7 @@ export function storageFailureKind(error: unknown): StorageFailureKind {
       const { code, driverError, cause } = current as { code?: unknown; driverError?: unknown; cause?: unknown };
       // Extended SQLite codes (SQLITE_READONLY_DBMOVED, SQLITE_CANTOPEN_ISDIR...) mean what their primary code means.
       const primary = typeof code === 'string' ? code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1') : undefined;
-      const kind = primary === undefined ? undefined : BY_CODE.get(primary);
+      const kind = (primary === undefined ? undefined : BY_CODE.get(primary)) ?? kindByNameOrMessage(current);
       if (kind) return kind;
       current = driverError ?? cause;
     }
@@ -77,6 +96,15 @@ export function storageFailureKind(error: unknown): StorageFailureKind {
     // An error whose fields cannot be read says nothing more.
   }
   return 'other';
+}
+
+/** The kind an error without a known code names by its class name or its message, if any. */
+function kindByNameOrMessage(error: object): StorageFailureKind | undefined {
+  const { name, message } = error as { name?: unknown; message?: unknown };
+  for (const [pattern, kind] of BY_NAME_OR_MESSAGE) {
+    if ((typeof name === 'string' && pattern.test(name)) || (typeof message === 'string' && pattern.test(message))) return kind;
+  }
+  return undefined;
 }
 
 /** What the kind means and what to do about it, for messages. */
