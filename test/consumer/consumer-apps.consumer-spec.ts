@@ -349,11 +349,16 @@ function prepareApps(workDir: string, packed: Promise<string>, preparations: Map
     );
   });
 
-  it('the tarball holds dist (code, types, maps with their sources), every docs page, the changelog, LICENSE, README and package.json, nothing else', () => {
-    // Every page of docs/ ships: the README and the pages link each other (test/docs.spec.ts checks the links).
+  it('the tarball holds dist (code, types, maps with their sources), every docs page, the changelog, CONTRIBUTING, the bench reports and notes, LICENSE, README and package.json, nothing else', () => {
+    // Every page the docs link to ships: the README, docs/ and the bench notes link each other
+    // (test/packed-docs.spec.ts checks that each link stays inside the package).
     const docsPages = readdirSync(join(REPO, 'docs'), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.md'))
       .map((file) => `docs/${file.split('\\').join('/')}`);
+    const benchNotes = readdirSync(join(REPO, 'bench', 'notes'))
+      .filter((file) => file.endsWith('.md'))
+      .map((file) => `bench/notes/${file}`);
+    const benchReports = ['bench/README.md', 'bench/RESULTS.md', 'bench/throughput.svg'];
     expect(packedFiles).toEqual(
       expect.arrayContaining([
         'LICENSE',
@@ -368,7 +373,7 @@ function prepareApps(workDir: string, packed: Promise<string>, preparations: Map
       ]),
     );
     expect(packedFiles.filter((file) => !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(file)).sort()).toEqual(
-      ['CHANGELOG.md', 'LICENSE', 'README.md', ...docsPages, 'package.json'].sort(),
+      ['CHANGELOG.md', 'CONTRIBUTING.md', 'LICENSE', 'README.md', ...docsPages, ...benchReports, ...benchNotes, 'package.json'].sort(),
     );
     // lib/ is not shipped, so a map is only useful with the TypeScript inside it.
     const map = JSON.parse(readFileSync(join(REPO, 'dist', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
