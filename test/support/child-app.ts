@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueueAppConfig } from '../fixtures/queue-app';
-import { compiledScript } from './child-build';
+import { compiledScript, mapChildStack } from './child-build';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -15,7 +15,7 @@ export interface ChildApp {
   readonly exited: Promise<number | string>;
   /** Everything the child wrote to stdout so far. */
   stdout(): string;
-  /** Everything the child wrote to stderr so far. */
+  /** Everything the child wrote to stderr so far, its stack traces mapped to the TypeScript lines. */
   stderr(): string;
   /** Graceful: SIGTERM (the app closes), then wait for exit. */
   stop(): Promise<number | string>;
@@ -61,12 +61,12 @@ export function startLockHolder(database: string, holdMs: number): ChildApp {
 
 /**
  * The arguments of `node` that run a TypeScript file of this repository (under test/fixtures/): its JavaScript from
- * this run's child build (test/support/child-build.ts), with stack traces mapped to the TypeScript lines; through
- * ts-node when the run made no build.
+ * this run's child build (test/support/child-build.ts); through ts-node when the run made no build. No
+ * `--enable-source-maps` (a quarter of a child's start): the stacks a test shows go through `mapChildStack`.
  */
 export function scriptArgs(script: string): string[] {
   const compiled = compiledScript(script);
-  return compiled ? ['--enable-source-maps', compiled] : ['-r', 'ts-node/register/transpile-only', join(ROOT, script)];
+  return compiled ? [compiled] : ['-r', 'ts-node/register/transpile-only', join(ROOT, script)];
 }
 
 /** Runs a TypeScript file of this repository (under test/fixtures/) in a new OS process (see `scriptArgs`), with `env` added to this one's. */
@@ -96,13 +96,13 @@ export function startScript(script: string, args: string[], env: NodeJS.ProcessE
           // Output may still be in the pipe when 'exit' fires; give it the chance to arrive.
           setImmediate(() => {
             check();
-            reject(new Error(`child exited (${code}) before printing ${line}; stderr:\n${stderr}`));
+            reject(new Error(`child exited (${code}) before printing ${line}; stderr:\n${mapChildStack(stderr)}`));
           });
         });
       }),
     exited,
     stdout: () => stdout,
-    stderr: () => stderr,
+    stderr: () => mapChildStack(stderr),
     stop: () => {
       child.kill('SIGTERM');
       return exited;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mapChildStack } from './child-build';
 import type { CliRun } from './cli-child';
 
 /** A file's bytes as a hash: a command that must change nothing leaves it equal. */
@@ -9,7 +10,7 @@ export function fileHash(path: string): string {
 
 /** The run exited with `code`, said `stderrPattern` if given, and printed one clear line, never a stack trace. */
 export function expectExit(run: CliRun, code: number, stderrPattern?: RegExp): void {
-  if (run.code !== code) throw new Error(`exit ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  if (run.code !== code) throw new Error(`exit ${run.code}, expected ${code}\nstdout: ${run.stdout}\nstderr: ${mapChildStack(run.stderr)}`);
   if (stderrPattern) expect(run.stderr).toMatch(stderrPattern);
   expect(run.stderr).not.toMatch(/\n\s+at /);
 }
