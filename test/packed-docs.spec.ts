@@ -2,12 +2,14 @@
  * The installed package's docs lead nowhere the package is not: every relative link of every Markdown file the
  * tarball ships (README, CHANGELOG, CONTRIBUTING, docs/, the bench reports and notes) targets a file the tarball
  * ships too. A reader of node_modules/nestjs-sqlite-queue/ has no repository beside it; test/docs.spec.ts checks
- * the links against the repository, this checks them against the package. The shipped set is npm's own answer
- * (`npm pack --dry-run --json --ignore-scripts`: package.json `files` plus what npm always adds), so dist/ need
- * not be built: no page links into it.
+ * the links against the repository, this checks them against the package.
+ *
+ * The shipped set is read from package.json `files` (plus what npm always ships), matched here against the working
+ * tree, not asked of `npm pack --dry-run`: that lists dist/, which the consumer test's `npm pack` deletes and rebuilds
+ * (and whose package.json it strips for a moment) while this file may run beside it. The consumer test checks what the
+ * real tarball holds at its top level; no page links into dist/.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
 import { readMarkdown } from './support/markdown';
 
@@ -20,15 +22,38 @@ const ROOT = resolve(__dirname, '..');
  */
 const UNSHIPPED_IMAGES = ['docs/images/'];
 
-/** The paths the tarball would hold, as npm computes them. */
-function shippedFiles(): Set<string> {
-  const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** What npm ships whatever `files` says (those a page could link to). */
+const ALWAYS_SHIPPED = ['package.json', 'README.md', 'LICENSE'];
+
+/** Folders never walked: npm never ships them (node_modules, .git), or they are build and scratch output. */
+const NOT_WALKED = new Set(['node_modules', '.git', 'dist', 'dist-sample', '.tmp', '.data', 'coverage']);
+
+/** A `files` pattern as a regular expression over a repository path: `**` any folders, `*` within one name. */
+function patternOf(glob: string): RegExp {
+  const body = glob
+    .replace(/^\.?\//, '')
+    .replace(/\/$/, '')
+    .split(/(\*\*\/|\*)/)
+    .map((part) => (part === '**/' ? '(?:.*/)?' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  // A pattern naming a folder ships everything under it.
+  return new RegExp(`^${body}(?:/.*)?$`);
+}
+
+/** Every file of the working tree (repository paths), but the folders of NOT_WALKED. */
+function walk(folder = ''): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = folder ? `${folder}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) return NOT_WALKED.has(entry.name) ? [] : walk(path);
+    return entry.isFile() ? [path] : [];
   });
-  const [manifest] = JSON.parse(output.slice(output.indexOf('['))) as { files: { path: string }[] }[];
-  return new Set(manifest.files.map((file) => file.path));
+}
+
+/** The working tree's files the tarball would hold, outside dist/. */
+function shippedFiles(): Set<string> {
+  const { files } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+  const patterns = files.map(patternOf);
+  return new Set(walk().filter((path) => ALWAYS_SHIPPED.includes(path) || patterns.some((pattern) => pattern.test(path))));
 }
 
 const isExternal = (link: string): boolean => /^[a-z][a-z\d+.-]*:/i.test(link) || link.startsWith('//');
@@ -42,6 +67,19 @@ describe('the packed docs', () => {
 
   it('ships the pages the README and docs/ link to', () => {
     expect(pages).toEqual(expect.arrayContaining(['README.md', 'CHANGELOG.md', 'docs/README.md']));
+  });
+
+  it('reads `files` patterns as npm does: ** any folders, * within one name, a folder with all under it', () => {
+    const matches = (glob: string, path: string): boolean => patternOf(glob).test(path);
+    expect(matches('docs/**/*.md', 'docs/errors.md')).toBe(true);
+    expect(matches('docs/**/*.md', 'docs/deep/er/page.md')).toBe(true);
+    expect(matches('docs/**/*.md', 'docs/images/a.png')).toBe(false);
+    expect(matches('bench/notes/*.md', 'bench/notes/2026-12-07-x.md')).toBe(true);
+    expect(matches('bench/notes/*.md', 'bench/notes/old/x.md')).toBe(false);
+    expect(matches('CHANGELOG.md', 'CHANGELOG.md')).toBe(true);
+    expect(matches('CHANGELOG.md', 'CHANGELOGxmd')).toBe(false);
+    expect(matches('bench/notes', 'bench/notes/x.md')).toBe(true);
+    expect(matches('bench/notes/', 'bench/notes/x.md')).toBe(true);
   });
 
   it('every relative link of a shipped Markdown file targets a shipped file', () => {
