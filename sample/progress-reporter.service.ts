@@ -32,10 +32,10 @@ export class ProgressReporterService {
    */
   async waitUntilDrained(queues: string[], recurring: string[], startedAt: number, timeoutMs: number): Promise<QueueSnapshot> {
     let renderedAt = 0;
-    console.log('Per queue: completed/failed/pending (pending includes delayed, retrying and running jobs)');
+    console.log('Per queue: completed/failed/pending (pending includes delayed, retrying, claimed and running jobs)');
     for (;;) {
       const snapshot = await this.snapshot(queues);
-      const drained = [...snapshot.values()].every((counts) => counts.pending + counts.running === 0);
+      const drained = [...snapshot.values()].every((counts) => unfinished(counts) === 0);
       const now = performance.now();
       if (drained || now - renderedAt >= RENDER_EVERY_MS) {
         this.render(snapshot, await this.snapshot(recurring), now - startedAt);
@@ -60,7 +60,7 @@ export class ProgressReporterService {
 
   private render(snapshot: QueueSnapshot, recurring: QueueSnapshot, elapsedMs: number): void {
     // Running jobs are not done yet, so they count as pending here.
-    const parts = [...snapshot].map(([queue, c]) => `${queue} ${c.completed}/${c.failed}/${c.pending + c.running}`);
+    const parts = [...snapshot].map(([queue, c]) => `${queue} ${c.completed}/${c.failed}/${unfinished(c)}`);
     parts.push(...[...recurring].map(([queue, c]) => `${queue} ${c.completed} run${c.completed === 1 ? '' : 's'}`));
     const line = `[${(elapsedMs / 1000).toFixed(1).padStart(5)}s] ${parts.join(' | ')}`;
     const notes = this.events.takeNotes();
@@ -73,4 +73,12 @@ export class ProgressReporterService {
     const width = (process.stdout.columns ?? 120) - 1;
     process.stdout.write(notes.map((note) => `\r${note}\x1b[K\n`).join('') + `\r${line.slice(0, width)}\x1b[K`);
   }
+}
+
+/**
+ * Jobs of a queue not finished yet: pending (delayed and retrying ones too), running, and claimed ahead of a free slot
+ * by a process (`claimed`: status running, not started yet, and counted apart from `running`).
+ */
+export function unfinished(counts: JobCounts): number {
+  return counts.pending + counts.running + counts.claimed;
 }

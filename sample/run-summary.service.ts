@@ -4,7 +4,7 @@ import { ALBUMS_QUEUE, PublishAlbumResult } from './albums/publish-album.job';
 import { BillingProcessor } from './billing/billing.processor';
 import { EMAIL_QUEUE } from './email/send-email.job';
 import { EventsReporterService } from './events-reporter.service';
-import { QueueSnapshot } from './progress-reporter.service';
+import { QueueSnapshot, unfinished } from './progress-reporter.service';
 import { BACKLOG_SNAPSHOT_OPTIONS, BACKLOG_SNAPSHOT_SCHEDULE, BacklogSnapshotResult, REPORTS_QUEUE } from './reports/backlog-snapshot.job';
 
 /**
@@ -112,7 +112,7 @@ export class RunSummaryService {
         String(q.concurrency ?? '-').padStart(4),
         String(q.counts.completed).padStart(9),
         String(q.counts.failed).padStart(6),
-        String(q.counts.pending + q.counts.running).padStart(7),
+        String(unfinished(q.counts)).padStart(7),
         formatPercentiles(waitTime).padStart(17),
         formatPercentiles(runTime).padStart(16),
       ];

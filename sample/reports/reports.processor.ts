@@ -12,6 +12,7 @@ export class ReportsProcessor implements QueueProcessor<unknown, BacklogSnapshot
 
   async process(_job: Job): Promise<BacklogSnapshotResult> {
     const counts = await this.admin.getCounts();
-    return { waiting: counts.pending, running: counts.running };
+    // Jobs a process claimed ahead of a free slot (`claimed`) wait too: `running` counts only those a handler has.
+    return { waiting: counts.pending + counts.claimed, running: counts.running };
   }
 }
