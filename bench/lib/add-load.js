@@ -9,7 +9,7 @@ const stats = (values) => ({ p50: percentile(values, 50), p99: percentile(values
  * @param {(i: number) => Promise<unknown>} add  one add() of job number i
  * @param {{ total: number, inFlight: number, loneCount: number, warmup: number }} sizes
  * @param {(i: number) => Promise<unknown>} [reference]  another way to add one job, whose lone latency is measured
- *   in turns with `add`'s (one each, alternately, in the same process): a pair measured side by side, which the
+ *   in turns with `add`'s (one each, in the same process, which goes first alternating): a pair measured side by side, which the
  *   machine's drift and a garbage collection or checkpoint here or there cannot tell apart, unlike separate runs.
  */
 async function measureAdds(add, { total, inFlight, loneCount, warmup }, reference) {
@@ -18,10 +18,18 @@ async function measureAdds(add, { total, inFlight, loneCount, warmup }, referenc
   const lone = [];
   const loneReference = [];
   for (let i = 0; i < loneCount; i++) {
+    // Which of the pair goes first alternates: the first of a pair pays more at the p99. On PostgreSQL (3 runs each
+    // way) the library's p99 over the reference's was 1.04 with the library's add first, 0.80 with the reference's.
+    const referenceFirst = reference !== undefined && i % 2 === 1;
+    if (referenceFirst) {
+      const t = now();
+      await reference(-1 - warmup - i);
+      loneReference.push(now() - t);
+    }
     let t = now();
     await add(i);
     lone.push(now() - t);
-    if (!reference) continue;
+    if (!reference || referenceFirst) continue;
     t = now();
     await reference(-1 - warmup - i);
     loneReference.push(now() - t);

@@ -103,7 +103,7 @@ function concurrentAddSection(data) {
     'the adds that arrive while an insert of their queue is in flight into the next INSERT (group commit: no timer, a lone add is',
     'written at once). "one statement per add" is the same build\'s `add()` with group commit taken out, each add its own statement as',
     `before: the A/B reference (${fmt(Math.max(inFlight, total / 4))} adds: it is slow). The library's lone adds alternate with as many of`,
-    'that reference in the same process, one each in turn ("lone, no group commit"): a paired measurement, which drift, a garbage',
+    'that reference in the same process, one each in turn, which of the two goes first alternating ("lone, no group commit"): a paired measurement, which drift, a garbage',
     `collection or a checkpoint cannot put on one side only. BullMQ: \`Queue.add()\` on the local Redis, and on its PostgreSQL backend (same server, a tenth of the adds). Median of ${ca.results.bullmq ? ca.results.bullmq.length : 0} interleaved runs; ratios are medians of same-run ratios.`,
     '',
   );
