@@ -126,4 +126,27 @@ describe('FinishWatcher (unit)', () => {
     expect(error).toMatchObject({ operation: 'waitUntilFinished', transient: false, cause: broken });
     expect(String((error as Error).message)).toContain('job 7');
   });
+
+  it('a wait whose first look failed for good is no longer read by the poll', async () => {
+    const statuses = new Map<string, JobStatus>([
+      ['7', 'running'],
+      ['8', 'running'],
+    ]);
+    const { storage, asked } = storageOf(statuses);
+    const broken = Object.assign(new Error('no such column: finished_at'), { code: 'SQLITE_ERROR' });
+    const look = storage.getJob;
+    storage.getJob = async (id: string) => {
+      if (id !== '7') return look(id);
+      asked.push(`getJob ${id}`);
+      throw broken;
+    };
+    watcher = new FinishWatcher(async () => storage, new JobEventBus(), 50, logger);
+    await expect(watcher.wait('7', WAIT_TIMEOUT)).rejects.toBeInstanceOf(StorageError);
+    // Another wait keeps the poll going: the ended wait's job must not be in what it reads.
+    const other = watcher.wait('8', WAIT_TIMEOUT);
+    while (!asked.some((entry) => entry.startsWith('getWaitedJobs'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    statuses.set('8', 'completed');
+    expect(await other).toMatchObject({ id: '8', status: 'completed' });
+    expect(asked.filter((entry) => entry.startsWith('getWaitedJobs')).every((entry) => entry === 'getWaitedJobs 8')).toBe(true);
+  });
 });

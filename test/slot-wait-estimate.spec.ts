@@ -33,4 +33,11 @@ describe('SlotWaitEstimate (unit): the wait a freed slot plans for', () => {
     wait.record(10); // deviation 1 + (|10 - 2| - 1) / 4 = 2.75; mean 2 + 8 / 8 = 3
     expect(wait.plannedMs).toBeCloseTo(3 + 4 * 2.75);
   });
+
+  it('takes a first wait of 0 ms as a wait: the next one moves the estimate instead of starting it again', () => {
+    const wait = new SlotWaitEstimate();
+    wait.record(0); // mean 0, deviation 0
+    wait.record(4); // deviation 0 + (|4 - 0| - 0) / 4 = 1; mean 0 + 4 / 8 = 0.5
+    expect(wait.plannedMs).toBeCloseTo(0.5 + 4 * 1);
+  });
 });

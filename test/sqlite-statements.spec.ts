@@ -1,5 +1,6 @@
 import { DataSource, QueryFailedError } from 'typeorm';
 import { NodeSqlite3Database, PreparedNodeSqlite3Statements, QueryRunnerStatements } from '../lib/storage/sqlite/sqlite-statements';
+import { labelAfterVerb } from '../lib/storage/shared/statement-runner';
 import { TransactionStatements } from '../lib/storage/transactions/transaction-statements';
 import { tempDatabase } from './support/temp-database';
 
@@ -162,6 +163,7 @@ describe.each(['sqlite', 'better-sqlite3'] as const)('QueryRunnerStatements (an 
     expect(await statements.run('/* bump */ UPDATE items SET n = n + 10 WHERE n >= ?', [2])).toBe(2);
     expect(await statements.run('/* retry */ UPDATE OR IGNORE items SET n = n + 1 WHERE id = ?', [1])).toBe(1);
     expect(await statements.run('/* drop */ DELETE FROM items WHERE n > ?', [11])).toBe(2);
+    expect(await statements.run('/* drop none */ DELETE FROM items /* by value */ WHERE n > ?', [11])).toBe(0);
     expect(await statements.run('UPDATE items SET n = 0', [])).toBe(1);
     expect(await statements.all('/* rows */ SELECT n FROM items', [])).toEqual([{ n: 0 }]);
   });
@@ -174,5 +176,15 @@ describe.each(['sqlite', 'better-sqlite3'] as const)('QueryRunnerStatements (an 
       expect(await inTransaction.run('/* drop */ DELETE FROM items WHERE n = ?', [3])).toBe(1);
     });
     expect(await statements.all('SELECT n FROM items', [])).toEqual([{ n: 2 }]);
+  });
+});
+
+describe('labelAfterVerb', () => {
+  it('moves the leading label alone behind the first word, and leaves the rest of the text as it is', () => {
+    expect(labelAfterVerb('/* complete */ UPDATE t SET a = 1 WHERE id = ?')).toBe('UPDATE /* complete */ t SET a = 1 WHERE id = ?');
+    expect(labelAfterVerb('  /* bump */\n  UPDATE t SET a = a + 1 /* every row */ WHERE a > ?')).toBe(
+      'UPDATE /* bump */ t SET a = a + 1 /* every row */ WHERE a > ?',
+    );
+    expect(labelAfterVerb('UPDATE t SET a = 1 /* no label */')).toBe('UPDATE t SET a = 1 /* no label */');
   });
 });

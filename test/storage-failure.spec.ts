@@ -17,9 +17,12 @@ describe('storageFailureKind: one lookup over the drivers error codes', () => {
     [coded('28P01'), 'authentication-failed'],
     [coded('3D000'), 'database-missing'],
     [coded('57P01', 'terminating connection due to administrator command'), 'connection-lost'],
+    [coded('57P02', 'terminating connection due to crash of another server process'), 'connection-lost'],
     [coded('57P03', 'the database system is shutting down'), 'connection-lost'],
     [coded('ECONNRESET'), 'connection-lost'],
     [new Error('Connection terminated unexpectedly'), 'connection-lost'],
+    // node-postgres, on a query in flight when its client was ended.
+    [new Error('Connection terminated'), 'connection-lost'],
     [new QueryRunnerAlreadyReleasedError(), 'connection-lost'],
     [new Error('the connection terminated the test'), 'other'],
     [coded('SQLITE_BUSY'), 'other'],
@@ -65,6 +68,16 @@ describe('storageFailureKind: one lookup over the drivers error codes', () => {
     expect(error.transient).toBe(true);
     expect(error.message).toBe(
       'QueueProducer.add (queue "q") failed in the database: the database is busy or unreachable for now: SQLITE_BUSY: database is locked',
+    );
+  });
+
+  it('a StorageError of a lost connection says the connection was lost, and that a retry may work', () => {
+    const lost = coded('57P01', 'terminating connection due to administrator command');
+    const error = new StorageError('waitUntilFinished', 'job 7', lost);
+    expect(error).toMatchObject({ kind: 'connection-lost', transient: true });
+    expect(error.message).toBe(
+      'waitUntilFinished (job 7) failed in the database: the connection to the server was lost (the server restarted or shut ' +
+        'down, or the session was terminated); retry once the server answers again: terminating connection due to administrator command',
     );
   });
 });
