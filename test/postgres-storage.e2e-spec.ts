@@ -463,15 +463,16 @@ describePostgres('PostgreSQL backend', () => {
     const schema = freshSchema();
     const s = await storage(schema);
     const db = await admin();
-    // Past 2^53, where a JavaScript number would silently round.
-    await db.query(`SELECT setval(pg_get_serial_sequence('"${schema}".${JOBS_TABLE}', 'id'), 9007199254740993)`);
+    // Past 2^53, where a JavaScript number would silently round: 2^53 + 3, which no double holds (2^53 + 2 is one,
+    // and an id read through a number would come back right).
+    await db.query(`SELECT setval(pg_get_serial_sequence('"${schema}".${JOBS_TABLE}', 'id'), 9007199254740994)`);
     const [job] = await s.enqueue('q', [newJob()], Date.now());
-    expect(job.id).toBe('9007199254740994');
-    expect((await s.getJob('9007199254740994'))?.id).toBe('9007199254740994');
+    expect(job.id).toBe('9007199254740995');
+    expect((await s.getJob('9007199254740995'))?.id).toBe('9007199254740995');
     const [claimed] = await s.claim([{ queue: 'q', limit: 1 }], 'w', Date.now(), 30_000);
-    expect(claimed.id).toBe('9007199254740994');
+    expect(claimed.id).toBe('9007199254740995');
     expect(await s.completeMany([{ ref: { id: claimed.id, attempt: 1 }, result: '1' }], 'w', Date.now())).toEqual(
-      new Set(['9007199254740994']),
+      new Set(['9007199254740995']),
     );
     expect(await s.getCounts('q')).toEqual([{ queue: 'q', status: 'completed', count: 1 }]);
   });
