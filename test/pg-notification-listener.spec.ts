@@ -14,13 +14,19 @@ import { waitFor } from './support/wait-for';
 
 class FakeClient extends EventEmitter implements PgListenClient {
   connected = false;
+  connecting = false;
   ended = false;
   readonly statements: string[] = [];
-  constructor(private readonly failConnect: boolean) {
+  /** `stuck`: the connect is still under way when the test ends the client, and never settles then (as pg's). */
+  constructor(private readonly connectAs: 'ok' | 'fail' | 'stuck') {
     super();
   }
   async connect(): Promise<void> {
-    if (this.failConnect) throw new Error('ECONNREFUSED');
+    if (this.connectAs === 'fail') throw new Error('ECONNREFUSED');
+    if (this.connectAs === 'stuck') {
+      this.connecting = true;
+      return new Promise<void>(() => undefined);
+    }
     this.connected = true;
   }
   async query(statement: string): Promise<void> {
@@ -44,16 +50,19 @@ const quietLogger: ListenerLogger = { log: () => undefined, warn: () => undefine
 describe('PostgresNotificationListener', () => {
   let clients: FakeClient[];
   let failNext: number;
+  let stuckNext: number;
   let listener: PostgresNotificationListener;
   let hints: number;
 
   beforeEach(() => {
     clients = [];
     failNext = 0;
+    stuckNext = 0;
     hints = 0;
     const create = () => {
-      const client = new FakeClient(failNext > 0);
+      const client = new FakeClient(failNext > 0 ? 'fail' : stuckNext > 0 ? 'stuck' : 'ok');
       if (failNext > 0) failNext--;
+      else if (stuckNext > 0) stuckNext--;
       clients.push(client);
       return client;
     };
@@ -99,7 +108,7 @@ describe('PostgresNotificationListener', () => {
   it('passes notifications of its extra channels on, with their payload, and one without payload per channel after a reconnect', async () => {
     const extra = new PostgresNotificationListener(
       () => {
-        const client = new FakeClient(false);
+        const client = new FakeClient('ok');
         clients.push(client);
         return client;
       },
@@ -135,7 +144,7 @@ describe('PostgresNotificationListener', () => {
     let fail = 0;
     const counting = new PostgresNotificationListener(
       () => {
-        const client = new FakeClient(fail > 0);
+        const client = new FakeClient(fail > 0 ? 'fail' : 'ok');
         if (fail > 0) fail--;
         clients.push(client);
         return client;
@@ -178,5 +187,21 @@ describe('PostgresNotificationListener', () => {
     expect(clients.length).toBe(count); // no reconnect after close
     expect(clients.every((client) => client.ended || !client.connected)).toBe(true);
     expect(completed).toBe(true);
+  });
+
+  it('close() during a reconnect attempt returns, though ending the client leaves its connect unsettled (node-postgres does)', async () => {
+    await listener.start();
+    stuckNext = 1;
+    clients[0].drop();
+    await waitFor(() => clients[1]?.connecting === true, 'the reconnect attempt under way');
+    let completed = false;
+    listener.hints$.subscribe({ complete: () => (completed = true) });
+    let closed = false;
+    void listener.close().then(() => (closed = true));
+    // Before, close() waited for that connect forever: an app shutting down during a reconnect never finished closing.
+    await waitFor(() => closed, 'close() to return', 5000);
+    expect(clients[1].ended).toBe(true);
+    expect(completed).toBe(true);
+    expect(listener.listening).toBe(false);
   });
 });

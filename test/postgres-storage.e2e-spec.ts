@@ -20,6 +20,7 @@ import {
 } from '../lib';
 import { NewJobRecord } from '../lib/storage/queue-storage.interface';
 import { createPostgresStorage } from '../lib/storage/postgres/postgres-queue.storage';
+import { PgListenClient, PostgresNotificationListener } from '../lib/storage/postgres/postgres-notification-listener';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
 import { PostgresStatements } from '../lib/storage/postgres/postgres-statements';
 import { claimJobs } from '../lib/storage/postgres/sql/claim.sql';
@@ -40,6 +41,10 @@ function freshSchema(): string {
 function newJob(overrides: Partial<NewJobRecord> = {}): NewJobRecord {
   return { data: '{}', priority: 0, runAt: Date.now(), maxAttempts: 3, backoff: null, timeout: null, key: null, ...overrides };
 }
+
+// pg is an optional peer of the library: its Client as the listener sees it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Client } = require('pg') as { Client: new (config: { connectionString: string; application_name: string }) => PgListenClient };
 
 function postgresDataSource(): DataSource {
   return new DataSource({ type: 'postgres', url: postgresTestUrl(), poolSize: 4 });
@@ -217,6 +222,50 @@ describePostgres('PostgreSQL backend', () => {
         await waitFor(() => received.length >= 2, 'a notification on the new connection', 10_000);
       } finally {
         subscription.unsubscribe();
+      }
+    });
+
+    it('closes while a reconnect is still connecting, though node-postgres never settles the connect of a client ended then', async () => {
+      // Each attempt is a client of its own, told apart on the server by its application_name.
+      const name = `${freshSchema()}_listen`;
+      let attempts = 0;
+      let closing: Promise<void> | undefined;
+      const listener = new PostgresNotificationListener(
+        () => {
+          const client = new Client({ connectionString: postgresTestUrl(), application_name: `${name}_${++attempts}` });
+          if (attempts === 2) {
+            // close() the moment the reconnect has begun to connect: an app shut down during a reconnect.
+            const connect = client.connect.bind(client);
+            client.connect = () => {
+              const connecting = connect();
+              closing = listener.close();
+              return connecting;
+            };
+          }
+          return client;
+        },
+        name,
+        `LISTEN "${name}"`,
+        { log: () => undefined, warn: () => undefined },
+        { initialDelay: 1, maxDelay: 1 },
+      );
+      try {
+        await listener.start();
+        expect(listener.listening).toBe(true);
+        const db = await admin();
+        await db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [`${name}_1`]);
+        await waitFor(() => closing !== undefined, 'the reconnect attempt', 10_000);
+        let closed = false;
+        void closing!.then(() => (closed = true));
+        // Before, close() waited for that connect forever, and so did app.close() of an app shut down during a reconnect.
+        await waitFor(() => closed, 'close() to return', 10_000);
+        expect(listener.listening).toBe(false);
+        // Nothing of the listener is left on the server (a terminated backend takes a moment to leave the list).
+        const backends = async () =>
+          ((await db.query('SELECT pid FROM pg_stat_activity WHERE application_name LIKE $1', [`${name}_%`])) as unknown[]).length;
+        await waitFor(async () => (await backends()) === 0, 'no backend of the listener left', 10_000);
+      } finally {
+        if (!closing) await listener.close();
       }
     });
   });

@@ -53,6 +53,8 @@ export class PostgresNotificationListener {
   private closed = false;
   private up = false;
   private connecting: Promise<void> = Promise.resolve();
+  /** Settles the connect attempt in progress, for close(): see connect(). */
+  private abandonAttempt?: () => void;
 
   /** One value per notification, and one after every reconnect. Completes on `close()`. */
   readonly hints$: Observable<void> = this.hints.asObservable();
@@ -93,8 +95,10 @@ export class PostgresNotificationListener {
     const client = this.client;
     this.client = undefined;
     this.up = false;
-    // Ending the client makes an in-flight connect fail fast; wait for it so no socket outlives us.
+    // Ending the client closes its socket, also when it is still connecting; that connect attempt is then settled
+    // here (pg never settles it), and waited for, so nothing of it outlives us.
     if (client) await endQuietly(client);
+    this.abandonAttempt?.();
     await this.connecting;
     this.hints.complete();
     this.others.complete();
@@ -120,12 +124,25 @@ export class PostgresNotificationListener {
       if (message.channel === this.channel) this.hints.next();
       else if (this.extraChannels.includes(message.channel)) this.others.next(message);
     });
-    try {
+    // node-postgres never settles connect() of a client ended while it connects (its 'end' handler reports nothing
+    // once end() was called), and close() ends it: close() settles the attempt through `abandoned` instead, or it
+    // would wait for it forever (a reconnect in progress at shutdown hung app.close()).
+    let abandon!: () => void;
+    const abandoned = new Promise<void>((resolve) => (abandon = resolve));
+    this.abandonAttempt = abandon;
+    const attempt = (async () => {
       await client.connect();
       await client.query(this.listenStatement);
+    })();
+    // Once abandoned, nobody awaits the attempt: a late rejection of it is no one's to handle.
+    attempt.catch(() => undefined);
+    try {
+      await Promise.race([attempt, abandoned]);
     } catch (error) {
       this.lost(client, error);
       return;
+    } finally {
+      if (this.abandonAttempt === abandon) this.abandonAttempt = undefined;
     }
     if (this.closed || client !== this.client) return;
     // Like a SQLite handle, the idle LISTEN socket alone does not keep the process alive: a processing app is kept
