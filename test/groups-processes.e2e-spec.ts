@@ -6,7 +6,6 @@
 import { QueueAdmin, QueueProducer } from '../lib';
 import { ChildApp, readLines, startChildApp } from './support/child-app';
 import { describeEachBackend, perTestApp } from './support/backends';
-import { CLAIM_TO_START_MS, FIRST_START_SLACK_MS } from './support/test-timings';
 import { waitFor } from './support/wait-for';
 
 /** Most handlers running at once per group, from span logs ("S id pid t" / "E id pid t") and each job's group. */
@@ -91,6 +90,9 @@ describeEachBackend('job groups across OS processes', (backend) => {
     const app = await current.startApp({ module: { processing: false } });
     const admin = app.get(QueueAdmin);
     const groups = ['t1', 't2', 't3'];
+    // All processes read this machine's clock. A group's first window opens at a claim after this, so a job claimed in
+    // its second window starts at least a window after it, however late a loaded machine starts a claimed job.
+    const addedAt = Date.now();
     await app.get(QueueProducer).addBulk(
       'tenants',
       Array.from({ length: 18 }, (_, n) => ({ data: { n, sleep: 200 }, options: { group: groups[n % 3] } })),
@@ -101,9 +103,10 @@ describeEachBackend('job groups across OS processes', (backend) => {
       const jobs = await admin.getJobs('tenants', { group, limit: 100 });
       const starts = jobs.map((job) => job.startedAt!.getTime()).sort((a, b) => a - b);
       firstStarts.push(starts[0]);
-      // The group's first window opens at its first claim: exactly max start in it, whichever process claimed them.
-      expect(starts.filter((at) => at < starts[0] + duration - CLAIM_TO_START_MS)).toHaveLength(max);
-      expect(starts[5] - starts[0]).toBeGreaterThanOrEqual(duration - FIRST_START_SLACK_MS);
+      // At most max start within a window of the add, whichever process claimed them, and the first window took its
+      // max (three rounds of 200 ms jobs fit it many times over); the fourth job is the second window's first.
+      expect(starts.filter((at) => at < addedAt + duration)).toHaveLength(max);
+      expect(starts[max]).toBeGreaterThanOrEqual(addedAt + duration);
     }
     // A group at its limit holds no other back: every group's first window opened within the first group's.
     expect(Math.max(...firstStarts) - Math.min(...firstStarts)).toBeLessThan(duration);
