@@ -456,6 +456,28 @@ describeEachBackend(
       await page.close();
     });
 
+    it('a page past the end of the list (an old link, a typed offset) says where the list ends and links back to it', async () => {
+      const jobs = await producer.addBulk(
+        'mail',
+        Array.from({ length: 3 }, (_, i) => ({ data: { n: i }, options: { name: 'past-end', delay: 3_600_000 } })),
+      );
+      const page = await openPage(`${running.url}/queues#/queue/mail?status=pending&name=past-end&offset=99999975`);
+      const pager = page.locator('[data-pager]');
+      await pager.waitFor();
+      // Not "No job here": the tab counts 3 of them.
+      expect(await pager.innerText()).toBe('No job at 99,999,976 or after: this list holds 3.');
+      expect(await page.getByText('No job here.').count()).toBe(0);
+      await page.getByRole('link', { name: 'First page' }).click();
+      await page.locator(`tr[data-job="${jobs[0].id}"]`).waitFor();
+      expect(await page.locator('[data-pager]').innerText()).toBe('Jobs 1–3 of 3');
+      // In an order sorted among the newest jobs the count is not known past the end: the way back still is.
+      await page.goto(`${running.url}/queues#/queue/mail?status=pending&name=past-end&sort=name&order=asc&offset=50`);
+      await page.getByText('No job at 51 or after.').waitFor();
+      await page.getByRole('link', { name: 'First page' }).click();
+      await page.locator(`tr[data-job="${jobs[0].id}"]`).waitFor();
+      await page.close();
+    });
+
     it("a click whose press spans a poll still lands: the poll's answer waits for the release", async () => {
       await running.app.close();
       running = await startDashboardApp(db, 'express', { refreshInterval: 1000 }, [ReportModule]);

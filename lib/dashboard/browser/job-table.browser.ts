@@ -94,10 +94,28 @@ function searchScope(data: QueueData): string {
 }
 
 /**
+ * A page past the list's end (an old link, a hand-typed offset): not "no job here", which the tab's count would
+ * contradict, but where the list ends, with the way to its first page and, when the count is known, its last.
+ */
+function pastTheEnd(data: QueueData, table: JobTableState): Child {
+  const name = data.queue.name;
+  const last = data.total ? Math.floor((data.total - 1) / data.limit) * data.limit : null;
+  return h('nav', { class: 'pager', 'aria-label': 'Pages' }, [
+    h('span', {
+      'data-pager': true,
+      text: pagerText(data, data.offset + 1, data.offset) + (data.total !== null ? ': this list holds ' + count(data.total) + '.' : '.'),
+    }),
+    h('a', { href: queueHref(name, { ...table.kept, offset: null }), text: 'First page', 'data-focus': 'first' }),
+    last ? h('a', { href: queueHref(name, { ...table.kept, offset: last }), text: 'Last page', 'data-focus': 'last' }) : null,
+  ]);
+}
+
+/**
  * The jobs of the page, and the pager. A search is one page of its first matches, not paged: a line says how many it
  * shows and, when it found more than a page, that more may match (a narrower search finds them).
  */
 function jobsTable(data: QueueData, table: JobTableState): Child {
+  if (!data.jobs.length && !data.search && data.offset > 0) return pastTheEnd(data, table);
   if (!data.jobs.length) return h('p', { text: data.search ? 'No job of this queue ' + searchScope(data) + '.' : 'No job here.' });
   const onPage = new Set(data.jobs.map((job) => job.id));
   table.selected.forEach((id) => {
