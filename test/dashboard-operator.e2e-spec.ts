@@ -456,6 +456,24 @@ describeEachBackend(
       await page.close();
     });
 
+    it("a double click on an action sends it once: the second click's refusal does not hide the first one's answer", async () => {
+      const [job] = await producer.addBulk('mail', [{ data: { fail: true } }]);
+      await waitFor(async () => (await admin.getJob(job.id))?.status === 'failed', 'the job failed');
+      running.behaviour.failing = false;
+      const page = await openPage(`${running.url}/queues#/job/${job.id}`);
+      let posts = 0;
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().includes('/api/job/retry')) posts++;
+      });
+      await page.getByRole('button', { name: 'Retry', exact: true }).dblclick();
+      await page.getByRole('status').getByText(`Job ${job.id} is pending again`).waitFor();
+      // The page's own read after the action has come back (a job no longer failed has no Retry): nothing else is on its way.
+      await page.getByRole('button', { name: 'Retry', exact: true }).waitFor({ state: 'detached' });
+      expect(posts).toBe(1);
+      expect(await page.locator('#action-status.error').count()).toBe(0);
+      await page.close();
+    });
+
     it('a page past the end of the list (an old link, a typed offset) says where the list ends and links back to it', async () => {
       const jobs = await producer.addBulk(
         'mail',

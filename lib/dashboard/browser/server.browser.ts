@@ -65,16 +65,28 @@ function say(message: string, isError?: boolean): void {
   statusLine.textContent = message;
 }
 
+/** The actions sent and not yet answered and shown (their path and body). */
+const inFlight = new Set<string>();
+
 /**
  * Sends an action after confirmation where it destroys something; says what happened; then reads the page again at
  * once, so the page shows the action's effect without waiting for the next poll (and a poll answer read before the
  * action, arriving after it, is dropped: see refresh). Resolves with the answer, or null when nothing was done.
  */
 function act<T extends ActionAnswer = ActionAnswer>(path: string, body?: unknown, confirmText?: string | null): Promise<T | null> {
+  // A second click on the same action while the first is on its way (a double click, an impatient one) sends
+  // nothing: it would be refused (a retried job is no longer failed) and its error would hide the first one's answer.
+  const key = path + ' ' + JSON.stringify(body || {});
+  if (inFlight.has(key)) return Promise.resolve(null);
   if (confirmText && !window.confirm(confirmText)) {
     say('Nothing done.');
     return Promise.resolve(null);
   }
+  inFlight.add(key);
+  const done = <V>(value: V): V => {
+    inFlight.delete(key);
+    return value;
+  };
   return request<T>(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -88,7 +100,10 @@ function act<T extends ActionAnswer = ActionAnswer>(path: string, body?: unknown
       say(messageOf(error), true);
       return null;
     })
-    .then((answer) => refresh().then(() => answer));
+    .then((answer) => refresh().then(() => answer))
+    .then(done, (error: unknown) => {
+      throw done(error);
+    });
 }
 
 function actionButton(label: string, path: string, body?: unknown, confirmText?: string | null, extra?: Attrs): HTMLButtonElement {
