@@ -235,6 +235,21 @@ describeEachBackend(
       await page.close();
     });
 
+    it('the Failures panel shows a long error in three lines, as the job table does, the rest in its tooltip', async () => {
+      const page = await openPage(`${running.url}/queues#/queue/payments`);
+      const link = page.locator(`[data-panel="failures"] tr[data-failure-group="${failed.long[0]}"] a.clamp`);
+      await link.waitFor();
+      // The tooltip holds the message as the server groups it (cut there, with an ellipsis).
+      expect(await link.getAttribute('title')).toMatch(/^Error: x{100,}…?$/);
+      // A line is the height of a one-line error's link ("card declined").
+      const height = async (id: string) =>
+        (await page.locator(`[data-panel="failures"] tr[data-failure-group="${id}"] a.clamp`).boundingBox())!.height;
+      const line = await height(failed.declined[3]);
+      expect(await height(failed.long[0])).toBeLessThanOrEqual(3 * line + 1);
+      expect(await height(failed.long[0])).toBeGreaterThan(2 * line);
+      await page.close();
+    });
+
     it('the Attempts panel says which runs were part of a batch, and of how many jobs', async () => {
       // Added while the queue is paused, so that one claim takes both into one call.
       await admin.pause('bundles');

@@ -45,6 +45,7 @@ addQueuePanel({
     if (!groups.length) return fill(body, null);
     const name = data.queue.name;
     const searchable = data.textSearch !== false;
+    // An error shows three lines, as in the job table, the rest in its tooltip: one of 3,000 characters filled screens.
     const rows = groups.map((g) => {
       const text = failureSearch(g.message);
       const label = g.name + ': ' + g.message;
@@ -53,8 +54,8 @@ addQueuePanel({
           'td',
           { class: 'wrap error', 'data-label': 'Error' },
           searchable && text
-            ? h('a', { href: queueHref(name, { status: 'failed', search: text }), title: label, text: label })
-            : h('span', { title: label, text: label }),
+            ? h('a', { href: queueHref(name, { status: 'failed', search: text }), title: label, text: label, class: 'clamp' })
+            : h('span', { title: label, text: label, class: 'clamp' }),
         ),
         h('td', { class: 'num', 'data-label': 'Jobs', text: count(g.count) }),
         h('td', { 'data-label': 'Last failed' }, whenShort(g.lastFailedAt)),
