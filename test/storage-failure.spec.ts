@@ -20,6 +20,8 @@ describe('storageFailureKind: one lookup over the drivers error codes', () => {
     [coded('57P02', 'terminating connection due to crash of another server process'), 'connection-lost'],
     [coded('57P03', 'the database system is shutting down'), 'connection-lost'],
     [coded('ECONNRESET'), 'connection-lost'],
+    [coded('08006', 'connection failure'), 'connection-lost'],
+    [coded('08P01', 'protocol violation'), 'connection-lost'],
     [new Error('Connection terminated unexpectedly'), 'connection-lost'],
     // node-postgres, on a query in flight when its client was ended.
     [new Error('Connection terminated'), 'connection-lost'],

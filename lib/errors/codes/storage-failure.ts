@@ -88,7 +88,9 @@ export function storageFailureKind(error: unknown): StorageFailureKind {
       const { code, driverError, cause } = current as { code?: unknown; driverError?: unknown; cause?: unknown };
       // Extended SQLite codes (SQLITE_READONLY_DBMOVED, SQLITE_CANTOPEN_ISDIR...) mean what their primary code means.
       const primary = typeof code === 'string' ? code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1') : undefined;
-      const kind = (primary === undefined ? undefined : BY_CODE.get(primary)) ?? kindByNameOrMessage(current);
+      // PostgreSQL class 08 (connection exceptions) is a lost connection too, as transient-error.ts reads it.
+      const classLost = typeof code === 'string' && /^08[0-9A-Z]{3}$/.test(code) ? 'connection-lost' : undefined;
+      const kind = (primary === undefined ? undefined : BY_CODE.get(primary)) ?? classLost ?? kindByNameOrMessage(current);
       if (kind) return kind;
       current = driverError ?? cause;
     }
