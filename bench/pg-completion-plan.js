@@ -12,6 +12,10 @@
 //   PG_PLAN_ROUNDS=60 PG_PLAN_BATCH=200 PG_PLAN_TOTAL=100000 node bench/pg-completion-plan.js
 //   PG_PLAN_NO_TRIGGERS=1 node bench/pg-completion-plan.js   (the table's row triggers disabled)
 //   PG_PLAN_BASE_DIST=/path/to/other/dist node bench/pg-completion-plan.js   (adds that build's statement, same rounds)
+//   PG_PLAN_OTHER_RUNNING=600 node bench/pg-completion-plan.js   (that many jobs claimed by another worker and left
+//     running, as other processes' jobs in flight are; ANALYZE runs after they are claimed)
+//   PG_PLAN_EXPLAIN=1 node bench/pg-completion-plan.js   (prints the plan the library's statement runs with, prepared,
+//     after five calls: the generic plan, as a long-lived connection runs it)
 // The library's statement runs twice: with no batch size (single-job handlers' completions) and with each job's batch
 // size set (a batch handler's), so the cost of the per-job size array is read in the same rounds.
 const fs = require('node:fs');
@@ -28,6 +32,7 @@ const ROUNDS = Number(process.env.PG_PLAN_ROUNDS ?? 40);
 const BATCH = Number(process.env.PG_PLAN_BATCH ?? 200);
 const TOTAL = Number(process.env.PG_PLAN_TOTAL ?? 100_000);
 const WORKER = 'bench-worker';
+const OTHER_RUNNING = Number(process.env.PG_PLAN_OTHER_RUNNING ?? 0);
 /** Linux's USER_HZ: /proc counts CPU time in these ticks. */
 const CLOCK_TICKS = 100;
 const tables = postgresTables(SCHEMA);
@@ -105,6 +110,13 @@ async function main() {
     );
     // PG_PLAN_NO_TRIGGERS=1: the jobs table without its row triggers, to see what they cost a completion.
     if (process.env.PG_PLAN_NO_TRIGGERS) await admin.query(`ALTER TABLE ${T} DISABLE TRIGGER USER`);
+    // Other processes' jobs in flight: running rows of another worker, which no completion of this one may touch.
+    if (OTHER_RUNNING > 0)
+      await admin.query(
+        `UPDATE ${T} SET status = 'running', attempts = 1, locked_by = 'other-worker', lease_until = $1, updated_at = $1
+         WHERE id IN (SELECT id FROM ${T} ORDER BY id DESC LIMIT $2)`,
+        [now + 600_000, OTHER_RUNNING],
+      );
     await admin.query(`ANALYZE ${T}`);
   });
 
@@ -155,12 +167,15 @@ async function main() {
   }
 
   for (const variant of variants) variant.cpuMs = serverCpuMs(variant.pid) - variant.cpuBefore;
+  if (process.env.PG_PLAN_EXPLAIN) await explainLibrary(clients[0], library, claim);
   for (const client of [...clients, claimer]) await client.end();
   await withClient(PG_URL, (admin) => admin.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`));
 
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const fmt = (value) => value.toFixed(2);
-  console.log(`${TOTAL} pending jobs (ANALYZEd), ${ROUNDS} rounds of ${BATCH}-job completion batches per variant, alternated`);
+  console.log(
+    `${TOTAL} pending jobs (ANALYZEd), ${OTHER_RUNNING} running for another worker, ${ROUNDS} rounds of ${BATCH}-job completion batches per variant, alternated`,
+  );
   console.log('');
   console.log(
     '| variant | ms per batch (median) | first 5 calls (ms) | calls 6+ median (ms) | max (ms) | × library, same rounds (median) | server CPU ms per batch |',
@@ -172,6 +187,22 @@ async function main() {
       `| ${variant.name} | ${fmt(median(variant.times))} | ${first} | ${fmt(median(variant.times.slice(5)))} | ${fmt(Math.max(...variant.times))} | ${median(paired[index]).toFixed(2)}× | ${fmt(variant.cpuMs / ROUNDS)} |`,
     );
   });
+}
+
+/** The plan of the library's statement on a connection that has run it prepared more than five times (generic). */
+async function explainLibrary(client, library, claim) {
+  const rows = await claim();
+  const params = [Date.now(), rows.map((row) => row.id), rows.map((row) => row.attempts), rows.map(() => '1'), WORKER];
+  for (let extra = 0; extra < library.extra; extra++) params.push(rows.map(() => null));
+  const literal = (value) =>
+    Array.isArray(value) ? `'{${value.map((item) => (item === null ? 'NULL' : item)).join(',')}}'` : `'${value}'`;
+  await client.query(`PREPARE explained AS ${library.sql}`);
+  // Five custom plans first, each completing nothing (attempt 0 matches no row), then the generic one is explained.
+  const idle = params.map((value, index) => (index === 2 ? value.map(() => 0) : value));
+  for (let call = 0; call < 6; call++) await client.query(`EXECUTE explained(${idle.map(literal).join(', ')})`);
+  const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE explained(${params.map(literal).join(', ')})`);
+  console.log(`\nThe library's statement, generic plan (${OTHER_RUNNING} other running jobs):`);
+  for (const row of plan.rows) console.log(`    ${row['QUERY PLAN']}`);
 }
 
 main().catch((error) => {

@@ -8,6 +8,7 @@
 //              INSERT INTO history SELECT …);
 //   partition  the jobs table partitioned by LIST (status): pending, running, and the finished statuses, each
 //              partition with the table's indexes; the claim and the completion move rows between partitions;
+//   fillfactor today's single table with its pages filled to PG_LAYOUT_FILLFACTOR % (default 50) by inserts;
 //   delete     the completion deletes the row (what graphile-worker does with every job; here, retention keeping
 //              nothing).
 // Each run fills a fresh schema with PG_LAYOUT_TOTAL jobs over 4 queues, ANALYZEs it, then claims 50 per queue (one
@@ -106,6 +107,13 @@ const LAYOUTS = {
     },
     complete: null, // the library's statement, on the partitioned table
     note: 'LIST partitions by status (pending, running, finished), each with its own indexes; rows move at the claim and the completion',
+  },
+  fillfactor: {
+    // Pages filled to PG_LAYOUT_FILLFACTOR % (default 50) by inserts, the rest kept for updates: the claim's and the
+    // completion's new row versions can stay on their page (still not HOT: the status column is indexed).
+    ddl: (T) => [`ALTER TABLE ${T} SET (fillfactor = ${Number(process.env.PG_LAYOUT_FILLFACTOR ?? 50)})`],
+    complete: null, // the library's own statement
+    note: `today's layout with the table's fillfactor at ${Number(process.env.PG_LAYOUT_FILLFACTOR ?? 50)} %`,
   },
   delete: {
     ddl: () => [],
