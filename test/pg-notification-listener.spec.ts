@@ -167,6 +167,56 @@ describe('PostgresNotificationListener', () => {
     }
   });
 
+  it('waits initialDelay before the first reconnect, doubles up to maxDelay, and starts over at the next outage', async () => {
+    // Fake timers and no jitter: each wait is the back-off itself, so the attempt comes exactly that late.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    jest.spyOn(Math, 'random').mockReturnValue(1);
+    const warned: string[] = [];
+    let fail = 0;
+    const made: FakeClient[] = [];
+    const timed = new PostgresNotificationListener(
+      () => {
+        const client = new FakeClient(fail > 0 ? 'fail' : 'ok');
+        if (fail > 0) fail--;
+        made.push(client);
+        return client;
+      },
+      'nq_jobs_due',
+      'LISTEN "nq_jobs_due"',
+      { log: () => undefined, warn: (message) => warned.push(message) },
+      { initialDelay: 100, maxDelay: 400 },
+    );
+    /** The next attempt comes `ms` after the last failure, not a millisecond sooner; then its outcome settles. */
+    const nextAttemptAfter = async (ms: number) => {
+      const before = made.length;
+      await jest.advanceTimersByTimeAsync(ms - 1);
+      expect(made).toHaveLength(before);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(made).toHaveLength(before + 1);
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    try {
+      await timed.start();
+      fail = 3;
+      made[0].drop();
+      await nextAttemptAfter(100);
+      await nextAttemptAfter(200);
+      await nextAttemptAfter(400);
+      await nextAttemptAfter(400); // capped at maxDelay; this one connects
+      expect(timed.listening).toBe(true);
+      expect(warned).toHaveLength(1);
+      // A second outage is one of its own: it is logged, and its back-off starts from initialDelay again.
+      made[made.length - 1].drop();
+      expect(warned).toHaveLength(2);
+      await nextAttemptAfter(100);
+      expect(timed.listening).toBe(true);
+    } finally {
+      jest.useRealTimers();
+      jest.restoreAllMocks();
+      await timed.close();
+    }
+  });
+
   it('keeps retrying when the first connection fails, without rejecting start()', async () => {
     failNext = 1;
     await expect(listener.start()).resolves.toBeUndefined();

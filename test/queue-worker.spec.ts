@@ -10,6 +10,7 @@ import { OutcomeWriter } from '../lib/worker/outcome-writer';
 import { lookaheadFor } from '../lib/utils/lookahead.util';
 import { QueueWorker } from '../lib/worker/queue-worker';
 import { runningRecord } from './support/job-record';
+import { waitFor } from './support/wait-for';
 
 /** A completion write the test lands (or fails) by hand. */
 interface HeldWrite {
@@ -467,6 +468,31 @@ describe('QueueWorker (unit): orders, fences and hand-backs that e2e tests only 
     await untilIdle(worker);
     expect(started).toEqual(['1']);
     expect(released.sort()).toEqual(['2', '3']);
+    expect(worker.heldAttempts()).toEqual([]);
+  });
+
+  it('a shorter RateLimitError during a longer pause does not end it: jobs arriving after the shorter one still go back', async () => {
+    const started: string[] = [];
+    const { worker, route, statements, released, settle } = setUpHeld(2, (job) => {
+      started.push(job.id);
+      if (job.id === '1') throw new RateLimitError(60_000);
+      if (job.id === '2') throw new RateLimitError(1);
+      return undefined;
+    });
+    route('1');
+    route('2');
+    await settle();
+    expect(statements.map(({ kind, ids }) => `${kind} ${ids.join()}`)).toEqual(['pause 1', 'pause 2']);
+    // Past the shorter pause's end, well inside the longer one's.
+    const shortEnds = Date.now() + 2;
+    await waitFor(() => Date.now() > shortEnds, 'the shorter pause to end');
+    route('3');
+    await settle();
+    for (const statement of statements) statement.land();
+    await settle();
+    await untilIdle(worker);
+    expect(started).toEqual(['1', '2']);
+    expect(released).toContain('3');
     expect(worker.heldAttempts()).toEqual([]);
   });
 

@@ -170,6 +170,28 @@ describeEachBackend('run history (JobInfo.runs)', (backend) => {
     expect(info.runs![1].endedAt).toEqual(info.finishedAt);
   });
 
+  it('gives each life of an attempt number its own error when an operator retried the job', async () => {
+    let calls = 0;
+    const Failing = defineProcessor('failing', async () => {
+      throw new RangeError(`life ${++calls}`);
+    });
+    const app = await start('retrier', [Failing]);
+    const admin = app.get(QueueAdmin);
+    const job = await app.get(QueueProducer).add('failing', {}, { maxAttempts: 1 });
+    const failedLife = (life: number) =>
+      waitFor(async () => (await admin.getJob(job.id))?.error?.message === `life ${life}`, `life ${life} failed`);
+    await failedLife(1);
+    // The retry starts the job over at attempt 1: both lives have a run of attempt 1.
+    await admin.retry(job.id);
+    await failedLife(2);
+    const info = (await admin.getJob(job.id))!;
+    expect(shape(info.runs)).toEqual([
+      ['failed', 1, 'retrier'],
+      ['failed', 1, 'retrier'],
+    ]);
+    expect(info.runs!.map((run) => run.error?.message)).toEqual(['life 1', 'life 2']);
+  });
+
   it('records a hand-back at shutdown with the process that handed it back, and an operator cancel as the row', async () => {
     const app = await start('leaver', [Stuck], { shutdownTimeout: 100 });
     const job = await app.get(QueueProducer).add('stuck', {});

@@ -195,6 +195,19 @@ describeEachBackend('recurring jobs (schedules)', (backend) => {
     }
   });
 
+  it('re-upserting a cron schedule whose time zone alone changed stores it: its next run follows the new zone', async () => {
+    const { producer } = await startApp([], { processing: false });
+    const localTime = (date: Date, timeZone: string) =>
+      new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(date);
+    const tokyo = await producer.upsertSchedule('reports', 'midnight', { cron: '0 0 * * *', timezone: 'Asia/Tokyo' });
+    expect(localTime(tokyo.nextRunAt, 'Asia/Tokyo')).toBe('00:00:00');
+    const moved = await producer.upsertSchedule('reports', 'midnight', { cron: '0 0 * * *', timezone: 'America/New_York' });
+    expect(moved.timezone).toBe('America/New_York');
+    expect(localTime(moved.nextRunAt, 'America/New_York')).toBe('00:00:00');
+    expect(moved.nextRunAt.getTime()).not.toBe(tokyo.nextRunAt.getTime());
+    expect(await producer.listSchedules()).toEqual([expect.objectContaining({ name: 'midnight', timezone: 'America/New_York' })]);
+  });
+
   it('re-upserting a schedule whose jobOptions alone changed stores them: its next occurrence is a job of the new options', async () => {
     const { producer, admin } = await startApp([], { processing: false });
     await producer.upsertSchedule('reports', 'weekly', { every: 3_600_000, data: { v: 1 }, jobOptions: { priority: 1, maxAttempts: 2 } });

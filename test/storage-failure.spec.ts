@@ -14,6 +14,8 @@ describe('storageFailureKind: one lookup over the drivers error codes', () => {
     [coded('SQLITE_FULL'), 'disk-full'],
     [coded('ECONNREFUSED'), 'connection-refused'],
     [coded('ENOTFOUND'), 'host-not-found'],
+    // A lookup that failed for now (the resolver timed out): still the name, not the server.
+    [coded('EAI_AGAIN', 'getaddrinfo EAI_AGAIN db.internal'), 'host-not-found'],
     [coded('28P01'), 'authentication-failed'],
     [coded('3D000'), 'database-missing'],
     [coded('57P01', 'terminating connection due to administrator command'), 'connection-lost'],

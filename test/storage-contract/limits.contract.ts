@@ -40,6 +40,23 @@ describeEachBackend('Storage contract: limits', (backend) => {
     expect(await s.storage.limitedUntil(['q'], until + 1)).toEqual(new Map());
   });
 
+  it('a shorter pause than the one in place keeps the longer, for the queue and for a group', async () => {
+    for (let i = 0; i < 2; i++) await addJob(s.storage, 'lp');
+    const [first, second] = await s.storage.claim([{ queue: 'lp', limit: 2 }], 'w', Date.now(), CONTRACT_LEASE);
+    const long = Date.now() + 60_000;
+    expect(await s.storage.rateLimit('lp', ref(first), 'w', long, Date.now())).toBe(true);
+    // A second handler of the queue was told to wait less: the queue stays paused for the longer wait.
+    expect(await s.storage.rateLimit('lp', ref(second), 'w', long - 50_000, Date.now())).toBe(true);
+    expect((await s.storage.limitedUntil(['lp'], Date.now())).get('lp')).toBe(long);
+    expect(await s.storage.claim([{ queue: 'lp', limit: 2 }], 'w', long - 40_000, CONTRACT_LEASE)).toEqual([]);
+
+    for (let i = 0; i < 2; i++) await addJob(s.storage, 'gl', { group: 'a' });
+    const [a1, a2] = await s.storage.claim([{ queue: 'gl', limit: 2, grouped: true }], 'w', Date.now(), CONTRACT_LEASE);
+    expect(await s.storage.groupRateLimit('gl', 'a', ref(a1), 'w', long, Date.now())).toBe(true);
+    expect(await s.storage.groupRateLimit('gl', 'a', ref(a2), 'w', long - 50_000, Date.now())).toBe(true);
+    expect(await s.storage.groupOpensAt('gl', Date.now())).toBe(long);
+  });
+
   it('a group limiter bounds each group per window and counts what the claim took; groupOpensAt names the end; forgetGroupWindows deletes ended rows', async () => {
     const now = Date.now();
     await s.storage.declareLimits([{ queue: 'gr', max: null, duration: null, groupMax: 2, groupDuration: 60_000 }], now);
