@@ -16,7 +16,7 @@ export class SnoozeError extends QueueError {
 
   constructor(delay: number, message?: string) {
     if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_SNOOZE_MS) {
-      throw new InvalidArgumentError('SnoozeError', 'delay', `must be a number of ms from 0 to 100 years, got ${String(delay)}`);
+      throw new InvalidArgumentError('new SnoozeError', 'delay', `must be a number of ms from 0 to 100 years, got ${String(delay)}`, '');
     }
     const rounded = Math.round(delay);
     super(message ?? `Snoozed for ${rounded} ms`);

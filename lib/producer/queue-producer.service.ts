@@ -185,9 +185,10 @@ export class QueueProducer {
    * is written).
    */
   async addFlow<TData, TResult = unknown>(flow: FlowJob<TData>, options: AddFlowOptions = {}): Promise<EnqueuedJob<TData, TResult>> {
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('addFlow', 'options', 'must be { manager? }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidArgumentError('addFlow', 'options', 'must be { manager? }', 'QueueProducer');
     const unknownOption = unknownOptionProblem(options, ADD_FLOW_OPTION_KEYS);
-    if (unknownOption) throw new InvalidArgumentError('addFlow', `option "${unknownOption.key}"`, unknownOption.reason);
+    if (unknownOption) throw new InvalidArgumentError('addFlow', `option "${unknownOption.key}"`, unknownOption.reason, 'QueueProducer');
     // Each job of a queue with a schema is checked (all of them, before anything is prepared) and stores its output.
     const checked = this.runtime.payloadSchemas === undefined ? null : await checkFlowData(flow, (queue) => this.runtime.schemaFor(queue));
     const now = Date.now();
@@ -231,9 +232,10 @@ export class QueueProducer {
     jobs: GraphJob<TData>[],
     options: AddGraphOptions = {},
   ): Promise<EnqueuedJob<TData, TResult>[]> {
-    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('addGraph', 'options', 'must be { manager? }');
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidArgumentError('addGraph', 'options', 'must be { manager? }', 'QueueProducer');
     const unknownOption = unknownOptionProblem(options, ADD_GRAPH_OPTION_KEYS);
-    if (unknownOption) throw new InvalidArgumentError('addGraph', `option "${unknownOption.key}"`, unknownOption.reason);
+    if (unknownOption) throw new InvalidArgumentError('addGraph', `option "${unknownOption.key}"`, unknownOption.reason, 'QueueProducer');
     const checked = this.runtime.payloadSchemas === undefined ? null : await checkGraphData(jobs, (queue) => this.runtime.schemaFor(queue));
     const now = Date.now();
     const { nodes, inputIndex } = prepareGraph(jobs, (queue) => this.defaultsFor(queue), now, checked);

@@ -13,7 +13,7 @@ export const MAX_JOB_LOG_LINE_LENGTH = 1000;
 /** The text of one log line as stored: a string, cut at `MAX_JOB_LOG_LINE_LENGTH`, without characters UTF-8 cannot hold. */
 export function toLogLine(queue: string, jobId: string, line: unknown): string {
   if (typeof line !== 'string') {
-    throw new InvalidArgumentError('job.log', 'line', `must be a string (job ${jobId}, queue ${queue}), got ${describeValue(line)}`);
+    throw new InvalidArgumentError('log', 'line', `must be a string (job ${jobId}, queue ${queue}), got ${describeValue(line)}`, 'job');
   }
   // A NUL or a lone surrogate would be stored altered or refused: replace them rather than lose the line.
   // eslint-disable-next-line no-control-regex
