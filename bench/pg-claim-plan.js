@@ -122,7 +122,8 @@ async function main() {
   );
 }
 
+// Exits on a failure: the open connections would otherwise keep the process waiting.
 main().catch((error) => {
   console.error(error);
-  process.exitCode = 1;
+  process.exit(1);
 });

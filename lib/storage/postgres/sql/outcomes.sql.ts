@@ -23,7 +23,11 @@ const sql = perSchema((tables) => {
      * reads a text array from its start, so a batch is cut into statements of at most COMPLETION_CHUNK jobs.
      * It keeps `locked_by`: the completed row names the process that ran it (`JobRun.owner`); no index holds the
      * column, so the update stays as HOT as before. `$7` holds each job's batch size (null for a single-job handler's),
-     * which the completed run keeps in `run_batch`: no index holds that column either.
+     * which the completed run keeps in `run_batch`: no index holds that column either. It answers with the number of
+     * rows it completed, not their ids: each item can match only its own row, and only while that row runs that
+     * attempt for this worker, so a count equal to the batch's length means every attempt was still ours, which is
+     * nearly always the answer; node-postgres parsed a returned row per job to say so. A short count reads back which
+     * (`completedBy`).
      */
     completeMany: `/* complete */ WITH completed AS (
         UPDATE ${T} AS t
@@ -34,7 +38,17 @@ const sql = perSchema((tables) => {
         RETURNING t.id
       ),
       ${notifyFinished(tables, 'completed', '$1')}
-      SELECT id FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
+      SELECT count(*)::int AS completed FROM completed WHERE (SELECT count(*) FROM done) >= 0`,
+
+    /**
+     * Which attempts of a batch this worker's completion at `$3` completed (`$1` the ids, `$4` their attempts), read
+     * after a short count: the rows it left completed, owned by this worker, at that completion's time. A row an operator
+     * or retention changed between the two statements reads as not completed here; only a batch that already lost an
+     * attempt reads back.
+     */
+    completedBy: `/* completed-by */ SELECT t.id FROM ${T} AS t
+      JOIN unnest($1::bigint[], $4::int[]) AS c(id, attempt) ON t.id = c.id AND t.attempts = c.attempt
+      WHERE t.id = ANY ($1::bigint[]) AND t.locked_by = $2 AND t.status = 'completed' AND t.finished_at = $3`,
 
     /**
      * The same completion for a batch where retention keeps nothing of some jobs (`$6`, by position; `$7` the starts, `$8`
@@ -123,12 +137,24 @@ export async function completeJobs(db: PostgresContext, completions: Completion[
     const starts = chunk.map(({ ref }) => startOf(ref));
     const batches = chunk.map(({ ref }) => ref.batch ?? null);
     const removing = chunk.some(({ remove }) => remove);
-    const rows = await db.runner.all(
-      removing ? sql(db.tables).completeManyRemoving : sql(db.tables).completeMany,
-      removing ? [...params, chunk.map(({ remove }) => remove === true), starts, batches] : [...params, starts, batches],
-      REUSED,
-    );
-    for (const row of rows) completed.add(String(row.id));
+    if (removing) {
+      const rows = await db.runner.all(
+        sql(db.tables).completeManyRemoving,
+        [...params, chunk.map(({ remove }) => remove === true), starts, batches],
+        REUSED,
+      );
+      // Deleted rows cannot be read back: this statement names them.
+      for (const row of rows) completed.add(String(row.id));
+      continue;
+    }
+    const [row] = await db.runner.all(sql(db.tables).completeMany, [...params, starts, batches], REUSED);
+    const count = Number(row?.completed ?? 0);
+    if (count === chunk.length) for (const { ref } of chunk) completed.add(ref.id);
+    else if (count > 0) {
+      // Some attempt was no longer ours (cancelled, or its lease expired and another worker took it): read which were.
+      const owned = await db.runner.all(sql(db.tables).completedBy, [params[1], workerId, params[0], params[2]]);
+      for (const { id } of owned) completed.add(String(id));
+    }
   }
   return completed;
 }
