@@ -12,6 +12,7 @@ import { toScheduleRecord } from '../scheduler/schedule-definition';
 import { backoffInputProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
+import { didYouMean } from '../utils/closest-name.util';
 import { providerClassOf } from '../utils/provider-class.util';
 import { payloadSchemaProblem, toPayloadSchema } from '../utils/payload-schema.util';
 import { assertQueueName, isQueueName } from '../utils/queue-name.util';
@@ -118,7 +119,9 @@ function validateSettings(name: string, queue: string, options: ProcessorOptions
   const invalid = (reason: string) => new InvalidProcessorError(name, queue, reason);
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw invalid(`unknown option "${key}" (known: ${[...KNOWN_OPTIONS].join(', ')})`);
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw invalid(`unknown option "${key}"${didYouMean(key, KNOWN_OPTIONS)}; known: ${[...KNOWN_OPTIONS].join(', ')}`);
+    }
   }
   const batchProblem = options.batch === undefined ? null : batchOptionsProblem(options.batch);
   if (batchProblem) throw invalid(`batch ${batchProblem}`);
@@ -179,7 +182,7 @@ function batchOptionsProblem(batch: unknown): string | null {
     return `must be an object { size, maxWaitMs? }, got ${describeValue(batch)}`;
   }
   for (const key of Object.keys(batch)) {
-    if (!BATCH_KEYS.has(key)) return `has an unknown option "${key}" (known: size, maxWaitMs)`;
+    if (!BATCH_KEYS.has(key)) return `has an unknown option "${key}"${didYouMean(key, BATCH_KEYS)}; known: size, maxWaitMs`;
   }
   const { size, maxWaitMs } = batch as { size?: unknown; maxWaitMs?: unknown };
   if (!isIntegerInRange(size, 1, MAX_BATCH_SIZE)) return `size must be an integer from 1 to ${MAX_BATCH_SIZE}, got ${describeValue(size)}`;

@@ -10,7 +10,11 @@ import { assertQueueName } from '../utils/queue-name.util';
 import { describeValue } from '../utils/validation.util';
 import { payloadSchemaProblem, toPayloadSchema } from '../utils/payload-schema.util';
 import { getQueueToken } from '../utils/get-queue-token.util';
+import { keysOf, unknownOptionProblem } from '../utils/option-keys.util';
 import { Queue } from './queue';
+
+/** The keys of `registerQueue({ ... })`: any other is refused, with the one it resembles. */
+const REGISTER_QUEUE_KEYS = keysOf<RegisterQueueOptions>()('name', 'defaultJobOptions', 'schema');
 
 /** Options a handle cannot default: a shared key would make every job a duplicate, a fixed `runAt` is one moment. */
 const NOT_DEFAULTABLE = ['name', 'key', 'runAt'];
@@ -28,8 +32,8 @@ export function createQueueHandle(options: RegisterQueueOptions, producer: Queue
   }
   assertQueueName(options.name);
   const option = `registerQueue(${options.name}).defaultJobOptions`;
-  const stray = Object.keys(options).find((key) => key !== 'name' && key !== 'defaultJobOptions' && key !== 'schema');
-  if (stray !== undefined) throw new InvalidModuleOptionsError(`registerQueue(${options.name}).${stray}`, 'is not an option');
+  const stray = unknownOptionProblem(options, REGISTER_QUEUE_KEYS);
+  if (stray !== null) throw new InvalidModuleOptionsError(`registerQueue(${options.name}).${stray.key}`, stray.reason);
   const defaults = options.defaultJobOptions ?? {};
   if (typeof defaults !== 'object' || defaults === null) throw new InvalidModuleOptionsError(option, 'must be an object of job options');
   const refused = Object.keys(defaults).find((key) => NOT_DEFAULTABLE.includes(key));

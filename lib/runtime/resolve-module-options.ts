@@ -11,7 +11,7 @@ import { backoffInputProblem } from '../utils/backoff.util';
 import { retentionProblem } from '../housekeeping/retention-rule';
 import { queueLimitsProblem } from '../utils/queue-limits.util';
 import { QueueLimits } from '../interfaces/queue-limits.interface';
-import { closestName } from '../utils/closest-name.util';
+import { closestName, didYouMean } from '../utils/closest-name.util';
 import {
   LIMITS,
   MAX_TIMER_MS,
@@ -236,7 +236,7 @@ function validateQueueLimits(queueLimits: unknown): void {
     if (unknown)
       throw new InvalidModuleOptionsError(
         `queueLimits.${queue}`,
-        `has an unknown option "${unknown}" (known: ${QUEUE_LIMIT_KEYS.join(', ')})`,
+        `has an unknown option "${unknown}"${didYouMean(unknown, QUEUE_LIMIT_KEYS)}; known: ${QUEUE_LIMIT_KEYS.join(', ')}`,
       );
     const problem = queueLimitsProblem(limits as QueueLimits);
     if (problem) throw new InvalidModuleOptionsError(`queueLimits.${queue}`, problem);

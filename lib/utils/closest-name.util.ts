@@ -16,6 +16,12 @@ export function closestName(given: string, known: Iterable<string>): string | nu
   return best !== null && bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
 }
 
+/** ` (did you mean "<name>"?)` for an unknown key close to a known one, else '': the tail of an "unknown option" message. */
+export function didYouMean(given: string, known: Iterable<string>): string {
+  const suggestion = closestName(given, known);
+  return suggestion === null ? '' : ` (did you mean "${suggestion}"?)`;
+}
+
 /**
  * Edit distance with adjacent transpositions (optimal string alignment): insertions, deletions, substitutions and a
  * swap of two neighbours each cost 1, so the commonest typo (`nmae`, `serach`) is one edit, not two.

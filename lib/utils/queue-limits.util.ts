@@ -1,5 +1,6 @@
 import { QueueLimits, RateLimiterOptions } from '../interfaces/queue-limits.interface';
 import { LIMITS, describeValue, isIntegerInRange } from './validation.util';
+import { didYouMean } from './closest-name.util';
 
 /** Most jobs a limiter window may allow, and most running jobs a global or group limit may allow: a 32-bit column on PostgreSQL. */
 const MAX_LIMIT = 2_147_483_647;
@@ -25,7 +26,9 @@ function rateLimiterProblem(name: string, limiter: RateLimiterOptions | undefine
     return `${name} must be { max, duration }, got ${describeValue(limiter)}`;
   }
   for (const key of Object.keys(limiter)) {
-    if (key !== 'max' && key !== 'duration') return `${name} has an unknown option "${key}" (known: max, duration)`;
+    if (key !== 'max' && key !== 'duration') {
+      return `${name} has an unknown option "${key}"${didYouMean(key, ['max', 'duration'])}; known: max, duration`;
+    }
   }
   if (!isIntegerInRange(limiter.max, 1, MAX_LIMIT)) {
     return `${name}.max must be an integer from 1 to ${MAX_LIMIT}, got ${describeValue(limiter.max)}`;

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { InvalidModuleOptionsError } from '../../errors/invalid-module-options.error';
 import { PostgresQueueOptions } from '../../interfaces/postgres-queue-options.interface';
 import { describeValue, isPositiveInteger } from '../../utils/validation.util';
+import { didYouMean } from '../../utils/closest-name.util';
 import { postgresSchemaProblem } from './postgres-schema';
 
 const KNOWN = new Set<string>([
@@ -39,7 +40,9 @@ export function validatePostgresOptions(options: unknown, context: PostgresOptio
   }
   const given = options as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (!KNOWN.has(key)) throw new InvalidModuleOptionsError(`postgres.${key}`, `is not an option (known: ${[...KNOWN].join(', ')})`);
+    if (!KNOWN.has(key)) {
+      throw new InvalidModuleOptionsError(`postgres.${key}`, `is not an option${didYouMean(key, KNOWN)}; known: ${[...KNOWN].join(', ')}`);
+    }
   }
   if (context.database !== undefined) {
     throw new InvalidModuleOptionsError(
