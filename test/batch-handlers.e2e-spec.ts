@@ -212,7 +212,10 @@ describeEachBackend('batch handlers', (backend) => {
     await admin().resume('batch');
     await waitFor(() => calls.length === 1, 'the batch called');
     expect(calls[0]).toHaveLength(4);
-    // explain says the job runs as part of a batch, and of what size.
+    // explain says the job runs as part of a batch, and of what size, once the handler's start is written: the start
+    // goes out with the process's next round of outcome writes, so for a moment after the call the job reads as
+    // claimed ahead.
+    await waitFor(async () => (await admin().explain(rest[1])).reason === 'running', 'the start written');
     expect(await admin().explain(rest[1])).toMatchObject({
       reason: 'running',
       detail: expect.stringContaining('in batches of up to 4, a partial batch waiting at most 0 ms'),
