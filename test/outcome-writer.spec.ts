@@ -234,6 +234,63 @@ describe('OutcomeWriter (unit): only errors a retry can get past are retried', (
     expect(storage.completeMany).toHaveBeenCalledTimes(1);
   });
 
+  it('tells a save that fails for now after forced shutdown began once, with null, and tries no more', async () => {
+    const { storage, full } = standInStorage();
+    storage.completeMany.mockImplementation(async () => Promise.reject(busy()));
+    const shutdown = new AbortController();
+    shutdown.abort(new Error('shutdown'));
+    const timing = fakeTiming();
+    const writer = new OutcomeWriter(full, 'w', 500, timing);
+    const told: (SavableOutcome | null)[] = [];
+    let answered!: () => void;
+    const first = new Promise<void>((resolve) => (answered = resolve));
+    writer.submit({
+      ...request('1', complete(), { signal: shutdown.signal }),
+      saved: (outcome) => {
+        told.push(outcome);
+        answered();
+      },
+    });
+    await first;
+    // A second answer would come from a retry's pause, which ends (rejected) within a few turns: let them pass.
+    for (let turn = 0; turn < 5; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(told).toEqual([null]);
+    expect(timing.pauses).toEqual([]);
+    expect(storage.completeMany).toHaveBeenCalledTimes(1);
+  });
+
+  it("escalates a handler's failure the database refuses, as any other outcome: written again as OutcomeWriteError", async () => {
+    const { storage, full } = standInStorage();
+    let tries = 0;
+    storage.fail.mockImplementation(async () => (++tries === 1 ? Promise.reject(permanent()) : true));
+    const writer = new OutcomeWriter(full, 'w', 500, fakeTiming());
+    const saved = await writer.save(request('1', fail));
+    expect(saved).toMatchObject({ kind: 'fail', writeFailed: true, error: { name: 'OutcomeWriteError', attempt: 1 } });
+    expect(storage.fail).toHaveBeenCalledTimes(2);
+    expect((JSON.parse(storage.fail.mock.calls[1][2]) as { name: string }).name).toBe('OutcomeWriteError');
+  });
+
+  it('writes a refused batch of two one by one, and reads each answer: an attempt no longer ours is not taken as completed', async () => {
+    const { storage, full } = standInStorage();
+    storage.completeMany.mockImplementation(async (completions: Completion[]) => {
+      if (completions.some((completion) => completion.result === 'bad')) throw permanent();
+      // Job 3's attempt is no longer ours: its completion changes nothing.
+      return new Set(completions.map((completion) => completion.ref.id).filter((id) => id !== '3'));
+    });
+    const writer = new OutcomeWriter(full, 'w', 500, fakeTiming());
+    const pair = await Promise.allSettled([
+      writer.write({ id: '1', attempt: 1 }, complete('1'), () => undefined),
+      writer.write({ id: '2', attempt: 1 }, complete('bad'), () => undefined),
+    ]);
+    expect(pair.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected']);
+    expect(storage.completeMany).toHaveBeenCalledTimes(3);
+    const withLost = await Promise.allSettled([
+      writer.write({ id: '3', attempt: 1 }, complete('3'), () => undefined),
+      writer.write({ id: '4', attempt: 1 }, complete('bad'), () => undefined),
+    ]);
+    expect(withLost[0]).toEqual({ status: 'fulfilled', value: false });
+  });
+
   it('retries an unbatched write (snooze, rate-limit pause) past busy errors with the same backoff, and rethrows any other', async () => {
     const { full } = standInStorage();
     const timing = fakeTiming();
