@@ -8,7 +8,7 @@ import { SchemaOutdatedError } from '../errors/schema-outdated.error';
 import { SchemaTooNewError } from '../errors/schema-too-new.error';
 import { SqliteDriverName } from '../interfaces/sqlite-queue-module-options.interface';
 import { SqliteQueueModuleOptions } from '../interfaces/sqlite-queue-module-options.interface';
-import { defaultSqliteDriver } from '../runtime/database-driver';
+import { assertDriverInstalled, defaultSqliteDriver } from '../runtime/database-driver';
 import { installedPackages } from '../runtime/installed-packages';
 import type { QueueRuntime } from '../runtime/queue-runtime';
 import type { QueueStorage } from '../storage/queue-storage.interface';
@@ -116,6 +116,8 @@ export async function newRuntime(options: SqliteQueueModuleOptions): Promise<Que
  * a file with no queue tables is refused untouched, and so is a schema a newer version made.
  */
 export async function checkSqliteFile(path: string, driver: SqliteDriverName): Promise<void> {
+  // The read-only file loads the driver itself: a missing one would surface as the require's "Cannot find module".
+  assertDriverInstalled(driver, installedPackages);
   const { SqliteReadOnlyFile } = await import('../storage/sqlite/sqlite-read-only-file');
   const { recordedSqliteVersion, sqliteTableExists } = await import('../storage/sqlite/sql/promote-source.sql');
   const { SQLITE_SCHEMA_VERSION } = await import('../storage/sqlite/sqlite-schema');

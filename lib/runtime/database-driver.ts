@@ -29,5 +29,10 @@ export function assertDriverUsable(driver: SqliteDriverName | 'pg' | undefined, 
   if (driver === 'sqlite3' && majorVersion(packages.typeormVersion()) >= 1) {
     throw new UnsupportedDriverError(driver, packages.typeormVersion(), 'better-sqlite3', INSTALL_COMMANDS['better-sqlite3']);
   }
+  assertDriverInstalled(driver, packages);
+}
+
+/** Throws `DriverNotInstalledError`, naming the command that installs it, when the driver package is not installed. */
+export function assertDriverInstalled(driver: SqliteDriverName | 'pg', packages: InstalledPackages): void {
   if (!packages.has(driver)) throw new DriverNotInstalledError(driver, INSTALL_COMMANDS[driver]);
 }

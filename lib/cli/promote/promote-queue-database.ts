@@ -19,6 +19,8 @@ import {
   recordedPostgresVersion,
 } from '../../storage/postgres/sql/promote-target.sql';
 import { SqliteReadOnlyFile } from '../../storage/sqlite/sqlite-read-only-file';
+import { assertDriverInstalled } from '../../runtime/database-driver';
+import { installedPackages } from '../../runtime/installed-packages';
 import { SQLITE_SCHEMA_VERSION } from '../../storage/sqlite/sqlite-schema';
 import {
   liveLeaseHolders,
@@ -87,6 +89,7 @@ export async function promoteQueueDatabase(options: PromoteOptions): Promise<Pro
   const started = Date.now();
   const { from, schema } = options;
   assertSqliteFilePath(from);
+  assertDriverInstalled(options.driver, installedPackages);
   const source = await SqliteReadOnlyFile.open(from, options.driver);
   try {
     await source.beginRead();
