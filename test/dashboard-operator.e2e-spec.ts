@@ -164,6 +164,11 @@ describeEachBackend(
       await page.getByRole('button', { name: 'Remove' }).click();
       await page.getByRole('heading', { name: `Job ${copyId} no longer exists` }).waitFor({ timeout: 5000 });
       expect(await admin.getJob(copyId)).toBeNull();
+      // An id that never named a job (an old link, a typo) is not found: nothing was removed.
+      await page.goto(`${running.url}/queues#/job/987654321`);
+      await page.getByRole('heading', { name: 'Job 987654321 not found' }).waitFor({ timeout: 5000 });
+      await page.goto(`${running.url}/queues#/job/not-an-id`);
+      await page.getByRole('heading', { name: 'Job not-an-id not found' }).waitFor({ timeout: 5000 });
       await page.close();
     });
 

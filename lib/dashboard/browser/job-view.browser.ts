@@ -32,6 +32,9 @@ const KNOWN = [
 function jobView(id: string): View {
   const body = h('div');
   const panels = mountPanels(jobPanels, 'job-panels');
+  // Whether this page showed the job: only then did it exist and go away; an old link or a typed id may never have
+  // named one, and "no longer exists" would tell the operator something that did not happen.
+  let shown = false;
   return {
     title: 'Job ' + id,
     load: () => request<JobData>(jobPath(id)),
@@ -39,10 +42,11 @@ function jobView(id: string): View {
     // Removed (here, by another tab, by retention): say so at once instead of keeping the old state on screen.
     missing: (message) => [
       h('p', null, h('a', { href: '#/', text: '← All queues' })),
-      h('h1', { text: 'Job ' + id + ' no longer exists' }),
+      h('h1', { text: 'Job ' + id + (shown ? ' no longer exists' : ' not found') }),
       h('p', { 'data-missing': '', text: message }),
     ],
     update(data: JobData) {
+      shown = true;
       const job = data.job;
       const actions: HTMLButtonElement[] = [];
       const waiting = !!job.flow && (job.flow as { waitingForChildren?: boolean }).waitingForChildren === true;
