@@ -64,7 +64,8 @@ const EXPLANATION: Record<StorageFailureKind, string> = {
   corrupt:
     'the database file is corrupted: stop every process using it, run `PRAGMA integrity_check` on it with the sqlite3 tool, ' +
     'and restore it from a backup (or recover it with `.recover`)',
-  'cannot-open': 'the file cannot be opened or created: its folder is missing, is not a folder, or is not writable by this process',
+  'cannot-open':
+    'the file cannot be opened or created: a part of its path is not a folder, or its folder cannot be created or is not writable by this process',
   'read-only': 'the file or its folder is read-only for this process: the queue must write (jobs, leases, and the -wal and -shm files)',
   'disk-full': 'the disk is full',
   'connection-refused': 'nothing accepts connections at that address (is the server running, and is the port right?)',
