@@ -532,6 +532,19 @@ describeEachBackend('QueueStorage contract', (backend) => {
   });
 
   describe('batch runs', () => {
+    it('a claim clears the start of the attempt before it: a job retried after its handler started reads claimed, not running', async () => {
+      await add('again');
+      const [job] = await storage.claim([{ queue: 'again', limit: 1 }], A, Date.now(), CONTRACT_LEASE);
+      const at = Date.now() - 5;
+      expect(await storage.markStarted([{ ...ref(job), startedAt: at }], A)).toBe(1);
+      const error = JSON.stringify({ name: 'Error', message: 'boom', attempt: 1 });
+      expect(await storage.retry({ ...ref(job), startedAt: at }, A, error, Date.now() - 1, Date.now())).toBe(true);
+      const [again] = await storage.claim([{ queue: 'again', limit: 1 }], A, Date.now(), CONTRACT_LEASE);
+      expect(again).toMatchObject({ id: job.id, attempts: 2 });
+      expect(await storage.getJob(job.id)).toMatchObject({ status: 'running', attempts: 2, startedAt: null });
+      expect(counts(await storage.getCounts('again'))).toEqual(['again:claimed:1', 'again:running:1']);
+    });
+
     it('markStarted writes the batch size a ref carries with its start, or alone once the start is written; fenced by owner and attempt', async () => {
       await add('batched');
       await add('batched');
