@@ -11,17 +11,18 @@ import { claimJobs } from '../lib/storage/postgres/sql/claim.sql';
 import { postgresTables } from '../lib/storage/postgres/sql/postgres-sql-fragments';
 import { JOBS_TABLE } from '../lib/table-names.constants';
 import { Backend, describePostgres } from './support/backends';
-import { PlanDatabase, PlanNode, openPlanDatabase } from './support/postgres-plan';
+import {
+  PlanCacheMode,
+  PlanDatabase,
+  PlanNode,
+  explainExecute,
+  jobReadsByIndex,
+  nodesWithAncestors,
+  openPlanDatabase,
+} from './support/postgres-plan';
 import { newJob } from './support/storage-contract';
 
 const WORKER = 'plan-worker';
-
-/** Every node of a plan with the nodes above it, nearest first. */
-function nodesWithAncestors(node: PlanNode, ancestors: PlanNode[] = [], found: { node: PlanNode; ancestors: PlanNode[] }[] = []) {
-  found.push({ node, ancestors });
-  for (const child of node.Plans ?? []) nodesWithAncestors(child, [node, ...ancestors], found);
-  return found;
-}
 
 describePostgres('plain claim plan', (backend: Backend) => {
   let plans: PlanDatabase;
@@ -73,20 +74,13 @@ describePostgres('plain claim plan', (backend: Backend) => {
     return row;
   }
 
-  async function plan(mode: 'force_generic_plan' | 'force_custom_plan'): Promise<PlanNode> {
+  async function plan(mode: PlanCacheMode): Promise<PlanNode> {
     await prepare();
-    await plans.source.query(`SET plan_cache_mode = ${mode}`);
-    const [row] = (await plans.source.query(`EXPLAIN (FORMAT JSON) EXECUTE claim(${args(['a', 'b', 'c', 'd'], 50)})`)) as {
-      'QUERY PLAN': { Plan: PlanNode }[];
-    }[];
-    return row['QUERY PLAN'][0].Plan;
+    return explainExecute(plans, mode, `EXECUTE claim(${args(['a', 'b', 'c', 'd'], 50)})`);
   }
 
   function expectTheClaimsShape(root: PlanNode): void {
-    const nodes = nodesWithAncestors(root);
-    const jobReads = nodes.filter(({ node }) => node['Relation Name'] === JOBS_TABLE && node['Node Type'] !== 'ModifyTable');
-    expect(jobReads.length).toBeGreaterThan(0);
-    for (const { node } of jobReads) expect(node['Node Type']).toMatch(/^(Index Scan|Index Only Scan|Bitmap Heap Scan)$/);
+    const jobReads = jobReadsByIndex(nodesWithAncestors(root));
     // The walk: the claim index, in its order, limited and locked, once per request (inside the nested loop).
     const walks = jobReads.filter(({ node }) => node['Index Name'] === `${JOBS_TABLE}_claim`);
     expect(walks).toHaveLength(1);

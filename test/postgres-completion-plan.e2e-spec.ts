@@ -9,9 +9,16 @@ import { StatementOptions } from '../lib/storage/shared/statement-runner';
 import { completeJobs } from '../lib/storage/postgres/sql/outcomes.sql';
 import { postgresTables } from '../lib/storage/postgres/sql/postgres-sql-fragments';
 import { QueueStorage } from '../lib/storage/queue-storage.interface';
-import { JOBS_TABLE } from '../lib/table-names.constants';
 import { Backend, describePostgres } from './support/backends';
-import { PlanDatabase, PlanNode, openPlanDatabase, planNodes } from './support/postgres-plan';
+import {
+  PlanCacheMode,
+  PlanDatabase,
+  PlanNode,
+  explainExecute,
+  jobReadsByIndex,
+  openPlanDatabase,
+  planNodes,
+} from './support/postgres-plan';
 import { newJob } from './support/storage-contract';
 
 const BATCH = 200;
@@ -60,8 +67,7 @@ describePostgres('completion batch plan', (backend: Backend) => {
     return plans.jobsTable;
   }
 
-  async function plan(mode: 'force_generic_plan' | 'force_custom_plan'): Promise<PlanNode> {
-    await plans.source.query(`SET plan_cache_mode = ${mode}`);
+  async function plan(mode: PlanCacheMode): Promise<PlanNode> {
     const ids = `'{${batch.map((row) => row.id).join(',')}}'::bigint[]`;
     const attempts = `'{${batch.map((row) => row.attempts).join(',')}}'::int[]`;
     const results = `'{${batch.map(() => 'null').join(',')}}'::text[]`;
@@ -69,19 +75,16 @@ describePostgres('completion batch plan', (backend: Backend) => {
     const starts = `'{${batch.map(() => Date.now()).join(',')}}'::bigint[]`;
     // Each job's batch call size: none, as a single-job handler's completions carry.
     const sizes = `'{${batch.map(() => 'null').join(',')}}'::int[]`;
-    const [row] = (await plans.source.query(
-      `EXPLAIN (FORMAT JSON) EXECUTE completion(${Date.now()}, ${ids}, ${attempts}, ${results}, '${WORKER}', ${starts}, ${sizes})`,
-    )) as {
-      'QUERY PLAN': { Plan: PlanNode }[];
-    }[];
-    return row['QUERY PLAN'][0].Plan;
+    return explainExecute(
+      plans,
+      mode,
+      `EXECUTE completion(${Date.now()}, ${ids}, ${attempts}, ${results}, '${WORKER}', ${starts}, ${sizes})`,
+    );
   }
 
   function expectOneWalkOfTheBatch(root: PlanNode): void {
     const nodes = planNodes(root);
-    const jobReads = nodes.filter(({ node }) => node['Relation Name'] === JOBS_TABLE && node['Node Type'] !== 'ModifyTable');
-    expect(jobReads.length).toBeGreaterThan(0);
-    for (const { node } of jobReads) expect(node['Node Type']).toMatch(/^(Index Scan|Index Only Scan|Bitmap Heap Scan)$/);
+    jobReadsByIndex(nodes);
     // The batch is a function scan: never the inner side of a nested loop, which would walk it once per outer row.
     const batchScans = nodes.filter(({ node }) => node['Node Type'] === 'Function Scan');
     expect(batchScans.length).toBe(1);

@@ -63,3 +63,28 @@ export function planNodes(node: PlanNode, parent?: PlanNode, found: { node: Plan
   for (const child of node.Plans ?? []) planNodes(child, node, found);
   return found;
 }
+
+/** How the server chooses between generic and custom plans for a prepared statement. */
+export type PlanCacheMode = 'force_generic_plan' | 'force_custom_plan';
+
+/** The JSON plan of `execute` (an `EXECUTE name(...)` of a statement prepared on the plan connection) under `mode`. */
+export async function explainExecute(plans: PlanDatabase, mode: PlanCacheMode, execute: string): Promise<PlanNode> {
+  await plans.source.query(`SET plan_cache_mode = ${mode}`);
+  const [row] = (await plans.source.query(`EXPLAIN (FORMAT JSON) ${execute}`)) as { 'QUERY PLAN': { Plan: PlanNode }[] }[];
+  return row['QUERY PLAN'][0].Plan;
+}
+
+/** The reads of the jobs table among `nodes` (the update itself aside), each checked to go through an index. */
+export function jobReadsByIndex<T extends { node: PlanNode }>(nodes: T[]): T[] {
+  const reads = nodes.filter(({ node }) => node['Relation Name'] === JOBS_TABLE && node['Node Type'] !== 'ModifyTable');
+  expect(reads.length).toBeGreaterThan(0);
+  for (const { node } of reads) expect(node['Node Type']).toMatch(/^(Index Scan|Index Only Scan|Bitmap Heap Scan)$/);
+  return reads;
+}
+
+/** Every node of a plan with the nodes above it, nearest first. */
+export function nodesWithAncestors(node: PlanNode, ancestors: PlanNode[] = [], found: { node: PlanNode; ancestors: PlanNode[] }[] = []) {
+  found.push({ node, ancestors });
+  for (const child of node.Plans ?? []) nodesWithAncestors(child, [node, ...ancestors], found);
+  return found;
+}
