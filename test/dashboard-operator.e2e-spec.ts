@@ -340,6 +340,14 @@ describeEachBackend(
       await page.getByRole('link', { name: /^completed \(0\)$/ }).waitFor({ timeout: 3000 });
       await page.getByText('No job here.').waitFor({ timeout: 3000 });
       expect((await admin.getCounts('mail')).completed).toBe(0);
+      // The same action again once the first was answered (pause, then resume, a second time): sent again. Only a click
+      // while the same action is on its way is dropped.
+      await page.getByRole('button', { name: 'Pause queue' }).click();
+      await page.locator('h1 .badge.paused').waitFor({ timeout: 3000 });
+      expect((await admin.listQueues()).find((q) => q.name === 'mail')?.paused).toBe(true);
+      await page.getByRole('button', { name: 'Resume queue' }).click();
+      await page.locator('h1 .badge.active').waitFor({ timeout: 3000 });
+      expect((await admin.listQueues()).find((q) => q.name === 'mail')?.paused).toBe(false);
       await page.close();
     });
 
@@ -498,6 +506,15 @@ describeEachBackend(
       await page.getByText('No job at 51 or after.').waitFor();
       await page.getByRole('link', { name: 'First page' }).click();
       await page.locator(`tr[data-job="${jobs[0].id}"]`).waitFor();
+      // A list of whole pages (50 jobs): its last page starts at 26, not past the end again.
+      await producer.addBulk(
+        'mail',
+        Array.from({ length: 50 }, (_, i) => ({ data: { n: i }, options: { name: 'two-pages', delay: 3_600_000 } })),
+      );
+      await page.goto(`${running.url}/queues#/queue/mail?status=pending&name=two-pages&offset=500`);
+      await page.getByText('No job at 501 or after: this list holds 50.').waitFor();
+      await page.getByRole('link', { name: 'Last page' }).click();
+      await page.getByText('Jobs 26–50 of 50').waitFor();
       await page.close();
     });
 
