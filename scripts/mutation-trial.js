@@ -2985,6 +2985,11 @@ function verdictOf({ code, output, report }) {
     }
   }
   if (failed.length > 0) return { verdict: 'caught', failed, broken };
+  // No test ran: every one was skipped, as a file whose backends the run leaves out is (the dashboard's browser files
+  // run on better-sqlite3 and postgres only). Nothing was tried, so nothing was missed.
+  if (code === 0 && report?.success && report.numPassedTests === 0) {
+    return { verdict: 'error', failed, broken, detail: "no test ran: every test of these files was skipped on this run's backends" };
+  }
   if (code === 0 && report?.success) return { verdict: 'missed', failed, broken };
   const tail = output.trim().split('\n').slice(-15).join('\n');
   return { verdict: 'error', failed, broken, detail: broken.length ? broken.join('\n') : tail };
