@@ -516,7 +516,8 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.markStarted([{ ...ref(first), startedAt: at + 1000 }], A)).toBe(0);
       expect((await storage.getJob(first.id))!.startedAt).toBe(at);
       expect(counts(await storage.getCounts('ahead'))).toEqual(['ahead:claimed:1', 'ahead:running:2']);
-      // A completion carries its start when none was written; the one written stays.
+      // A completion writes the start it carries over one written before: both are the handler's start of that attempt,
+      // so in a worker they agree (here they differ, to see which one the row keeps).
       const completed = await storage.completeMany(
         [
           { ref: { id: first.id, attempt: first.attempts, startedAt: at + 2000 }, result: null },
