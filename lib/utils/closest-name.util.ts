@@ -16,9 +16,12 @@ export function closestName(given: string, known: Iterable<string>): string | nu
   return best !== null && bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : null;
 }
 
-/** ` (did you mean "<name>"?)` for an unknown key close to a known one, else '': the tail of an "unknown option" message. */
-export function didYouMean(given: string, known: Iterable<string>): string {
-  const suggestion = closestName(given, known);
+/**
+ * ` (did you mean "<name>"?)` for an unknown key close to a known one (or named by `aliases`, another library's word
+ * for it), else '': the tail of every "unknown option" message.
+ */
+export function didYouMean(given: string, known: Iterable<string>, aliases?: ReadonlyMap<string, string>): string {
+  const suggestion = aliases?.get(given) ?? closestName(given, known);
   return suggestion === null ? '' : ` (did you mean "${suggestion}"?)`;
 }
 

@@ -22,7 +22,7 @@ import type {
 } from '../interfaces/queue-info.interface';
 import type { ScheduleOptions } from '../interfaces/schedule-options.interface';
 import type { WaitOptions } from '../interfaces/wait-options.interface';
-import { closestName } from './closest-name.util';
+import { didYouMean } from './closest-name.util';
 
 /** Keys of `T` missing from `K`; `never` when the list is complete. */
 type MissingKeys<T, K extends readonly PropertyKey[]> = Exclude<keyof T, K[number]>;
@@ -107,9 +107,8 @@ export function unknownOptionProblem(
 ): { key: string; reason: string } | null {
   const key = Object.keys(options).find((candidate) => !known.includes(candidate));
   if (key === undefined) return null;
-  const suggestion = aliases.get(key) ?? closestName(key, known);
   const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
-  return { key: shown, reason: `is not ${what}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; known: ${known.join(', ')}` };
+  return { key: shown, reason: `is not ${what}${didYouMean(key, known, aliases)}; known: ${known.join(', ')}` };
 }
 
 const NO_ALIASES: ReadonlyMap<string, string> = new Map();

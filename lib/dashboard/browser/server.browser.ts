@@ -83,10 +83,6 @@ function act<T extends ActionAnswer = ActionAnswer>(path: string, body?: unknown
     return Promise.resolve(null);
   }
   inFlight.add(key);
-  const done = <V>(value: V): V => {
-    inFlight.delete(key);
-    return value;
-  };
   return request<T>(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -101,9 +97,7 @@ function act<T extends ActionAnswer = ActionAnswer>(path: string, body?: unknown
       return null;
     })
     .then((answer) => refresh().then(() => answer))
-    .then(done, (error: unknown) => {
-      throw done(error);
-    });
+    .finally(() => inFlight.delete(key));
 }
 
 function actionButton(label: string, path: string, body?: unknown, confirmText?: string | null, extra?: Attrs): HTMLButtonElement {

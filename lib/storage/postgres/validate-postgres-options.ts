@@ -2,10 +2,11 @@ import type { DataSource } from 'typeorm';
 import { InvalidModuleOptionsError } from '../../errors/invalid-module-options.error';
 import { PostgresQueueOptions } from '../../interfaces/postgres-queue-options.interface';
 import { describeValue, isPositiveInteger } from '../../utils/validation.util';
-import { didYouMean } from '../../utils/closest-name.util';
+import { keysOf, unknownOptionProblem } from '../../utils/option-keys.util';
 import { postgresSchemaProblem } from './postgres-schema';
 
-const KNOWN = new Set<string>([
+/** The keys of `postgres`: the list fails to compile while it misses one of the interface's. */
+const KNOWN = keysOf<PostgresQueueOptions>()(
   'url',
   'host',
   'port',
@@ -17,7 +18,7 @@ const KNOWN = new Set<string>([
   'schema',
   'createSchema',
   'preparedStatements',
-]);
+);
 /** The fields that open a connection: meaningless next to a borrowed DataSource. */
 const CONNECTION_FIELDS = ['url', 'host', 'port', 'username', 'password', 'database', 'ssl', 'poolSize'] as const;
 const STRING_FIELDS = ['url', 'host', 'username', 'password', 'database'] as const;
@@ -39,11 +40,8 @@ export function validatePostgresOptions(options: unknown, context: PostgresOptio
     throw new InvalidModuleOptionsError('postgres', `must be an object, got ${describeValue(options)}`);
   }
   const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    if (!KNOWN.has(key)) {
-      throw new InvalidModuleOptionsError(`postgres.${key}`, `is not an option${didYouMean(key, KNOWN)}; known: ${[...KNOWN].join(', ')}`);
-    }
-  }
+  const unknown = unknownOptionProblem(given, KNOWN);
+  if (unknown) throw new InvalidModuleOptionsError(`postgres.${unknown.key}`, unknown.reason);
   if (context.database !== undefined) {
     throw new InvalidModuleOptionsError(
       'postgres',

@@ -126,13 +126,9 @@ export async function completeJobs(db: PostgresContext, completions: Completion[
   const completed = new Set<string>();
   for (let start = 0; start < valid.length; start += COMPLETION_CHUNK) {
     const chunk = valid.slice(start, start + COMPLETION_CHUNK);
-    const params = [
-      ms(now),
-      chunk.map(({ ref }) => ref.id),
-      chunk.map(({ ref }) => ref.attempt),
-      chunk.map(({ result }) => result),
-      workerId,
-    ];
+    const ids = chunk.map(({ ref }) => ref.id);
+    const attempts = chunk.map(({ ref }) => ref.attempt);
+    const params = [ms(now), ids, attempts, chunk.map(({ result }) => result), workerId];
     // Each job's start, where no earlier write recorded it (the claim writes none), and its batch size.
     const starts = chunk.map(({ ref }) => startOf(ref));
     const batches = chunk.map(({ ref }) => ref.batch ?? null);
@@ -152,7 +148,7 @@ export async function completeJobs(db: PostgresContext, completions: Completion[
     if (count === chunk.length) for (const { ref } of chunk) completed.add(ref.id);
     else if (count > 0) {
       // Some attempt was no longer ours (cancelled, or its lease expired and another worker took it): read which were.
-      const owned = await db.runner.all(sql(db.tables).completedBy, [params[1], workerId, params[0], params[2]]);
+      const owned = await db.runner.all(sql(db.tables).completedBy, [ids, workerId, ms(now), attempts]);
       for (const { id } of owned) completed.add(String(id));
     }
   }
