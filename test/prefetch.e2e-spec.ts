@@ -240,6 +240,35 @@ describeEachBackend('prefetch: jobs claimed ahead of a free slot', (backend) => 
     for (const id of ids) expect(await admin.getJob(id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null });
   });
 
+  it("an operator's pause hands the jobs claimed ahead back at once, unspent: none of them starts until the resume", async () => {
+    const pf = gatedProcessor('pf', { concurrency: 1, prefetch: 2 });
+    const app = await current.startApp({ module: { pollInterval: 50 }, providers: [pf.Processor] });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    const ids: string[] = [];
+    for (const name of ['a', 'b', 'c']) ids.push((await producer.add('pf', { name })).id);
+    await waitFor(
+      async () => pf.state.started.includes('a') && counted(await admin.getCounts('pf'), 1, 2),
+      'a runs, b and c claimed ahead',
+    );
+
+    await admin.pause('pf');
+    // Without the hand-back, b would take a's slot once a ends (and c after it), the queue paused.
+    expect(await admin.getCounts('pf')).toMatchObject({ running: 1, claimed: 0, pending: 2 });
+    for (const id of ids.slice(1)) expect(await admin.getJob(id)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null });
+    pf.open('a');
+    await waitFor(async () => (await admin.getCounts('pf')).completed === 1, 'a completed');
+    expect(pf.state.started).toEqual(['a']);
+
+    await admin.resume('pf');
+    for (const name of ['b', 'c']) {
+      await waitFor(() => pf.state.started.includes(name), `${name} started after the resume`);
+      pf.open(name);
+    }
+    await waitFor(async () => (await admin.getCounts('pf')).completed === 3, 'all completed');
+    for (const id of ids) expect(await admin.getJob(id)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
   it('kill -9 of a process holding prefetched jobs: another process runs them once its lease expired, each exactly once', async () => {
     const runLog = `${current.db.path}.runs`;
     const observer = await current.startApp({ module: { processing: false } });

@@ -169,7 +169,9 @@ export class QueueAdmin {
   }
 
   /**
-   * Stops claims of a queue in every process sharing the database; running jobs finish. A queue may be paused before
+   * Stops claims of a queue in every process sharing the database; running jobs finish. This process's jobs of the
+   * queue claimed ahead of a slot (`prefetch`) or waiting in a batch not yet called go back to pending, unspent, before
+   * it resolves; another process still starts those it had claimed ahead. A queue may be paused before
    * its first job once something declares it (a processor or `registerQueue` in this app, a processor elsewhere).
    * @throws InvalidQueueNameError, QueueNotFoundError (no such queue: see `hasQueue`; nothing is written).
    */

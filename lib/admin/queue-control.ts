@@ -29,7 +29,9 @@ export class QueueControl {
   async setPaused(queue: string, paused: boolean): Promise<void> {
     const storage = await this.context.knownQueue(paused ? 'pause' : 'resume', queue);
     await storage.setPaused(queue, paused, Date.now());
-    if (!paused) this.context.wake();
+    // Jobs this process claimed ahead would otherwise start during the pause; another process's start (see pause).
+    if (paused) await this.context.runtime.processing?.queuePaused(queue);
+    else this.context.wake();
   }
 
   /** See `QueueAdmin.cancel`. */

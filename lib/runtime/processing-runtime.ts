@@ -208,6 +208,14 @@ export class ProcessingRuntime {
     return this.pool.all().some((worker) => worker.cancelRunning(id));
   }
 
+  /** An operator paused `queue`: this process's jobs of it that have not started go back (see QueueWorker.queuePaused). */
+  async queuePaused(queue: string): Promise<void> {
+    await this.pool
+      .all()
+      .find((worker) => worker.queue === queue)
+      ?.queuePaused();
+  }
+
   /**
    * Graceful stop: claim nothing more (a claim in flight hands its jobs back unstarted), give running jobs
    * `shutdownTimeout` to finish, then abort and hand back the rest. Keeps heartbeating until the end.

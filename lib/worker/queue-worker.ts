@@ -187,6 +187,15 @@ export class QueueWorker {
   }
 
   /**
+   * An operator paused the queue in this process: the jobs claimed ahead (and a partial batch not yet called) go back
+   * to pending, unspent, instead of starting during the pause. Not at shutdown, which hands them back itself.
+   */
+  async queuePaused(): Promise<void> {
+    if (this.stopping) return;
+    await this.rateLimit.handBackForPause();
+  }
+
+  /**
    * A batch call of `jobs` begins: each attempt's ref takes the call's size, which the writes of the attempt carry from
    * then on (its outcome, its snooze, its hand-back), so the size costs no statement of its own. A call that outlasts a
    * round of writes must show its size while it runs: the start is noted again, and the writer's next round writes

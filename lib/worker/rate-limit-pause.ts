@@ -77,13 +77,21 @@ export class RateLimitPause {
     if (group === undefined) this.context.onRateLimited?.(this.queue, until);
     else this.context.onGroupRateLimited?.(this.queue, until);
     this.written = this.writePause(record, until, ref, group);
-    await this.handBackUnstarted(prefetched);
+    await this.handBackUnstarted(prefetched, `a ${group === undefined ? 'RateLimitError' : 'GroupRateLimitError'} pause`);
+  }
+
+  /**
+   * An operator paused the queue (`admin.pause`, in this process): the worker's jobs that have not started go back,
+   * unspent, so none of them starts while the queue is paused. The pause is already written. Never rejects.
+   */
+  async handBackForPause(): Promise<void> {
+    await this.handBackUnstarted(this.worker.takeUnstarted(), 'the pause of the queue');
   }
 
   /** Hands a job routed during the pause back with the others its claim routed: one statement for them all. */
   refuse(job: JobRecord): void {
     if (this.refused.push({ id: job.id, attempt: job.attempts }) > 1) return;
-    queueMicrotask(() => void this.handBackUnstarted(this.refused.splice(0)));
+    queueMicrotask(() => void this.handBackUnstarted(this.refused.splice(0), 'a rate limit pause'));
   }
 
   /** Writes the pause and hands the job back; never rejects (a failure is logged, the lease frees the job). */
@@ -110,15 +118,15 @@ export class RateLimitPause {
    * Hands back, unspent, jobs that must not start during the pause; once the pause is written, so no process claims
    * them before it sees the pause. Never rejects.
    */
-  private async handBackUnstarted(refs: AttemptRef[]): Promise<void> {
+  private async handBackUnstarted(refs: AttemptRef[], pause: string): Promise<void> {
     this.returningRefs.push(...refs);
     try {
       await this.written;
       if (refs.length > 0) await this.context.storage.release(refs, this.context.workerId, Date.now());
     } catch (error) {
       this.context.logger.error(
-        `Jobs ${refs.map((ref) => ref.id).join(', ')} (queue ${this.queue}): handing back jobs claimed before a RateLimitError ` +
-          `pause failed; their leases will expire and free them: ${String(error)}`,
+        `Jobs ${refs.map((ref) => ref.id).join(', ')} (queue ${this.queue}): handing back jobs claimed before ${pause} ` +
+          `failed; their leases will expire and free them: ${String(error)}`,
       );
     } finally {
       this.returningRefs = this.returningRefs.filter((ref) => !refs.includes(ref));
