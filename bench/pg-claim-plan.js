@@ -3,12 +3,15 @@
 // against another build's (PG_CLAIM_BASE_DIST), each caught through claimJobs with a capturing runner and sent
 // prepared on a connection of its own (so each has its own server backend, whose CPU is read from /proc), as the
 // library sends it. The table holds PG_CLAIM_TOTAL pending jobs over 4 queues, ANALYZEd (as autovacuum leaves a filled
-// table); rounds alternate the two builds, each claiming PG_CLAIM_LIMIT jobs of each queue. Reported: each build's
+// table); rounds alternate the two builds, each claiming PG_CLAIM_LIMIT jobs of each queue. PG_CLAIM_QUEUES (1 to 4,
+// default 4) sets how many queues share the backlog: one queue of millions shows what the claim's price does with a
+// deep backlog (the server JIT-compiles a statement priced above jit_above_cost). Reported: each build's
 // server CPU per claim (10 ms ticks summed over its rounds), the median round trip, the plans the server made
 // (pg_prepared_statements: generic and custom) and the median over rounds of the time ratio to this build's.
 //
 //   npm run build && node bench/pg-claim-plan.js        (PostgreSQL on 127.0.0.1:5432, database queue_bench)
 //   PG_CLAIM_BASE_DIST=.tmp/dist-base PG_CLAIM_ROUNDS=300 PG_CLAIM_LIMIT=75 node bench/pg-claim-plan.js
+//   PG_CLAIM_BASE_DIST=.tmp/dist-base PG_CLAIM_QUEUES=1 PG_CLAIM_TOTAL=5000000 PG_CLAIM_ROUNDS=50 node bench/pg-claim-plan.js
 const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
@@ -18,7 +21,7 @@ const DIST = path.join(__dirname, '..', 'dist');
 const BASE = process.env.PG_CLAIM_BASE_DIST ? path.resolve(process.env.PG_CLAIM_BASE_DIST) : null;
 const ROUNDS = Number(process.env.PG_CLAIM_ROUNDS ?? 200);
 const LIMIT = Number(process.env.PG_CLAIM_LIMIT ?? 75);
-const QUEUES = ['a', 'b', 'c', 'd'];
+const QUEUES = ['a', 'b', 'c', 'd'].slice(0, Number(process.env.PG_CLAIM_QUEUES ?? 4));
 const TOTAL = Number(process.env.PG_CLAIM_TOTAL ?? ROUNDS * LIMIT * QUEUES.length * 2 + 10_000);
 const SCHEMA = 'bench_claim_plan';
 const CLOCK_TICKS = 100;
@@ -63,8 +66,8 @@ async function main() {
     const at = Date.now() - 1000;
     await admin.query(
       `INSERT INTO ${tables.T} (queue, status, data, run_at, max_attempts, created_at, updated_at)
-       SELECT (ARRAY['a','b','c','d'])[1 + n % 4], 'pending', '{}', $1, 3, $1, $1 FROM generate_series(1, $2) AS n`,
-      [at, TOTAL],
+       SELECT ($3::text[])[1 + n % $4], 'pending', '{}', $1, 3, $1, $1 FROM generate_series(1, $2) AS n`,
+      [at, TOTAL, QUEUES, QUEUES.length],
     );
     await admin.query(`ANALYZE ${tables.T}`);
   });

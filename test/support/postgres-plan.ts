@@ -17,6 +17,8 @@ export interface PlanNode {
   'Index Name'?: string;
   'Index Cond'?: string;
   'Parent Relationship'?: string;
+  'Total Cost'?: number;
+  'Plan Rows'?: number;
   Filter?: string;
   Plans?: PlanNode[];
 }

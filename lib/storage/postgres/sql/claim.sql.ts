@@ -1,7 +1,7 @@
 import { ClaimRequest, JobRecord } from '../../queue-storage.interface';
 import { claimedRecordOf } from '../../shared/job-row.mapper';
 import { groupedClaimSql } from './group-claim.sql';
-import { PostgresContext, REUSED, ms, perSchema } from './postgres-sql-fragments';
+import { PostgresContext, REUSED, claimWalk, ms, perSchema } from './postgres-sql-fragments';
 
 /**
  * What a worker needs of a job it claimed, as two columns: the payload, and the rest packed (see `claimedRecordOf`), as
@@ -35,8 +35,10 @@ const notPaused = (Q: string, queue: string) =>
  * The requests are read through sub-selects (`unnest((SELECT $4::text[]), ...)`) so that no plan knows how many there
  * are. A custom plan saw the arrays' real length (say 4 queues) and priced itself below the generic plan, which
  * believes 10, so once the table had statistics the server planned the statement again at every call (0.2-0.3 ms of
- * its CPU per claim) and got the same plan. Priced alike, the server keeps one generic plan after five calls
- * (test/postgres-claim-plan.e2e-spec.ts pins it).
+ * its CPU per claim) and got the same plan. The due time is read the same way: under the walk's constant bound
+ * (`claimWalk`), a custom plan that saw it priced a deep backlog below the generic plan, and the server planned every
+ * claim again. Priced alike, the server
+ * keeps one generic plan after five calls (test/postgres-claim-plan.e2e-spec.ts pins it).
  *
  * The claim's commit does not wait for its WAL flush (`synchronous_commit` off for this statement's transaction
  * only, through `set_config(..., true)`): the flush was most of a claim's time (a few ms per claim, more on a busy
@@ -48,13 +50,7 @@ const notPaused = (Q: string, queue: string) =>
 const claimSql = perSchema(
   ({ T, Q }) => `/* claim */ WITH picked AS (
         SELECT job.id FROM unnest((SELECT $4::text[]), (SELECT $5::int[])) AS request(queue, lim)
-        CROSS JOIN LATERAL (
-          SELECT id FROM ${T}
-          WHERE queue = request.queue AND status = 'pending' AND run_at <= $3
-          ORDER BY priority DESC, run_at, id
-          LIMIT request.lim
-          FOR UPDATE SKIP LOCKED
-        ) AS job
+        CROSS JOIN LATERAL ${claimWalk(T, { columns: 'id', queue: 'request.queue', limit: 'request.lim', due: '(SELECT $3::bigint)', lock: true })} AS job
         WHERE ${notPaused(Q, 'request.queue')}
       )
       ${claimUpdate(T)}`,
@@ -88,13 +84,7 @@ const limitedClaimSql = perSchema(
       ),
       picked AS MATERIALIZED (
         SELECT job.id, allowed.queue, allowed.rated FROM allowed
-        CROSS JOIN LATERAL (
-          SELECT id FROM ${T}
-          WHERE queue = allowed.queue AND status = 'pending' AND run_at <= $3
-          ORDER BY priority DESC, run_at, id
-          LIMIT allowed.lim
-          FOR UPDATE SKIP LOCKED
-        ) AS job
+        CROSS JOIN LATERAL ${claimWalk(T, { columns: 'id', queue: 'allowed.queue', limit: 'allowed.lim', due: '$3', lock: true })} AS job
         WHERE ${notPaused(Q, 'allowed.queue')}
       ),
       counted AS (

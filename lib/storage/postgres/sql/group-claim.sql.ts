@@ -16,7 +16,7 @@
  * more group), and with a group concurrency the jobs without a group among the next `lim` + `UNGROUPED_WINDOW`.
  * Whether a walked group has a job running is read from `busy`, not from the table.
  */
-import { PostgresTables, perSchema } from './postgres-sql-fragments';
+import { PostgresTables, claimWalk, perSchema } from './postgres-sql-fragments';
 
 /**
  * Groups the walk may pass over without finding an idle one, beyond the request's limit and the queue's busy groups
@@ -146,17 +146,11 @@ export const groupedClaimSql = perSchema(
         UNION
         SELECT queue, first AS id FROM walk_before WHERE first IS NOT NULL
         UNION
-        SELECT allowed.queue, head.id FROM allowed CROSS JOIN LATERAL (
-            SELECT id FROM ${T} WHERE queue = allowed.queue AND status = 'pending' AND run_at <= $3
-            ORDER BY priority DESC, run_at, id LIMIT allowed.lim
-          ) AS head
+        SELECT allowed.queue, head.id FROM allowed CROSS JOIN LATERAL ${claimWalk(T, { columns: 'id', queue: 'allowed.queue', limit: 'allowed.lim', due: '$3', lock: false })} AS head
         WHERE allowed.grouped
         UNION
         SELECT allowed.queue, loose.id FROM allowed CROSS JOIN LATERAL (
-            SELECT ahead.id FROM (
-                SELECT id, job_group FROM ${T} WHERE queue = allowed.queue AND status = 'pending' AND run_at <= $3
-                ORDER BY priority DESC, run_at, id LIMIT allowed.lim + ${UNGROUPED_WINDOW}
-              ) AS ahead
+            SELECT ahead.id FROM ${claimWalk(T, { columns: 'id, job_group', queue: 'allowed.queue', limit: `allowed.lim + ${UNGROUPED_WINDOW}`, beyond: UNGROUPED_WINDOW, due: '$3', lock: false })} AS ahead
             WHERE ahead.job_group IS NULL LIMIT allowed.lim
           ) AS loose
         WHERE allowed.grouped AND (allowed.gcap IS NOT NULL OR allowed.grmax IS NOT NULL
@@ -187,13 +181,7 @@ export const groupedClaimSql = perSchema(
       ),
       plain_picked AS MATERIALIZED (
         SELECT job.id, allowed.queue, allowed.rated FROM allowed
-        CROSS JOIN LATERAL (
-          SELECT id FROM ${T}
-          WHERE queue = allowed.queue AND status = 'pending' AND run_at <= $3
-          ORDER BY priority DESC, run_at, id
-          LIMIT allowed.lim
-          FOR UPDATE SKIP LOCKED
-        ) AS job
+        CROSS JOIN LATERAL ${claimWalk(T, { columns: 'id', queue: 'allowed.queue', limit: 'allowed.lim', due: '$3', lock: true })} AS job
         WHERE NOT allowed.grouped AND ${notPaused(Q, 'allowed.queue')}
       ),
       picked AS (
