@@ -52,11 +52,12 @@ function countStatements() {
     proto.query = function (config, values, callback) {
       const text = typeof config === 'string' ? config : config && config.text;
       if (typeof text !== 'string') return query.call(this, config, values, callback);
-      // The library marks its claim and completion; graphile-worker's are its get_jobs and its batched delete.
+      // The library marks its claim and completion; graphile-worker's are its get_jobs and its batched delete (an
+      // unnest of the ids, or a PREPARE and one EXECUTE per job).
       const kind =
         text.includes('/* claim */') || text.startsWith('with j as (')
           ? 'claim'
-          : text.includes('/* complete */') || /^delete from \S+\._private_jobs as jobs using unnest/.test(text)
+          : text.includes('/* complete */') || /^delete from \S+\._private_jobs as jobs\s+using unnest|^prepare gwcj /.test(text)
             ? 'complete'
             : 'other';
       stats[kind]++;
@@ -73,8 +74,13 @@ function countStatements() {
             stats.firstClaimAt = now();
             stats.bootCpu = process.cpuUsage();
           }
-        } else if (kind === 'complete') stats.completeRows += rows;
-        else if (/SET lease_until = \$1/.test(text)) stats.renewedRows += rows;
+        } else if (kind === 'complete') {
+          // The library's completion answers with a count (one row): its jobs are its ids array ($2).
+          const params = Array.isArray(values) ? values : config && config.values;
+          // graphile-worker's manual form: one EXECUTE per job.
+          const executes = text.startsWith('prepare gwcj ') ? text.split('execute gwcj(').length - 1 : null;
+          stats.completeRows += executes ?? (text.includes('/* complete') && Array.isArray(params?.[1]) ? params[1].length : rows);
+        } else if (/SET lease_until = \$1/.test(text)) stats.renewedRows += rows;
       };
       if (typeof values === 'function') [callback, values] = [values, undefined];
       if (typeof callback === 'function') {
