@@ -141,6 +141,36 @@ describeEachBackend('job dependencies (dependsOn)', (backend) => {
     expect(runs.filter((run) => run.queue === 'report')).toEqual([{ queue: 'report', id: runsAnyway.id, results: {} }]);
   });
 
+  it('a dependent retried while its retried dependency is live waits for it again, then runs with its result (retry and retryAll)', async () => {
+    const runs: Run[] = [];
+    const app = await current.startApp({ module: { pollInterval: 100 }, providers: processors(runs) });
+    const producer = app.get(QueueProducer);
+    const admin = app.get(QueueAdmin);
+    await admin.pause('fetch');
+    const dependency = await producer.add('fetch', { n: 1 });
+    const byId = await producer.add('report', { name: 'by id' }, { dependsOn: [dependency.id] });
+    const byQueue = await producer.add('report', { name: 'by queue' }, { dependsOn: [dependency.id] });
+    await admin.cancel(dependency.id);
+    expect(await statusOf(admin, byId.id)).toBe('failed');
+    expect(await statusOf(admin, byQueue.id)).toBe('failed');
+
+    // As the docs advise: the dependency first, then its dependents. The dependency is pending again (its queue paused).
+    await admin.retry(dependency.id);
+    await admin.retry(byId.id);
+    expect(await admin.retryAll('report')).toBe(1);
+    for (const dependent of [byId, byQueue]) {
+      expect(await admin.explain(dependent.id)).toMatchObject({ reason: 'waiting-for-dependencies', dependenciesLeft: [dependency.id] });
+    }
+    await admin.resume('fetch');
+    await waitFor(
+      async () => (await statusOf(admin, byQueue.id)) === 'completed' && (await statusOf(admin, byId.id)) === 'completed',
+      'both ran',
+    );
+    const reports = runs.filter((run) => run.queue === 'report');
+    expect(reports.map((run) => run.results)).toEqual([{ [dependency.id]: 10 }, { [dependency.id]: 10 }]);
+    expect(runs.findIndex((run) => run.id === dependency.id)).toBeLessThan(runs.indexOf(reports[0]));
+  });
+
   it('fails a dense graph in one short statement: each job waits for all the jobs before it, the first is cancelled', async () => {
     const app = await current.startApp({ module: { processing: false } });
     const producer = app.get(QueueProducer);

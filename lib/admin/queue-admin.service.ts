@@ -200,7 +200,8 @@ export class QueueAdmin {
 
   /**
    * Runs a failed or cancelled job again, with a fresh set of attempts. A flow parent with children still pending or
-   * running (a cancel without cascade leaves them so) waits for them again, and runs after the last one.
+   * running (a cancel without cascade leaves them so) waits for them again, and runs after the last one; so does a
+   * dependent (`dependsOn`) with a dependency pending or running (retried before it), resolved by that end.
    * @throws JobNotFoundError, InvalidJobStateError, JobKeyConflictError (a live job of the queue holds its key, or,
    * for a debounced job that never started, another unstarted debounced job of its key: retry it once that job has
    * finished).

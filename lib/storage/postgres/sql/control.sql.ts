@@ -6,7 +6,7 @@ import { idsOf, toJobRecord, toKeyBlockedJob } from '../../shared/job-row.mapper
 import { PostgresContext, RELEASE_COLUMNS, ms, notifyFinished, notifyIfAny, perSchema, toRowId } from './postgres-sql-fragments';
 
 const sql = perSchema((tables) => {
-  const { T, Q } = tables;
+  const { T, Q, D } = tables;
   // A retried flow parent with children still pending or running waits for them again (the flow trigger releases
   // it when the last one ends) instead of running beside them. Their rows are read FOR SHARE: a child whose ending
   // is being committed is waited for and seen ended (its trigger found the parent finished and left it), and one
@@ -15,7 +15,15 @@ const sql = perSchema((tables) => {
         SELECT DISTINCT c.parent_id FROM (SELECT c.parent_id FROM ${T} AS c
           WHERE c.parent_id IN (${parents}) AND c.status IN ('pending', 'running') FOR SHARE OF c) AS c
       )`;
-  const retriedRunAt = `CASE WHEN t.id IN (SELECT parent_id FROM live_children) THEN $1::bigint + ${FLOW_WAIT_OFFSET} ELSE $1::bigint END`;
+  // So does a retried dependent with a dependency pending or running (retried itself before its dependents, as the
+  // docs advise), the dependencies read FOR SHARE for the same reasons: the end of that dependency releases it, or
+  // fails it again. `jobs` lists the candidates.
+  const liveDependencies = (jobs: string) => `live_dependencies AS MATERIALIZED (
+        SELECT DISTINCT e.job_id FROM (SELECT e.job_id FROM ${D} AS e JOIN ${T} AS x ON x.id = e.depends_on
+          WHERE e.job_id IN (${jobs}) AND x.status IN ('pending', 'running') FOR SHARE OF x) AS e
+      )`;
+  const retriedRunAt = `CASE WHEN t.id IN (SELECT parent_id FROM live_children) OR t.id IN (SELECT job_id FROM live_dependencies)
+    THEN $1::bigint + ${FLOW_WAIT_OFFSET} ELSE $1::bigint END`;
   const keyNotHeld = (row: string) => `(${row}.unique_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
     WHERE live.queue = ${row}.queue AND live.unique_key = ${row}.unique_key AND live.status IN ('pending', 'running')))
     AND (${row}.debounce_key IS NULL OR ${row}.started_at IS NOT NULL OR NOT EXISTS (SELECT 1 FROM ${T} AS live
@@ -38,7 +46,7 @@ const sql = perSchema((tables) => {
     // A finished job is retried only while no live job of its queue holds its key, and of several failed jobs
     // sharing a key only the newest: two pending at once would break the unique key index. A key taken by a
     // transaction that commits after this statement's snapshot still fails it (23505): `retryFinished` runs it again.
-    retryFinishedByIds: `WITH ${liveChildren(`SELECT unnest($2::bigint[])`)},
+    retryFinishedByIds: `WITH ${liveChildren(`SELECT unnest($2::bigint[])`)}, ${liveDependencies(`SELECT unnest($2::bigint[])`)},
       retried AS (
         UPDATE ${T} AS t
         SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, run_batch = NULL, ${RELEASE_COLUMNS}
@@ -49,6 +57,7 @@ const sql = perSchema((tables) => {
       SELECT id FROM retried WHERE (SELECT count(*) FROM hint) >= 0`,
 
     retryFinishedOfQueue: `WITH ${liveChildren(`SELECT id FROM ${T} WHERE queue = $2 AND status = 'failed'`)},
+      ${liveDependencies(`SELECT id FROM ${T} WHERE queue = $2 AND status = 'failed' AND depends_on IS NOT NULL`)},
       retried AS (
         UPDATE ${T} AS t
         SET status = 'pending', attempts = 0, run_at = ${retriedRunAt}, updated_at = $1, finished_at = NULL, run_batch = NULL, ${RELEASE_COLUMNS}

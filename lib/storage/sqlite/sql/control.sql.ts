@@ -1,10 +1,13 @@
 import { JobStatus } from '../../../interfaces/job-info.interface';
+import { DEPENDENCIES_TABLE } from '../../../table-names.constants';
 import { JobRecord, KeyBlockedJob } from '../../queue-storage.interface';
 import { FLOW_WAIT_OFFSET } from '../../shared/flow-wait';
 import { jobColumnsOf } from '../../shared/job-columns';
 import { idsOf, toJobRecord, toKeyBlockedJob } from '../../shared/job-row.mapper';
 import { StatementRunner } from '../../shared/statement-runner';
 import { Q, T, toRowId } from './sqlite-sql-fragments';
+
+const D = DEPENDENCIES_TABLE;
 
 const SET_PAUSED_SQL = `INSERT INTO ${Q} (queue, paused, updated_at) VALUES (?, ?, ?)
   ON CONFLICT (queue) DO UPDATE SET paused = excluded.paused, updated_at = excluded.updated_at`;
@@ -32,9 +35,13 @@ const NEWEST_FAILED_OF_KEY = `(unique_key IS NULL OR id = (SELECT MAX(peer.id) F
 
 /**
  * A retried flow parent with children still pending or running waits for them again (the flow trigger releases it
- * when the last one ends), instead of running beside them: a cancel or a child's failure left them live. Params: now.
+ * when the last one ends), instead of running beside them: a cancel or a child's failure left them live. So does a
+ * retried dependent with a dependency pending or running (retried itself, as the docs advise, before its dependents):
+ * the end of that dependency releases it, or fails it again, as at its add. Params: now.
  */
 const RETRIED_RUN_AT = `CASE WHEN EXISTS (SELECT 1 FROM ${T} AS child WHERE child.parent_id = ${T}.id AND child.status IN ('pending', 'running'))
+      OR (${T}.depends_on IS NOT NULL AND EXISTS (SELECT 1 FROM ${D} AS edge JOIN ${T} AS dep ON dep.id = edge.depends_on
+        WHERE edge.job_id = ${T}.id AND dep.status IN ('pending', 'running')))
     THEN ? + ${FLOW_WAIT_OFFSET} ELSE ? END`;
 
 /**
