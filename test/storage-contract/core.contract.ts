@@ -375,6 +375,32 @@ describeEachBackend('QueueStorage contract', (backend) => {
       expect(await storage.getJob(theirs.id)).toMatchObject({ status: 'running', lockedBy: B });
     });
 
+    it('completeMany that lost some attempts reads back only its own completions, not rows finished otherwise in the same millisecond', async () => {
+      for (let i = 0; i < 3; i++) await add('q');
+      const [mine, cancelled, handedBack] = await storage.claim([{ queue: 'q', limit: 3 }], A, Date.now(), LEASE);
+      const now = Date.now();
+      // Cancelled while A ran it, at the completion's time: finished at `now`, still naming A, attempt unchanged.
+      expect(await storage.cancel(cancelled.id, now)).toBe('running');
+      // Handed back by A (its attempt given back), then claimed by B as the same attempt number and completed by B at `now`.
+      expect(await storage.release([ref(handedBack)], A, now)).toBe(1);
+      const [again] = await storage.claim([{ queue: 'q', limit: 1 }], B, now, LEASE);
+      expect(again).toMatchObject({ id: handedBack.id, attempts: handedBack.attempts, lockedBy: B });
+      expect(await storage.completeMany([{ ref: ref(again), result: '"b"' }], B, now)).toEqual(new Set([handedBack.id]));
+      // A's batch completes one of three: the short count reads back, and only A's own completion is named.
+      const done = await storage.completeMany(
+        [
+          { ref: ref(mine), result: '"a"' },
+          { ref: ref(cancelled), result: '"a"' },
+          { ref: ref(handedBack), result: '"a"' },
+        ],
+        A,
+        now,
+      );
+      expect(done).toEqual(new Set([mine.id]));
+      expect(await storage.getJob(cancelled.id)).toMatchObject({ status: 'cancelled', lockedBy: A, finishedAt: now, result: null });
+      expect(await storage.getJob(handedBack.id)).toMatchObject({ status: 'completed', lockedBy: B, finishedAt: now, result: '"b"' });
+    });
+
     it('retry puts the attempt back to pending at its run time with the error; fail ends it', async () => {
       await add('q');
       await add('q');
