@@ -41,7 +41,7 @@ async function measure(backend, size) {
     const ids = await app.producer.addGraph(jobs);
     const addMs = performance.now() - started;
     started = performance.now();
-    await app.admin.cancel(ids[0].id ?? ids[0]);
+    await app.admin.cancel(ids[0].id);
     const cascadeMs = performance.now() - started;
     const counts = await app.admin.getCounts(QUEUE);
     if (counts.failed + counts.cancelled !== size) throw new Error(`${backend} ${size}: the cascade left ${JSON.stringify(counts)}`);

@@ -15,7 +15,7 @@ import { postgresTables } from '../lib/storage/postgres/sql/postgres-sql-fragmen
 import { ClaimRequest } from '../lib/storage/queue-storage.interface';
 import { LIMITS } from '../lib/utils/validation.util';
 import { Backend, describePostgres } from './support/backends';
-import { PlanCacheMode, PlanDatabase, explainExecute, openPlanDatabase } from './support/postgres-plan';
+import { PlanCacheMode, PlanDatabase, PlanNode, explainExecute, openPlanDatabase, planNodes } from './support/postgres-plan';
 
 const QUEUE = 'deep';
 /** A backlog past the walk's bound even where the planner believes a third of the rows due (the generic plan). */
@@ -109,6 +109,25 @@ describePostgres('claim price against the backlog', (backend: Backend) => {
     const [generic] = prices.get('the plain claim force_generic_plan')!.slice(-1);
     const [custom] = prices.get('the plain claim force_custom_plan')!.slice(-1);
     expect(Math.abs(generic - custom) / custom).toBeLessThan(0.01);
+  });
+
+  it('the plain claim locks only the rows it takes, though its walk is bounded far above them', async () => {
+    const { sql, params } = statements.get('the plain claim')!;
+    await plans.source.query('DEALLOCATE ALL');
+    await plans.source.query(`PREPARE locking AS ${sql}`);
+    await plans.source.query('SET plan_cache_mode = force_generic_plan');
+    await plans.source.query('BEGIN');
+    try {
+      const [row] = (await plans.source.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE locking(${params.map(literal).join(', ')})`)) as {
+        'QUERY PLAN': { Plan: PlanNode }[];
+      }[];
+      const locks = planNodes(row['QUERY PLAN'][0].Plan).filter(({ node }) => node['Node Type'] === 'LockRows');
+      expect(locks).toHaveLength(1);
+      const { node } = locks[0];
+      expect(node['Actual Rows']! * node['Actual Loops']!).toBe(75);
+    } finally {
+      await plans.source.query('ROLLBACK');
+    }
   });
 
   it('a claim at this backlog takes and locks only what it asks for', async () => {

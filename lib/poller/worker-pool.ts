@@ -11,14 +11,19 @@ export class WorkerPool {
     this.workers.set(worker.queue, worker);
   }
 
+  /** The worker of `queue` in this process, if it has one. */
+  of(queue: string): QueueWorker | undefined {
+    return this.workers.get(queue);
+  }
+
   /** The rate window (ms) of a queue with a limiter, else undefined. */
   rateWindowOf(queue: string): number | undefined {
-    return this.workers.get(queue)?.settings.limiter?.duration;
+    return this.of(queue)?.settings.limiter?.duration;
   }
 
   /** The group window (ms) of a queue with a group limiter, else undefined. */
   groupWindowOf(queue: string): number | undefined {
-    return this.workers.get(queue)?.settings.groupLimiter?.duration;
+    return this.of(queue)?.settings.groupLimiter?.duration;
   }
 
   /** Every worker. */

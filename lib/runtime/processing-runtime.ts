@@ -210,10 +210,7 @@ export class ProcessingRuntime {
 
   /** An operator paused `queue`: this process's jobs of it that have not started go back (see QueueWorker.queuePaused). */
   async queuePaused(queue: string): Promise<void> {
-    await this.pool
-      .all()
-      .find((worker) => worker.queue === queue)
-      ?.queuePaused();
+    await this.pool.of(queue)?.queuePaused();
   }
 
   /**

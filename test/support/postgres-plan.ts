@@ -19,6 +19,9 @@ export interface PlanNode {
   'Parent Relationship'?: string;
   'Total Cost'?: number;
   'Plan Rows'?: number;
+  /** With EXPLAIN ANALYZE: rows per loop, and loops. */
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
   Filter?: string;
   Plans?: PlanNode[];
 }

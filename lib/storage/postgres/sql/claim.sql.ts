@@ -37,8 +37,8 @@ const notPaused = (Q: string, queue: string) =>
  * believes 10, so once the table had statistics the server planned the statement again at every call (0.2-0.3 ms of
  * its CPU per claim) and got the same plan. The due time is read the same way: under the walk's constant bound
  * (`claimWalk`), a custom plan that saw it priced a deep backlog below the generic plan, and the server planned every
- * claim again. Priced alike, the server
- * keeps one generic plan after five calls (test/postgres-claim-plan.e2e-spec.ts pins it).
+ * claim again. Priced alike, the server keeps one generic plan after five calls (test/postgres-claim-plan.e2e-spec.ts
+ * and test/postgres-claim-backlog-plan.e2e-spec.ts pin it).
  *
  * The claim's commit does not wait for its WAL flush (`synchronous_commit` off for this statement's transaction
  * only, through `set_config(..., true)`): the flush was most of a claim's time (a few ms per claim, more on a busy

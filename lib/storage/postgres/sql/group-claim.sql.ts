@@ -150,7 +150,7 @@ export const groupedClaimSql = perSchema(
         WHERE allowed.grouped
         UNION
         SELECT allowed.queue, loose.id FROM allowed CROSS JOIN LATERAL (
-            SELECT ahead.id FROM ${claimWalk(T, { columns: 'id, job_group', queue: 'allowed.queue', limit: `allowed.lim + ${UNGROUPED_WINDOW}`, beyond: UNGROUPED_WINDOW, due: '$3', lock: false })} AS ahead
+            SELECT ahead.id FROM ${claimWalk(T, { columns: 'id, job_group', queue: 'allowed.queue', limit: 'allowed.lim', beyond: UNGROUPED_WINDOW, due: '$3', lock: false })} AS ahead
             WHERE ahead.job_group IS NULL LIMIT allowed.lim
           ) AS loose
         WHERE allowed.grouped AND (allowed.gcap IS NOT NULL OR allowed.grmax IS NOT NULL

@@ -213,7 +213,7 @@ export interface ClaimWalk {
   queue: string;
   /** How many rows it returns: an expression of the statement (`request.lim`). */
   limit: string;
-  /** The walk's bound beyond `LIMITS.batchSize`, when `limit` may pass the most a claim takes (a look-ahead). */
+  /** Rows it reads past `limit` (a look-ahead), which its constant bound allows for too. */
   beyond?: number;
   /** The due time: `$3`, or a sub-select of it in a statement the server keeps a generic plan of. */
   due: string;
@@ -233,13 +233,14 @@ export interface ClaimWalk {
  * claim locks only what it takes.
  */
 export function claimWalk(T: string, walk: ClaimWalk): string {
+  const beyond = walk.beyond ?? 0;
   return `(
           SELECT ${walk.columns} FROM (
             SELECT ${walk.columns} FROM ${T}
             WHERE queue = ${walk.queue} AND status = 'pending' AND run_at <= ${walk.due}
             ORDER BY priority DESC, run_at, id
-            LIMIT ${LIMITS.batchSize + (walk.beyond ?? 0)}${walk.lock ? '\n            FOR UPDATE SKIP LOCKED' : ''}
+            LIMIT ${LIMITS.batchSize + beyond}${walk.lock ? '\n            FOR UPDATE SKIP LOCKED' : ''}
           ) AS walk
-          LIMIT ${walk.limit}
+          LIMIT ${walk.limit}${beyond > 0 ? ` + ${beyond}` : ''}
         )`;
 }
